@@ -1,0 +1,101 @@
+"""IrError tree and Location: every error the product raises, with where it applies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a problem is: file and line in the XML, and the layer (id, name, type)."""
+
+    file: str | None = None
+    line: int | None = None
+    layer_id: int | None = None
+    layer_name: str | None = None
+    layer_type: str | None = None
+
+    def with_file(self, file: str | None) -> Location:
+        """Return a copy that names ``file`` (kept when already set)."""
+        return self if self.file or not file else replace(self, file=file)
+
+    def prefix(self) -> str:
+        """``FILE:LINE`` (or just FILE); empty when no file is known."""
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def layer(self) -> str:
+        """``layer 7 'concat_1' (Concat)``; empty when no layer is known."""
+        parts = []
+        if self.layer_id is not None:
+            parts.append(f"layer {self.layer_id}")
+        if self.layer_name is not None:
+            parts.append(f"'{self.layer_name}'")
+        if self.layer_type:
+            parts.append(f"({self.layer_type})")
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.prefix(), self.layer()) if part)
+
+
+class IrError(Exception):
+    """Root of every error irgraph raises on bad models, inputs or files."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location or Location()
+
+    def locate(self, location: Location) -> IrError:
+        """Fill the gaps of this error's location from ``location``; return the error itself."""
+        mine = self.location
+        self.location = Location(
+            file=mine.file or location.file,
+            line=mine.line or location.line,
+            layer_id=mine.layer_id if mine.layer_id is not None else location.layer_id,
+            layer_name=mine.layer_name if mine.layer_name is not None else location.layer_name,
+            layer_type=mine.layer_type or location.layer_type,
+        )
+        return self
+
+    def __str__(self) -> str:
+        where = str(self.location)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class IrParseError(IrError, ValueError):
+    """The XML, the weights or an attribute text cannot be read."""
+
+
+class WeightsError(IrParseError):
+    """A Const's bytes are missing from, or inconsistent with, the weights file."""
+
+
+class GraphError(IrError):
+    """The graph's structure is wrong: dangling edges, cycles, duplicate ids, missing Results."""
+
+
+class OpError(IrError, ValueError):
+    """An op's attributes or inputs break the op's rules (raised by ops, located by callers)."""
+
+
+class ShapeInferenceError(IrError):
+    """Shape inference failed for a node; carries the node's location."""
+
+
+class EvaluationError(IrError):
+    """Running a node failed, or the op cannot run."""
+
+
+class InputError(IrError, ValueError):
+    """Feeds given to a run do not match the model's inputs."""
+
+
+class ResourceLimitError(IrError):
+    """A declared size exceeds the configured budget; nothing was allocated."""
+
+
+class ConversionError(IrError):
+    """An ONNX model (or an IR model for export) cannot be converted."""
