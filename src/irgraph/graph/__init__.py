@@ -1,0 +1,9 @@
+"""The graph: Model (owning a private networkx.MultiDiGraph), Node, InputPort, OutputPort."""
+
+from __future__ import annotations
+
+from irgraph.graph.model import Model
+from irgraph.graph.node import Node, RtEntry
+from irgraph.graph.ports import InputPort, OutputPort
+
+__all__ = ["InputPort", "Model", "Node", "OutputPort", "RtEntry"]

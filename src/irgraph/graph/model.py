@@ -1,0 +1,274 @@
+"""Model: the whole graph (one IR file), owning a private networkx.MultiDiGraph.
+
+Glossary: a *Model* is the graph; a *Node* is an op placed in it (an IR layer); an *Op* is the op
+type with its attribute values; *OutputPort*/*InputPort* are (node id, index) handles; a
+*TensorType* is an element type plus a partial shape. Edges are keyed by
+``(source output index, target input index)``: parallel edges (``Concat(x, x)``) are normal.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import GraphError, Location
+from irgraph.graph.node import Node, RtEntry
+from irgraph.graph.ports import InputPort, OutputPort
+from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
+from irgraph.shapes import Shape
+
+
+class Model:
+    """An IR model: nodes keyed by integer id, edges between ports, inputs and outputs in order."""
+
+    def __init__(self, name: str = "model", *, ir_version: int | None = None) -> None:
+        self.name = name
+        self.ir_version = ir_version
+        self.rt_info: tuple[RtEntry, ...] | None = None
+        """Net-level rt_info kept verbatim (None when the file had no ``<rt_info>``)."""
+        self.source: str | None = None
+        self._graph = nx.MultiDiGraph()
+        self._producers: dict[tuple[int, int], OutputPort] = {}
+        self._consumers: dict[tuple[int, int], list[InputPort]] = {}
+        self._next_id = 0
+
+    # ------------------------------------------------------------------------------ structure
+    def add_node(
+        self,
+        op: Op,
+        name: str | None = None,
+        inputs: Sequence[OutputPort] = (),
+        *,
+        node_id: int | None = None,
+        num_inputs: int | None = None,
+        num_outputs: int | None = None,
+        location: Location | None = None,
+    ) -> Node:
+        """Place ``op`` in the model and connect ``inputs`` to its input ports 0, 1, ..."""
+        if node_id is None:
+            node_id = self._next_id
+        if node_id in self._graph:
+            raise GraphError(f"layer id {node_id} is used twice", location)
+        if num_outputs is None:
+            num_outputs = op.output_count([self.constant_value(port) for port in inputs])
+            if num_outputs is None:
+                raise GraphError(f"the number of outputs of {op.title()} is unknown; pass num_outputs", location)
+        num_inputs = len(inputs) if num_inputs is None else num_inputs
+        if name is None:
+            name = f"{op.type_name}_{node_id}"
+        node = Node(node_id, name, op, num_inputs, num_outputs, location=location or Location())
+        self._graph.add_node(node_id, node=node)
+        self._next_id = max(self._next_id, node_id + 1)
+        for index, source in enumerate(inputs):
+            self.connect(source, InputPort(node_id, index))
+        return node
+
+    def connect(self, source: OutputPort, target: InputPort) -> None:
+        """Add the edge ``source -> target``; an input port has at most one producer."""
+        producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
+        if not 0 <= source.index < producer_node.num_outputs:
+            raise GraphError(
+                f"layer {source.node_id} has no output port {source.index} (it has {producer_node.num_outputs})",
+                consumer_node.location,
+            )
+        if not 0 <= target.index < consumer_node.num_inputs:
+            raise GraphError(
+                f"layer {target.node_id} has no input port {target.index} (it has {consumer_node.num_inputs})",
+                consumer_node.location,
+            )
+        key = (target.node_id, target.index)
+        if key in self._producers:
+            raise GraphError(
+                f"input {target.index} of layer {target.node_id} has two producers: "
+                f"{self._producers[key]} and {source}",
+                consumer_node.location,
+            )
+        self._producers[key] = source
+        self._consumers.setdefault((source.node_id, source.index), []).append(target)
+        self._graph.add_edge(source.node_id, target.node_id, key=(source.index, target.index))
+
+    def remove_node(self, node_id: int) -> None:
+        """Remove a node and every edge touching it."""
+        node = self.node(node_id)
+        for index in range(node.num_inputs):
+            source = self._producers.pop((node_id, index), None)
+            if source is not None:
+                self._consumers[(source.node_id, source.index)].remove(InputPort(node_id, index))
+        for index in range(node.num_outputs):
+            for target in self._consumers.pop((node_id, index), []):
+                del self._producers[(target.node_id, target.index)]
+        self._graph.remove_node(node_id)
+
+    def node(self, node_id: int) -> Node:
+        """The node with id ``node_id``."""
+        try:
+            return self._graph.nodes[node_id]["node"]
+        except KeyError:
+            raise GraphError(f"there is no layer with id {node_id}") from None
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._graph
+
+    def __len__(self) -> int:
+        return self._graph.number_of_nodes()
+
+    def __iter__(self) -> Iterator[Node]:
+        """Nodes in insertion order (document order for a model read from XML)."""
+        return (data["node"] for _, data in self._graph.nodes(data=True))
+
+    @property
+    def nodes(self) -> list[Node]:
+        """Every node in insertion order."""
+        return list(self)
+
+    def producer(self, port: InputPort) -> OutputPort | None:
+        """The output feeding ``port`` (None when unconnected)."""
+        return self._producers.get((port.node_id, port.index))
+
+    def consumers(self, port: OutputPort) -> list[InputPort]:
+        """The inputs fed by ``port``."""
+        return list(self._consumers.get((port.node_id, port.index), ()))
+
+    def input_sources(self, node: Node) -> list[OutputPort | None]:
+        """The producer of each input of ``node``, in input order."""
+        return [self._producers.get((node.id, index)) for index in range(node.num_inputs)]
+
+    def edges(self) -> list[tuple[OutputPort, InputPort]]:
+        """Every edge as (source, target)."""
+        return [(source, InputPort(*key)) for key, source in self._producers.items()]
+
+    @property
+    def parameters(self) -> list[Node]:
+        """The model inputs: Parameter nodes in insertion (document) order."""
+        return [node for node in self if isinstance(node.op, Parameter)]
+
+    @property
+    def results(self) -> list[Node]:
+        """The model outputs: Result nodes in insertion (document) order."""
+        return [node for node in self if isinstance(node.op, Result)]
+
+    def constant_value(self, port: OutputPort | None) -> np.ndarray | None:
+        """The value at ``port`` when a Const produces it directly, else None."""
+        if port is None or port.node_id not in self._graph:
+            return None
+        op = self.node(port.node_id).op
+        return op.value if isinstance(op, Const) else None
+
+    def topological_order(self) -> list[Node]:
+        """Every node, producers before consumers; ties broken by insertion order. No recursion.
+
+        Raises GraphError naming a cycle when there is one.
+        """
+        position = {node_id: i for i, node_id in enumerate(self._graph.nodes)}
+        waiting = {node_id: 0 for node_id in self._graph.nodes}
+        for target_id, _ in self._producers:
+            waiting[target_id] += 1
+        ready = [(position[n], n) for n, count in waiting.items() if count == 0]
+        heapq.heapify(ready)
+        order: list[Node] = []
+        graph_nodes = self._graph.nodes
+        while ready:
+            _, node_id = heapq.heappop(ready)
+            node = graph_nodes[node_id]["node"]
+            order.append(node)
+            for index in range(node.num_outputs):
+                for target in self._consumers.get((node_id, index), ()):
+                    waiting[target.node_id] -= 1
+                    if waiting[target.node_id] == 0:
+                        heapq.heappush(ready, (position[target.node_id], target.node_id))
+        if len(order) != len(waiting):
+            raise self._cycle_error({n for n, count in waiting.items() if count > 0})
+        return order
+
+    def _cycle_error(self, stuck: set[int]) -> GraphError:
+        cycle = nx.find_cycle(self._graph.subgraph(stuck))
+        path = " -> ".join(str(edge[0]) for edge in cycle) + f" -> {cycle[0][0]}"
+        first = self.node(cycle[0][0])
+        return GraphError(f"the graph has a cycle through layers {path}", first.location)
+
+    def reachable_from_results(self) -> set[int]:
+        """Ids of nodes some Result depends on (iteratively, no recursion)."""
+        seen: set[int] = set()
+        stack = [node.id for node in self.results]
+        while stack:
+            node_id = stack.pop()
+            if node_id in seen:
+                continue
+            seen.add(node_id)
+            stack.extend(source.node_id for source in self.input_sources(self.node(node_id)) if source)
+        return seen
+
+    # ------------------------------------------------------------------------------ names
+    def output_key(self, result: Node) -> str:
+        """The key of a model output: Result ``output_names``, else producer port name, else Result name."""
+        if result.result_names:
+            return result.result_names[0]
+        source = self.producer(InputPort(result.id, 0))
+        if source is not None:
+            names = self.node(source.node_id).tensor_names[source.index]
+            if names:
+                return names[0]
+        return result.name
+
+    def input_names(self, parameter: Node) -> list[str]:
+        """Every name a Parameter answers to: its layer name and its port's tensor names."""
+        return [parameter.name, *(n for n in parameter.tensor_names[0] if n != parameter.name)]
+
+    # ------------------------------------------------------------------------------ builder
+    def parameter(self, name: str, shape: Any, element_type: ElementType | str = "f32") -> OutputPort:
+        """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed)."""
+        op = Parameter(shape=Shape.of(shape), element_type=_element_type(element_type))
+        node = self.add_node(op, name)
+        node.tensor_names[0] = [name]
+        return OutputPort(node.id, 0)
+
+    def const(self, value: Any, element_type: ElementType | str | None = None, name: str | None = None) -> OutputPort:
+        """Add a constant (Python ints become i64, floats f32, unless ``element_type`` says otherwise)."""
+        return OutputPort(self.add_node(Const.of(value, element_type), name).id, 0)
+
+    def split(
+        self, data: OutputPort, axis: int | OutputPort, num_splits: int, name: str | None = None
+    ) -> tuple[OutputPort, ...]:
+        """Split-1: ``num_splits`` equal parts along ``axis`` (an int becomes an i64 scalar Const)."""
+        axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+        node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
+        return tuple(OutputPort(node.id, i) for i in range(node.num_outputs))
+
+    def variadic_split(
+        self,
+        data: OutputPort,
+        axis: int | OutputPort,
+        lengths: Sequence[int] | OutputPort,
+        name: str | None = None,
+    ) -> tuple[OutputPort, ...]:
+        """VariadicSplit-1: parts of ``lengths`` along ``axis`` (one length may be -1)."""
+        axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+        lengths_port = lengths if isinstance(lengths, OutputPort) else self.const(np.asarray(lengths, np.int64))
+        node = self.add_node(VariadicSplit(), name, [data, axis_port, lengths_port])
+        return tuple(OutputPort(node.id, i) for i in range(node.num_outputs))
+
+    def concat(self, values: Sequence[OutputPort], axis: int, name: str | None = None) -> OutputPort:
+        """Concat-1: join ``values`` along ``axis``."""
+        return OutputPort(self.add_node(Concat(axis=axis), name, list(values)).id, 0)
+
+    def result(self, value: OutputPort, name: str | None = None) -> Node:
+        """Add a model output; it is keyed by ``name`` (also given to an unnamed producer port)."""
+        node = self.add_node(Result(), name, [value])
+        producer_names = self.node(value.node_id).tensor_names[value.index]
+        if name is not None and not producer_names:
+            producer_names.append(name)
+        elif name is not None and name not in producer_names:
+            node.result_names = [name]
+        return node
+
+    def __repr__(self) -> str:
+        return f"Model({self.name!r}, {len(self)} nodes)"
+
+
+def _element_type(value: ElementType | str) -> ElementType:
+    return value if isinstance(value, ElementType) else ElementType.from_ir_name(value)

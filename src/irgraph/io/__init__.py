@@ -1,0 +1,1 @@
+"""Reading and writing IR files: the XML, the .bin weights and ONNX."""

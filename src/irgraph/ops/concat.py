@@ -1,0 +1,85 @@
+"""Concat-1: join tensors along one axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.op import Inputs, Op, attribute, check, normalize_axis
+from irgraph.ops.registry import register
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+INCONSISTENT_SHAPES = (
+    "Argument shapes are inconsistent; they must have the same rank, and must have equal dimension everywhere "
+    "except on the concatenation axis (axis {axis})."
+)
+
+
+@register
+@dataclass(frozen=True)
+class Concat(Op):
+    """Concatenate inputs along ``axis`` (negative counts from the end). Spec: Concat-1.
+
+    Non-axis dims must agree (intervals intersect); zero-size inputs are allowed.
+    """
+
+    type_name = "Concat"
+    inputs = Inputs.repeated("data", minimum=1)
+
+    axis: int = attribute(0)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Merge element types and non-axis dims; the axis dim is the interval sum."""
+        check(len(inputs) >= 1, "Concat needs at least one input. Got: 0")
+        element_type = inputs[0].element_type
+        for tensor in inputs[1:]:
+            merged = element_type.merge(tensor.element_type)
+            check(merged is not None, "Argument element types are inconsistent.")
+            element_type = merged  # type: ignore[assignment]
+        merged_dims: list[Dim] | None = None
+        axis_sum = Dim.static(0)
+        index = 0
+        for position, tensor in enumerate(inputs):
+            if tensor.shape.rank_is_dynamic:
+                axis_sum = axis_sum + Dim.dynamic()
+                continue
+            check(tensor.shape.rank > 0, f"Concat inputs must have rank >= 1. Got a scalar at input {position}")
+            index = normalize_axis(self.axis, tensor.shape.rank)
+            dims = list(tensor.shape)
+            axis_sum = axis_sum + dims[index]
+            if merged_dims is None:
+                merged_dims = dims
+                continue
+            if len(dims) != len(merged_dims):
+                raise OpError(INCONSISTENT_SHAPES.format(axis=index))
+            for i, dim in enumerate(dims):
+                if i == index:
+                    continue
+                both = merged_dims[i].merge(dim)
+                if both is None:
+                    raise OpError(INCONSISTENT_SHAPES.format(axis=index))
+                merged_dims[i] = both
+        if merged_dims is None:
+            return [TensorType(element_type, DYNAMIC_RANK)]
+        merged_dims[index] = axis_sum
+        return [TensorType(element_type, Shape(tuple(merged_dims)))]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """``np.concatenate``, written once into ``out[0]`` when given."""
+        check(len(inputs) >= 1, "Concat needs at least one input. Got: 0")
+        first = inputs[0]
+        check(first.ndim > 0, "Concat inputs must have rank >= 1. Got a scalar at input 0")
+        index = normalize_axis(self.axis, first.ndim)
+        for array in inputs[1:]:
+            same = array.ndim == first.ndim and all(
+                a == b for i, (a, b) in enumerate(zip(array.shape, first.shape)) if i != index
+            )
+            check(same, INCONSISTENT_SHAPES.format(axis=index))
+            check(array.dtype == first.dtype, "Argument element types are inconsistent.")
+        target = out[0] if out else None
+        if len(inputs) == 1 and target is None:
+            return [first.copy()]
+        return [np.concatenate(inputs, axis=index, out=target)]

@@ -1,0 +1,93 @@
+"""Const (Constant-1): a tensor stored in the weights file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.ops.op import Inputs, Op, attribute, check
+from irgraph.ops.registry import register
+from irgraph.shapes import Shape, TensorType
+
+
+@register
+@dataclass(frozen=True, eq=False)
+class Const(Op):
+    """A constant tensor. Spec: Constant-1 (IR type ``Const``).
+
+    ``value`` holds the data in its in-memory dtype (one element per byte for sub-byte types);
+    the IR ``offset`` and ``size`` belong to the weights file, not to the op.
+    """
+
+    type_name = "Const"
+    aliases = ("Constant",)
+    inputs = Inputs.of()
+    carries_tensor = True
+
+    element_type: ElementType = attribute()
+    shape: tuple[int, ...] = attribute()
+    value: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        check(not self.element_type.is_dynamic, "Const element_type must be a concrete type. Got: dynamic")
+        check(all(d >= 0 for d in self.shape), f"Const shape dims must be >= 0. Got: {list(self.shape)}")
+        if self.value is None:
+            return
+        check(
+            tuple(self.value.shape) == tuple(self.shape),
+            f"Const value has shape {list(self.value.shape)} but the declared shape is {list(self.shape)}",
+        )
+        check(
+            self.value.dtype == self.element_type.numpy_dtype,
+            f"Const value has dtype {self.value.dtype} but element_type {self.element_type} needs "
+            f"{self.element_type.numpy_dtype}",
+        )
+
+    @classmethod
+    def of(cls, value: Any, element_type: ElementType | str | None = None) -> Const:
+        """A Const holding ``value`` (Python ints become i64, floats f32 unless a type is given)."""
+        if element_type is not None:
+            element_type = element_type if isinstance(element_type, ElementType) else ElementType.from_ir_name(
+                element_type
+            )
+        array = np.asarray(value)
+        if element_type is None:
+            if array.dtype.kind in "US":
+                element_type = ElementType.STRING
+            elif isinstance(value, np.ndarray | np.generic):
+                element_type = ElementType.from_numpy(array.dtype)
+            elif array.dtype.kind in "iu":
+                element_type = ElementType.I64
+            elif array.dtype.kind == "f":
+                element_type = ElementType.F32
+            else:
+                element_type = ElementType.from_numpy(array.dtype)
+        array = array.astype(element_type.numpy_dtype, copy=False)
+        return cls(element_type=element_type, shape=tuple(array.shape), value=array)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Const):
+            return NotImplemented
+        if (self.element_type, self.shape) != (other.element_type, other.shape):
+            return False
+        if self.value is None or other.value is None:
+            return self.value is other.value
+        if self.element_type is ElementType.STRING:
+            return self.value.tolist() == other.value.tolist()
+        return self.value.tobytes() == other.value.tobytes()
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.shape))
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The declared type and shape."""
+        return [TensorType(self.element_type, Shape.static(self.shape))]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """The stored value."""
+        check(self.value is not None, "Const has no value (its weights were not loaded)")
+        return [self.value]

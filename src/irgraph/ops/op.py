@@ -1,0 +1,255 @@
+"""Op base class, attribute declarations and codecs, input specs and shared checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.shapes import Shape, TensorType
+
+OPSETS_WITH_BASIC_OPS = range(1, 17)
+"""OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input of an op: its name and whether shape inference needs its value."""
+
+    name: str
+    needs_value: bool = False
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The inputs an op takes: a fixed list, or one repeated input with a minimum count."""
+
+    fixed: tuple[InputSpec, ...] = ()
+    variadic: InputSpec | None = None
+    minimum: int = 0
+
+    @classmethod
+    def of(cls, *specs: InputSpec) -> Inputs:
+        """A fixed list of inputs."""
+        return cls(fixed=specs, minimum=len(specs))
+
+    @classmethod
+    def repeated(cls, name: str, minimum: int) -> Inputs:
+        """Any number (at least ``minimum``) of inputs of one kind."""
+        return cls(variadic=InputSpec(name), minimum=minimum)
+
+    def accepts(self, count: int) -> bool:
+        """True when ``count`` inputs is a valid number for this op."""
+        return count >= self.minimum and (self.variadic is not None or count == len(self.fixed))
+
+    def spec(self, index: int) -> InputSpec:
+        """The spec of input ``index``."""
+        if index < len(self.fixed):
+            return self.fixed[index]
+        if self.variadic is None:
+            raise IndexError(index)
+        return self.variadic
+
+    def describe(self) -> str:
+        """``2 (data, axis)`` or ``at least 1``."""
+        if self.variadic is not None:
+            return f"at least {self.minimum}"
+        return f"{len(self.fixed)} ({', '.join(s.name for s in self.fixed)})" if self.fixed else "0"
+
+
+# ------------------------------------------------------------------------------------ codecs
+_INTEGER = re.compile(r"^\s*-?\d+\s*$")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _read_int(text: str) -> int:
+    if not _INTEGER.match(text):
+        raise ValueError("an integer")
+    value = int(text)
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise ValueError("an integer in the int64 range")
+    return value
+
+
+def _read_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise ValueError("true or false")
+
+
+def _read_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("a number") from None
+
+
+def _read_int_tuple(text: str) -> tuple[int, ...]:
+    return tuple(_read_int(t) for t in text.split(",")) if text.strip() else ()
+
+
+@dataclass(frozen=True)
+class Codec:
+    """Text <-> value for one attribute type; ``read`` raises ValueError naming what it expected."""
+
+    read: Callable[[str], Any]
+    write: Callable[[Any], str]
+
+
+def _expecting(what: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    def read(text: str) -> Any:
+        try:
+            return parse(text)
+        except Exception as err:
+            raise ValueError(what) from err
+
+    return read
+
+
+CODECS: dict[Any, Codec] = {
+    int: Codec(_read_int, str),
+    bool: Codec(_read_bool, lambda v: "true" if v else "false"),
+    float: Codec(_read_float, lambda v: "%.17g" % v),
+    str: Codec(str, str),
+    tuple[int, ...]: Codec(_read_int_tuple, lambda v: ", ".join(str(x) for x in v)),
+    Shape: Codec(_expecting("a partial shape like 1,?,1..8", Shape.parse), Shape.to_ir),
+    ElementType: Codec(_expecting("an IR element type like f32", ElementType.from_ir_name), lambda v: v.ir_name),
+}
+
+
+def attribute(default: Any = dataclasses.MISSING, *, ir_name: str | None = None) -> Any:
+    """Declare an op attribute: one declaration drives XML read, XML write, equality and repr."""
+    return dataclasses.field(default=default, metadata={"ir_name": ir_name, "attribute": True})
+
+
+@dataclass(frozen=True)
+class AttributeField:
+    """A declared attribute of an op class."""
+
+    name: str
+    ir_name: str
+    codec: Codec
+    required: bool
+
+
+# ------------------------------------------------------------------------------------ base
+@dataclass(frozen=True)
+class Op:
+    """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation."""
+
+    type_name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    opsets: ClassVar[range] = OPSETS_WITH_BASIC_OPS
+    inputs: ClassVar[Inputs] = Inputs()
+    carries_tensor: ClassVar[bool] = False
+    """True for ops whose data lives in the weights file (Const)."""
+
+    @property
+    def version(self) -> str:
+        """The IR ``version`` written for this op: the opset that introduced it."""
+        return f"opset{self.opsets.start}"
+
+    @classmethod
+    def title(cls) -> str:
+        """``Split-1``: the type and the op version (the first opset containing it)."""
+        return f"{cls.type_name}-{cls.opsets.start}"
+
+    @classmethod
+    def attribute_fields(cls) -> tuple[AttributeField, ...]:
+        """The declared attributes in declaration order (XML order)."""
+        cached = cls.__dict__.get("_attribute_fields")
+        if cached is not None:
+            return cached
+        hints = typing.get_type_hints(cls)
+        found = tuple(
+            AttributeField(
+                name=f.name,
+                ir_name=f.metadata.get("ir_name") or f.name,
+                codec=CODECS[hints[f.name]],
+                required=f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            )
+            for f in dataclasses.fields(cls)
+            if f.metadata.get("attribute")
+        )
+        setattr(cls, "_attribute_fields", found)  # noqa: B010 - frozen dataclass: cache on the class
+        return found
+
+    @classmethod
+    def from_attributes(cls, attributes: Mapping[str, str], **values: Any) -> Op:
+        """Build the op from attribute texts (as read from ``<data>``); unknown keys are ignored.
+
+        Missing attributes take their defaults; a missing required one is an error.
+        """
+        kwargs: dict[str, Any] = dict(values)
+        for spec in cls.attribute_fields():
+            text = attributes.get(spec.ir_name)
+            if text is None:
+                if spec.required:
+                    raise OpError(f"{cls.title()} needs the attribute '{spec.ir_name}'; it is missing")
+                continue
+            try:
+                kwargs[spec.name] = spec.codec.read(text)
+            except ValueError as err:
+                raise OpError(f"attribute '{spec.ir_name}' must be {err}. Got: {text!r}") from None
+        return cls(**kwargs)
+
+    def to_attributes(self) -> dict[str, str]:
+        """Attribute texts in declaration order (what ``<data>`` holds)."""
+        return {spec.ir_name: spec.codec.write(getattr(self, spec.name)) for spec in self.attribute_fields()}
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int | None:
+        """How many outputs the op has given its input values (None when unknown). Default 1."""
+        return 1
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Check the inputs and compute the output types. ``values[i]`` is known for constant inputs."""
+        raise NotImplementedError
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
+        raise NotImplementedError
+
+    @property
+    def can_run(self) -> bool:
+        """True when the op has a NumPy implementation."""
+        return True
+
+
+# ------------------------------------------------------------------------------------ checks
+def check(condition: bool, message: str) -> None:
+    """Raise OpError(message) unless ``condition`` holds."""
+    if not condition:
+        raise OpError(message)
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """Map ``axis`` in ``[-rank, rank-1]`` to ``[0, rank-1]``; OpenVINO's message otherwise."""
+    if not -rank <= axis < rank:
+        raise OpError(f"Axis {axis} out of the tensor rank range [{-rank}, {rank - 1}].")
+    return axis + rank if axis < 0 else axis
+
+
+def shape_text(shape: Sequence[int] | Shape) -> str:
+    """``[2,3]`` for a concrete or partial shape."""
+    if isinstance(shape, Shape):
+        return str(shape)
+    return "[" + ",".join(str(int(s)) for s in shape) + "]"
+
+
+def integer_values(array: np.ndarray, what: str) -> list[int]:
+    """The values of an axis or lengths tensor as Python ints (floats truncate, as OpenVINO does)."""
+    flat = np.asarray(array).reshape(-1)
+    if flat.dtype.kind == "f":
+        check(bool(np.all(np.isfinite(flat))), f"'{what}' input must hold finite numbers. Got: {flat.tolist()}")
+    check(flat.dtype.kind in "iubf", f"'{what}' input must be numeric. Got dtype {flat.dtype}")
+    return [int(v) for v in flat.tolist()]

@@ -1,0 +1,58 @@
+"""OpaqueOp: a layer of a type irgraph cannot run, kept so the model still loads and round-trips."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from irgraph.errors import EvaluationError
+from irgraph.ops.op import Inputs, Op
+from irgraph.ops.registry import known_ops
+from irgraph.shapes import TensorType
+
+
+@dataclass(frozen=True)
+class OpaqueOp(Op):
+    """An op of unknown ``type``/``version``: attributes kept as text, output types as declared."""
+
+    op_type: str = ""
+    op_version: str = ""
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    declared_outputs: tuple[TensorType, ...] = ()
+
+    inputs = Inputs.repeated("input", minimum=0)
+
+    @property
+    def version(self) -> str:
+        """The ``version`` as read."""
+        return self.op_version
+
+    def title_of_instance(self) -> str:
+        """``Foo (opset99)``."""
+        return f"{self.op_type} ({self.op_version})"
+
+    def to_attributes(self) -> dict[str, str]:
+        """The attributes as read."""
+        return dict(self.attributes)
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
+        """As many outputs as the file declared."""
+        return len(self.declared_outputs)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The declared output types (irgraph cannot check them)."""
+        return list(self.declared_outputs)
+
+    @property
+    def can_run(self) -> bool:
+        """Opaque ops cannot run."""
+        return False
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Always fails, naming the op and the ops that can run."""
+        raise EvaluationError(
+            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
+            f"ops that can run: {', '.join(known_ops())}"
+        )

@@ -1,0 +1,33 @@
+"""Result-1: a model output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.ops.op import InputSpec, Inputs, Op
+from irgraph.ops.registry import register
+from irgraph.shapes import TensorType
+
+
+@register
+@dataclass(frozen=True)
+class Result(Op):
+    """A model output: passes its input through. Spec: Result-1."""
+
+    type_name = "Result"
+    inputs = Inputs.of(InputSpec("data"))
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
+        """Results have no output ports."""
+        return 0
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """No outputs; the model output's type is the input's."""
+        return []
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Nothing: the interpreter reads a Result's input as the model output."""
+        return []

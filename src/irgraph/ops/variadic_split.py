@@ -1,0 +1,96 @@
+"""VariadicSplit-1: cut a tensor into parts of given lengths along an axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.op import InputSpec, Inputs, Op, check, integer_values, normalize_axis
+from irgraph.ops.registry import register
+from irgraph.shapes import Dim, Shape, TensorType
+
+
+@register
+@dataclass(frozen=True)
+class VariadicSplit(Op):
+    """Split ``data`` along ``axis`` into parts of ``split_lengths``. Spec: VariadicSplit-1.
+
+    One length may be ``-1`` (whatever remains) and zero lengths give empty parts. Stricter than
+    OpenVINO: a ``-1`` that would resolve to a negative size is an error (OpenVINO reads out of
+    bounds). Outputs are views of the input.
+    """
+
+    type_name = "VariadicSplit"
+    inputs = Inputs.of(
+        InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
+    )
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int | None:
+        """One output per split length (unknown while the lengths are)."""
+        lengths = input_values[2] if len(input_values) > 2 else None
+        return None if lengths is None else int(np.size(lengths))
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Explicit lengths become static dims; ``-1`` resolves on a static axis dim, else ``?``."""
+        data, axis, lengths = inputs
+        axis_shape, lengths_shape = axis.shape, lengths.shape
+        if not axis_shape.rank_is_dynamic:
+            check(
+                axis_shape.rank == 0 or (axis_shape.rank == 1 and axis_shape[0].contains(1)),
+                f"Axis should be a scalar or of shape [1]. Got {axis_shape} instead.",
+            )
+        if not lengths_shape.rank_is_dynamic:
+            check(lengths_shape.rank == 1, f"Split lengths should be a 1-D tensor. Got {lengths_shape.rank} instead.")
+        if lengths_shape.rank_is_dynamic or not lengths_shape[0].is_static:
+            return []  # the number of outputs is unknown, as in OpenVINO
+        count = lengths_shape[0].value
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, data.shape)] * count
+        check(data.shape.rank > 0, "VariadicSplit 'data' input must have rank >= 1. Got a scalar")
+        axis_value, lengths_value = values[1], values[2]
+        if axis_value is None:
+            return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))] * count
+        index = normalize_axis(integer_values(axis_value, "axis")[0], data.shape.rank)
+        if lengths_value is None:
+            return [TensorType(data.element_type, data.shape.replace(index, Dim.dynamic()))] * count
+        sizes = resolve_lengths(integer_values(lengths_value, "split_lengths"), data.shape[index])
+        return [TensorType(data.element_type, data.shape.replace(index, Dim.of(size))) for size in sizes]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """``np.split`` at the cumulative lengths: views of the input."""
+        data, axis, lengths = inputs
+        check(data.ndim > 0, "VariadicSplit 'data' input must have rank >= 1. Got a scalar")
+        check(np.size(axis) == 1 and np.ndim(axis) <= 1, f"Axis should be a scalar or of shape [1]. Got "
+              f"[{','.join(map(str, np.shape(axis)))}] instead.")
+        check(np.ndim(lengths) == 1, f"Split lengths should be a 1-D tensor. Got {np.ndim(lengths)} instead.")
+        index = normalize_axis(integer_values(axis, "axis")[0], data.ndim)
+        sizes = resolve_lengths(integer_values(lengths, "split_lengths"), Dim.static(data.shape[index]))
+        cuts = np.cumsum(sizes[:-1]).tolist() if sizes else []
+        return np.split(data, cuts, axis=index) if sizes else []
+
+
+def resolve_lengths(lengths: list[int], dim: Dim) -> list[int | None]:
+    """Check ``lengths`` against the axis ``dim`` and resolve ``-1``; None marks a dynamic size."""
+    unknown = -1
+    for position, length in enumerate(lengths):
+        check(length >= -1, f"Invalid value {length} in split lengths input. Should be >= -1.")
+        if length == -1:
+            check(unknown == -1, f"Cannot infer split with multiple -1 values at {unknown} and {position}")
+            unknown = position
+    if not dim.is_static:
+        return [None if length == -1 else length for length in lengths]
+    known = sum(length for length in lengths if length != -1)
+    if unknown == -1:
+        check(known == dim.value, f"Total length of splits: {known} must match the length of the chosen axis: "
+              f"{dim.value}")
+        return list(lengths)
+    remainder = dim.value - known
+    if remainder < 0:
+        raise OpError(
+            f"split_lengths {lengths} leave {remainder} for the -1 entry: the other lengths sum to {known}, "
+            f"more than the axis dimension {dim.value}"
+        )
+    return [remainder if length == -1 else length for length in lengths]

@@ -1,0 +1,109 @@
+"""validate(model) -> list[Diagnostic]: structure, op rules and declared-versus-inferred types.
+
+Validation collects every problem instead of stopping at the first one.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass
+
+from irgraph.errors import GraphError, IrError, Location
+from irgraph.graph import Model, Node
+from irgraph.ops import OpaqueOp, Parameter
+from irgraph.shape_inference import walk
+
+
+class Severity(enum.Enum):
+    """How bad a diagnostic is: errors make a model invalid; warnings are suspicious."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: a stable code, a severity, a message and where it applies."""
+
+    code: str
+    severity: Severity
+    message: str
+    location: Location = Location()
+
+    @property
+    def is_error(self) -> bool:
+        """True for errors."""
+        return self.severity is Severity.ERROR
+
+    def __str__(self) -> str:
+        where = self.location.prefix() or "<model>"
+        layer = self.location.layer()
+        text = f"{layer}: {self.message}" if layer else self.message
+        return f"{where}: {self.severity.value}: [{self.code}] {text}"
+
+
+def validate(model: Model) -> list[Diagnostic]:
+    """Every structural, op and type problem of ``model``, errors and warnings alike."""
+    found: list[Diagnostic] = []
+
+    def error(code: str, message: str, location: Location) -> None:
+        found.append(Diagnostic(code, Severity.ERROR, message, location))
+
+    def warning(code: str, message: str, location: Location) -> None:
+        found.append(Diagnostic(code, Severity.WARNING, message, location))
+
+    if not model.results:
+        error("no-results", "the model has no Result layers", Location(file=model.source))
+    try:
+        model.topological_order()
+    except GraphError as err:
+        error("cycle", err.message, err.location)
+        return found
+
+    def on_error(node: Node, err: IrError) -> None:
+        code = "graph" if isinstance(err, GraphError) else "op"
+        error(code, err.message, err.location if err.location.layer_id is not None else node.location)
+
+    walk(model, on_error)
+    reachable = model.reachable_from_results()
+    names = Counter(node.name for node in model)
+    for node in model:
+        if isinstance(node.op, OpaqueOp):
+            warning(
+                "unknown-op",
+                f"op {node.op.op_type} (version {node.op.op_version}) is unknown to irgraph: it is kept "
+                "but not checked and cannot run",
+                node.location,
+            )
+        if node.id not in reachable and not isinstance(node.op, Parameter):
+            warning("unreachable", "no Result depends on this layer (OpenVINO drops it on read)", node.location)
+        if names[node.name] > 1:
+            warning("duplicate-name", f"{names[node.name]} layers are named {node.name!r}", node.location)
+        for attribute in node.extra_attributes:
+            warning("unknown-attribute", f"{node.op.title()} has no attribute {attribute!r}; it is ignored",
+                    node.location)
+        _compare_declared(node, warning)
+    return found
+
+
+def _compare_declared(node: Node, warning) -> None:  # type: ignore[no-untyped-def]
+    for index, (declared, inferred) in enumerate(zip(node.declared_output_types, node.output_types)):
+        if declared is None or inferred is None:
+            continue
+        if not declared.element_type.is_dynamic and declared.element_type != inferred.element_type:
+            warning(
+                "declared-type",
+                f"output {index} declares precision {declared.element_type.precision} but the op produces "
+                f"{inferred.element_type}",
+                node.location,
+            )
+        if not declared.shape.rank_is_dynamic and not inferred.shape.rank_is_dynamic and (
+            declared.shape.rank != inferred.shape.rank
+            or any(d.is_static and i.is_static and d != i for d, i in zip(declared.shape, inferred.shape))
+        ):
+            warning(
+                "declared-shape",
+                f"output {index} declares dims {declared.shape} but inference gives {inferred.shape}",
+                node.location,
+            )
