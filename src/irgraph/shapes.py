@@ -225,7 +225,9 @@ class Shape:
         """True when the two partial shapes can describe the same tensor."""
         if self.dims is None or other.dims is None:
             return True
-        return len(self.dims) == len(other.dims) and all(a.compatible(b) for a, b in zip(self.dims, other.dims))
+        if len(self.dims) != len(other.dims):
+            return False
+        return all(a.compatible(b) for a, b in zip(self.dims, other.dims, strict=True))
 
     def __iter__(self) -> Iterator[Dim]:
         return iter(self.dims or ())

@@ -88,7 +88,7 @@ def validate(model: Model) -> list[Diagnostic]:
 
 
 def _compare_declared(node: Node, warning) -> None:  # type: ignore[no-untyped-def]
-    for index, (declared, inferred) in enumerate(zip(node.declared_output_types, node.output_types)):
+    for index, (declared, inferred) in enumerate(zip(node.declared_output_types, node.output_types, strict=False)):
         if declared is None or inferred is None:
             continue
         if not declared.element_type.is_dynamic and declared.element_type != inferred.element_type:
@@ -100,7 +100,7 @@ def _compare_declared(node: Node, warning) -> None:  # type: ignore[no-untyped-d
             )
         if not declared.shape.rank_is_dynamic and not inferred.shape.rank_is_dynamic and (
             declared.shape.rank != inferred.shape.rank
-            or any(d.is_static and i.is_static and d != i for d, i in zip(declared.shape, inferred.shape))
+            or any(d.is_static and i.is_static and d != i for d, i in zip(declared.shape, inferred.shape, strict=False))
         ):
             warning(
                 "declared-shape",

@@ -75,7 +75,7 @@ class Concat(Op):
         index = normalize_axis(self.axis, first.ndim)
         for array in inputs[1:]:
             same = array.ndim == first.ndim and all(
-                a == b for i, (a, b) in enumerate(zip(array.shape, first.shape)) if i != index
+                a == b for i, (a, b) in enumerate(zip(array.shape, first.shape, strict=False)) if i != index
             )
             check(same, INCONSISTENT_SHAPES.format(axis=index))
             check(array.dtype == first.dtype, "Argument element types are inconsistent.")

@@ -119,7 +119,7 @@ def _expecting(what: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
 CODECS: dict[Any, Codec] = {
     int: Codec(_read_int, str),
     bool: Codec(_read_bool, lambda v: "true" if v else "false"),
-    float: Codec(_read_float, lambda v: "%.17g" % v),
+    float: Codec(_read_float, lambda v: f"{v:.17g}"),
     str: Codec(str, str),
     tuple[int, ...]: Codec(_read_int_tuple, lambda v: ", ".join(str(x) for x in v)),
     Shape: Codec(_expecting("a partial shape like 1,?,1..8", Shape.parse), Shape.to_ir),

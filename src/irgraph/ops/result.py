@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.ops.op import InputSpec, Inputs, Op
+from irgraph.ops.op import Inputs, InputSpec, Op
 from irgraph.ops.registry import register
 from irgraph.shapes import TensorType
 

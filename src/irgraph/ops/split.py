@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.ops.op import InputSpec, Inputs, Op, attribute, check, integer_values, normalize_axis, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
 from irgraph.shapes import Shape, TensorType
 

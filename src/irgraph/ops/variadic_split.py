@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.errors import OpError
-from irgraph.ops.op import InputSpec, Inputs, Op, check, integer_values, normalize_axis
+from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
 from irgraph.shapes import Dim, Shape, TensorType
 

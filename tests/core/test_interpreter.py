@@ -1,0 +1,130 @@
+"""Interpreter: feed checks, dynamic shapes, exact int64/float64, views, freeing, unrunnable ops."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import irgraph as ir
+import irgraph.ops
+from irgraph.errors import EvaluationError, InputError, ResourceLimitError, ShapeInferenceError
+from irgraph.ops import OpaqueOp
+from irgraph.shapes import Shape, TensorType
+
+
+def split_model(shape="2,6", element_type="f32", parts=2):
+    model = ir.Model("m")
+    x = model.parameter("x", shape, element_type)
+    for i, part in enumerate(model.split(x, axis=1, num_splits=parts)):
+        model.result(part, name=f"y{i}")
+    return model
+
+
+def test_feeds_must_match_the_element_type_exactly():
+    with pytest.raises(InputError, match=r"input 'x' must have element type f32 \(NumPy float32\); got float64"):
+        ir.run(split_model(), {"x": np.zeros((2, 6))})
+
+
+def test_feeds_must_fit_the_partial_shape():
+    with pytest.raises(InputError, match=r"input 'x' has shape \[2,9\], which does not fit \[2,1..8\]"):
+        ir.run(split_model("2,1..8"), {"x": np.zeros((2, 9), np.float32)})
+    with pytest.raises(InputError, match=r"does not fit \[2,6\]"):
+        ir.run(split_model(), {"x": np.zeros((6,), np.float32)})
+
+
+def test_every_input_must_be_given_and_known():
+    with pytest.raises(InputError, match="no data for input"):
+        ir.run(split_model(), {})
+    with pytest.raises(InputError, match="the model has no input named 'z'; inputs: x"):
+        ir.run(split_model(), {"x": np.zeros((2, 6), np.float32), "z": np.zeros(1)})
+
+
+def test_inputs_answer_to_their_tensor_names():
+    model = split_model()
+    model.parameters[0].tensor_names[0] = ["x", "alias"]
+    assert ir.run(model, {"alias": np.ones((2, 6), np.float32)})["y0"].shape == (2, 3)
+
+
+def test_dynamic_dims_run_with_runtime_checks():
+    model = split_model("2,?")
+    outputs = ir.run(model, {"x": np.arange(8, dtype=np.float32).reshape(2, 4)})
+    assert outputs["y1"].tolist() == [[2, 3], [6, 7]]
+    with pytest.raises(EvaluationError, match="must be evenly divisible by 'num_splits' attribute value: 2"):
+        ir.run(model, {"x": np.zeros((2, 5), np.float32)})
+
+
+def test_int64_and_float64_are_exact():
+    big = np.array([[2**62 + 1, -(2**62) - 3]], np.int64)
+    assert ir.run(split_model("1,2", "i64"), {"x": big})["y1"].tolist() == [[-(2**62) - 3]]
+    precise = np.array([[1e-300, 0.1]], np.float64)
+    assert ir.run(split_model("1,2", "f64"), {"x": precise})["y1"][0, 0] == 0.1
+
+
+def test_bf16_passes_bit_exact():
+    bits = np.array([[0x7FC1, 0x0001, 0x8000, 0x3F80]], np.uint16).view(ml_dtypes.bfloat16)
+    out = ir.run(split_model("1,4", "bf16"), {"x": bits})
+    assert out["y0"].view(np.uint16).tolist() == [[0x7FC1, 0x0001]]
+
+
+def test_split_outputs_are_views_of_the_feed():
+    data = np.arange(12, dtype=np.float32).reshape(2, 6)
+    outputs = ir.run(split_model(), {"x": data})
+    assert np.shares_memory(outputs["y0"], data)
+
+
+def test_shape_errors_carry_the_node_location():
+    model = ir.Model("m")
+    x = model.parameter("x", [2, 6])
+    model.result(model.split(x, axis=1, num_splits=4, name="bad")[0], name="y")
+    with pytest.raises(ShapeInferenceError) as caught:
+        ir.run(model, {"x": np.zeros((2, 6), np.float32)})
+    assert str(caught.value).startswith("layer 2 'bad' (Split): Dimension of data input shape along 'axis': 6")
+
+
+def test_unrunnable_ops_name_themselves_and_the_ops_that_can_run():
+    model = ir.Model("m")
+    x = model.parameter("x", [2])
+    op = OpaqueOp(op_type="Relu", op_version="opset1", declared_outputs=(TensorType(ir.ElementType.F32,
+                                                                                    Shape.parse("2")),))
+    node = model.add_node(op, "relu", [x])
+    model.result(ir.OutputPort(node.id, 0), name="y")
+    with pytest.raises(EvaluationError, match=r"op Relu \(version opset1\) has no NumPy implementation; ops that "
+                                              r"can run: Concat-1, Const-1, Parameter-1, Result-1, Split-1, "
+                                              r"VariadicSplit-1"):
+        ir.Interpreter(model)
+
+
+def test_a_model_without_results_cannot_run():
+    model = ir.Model("empty")
+    model.parameter("x", [1])
+    with pytest.raises(EvaluationError, match="has no Result layers"):
+        ir.Interpreter(model)
+
+
+def test_element_limit_refuses_large_feeds():
+    with pytest.raises(ResourceLimitError, match="above the limit of 10"):
+        ir.Interpreter(split_model(), element_limit=10).run({"x": np.zeros((2, 6), np.float32)})
+
+
+def test_intermediates_are_freed_after_last_use():
+    model = ir.Model("chain")
+    x = model.parameter("x", [4])
+    a, b = model.split(x, axis=0, num_splits=2)
+    joined = model.concat([b, a], axis=0)
+    c, d = model.split(joined, axis=0, num_splits=2)
+    model.result(model.concat([d, c], axis=0), name="y")
+    interpreter = ir.Interpreter(model)
+    freed = {key for step in interpreter._plan for key in step.frees}
+    assert (joined.node_id, 0) in freed
+    assert interpreter.run({"x": np.arange(4, dtype=np.float32)})["y"].tolist() == [0, 1, 2, 3]
+
+
+def test_constants_fold_into_shape_inputs():
+    model = ir.Model("fold")
+    x = model.parameter("x", [2, 6])
+    lengths = model.concat([model.const([2]), model.const([-1])], axis=0)
+    node = model.add_node(ir.ops.VariadicSplit(), "vs", [x, model.const(1), lengths], num_outputs=2)
+    model.result(ir.OutputPort(node.id, 1), name="rest")
+    ir.infer_shapes(model)
+    assert [str(t) for t in node.output_types] == ["f32[2,2]", "f32[2,4]"]

@@ -1,0 +1,69 @@
+"""Parameter-1, Const (Constant-1) and Result-1."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops import Const, Parameter, Result
+from irgraph.shapes import Shape
+from tests.ops.helpers import tt
+
+
+def test_parameter_attributes_follow_openvino_text_and_defaults():
+    op = Parameter.from_attributes({"shape": "..5,3,?,7..", "element_type": "f32"})
+    assert op.shape == Shape.parse("..5,3,?,7..") and op.element_type is ElementType.F32
+    assert op.to_attributes() == {"shape": "..5,3,?,7..", "element_type": "f32"}
+    assert Parameter.from_attributes({}) == Parameter(shape=Shape(()), element_type=ElementType.DYNAMIC)
+    assert Parameter.from_attributes({"shape": "[2, -1]", "element_type": "F32"}).shape == Shape.parse("2,?")
+
+
+@pytest.mark.parametrize(("text", "what"), [("2 3", "partial shape"), ("a", "partial shape"),
+                                           ("FP32", "IR element type"), ("float32", "IR element type")])
+def test_parameter_rejects_bad_attribute_text(text, what):
+    key = "shape" if what == "partial shape" else "element_type"
+    with pytest.raises(OpError, match=what):
+        Parameter.from_attributes({key: text})
+
+
+def test_parameter_infers_its_declared_type():
+    assert [str(t) for t in Parameter(shape=Shape.parse("1..8,?"), element_type=ElementType.BF16).infer([], [])] == [
+        "bf16[1..8,?]"]
+
+
+def test_const_of_python_values_uses_openvino_defaults():
+    assert Const.of([1, 2]).element_type is ElementType.I64
+    assert Const.of(1.5).element_type is ElementType.F32
+    assert Const.of(np.int32(3)).element_type is ElementType.I32
+    assert Const.of(np.zeros(2, ml_dtypes.bfloat16)).element_type is ElementType.BF16
+    assert Const.of(["ab", ""]).element_type is ElementType.STRING
+
+
+def test_const_infers_and_evaluates_its_value():
+    const = Const.of(np.arange(6, dtype=np.int16).reshape(2, 3))
+    assert [str(t) for t in const.infer([], [])] == ["i16[2,3]"]
+    assert const.evaluate([])[0].tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert const.to_attributes() == {"element_type": "i16", "shape": "2, 3"}
+
+
+def test_const_checks_value_against_declaration():
+    with pytest.raises(OpError, match=r"Const value has shape \[3\] but the declared shape is \[2\]"):
+        Const(element_type=ElementType.I64, shape=(2,), value=np.zeros(3, np.int64))
+    with pytest.raises(OpError, match="Const shape dims must be >= 0"):
+        Const.from_attributes({"element_type": "f32", "shape": "-1, 2"})
+    with pytest.raises(OpError, match="Const element_type must be a concrete type"):
+        Const.from_attributes({"element_type": "dynamic", "shape": ""})
+
+
+def test_const_equality_compares_bytes():
+    assert Const.of([1, 2]) == Const.of(np.array([1, 2], np.int64))
+    assert Const.of([1, 2]) != Const.of([1, 3])
+    assert Const.of(np.float32(-0.0)) != Const.of(np.float32(0.0))
+
+
+def test_result_has_no_outputs():
+    assert Result().infer([tt("2,3")], [None]) == []
+    assert Result().output_count([None]) == 0
