@@ -9,6 +9,7 @@ from irgraph.errors import (
     GraphError,
     InputError,
     IrError,
+    IrIOError,
     IrParseError,
     Location,
     OpError,
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConversionError", "Diagnostic", "Dim", "ElementType", "EvaluationError", "GraphError", "InputError",
-    "InputPort", "Interpreter", "IrError", "IrParseError", "Location", "Model", "Node", "OpError", "OutputPort",
+    "InputPort", "Interpreter", "IrError", "IrIOError", "IrParseError", "Location", "Model", "Node", "OpError", "OutputPort",
     "ResourceLimitError", "Severity", "Shape", "ShapeInferenceError", "TensorType", "WeightsError",
     "infer_shapes", "run", "validate",
 ]

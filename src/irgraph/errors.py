@@ -73,6 +73,13 @@ class WeightsError(IrParseError):
     """A Const's bytes are missing from, or inconsistent with, the weights file."""
 
 
+class IrIOError(IrError, OSError):
+    """A file cannot be opened, read or written (missing, a directory, no permission, disk full).
+
+    Kept apart from the model errors so command-line tools can tell usage/I-O failures from bad models.
+    """
+
+
 class GraphError(IrError):
     """The graph's structure is wrong: dangling edges, cycles, duplicate ids, missing Results."""
 
