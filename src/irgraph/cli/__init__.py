@@ -1,0 +1,1 @@
+"""Command-line tools: ir-run, ir-validate, ir-convert, ir-info (thin wrappers over the library)."""

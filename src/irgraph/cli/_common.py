@@ -1,0 +1,377 @@
+"""Shared pieces of the command-line tools: parser set-up, error reporting, exit codes, safe I/O.
+
+Every tool's ``main(argv)`` returns an exit code and never raises: 0 success; 1 invalid model,
+failed run or comparison mismatch; 2 usage or I/O error; 130 interrupted. Errors are printed as
+one line ``error: FILE:LINE: message`` on stderr; ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+import tempfile
+import traceback
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, NoReturn
+
+import numpy as np
+
+import irgraph
+from irgraph.element_types import ElementType
+from irgraph.errors import IrError, Location, ResourceLimitError
+from irgraph.graph import Model, Node
+from irgraph.shapes import TensorType
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+DEFAULT_MAX_ELEMENTS = 2**31
+
+
+class CliError(Exception):
+    """A problem the tool reports as one ``error:`` line with an exit code (2 unless told)."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# ------------------------------------------------------------------------------------ parsers
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (``error: ...``) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"error: {one_line(message)} (see {self.prog} --help)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def make_parser(prog: str, description: str, examples: str) -> argparse.ArgumentParser:
+    """A parser with ``--debug``, ``--version`` and an examples epilog."""
+    parser = _Parser(
+        prog=prog,
+        description=description,
+        epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
+        "2 usage or I/O error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--debug", action="store_true", help="show a traceback for errors")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (irgraph {irgraph.__version__})")
+    return parser
+
+
+def add_max_elements(parser: argparse.ArgumentParser) -> None:
+    """``--max-elements N``: the budget for any one tensor read, fed or computed."""
+    parser.add_argument(
+        "--max-elements",
+        type=positive_int,
+        default=DEFAULT_MAX_ELEMENTS,
+        metavar="N",
+        help="largest tensor (in elements) to read, feed or compute (default: 2**31)",
+    )
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type: a finite float >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return value
+
+
+# ------------------------------------------------------------------------------------ running
+def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace], int], argv: list[str] | None) -> int:
+    """Parse ``argv``, run ``body(args)`` and turn every failure into one ``error:`` line and a code."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, usage errors
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    debug = bool(getattr(args, "debug", False))
+    try:
+        return body(args)
+    except CliError as err:
+        return report(str(err), err.exit_code, debug)
+    except IrError as err:
+        return report(str(err), EXIT_USAGE if isinstance(err, OSError) else EXIT_FAILURE, debug)
+    except OSError as err:
+        return report(describe_os_error(err), EXIT_USAGE, debug)
+    except MemoryError:
+        # Worded so that nothing reads like a crash: the run was refused, not killed.
+        return report("the data does not fit in the memory available to this process (see --max-elements)",
+                      EXIT_FAILURE, debug)
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        return EXIT_INTERRUPTED
+    except RecursionError:
+        return report("internal error: the model is nested too deeply to process", EXIT_FAILURE, debug)
+    except Exception as err:  # noqa: BLE001 - the one place that turns any bug into a clean exit
+        return report(f"internal error: {type(err).__name__}: {err}", EXIT_FAILURE, debug)
+
+
+def report(message: str, code: int, debug: bool = False) -> int:
+    """Print ``error: message`` (one line; with ``debug`` the current traceback first); return ``code``."""
+    if debug and sys.exc_info()[0] is not None:
+        traceback.print_exc(file=sys.stderr)
+    sys.stderr.write(f"error: {one_line(message)}\n")
+    return code
+
+
+def warn(message: str) -> None:
+    """Print ``warning: message`` on stderr."""
+    sys.stderr.write(f"warning: {one_line(message)}\n")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: newlines and tabs become spaces, other control characters are escaped."""
+    out = []
+    for char in str(text):
+        if char in "\r\n\t":
+            out.append(" ")
+        elif ord(char) < 32 or 127 <= ord(char) < 160:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+def describe_os_error(err: OSError) -> str:
+    """``FILE: reason`` for an OSError."""
+    reason = err.strerror or str(err) or type(err).__name__
+    if err.filename is not None:
+        return f"{os.fsdecode(err.filename)}: {reason}"
+    return reason
+
+
+@contextlib.contextmanager
+def locating(path: str) -> Iterator[None]:
+    """Name ``path`` in any IrError that does not name a file yet."""
+    try:
+        yield
+    except IrError as err:
+        err.locate(Location(file=path))
+        raise
+
+
+def require_file(path: str, what: str = "file") -> None:
+    """Exit 2 unless ``path`` is an existing regular file."""
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such {what}")
+    if not os.path.isfile(path):
+        raise CliError(f"{path}: not a regular file")
+
+
+def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:
+    """``irgraph.read_model`` with exit-2 checks for missing files and the file named in every error."""
+    require_file(path, "model file")
+    if weights is not None:
+        require_file(weights, "weights file")
+    with locating(path):
+        return irgraph.read_model(path, weights, element_limit=element_limit)
+
+
+def weights_path(model_path: str, weights: str | None) -> str:
+    """The .bin a model reads: ``weights`` when given, else the .xml's name with ``.bin``."""
+    return weights if weights is not None else os.path.splitext(model_path)[0] + ".bin"
+
+
+# ------------------------------------------------------------------------------------ models
+def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
+    """The type flowing into a Result: inferred when known, else what the file declared."""
+    source = model.input_sources(result)[0] if result.num_inputs else None
+    if source is not None:
+        inferred = model.node(source.node_id).output_types[source.index]
+        if inferred is not None:
+            return inferred
+    return result.declared_input_types[0] if result.declared_input_types else None
+
+
+def input_index(model: Model) -> dict[str, Node]:
+    """Every name an input answers to (Parameter name, tensor names) -> its Parameter."""
+    index: dict[str, Node] = {}
+    for parameter in model.parameters:
+        for name in model.input_names(parameter):
+            index.setdefault(name, parameter)
+    return index
+
+
+# ------------------------------------------------------------------------------------ arrays
+def storage_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
+    if dtype.kind == "V" and dtype.names is None:
+        return np.dtype(f"V{dtype.itemsize}")
+    return dtype
+
+
+def for_storage(array: np.ndarray) -> np.ndarray:
+    """An array ``np.lib.format`` can write without pickling: string (object) tensors become unicode."""
+    if array.dtype.kind == "O":
+        items = [str(item) for item in array.reshape(-1).tolist()]
+        return np.array(items, dtype=str).reshape(array.shape) if items else np.zeros(array.shape, dtype="<U1")
+    return array
+
+
+def decode_stored(array: np.ndarray, element_type: ElementType) -> np.ndarray:
+    """Undo the ``.npz`` storage of ml_dtypes arrays: raw ``|Vn`` items become ``element_type``'s dtype."""
+    dtype = element_type.numpy_dtype
+    if (
+        dtype is not None
+        and dtype.kind == "V"
+        and array.dtype.kind == "V"
+        and array.dtype.names is None
+        and array.dtype.itemsize == dtype.itemsize
+    ):
+        return array.view(dtype)
+    return array
+
+
+def _check_npy_header(stream: IO[bytes], available: int, what: str, element_limit: int) -> None:
+    """Read a .npy header from ``stream`` and check it before any data is allocated."""
+    fmt = np.lib.format
+    version = fmt.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = fmt.read_array_header_1_0(stream)
+    elif version == (2, 0):
+        shape, _, dtype = fmt.read_array_header_2_0(stream)
+    else:
+        shape, _, dtype = fmt._read_array_header(stream, version)  # noqa: SLF001 - v3 has no public reader
+    if dtype.hasobject:
+        raise ValueError("it holds Python objects (a pickle); only typed arrays are read")
+    count = math.prod(shape)
+    if count > element_limit:
+        raise ResourceLimitError(
+            f"{what} declares {count} elements, above the limit of {element_limit} (see --max-elements)"
+        )
+    needed = count * dtype.itemsize
+    left = available - stream.tell()
+    if needed > left:
+        raise ValueError(f"the header declares {needed} bytes of data but only {max(left, 0)} follow")
+
+
+def load_npy(path: str, element_limit: int) -> np.ndarray:
+    """One untrusted .npy file: header checked before allocating, never unpickled. Errors exit 2."""
+    require_file(path, "input file")
+    try:
+        with open(path, "rb") as stream:
+            _check_npy_header(stream, os.fstat(stream.fileno()).st_size, path, element_limit)
+            stream.seek(0)
+            return np.load(stream, allow_pickle=False)
+    except (IrError, OSError):
+        raise
+    except Exception as err:  # noqa: BLE001 - numpy raises many kinds on corrupt files
+        raise CliError(f"{path}: cannot read the .npy file: {one_line(str(err)) or type(err).__name__}") from None
+
+
+def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
+    """Every array of an untrusted .npz, by key: headers checked before allocating, never unpickled.
+
+    A file that is not a readable .npz (corrupt, truncated, pickled members, non-.npy members)
+    exits 2 like any other unreadable input file.
+    """
+    require_file(path, "file")
+    arrays: dict[str, np.ndarray] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.is_dir():
+                    continue
+                if not info.filename.endswith(".npy"):
+                    raise ValueError(f"member {info.filename!r} is not a .npy array")
+                key = info.filename[: -len(".npy")]
+                what = f"array {key!r}"
+                try:
+                    with archive.open(info) as stream:
+                        _check_npy_header(stream, info.file_size, what, element_limit)
+                        stream.seek(0)
+                        arrays[key] = np.load(stream, allow_pickle=False)
+                except (IrError, OSError):
+                    raise
+                except Exception as err:  # noqa: BLE001
+                    raise ValueError(f"{what}: {one_line(str(err)) or type(err).__name__}") from None
+    except IrError as err:
+        raise err.locate(Location(file=path)) from None
+    except (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError) as err:
+        if isinstance(err, OSError) and err.filename is not None:
+            raise
+        raise CliError(f"{path}: cannot read the .npz file: {one_line(str(err)) or type(err).__name__}") from None
+    return arrays
+
+
+def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` as an .npz via a temporary file in the same directory and a rename.
+
+    Keys may hold any character (``np.savez(**arrays)`` cannot take every tensor name). On any
+    failure the temporary file is removed and an existing ``path`` is left untouched.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+            for key, array in arrays.items():
+                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asarray(array), allow_pickle=False)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def replace_atomically(path: str, write: Callable[[str], None]) -> None:
+    """Call ``write(temporary)`` for a fresh path beside ``path``, then rename it over ``path``.
+
+    On any failure the temporary file is removed and an existing ``path`` is left untouched.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    base, suffix = os.path.splitext(os.path.basename(path))
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=f".tmp{suffix}")
+    os.close(descriptor)
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def check_output_directory(path: str) -> None:
+    """Exit 2 early when ``path`` cannot be written (missing directory, or a directory itself)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CliError(f"{path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory")
+
+
+def format_columns(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
+    """Rows of cells as left-aligned columns separated by two spaces."""
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def dims_text(shape: tuple[int, ...]) -> str:
+    """``[1,1,6,2]``."""
+    return "[" + ",".join(str(s) for s in shape) + "]"

@@ -1,0 +1,120 @@
+"""ir-convert: IR -> IR (re-write, IR version change), ONNX -> IR and IR -> ONNX."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import sys
+
+import irgraph
+from irgraph.cli import _common as common
+from irgraph.cli._common import CliError
+from irgraph.graph import Model
+
+DESCRIPTION = """\
+Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
+suffixes. IR -> IR re-writes a model (optionally as another IR version). A failed conversion
+never damages an existing DST: everything is written to temporary files and renamed at the end.
+"""
+
+EXAMPLES = """\
+  ir-convert model.xml copy.xml                     # re-write (weights go to copy.bin)
+  ir-convert old.xml new.xml --ir-version 11
+  ir-convert model.onnx model.xml --explain         # ONNX -> IR (needs the onnx extra)
+  ir-convert model.xml model.onnx --opset 18        # IR -> ONNX (needs the onnx extra)
+"""
+
+_FORMATS = {".xml": "ir", ".onnx": "onnx"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ir-convert argument parser."""
+    parser = common.make_parser("ir-convert", DESCRIPTION, EXAMPLES)
+    parser.add_argument("source", metavar="SRC", help="model to read (.xml or .onnx)")
+    parser.add_argument("destination", metavar="DST", help="file to write (.xml or .onnx)")
+    parser.add_argument("--weights", metavar="BIN", help="weights of an IR SRC (default: SRC.bin beside the .xml)")
+    parser.add_argument("--ir-version", type=int, choices=(10, 11), help="IR version to write (DST .xml)")
+    parser.add_argument("--opset", type=common.positive_int, metavar="N", help="ONNX opset to write (DST .onnx)")
+    parser.add_argument("--explain", action="store_true", help="print each conversion decision (ONNX SRC)")
+    common.add_max_elements(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``ir-convert``."""
+    return common.run_cli(build_parser(), _convert, argv)
+
+
+def _format(path: str, role: str) -> str:
+    suffix = os.path.splitext(path)[1].lower()
+    found = _FORMATS.get(suffix)
+    if found is None:
+        raise CliError(f"{path}: cannot tell the {role} format from the suffix {suffix or '(none)'!r}; "
+                       "use .xml (OpenVINO IR) or .onnx")
+    return found
+
+
+def _convert(args: argparse.Namespace) -> int:
+    source, destination = _format(args.source, "SRC"), _format(args.destination, "DST")
+    if source == destination == "onnx":
+        raise CliError("ONNX -> ONNX is not a conversion; one side must be an IR .xml")
+    if args.ir_version is not None and destination != "ir":
+        raise CliError("--ir-version applies to an IR DST (.xml)")
+    if args.opset is not None and destination != "onnx":
+        raise CliError("--opset applies to an ONNX DST (.onnx)")
+    if args.weights is not None and source != "ir":
+        raise CliError("--weights applies to an IR SRC (.xml)")
+    if args.explain and source != "onnx":
+        raise CliError("--explain applies to an ONNX SRC (.onnx)")
+    common.check_output_directory(args.destination)
+
+    if source == "ir":
+        model = common.read_model(args.source, args.weights, args.max_elements)
+    else:
+        model = _import_onnx(args.source, args.explain)
+
+    if destination == "ir":
+        with common.locating(args.source):
+            irgraph.write_model(model, args.destination, version=args.ir_version)
+        bin_path = os.path.splitext(args.destination)[0] + ".bin"
+        version = args.ir_version or model.ir_version or "default"
+        print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
+    else:
+        _export_onnx(model, args.destination, args.opset, args.source)
+        print(f"wrote {args.destination}: {len(model)} layers" + (f", opset {args.opset}" if args.opset else ""))
+    return common.EXIT_OK
+
+
+def _onnx_module(name: str):  # type: ignore[no-untyped-def]
+    try:
+        import importlib
+
+        module = importlib.import_module(f"irgraph.io.{name}")
+        import onnx  # noqa: F401 - fail here, with a hint, when the extra is missing
+    except ImportError as err:
+        raise CliError(
+            f"ONNX conversion needs the onnx package ({err}); install it with: pip install 'irgraph[onnx]'"
+        ) from None
+    return module
+
+
+def _import_onnx(path: str, explain: bool) -> Model:
+    common.require_file(path, "ONNX file")
+    convert = _onnx_module("onnx_import").convert_onnx
+    kwargs = {}
+    if explain and "explain" in inspect.signature(convert).parameters:
+        kwargs["explain"] = print
+    with common.locating(path):
+        return convert(path, **kwargs)
+
+
+def _export_onnx(model: Model, path: str, opset: int | None, source: str) -> None:
+    export = _onnx_module("onnx_export").export_onnx
+    kwargs = {} if opset is None else {"opset": opset}
+    with common.locating(source):
+        common.replace_atomically(path, lambda temporary: export(model, temporary, **kwargs))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
