@@ -1,0 +1,248 @@
+"""ONNX -> IR: ``convert_onnx`` turns an ONNX model of Split, Concat, Constant and Identity nodes into a Model.
+
+Graph inputs become Parameters named after them, initializers and Constant nodes become Consts
+(created where a tensor is consumed), every ONNX tensor name becomes the tensor name of the port
+that produces it, and graph outputs become Results keyed by the ONNX output names. The Split and
+Concat rules of each opset are in :mod:`irgraph.io.onnx_split`; every decision is explained.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import ConversionError, Location, OpError
+from irgraph.graph import Model, Node, OutputPort
+from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, require_onnx
+from irgraph.ops import Const, Op, Parameter, Result
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+if TYPE_CHECKING:
+    import onnx as onnx_types
+
+__all__ = ["SUPPORTED_OPS", "convert_onnx"]
+
+SUPPORTED_OPS = ("Concat", "Constant", "Identity", "Split")
+"""The ONNX (ai.onnx domain) ops ``convert_onnx`` converts."""
+
+
+def convert_onnx(source: str | os.PathLike[str] | bytes | Any, *, explain: Explain = None) -> Model:
+    """Convert an ONNX model (a path, serialized bytes or an ``onnx.ModelProto``) to an IR Model.
+
+    ``explain`` receives one line per conversion decision: pass a list to collect them or a
+    callable such as ``print``. Split follows the ONNX spec of the model's opset exactly:
+
+    * explicit lengths (attribute, input, or Split-1's optional second input) become
+      VariadicSplit-1, or Split-1 when they are equal on a static dim; a ``split`` graph input
+      (opsets 13 and 18) stays a Parameter feeding VariadicSplit's lengths;
+    * no lengths before opset 18: equal parts, the dim must divide evenly (Split-1);
+    * Split-18 ``num_outputs``: ceil-sized chunks with a smaller last one (VariadicSplit-1),
+      refused when the last chunk would be empty or negative (5 into 4). On a dynamic dim it
+      becomes Split-1, which needs the dim to divide evenly at run time: uneven chunks need a
+      static dim (OpenVINO does the same).
+
+    Raises ConversionError naming the node, the rule and what was found; OSError when the file
+    cannot be read.
+    """
+    onnx = require_onnx()
+    proto, origin = _load(onnx, source)
+    return _Importer(onnx, proto, origin, Explainer(explain)).convert()
+
+
+def _load(onnx: ModuleType, source: Any) -> tuple[onnx_types.ModelProto, str | None]:
+    if isinstance(source, onnx.ModelProto):
+        return source, None
+    if isinstance(source, bytes | bytearray | memoryview):
+        return _parse(onnx, lambda: onnx.load_model_from_string(bytes(source)), "the given bytes"), None
+    path = os.fspath(source)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, "No such file", path)
+    # onnx.load reads external data only from files beside the model and bounds every offset/length.
+    return _parse(onnx, lambda: onnx.load_model(path), path), path
+
+
+def _parse(onnx: ModuleType, load: Any, what: str) -> onnx_types.ModelProto:
+    try:
+        return load()
+    except OSError:
+        raise
+    except Exception as err:  # protobuf's DecodeError and onnx's ValueError carry the reason
+        first_line = (str(err).splitlines() or [type(err).__name__])[0]
+        raise ConversionError(f"{what} is not a readable ONNX model: {first_line}") from None
+
+
+class _Importer:
+    """One conversion: ONNX tensor names -> ports, node by node in the graph's (topological) order."""
+
+    def __init__(self, onnx: ModuleType, proto: onnx_types.ModelProto, origin: str | None, explain: Explainer):
+        self.onnx = onnx
+        self.graph = proto.graph
+        self.explain = explain
+        self.location = Location(file=origin)
+        self.opset = self._opset(proto)
+        name = self.graph.name or (Path(origin).stem if origin else "model")
+        self.model = Model(name)
+        self.model.source = origin
+        self.ports: dict[str, OutputPort] = {}
+        self.constants: dict[str, tuple[ElementType, np.ndarray]] = {}
+        self.origins: dict[str, str] = {}
+
+    def error(self, message: str) -> ConversionError:
+        """A ConversionError located at the ONNX file."""
+        return ConversionError(message, self.location)
+
+    # ---------------------------------------------------------------------------- the walk
+    def convert(self) -> Model:
+        """Inputs, initializers, nodes, outputs; then a final shape inference check."""
+        from irgraph.io.onnx_split import NodeConverter
+
+        self.explain(f"opset: ai.onnx {self.opset}")
+        for tensor in self.graph.initializer:
+            self.constants[tensor.name] = self.read_tensor(tensor, f"initializer {tensor.name!r}")
+            self.origins[tensor.name] = f"initializer {tensor.name!r}"
+        if self.graph.sparse_initializer:
+            raise self.error("sparse initializers are not supported; store them as dense initializers")
+        for value in self.graph.input:
+            self._input(value)
+        converter = NodeConverter(self)
+        for index, node in enumerate(self.graph.node):
+            converter.convert(node, index)
+        if not self.graph.output:
+            raise self.error("the ONNX graph has no outputs: there is nothing to convert")
+        for value in self.graph.output:
+            self._output(value)
+        for name in self.constants:
+            if name not in self.ports and name in {t.name for t in self.graph.initializer}:
+                self.explain(f"initializer {name!r}: not consumed as a tensor, so no Const")
+        return self.model
+
+    def _opset(self, proto: onnx_types.ModelProto) -> int:
+        versions = {entry.domain: entry.version for entry in proto.opset_import}
+        version = versions.get("", versions.get("ai.onnx"))
+        if version is None:
+            if not proto.opset_import and proto.ir_version < 3:
+                return 1  # IR versions 1 and 2 had no opset_import: the default opset is 1
+            listed = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in versions.items()) or "nothing"
+            raise self.error(f"the model imports no ai.onnx opset (opset_import lists {listed})")
+        return int(version)
+
+    def _input(self, value: onnx_types.ValueInfoProto) -> None:
+        name = value.name
+        if name in self.constants:
+            self.explain(f"input {name!r}: also an initializer, so a Const (its initializer value), not a Parameter")
+            return
+        if name in self.ports:
+            raise self.error(f"graph input {name!r} is listed twice")
+        element_type, shape, notes = self.value_type(value, f"graph input {name!r}")
+        node = self.add(Parameter(shape=shape, element_type=element_type), name, [])
+        node.tensor_names[0] = [name]
+        self.ports[name] = OutputPort(node.id, 0)
+        detail = f" ({'; '.join(notes)})" if notes else ""
+        self.explain(f"input {name!r}: Parameter {element_type}{shape}{detail}")
+
+    def _output(self, value: onnx_types.ValueInfoProto) -> None:
+        name = value.name
+        port = self.ports.get(name)
+        if port is None and name not in self.constants:
+            raise self.error(f"graph output {name!r} is not a graph input, an initializer or the output of a node")
+        port = self.tensor(name, f"graph output {name!r}")
+        if any(r.result_names == [name] or self.model.output_key(r) == name for r in self.model.results):
+            raise self.error(f"graph output {name!r} is listed twice")
+        result = self.add(Result(), f"{name}/sink_port_0", [port])
+        if self.model.output_key(result) != name:
+            result.result_names = [name]
+        produced = self.type_of(port)
+        note = ""
+        if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type:
+            declared, shape, _ = self.value_type(value, f"graph output {name!r}")
+            if produced.element_type is not declared:
+                raise self.error(
+                    f"graph output {name!r} is declared {declared} but its producer gives {produced.element_type}"
+                )
+            if not shape.compatible(produced.shape):
+                note = f"; its declared shape {shape} does not fit, the computed one is kept"
+        self.explain(f"output {name!r}: Result keyed {name!r}, {produced.element_type}{produced.shape}{note}")
+
+    # ---------------------------------------------------------------------------- helpers
+    def add(self, op: Op, name: str, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> Node:
+        """Place ``op`` and infer its output types at once (errors surface at the ONNX node)."""
+        node = self.model.add_node(op, name, list(inputs), num_outputs=num_outputs)
+        types = [self.type_of(port) for port in inputs]
+        values = [self.model.constant_value(port) for port in inputs]
+        try:
+            node.output_types = list(op.infer(types, values))
+        except OpError:
+            self.model.remove_node(node.id)
+            raise
+        return node
+
+    def type_of(self, port: OutputPort) -> TensorType:
+        """The inferred type at ``port``."""
+        found = self.model.node(port.node_id).output_types[port.index]
+        assert found is not None, "every placed node is inferred at once"
+        return found
+
+    def tensor(self, name: str, consumer: str) -> OutputPort:
+        """The port holding ONNX tensor ``name``; a constant becomes a Const named after it here."""
+        port = self.ports.get(name)
+        if port is not None:
+            return port
+        if name not in self.constants:
+            raise self.error(
+                f"{consumer}: input {name!r} is not a graph input, an initializer or the output of an earlier node "
+                "(ONNX nodes must be listed in topological order)"
+            )
+        element_type, array = self.constants[name]
+        node = self.add(Const(element_type=element_type, shape=tuple(array.shape), value=array), name, [])
+        node.tensor_names[0] = [name]
+        self.ports[name] = OutputPort(node.id, 0)
+        self.explain(f"{self.origins[name]}: Const {element_type}[{','.join(map(str, array.shape))}]")
+        return self.ports[name]
+
+    def constant(self, name: str) -> tuple[ElementType, np.ndarray] | None:
+        """The value of ONNX tensor ``name`` when it is an initializer, a Constant output or a Const."""
+        if name in self.constants:
+            return self.constants[name]
+        port = self.ports.get(name)
+        value = self.model.constant_value(port)
+        return None if value is None else (self.type_of(port).element_type, value)  # type: ignore[arg-type]
+
+    def read_tensor(self, tensor: onnx_types.TensorProto, what: str) -> tuple[ElementType, np.ndarray]:
+        """An ONNX TensorProto as (element type, array in the IR in-memory dtype)."""
+        element_type = element_type_from_onnx(self.onnx, tensor.data_type, what)
+        if tensor.data_location == self.onnx.TensorProto.EXTERNAL:
+            raise self.error(f"{what} keeps its data in an external file that was not loaded; convert from the path")
+        try:
+            array = self.onnx.numpy_helper.to_array(tensor)
+        except Exception as err:  # a size that contradicts the dims, an unreadable encoding
+            raise self.error(f"{what}: cannot read its data ({err})") from None
+        return element_type, np.asarray(array).astype(element_type.numpy_dtype, copy=False)
+
+    def value_type(self, value: onnx_types.ValueInfoProto, what: str) -> tuple[ElementType, Shape, list[str]]:
+        """Element type and partial shape of a graph input/output; notes say how dims were read."""
+        kind = value.type.WhichOneof("value")
+        if kind != "tensor_type":
+            raise self.error(f"{what} is a {kind or 'value without a type'}; only tensors convert")
+        tensor_type = value.type.tensor_type
+        element_type = element_type_from_onnx(self.onnx, tensor_type.elem_type, what)
+        if not tensor_type.HasField("shape"):
+            return element_type, DYNAMIC_RANK, ["no shape: dynamic rank"]
+        dims: list[Dim] = []
+        notes: list[str] = []
+        for axis, dim in enumerate(tensor_type.shape.dim):
+            which = dim.WhichOneof("value")
+            if which == "dim_value":
+                if dim.dim_value < 0:
+                    raise self.error(f"{what}: dim {axis} is {dim.dim_value}; dims must be >= 0")
+                dims.append(Dim.static(dim.dim_value))
+            else:
+                dims.append(Dim.dynamic())
+                label = repr(dim.dim_param) if which == "dim_param" else "unknown"
+                notes.append(f"dim {axis} {label} -> ?")
+        return element_type, Shape(tuple(dims)), notes
