@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, Location, OpError
+from irgraph.errors import ConversionError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, require_onnx
 from irgraph.ops import Const, Op, Parameter, Result
@@ -47,8 +47,8 @@ def convert_onnx(source: str | os.PathLike[str] | bytes | Any, *, explain: Expla
       becomes Split-1, which needs the dim to divide evenly at run time: uneven chunks need a
       static dim (OpenVINO does the same).
 
-    Raises ConversionError naming the node, the rule and what was found; OSError when the file
-    cannot be read.
+    Raises ConversionError naming the node, the rule and what was found; IrIOError when the file
+    cannot be read (an OSError too).
     """
     onnx = require_onnx()
     proto, origin = _load(onnx, source)
@@ -59,22 +59,23 @@ def _load(onnx: ModuleType, source: Any) -> tuple[onnx_types.ModelProto, str | N
     if isinstance(source, onnx.ModelProto):
         return source, None
     if isinstance(source, bytes | bytearray | memoryview):
-        return _parse(onnx, lambda: onnx.load_model_from_string(bytes(source)), "the given bytes"), None
+        return _parse(lambda: onnx.load_model_from_string(bytes(source)), "the given bytes", None), None
     path = os.fspath(source)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(2, "No such file", path)
     # onnx.load reads external data only from files beside the model and bounds every offset/length.
-    return _parse(onnx, lambda: onnx.load_model(path), path), path
+    return _parse(lambda: onnx.load_model(path), "the file", path), path
 
 
-def _parse(onnx: ModuleType, load: Any, what: str) -> onnx_types.ModelProto:
+def _parse(load: Any, what: str, path: str | None) -> onnx_types.ModelProto:
+    location = Location(file=path)
     try:
         return load()
-    except OSError:
-        raise
+    except OSError as err:
+        reason = err.strerror or str(err) or type(err).__name__
+        named = f" ({os.fsdecode(err.filename)})" if err.filename is not None and err.filename != path else ""
+        raise IrIOError(f"cannot read the ONNX model{named}: {reason}", location) from None
     except Exception as err:  # protobuf's DecodeError and onnx's ValueError carry the reason
         first_line = (str(err).splitlines() or [type(err).__name__])[0]
-        raise ConversionError(f"{what} is not a readable ONNX model: {first_line}") from None
+        raise ConversionError(f"{what} is not a readable ONNX model: {first_line}", location) from None
 
 
 class _Importer:
