@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 
@@ -86,34 +85,16 @@ def _convert(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def _onnx_module(name: str):  # type: ignore[no-untyped-def]
-    try:
-        import importlib
-
-        module = importlib.import_module(f"irgraph.io.{name}")
-        import onnx  # noqa: F401 - fail here, with a hint, when the extra is missing
-    except ImportError as err:
-        raise CliError(
-            f"ONNX conversion needs the onnx package ({err}); install it with: pip install 'irgraph[onnx]'"
-        ) from None
-    return module
-
-
 def _import_onnx(path: str, explain: bool) -> Model:
     common.require_file(path, "ONNX file")
-    convert = _onnx_module("onnx_import").convert_onnx
-    kwargs = {}
-    if explain and "explain" in inspect.signature(convert).parameters:
-        kwargs["explain"] = print
     with common.locating(path):
-        return convert(path, **kwargs)
+        return irgraph.convert_onnx(path, explain=print if explain else None)
 
 
 def _export_onnx(model: Model, path: str, opset: int | None, source: str) -> None:
-    export = _onnx_module("onnx_export").export_onnx
     kwargs = {} if opset is None else {"opset": opset}
     with common.locating(source):
-        common.replace_atomically(path, lambda temporary: export(model, temporary, **kwargs))
+        common.replace_atomically(path, lambda temporary: irgraph.export_onnx(model, temporary, **kwargs))
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ def _run(args: argparse.Namespace) -> int:
             raise CliError(f"-i expects NAME=FILE.npy (or a .npz file), got {item!r}")
     if args.output is not None:
         common.check_output_directory(args.output)
+    feeds = load_feeds(npz_files, npy_files, args.max_elements)
     reference = common.load_npz(args.compare, args.max_elements) if args.compare is not None else None
 
     model = common.read_model(args.model, args.weights, args.max_elements)
@@ -103,8 +104,8 @@ def _run(args: argparse.Namespace) -> int:
     inputs = common.input_index(model)
     shapes = resolve_shapes(model, inputs, shapes)
 
-    feeds = load_feeds(npz_files, npy_files, inputs, args.max_elements)
     if feeds:
+        decode_feeds(feeds, inputs)
         check_against_shapes(feeds, inputs, shapes)
     else:
         feeds = random_feeds(model, shapes, args.seed, args.max_elements)
@@ -214,18 +215,13 @@ def _names(model: Model) -> str:
 
 
 # ------------------------------------------------------------------------------------ feeds
-def load_feeds(
-    npz_files: list[str], npy_files: list[tuple[str, str]], inputs: Mapping[str, Node], element_limit: int
-) -> list[_Feed]:
-    """Every array given on the command line, keyed as given; ml_dtypes data stored as ``|Vn`` is decoded."""
+def load_feeds(npz_files: list[str], npy_files: list[tuple[str, str]], element_limit: int) -> list[_Feed]:
+    """Every array given on the command line, keyed as given (read before the model: I/O errors first)."""
     feeds: dict[str, _Feed] = {}
 
     def add(name: str, array: np.ndarray, source: str) -> None:
         if name in feeds:
             raise CliError(f"input {name!r} is given twice ({feeds[name].source} and {source})")
-        parameter = inputs.get(name)
-        if parameter is not None:
-            array = common.decode_stored(array, _parameter_op(parameter).element_type)
         feeds[name] = _Feed(name, array, source)
 
     for path in npz_files:
@@ -234,6 +230,14 @@ def load_feeds(
     for name, path in npy_files:
         add(name, common.load_npy(path, element_limit), path)
     return list(feeds.values())
+
+
+def decode_feeds(feeds: list[_Feed], inputs: Mapping[str, Node]) -> None:
+    """ml_dtypes data (bf16, f8, i4, ...) is stored in .npz/.npy as raw ``|Vn`` items: view it as the input's type."""
+    for feed in feeds:
+        parameter = inputs.get(feed.name)
+        if parameter is not None:
+            feed.array = common.decode_stored(feed.array, _parameter_op(parameter).element_type)
 
 
 def check_against_shapes(feeds: list[_Feed], inputs: Mapping[str, Node], shapes: Mapping[int, Shape]) -> None:
@@ -330,7 +334,8 @@ def _stats(key: str, array: np.ndarray, stored: np.ndarray) -> dict[str, object]
     values = _as_float64(array)
     if values is None:
         if stored.size:
-            row["min"], row["max"] = str(stored.min()), str(stored.max())
+            items = [str(item) for item in stored.reshape(-1).tolist()]
+            row["min"], row["max"] = min(items), max(items)
         return row
     if values.size:
         integral = array.dtype.kind in "biu" or (element_type.startswith(("i", "u")) and element_type != "undefined")
