@@ -1,39 +1,75 @@
-"""Interpreter(model).run(feeds): execute a model with NumPy in topological order."""
+"""Interpreter(model).run(feeds): execute a model with NumPy in topological order.
+
+The model is checked and scheduled once, when the Interpreter is built: every tensor gets a slot
+in a list, every step knows which slots it reads, writes and frees, and Const values are bound
+ahead of time, so a run does no graph or dict work beyond binding the feeds.
+
+Data moves once. Split and VariadicSplit outputs are views; a Concat output is *deferred*: it is
+kept as the list of its parts (views), splitting it slices the parts, and joining it again
+extends the list. The bytes are written once, into the output array, when a Result (or an op that
+needs a real array) asks for it. A chain of splits and concats therefore costs one copy and the
+memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, InputError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
-from irgraph.ops import Const, Parameter, Result
+from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
 from irgraph.shape_inference import infer_shapes
 
 DEFAULT_ELEMENT_LIMIT = 2**31
 """Largest tensor (in elements) a run may feed or produce unless the caller raises the limit."""
 
+MAX_PARTS = 4096
+"""A deferred Concat with more parts than this (counting nested ones) is written at once."""
+MAX_DEPTH = 16
+"""A deferred Concat nested deeper than this (concats along alternating axes) is written at once."""
 
-@dataclass(frozen=True)
-class _Step:
+_GENERIC, _SPLIT, _JOIN, _CONST = range(4)
+
+
+class _Step(NamedTuple):
     node: Node
-    sources: tuple[tuple[int, int], ...]
+    kind: int
+    op: Any
+    inputs: tuple[int, ...]
+    """Slots read, in input order."""
+    outputs: tuple[int, ...]
+    """Slot written by each output."""
+    free_slots: tuple[int, ...]
+    """Slots dropped after the step (their last use)."""
     frees: tuple[tuple[int, int], ...]
+    """The same as (node id, output index) keys, for inspection."""
 
 
 class Interpreter:
     """Runs a model: checks it once, then executes it any number of times.
 
-    Split outputs are views of their input; each Concat writes its output once; every tensor is
-    dropped after its last use. int64 and float64 are computed exactly (no down-casting).
+    Split outputs are views of their input; each Concat writes its output at most once (only when a
+    Result or an op other than Split, VariadicSplit and Concat needs it); every tensor is dropped
+    after its last use. int64 and float64 are computed exactly (no down-casting).
+
+    With ``reuse_outputs=True`` the output arrays the model writes (those computed by a Concat)
+    are kept and written again by the next run when their shape and element type are the same,
+    as OpenVINO does with ``share_outputs``: no memory is allocated, but **the arrays returned by
+    one run are overwritten by the next** (copy them to keep them). Outputs that are inputs or
+    views of inputs are returned as they are, in both modes.
     """
 
-    def __init__(self, model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT) -> None:
+    def __init__(
+        self, model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT, reuse_outputs: bool = False
+    ) -> None:
         self.model = model
         self.element_limit = element_limit
+        self.reuse_outputs = reuse_outputs
         infer_shapes(model)
         not_runnable = [node for node in model if not node.op.can_run]
         if not_runnable:
@@ -44,71 +80,270 @@ class Interpreter:
                 raise err.locate(node.location) from None
         if not model.results:
             raise EvaluationError(f"model {model.name!r} has no Result layers: there is nothing to compute")
-        self._plan = self._schedule()
-        self._outputs = [(model.output_key(r), model.input_sources(r)[0]) for r in model.results]
+        self._kept: dict[int, np.ndarray] = {}
+        self._schedule()
 
-    def _schedule(self) -> list[_Step]:
-        needed = self.model.reachable_from_results()
-        order = [n for n in self.model.topological_order() if n.id in needed]
-        last_use: dict[tuple[int, int], int] = {}
-        result_ports = {(s.node_id, s.index) for r in self.model.results for s in self.model.input_sources(r) if s}
-        for position, node in enumerate(order):
-            for source in self.model.input_sources(node):
+    def _schedule(self) -> None:
+        """Number the tensors, bind the Consts and list the steps with the slots they free."""
+        model = self.model
+        needed = model.reachable_from_results()
+        order = [node for node in model.topological_order() if node.id in needed]
+        slots: dict[tuple[int, int], int] = {}
+
+        def slot_of(node_id: int, index: int) -> int:
+            return slots.setdefault((node_id, index), len(slots))
+
+        self._feeds: dict[str, tuple[Node, int]] = {}
+        self._parameters: list[tuple[Node, int]] = []
+        for parameter in model.parameters:
+            slot = slot_of(parameter.id, 0)
+            self._parameters.append((parameter, slot))
+            for name in model.input_names(parameter):
+                self._feeds.setdefault(name, (parameter, slot))
+        steps: list[tuple[Any, ...]] = []
+        last_use: dict[int, int] = {}
+        result_slots: list[tuple[str, int]] = []
+        constants: dict[int, np.ndarray] = {}
+        for node in order:
+            sources = model.input_sources(node)
+            if isinstance(node.op, Result):
+                source = sources[0]
                 if source is not None:
-                    last_use[(source.node_id, source.index)] = position
-        frees_at: dict[int, list[tuple[int, int]]] = {}
-        for key, position in last_use.items():
-            if key not in result_ports:
-                frees_at.setdefault(position, []).append(key)
-        steps = []
-        for position, node in enumerate(order):
-            if isinstance(node.op, Parameter | Result):
+                    result_slots.append((model.output_key(node), slot_of(source.node_id, source.index)))
                 continue
-            sources = tuple((s.node_id, s.index) for s in self.model.input_sources(node))  # type: ignore[union-attr]
-            steps.append(_Step(node, sources, tuple(frees_at.get(position, ()))))
-        return steps
+            if isinstance(node.op, Parameter):
+                continue
+            inputs = tuple(slot_of(s.node_id, s.index) for s in sources)  # type: ignore[union-attr]
+            outputs = tuple(slot_of(node.id, index) for index in range(node.num_outputs))
+            if isinstance(node.op, Const):
+                try:
+                    (constants[outputs[0]],) = node.op.evaluate([])
+                    continue
+                except IrError:
+                    kind = _CONST  # evaluated (and failing, with its location) at run time
+            elif isinstance(node.op, Concat):
+                kind = _JOIN
+            elif isinstance(node.op, Split | VariadicSplit):
+                kind = _SPLIT
+            else:
+                kind = _GENERIC
+            for slot in inputs:
+                last_use[slot] = len(steps)
+            steps.append((node, kind, node.op, inputs, outputs))
+        keep = {slot for _, slot in result_slots}
+        frees: dict[int, list[int]] = {}
+        for slot, position in last_use.items():
+            if slot not in keep and slot not in constants:
+                frees.setdefault(position, []).append(slot)
+        keys = {slot: key for key, slot in slots.items()}
+        self._plan = [
+            _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
+            for position, step in enumerate(steps)
+        ]
+        self._template: list[Any] = [None] * len(slots)
+        for slot, value in constants.items():
+            self._template[slot] = value
+        self._results = result_slots
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
-        values: dict[tuple[int, int], np.ndarray] = self._bind(feeds)
-        for step in self._plan:
-            node = step.node
-            arrays = [values[key] for key in step.sources]
-            try:
-                outputs = node.op.evaluate(arrays)
-            except OpError as err:
-                raise EvaluationError(err.message, node.location) from None
-            except IrError as err:
-                raise err.locate(node.location) from None
-            for index, array in enumerate(outputs):
-                if not isinstance(node.op, Const) and array.size > self.element_limit:
-                    raise ResourceLimitError(
-                        f"output {index} has {array.size} elements, above the limit of {self.element_limit}",
-                        node.location,
-                    )
-                values[(node.id, index)] = array
-            for key in step.frees:
-                values.pop(key, None)
-        return {key: values[(source.node_id, source.index)] for key, source in self._outputs if source}
+        values = self._template.copy()
+        self._bind(feeds, values)
+        limit = self.element_limit
+        node = None
+        try:
+            for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
+                arguments = [values[slot] for slot in inputs]
+                if kind == _JOIN:
+                    produced: Sequence[Any] = (_join(op, arguments, limit),)
+                elif kind == _SPLIT:
+                    produced = op.evaluate([arguments[0], *map(_dense, arguments[1:])])
+                else:
+                    produced = op.evaluate([_dense(value) for value in arguments])
+                for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
+                    if kind != _CONST and value.size > limit:
+                        raise ResourceLimitError(
+                            f"output {index} has {value.size} elements, above the limit of {limit}"
+                        )
+                    values[slot] = value
+                for slot in frees:
+                    values[slot] = None
+        except OpError as err:
+            raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
+        except IrError as err:
+            raise err.locate(node.location) from None  # type: ignore[union-attr]
+        return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
 
-    def _bind(self, feeds: Mapping[str, np.ndarray]) -> dict[tuple[int, int], np.ndarray]:
-        by_name: dict[str, Node] = {}
-        for parameter in self.model.parameters:
-            for name in self.model.input_names(parameter):
-                by_name.setdefault(name, parameter)
-        values: dict[tuple[int, int], np.ndarray] = {}
+    def _output(self, position: int, value: Any) -> np.ndarray:
+        """The array of one output: a deferred Concat is written here (into the kept array if any)."""
+        if not isinstance(value, _Joined):
+            return value
+        if value.array is None and self.reuse_outputs:
+            kept = self._kept.get(position)
+            if (
+                kept is not None
+                and kept.shape == value.shape
+                and kept.dtype == value.dtype
+                and not any(np.may_share_memory(kept, leaf) for leaf in value.leaves())
+            ):
+                value.write(kept)
+        array = value.materialize()
+        if self.reuse_outputs:
+            self._kept[position] = array
+        return array
+
+    def _bind(self, feeds: Mapping[str, np.ndarray], values: list[Any]) -> None:
+        bound = set()
         for name, array in feeds.items():
-            parameter = by_name.get(name)
-            if parameter is None:
-                known = ", ".join(sorted(by_name)) or "none"
+            entry = self._feeds.get(name)
+            if entry is None:
+                known = ", ".join(sorted(self._feeds)) or "none"
                 raise InputError(f"the model has no input named {name!r}; inputs: {known}")
-            if (parameter.id, 0) in values:
+            parameter, slot = entry
+            if slot in bound:
                 raise InputError(f"input {parameter.name!r} is given twice (also as {name!r})")
-            values[(parameter.id, 0)] = check_feed(parameter, name, array, self.element_limit)
-        missing = [p.name for p in self.model.parameters if (p.id, 0) not in values]
-        if missing:
+            bound.add(slot)
+            values[slot] = check_feed(parameter, name, array, self.element_limit)
+        if len(bound) != len(self._parameters):
+            missing = [p.name for p, slot in self._parameters if slot not in bound]
             raise InputError(f"no data for input(s) {', '.join(repr(m) for m in missing)}")
-        return values
+
+
+class _Joined:
+    """A Concat output not written yet: ``parts`` joined along ``axis``.
+
+    Parts are arrays (views of feeds, Consts or written tensors) or other ``_Joined`` values along
+    other axes. It offers what Split, VariadicSplit and Concat read (``ndim``, ``shape``,
+    ``dtype``, ``size`` and slicing with step 1); slicing cuts the parts without copying.
+    ``materialize`` writes the bytes once.
+    """
+
+    __slots__ = ("axis", "parts", "shape", "dtype", "ndim", "size", "count", "depth", "array")
+
+    def __init__(self, axis: int, parts: list[Any], shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.axis = axis
+        self.parts = parts
+        self.shape = shape
+        self.dtype = dtype
+        self.ndim = len(shape)
+        self.size = math.prod(shape)
+        self.count = 0
+        self.depth = 1
+        for part in parts:
+            if isinstance(part, _Joined):
+                self.count += part.count
+                self.depth = max(self.depth, part.depth + 1)
+            else:
+                self.count += 1
+        self.array: np.ndarray | None = None
+
+    def __getitem__(self, key: Any) -> Any:
+        if self.array is not None:
+            return self.array[key]
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) > self.ndim or not all(type(k) is slice and k.step in (None, 1) for k in key):
+            return self.materialize()[key]
+        bounds = [k.indices(size)[:2] for k, size in zip(key, self.shape, strict=False)]
+        bounds += [(0, size) for size in self.shape[len(key):]]
+        return _Joined(self.axis, *self._cut([(start, max(start, stop)) for start, stop in bounds]))
+
+    def _cut(self, bounds: list[tuple[int, int]]) -> tuple[list[Any], tuple[int, ...], np.dtype]:
+        """The parts and shape of the box ``bounds`` (one (start, stop) per dim)."""
+        start, stop = bounds[self.axis]
+        parts = []
+        offset = 0
+        for part in self.parts:
+            if isinstance(part, _Joined) and part.array is not None:
+                part = part.array
+            length = part.shape[self.axis]
+            low, high = max(start, offset), min(stop, offset + length)
+            if low < high:
+                inner = list(bounds)
+                inner[self.axis] = (low - offset, high - offset)
+                if isinstance(part, _Joined):
+                    sub_parts, sub_shape, _ = part._cut(inner)
+                    parts.append(_Joined(part.axis, sub_parts, sub_shape, self.dtype))
+                else:
+                    parts.append(part[tuple(slice(a, b) for a, b in inner)])
+            offset += length
+            if offset >= stop:
+                break
+        return parts, tuple(b - a for a, b in bounds), self.dtype
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.materialize()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def leaves(self) -> Iterator[np.ndarray]:
+        """Every array this value reads from."""
+        stack: list[Any] = [self]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, _Joined):
+                stack.extend(value.parts)
+            else:
+                yield value
+
+    def materialize(self) -> np.ndarray:
+        """The joined array, written now (once) into fresh memory."""
+        if self.array is None:
+            self.write(np.empty(self.shape, self.dtype))
+        return self.array  # type: ignore[return-value]
+
+    def write(self, target: np.ndarray) -> None:
+        """Write the joined data into ``target`` (of this shape and dtype); it becomes the array."""
+        parts = [part.array if isinstance(part, _Joined) and part.array is not None else part for part in self.parts]
+        if not any(isinstance(part, _Joined) for part in parts):
+            if len(parts) == 1:
+                np.copyto(target, parts[0])
+            elif parts:
+                np.concatenate(parts, axis=self.axis, out=target)
+        else:
+            head = (slice(None),) * self.axis
+            offset = 0
+            for part in parts:
+                length = part.shape[self.axis]
+                window = target[(*head, slice(offset, offset + length))]
+                if isinstance(part, _Joined):
+                    part.write(window)  # nesting is bounded by MAX_DEPTH
+                else:
+                    np.copyto(window, part)
+                offset += length
+        self.array = target
+        self.parts = [target]
+        self.count = self.depth = 1
+
+
+def _dense(value: Any) -> Any:
+    """An array for ops that need one (a deferred Concat is written now)."""
+    return value.materialize() if isinstance(value, _Joined) else value
+
+
+def _join(op: Concat, inputs: list[Any], limit: int) -> Any:
+    """Concat without copying: check as ``Concat.evaluate`` does, then list the parts."""
+    axis = op.check_inputs(inputs)
+    parts: list[Any] = []
+    for value in inputs:
+        if value.size == 0:
+            continue
+        while isinstance(value, _Joined) and value.array is None and len(value.parts) == 1:
+            value = value.parts[0]
+        if isinstance(value, _Joined):
+            if value.array is not None:
+                value = value.array
+            elif value.axis == axis:
+                parts.extend(value.parts)
+                continue
+        parts.append(value)
+    shape = list(inputs[0].shape)
+    shape[axis] = sum(value.shape[axis] for value in inputs)
+    joined = _Joined(axis, parts, tuple(shape), inputs[0].dtype)
+    if joined.size > limit:
+        raise ResourceLimitError(f"output 0 has {joined.size} elements, above the limit of {limit}")
+    if joined.count > MAX_PARTS or joined.depth > MAX_DEPTH:
+        return joined.materialize()
+    return joined
 
 
 def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int) -> np.ndarray:
@@ -140,4 +375,3 @@ def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int
 def run(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Run ``model`` once on ``feeds`` (keyed by Parameter name or tensor name)."""
     return Interpreter(model).run(feeds)
-

@@ -69,17 +69,28 @@ class Concat(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """``np.concatenate``, written once into ``out[0]`` when given."""
+        index = self.check_inputs(inputs)
+        target = out[0] if out else None
+        if len(inputs) == 1 and target is None:
+            return [inputs[0].copy()]
+        return [np.concatenate(inputs, axis=index, out=target)]
+
+    def check_inputs(self, inputs: Sequence[np.ndarray]) -> int:
+        """The checks ``evaluate`` makes; returns the axis counted from 0.
+
+        Inputs need only ``ndim``, ``shape`` and ``dtype``, so the interpreter can check a Concat
+        whose output it has not written yet.
+        """
         check(len(inputs) >= 1, "Concat needs at least one input. Got: 0")
         first = inputs[0]
         check(first.ndim > 0, "Concat inputs must have rank >= 1. Got a scalar at input 0")
         index = normalize_axis(self.axis, first.ndim)
+        shape, dtype = tuple(first.shape), first.dtype
+        before, after = shape[:index], shape[index + 1 :]
         for array in inputs[1:]:
-            same = array.ndim == first.ndim and all(
-                a == b for i, (a, b) in enumerate(zip(array.shape, first.shape, strict=False)) if i != index
-            )
-            check(same, INCONSISTENT_SHAPES.format(axis=index))
-            check(array.dtype == first.dtype, "Argument element types are inconsistent.")
-        target = out[0] if out else None
-        if len(inputs) == 1 and target is None:
-            return [first.copy()]
-        return [np.concatenate(inputs, axis=index, out=target)]
+            other = tuple(array.shape)
+            if len(other) != len(shape) or other[:index] != before or other[index + 1 :] != after:
+                raise OpError(INCONSISTENT_SHAPES.format(axis=index))
+            if array.dtype != dtype:
+                raise OpError("Argument element types are inconsistent.")
+        return index

@@ -60,16 +60,27 @@ class VariadicSplit(Op):
         return [TensorType(data.element_type, data.shape.replace(index, Dim.of(size))) for size in sizes]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``np.split`` at the cumulative lengths: views of the input."""
+        """Basic slices at the cumulative lengths: views of the input.
+
+        ``data`` needs only ``ndim``, ``shape`` and slicing, as in Split.
+        """
         data, axis, lengths = inputs
         check(data.ndim > 0, "VariadicSplit 'data' input must have rank >= 1. Got a scalar")
-        check(np.size(axis) == 1 and np.ndim(axis) <= 1, f"Axis should be a scalar or of shape [1]. Got "
-              f"[{','.join(map(str, np.shape(axis)))}] instead.")
-        check(np.ndim(lengths) == 1, f"Split lengths should be a 1-D tensor. Got {np.ndim(lengths)} instead.")
+        if np.size(axis) != 1 or np.ndim(axis) > 1:
+            got = ",".join(map(str, np.shape(axis)))
+            raise OpError(f"Axis should be a scalar or of shape [1]. Got [{got}] instead.")
+        if np.ndim(lengths) != 1:
+            raise OpError(f"Split lengths should be a 1-D tensor. Got {np.ndim(lengths)} instead.")
         index = normalize_axis(integer_values(axis, "axis")[0], data.ndim)
         sizes = resolve_lengths(integer_values(lengths, "split_lengths"), Dim.static(data.shape[index]))
-        cuts = np.cumsum(sizes[:-1]).tolist() if sizes else []
-        return np.split(data, cuts, axis=index) if sizes else []
+        head = (slice(None),) * index
+        parts = []
+        start = 0
+        for size in sizes:
+            stop = start + size  # type: ignore[operator]
+            parts.append(data[(*head, slice(start, stop))])
+            start = stop
+        return parts
 
 
 def resolve_lengths(lengths: list[int], dim: Dim) -> list[int | None]:

@@ -1,0 +1,232 @@
+"""Interpreter: deferred Concat outputs (written once, when needed) and ``reuse_outputs``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import irgraph as ir
+import irgraph.interpreter as interpreter_module
+from irgraph.errors import ResourceLimitError
+
+
+def reversed_chain(shape=(2, 8, 3), stages=3, axis=1) -> ir.Model:
+    """Split into 2 and join reversed, ``stages`` times, along ``axis``."""
+    model = ir.Model("chain")
+    value = model.parameter("x", list(shape))
+    for _ in range(stages):
+        value = model.concat(list(reversed(model.split(value, axis=axis, num_splits=2))), axis=axis)
+    model.result(value, name="y")
+    return model
+
+
+def reference_chain(x: np.ndarray, stages=3, axis=1) -> np.ndarray:
+    for _ in range(stages):
+        x = np.concatenate(np.split(x, 2, axis=axis)[::-1], axis=axis)
+    return x
+
+
+X = np.arange(48, dtype=np.float32).reshape(2, 8, 3)
+
+
+def test_a_chain_of_splits_and_concats_gives_the_composed_permutation():
+    y = ir.run(reversed_chain(), {"x": X})["y"]
+    assert y.tolist() == reference_chain(X).tolist()
+    assert y.flags.c_contiguous and not np.shares_memory(y, X)
+
+
+def test_concats_along_alternating_axes_nest_and_write_once():
+    model = ir.Model("nested")
+    x = model.parameter("x", [4, 6])
+    a, b = model.split(x, axis=0, num_splits=2)
+    rows = model.concat([b, a], axis=0)  # rows swapped
+    c, d, e = model.variadic_split(rows, axis=1, lengths=[1, 2, 3])
+    cols = model.concat([e, c, d], axis=1)  # a concat along axis 1 of parts of a concat along axis 0
+    top, bottom = model.split(cols, axis=0, num_splits=2)
+    model.result(model.concat([bottom, top, bottom], axis=1), name="y")
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    swapped = np.concatenate([data[2:], data[:2]], axis=0)
+    joined = np.concatenate([swapped[:, 3:], swapped[:, :1], swapped[:, 1:3]], axis=1)
+    expected = np.concatenate([joined[2:], joined[:2], joined[2:]], axis=1)
+    assert ir.run(model, {"x": data})["y"].tolist() == expected.tolist()
+
+
+def test_a_result_cut_from_a_concat_is_fresh_memory():
+    model = ir.Model("cut")
+    x = model.parameter("x", [4])
+    a, b = model.split(x, axis=0, num_splits=2)
+    first, _ = model.split(model.concat([b, a], axis=0), axis=0, num_splits=2)
+    model.result(first, name="y")
+    data = np.array([1, 2, 3, 4], np.float32)
+    y = ir.run(model, {"x": data})["y"]
+    assert y.tolist() == [3, 4]
+    assert not np.shares_memory(y, data)
+
+
+def test_two_results_of_one_concat_are_one_array():
+    model = ir.Model("twice")
+    x = model.parameter("x", [2])
+    joined = model.concat([x, x], axis=0)
+    model.result(joined, name="y")
+    model.result(joined, name="z")
+    outputs = ir.run(model, {"x": np.array([5, 6], np.float32)})
+    assert outputs["y"].tolist() == [5, 6, 5, 6]
+    assert outputs["y"] is outputs["z"]
+
+
+def test_shape_inputs_computed_by_a_concat_are_written_for_the_op():
+    model = ir.Model("lengths")
+    x = model.parameter("x", [2, 6])
+    lengths = model.concat([model.const([2]), model.const([-1])], axis=0)
+    node = model.add_node(ir.ops.VariadicSplit(), "vs", [x, model.const(1), lengths], num_outputs=2)
+    model.result(ir.OutputPort(node.id, 1), name="rest")
+    data = np.arange(12, dtype=np.float32).reshape(2, 6)
+    assert ir.run(model, {"x": data})["rest"].tolist() == [[2, 3, 4, 5], [8, 9, 10, 11]]
+
+
+def test_zero_size_parts_and_empty_outputs():
+    model = ir.Model("empty")
+    x = model.parameter("x", [2, 3], "i64")
+    empty, rest = model.variadic_split(x, axis=1, lengths=[0, 3])
+    model.result(model.concat([empty, rest, empty], axis=1), name="y")
+    model.result(model.concat([empty, empty], axis=1), name="nothing")
+    data = np.arange(6, dtype=np.int64).reshape(2, 3)
+    outputs = ir.run(model, {"x": data})
+    assert outputs["y"].tolist() == data.tolist()
+    assert outputs["nothing"].shape == (2, 0) and outputs["nothing"].dtype == np.int64
+
+
+def test_strings_join_and_split():
+    model = ir.Model("strings")
+    x = model.parameter("x", [4], "string")
+    a, b = model.split(x, axis=0, num_splits=2)
+    model.result(model.concat([b, a], axis=0), name="y")
+    assert ir.run(model, {"x": np.array(["a", "bc", "", "d"])})["y"].tolist() == ["", "d", "a", "bc"]
+
+
+def test_too_many_parts_are_written_at_once(monkeypatch):
+    monkeypatch.setattr(interpreter_module, "MAX_PARTS", 3)
+    monkeypatch.setattr(interpreter_module, "MAX_DEPTH", 1)
+    model = ir.Model("many")
+    x = model.parameter("x", [8, 2])
+    parts = model.split(x, axis=0, num_splits=8)
+    joined = model.concat(list(reversed(parts)), axis=0)
+    left, right = model.split(joined, axis=1, num_splits=2)
+    model.result(model.concat([right, left], axis=0), name="y")
+    data = np.arange(16, dtype=np.float32).reshape(8, 2)
+    flipped = data[::-1]
+    assert ir.run(model, {"x": data})["y"].tolist() == np.concatenate([flipped[:, 1:], flipped[:, :1]]).tolist()
+
+
+def test_the_element_limit_applies_to_concat_outputs_before_they_are_written():
+    model = ir.Model("big")
+    x = model.parameter("x", [6])
+    model.result(model.concat([x, x], axis=0), name="y")
+    with pytest.raises(ResourceLimitError, match="output 0 has 12 elements, above the limit of 10") as caught:
+        ir.Interpreter(model, element_limit=10).run({"x": np.zeros(6, np.float32)})
+    assert caught.value.location.layer_type == "Concat"
+
+
+# ------------------------------------------------------------------------------ reuse_outputs
+def test_reuse_outputs_writes_the_same_array_every_run():
+    interpreter = ir.Interpreter(reversed_chain(), reuse_outputs=True)
+    first = interpreter.run({"x": X})["y"]
+    assert first.tolist() == reference_chain(X).tolist()
+    second = interpreter.run({"x": X + 100})["y"]
+    assert second is first  # the documented aliasing: the previous result is overwritten
+    assert second.tolist() == reference_chain(X + 100).tolist()
+
+
+def test_without_reuse_every_run_returns_new_arrays():
+    interpreter = ir.Interpreter(reversed_chain())
+    first = interpreter.run({"x": X})["y"]
+    second = interpreter.run({"x": X + 100})["y"]
+    assert first is not second
+    assert first.tolist() == reference_chain(X).tolist()
+    assert second.tolist() == reference_chain(X + 100).tolist()
+
+
+def test_reuse_outputs_with_an_output_fed_back_as_the_input():
+    interpreter = ir.Interpreter(reversed_chain(stages=1), reuse_outputs=True)
+    y = interpreter.run({"x": X})["y"]
+    again = interpreter.run({"x": y})["y"]  # the kept array is the input: it must not be written over
+    assert again.tolist() == X.tolist()
+    assert again is not y
+    assert y.tolist() == reference_chain(X, stages=1).tolist()
+
+
+def test_reuse_outputs_follows_dynamic_shapes():
+    interpreter = ir.Interpreter(reversed_chain(shape=(2, -1, 3)), reuse_outputs=True)
+    small = interpreter.run({"x": X})["y"]
+    wide = np.arange(96, dtype=np.float32).reshape(2, 16, 3)
+    large = interpreter.run({"x": wide})["y"]
+    assert large.tolist() == reference_chain(wide).tolist()
+    assert small.tolist() == reference_chain(X).tolist()  # not reused: the shape changed
+    assert interpreter.run({"x": wide + 1})["y"] is large
+
+
+def test_reuse_outputs_returns_inputs_and_views_as_they_are():
+    model = ir.Model("views")
+    x = model.parameter("x", [4])
+    a, _ = model.split(x, axis=0, num_splits=2)
+    model.result(a, name="a")
+    model.result(x, name="same")
+    interpreter = ir.Interpreter(model, reuse_outputs=True)
+    data = np.arange(4, dtype=np.float32)
+    outputs = interpreter.run({"x": data})
+    assert outputs["same"] is data and np.shares_memory(outputs["a"], data)
+    assert outputs["a"].tolist() == [0, 1]
+
+
+# ------------------------------------------------------------------------------ property
+@st.composite
+def graphs(draw):
+    """A random graph of Split / VariadicSplit / Concat on a rank-3 tensor, with a NumPy reference."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=3, max_size=3)))
+    model = ir.Model("random")
+    x = model.parameter("x", list(shape), "i32")
+    data = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    pool = [(x, data)]
+    for _ in range(draw(st.integers(1, 8))):
+        port, value = draw(st.sampled_from(pool))
+        axis = draw(st.integers(0, 2))
+        dim = value.shape[axis]
+        choice = draw(st.sampled_from(["split", "variadic", "concat"]))
+        if choice == "split":
+            parts = draw(st.sampled_from([n for n in range(1, dim + 1) if dim % n == 0] or [1]))
+            ports = model.split(port, axis=axis, num_splits=parts)
+            pool += list(zip(ports, np.split(value, parts, axis=axis), strict=True))
+        elif choice == "variadic":
+            cuts = sorted(draw(st.lists(st.integers(0, dim), max_size=3)))
+            ports = model.variadic_split(port, axis=axis, lengths=np.diff([0, *cuts, dim]).tolist())
+            pool += list(zip(ports, np.split(value, cuts, axis=axis), strict=True))
+        else:
+            fits = [
+                (p, v) for p, v in pool
+                if v.shape[:axis] == value.shape[:axis] and v.shape[axis + 1:] == value.shape[axis + 1:]
+            ]
+            chosen = draw(st.lists(st.sampled_from(fits), min_size=1, max_size=4))
+            joined = model.concat([p for p, _ in chosen], axis=axis)
+            pool.append((joined, np.concatenate([v for _, v in chosen], axis=axis)))
+    picks = draw(st.lists(st.integers(0, len(pool) - 1), min_size=1, max_size=3, unique=True))
+    expected = {}
+    for i in picks:
+        model.result(pool[i][0], name=f"out{i}")
+        expected[f"out{i}"] = pool[i][1]
+    return model, data, expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(graphs(), st.booleans())
+def test_random_split_concat_graphs_match_numpy(graph, reuse):
+    model, data, expected = graph
+    interpreter = ir.Interpreter(model, reuse_outputs=reuse)
+    for offset in (0, 1000):  # the second run writes into the kept arrays when reusing
+        outputs = interpreter.run({"x": data + offset})
+        assert sorted(outputs) == sorted(expected)
+        for name, array in expected.items():
+            assert outputs[name].dtype == np.int32
+            assert outputs[name].shape == array.shape
+            assert outputs[name].tolist() == (array + offset).tolist()
