@@ -1,0 +1,1 @@
+"""Oracle helpers: golden IR models and reference outputs produced by the real OpenVINO."""
