@@ -212,7 +212,8 @@ class _Exporter:
         code = self._onnx_type(tensor_type.element_type, what)
         shape = tensor_type.shape
         if shape.rank_is_dynamic:
-            return self.helper.make_tensor_value_info(name, code, None)
+            raise ConversionError(f"{what} has a dynamic rank; ONNX graph inputs and outputs need a known rank "
+                                  "(onnx.checker requires their shape)")
         bounded = [str(d) for d in shape if d.is_dynamic and str(d) != "?"]
         if bounded:
             self.explain(f"{what}: interval dims {', '.join(bounded)} become unknown dims (ONNX has no bounds)")
@@ -227,7 +228,7 @@ class _Exporter:
 
     def _check_type(self, node: Node, onnx_op: str, element_type: ElementType) -> None:
         schema = self.onnx.defs.get_schema(onnx_op, self.opset, "")
-        wanted = f"tensor({onnx_type_name(element_type, f'layer {node.id} {node.name!r}').lower()})"
+        wanted = f"tensor({onnx_type_name(element_type, f'{node.type_name} {node.name!r}').lower()})"
         allowed = schema.type_constraints[0].allowed_type_strs
         if wanted not in allowed:
             takes = ", ".join(sorted(t[7:-1] for t in allowed))
@@ -361,6 +362,7 @@ class _Exporter:
             raise ConversionError("Result has no input", result.location)
         name = self.tensor_name(source)
         if name != key:
+            self._check_type(result, "Identity", self._type(source).element_type)
             self.taken.add(key)
             self.nodes.append(self.helper.make_node("Identity", [name], [key], name=self._node_name(result)))
             self.explain(f"Result {result.name!r}: output {key!r} is an Identity of {name!r} "
