@@ -558,3 +558,27 @@ def test_generated_models_match_onnxruntime_and_reference(generated):
         assert ours.keys() == theirs.keys()
         for name in ours:
             assert same(ours[name], theirs[name]), (tool, name)
+
+
+# ------------------------------------------------------------------------------------ the IR we write runs in OpenVINO
+CONVERTIBLE = [(c.name, c.model, node_feeds(c)) for c in NODE_CASES] + [
+    (q.id, q.proto, q.feeds) for q in QUIRKS if not q.error and not q.run_error
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("name", "proto", "feeds"), CONVERTIBLE, ids=[c[0] for c in CONVERTIBLE])
+def test_converted_ir_runs_the_same_in_openvino(name, proto, feeds, tmp_path):
+    """Including what OpenVINO's own ONNX frontend gets wrong (Concat-1's default axis, Split-1's input)."""
+    import openvino
+
+    model = ir.convert_onnx(proto)
+    ours = ir.run(model, feeds)
+    ir.write_model(model, tmp_path / "model.xml")
+    core = openvino.Core()
+    compiled = core.compile_model(core.read_model(tmp_path / "model.xml"), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    results = compiled(dict(feeds))
+    theirs = {key: results[output] for output in compiled.outputs for key in ours if key in output.get_names()}
+    assert theirs.keys() == ours.keys()
+    for key in ours:
+        assert same(ours[key], theirs[key]), key

@@ -93,6 +93,7 @@ class _Importer:
         self.ports: dict[str, OutputPort] = {}
         self.constants: dict[str, tuple[ElementType, np.ndarray]] = {}
         self.origins: dict[str, str] = {}
+        self.output_names: set[str] = set()
 
     def error(self, message: str) -> ConversionError:
         """A ConversionError located at the ONNX file."""
@@ -118,9 +119,9 @@ class _Importer:
             raise self.error("the ONNX graph has no outputs: there is nothing to convert")
         for value in self.graph.output:
             self._output(value)
-        for name in self.constants:
-            if name not in self.ports and name in {t.name for t in self.graph.initializer}:
-                self.explain(f"initializer {name!r}: not consumed as a tensor, so no Const")
+        for tensor in self.graph.initializer:
+            if tensor.name not in self.ports:
+                self.explain(f"initializer {tensor.name!r}: not consumed as a tensor, so no Const")
         return self.model
 
     def _opset(self, proto: onnx_types.ModelProto) -> int:
@@ -153,8 +154,9 @@ class _Importer:
         if port is None and name not in self.constants:
             raise self.error(f"graph output {name!r} is not a graph input, an initializer or the output of a node")
         port = self.tensor(name, f"graph output {name!r}")
-        if any(r.result_names == [name] or self.model.output_key(r) == name for r in self.model.results):
+        if name in self.output_names:
             raise self.error(f"graph output {name!r} is listed twice")
+        self.output_names.add(name)
         result = self.add(Result(), f"{name}/sink_port_0", [port])
         if self.model.output_key(result) != name:
             result.result_names = [name]
