@@ -1,0 +1,299 @@
+"""The ``<layers>`` section: one Model node per ``<layer>``, in document order, with its declared ports.
+
+This is the reader's hot loop (a 20,000-layer IR has ~250,000 elements), so it walks lxml children
+directly, caches parsed port types and shares equal attribute-only ops (ops are immutable values).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from lxml import etree
+
+from irgraph.element_types import ElementType
+from irgraph.errors import GraphError, IrError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.graph import Model, Node
+from irgraph.io.names import split_names
+from irgraph.io.rt_info import read_rt_info
+from irgraph.io.weights import byte_size, decode_tensor
+from irgraph.ops import Op, OpaqueOp, Parameter, Result, lookup
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+if TYPE_CHECKING:
+    from irgraph.io.xml_reader import _Reader
+
+_CONST_PLACEMENT = ("offset", "size")
+
+
+class LayerPorts:
+    """Where a layer's port id labels point: label text -> index, per direction."""
+
+    __slots__ = ("inputs", "node", "outputs")
+
+    def __init__(self, node: Node, inputs: dict[str, int], outputs: dict[str, int]) -> None:
+        self.node = node
+        self.inputs = inputs
+        self.outputs = outputs
+
+    def input_index(self, label: int) -> int | None:
+        """The index of the input port whose id is ``label`` (ids compared as integers)."""
+        return next((i for text, i in self.inputs.items() if int(text) == label), None)
+
+    def output_index(self, label: int) -> int | None:
+        """The index of the output port whose id is ``label`` (ids compared as integers)."""
+        return next((i for text, i in self.outputs.items() if int(text) == label), None)
+
+    def describe_inputs(self) -> str:
+        """``0, 1`` or ``none``."""
+        return ", ".join(self.inputs) or "none"
+
+    def describe_outputs(self) -> str:
+        """``2, 3`` or ``none``."""
+        return ", ".join(self.outputs) or "none"
+
+
+class LayerReader:
+    """Reads every ``<layer>`` into ``model``; returns the port-label maps the edges need."""
+
+    def __init__(self, reader: _Reader, model: Model, version: int) -> None:
+        self.reader = reader
+        self.model = model
+        self.v11 = version >= 11
+        self.file = reader.file
+        self._types: dict[tuple[str | None, ...], TensorType | None] = {}
+        self._dims: dict[str | None, Dim] = {}
+        self._ops: dict[tuple, Op] = {}
+        self._known: dict[type[Op], frozenset[str]] = {}
+        self._classes: dict[tuple[str, str], type[Op] | None] = {}
+        self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
+
+    def read(self, layers: etree._Element) -> dict:
+        elements = []
+        for element in layers:
+            if element.tag == "layer":
+                elements.append(element)
+            else:
+                self.reader.note(
+                    "ignored", f"element <{element.tag}> in <layers> is not a layer; it is ignored",
+                    self.reader.here(element),
+                )
+        lines = self.reader.document.lines_of(elements)
+        by_text: dict[str, LayerPorts] = {}
+        by_id: dict[int, LayerPorts] = {}
+        first_line: dict[int, int | None] = {}
+        file = self.file
+        for element, line in zip(elements, lines, strict=True):
+            get = element.get
+            id_text, name, type_name, version = get("id"), get("name"), get("type"), get("version")
+            if id_text is None or name is None or type_name is None or version is None or not (
+                id_text.isascii() and id_text.strip().isdigit()
+            ):
+                raise _bad_layer(id_text, name, type_name, version, Location(file, line, None, name, type_name))
+            layer_id = int(id_text)
+            location = Location(file, line, layer_id, name, type_name)
+            if layer_id in first_line:
+                raise GraphError(
+                    f"layer id {layer_id} is used twice: by the layer at line {first_line[layer_id]} and the layer "
+                    f"at line {line} (OpenVINO would silently keep only the later one)",
+                    location,
+                )
+            first_line[layer_id] = line
+            try:
+                ports = self._layer(element, layer_id, name, type_name, version, location)
+            except IrError as err:
+                err.locate(location)
+                raise
+            by_id[layer_id] = ports
+            if id_text not in by_text:
+                by_text[id_text] = ports
+        return {"by_text": by_text, "by_id": by_id}
+
+    def _layer(
+        self, element: etree._Element, layer_id: int, name: str, type_name: str, version: str, location: Location
+    ) -> LayerPorts:
+        data = inputs = outputs = rt_info = None
+        for child in element:
+            tag = child.tag
+            if tag == "data":
+                data = child
+            elif tag == "output":
+                outputs = child
+            elif tag == "input":
+                inputs = child
+            elif tag == "rt_info":
+                rt_info = child
+            else:
+                self.reader.note("ignored", f"element <{tag}> in a layer is not part of IR; it is ignored", location)
+        if inputs is None:
+            in_labels, in_types, in_rt = {}, [], {}
+        else:
+            in_labels, in_types, in_rt = self._ports(inputs, False, location)
+        if outputs is None:
+            out_labels, out_types, out_rt, names = {}, [], {}, []
+        else:
+            out_labels, out_types, out_rt, names = self._ports(outputs, True, location)
+        attrs = dict(data.items()) if data is not None else {}
+        key = (type_name, version)
+        op_class = self._classes.get(key, False)
+        if op_class is False:
+            op_class = self._classes[key] = lookup(type_name, version)
+        extras: dict[str, str] = {}
+        if op_class is None:
+            declared = tuple(
+                TensorType(t.element_type, t.shape if t.shape.dims else DYNAMIC_RANK)
+                if t is not None else TensorType(ElementType.DYNAMIC, DYNAMIC_RANK)
+                for t in out_types
+            )
+            op: Op = OpaqueOp(op_type=type_name, op_version=version, attributes=attrs, declared_outputs=declared)
+        else:
+            if op_class.carries_tensor:
+                op = self._const(op_class, attrs, location)
+            elif data is None and op_class is Parameter:
+                raise IrParseError("a Parameter layer needs <data> with 'shape' and 'element_type'", location)
+            else:
+                op = self._op(op_class, attrs)
+            if attrs:
+                known = self._known.get(op_class)
+                if known is None:
+                    known = frozenset(f.ir_name for f in op_class.attribute_fields())
+                    if op_class.carries_tensor:
+                        known |= frozenset(_CONST_PLACEMENT)
+                    self._known[op_class] = known
+                if not known.issuperset(attrs):
+                    extras = {k: v for k, v in attrs.items() if k not in known}
+        node = self.model.add_node(
+            op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
+        )
+        if names:
+            node.tensor_names = names
+        node.declared_input_types = in_types
+        node.declared_output_types = out_types
+        if extras:
+            node.extra_attributes = extras
+        output_names = element.get("output_names")
+        if self.v11:
+            if rt_info is not None:
+                node.rt_info = read_rt_info(rt_info)
+            if in_rt:
+                node.input_rt_info = in_rt
+            if out_rt:
+                node.output_rt_info = out_rt
+            if output_names is not None and op_class is Result:
+                node.result_names = split_names(output_names)
+        else:
+            if rt_info is not None or in_rt or out_rt:
+                self.reader.note("ignored", "IR v10 has no layer or port rt_info; OpenVINO ignores it", location)
+            if output_names is not None:
+                self.reader.note("ignored", "IR v10 has no Result output_names; OpenVINO ignores it", location)
+        return LayerPorts(node, in_labels, out_labels)
+
+    def _op(self, op_class: type[Op], attrs: dict[str, str]) -> Op:
+        key = (op_class, *attrs.items())
+        op = self._ops.get(key)
+        if op is None:
+            op = self._ops[key] = op_class.from_attributes(attrs)
+        return op
+
+    def _const(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+        key = (op_class, attrs.get("element_type"), attrs.get("shape"))
+        known = self._consts.get(key)
+        if known is None:
+            base = op_class.from_attributes(attrs)
+            element_type: ElementType = base.element_type  # type: ignore[attr-defined]
+            shape: tuple[int, ...] = base.shape  # type: ignore[attr-defined]
+            count = math.prod(shape)
+            if count > self.reader.element_limit:
+                raise ResourceLimitError(
+                    f"Const of shape {list(shape)} has {count} elements; the limit is {self.reader.element_limit} "
+                    "(element_limit); nothing was read"
+                )
+            needed = None if element_type is ElementType.STRING else byte_size(element_type, count)
+            known = self._consts[key] = (element_type, shape, needed)
+        element_type, shape, needed = known
+        offset, size = _placement(attrs, "offset"), _placement(attrs, "size")
+        if needed is not None and size != needed:
+            if size < needed:
+                raise WeightsError(
+                    f"Const {element_type} {list(shape)} needs {needed} bytes but its size is {size} "
+                    "(OpenVINO: 'Attribute and shape size are inconsistent')"
+                )
+            if not (needed == 0 and size == 1):  # OpenVINO writes empty Consts with size 1
+                self.reader.note(
+                    "const-size", f"Const size is {size} bytes but {element_type} {list(shape)} needs {needed}; "
+                    "the extra bytes are ignored", location,
+                )
+        value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+        return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+
+    def _ports(self, container: etree._Element, outputs: bool, location: Location) -> tuple:
+        labels: dict[str, int] = {}
+        types: list[TensorType | None] = []
+        rt: dict = {}
+        names: list[list[str]] = []
+        type_cache = self._types
+        for port in container:
+            if port.tag != "port":
+                self.reader.note("ignored", f"element <{port.tag}> among ports is not a port; it is ignored", location)
+                continue
+            label = port.get("id")
+            if label in labels or label is None or not (label.isascii() and label.strip().isdigit()):
+                problem = "is used twice" if label in labels else "must be a non-negative integer"
+                raise IrParseError(f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", location)
+            index = labels[label] = len(types)
+            dims = []
+            for sub in port:
+                if sub.tag == "dim":
+                    dims.append(sub.text)
+                elif sub.tag == "rt_info":
+                    rt[index] = read_rt_info(sub)
+            precision = port.get("precision")
+            key = (precision, *dims)
+            declared = type_cache.get(key, False)
+            if declared is False:
+                declared = type_cache[key] = self._declared(precision, dims, outputs, location)
+            types.append(declared)
+            if outputs:
+                names.append(split_names(port.get("names")))
+        return (labels, types, rt, names) if outputs else (labels, types, rt)
+
+    def _declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
+        if precision is None:
+            element_type = ElementType.DYNAMIC
+        else:
+            try:
+                element_type = ElementType.from_precision(precision)
+            except IrParseError as err:
+                if outputs:
+                    raise err.locate(location) from None
+                # OpenVINO never parses input-port precisions: tolerate, but say so.
+                self.reader.note("declared-type", f"input port {err.message}; it is ignored", location)
+                return None
+        parsed = []
+        for text in dims:
+            dim = self._dims.get(text)
+            if dim is None:
+                stripped = (text or "").strip()
+                value = int(stripped) if stripped.lstrip("-").isdigit() and stripped.isascii() else None
+                if value is None or value < -1:
+                    raise IrParseError(f"port <dim> must be an integer >= -1. Got: {text!r}", location)
+                dim = self._dims[text] = Dim.dynamic() if value == -1 else Dim(value, value)
+            parsed.append(dim)
+        return TensorType(element_type, Shape(tuple(parsed)))
+
+
+def _placement(attrs: dict[str, str], what: str) -> int:
+    text = attrs.get(what)
+    if text is None:
+        raise IrParseError(f"Const needs the attribute '{what}'; it is missing")
+    if not (text.isascii() and text.strip().isdigit()):
+        raise IrParseError(f"Const attribute '{what}' must be a non-negative integer. Got: {text!r}")
+    return int(text)
+
+
+def _bad_layer(id_text: str | None, name: str | None, type_name: str | None, version: str | None,
+               where: Location) -> IrParseError:
+    for what, value in (("id", id_text), ("name", name), ("type", type_name), ("version", version)):
+        if value is None:
+            return IrParseError(f"<layer> is missing the attribute '{what}'", where)
+    return IrParseError(f"layer 'id' must be a non-negative integer. Got: {id_text!r}", where)

@@ -1,0 +1,29 @@
+"""Tensor names in ``names`` / ``output_names`` attributes: comma-separated, ``\\,`` is a literal comma."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+
+
+def split_names(text: str | None) -> list[str]:
+    """Split like OpenVINO 2026's reader: on commas not preceded by ``\\``; ``\\,`` becomes ``,``.
+
+    Empty items are dropped, nothing is trimmed, duplicates collapse (first occurrence kept).
+    """
+    if not text:
+        return []
+    if "\\," not in text:
+        parts = text.split(",")
+    else:
+        parts = [part.replace("\\,", ",") for part in _UNESCAPED_COMMA.split(text)]
+    if len(parts) == 1:
+        return parts if parts[0] else []
+    return [name for name in dict.fromkeys(parts) if name]
+
+
+def join_names(names: Iterable[str]) -> str:
+    """Join like OpenVINO's writer: sorted bytewise (code-point order is UTF-8 byte order), ``,`` -> ``\\,``."""
+    return ",".join(name.replace(",", "\\,") for name in sorted(set(names)))

@@ -1,0 +1,47 @@
+"""rt_info kept verbatim: ``<rt_info>`` subtrees <-> :class:`RtEntry` trees, written as pugixml does."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from irgraph.graph import RtEntry
+from irgraph.io.xml_text import escape_attribute
+
+
+def read_rt_info(element: etree._Element) -> tuple[RtEntry, ...]:
+    """The children of an ``<rt_info>`` element as RtEntry trees (tags, attributes in order, children)."""
+    return tuple(_entry(child) for child in element)
+
+
+def _entry(element: etree._Element) -> RtEntry:
+    # Recursion depth is bounded by libxml2's nesting limit (huge_tree is off).
+    return RtEntry(
+        tag=element.tag,
+        attributes=tuple(element.attrib.items()),
+        children=tuple(_entry(child) for child in element),
+    )
+
+
+def write_rt_info(out: list[str], entries: tuple[RtEntry, ...] | None, depth: int, *, always: bool = False) -> None:
+    """Append ``<rt_info>`` with ``entries`` at indentation ``depth``; ``<rt_info />`` when empty and ``always``."""
+    indent = "\t" * depth
+    if not entries:
+        if always:
+            out.append(f"{indent}<rt_info />\n")
+        return
+    out.append(f"{indent}<rt_info>\n")
+    for entry in entries:
+        _write_entry(out, entry, depth + 1)
+    out.append(f"{indent}</rt_info>\n")
+
+
+def _write_entry(out: list[str], entry: RtEntry, depth: int) -> None:
+    indent = "\t" * depth
+    attributes = "".join(f' {key}="{escape_attribute(value)}"' for key, value in entry.attributes)
+    if not entry.children:
+        out.append(f"{indent}<{entry.tag}{attributes} />\n")
+        return
+    out.append(f"{indent}<{entry.tag}{attributes}>\n")
+    for child in entry.children:
+        _write_entry(out, child, depth + 1)
+    out.append(f"{indent}</{entry.tag}>\n")

@@ -1,0 +1,212 @@
+"""read_model: IR v10/v11 ``.xml`` + ``.bin`` -> Model, hardened and located to file, line and layer."""
+
+from __future__ import annotations
+
+import gc
+import os
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
+from irgraph.graph import InputPort, Model, OutputPort
+from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
+from irgraph.io.layers import LayerReader
+from irgraph.io.rt_info import read_rt_info
+from irgraph.io.weights import WeightsFile
+from irgraph.io.xml_security import XmlDocument, load_xml
+from irgraph.validation import Diagnostic, Severity
+
+__all__ = ["ReadResult", "read_ir", "read_model"]
+
+SUPPORTED_VERSIONS = (10, 11)
+
+
+@dataclass
+class ReadResult:
+    """A model and what the reader noticed but tolerated (for :func:`irgraph.validate_file`)."""
+
+    model: Model
+    findings: list[Diagnostic] = field(default_factory=list)
+
+
+def read_model(
+    path: str | os.PathLike[str],
+    weights: str | os.PathLike[str] | None = None,
+    *,
+    element_limit: int = DEFAULT_ELEMENT_LIMIT,
+) -> Model:
+    """Read an IR model (``.xml``, weights from ``weights`` or the ``.bin`` beside it).
+
+    Raises IrIOError when a file cannot be read, IrParseError/WeightsError for malformed XML,
+    attributes or weights, GraphError for broken structure (duplicate ids, dangling edges), OpError
+    for attributes that break an op's rules, ResourceLimitError for a Const above ``element_limit``
+    elements. Every error names the file, and the line and layer where known.
+    """
+    return read_ir(path, weights, element_limit=element_limit).model
+
+
+def read_ir(
+    path: str | os.PathLike[str],
+    weights: str | os.PathLike[str] | None = None,
+    *,
+    element_limit: int = DEFAULT_ELEMENT_LIMIT,
+) -> ReadResult:
+    """Like :func:`read_model`, also returning the reader's findings."""
+    name = os.fspath(path)
+    where = Location(file=name)
+    # Building ~10^5 small objects triggers many full collections for nothing: pause the collector.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        document = load_xml(name)
+        return _Reader(document, weights, element_limit).read()
+    except IrError as err:
+        err.locate(where)
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, etree.LxmlError) as exc:
+        raise IrParseError(f"cannot read the model: {type(exc).__name__}: {exc}", where) from exc
+    finally:
+        if collecting:
+            gc.enable()
+
+
+class _Reader:
+    def __init__(self, document: XmlDocument, weights: str | os.PathLike[str] | None, element_limit: int) -> None:
+        self.document = document
+        self.file = document.path
+        self.findings: list[Diagnostic] = []
+        self.element_limit = element_limit
+        self._weights: WeightsFile | None = None
+        self._missing_weights = ""
+        if weights is not None:
+            self._weights_path: str | None = os.fspath(weights)
+            self._weights = _open_weights(self._weights_path)
+        else:
+            candidate = os.path.splitext(self.file)[0] + ".bin"
+            self._weights_path = candidate if os.path.isfile(candidate) else None
+            self._missing_weights = candidate
+
+    # -------------------------------------------------------------------------------- pieces
+    def here(self, element: etree._Element) -> Location:
+        """The location of ``element`` (file and line)."""
+        return Location(file=self.file, line=self.document.line(element))
+
+    def note(self, code: str, message: str, location: Location) -> None:
+        """Record something tolerated (a warning for validate_file)."""
+        self.findings.append(Diagnostic(code, Severity.WARNING, message, location))
+
+    def weights(self) -> WeightsFile:
+        """The weights file, opened on the first Const."""
+        if self._weights is None:
+            if self._weights_path is None:
+                raise WeightsError(
+                    f"the model has Const layers but there is no weights file: {self._missing_weights!r} does not "
+                    "exist (pass the .bin path explicitly)"
+                )
+            self._weights = _open_weights(self._weights_path)
+        return self._weights
+
+    # -------------------------------------------------------------------------------- reading
+    def read(self) -> ReadResult:
+        root = self.document.root
+        if root.tag != "net":
+            raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
+        version = _version(root.get("version"), self.here(root))
+        layers = edges = rt_info = None
+        for child in root:
+            tag = child.tag
+            if tag == "layers" and layers is None:
+                layers = child
+            elif tag == "edges" and edges is None:
+                edges = child
+            elif tag == "rt_info" and rt_info is None:
+                rt_info = child
+            else:
+                self.note("ignored", f"element <{tag}> in <net> is not part of IR; it is ignored", self.here(child))
+        if layers is None:
+            raise IrParseError("<net> has no <layers> section", self.here(root))
+        model = Model(root.get("name", "model"), ir_version=version)
+        model.source = self.file
+        ports = LayerReader(self, model, version).read(layers)
+        if edges is not None:
+            self._edges(model, edges, ports)
+        model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
+        return ReadResult(model, self.findings)
+
+    def _edges(self, model: Model, edges: etree._Element, ports: dict) -> None:
+        """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
+        by_text = ports["by_text"]
+        by_id = ports["by_id"]
+        claimed: dict[tuple[int, int], etree._Element] = {}
+        connect = model.connect
+        for edge in edges:
+            if edge.tag != "edge":
+                self.note("ignored", f"element <{edge.tag}> in <edges> is not an edge; it is ignored", self.here(edge))
+                continue
+            get = edge.attrib.get
+            texts = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
+            if None in texts:
+                missing = ("from-layer", "from-port", "to-layer", "to-port")[texts.index(None)]
+                raise IrParseError(f"<edge> is missing the attribute '{missing}'", self.here(edge))
+            source = by_text.get(texts[0]) or by_id.get(_int(texts[0], "from-layer", self, edge))
+            target = by_text.get(texts[2]) or by_id.get(_int(texts[2], "to-layer", self, edge))
+            describe = f"edge from layer {texts[0]} port {texts[1]} to layer {texts[2]} port {texts[3]}"
+            if source is None or target is None:
+                missing = texts[0] if source is None else texts[2]
+                raise GraphError(f"{describe}: there is no layer with id {missing}", self.here(edge))
+            out_index = source.outputs.get(texts[1])
+            if out_index is None:
+                out_index = source.output_index(_int(texts[1], "from-port", self, edge))
+            if out_index is None:
+                raise GraphError(
+                    f"{describe}: {source.node.location.layer()} has no output port with id {texts[1]} "
+                    f"(its output port ids: {source.describe_outputs()})",
+                    self.here(edge),
+                )
+            in_index = target.inputs.get(texts[3])
+            if in_index is None:
+                in_index = target.input_index(_int(texts[3], "to-port", self, edge))
+            if in_index is None:
+                raise GraphError(
+                    f"{describe}: {target.node.location.layer()} has no input port with id {texts[3]} "
+                    f"(its input port ids: {target.describe_inputs()})",
+                    self.here(edge),
+                )
+            key = (target.node.id, in_index)
+            earlier = claimed.get(key)
+            if earlier is not None:
+                first = earlier.attrib
+                raise GraphError(
+                    f"input port {texts[3]} of {target.node.location.layer()} has two producers: layer "
+                    f"{first.get('from-layer')} port {first.get('from-port')} (edge at line "
+                    f"{self.document.line(earlier)}) and layer {texts[0]} port {texts[1]}",
+                    self.here(edge),
+                )
+            claimed[key] = edge
+            connect(OutputPort(source.node.id, out_index), InputPort(key[0], in_index))
+
+
+def _version(text: str | None, where: Location) -> int:
+    if text is None:
+        raise IrParseError("<net> has no 'version' attribute; irgraph reads IR versions 10 and 11", where)
+    if text.strip() not in ("10", "11"):
+        raise IrParseError(f"IR version {text!r} is not supported; irgraph reads IR versions 10 and 11", where)
+    return int(text)
+
+
+def _int(text: str, what: str, reader: _Reader, element: etree._Element) -> int:
+    stripped = text.strip()
+    if not (stripped.isascii() and stripped.isdigit()):
+        raise IrParseError(f"'{what}' must be a non-negative integer. Got: {text!r}", reader.here(element))
+    return int(stripped)
+
+
+def _open_weights(path: str) -> WeightsFile:
+    try:
+        return WeightsFile(path)
+    except WeightsError as err:
+        if isinstance(err.__cause__, OSError):
+            raise IrIOError(f"cannot open the weights file {path!r}: {err.__cause__.strerror or err.__cause__}",
+                            Location(file=path)) from err.__cause__
+        raise

@@ -1,0 +1,172 @@
+"""Hardened loading of an IR ``.xml`` file: size bounds, UTF-8 only, no DOCTYPE, no entities, no network.
+
+Every model file is untrusted (DESIGN.md section 7). The bytes are checked before lxml sees them,
+lxml runs with entity resolution, DTD loading and network access off and ``huge_tree`` off, and
+every failure becomes an :class:`IrParseError` (or :class:`IrIOError` for the file system) with
+the file and, where known, the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from irgraph.errors import IrIOError, IrParseError, Location
+
+MAX_XML_BYTES = 2**31
+"""Largest ``.xml`` accepted (2 GiB), checked before reading."""
+
+MAX_XML_ELEMENTS = 20_000_000
+"""Most elements accepted in one ``.xml`` (each costs lxml a few hundred bytes), checked before parsing."""
+
+_LXML_LINE_CAP = 65535  # libxml2 stores element lines in 16 bits unless XML_PARSE_BIG_LINES, which lxml never sets
+_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
+_UTF8 = ("utf-8", "utf8")
+_TAG_END = (b" ", b"\t", b"\n", b"\r", b"/", b">")
+_FOREIGN_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\x00\x00\x00<", b"<\x00", b"\x00<")
+
+
+@dataclass
+class XmlDocument:
+    """A parsed IR file: its root element and what is needed to report exact lines."""
+
+    path: str
+    root: etree._Element
+    data: bytes = field(repr=False)
+    _lines: dict[str, tuple[list, dict[int, int]]] = field(default_factory=dict, repr=False)
+
+    def line(self, element: etree._Element) -> int | None:
+        """The 1-based line of ``element``'s start tag (exact also past line 65535)."""
+        line = element.sourceline
+        if line is None or line < _LXML_LINE_CAP:
+            return line
+        return self._index(element.tag).get(id(element), line)
+
+    def lines_of(self, elements: list[etree._Element]) -> list[int | None]:
+        """Lines of many elements of one tag (fast for every layer of a large file)."""
+        lines = [e.sourceline for e in elements]
+        if elements and lines[-1] is not None and lines[-1] >= _LXML_LINE_CAP:
+            exact = self._index(elements[0].tag)
+            lines = [exact.get(id(e), line) for e, line in zip(elements, lines, strict=True)]
+        return lines
+
+    def _index(self, tag: str) -> dict[int, int]:
+        """id(element) -> exact line for every ``<tag>`` element, from the raw bytes.
+
+        Only needed past libxml2's 16-bit line counter. Start tags are found in the bytes, skipping
+        comments, CDATA and processing instructions; if their count differs from lxml's, the capped
+        lines are kept rather than guessed. The elements are held so their ids stay valid.
+        """
+        cached = self._lines.get(tag)
+        if cached is None:
+            elements = list(self.root.iter(tag))
+            starts = _start_tags(self.data, tag)
+            exact: dict[int, int] = {}
+            if len(starts) == len(elements):
+                data, line, previous = self.data, 1, 0
+                for element, start in zip(elements, starts, strict=True):
+                    line += data.count(b"\n", previous, start)
+                    previous = start
+                    exact[id(element)] = line
+            cached = self._lines[tag] = (elements, exact)
+        return cached[1]
+
+
+def _start_tags(data: bytes, tag: str) -> list[int]:
+    """Byte offsets of every ``<tag`` start tag in document order."""
+    needle = b"<" + tag.encode("utf-8")
+    if b"<!--" in data or b"<![CDATA[" in data or data.count(b"<?") > 1:
+        skip = rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|"
+        pattern = re.compile(skip + rb"(" + re.escape(needle) + rb")[\s/>]", re.DOTALL)
+        return [match.start() for match in pattern.finditer(data) if match.group(1)]
+    starts = []
+    after = len(needle)
+    position = data.find(needle)
+    while position != -1:
+        if data[position + after : position + after + 1] in _TAG_END:
+            starts.append(position)
+        position = data.find(needle, position + after)
+    return starts
+
+
+def load_xml(path: str | os.PathLike[str]) -> XmlDocument:
+    """Read and parse an IR ``.xml`` safely; IrIOError for file-system problems, IrParseError otherwise."""
+    name = os.fspath(path)
+    where = Location(file=name)
+    try:
+        info = os.stat(name)
+        if stat.S_ISDIR(info.st_mode):
+            raise IrIOError("is a directory, not an IR .xml file", where)
+        if not stat.S_ISREG(info.st_mode):
+            raise IrIOError("is not a regular file", where)
+        if info.st_size > MAX_XML_BYTES:
+            raise IrParseError(
+                f"the file is {info.st_size} bytes; irgraph reads IR .xml files of at most {MAX_XML_BYTES} bytes",
+                where,
+            )
+        with open(name, "rb") as file:
+            data = file.read(MAX_XML_BYTES + 1)
+    except OSError as exc:
+        raise IrIOError(f"cannot read the file: {exc.strerror or exc}", where) from exc
+    check_bytes(data, where)
+    return XmlDocument(name, parse_bytes(data, where), data)
+
+
+def check_bytes(data: bytes, where: Location) -> None:
+    """Refuse what must never reach the parser: empty, too big, not UTF-8, DOCTYPE, too many elements."""
+    if len(data) > MAX_XML_BYTES:
+        raise IrParseError(f"the file is larger than {MAX_XML_BYTES} bytes", where)
+    if not data.strip():
+        raise IrParseError("the file is empty; an IR .xml file starts with <net>", where)
+    if data.startswith(_FOREIGN_BOMS):
+        raise IrParseError("the file is not UTF-8 (it looks like UTF-16 or UTF-32); IR files are UTF-8", where)
+    declared = _ENCODING.match(data[:512].removeprefix(b"\xef\xbb\xbf"))
+    if declared and declared.group(1).decode("ascii", "replace").lower() not in _UTF8:
+        raise IrParseError(
+            f"the XML declaration says encoding {declared.group(1).decode('ascii', 'replace')!r}; "
+            "irgraph reads UTF-8 IR files only",
+            where,
+        )
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise IrParseError(
+            "the file has a DOCTYPE or entity declaration; IR files have none and irgraph refuses them "
+            "(they can expand entities or reach other files)",
+            where,
+        )
+    elements = data.count(b"<") - data.count(b"</")
+    if elements > MAX_XML_ELEMENTS:
+        raise IrParseError(
+            f"the file has about {elements} elements; irgraph reads at most {MAX_XML_ELEMENTS}", where
+        )
+
+
+def parse_bytes(data: bytes, where: Location) -> etree._Element:
+    """Parse checked bytes with a parser that never resolves entities, loads DTDs or uses the network."""
+    parser = etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        remove_blank_text=True,
+        collect_ids=False,
+    )
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        message = str(exc.msg or exc).split(", line ")[0]
+        line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else None
+        raise IrParseError(f"not well-formed XML: {message}", Location(file=where.file, line=line)) from None
+    except (ValueError, etree.LxmlError) as exc:
+        raise IrParseError(f"cannot parse the XML: {exc}", where) from None
+    if root is None:
+        raise IrParseError("the file holds no XML element", where)
+    if root.getroottree().docinfo.doctype:
+        raise IrParseError("the file has a DOCTYPE; irgraph refuses them", where)
+    return root
