@@ -1,6 +1,6 @@
 """IR -> ONNX: ``export_onnx`` writes a Model of Parameter, Const, Result, Split, VariadicSplit and Concat as ONNX.
 
-Parameters become graph inputs (named by their first tensor name, else the layer name), Consts
+Parameters become graph inputs named by their layer name (else a tensor name), Consts
 become initializers where a tensor consumes them, Results become graph outputs named by their
 output key (DESIGN.md section 6), and every other port keeps its first tensor name. The model is
 stamped with the lowest ONNX IR version its opset and types need (never above 13, the newest
@@ -239,7 +239,8 @@ class _Exporter:
 
     # ---------------------------------------------------------------------------- layers
     def _parameter(self, node: Node) -> None:
-        name = self._claim([*node.tensor_names[0], node.name], (node.id, 0)) or self._fresh(node.name)
+        # The layer name first: input .npz files are keyed by it (DESIGN.md sections 5 and 6).
+        name = self._claim([node.name, *node.tensor_names[0]], (node.id, 0)) or self._fresh(node.name)
         self.names[(node.id, 0)] = name
         tensor_type = self._type(OutputPort(node.id, 0))
         self.inputs.append(self._value_info(name, tensor_type, f"Parameter {node.name!r}"))
