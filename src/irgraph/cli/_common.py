@@ -370,8 +370,3 @@ def format_columns(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
             for row in rows]
-
-
-def dims_text(shape: tuple[int, ...]) -> str:
-    """``[1,1,6,2]``."""
-    return "[" + ",".join(str(s) for s in shape) + "]"

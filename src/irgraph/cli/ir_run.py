@@ -19,6 +19,7 @@ from irgraph.errors import InputError, IrParseError, ResourceLimitError
 from irgraph.graph import Model, Node
 from irgraph.interpreter import Interpreter
 from irgraph.ops import Parameter
+from irgraph.ops.op import shape_text
 from irgraph.shapes import Dim, Shape
 
 DESCRIPTION = """\
@@ -247,7 +248,7 @@ def check_against_shapes(feeds: list[_Feed], inputs: Mapping[str, Node], shapes:
         shape = shapes.get(parameter.id) if parameter is not None else None
         if shape is not None and not shape.accepts(feed.array.shape):
             raise InputError(
-                f"input {feed.name!r} from {feed.source} has shape {common.dims_text(feed.array.shape)}, which does "
+                f"input {feed.name!r} from {feed.source} has shape {shape_text(feed.array.shape)}, which does "
                 f"not fit --shape {shape}",
                 parameter.location if parameter is not None else None,
             )
@@ -278,7 +279,7 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
         if element_type.is_dynamic:
             element_type = ElementType.F32
         feeds.append(_Feed(parameter.name, random_array(rng, element_type, sizes), "random"))
-        described.append(f"{parameter.name} {element_type}{common.dims_text(sizes)}")
+        described.append(f"{parameter.name} {element_type}{shape_text(sizes)}")
     note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
     common.warn(f"no input data given: every input is filled with random data (seed {seed}): "
                 f"{', '.join(described) or 'the model has no inputs'}{note}")
@@ -368,7 +369,7 @@ def format_table(rows: list[dict[str, object]]) -> str:
         shape = row["shape"]
         assert isinstance(shape, list)  # noqa: S101
         lines.append((
-            str(row["name"]), str(row["element_type"]), common.dims_text(tuple(shape)),
+            str(row["name"]), str(row["element_type"]), shape_text(tuple(shape)),
             *(_cell(row[k]) for k in ("min", "max", "mean")),
         ))
     return "\n".join(common.format_columns(lines))
@@ -418,7 +419,7 @@ def _compare_one(array: np.ndarray, expected: np.ndarray, item: dict[str, object
     elif expected.dtype != ours:
         return f"dtype {ours.str} but the reference has {expected.dtype.str}"
     if array.shape != expected.shape:
-        return f"shape {common.dims_text(array.shape)} but the reference has {common.dims_text(expected.shape)}"
+        return f"shape {shape_text(array.shape)} but the reference has {shape_text(expected.shape)}"
     if array.dtype.kind == "U":
         differ = int(np.count_nonzero(array != expected))
         return f"{differ} of {array.size} strings differ" if differ else ""
