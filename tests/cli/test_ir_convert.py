@@ -1,0 +1,164 @@
+"""ir-convert: IR -> IR re-write and version change, ONNX both ways, and never damaging DST."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irgraph.cli import ir_convert, ir_run
+from tests.cli.helpers import SAMPLE_NAMES, SAMPLES, files_in, load
+
+needs_onnx = pytest.mark.skipif(importlib.util.find_spec("onnx") is None, reason="needs the onnx extra")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = ir_convert.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def outputs_of(capsys, model: Path, inputs: Path, tmp_path: Path) -> dict[str, np.ndarray]:
+    out_file = tmp_path / f"{model.stem}-outputs.npz"
+    assert ir_run.main([str(model), "--inputs", str(inputs), "--output", str(out_file)]) == 0
+    capsys.readouterr()
+    return load(out_file)
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+@pytest.mark.parametrize("version", [None, 10, 11])
+def test_ir_rewrite_keeps_every_output(name: str, version: int | None, tmp_path: Path, capsys) -> None:
+    sample = SAMPLES / name
+    destination = tmp_path / "copy.xml"
+    args = [sample / "model.xml", destination] + (["--ir-version", version] if version else [])
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert f"wrote {destination} and {tmp_path / 'copy.bin'}" in out
+    assert (tmp_path / "copy.bin").exists()
+    if version:
+        assert f'version="{version}"' in destination.read_text()[:200]
+    got = outputs_of(capsys, destination, sample / "inputs.npz", tmp_path)
+    expected = load(sample / "expected.npz")
+    assert list(got) == list(expected)
+    for key in expected:
+        assert got[key].dtype == expected[key].dtype and np.array_equal(got[key], expected[key])
+
+
+def test_failed_conversion_leaves_destination_untouched(tmp_path: Path, capsys) -> None:
+    source = tmp_path / "model.xml"
+    source.write_text((SAMPLES / "dml-split-axis2" / "model.xml").read_text()[:900])  # truncated XML
+    (tmp_path / "model.bin").write_bytes((SAMPLES / "dml-split-axis2" / "model.bin").read_bytes())
+    (tmp_path / "existing.xml").write_text("old xml")
+    (tmp_path / "existing.bin").write_bytes(b"old bin")
+    before = files_in(tmp_path)
+    code, _, err = run(capsys, source, tmp_path / "existing.xml")
+    assert code == 1
+    assert err.startswith(f"error: {source}") and len(err.splitlines()) == 1
+    assert (tmp_path / "existing.xml").read_text() == "old xml"
+    assert (tmp_path / "existing.bin").read_bytes() == b"old bin"
+    assert files_in(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["a.txt", "b.xml"], "cannot tell the SRC format"),
+     (["a.xml", "b"], "cannot tell the DST format"),
+     (["a.onnx", "b.onnx"], "not a conversion"),
+     (["a.xml", "b.onnx", "--ir-version", "11"], "--ir-version applies"),
+     (["a.xml", "b.xml", "--opset", "18"], "--opset applies"),
+     (["a.onnx", "b.xml", "--weights", "w.bin"], "--weights applies"),
+     (["a.xml", "b.xml", "--explain"], "--explain applies"),
+     (["a.xml", "b.xml", "--ir-version", "9"], "invalid choice"),
+     (["a.xml", "missing-dir/b.xml"], "does not exist")],
+)
+def test_usage_errors(tmp_path: Path, monkeypatch, capsys, argv: list[str], message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+
+
+def test_missing_source_is_exit_2(tmp_path: Path, capsys) -> None:
+    code, _, err = run(capsys, tmp_path / "nope.xml", tmp_path / "out.xml")
+    assert code == 2
+    assert err == f"error: {tmp_path / 'nope.xml'}: no such model file\n"
+    assert files_in(tmp_path) == []
+
+
+def test_help(capsys) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "examples:" in out and "--ir-version" in out and "--explain" in out
+
+
+# ------------------------------------------------------------------------------------ ONNX
+def _onnx_split_model(path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2)
+    graph = helper.make_graph(
+        [node], "split",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 3])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+
+
+@needs_onnx
+def test_onnx_to_ir_with_explain(tmp_path: Path, capsys) -> None:
+    _onnx_split_model(tmp_path / "m.onnx")
+    code, out, err = run(capsys, tmp_path / "m.onnx", tmp_path / "m.xml", "--explain")
+    assert code == 0, err
+    assert "opset: ai.onnx 18" in out
+    assert f"wrote {tmp_path / 'm.xml'}" in out
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.savez(tmp_path / "in.npz", x=x)
+    got = outputs_of(capsys, tmp_path / "m.xml", tmp_path / "in.npz", tmp_path)
+    np.testing.assert_array_equal(got["a"], x[:, :3])
+    np.testing.assert_array_equal(got["b"], x[:, 3:])
+
+
+@needs_onnx
+def test_bad_onnx_is_exit_1_and_leaves_no_destination(tmp_path: Path, capsys) -> None:
+    (tmp_path / "m.onnx").write_bytes(b"\x08\x07garbage")
+    code, _, err = run(capsys, tmp_path / "m.onnx", tmp_path / "m.xml")
+    assert code in (1, 2)
+    assert err.startswith("error: ") and len(err.splitlines()) == 1
+    assert files_in(tmp_path) == ["m.onnx"]
+
+
+@needs_onnx
+@pytest.mark.skipif(importlib.util.find_spec("irgraph.io.onnx_export") is None, reason="onnx_export not built yet")
+@pytest.mark.parametrize("opset", [None, 13, 18])
+def test_ir_to_onnx_runs_in_onnxruntime(tmp_path: Path, capsys, opset: int | None) -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    sample = SAMPLES / "dml-split-axis2"
+    destination = tmp_path / "m.onnx"
+    code, out, err = run(capsys, sample / "model.xml", destination, *(["--opset", opset] if opset else []))
+    assert code == 0, err
+    assert f"wrote {destination}" in out
+    assert files_in(tmp_path) == ["m.onnx"]
+    session = onnxruntime.InferenceSession(str(destination))
+    inputs = load(sample / "inputs.npz")
+    got = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs), strict=True))
+    for key, value in load(sample / "expected.npz").items():
+        np.testing.assert_array_equal(got[key], value)
+
+
+@needs_onnx
+@pytest.mark.skipif(importlib.util.find_spec("irgraph.io.onnx_export") is None, reason="onnx_export not built yet")
+def test_failed_onnx_export_keeps_the_destination(write_ir, tmp_path: Path, capsys) -> None:
+    from tests.cli.helpers import split_xml
+
+    files = write_ir(*split_xml(op_type="Frobnicate"))
+    destination = tmp_path / "keep.onnx"
+    destination.write_bytes(b"old")
+    code, _, err = run(capsys, files.xml, destination)
+    assert code == 1
+    assert err.startswith("error: ")
+    assert destination.read_bytes() == b"old"
+    assert files_in(tmp_path) == sorted(["keep.onnx", files.xml.parent.name])
