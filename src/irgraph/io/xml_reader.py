@@ -51,15 +51,17 @@ def read_ir(
     weights: str | os.PathLike[str] | None = None,
     *,
     element_limit: int = DEFAULT_ELEMENT_LIMIT,
+    document: XmlDocument | None = None,
 ) -> ReadResult:
-    """Like :func:`read_model`, also returning the reader's findings."""
+    """Like :func:`read_model`, also returning the reader's findings (``document``: already loaded XML)."""
     name = os.fspath(path)
     where = Location(file=name)
     # Building ~10^5 small objects triggers many full collections for nothing: pause the collector.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        document = load_xml(name)
+        if document is None:
+            document = load_xml(name)
         return _Reader(document, weights, element_limit).read()
     except IrError as err:
         err.locate(where)

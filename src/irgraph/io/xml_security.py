@@ -162,7 +162,11 @@ def parse_bytes(data: bytes, where: Location) -> etree._Element:
     except etree.XMLSyntaxError as exc:
         message = str(exc.msg or exc).split(", line ")[0]
         line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else None
-        raise IrParseError(f"not well-formed XML: {message}", Location(file=where.file, line=line)) from None
+        if "encoding" in message.lower() or "utf-8" in message.lower():
+            message = f"the file is not valid UTF-8 ({message})"
+        else:
+            message = f"not well-formed XML: {message}"
+        raise IrParseError(message, Location(file=where.file, line=line)) from None
     except (ValueError, etree.LxmlError) as exc:
         raise IrParseError(f"cannot parse the XML: {exc}", where) from None
     if root is None:
