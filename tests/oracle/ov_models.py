@@ -1369,15 +1369,19 @@ CASES["edit-no-net-rt-info"] = _edited(
 CASES["edit-compact-whitespace"] = _edited("all whitespace between tags removed (hand edit)", compact_whitespace,
                                            ov_behaviour="reads fine")
 CASES["edit-unknown-elements"] = _edited(
-    "unknown <data> attributes, unknown layer children, unknown port children and unknown top-level sections "
-    "(hand edit)",
+    "unknown <data>, <layer>, <port> and <edge> attributes, unknown layer children (before and after <input>), "
+    "unknown top-level sections after <edges> (hand edit)",
     replace_in_layer("sp", '<data num_splits="3" />', '<data num_splits="3" flavour="extra" />\n'
                      '\t\t\t<custom_child a="1"><nested>text</nested></custom_child>'),
-    replace_in_layer("x", "<dim>6</dim>\n", "<dim>6</dim>\n\t\t\t\t\t<unknown_port_child />\n"),
-    replace_text("\t<edges>\n", "\t<statistics>\n\t\t<layer name=\"x\" min=\"0\" />\n\t</statistics>\n\t<edges>\n"),
-    replace_text("</net>", "\t<meta_data>\n\t\t<MO_version value=\"old\" />\n\t</meta_data>\n"
+    replace_in_layer("cat", "\t\t</layer>\n", "\t\t\t<trailing_child />\n\t\t</layer>\n"),
+    replace_in_layer("cat", 'version="opset1">', 'version="opset1" colour="blue">'),
+    replace_in_layer("x", 'names="x">', 'names="x" note="unknown port attribute">'),
+    replace_text(' to-layer="4" to-port="0" />', ' to-layer="4" to-port="0" weight="1" />'),
+    replace_text("</net>", "\t<statistics>\n\t\t<layer name=\"x\" min=\"0\" />\n\t</statistics>\n"
+                 "\t<meta_data>\n\t\t<MO_version value=\"old\" />\n\t</meta_data>\n"
                  "\t<quantization_parameters><config>{}</config></quantization_parameters>\n</net>"),
-    ov_behaviour="reads fine; all unknown content is ignored")
+    ov_behaviour="reads fine; all unknown content is ignored (OpenVINO also ignores unknown sections between "
+    "<layers> and <edges> and unknown <port> children, which the structural schemas reject)")
 CASES["edit-opset-alias-and-type-case"] = _edited(
     "type=\"split\" version=\"opset13\" and type=\"CONCAT\" version=\"opset8\" (hand edit)",
     replace_in_layer("sp", 'type="Split" version="opset1"', 'type="split" version="opset13"'),
