@@ -177,7 +177,8 @@ def test_layer_order_and_ids_are_irrelevant(tmp_path):
     xml = DEMO
     for old, new in ids.items():
         xml = xml.replace(f'<layer id="{old}"', f'<layer id="#{new}"')
-        xml = xml.replace(f'from-layer="{old}"', f'from-layer="#{new}"').replace(f'to-layer="{old}"', f'to-layer="#{new}"')
+        xml = xml.replace(f'from-layer="{old}"', f'from-layer="#{new}"')
+        xml = xml.replace(f'to-layer="{old}"', f'to-layer="#{new}"')
     xml = xml.replace("#", "")
     head, rest = xml.split("\t<layers>\n")
     body, tail = rest.split("\t</layers>\n")
@@ -234,7 +235,8 @@ def test_rt_info_is_kept_verbatim_at_three_levels(tmp_path):
         '\t<rt_info>\n\t\t<nested>\n\t\t\t<inner value="1" />\n\t\t</nested>\n\t\t<info name="OpenVINO Runtime"',
     )
     model = ir.read_model(write(tmp_path, xml))
-    assert model.node(4).rt_info == (RtEntry("attribute", (("name", "fused_names"), ("version", "0"), ("value", "a, b"))),)
+    fused = RtEntry("attribute", (("name", "fused_names"), ("version", "0"), ("value", "a, b")))
+    assert model.node(4).rt_info == (fused,)
     assert model.node(0).output_rt_info == {
         0: (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N,C]"))),)
     }
@@ -315,7 +317,8 @@ def test_a_model_without_consts_needs_no_bin(tmp_path):
 def test_const_beyond_the_bin_is_located(tmp_path):
     with pytest.raises(WeightsError, match=r"Const bytes \[8, 24\) lie outside the weights file of 16 bytes") as info:
         ir.read_model(write(tmp_path, weights=DEMO_BIN[:16]))
-    assert (info.value.location.line, info.value.location.layer_name) == (line_of(DEMO, '<layer id="2"'), "vs/Constant_3")
+    where = info.value.location
+    assert (where.line, where.layer_name) == (line_of(DEMO, '<layer id="2"'), "vs/Constant_3")
 
 
 def test_const_size_smaller_than_its_shape_needs(tmp_path):
@@ -558,7 +561,8 @@ def _chain_xml(layers: int, comment: bool) -> str:
     padding = ("<!--" + "\n<layer id='fake'/>" * 70000 + "-->\n") if comment else "\n" * 70000
     results = "".join(
         f'\t\t<layer id="{i}" name="r{i}" type="Result" version="opset1">\n\t\t\t<input>\n'
-        '\t\t\t\t<port id="0" precision="FP32">\n\t\t\t\t\t<dim>1</dim>\n\t\t\t\t</port>\n\t\t\t</input>\n\t\t</layer>\n'
+        '\t\t\t\t<port id="0" precision="FP32">\n\t\t\t\t\t<dim>1</dim>\n\t\t\t\t</port>\n'
+        "\t\t\t</input>\n\t\t</layer>\n"
         for i in range(1, layers + 1)
     )
     edges = "".join(
