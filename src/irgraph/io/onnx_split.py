@@ -249,7 +249,8 @@ class NodeConverter:
         if isinstance(lengths, OutputPort):
             self._emit(context, VariadicSplit(), [data, axis_port, lengths], num_outputs=count)
             self.im.explain(f"{context.label}: lengths from the non-constant input {inputs[1]!r} on {where} "
-                            "-> VariadicSplit-1 taking them as its split_lengths input (checked at run time)")
+                            "-> VariadicSplit-1 taking them as its split_lengths input (their sum is checked at run "
+                            "time; a -1 fed there means 'the rest' as in VariadicSplit, where ONNX forbids it)")
             return
         if lengths is not None:
             values, source = lengths
