@@ -6,6 +6,7 @@ directly, caches parsed port types and shares equal attribute-only ops (ops are 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING
 
@@ -234,12 +235,15 @@ class LayerReader:
         type_cache = self._types
         for port in container:
             if port.tag != "port":
-                self.reader.note("ignored", f"element <{port.tag}> among ports is not a port; it is ignored", location)
+                where = self._at(port, location)
+                self.reader.note("ignored", f"element <{port.tag}> among ports is not a port; it is ignored", where)
                 continue
             label = port.get("id")
             if label in labels or label is None or not (label.isascii() and label.strip().isdigit()):
                 problem = "is used twice" if label in labels else "must be a non-negative integer"
-                raise IrParseError(f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", location)
+                raise IrParseError(
+                    f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", self._at(port, location)
+                )
             index = labels[label] = len(types)
             dims = []
             for sub in port:
@@ -251,11 +255,15 @@ class LayerReader:
             key = (precision, *dims)
             declared = type_cache.get(key, False)
             if declared is False:
-                declared = type_cache[key] = self._declared(precision, dims, outputs, location)
+                declared = type_cache[key] = self._declared(precision, dims, outputs, self._at(port, location))
             types.append(declared)
             if outputs:
                 names.append(split_names(port.get("names")))
         return (labels, types, rt, names) if outputs else (labels, types, rt)
+
+    def _at(self, element: etree._Element, location: Location) -> Location:
+        """``location`` moved to ``element``'s own line."""
+        return dataclasses.replace(location, line=self.reader.document.line(element))
 
     def _declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
         if precision is None:

@@ -1,0 +1,139 @@
+"""validate_file: the XSD structural pass, then reading, then :func:`irgraph.validate` and the reader's findings."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from importlib import resources
+
+from lxml import etree
+
+from irgraph.errors import (
+    GraphError,
+    IrError,
+    IrIOError,
+    IrParseError,
+    Location,
+    OpError,
+    ResourceLimitError,
+    ShapeInferenceError,
+    WeightsError,
+)
+from irgraph.graph import Model
+from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml_security import XmlDocument, load_xml
+from irgraph.shapes import TensorType
+from irgraph.validation import Diagnostic, Severity, validate
+
+__all__ = ["schema_for", "validate_file"]
+
+_CODES: tuple[tuple[type[IrError], str], ...] = (
+    (IrIOError, "io"),
+    (WeightsError, "weights"),
+    (IrParseError, "parse"),
+    (GraphError, "graph"),
+    (OpError, "op"),
+    (ShapeInferenceError, "op"),
+    (ResourceLimitError, "resource-limit"),
+)
+
+
+def validate_file(
+    path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = None
+) -> list[Diagnostic]:
+    """Every problem of an IR file: schema errors (with lines), a reader error, or graph/op findings.
+
+    Order: the XSD pass (schema chosen by ``<net version>``; its errors have code ``schema``), then
+    reading (a reader error becomes one error diagnostic with its location, and stops there), then
+    :func:`irgraph.validate` plus what the reader tolerated (unknown elements, oversized Const
+    ``size``, v10-ignored rt_info, input ports whose declared type contradicts inference).
+    """
+    name = os.fspath(path)
+    try:
+        document = load_xml(name)
+    except IrError as err:
+        return [_from_error(err, name)]
+    found = _schema_pass(document)
+    try:
+        result = read_ir(name, weights, document=document)
+    except IrError as err:
+        found.append(_from_error(err, name))
+        return found
+    found.extend(validate(result.model))
+    found.extend(result.findings)
+    found.extend(_declared_inputs(result.model))
+    return found
+
+
+def schema_for(version: int) -> etree.XMLSchema:
+    """The structural schema of IR ``version`` (10 or 11), shipped as irgraph/schemas/ir-v{N}.xsd."""
+    return _load_schema(version)
+
+
+@cache
+def _load_schema(version: int) -> etree.XMLSchema:
+    text = resources.files("irgraph").joinpath("schemas", f"ir-v{version}.xsd").read_bytes()
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.XMLSchema(etree.fromstring(text, parser))
+
+
+def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
+    version = (document.root.get("version") or "").strip()
+    if document.root.tag != "net" or version not in ("10", "11"):
+        return []  # the reader reports a wrong root or version with a clearer message
+    schema = schema_for(int(version))
+    if schema.validate(document.root.getroottree()):
+        return []
+    found = []
+    for entry in schema.error_log:
+        line = entry.line if entry.line > 0 else None
+        if line is not None and entry.path:
+            # libxml2 caps line numbers at 65535; the node's path finds the exact one.
+            matches = document.root.getroottree().xpath(entry.path)
+            if matches and isinstance(matches[0], etree._Element):
+                line = document.line(matches[0]) or line
+        found.append(Diagnostic("schema", Severity.ERROR, entry.message, Location(file=document.path, line=line)))
+    return found
+
+
+def _from_error(err: IrError, name: str) -> Diagnostic:
+    code = next((code for kind, code in _CODES if isinstance(err, kind)), "error")
+    return Diagnostic(code, Severity.ERROR, err.message, err.location.with_file(name))
+
+
+def _declared_inputs(model: Model) -> list[Diagnostic]:
+    """Input ports whose declared precision or dims contradict the producer's inferred type.
+
+    Reported only when they also differ from what the producer declares, so one wrong output port
+    (already reported by :func:`irgraph.validate`) does not produce a second warning per consumer.
+    """
+    found = []
+    for node in model:
+        for index, source in enumerate(model.input_sources(node)):
+            declared = node.declared_input_types[index] if index < len(node.declared_input_types) else None
+            if source is None or declared is None:
+                continue
+            producer = model.node(source.node_id)
+            inferred = producer.output_types[source.index]
+            if inferred is None or declared == producer.declared_output_types[source.index]:
+                continue
+            if not declared.element_type.is_dynamic and declared.element_type != inferred.element_type:
+                found.append(Diagnostic(
+                    "declared-type", Severity.WARNING,
+                    f"input {index} declares precision {declared.element_type.precision} but receives "
+                    f"{inferred.element_type}", node.location,
+                ))
+            if _contradicts(declared, inferred):
+                found.append(Diagnostic(
+                    "declared-shape", Severity.WARNING,
+                    f"input {index} declares dims {declared.shape} but receives {inferred.shape}", node.location,
+                ))
+    return found
+
+
+def _contradicts(declared: TensorType, inferred: TensorType) -> bool:
+    if declared.shape.rank_is_dynamic or inferred.shape.rank_is_dynamic:
+        return False
+    if declared.shape.rank != inferred.shape.rank:
+        return True
+    return any(d.is_static and i.is_static and d != i for d, i in zip(declared.shape, inferred.shape, strict=True))
