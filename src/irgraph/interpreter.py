@@ -14,7 +14,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -176,16 +176,11 @@ class Interpreter:
 
     def _output(self, position: int, value: Any) -> np.ndarray:
         """The array of one output: a deferred Concat is written here (into the kept array if any)."""
-        if not isinstance(value, _Joined):
+        if type(value) is not _Joined:
             return value
         if value.array is None and self.reuse_outputs:
             kept = self._kept.get(position)
-            if (
-                kept is not None
-                and kept.shape == value.shape
-                and kept.dtype == value.dtype
-                and not any(np.may_share_memory(kept, leaf) for leaf in value.leaves())
-            ):
+            if kept is not None and kept.shape == value.shape and kept.dtype == value.dtype:
                 value.write(kept)
         array = value.materialize()
         if self.reuse_outputs:
@@ -207,34 +202,36 @@ class Interpreter:
         if len(bound) != len(self._parameters):
             missing = [p.name for p, slot in self._parameters if slot not in bound]
             raise InputError(f"no data for input(s) {', '.join(repr(m) for m in missing)}")
+        if self._kept:
+            # Only a feed can overlap a kept array (an output fed back in): write that output afresh.
+            for slot in bound:
+                for position, kept in list(self._kept.items()):
+                    if np.may_share_memory(kept, values[slot]):
+                        del self._kept[position]
 
 
 class _Joined:
     """A Concat output not written yet: ``parts`` joined along ``axis``.
 
     Parts are arrays (views of feeds, Consts or written tensors) or other ``_Joined`` values along
-    other axes. It offers what Split, VariadicSplit and Concat read (``ndim``, ``shape``,
-    ``dtype``, ``size`` and slicing with step 1); slicing cuts the parts without copying.
-    ``materialize`` writes the bytes once.
+    other axes (``depth`` > 1); ``count`` is the number of arrays under it. It offers what Split,
+    VariadicSplit and Concat read (``ndim``, ``shape``, ``dtype``, ``size`` and slicing with step
+    1); slicing cuts the parts without copying. ``materialize`` writes the bytes once.
     """
 
     __slots__ = ("axis", "parts", "shape", "dtype", "ndim", "size", "count", "depth", "array")
 
-    def __init__(self, axis: int, parts: list[Any], shape: tuple[int, ...], dtype: np.dtype) -> None:
+    def __init__(
+        self, axis: int, parts: list[Any], shape: tuple[int, ...], dtype: np.dtype, count: int, depth: int
+    ) -> None:
         self.axis = axis
         self.parts = parts
         self.shape = shape
         self.dtype = dtype
         self.ndim = len(shape)
         self.size = math.prod(shape)
-        self.count = 0
-        self.depth = 1
-        for part in parts:
-            if isinstance(part, _Joined):
-                self.count += part.count
-                self.depth = max(self.depth, part.depth + 1)
-            else:
-                self.count += 1
+        self.count = count
+        self.depth = depth
         self.array: np.ndarray | None = None
 
     def __getitem__(self, key: Any) -> Any:
@@ -246,44 +243,39 @@ class _Joined:
             return self.materialize()[key]
         bounds = [k.indices(size)[:2] for k, size in zip(key, self.shape, strict=False)]
         bounds += [(0, size) for size in self.shape[len(key):]]
-        return _Joined(self.axis, *self._cut([(start, max(start, stop)) for start, stop in bounds]))
+        return self._cut([(start, max(start, stop)) for start, stop in bounds])
 
-    def _cut(self, bounds: list[tuple[int, int]]) -> tuple[list[Any], tuple[int, ...], np.dtype]:
-        """The parts and shape of the box ``bounds`` (one (start, stop) per dim)."""
-        start, stop = bounds[self.axis]
+    def _cut(self, bounds: list[tuple[int, int]]) -> _Joined:
+        """The box ``bounds`` (one (start, stop) per dim), still deferred."""
+        axis = self.axis
+        start, stop = bounds[axis]
         parts = []
+        count, depth = 0, 1
         offset = 0
         for part in self.parts:
-            if isinstance(part, _Joined) and part.array is not None:
+            if type(part) is _Joined and part.array is not None:
                 part = part.array
-            length = part.shape[self.axis]
+            length = part.shape[axis]
             low, high = max(start, offset), min(stop, offset + length)
             if low < high:
                 inner = list(bounds)
-                inner[self.axis] = (low - offset, high - offset)
-                if isinstance(part, _Joined):
-                    sub_parts, sub_shape, _ = part._cut(inner)
-                    parts.append(_Joined(part.axis, sub_parts, sub_shape, self.dtype))
+                inner[axis] = (low - offset, high - offset)
+                if type(part) is _Joined:
+                    piece = part._cut(inner)  # nesting is bounded by MAX_DEPTH
+                    count += piece.count
+                    depth = max(depth, piece.depth + 1)
                 else:
-                    parts.append(part[tuple(slice(a, b) for a, b in inner)])
+                    piece = part[tuple(slice(a, b) for a, b in inner)]
+                    count += 1
+                parts.append(piece)
             offset += length
             if offset >= stop:
                 break
-        return parts, tuple(b - a for a, b in bounds), self.dtype
+        return _Joined(axis, parts, tuple(b - a for a, b in bounds), self.dtype, count, depth)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = self.materialize()
         return array if dtype is None else array.astype(dtype, copy=False)
-
-    def leaves(self) -> Iterator[np.ndarray]:
-        """Every array this value reads from."""
-        stack: list[Any] = [self]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, _Joined):
-                stack.extend(value.parts)
-            else:
-                yield value
 
     def materialize(self) -> np.ndarray:
         """The joined array, written now (once) into fresh memory."""
@@ -293,22 +285,24 @@ class _Joined:
 
     def write(self, target: np.ndarray) -> None:
         """Write the joined data into ``target`` (of this shape and dtype); it becomes the array."""
-        parts = [part.array if isinstance(part, _Joined) and part.array is not None else part for part in self.parts]
-        if not any(isinstance(part, _Joined) for part in parts):
-            if len(parts) == 1:
-                np.copyto(target, parts[0])
-            elif parts:
+        parts = self.parts
+        if self.depth == 1:  # arrays only: one NumPy call
+            if len(parts) > 1:
                 np.concatenate(parts, axis=self.axis, out=target)
+            elif parts:
+                np.copyto(target, parts[0])
         else:
             head = (slice(None),) * self.axis
             offset = 0
             for part in parts:
                 length = part.shape[self.axis]
                 window = target[(*head, slice(offset, offset + length))]
-                if isinstance(part, _Joined):
-                    part.write(window)  # nesting is bounded by MAX_DEPTH
-                else:
+                if type(part) is not _Joined:
                     np.copyto(window, part)
+                elif part.array is not None:
+                    np.copyto(window, part.array)
+                else:
+                    part.write(window)  # nesting is bounded by MAX_DEPTH
                 offset += length
         self.array = target
         self.parts = [target]
@@ -317,31 +311,41 @@ class _Joined:
 
 def _dense(value: Any) -> Any:
     """An array for ops that need one (a deferred Concat is written now)."""
-    return value.materialize() if isinstance(value, _Joined) else value
+    return value.materialize() if type(value) is _Joined else value
 
 
 def _join(op: Concat, inputs: list[Any], limit: int) -> Any:
     """Concat without copying: check as ``Concat.evaluate`` does, then list the parts."""
     axis = op.check_inputs(inputs)
     parts: list[Any] = []
+    count, depth, length = 0, 1, 0
     for value in inputs:
+        length += value.shape[axis]
         if value.size == 0:
             continue
-        while isinstance(value, _Joined) and value.array is None and len(value.parts) == 1:
-            value = value.parts[0]
-        if isinstance(value, _Joined):
+        while type(value) is _Joined:
             if value.array is not None:
                 value = value.array
-            elif value.axis == axis:
-                parts.extend(value.parts)
-                continue
-        parts.append(value)
-    shape = list(inputs[0].shape)
-    shape[axis] = sum(value.shape[axis] for value in inputs)
-    joined = _Joined(axis, parts, tuple(shape), inputs[0].dtype)
+            elif len(value.parts) == 1:
+                value = value.parts[0]
+            else:
+                break
+        if type(value) is not _Joined:
+            parts.append(value)
+            count += 1
+        elif value.axis == axis:
+            parts.extend(value.parts)
+            count += value.count
+            depth = max(depth, value.depth)
+        else:
+            parts.append(value)
+            count += value.count
+            depth = max(depth, value.depth + 1)
+    first = inputs[0].shape
+    joined = _Joined(axis, parts, (*first[:axis], length, *first[axis + 1 :]), inputs[0].dtype, count, depth)
     if joined.size > limit:
         raise ResourceLimitError(f"output 0 has {joined.size} elements, above the limit of {limit}")
-    if joined.count > MAX_PARTS or joined.depth > MAX_DEPTH:
+    if count > MAX_PARTS or depth > MAX_DEPTH:
         return joined.materialize()
     return joined
 

@@ -79,7 +79,7 @@ class Split(Op):
         check(data.ndim > 0, "Split 'data' input must have rank >= 1. Got a scalar")
         if np.ndim(axis) != 0:
             raise OpError(f"'axis' input must be a scalar. Got: {shape_text(np.shape(axis))}")
-        index = normalize_axis(integer_values(axis, "axis")[0], data.ndim)
+        index = normalize_axis(scalar_integer(axis, "axis"), data.ndim)
         step, remainder = divmod(data.shape[index], self.num_splits)
         if remainder:
             raise OpError(
@@ -88,3 +88,11 @@ class Split(Op):
             )
         head = (slice(None),) * index
         return [data[(*head, slice(i * step, (i + 1) * step))] for i in range(self.num_splits)]
+
+
+def scalar_integer(value: np.ndarray, what: str) -> int:
+    """The first value of an axis input as a Python int: ``int()`` for an integer scalar (the
+    common case, checked once per run), else :func:`integer_values` with its checks."""
+    if isinstance(value, np.ndarray | np.generic) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value)
+    return integer_values(value, what)[0]

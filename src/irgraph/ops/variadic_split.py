@@ -10,6 +10,7 @@ import numpy as np
 from irgraph.errors import OpError
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
+from irgraph.ops.split import scalar_integer
 from irgraph.shapes import Dim, Shape, TensorType
 
 
@@ -71,8 +72,12 @@ class VariadicSplit(Op):
             raise OpError(f"Axis should be a scalar or of shape [1]. Got [{got}] instead.")
         if np.ndim(lengths) != 1:
             raise OpError(f"Split lengths should be a 1-D tensor. Got {np.ndim(lengths)} instead.")
-        index = normalize_axis(integer_values(axis, "axis")[0], data.ndim)
-        sizes = resolve_lengths(integer_values(lengths, "split_lengths"), Dim.static(data.shape[index]))
+        index = normalize_axis(scalar_integer(axis, "axis"), data.ndim)
+        if isinstance(lengths, np.ndarray) and lengths.dtype.kind in "iu":
+            values = lengths.tolist()  # what integer_values gives, without its checks for floats
+        else:
+            values = integer_values(lengths, "split_lengths")
+        sizes = resolve_lengths(values, Dim.static(data.shape[index]))
         head = (slice(None),) * index
         parts = []
         start = 0
