@@ -102,14 +102,14 @@ class Interpreter:
                 self._feeds.setdefault(name, (parameter, slot))
         steps: list[tuple[Any, ...]] = []
         last_use: dict[int, int] = {}
-        result_slots: list[tuple[str, int]] = []
+        result_slots: list[tuple[Any, ...]] = []
         constants: dict[int, np.ndarray] = {}
         for node in order:
             sources = model.input_sources(node)
             if isinstance(node.op, Result):
                 source = sources[0]
                 if source is not None:
-                    result_slots.append((model.output_key(node), slot_of(source.node_id, source.index)))
+                    result_slots.append((node.id, model.output_key(node), slot_of(source.node_id, source.index)))
                 continue
             if isinstance(node.op, Parameter):
                 continue
@@ -130,6 +130,10 @@ class Interpreter:
             for slot in inputs:
                 last_use[slot] = len(steps)
             steps.append((node, kind, node.op, inputs, outputs))
+        # Outputs in model output order (Result document order), not in the topological order of the walk.
+        output_position = {node.id: position for position, node in enumerate(model.results)}
+        result_slots.sort(key=lambda entry: output_position[entry[0]])
+        result_slots = [(key, slot) for _, key, slot in result_slots]  # type: ignore[misc]
         keep = {slot for _, slot in result_slots}
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
