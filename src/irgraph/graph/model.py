@@ -33,6 +33,8 @@ class Model:
         """Net-level rt_info kept verbatim (None when the file had no ``<rt_info>``)."""
         self.source: str | None = None
         self._graph = nx.MultiDiGraph()
+        # Node records by id, beside the graph: O(1) lookups without networkx's view objects.
+        self._nodes: dict[int, Node] = {}
         self._producers: dict[tuple[int, int], OutputPort] = {}
         self._consumers: dict[tuple[int, int], list[InputPort]] = {}
         self._next_id = 0
@@ -52,7 +54,7 @@ class Model:
         """Place ``op`` in the model and connect ``inputs`` to its input ports 0, 1, ..."""
         if node_id is None:
             node_id = self._next_id
-        if node_id in self._graph:
+        if node_id in self._nodes:
             raise GraphError(f"layer id {node_id} is used twice", location)
         if num_outputs is None:
             num_outputs = op.output_count([self.constant_value(port) for port in inputs])
@@ -63,6 +65,7 @@ class Model:
             name = f"{op.type_name}_{node_id}"
         node = Node(node_id, name, op, num_inputs, num_outputs, location=location or Location())
         self._graph.add_node(node_id, node=node)
+        self._nodes[node_id] = node
         self._next_id = max(self._next_id, node_id + 1)
         for index, source in enumerate(inputs):
             self.connect(source, InputPort(node_id, index))
@@ -103,23 +106,24 @@ class Model:
             for target in self._consumers.pop((node_id, index), []):
                 del self._producers[(target.node_id, target.index)]
         self._graph.remove_node(node_id)
+        del self._nodes[node_id]
 
     def node(self, node_id: int) -> Node:
         """The node with id ``node_id``."""
         try:
-            return self._graph.nodes[node_id]["node"]
+            return self._nodes[node_id]
         except KeyError:
             raise GraphError(f"there is no layer with id {node_id}") from None
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self._graph
+        return node_id in self._nodes
 
     def __len__(self) -> int:
-        return self._graph.number_of_nodes()
+        return len(self._nodes)
 
     def __iter__(self) -> Iterator[Node]:
         """Nodes in insertion order (document order for a model read from XML)."""
-        return (data["node"] for _, data in self._graph.nodes(data=True))
+        return iter(self._nodes.values())
 
     @property
     def nodes(self) -> list[Node]:
@@ -154,9 +158,10 @@ class Model:
 
     def constant_value(self, port: OutputPort | None) -> np.ndarray | None:
         """The value at ``port`` when a Const produces it directly, else None."""
-        if port is None or port.node_id not in self._graph:
+        node = None if port is None else self._nodes.get(port.node_id)
+        if node is None:
             return None
-        op = self.node(port.node_id).op
+        op = node.op
         return op.value if isinstance(op, Const) else None
 
     def topological_order(self) -> list[Node]:
@@ -164,17 +169,17 @@ class Model:
 
         Raises GraphError naming a cycle when there is one.
         """
-        position = {node_id: i for i, node_id in enumerate(self._graph.nodes)}
-        waiting = {node_id: 0 for node_id in self._graph.nodes}
+        position = {node_id: i for i, node_id in enumerate(self._nodes)}
+        waiting = {node_id: 0 for node_id in self._nodes}
         for target_id, _ in self._producers:
             waiting[target_id] += 1
         ready = [(position[n], n) for n, count in waiting.items() if count == 0]
         heapq.heapify(ready)
         order: list[Node] = []
-        graph_nodes = self._graph.nodes
+        nodes = self._nodes
         while ready:
             _, node_id = heapq.heappop(ready)
-            node = graph_nodes[node_id]["node"]
+            node = nodes[node_id]
             order.append(node)
             for index in range(node.num_outputs):
                 for target in self._consumers.get((node_id, index), ()):
