@@ -622,9 +622,13 @@ def test_corpus_reads_and_runs_like_openvino(name):
     """Every golden case, hand edits included: irgraph's outputs equal OpenVINO's (expected.npz)."""
     model = ir.read_model(os.path.join(CORPUS, name, "model.xml"))
     ir.infer_shapes(model)
-    inputs = load_arrays(os.path.join(CORPUS, name, "inputs.npz"), {p.name: p.op.element_type for p in model.parameters})
-    types = {model.output_key(r): model.node(model.input_sources(r)[0].node_id).output_types[
-        model.input_sources(r)[0].index].element_type for r in model.results}
+    inputs = load_arrays(
+        os.path.join(CORPUS, name, "inputs.npz"), {p.name: p.op.element_type for p in model.parameters}
+    )
+    types = {}
+    for result in model.results:
+        source = model.input_sources(result)[0]
+        types[model.output_key(result)] = model.node(source.node_id).output_types[source.index].element_type
     expected = load_arrays(os.path.join(CORPUS, name, "expected.npz"), types)
     got = ir.run(model, inputs)
     assert list(got) == list(expected)
