@@ -13,7 +13,6 @@ is written. Needs the ``test`` (or ``oracle``) extra:
 from __future__ import annotations
 
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,8 @@ import openvino as ov
 import openvino.opset13 as ops
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from tests.oracle.ov_models import output_keys  # noqa: E402 - the oracle's DESIGN.md section 6 keys
 
 
 @dataclass(frozen=True)
@@ -115,45 +116,6 @@ SAMPLES = [
 ]
 
 
-# ------------------------------------------------------------------------------------ keys
-def _split_names(text: str) -> list[str]:
-    """Comma-separated tensor names; ``\\,`` is a literal comma."""
-    names, current, i = [], [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] == ",":
-            current.append(",")
-            i += 2
-            continue
-        if text[i] == ",":
-            names.append("".join(current))
-            current = []
-        else:
-            current.append(text[i])
-        i += 1
-    names.append("".join(current))
-    return [n for n in names if n]
-
-
-def output_keys(xml_path: Path) -> list[str]:
-    """Each Result's key in document order (DESIGN.md section 6), read from the written XML."""
-    net = ET.parse(xml_path).getroot()
-    layers = {layer.get("id"): layer for layer in net.iter("layer")}
-    edges = {(e.get("to-layer"), e.get("to-port")): (e.get("from-layer"), e.get("from-port")) for e in net.iter("edge")}
-    keys = []
-    for layer_id, layer in layers.items():
-        if layer.get("type") != "Result":
-            continue
-        names = _split_names(layer.get("output_names") or "")
-        if not names:
-            port_id = layer.find("input/port").get("id")  # type: ignore[union-attr]
-            source_layer, source_port = edges[(layer_id, port_id)]
-            for port in layers[source_layer].iter("port"):
-                if port.get("id") == source_port:
-                    names = _split_names(port.get("names") or "")
-        keys.append(names[0] if names else layer.get("name"))
-    return keys
-
-
 # ------------------------------------------------------------------------------------ writing
 def write_sample(sample: Sample, directory: Path) -> None:
     """Serialize the model, run it on OpenVINO CPU, cross-check with NumPy and write the files."""
@@ -168,7 +130,7 @@ def write_sample(sample: Sample, directory: Path) -> None:
     request = compiled.create_infer_request()
     feeds = {p.get_friendly_name(): inputs[p.get_friendly_name()] for p in read.get_parameters()}
     request.infer(feeds)
-    keys = output_keys(xml_path)
+    keys = [key for _, key in output_keys(xml_path.read_text())]
     expected = {}
     for index, key in enumerate(keys):
         value = np.array(request.get_output_tensor(index).data, copy=True)

@@ -162,3 +162,18 @@ def test_failed_onnx_export_keeps_the_destination(write_ir, tmp_path: Path, caps
     assert err.startswith("error: ")
     assert destination.read_bytes() == b"old"
     assert files_in(tmp_path) == sorted(["keep.onnx", files.xml.parent.name])
+
+
+def test_weights_and_element_budget_options(split_model, tmp_path: Path, capsys) -> None:
+    moved = tmp_path / "w.bin"
+    split_model.bin.rename(moved)
+    code, _, err = run(capsys, split_model.xml, tmp_path / "copy.xml", "--weights", moved)
+    assert code == 0, err
+    assert (tmp_path / "copy.bin").read_bytes() == moved.read_bytes()
+    code, _, err = run(capsys, split_model.xml, tmp_path / "small.xml", "--weights", moved, "--max-elements", "1")
+    assert code == 0, err  # the axis Const has 1 element
+    code, _, err = run(capsys, SAMPLES / "dml-split-axis2" / "model.xml", tmp_path / "s.xml", "--max-elements", "2")
+    assert code == 1 and "split_lengths" in err and "2" in err  # split_lengths has 3 elements
+    assert not (tmp_path / "s.xml").exists()
+    code, _, err = run(capsys, split_model.xml, tmp_path / "x.xml", "--weights", moved, "--max-elements", "0")
+    assert code == 2 and "expected an integer >= 1" in err

@@ -95,3 +95,11 @@ def test_invalid_model_is_exit_1(write_ir, capsys) -> None:
     code, _, err = run(capsys, files.xml)
     assert code == 1
     assert err.startswith(f"error: {files.xml}") and len(err.splitlines()) == 1
+
+
+def test_weights_option(split_model, tmp_path: Path, capsys) -> None:
+    moved = tmp_path / "w.bin"
+    split_model.bin.rename(moved)
+    code, out, err = run(capsys, split_model.xml, "--weights", moved, "--json")
+    assert code == 0, err
+    assert json.loads(out)["weights"] == {"file": str(moved), "bytes": 8}

@@ -501,3 +501,8 @@ def test_keyboard_interrupt_exits_130(split_model, monkeypatch, capsys) -> None:
     code, _, err = run(capsys, split_model.xml)
     assert code == 130
     assert err.endswith("error: interrupted\n")
+
+
+def test_version(capsys) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("ir-run (irgraph ")
