@@ -70,7 +70,7 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
     inputs = []
     for parameter in model.parameters:
         op = parameter.op
-        assert isinstance(op, Parameter)  # noqa: S101
+        assert isinstance(op, Parameter)
         inputs.append({
             "name": parameter.name,
             "tensor_names": model.input_names(parameter)[1:] or [],
@@ -108,7 +108,7 @@ def _version_number(node: Node) -> str:
 def format_info(info: dict[str, object]) -> str:
     """The text report."""
     weights = info["weights"]
-    assert isinstance(weights, dict)  # noqa: S101
+    assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
     lines = [
         f"model      {info['name']} ({info['file']})",

@@ -121,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_summary(args, model, feeds, stored, comparison), indent=2))
     else:
-        print(format_table([_stats(key, outputs[key], stored[key]) for key in stored]))
+        print(format_table([_stats(key, array) for key, array in stored.items()]))
         if comparison is not None:
             print()
             print(format_comparison(comparison, args.compare, args.atol, args.rtol))
@@ -207,7 +207,7 @@ def resolve_shapes(model: Model, inputs: Mapping[str, Node], shapes: Mapping[str
 
 def _parameter_op(parameter: Node) -> Parameter:
     op = parameter.op
-    assert isinstance(op, Parameter)  # noqa: S101 - callers pass Parameter nodes only
+    assert isinstance(op, Parameter)
     return op
 
 
@@ -275,11 +275,10 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
                 f"{element_limit} (see --max-elements)",
                 parameter.location,
             )
-        element_type = op.element_type
-        if element_type.is_dynamic:
-            element_type = ElementType.F32
+        element_type = ElementType.F32 if op.element_type.is_dynamic else op.element_type
         feeds.append(_Feed(parameter.name, random_array(rng, element_type, sizes), "random"))
-        described.append(f"{parameter.name} {element_type}{shape_text(sizes)}")
+        chosen = " (its element type is dynamic)" if op.element_type.is_dynamic else ""
+        described.append(f"{parameter.name} {element_type}{shape_text(sizes)}{chosen}")
     note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
     common.warn(f"no input data given: every input is filled with random data (seed {seed}): "
                 f"{', '.join(described) or 'the model has no inputs'}{note}")
@@ -310,7 +309,7 @@ def random_array(rng: np.random.Generator, element_type: ElementType, shape: tup
         low, high = max(-(2 ** (bits - 1)), -5), min(2 ** (bits - 1) - 1, 5)
     else:
         low, high = 0, min(2**bits - 1, 9)
-    assert dtype is not None  # noqa: S101 - every non-dynamic, non-string type has a dtype
+    assert dtype is not None
     return rng.integers(low, high + 1, size=shape).astype(dtype)
 
 
@@ -321,21 +320,16 @@ def _as_float64(array: np.ndarray) -> np.ndarray | None:
     return array.astype(np.float64)
 
 
-def _number(value: float, integral: bool) -> str:
-    if math.isnan(value) or math.isinf(value) or not integral:
-        return f"{value:.6g}"
-    return str(int(value))
-
-
-def _stats(key: str, array: np.ndarray, stored: np.ndarray) -> dict[str, object]:
+def _stats(key: str, array: np.ndarray) -> dict[str, object]:
+    """Name, element type, shape, min, max and mean of one stored output (strings: no mean)."""
     element_type = _element_type_name(array)
     row: dict[str, object] = {
         "name": key, "element_type": element_type, "shape": list(array.shape), "min": None, "max": None, "mean": None,
     }
     values = _as_float64(array)
     if values is None:
-        if stored.size:
-            items = [str(item) for item in stored.reshape(-1).tolist()]
+        if array.size:
+            items = [str(item) for item in array.reshape(-1).tolist()]
             row["min"], row["max"] = min(items), max(items)
         return row
     if values.size:
@@ -367,7 +361,7 @@ def format_table(rows: list[dict[str, object]]) -> str:
     lines = [header]
     for row in rows:
         shape = row["shape"]
-        assert isinstance(shape, list)  # noqa: S101
+        assert isinstance(shape, list)
         lines.append((
             str(row["name"]), str(row["element_type"]), shape_text(tuple(shape)),
             *(_cell(row[k]) for k in ("min", "max", "mean")),
@@ -449,7 +443,7 @@ def _compare_one(array: np.ndarray, expected: np.ndarray, item: dict[str, object
 def format_comparison(comparison: Mapping[str, object], path: str, atol: float, rtol: float) -> str:
     """One line per output: verdict, max absolute and relative error, reason."""
     items = comparison["outputs"]
-    assert isinstance(items, list)  # noqa: S101
+    assert isinstance(items, list)
     lines = [f"compare with {path} (atol {atol:g}, rtol {rtol:g}):"]
     width = max((len(str(item["name"])) for item in items), default=0)
     for item in items:
@@ -478,7 +472,7 @@ def _summary(
              "source": feed.source}
             for feed in feeds
         ],
-        "outputs": [_stats(key, array, array) for key, array in stored.items()],
+        "outputs": [_stats(key, array) for key, array in stored.items()],
         "output_file": os.path.abspath(args.output) if args.output else None,
         "compare": dict(comparison, reference=args.compare) if comparison is not None else None,
         "ok": comparison is None or bool(comparison["passed"]),
