@@ -1,0 +1,181 @@
+"""Shared benchmark machinery: result rows, interleaved timing, subprocess timing and memory probes.
+
+Every comparison is measured side by side in the same run: contenders take turns in rounds (the
+order rotates each round) so that machine noise lands on all of them alike, and the reported
+figure is the median over every timed call.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+PYTHON = sys.executable
+BIN = Path(sys.executable).parent
+"""The directory of this interpreter's console scripts (ir-run lives here in a venv)."""
+
+
+@dataclass
+class Row:
+    """One comparison: irgraph's figure against one other figure, with the target on their ratio."""
+
+    bench: str
+    what: str
+    irgraph: float | None
+    against: str
+    other: float | None
+    unit: str = "ms"
+    target: float | None = None
+    """Largest acceptable irgraph/other ratio; None for a comparison shown for context."""
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.irgraph is None or not self.other:
+            return None
+        return self.irgraph / self.other
+
+    @property
+    def met(self) -> str:
+        if self.target is None:
+            return ""
+        if self.ratio is None:
+            return "n/a"
+        return "met" if self.ratio <= self.target else "NOT met"
+
+
+@dataclass
+class Section:
+    """What one benchmark returns: its rows and any profile lines explaining them."""
+
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def have(module: str) -> bool:
+    """True when ``module`` can be imported (optional peers: openvino, onnxruntime, onnx)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def interleaved(
+    contenders: dict[str, Callable[[], object]], rounds: int, per_round: int, warmup: int = 3
+) -> dict[str, float]:
+    """Median seconds per call of each contender, timed in rotating rounds with the GC paused."""
+    for function in contenders.values():
+        for _ in range(warmup):
+            function()
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    names = list(contenders)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for round_index in range(rounds):
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:
+                function = contenders[name]
+                for _ in range(per_round):
+                    start = time.perf_counter()
+                    kept = function()
+                    samples[name].append(time.perf_counter() - start)
+                    del kept  # freeing the result is not part of the call
+            gc.collect()
+    finally:
+        if collecting:
+            gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def time_processes(
+    commands: dict[str, Sequence[str]], repeats: int, env: dict[str, str] | None = None
+) -> dict[str, float]:
+    """Median wall seconds of each command line, run in turns; every run must exit 0."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    names = list(commands)
+    for round_index in range(repeats + 1):
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            start = time.perf_counter()
+            done = subprocess.run(list(commands[name]), capture_output=True, text=True, env=env)
+            elapsed = time.perf_counter() - start
+            if done.returncode != 0:
+                raise RuntimeError(f"{name} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+            if round_index:  # the first round only warms the file cache
+                samples[name].append(elapsed)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def run_worker(script: Path, *args: str, timeout: float = 600) -> dict:
+    """Run ``python script args`` and return the JSON object it prints last on stdout."""
+    done = subprocess.run([PYTHON, str(script), *args], capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{script.name} {' '.join(args)} failed: {done.stderr.strip()[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------------------ memory probes
+def status(field_name: str) -> int:
+    """A ``/proc/self/status`` figure (VmRSS, VmHWM, ...) in bytes."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field_name + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(field_name)
+
+
+def reset_peak() -> None:
+    """Reset VmHWM to the current RSS (Linux: write 5 to /proc/self/clear_refs)."""
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+
+
+def machine() -> str:
+    """One line naming the machine and the versions measured."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            names = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
+        cpu = f"{names[0]} x{len(names)}" if names else cpu
+    except OSError:
+        pass
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GiB
+    except (ValueError, OSError):
+        memory = 0.0
+    versions = [f"Python {platform.python_version()}"]
+    for module in ("numpy", "openvino", "onnxruntime"):
+        if have(module):
+            versions.append(f"{module} {_version(module)}")
+    return f"{cpu}, {memory:.0f} GiB RAM, {platform.system()}; " + ", ".join(versions)
+
+
+def _version(module: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(module)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def fmt(value: float | None, unit: str) -> str:
+    """A figure in its unit: ms (from seconds) or MiB (from bytes)."""
+    if value is None:
+        return "n/a"
+    if unit == "ms":
+        milliseconds = value * 1e3
+        return f"{milliseconds:.3f} ms" if milliseconds < 10 else f"{milliseconds:.1f} ms"
+    if unit == "MiB":
+        return f"{value / MiB:.1f} MiB"
+    return f"{value:g} {unit}"

@@ -1,0 +1,147 @@
+"""(b) Cold, end to end: the ``ir-run`` process against a process doing OpenVINO read, compile and one
+inference on the same files (the (a) model, written by OpenVINO, and the same input .npz).
+
+The profile splits ir-run's wall time into interpreter start-up, imports (by package) and the
+work itself, which is what decides whether the target can be met.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import subprocess
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import models
+import numpy as np
+from _common import BIN, PYTHON, Row, Section, have, time_processes
+
+OPENVINO_COLD = """\
+import sys
+import numpy as np
+import openvino as ov
+xml, npz = sys.argv[1:3]
+core = ov.Core()
+compiled = core.compile_model(core.read_model(xml), "CPU")
+with np.load(npz, allow_pickle=False) as inputs:
+    outputs = compiled.create_infer_request().infer({0: inputs["x"]})
+print(outputs[0].shape)
+"""
+
+ONNXRUNTIME_COLD = """\
+import sys
+import numpy as np
+import onnxruntime as ort
+path, npz = sys.argv[1:3]
+session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+with np.load(npz, allow_pickle=False) as inputs:
+    outputs = session.run(None, {"x": inputs["x"]})
+print(outputs[0].shape)
+"""
+
+PHASES = """\
+import time
+start = time.perf_counter()
+import numpy
+numpy_done = time.perf_counter()
+import irgraph.cli.ir_run as ir_run
+imports_done = time.perf_counter()
+import contextlib, io, sys
+with contextlib.redirect_stdout(io.StringIO()):
+    code = ir_run.main(sys.argv[1:])
+end = time.perf_counter()
+assert code == 0, code
+print(numpy_done - start, imports_done - numpy_done, end - imports_done)
+"""
+
+
+def _ir_run() -> str:
+    script = BIN / "ir-run"
+    if not script.exists():
+        raise FileNotFoundError(f"{script} not found: install irgraph (pip install -e .) in this interpreter's venv")
+    return str(script)
+
+
+def run(quick: bool = False) -> Section:
+    repeats = 3 if quick else 7
+    section = Section()
+    what = "cold process: read + check + run the (a) model once on in.npz"
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        np.savez(folder / "in.npz", x=models.input_a())
+        if not have("openvino"):
+            section.notes.append("(b) skipped: OpenVINO is not installed (the IR files are written with it)")
+            return section
+        xml = models.write_ir(models.openvino_a(), folder / "model.xml")
+        npz = str(folder / "in.npz")
+        commands = {
+            "ir-run": [_ir_run(), str(xml), "--inputs", npz],
+            "openvino": [PYTHON, "-c", OPENVINO_COLD, str(xml), npz],
+            "python": [PYTHON, "-c", "pass"],
+            "python+numpy": [PYTHON, "-c", "import numpy"],
+            "imports": [PYTHON, "-c", "import irgraph.cli.ir_run"],
+        }
+        if have("onnxruntime") and have("onnx"):
+            commands["onnxruntime"] = [PYTHON, "-c", ONNXRUNTIME_COLD, str(models.onnx_a(folder / "a.onnx")), npz]
+        times = time_processes(commands, repeats)
+        phases = _phases([str(xml), "--inputs", npz], repeats)
+        importtime = _importtime()
+
+    section.rows.append(Row("b", what + ": ir-run MODEL --inputs in.npz", times["ir-run"],
+                            "python: OpenVINO Core + read_model + compile_model + one infer", times["openvino"],
+                            target=0.2))
+    if "onnxruntime" in times:
+        section.rows.append(Row("b", what + ": ir-run", times["ir-run"],
+                                "python: onnxruntime InferenceSession + one run", times["onnxruntime"]))
+    floor = times["python+numpy"]
+    section.rows.append(Row("b", "floor: `python -c 'import numpy'` (any NumPy tool pays this)", floor,
+                            "python: OpenVINO cold (as above)", times["openvino"]))
+    section.rows.append(Row("b", "`python -c 'import irgraph.cli.ir_run'` (every module ir-run loads)",
+                            times["imports"], "python: OpenVINO cold (as above)", times["openvino"]))
+    numpy_s, rest_s, work_s = phases
+    section.notes.append(
+        "(b) profile of ir-run (median wall ms over "
+        f"{repeats} processes): whole process {times['ir-run'] * 1e3:.0f}; "
+        f"bare `python -c pass` {times['python'] * 1e3:.0f}; in-process: import numpy {numpy_s * 1e3:.0f}, "
+        f"import the rest of ir-run's modules {rest_s * 1e3:.0f}, main() (read XML + .bin, check, run, "
+        f"print the table) {work_s * 1e3:.0f}. OpenVINO's process: {times['openvino'] * 1e3:.0f}; "
+        f"0.2x of it is {times['openvino'] * 0.2e3:.0f} ms."
+    )
+    section.notes.append("(b) `python -X importtime -c 'import irgraph.cli.ir_run'`, self time by top-level "
+                         "package (ms): " + ", ".join(f"{name} {ms:.0f}" for name, ms in importtime))
+    return section
+
+
+def _phases(args: list[str], repeats: int) -> tuple[float, float, float]:
+    samples = []
+    for _ in range(repeats):
+        done = subprocess.run([PYTHON, "-c", PHASES, *args], capture_output=True, text=True, check=True)
+        samples.append(tuple(float(v) for v in done.stdout.split()))
+    return tuple(statistics.median(column) for column in zip(*samples, strict=True))  # type: ignore[return-value]
+
+
+def _importtime() -> list[tuple[str, float]]:
+    """Self import time per top-level package (the median of 3 processes), largest first."""
+    totals: dict[str, list[float]] = defaultdict(list)
+    for _ in range(3):
+        done = subprocess.run([PYTHON, "-X", "importtime", "-c", "import irgraph.cli.ir_run"],
+                              capture_output=True, text=True, check=True)
+        per_package: dict[str, float] = defaultdict(float)
+        for line in done.stderr.splitlines():
+            match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+            if match:
+                per_package[match.group(2).split(".")[0]] += int(match.group(1)) / 1e3
+        for name, ms in per_package.items():
+            totals[name].append(ms)
+    medians = {name: statistics.median(values) for name, values in totals.items()}
+    big = sorted(((name, ms) for name, ms in medians.items() if ms >= 3), key=lambda item: -item[1])
+    rest = sum(ms for ms in medians.values() if ms < 3)
+    return [*big, ("others", rest)]
+
+
+if __name__ == "__main__":
+    from run import main
+
+    main(["--only", "b"])

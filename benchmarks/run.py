@@ -1,0 +1,129 @@
+"""Run irgraph's benchmarks and print one table of ratios, measured side by side in this run.
+
+    python benchmarks/run.py                     # everything (a few minutes)
+    python benchmarks/run.py --quick             # fewer repeats, a 256 MiB chain for (e)
+    python benchmarks/run.py --only ab           # some of them
+    python benchmarks/run.py --results benchmarks/RESULTS.md   # also write the Markdown table
+
+(a) warm split/concat run, (b) cold ir-run process, (c) reading and (d) writing a 20,003-layer IR,
+(e) peak memory of a split/concat chain on a 1 GiB input, (f) reading an IR with a 1 GiB Const.
+OpenVINO and onnxruntime columns appear when they are installed. No figure here is asserted by
+the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import Row, Section, fmt, machine  # noqa: E402
+
+BENCHES: dict[str, tuple[str, str, str]] = {
+    "a": ("bench_split_concat", "run", "warm split/concat vs one copy, OpenVINO, onnxruntime"),
+    "b": ("bench_cold", "run", "cold ir-run process vs an OpenVINO process"),
+    "c": ("bench_read_write", "run_read", "read a 20,003-layer IR"),
+    "d": ("bench_read_write", "run_write", "write a 20,003-layer IR"),
+    "e": ("bench_memory", "run_chain", "peak memory of a split/concat chain on 1 GiB"),
+    "f": ("bench_memory", "run_big_const", "read an IR with a 1 GiB Const"),
+}
+COLUMNS = ("", "what", "irgraph", "compared with", "value", "ratio", "target", "")
+
+
+def _bench(key: str) -> Callable[[bool], Section]:
+    module_name, function_name, _ = BENCHES[key]
+    module = __import__(module_name)
+    if module_name == "bench_read_write":
+        return lambda quick: module.run(quick, parts=key)
+    return getattr(module, function_name)
+
+
+def cells(row: Row) -> tuple[str, ...]:
+    ratio = "n/a" if row.ratio is None else f"{row.ratio:.2f}x"
+    target = "" if row.target is None else f"<= {row.target:g}x"
+    return (row.bench, row.what, fmt(row.irgraph, row.unit), row.against, fmt(row.other, row.unit), ratio, target,
+            row.met)
+
+
+def text_table(rows: list[Row]) -> str:
+    lines = [COLUMNS, *(cells(row) for row in rows)]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(COLUMNS))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+                     for line in lines)
+
+
+def markdown_table(rows: list[Row]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells(row)) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and a 256 MiB chain for (e)")
+    parser.add_argument("--only", default="".join(BENCHES), help="which benchmarks, e.g. 'ace' (default: all)")
+    parser.add_argument("--results", metavar="FILE.md", help="also write the table and notes as Markdown")
+    args = parser.parse_args(argv)
+    unknown = set(args.only) - set(BENCHES)
+    if unknown:
+        parser.error(f"unknown benchmark(s) {''.join(sorted(unknown))}; choose from {''.join(BENCHES)}")
+
+    started = time.perf_counter()
+    header = machine()
+    print(header, flush=True)
+    rows: list[Row] = []
+    notes: list[str] = []
+    for key in BENCHES:
+        if key not in args.only:
+            continue
+        print(f"({key}) {BENCHES[key][2]} ...", file=sys.stderr, flush=True)
+        begun = time.perf_counter()
+        section = _bench(key)(args.quick)
+        rows += section.rows
+        notes += section.notes
+        print(f"({key}) done in {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    print()
+    print(text_table(rows))
+    if notes:
+        print()
+        print("\n".join(notes))
+    missing = [row for row in rows if row.met in ("NOT met", "n/a")]
+    met = sum(1 for row in rows if row.met == "met")
+    print(f"\n{met} of {met + len(missing)} targets met; {elapsed:.0f} s in all", flush=True)
+
+    if args.results:
+        command = "python benchmarks/run.py" + (" --quick" if args.quick else "") + (
+            f" --only {args.only}" if args.only != "".join(BENCHES) else "")
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        text = [
+            "# Benchmark results",
+            "",
+            f"Latest run of `{command}` ({stamp}, {elapsed:.0f} s) on {header}.",
+            "Ratios are irgraph / the compared figure, measured side by side in the same run (medians); "
+            "the targets come from issue 7. Lower is better.",
+            "",
+            markdown_table(rows),
+            "",
+            f"{met} of {met + len(missing)} targets met.",
+        ]
+        if notes:
+            text += ["", "## Notes and profiles", ""]
+            for note in notes:
+                first, *rest = note.split("\n")
+                text.append(f"- {first}")
+                if rest:
+                    text += ["", "  ```", *("  " + line for line in rest), "  ```"]
+        Path(args.results).write_text("\n".join(text) + "\n")
+        print(f"wrote {args.results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
