@@ -249,7 +249,9 @@ def shape_text(shape: Sequence[int] | Shape) -> str:
 def integer_values(array: np.ndarray, what: str) -> list[int]:
     """The values of an axis or lengths tensor as Python ints (floats truncate, as OpenVINO does)."""
     flat = np.asarray(array).reshape(-1)
-    if flat.dtype.kind == "f":
-        check(bool(np.all(np.isfinite(flat))), f"'{what}' input must hold finite numbers. Got: {flat.tolist()}")
-    check(flat.dtype.kind in "iubf", f"'{what}' input must be numeric. Got dtype {flat.dtype}")
+    kind = flat.dtype.kind
+    if kind == "f" and not np.all(np.isfinite(flat)):
+        raise OpError(f"'{what}' input must hold finite numbers. Got: {flat.tolist()}")
+    if kind not in "iubf":  # message built only on failure: formatting a dtype is slow
+        raise OpError(f"'{what}' input must be numeric. Got dtype {flat.dtype}")
     return [int(v) for v in flat.tolist()]
