@@ -109,6 +109,10 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
     debug = bool(getattr(args, "debug", False))
     try:
         return body(args)
+    except BrokenPipeError:  # stdout closed early (`ir-info --dot model.xml | head`): stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
     except CliError as err:
         return report(str(err), err.exit_code, debug)
     except IrError as err:
