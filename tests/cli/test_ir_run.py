@@ -506,3 +506,15 @@ def test_keyboard_interrupt_exits_130(split_model, monkeypatch, capsys) -> None:
 def test_version(capsys) -> None:
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.startswith("ir-run (irgraph ")
+
+
+def test_model_without_inputs_runs_without_a_warning(write_ir, capsys) -> None:
+    xml, weights = split_xml()
+    xml = xml.replace('<layer id="0" name="x" type="Parameter" version="opset1">\n\t\t\t<data shape="2,6" '
+                      'element_type="f32"/>', '<layer id="0" name="x" type="Const" version="opset1">\n\t\t\t<data '
+                      'shape="2,6" element_type="f32" offset="8" size="48"/>')
+    files = write_ir(xml, weights + X.tobytes())
+    code, out, err = run(capsys, files.xml)
+    assert code == 0, err
+    assert err == ""
+    assert out.splitlines()[1].split() == ["y0", "f32", "[2,3]", "0", "8", "4"]

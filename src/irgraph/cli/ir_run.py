@@ -279,9 +279,10 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
         feeds.append(_Feed(parameter.name, random_array(rng, element_type, sizes), "random"))
         chosen = " (its element type is dynamic)" if op.element_type.is_dynamic else ""
         described.append(f"{parameter.name} {element_type}{shape_text(sizes)}{chosen}")
-    note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
-    common.warn(f"no input data given: every input is filled with random data (seed {seed}): "
-                f"{', '.join(described) or 'the model has no inputs'}{note}")
+    if feeds:
+        note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
+        common.warn(f"no input data given: every input is filled with random data (seed {seed}): "
+                    f"{', '.join(described)}{note}")
     return feeds
 
 
