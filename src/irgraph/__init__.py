@@ -27,7 +27,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConversionError", "Diagnostic", "Dim", "ElementType", "EvaluationError", "GraphError", "InputError",
-    "InputPort", "Interpreter", "IrError", "IrIOError", "IrParseError", "Location", "Model", "Node", "OpError", "OutputPort",
+    "InputPort", "Interpreter", "IrError", "IrIOError", "IrParseError", "Location", "Model", "Node", "OpError",
+    "OutputPort",
     "ResourceLimitError", "Severity", "Shape", "ShapeInferenceError", "TensorType", "WeightsError",
     "infer_shapes", "run", "validate",
 ]
