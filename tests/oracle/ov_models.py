@@ -220,7 +220,7 @@ def sample(type_name: str, shape: tuple[int, ...], rng: np.random.Generator, spe
             v = rng.integers(0, 1 << info.bits, n).astype(np.uint8).view(info.dtype)
         return np.asarray(v).reshape(shape)
     if info.dtype.kind == "f" or type_name == "bf16":
-        v = (rng.standard_normal(n) * 10).astype(np.float32)
+        v = rng.standard_normal(n) * 10  # f64 values need all 53 bits; narrower types round
         if specials and n >= 4:
             v[:4] = [-0.0, np.inf, -np.inf, np.nan]
         return v.astype(info.dtype).reshape(shape)
@@ -906,7 +906,8 @@ _CPU_NOTES = {
     "i64": "the CPU plugin moves i64 data through i32: inputs wrap, constants saturate (see ov_cpu.npz)",
     "u64": "the CPU plugin moves u64 data through i32: inputs wrap, constants saturate (see ov_cpu.npz)",
     "u32": "the CPU plugin moves u32 data through i32: values above 2^31-1 saturate (see ov_cpu.npz)",
-    "f64": "the CPU plugin moves f64 data through f32: +-inf inputs come back as +-3.4028234663852886e38",
+    "f64": "the CPU plugin moves f64 data through f32: every value (Consts too) is rounded to f32 and +-inf "
+    "comes back as +-3.4028234663852886e38 (see ov_cpu.npz)",
     "nf4": "the CPU plugin returns wrong nibbles for nf4 Split/Concat and corrupts the heap (the process aborts)",
     "f4e2m1": "the CPU plugin corrupts the heap on f4e2m1 Split/Concat (the process aborts)",
     "string": "the CPU plugin crashes (SIGSEGV, or 'free(): invalid pointer' at exit) on string Split/VariadicSplit; "
