@@ -164,3 +164,18 @@ def test_the_golden_writer_file_runs_in_openvino():
     (got,) = M._run_cpu(model, {"x": x})
     np.testing.assert_array_equal(got, np.concatenate([x[..., 3:], x[..., :1], x[..., 1:3]], axis=-1))
     assert sorted(model.output(0).get_names()) == ["alias", "y"]
+
+
+def test_names_with_every_control_character_round_trip(tmp_path):
+    import openvino.opset13 as ops
+
+    names = {"".join(chr(c) for c in range(1, 32)) + "&<>\"'", "plain", "a,b", "back\\slash"}
+    x = M.param("x\x01\x1f", [2], names=names)
+    model = ov.Model([ops.result(ops.concat([x, x], 0, name="cat\x02"), name="r\x03")], [x], "ctl\x04")
+    ov.serialize(model, str(tmp_path / "model.xml"))
+    ours = ir.read_model(tmp_path / "model.xml")
+    assert set(ours.node(0).tensor_names[0]) == names and ours.name == "ctl\x04"
+    ir.write_model(ours, tmp_path / "again.xml")
+    assert (tmp_path / "again.xml").read_bytes() == (tmp_path / "model.xml").read_bytes()
+    reference = M._run_cpu(M._read(tmp_path / "again.xml", 11), {"x\x01\x1f": np.ones(2, np.float32)})
+    assert_outputs(list(ir.run(ours, {"x\x01\x1f": np.ones(2, np.float32)}).values()), reference, "control names")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 from dataclasses import dataclass, field
@@ -9,12 +10,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
-from irgraph.graph import InputPort, Model, OutputPort
+from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.layers import LayerReader
 from irgraph.io.rt_info import read_rt_info
 from irgraph.io.weights import WeightsFile
-from irgraph.io.xml_security import XmlDocument, load_xml
+from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
+from irgraph.ops import OpaqueOp
 from irgraph.validation import Diagnostic, Severity
 
 __all__ = ["ReadResult", "read_ir", "read_model"]
@@ -134,6 +136,8 @@ class _Reader:
         if edges is not None:
             self._edges(model, edges, ports)
         model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
+        if self.document.controls:
+            _restore_controls(model)
         return ReadResult(model, self.findings)
 
     def _edges(self, model: Model, edges: etree._Element, ports: dict) -> None:
@@ -187,6 +191,40 @@ class _Reader:
                 )
             claimed[key] = edge
             connect(OutputPort(source.node.id, out_index), InputPort(key[0], in_index))
+
+
+def _restore_controls(model: Model) -> None:
+    """Put back the control characters :func:`shield_controls` replaced, in every text the model keeps."""
+    fix = restore_controls
+
+    def entries(tree: tuple[RtEntry, ...] | None) -> tuple[RtEntry, ...] | None:
+        if tree is None:
+            return None
+        return tuple(
+            RtEntry(fix(e.tag), tuple((fix(k), fix(v)) for k, v in e.attributes), entries(e.children) or ())
+            for e in tree
+        )
+
+    model.name = fix(model.name)
+    model.rt_info = entries(model.rt_info)
+    for node in model:
+        node.name = fix(node.name)
+        where = node.location
+        node.location = dataclasses.replace(
+            where, layer_name=fix(where.layer_name or ""), layer_type=fix(where.layer_type or "")
+        )
+        node.tensor_names = [[fix(name) for name in names] for names in node.tensor_names]
+        if node.result_names:
+            node.result_names = [fix(name) for name in node.result_names]
+        node.extra_attributes = {fix(k): fix(v) for k, v in node.extra_attributes.items()}
+        node.rt_info = entries(node.rt_info) or ()
+        node.input_rt_info = {i: entries(e) or () for i, e in node.input_rt_info.items()}
+        node.output_rt_info = {i: entries(e) or () for i, e in node.output_rt_info.items()}
+        if isinstance(node.op, OpaqueOp):
+            node.op = dataclasses.replace(
+                node.op, op_type=fix(node.op.op_type), op_version=fix(node.op.op_version),
+                attributes={fix(k): fix(v) for k, v in node.op.attributes.items()},
+            )
 
 
 def _version(text: str | None, where: Location) -> int:

@@ -26,6 +26,12 @@ MAX_XML_ELEMENTS = 20_000_000
 _LXML_LINE_CAP = 65535  # libxml2 stores element lines in 16 bits unless XML_PARSE_BIG_LINES, which lxml never sets
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
 _UTF8 = ("utf-8", "utf8")
+_CONTROL_REF = re.compile(
+    rb"&#(?:0*([1-8]|1[124-9]|2[0-9]|3[01])|[xX]0*([1-8bBcCeEfF]|1[0-9a-fA-F]));"
+)  # references to characters XML 1.0 forbids (every control character but tab, newline, carriage return)
+_STAND_IN = 0x10FF00
+_STAND_IN_PREFIX = chr(_STAND_IN).encode("utf-8")[:3]
+_RESTORE = {_STAND_IN + code: code for code in range(32)}
 _TAG_END = (b" ", b"\t", b"\n", b"\r", b"/", b">")
 _FOREIGN_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\x00\x00\x00<", b"<\x00", b"\x00<")
 
@@ -37,6 +43,8 @@ class XmlDocument:
     path: str
     root: etree._Element
     data: bytes = field(repr=False)
+    controls: bool = False
+    """True when control-character references were shielded (see :func:`shield_controls`)."""
     _lines: dict[str, tuple[list, dict[int, int]]] = field(default_factory=dict, repr=False)
 
     def line(self, element: etree._Element) -> int | None:
@@ -114,7 +122,33 @@ def load_xml(path: str | os.PathLike[str]) -> XmlDocument:
     except OSError as exc:
         raise IrIOError(f"cannot read the file: {exc.strerror or exc}", where) from exc
     check_bytes(data, where)
-    return XmlDocument(name, parse_bytes(data, where), data)
+    shielded, controls = shield_controls(data, where)
+    return XmlDocument(name, parse_bytes(shielded, where), data, controls=controls)
+
+
+def shield_controls(data: bytes, where: Location) -> tuple[bytes, bool]:
+    """Swap character references to control characters for private-use stand-ins; True if any.
+
+    pugixml (OpenVINO's writer) escapes every control character as ``&#NN;``, but XML 1.0 allows
+    only tab, newline and carriage return, so libxml2 refuses e.g. ``&#01;`` in a tensor name.
+    The stand-ins are U+10FF01..U+10FF1F; :func:`restore_controls` maps them back after parsing.
+    """
+    if b"&#" not in data or _CONTROL_REF.search(data) is None:
+        return data, False
+    if _STAND_IN_PREFIX in data:
+        raise IrParseError("the file contains characters U+10FF00..U+10FF1F, which irgraph cannot read", where)
+    return _CONTROL_REF.sub(_stand_in, data), True
+
+
+def restore_controls(text: str) -> str:
+    """Undo :func:`shield_controls` in a string read from the document."""
+    return text.translate(_RESTORE)
+
+
+def _stand_in(match: re.Match[bytes]) -> bytes:
+    decimal, hexadecimal = match.groups()
+    code = int(decimal) if decimal is not None else int(hexadecimal, 16)
+    return b"&#x%X;" % (_STAND_IN + code)
 
 
 def check_bytes(data: bytes, where: Location) -> None:

@@ -31,6 +31,7 @@ from irgraph.shapes import TensorType
 __all__ = ["serialize", "write_model"]
 
 SUPPORTED_VERSIONS = (10, 11)
+_SMALL_BLOB = 1 << 16  # Consts up to this many bytes are copied (cheap to compare); larger ones stay views
 
 
 def write_model(
@@ -77,6 +78,12 @@ class _Serializer:
         self.version = version
         self.blobs = WeightsWriter()
         self.out: list[str] = []
+        self.nodes = {node.id: node for node in model}
+        self.sources = {node_id: model.input_sources(node) for node_id, node in self.nodes.items()}
+        # Per-serialization caches keyed by id(): every keyed object stays referenced by the model meanwhile.
+        self._bodies: dict[int, tuple[TensorType, str, str]] = {}
+        self._data_lines: dict[int, tuple[object, str]] = {}
+        self._kinds: dict[int, tuple[object, str, bool]] = {}
 
     def run(self) -> tuple[bytes, WeightsWriter]:
         model, out = self.model, self.out
@@ -107,62 +114,79 @@ class _Serializer:
     def _emission_order(self) -> list[Node]:
         """Parameters (input order), the rest topologically (ties by insertion order), Results (output order).
 
-        For a model read from a file OpenVINO wrote, the document order is already topological, so
-        this reproduces the file's layer order exactly.
+        When the insertion order is already topological (always, for a file OpenVINO wrote) the
+        topological sort with insertion-order ties returns it unchanged, so it is used directly.
         """
-        middle = [n for n in self.model.topological_order() if not isinstance(n.op, Parameter | Result)]
+        nodes = list(self.nodes.values())
+        position = {node.id: index for index, node in enumerate(nodes)}
+        topological = all(
+            position[source.node_id] < position[node.id]
+            for node in nodes for source in self.sources[node.id] if source is not None
+        )
+        ordered = nodes if topological else self.model.topological_order()
+        middle = [n for n in ordered if not isinstance(n.op, Parameter | Result)]
         return [*self.model.parameters, *middle, *self.model.results]
 
     def _edges(self, order: list[Node], ids: dict[int, int]) -> list[tuple[int, int, int, int]]:
-        model = self.model
+        """One edge per connected input, consumers in emission order, then std::sort on from-layer."""
         inputs_of = {node.id: node.num_inputs for node in order}
         edges = []
         for node in order:
             to_layer = ids[node.id]
-            for index, source in enumerate(model.input_sources(node)):
+            for index, source in enumerate(self.sources[node.id]):
                 if source is not None:
                     edges.append((ids[source.node_id], inputs_of[source.node_id] + source.index, to_layer, index))
         return cxx_sort(edges, key=_from_layer)
 
     def _layer(self, index: int, node: Node) -> None:
         out, op = self.out, node.op
-        head = (
-            f'\t\t<layer id="{index}" name="{escape_attribute(node.name)}" type="{escape_attribute(node.type_name)}" '
-            f'version="{escape_attribute(op.version)}"'
-        )
-        if self.v11 and node.result_names and isinstance(op, Result):
+        cached = self._kinds.get(id(op))
+        if cached is None:
+            kind = f'" type="{escape_attribute(node.type_name)}" version="{escape_attribute(op.version)}"'
+            cached = self._kinds[id(op)] = (op, kind, isinstance(op, Result))
+        _, kind, is_result = cached
+        head = f'\t\t<layer id="{index}" name="{escape_attribute(node.name)}{kind}'
+        if is_result and self.v11 and node.result_names:
             head += f' output_names="{escape_attribute(join_names(node.result_names))}"'
         data = self._data(node)
         rt_info = node.rt_info if self.v11 else ()
-        has_outputs = node.num_outputs > 0 and not isinstance(op, Result)
+        has_outputs = node.num_outputs > 0 and not is_result
         if not (data or rt_info or node.num_inputs or has_outputs):
             out.append(head + " />\n")
             return
         out.append(head + ">\n")
         if data:
-            out.append("\t\t\t<data" + "".join(f' {k}="{escape_attribute(v)}"' for k, v in data.items()) + " />\n")
-        write_rt_info(out, rt_info, 3)
+            out.append(data)
+        if rt_info:
+            write_rt_info(out, rt_info, 3)
         if node.num_inputs:
             out.append("\t\t\t<input>\n")
-            sources = self.model.input_sources(node)
-            for port, source in enumerate(sources):
+            port_rt = node.input_rt_info if self.v11 else {}
+            for port, source in enumerate(self.sources[node.id]):
                 if source is not None:
-                    tensor = self._output_type(self.model.node(source.node_id), source.index)
+                    tensor = self._output_type(self.nodes[source.node_id], source.index)
                 else:
                     tensor = _require(node.declared_input_types[port], node, f"input {port} (not connected)")
-                self._port(port, tensor, None, node.input_rt_info.get(port) if self.v11 else None)
+                self._port(port, tensor, None, port_rt.get(port))
             out.append("\t\t\t</input>\n")
         if has_outputs:
             out.append("\t\t\t<output>\n")
             first = node.num_inputs
+            port_rt = node.output_rt_info if self.v11 else {}
+            names = node.tensor_names
             for port in range(node.num_outputs):
-                rt = node.output_rt_info.get(port) if self.v11 else None
-                self._port(first + port, self._output_type(node, port), node.tensor_names[port], rt)
+                self._port(first + port, self._output_type(node, port), names[port], port_rt.get(port))
             out.append("\t\t\t</output>\n")
         out.append("\t\t</layer>\n")
 
-    def _data(self, node: Node) -> dict[str, str]:
+    def _data(self, node: Node) -> str:
+        """The ``<data .../>`` line ('' when the op has no attributes); shared ops format it once."""
         op = node.op
+        plain = not node.extra_attributes and not isinstance(op, Const)
+        if plain:
+            cached = self._data_lines.get(id(op))
+            if cached is not None:
+                return cached[1]
         attributes = op.to_attributes()
         if isinstance(op, Const):
             offset, size = self.blobs.add(_blob(op))
@@ -170,22 +194,32 @@ class _Serializer:
             attributes["size"] = str(size)
         if node.extra_attributes:
             attributes.update((k, v) for k, v in node.extra_attributes.items() if k not in attributes)
-        return attributes
+        line = (
+            "\t\t\t<data" + "".join(f' {k}="{escape_attribute(v)}"' for k, v in attributes.items()) + " />\n"
+            if attributes else ""
+        )
+        if plain:
+            self._data_lines[id(op)] = (op, line)
+        return line
 
     def _port(self, port_id: int, tensor: TensorType, names: list[str] | None, rt_info: tuple | None) -> None:
-        out = self.out
-        head = f'\t\t\t\t<port id="{port_id}" precision="{tensor.element_type.precision}"'
+        cached = self._bodies.get(id(tensor))
+        if cached is None:
+            dims = tensor.shape.dims
+            body = "".join(f"\t\t\t\t\t<dim>{d.min if d.max == d.min else -1}</dim>\n" for d in dims or ())
+            cached = self._bodies[id(tensor)] = (tensor, f'" precision="{tensor.element_type.precision}"', body)
+        _, precision, body = cached
+        head = f'\t\t\t\t<port id="{port_id}{precision}'
         if names:
             head += f' names="{escape_attribute(join_names(names))}"'
-        dims = tensor.shape.dims
-        if not dims and not rt_info:
-            out.append(head + " />\n")
-            return
-        out.append(head + ">\n")
-        if dims:
-            out.extend(f"\t\t\t\t\t<dim>{dim.min if dim.max == dim.min else -1}</dim>\n" for dim in dims)
-        write_rt_info(out, rt_info, 5)
-        out.append("\t\t\t\t</port>\n")
+        if not body and not rt_info:
+            self.out.append(head + " />\n")
+        elif not rt_info:
+            self.out.append(f"{head}>\n{body}\t\t\t\t</port>\n")
+        else:
+            self.out.append(f"{head}>\n{body}")
+            write_rt_info(self.out, rt_info, 5)
+            self.out.append("\t\t\t\t</port>\n")
 
     def _output_type(self, node: Node, index: int) -> TensorType:
         tensor = node.output_types[index] or node.declared_output_types[index]
@@ -209,8 +243,8 @@ def _blob(op: Const) -> bytes | memoryview:
         raise WeightsError("Const has no value (its weights were never loaded); it cannot be written")
     if element_type is ElementType.STRING or element_type.is_packed or value.dtype != element_type.numpy_dtype:
         return encode_tensor(value, element_type)
-    flat = np.ascontiguousarray(value).reshape(-1)
-    return memoryview(flat.view(np.uint8))
+    flat = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+    return flat.tobytes() if flat.size <= _SMALL_BLOB else memoryview(flat)
 
 
 # ------------------------------------------------------------------------------------ files
