@@ -16,7 +16,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import GraphError, IrError, IrParseError, Location, ResourceLimitError, WeightsError
 from irgraph.graph import Model, Node
 from irgraph.io.names import split_names
-from irgraph.io.rt_info import read_rt_info
+from irgraph.io.rt_info import attribute_items, read_rt_info
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.ops import Op, OpaqueOp, Parameter, Result, lookup
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
@@ -134,7 +134,7 @@ class LayerReader:
             out_labels, out_types, out_rt, names = {}, [], {}, []
         else:
             out_labels, out_types, out_rt, names = self._ports(outputs, True, location)
-        attrs = dict(data.items()) if data is not None else {}
+        attrs = dict(attribute_items(data)) if data is not None else {}
         key = (type_name, version)
         op_class = self._classes.get(key, False)
         if op_class is False:

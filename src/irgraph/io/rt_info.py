@@ -4,8 +4,22 @@ from __future__ import annotations
 
 from lxml import etree
 
+from irgraph.errors import IrParseError
 from irgraph.graph import RtEntry
 from irgraph.io.xml_text import escape_attribute
+
+MAX_ATTRIBUTES = 1000
+"""Most attributes read from one element (real IR has a few dozen at most); lxml takes O(n^2) time for n."""
+
+
+def attribute_items(element: etree._Element) -> list[tuple[str, str]]:
+    """``element``'s attributes in order; IrParseError when there are more than MAX_ATTRIBUTES."""
+    count = len(element.attrib)
+    if count > MAX_ATTRIBUTES:
+        raise IrParseError(
+            f"<{element.tag}> has {count} attributes; irgraph reads at most {MAX_ATTRIBUTES} per element"
+        )
+    return element.items()
 
 
 def read_rt_info(element: etree._Element) -> tuple[RtEntry, ...]:
@@ -17,7 +31,7 @@ def _entry(element: etree._Element) -> RtEntry:
     # Recursion depth is bounded by libxml2's nesting limit (huge_tree is off).
     return RtEntry(
         tag=element.tag,
-        attributes=tuple(element.attrib.items()),
+        attributes=tuple(attribute_items(element)),
         children=tuple(_entry(child) for child in element),
     )
 
