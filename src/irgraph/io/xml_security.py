@@ -195,9 +195,12 @@ def parse_bytes(data: bytes, where: Location) -> etree._Element:
     try:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
-        message = str(exc.msg or exc).split(", line ")[0]
+        message = str(exc.msg or exc).split(", line ")[0].strip()
         line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else None
-        if "encoding" in message.lower() or "utf-8" in message.lower():
+        if "XML_PARSE_HUGE" in message:  # libxml2 suggests lifting a limit irgraph keeps on purpose
+            message = re.sub(r",? *(use|try) XML_PARSE_HUGE( option)?", "", message)
+            message = f"the XML exceeds a parser limit irgraph keeps on (nesting depth, text/attribute size): {message}"
+        elif "encoding" in message.lower() or "utf-8" in message.lower():
             message = f"the file is not valid UTF-8 ({message})"
         else:
             message = f"not well-formed XML: {message}"
