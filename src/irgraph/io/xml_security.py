@@ -170,13 +170,24 @@ def check_bytes(data: bytes, where: Location) -> None:
         raise IrParseError(
             "the file has a DOCTYPE or entity declaration; IR files have none and irgraph refuses them "
             "(they can expand entities or reach other files)",
-            where,
+            _line_of(data, (b"<!DOCTYPE", b"<!ENTITY"), where),
+        )
+    if b"www.w3.org/2001/XInclude" in data or b"www.w3.org/2003/XInclude" in data:
+        raise IrParseError(
+            "the file uses XInclude; IR files never do and irgraph refuses them (they pull in other files)",
+            _line_of(data, (b"www.w3.org/2001/XInclude", b"www.w3.org/2003/XInclude"), where),
         )
     elements = data.count(b"<") - data.count(b"</")
     if elements > MAX_XML_ELEMENTS:
         raise IrParseError(
             f"the file has about {elements} elements; irgraph reads at most {MAX_XML_ELEMENTS}", where
         )
+
+
+def _line_of(data: bytes, needles: tuple[bytes, ...], where: Location) -> Location:
+    """``where`` at the line of the first of ``needles`` in ``data``."""
+    position = min(found for found in (data.find(needle) for needle in needles) if found >= 0)
+    return Location(file=where.file, line=data.count(b"\n", 0, position) + 1)
 
 
 def parse_bytes(data: bytes, where: Location) -> etree._Element:
