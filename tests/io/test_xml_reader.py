@@ -8,6 +8,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
@@ -646,3 +648,44 @@ def test_control_character_references_openvino_writes_are_read_and_rewritten(tmp
     ir.write_model(model, tmp_path / "again.xml")
     text = (tmp_path / "again.xml").read_text("utf-8")
     assert 'name="c&#01;a&#09;t&#31;"' in text and 'names="y&#31;,z&#10;"' in text
+
+
+# ------------------------------------------------------------------------------------ fuzzing
+@st.composite
+def mutated_demo(draw) -> tuple[bytes, bytes]:
+    """DEMO with a few random edits: slices cut, duplicated or replaced, bytes flipped, the .bin cut."""
+    data = bytearray(DEMO.encode("utf-8"))
+    for _ in range(draw(st.integers(1, 4))):
+        start = draw(st.integers(0, len(data)))
+        end = min(len(data), start + draw(st.integers(0, 40)))
+        action = draw(st.sampled_from(["cut", "copy", "replace", "flip"]))
+        if action == "cut":
+            del data[start:end]
+        elif action == "copy":
+            data[start:start] = data[start:end]
+        elif action == "replace":
+            data[start:end] = draw(st.sampled_from([b"-1", b"99999999999999999999", b"&#01;", b"\xff", b"<", b'"',
+                                                    b"a,b", b"..", b"?", b"", b"<dim>3</dim>", b"</port>"]))
+        elif data:
+            position = min(start, len(data) - 1)
+            data[position] ^= draw(st.integers(1, 255))
+    weights = DEMO_BIN[: draw(st.integers(0, len(DEMO_BIN)))]
+    return bytes(data), weights
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=mutated_demo())
+def test_damaged_files_raise_only_located_ir_errors(tmp_path, case):
+    xml, weights = case
+    path = write(tmp_path, xml, weights)
+    assert all(d.location.file for d in ir.validate_file(path))  # reports, never raises
+    try:
+        model = ir.read_model(path)
+    except ir.IrError as err:
+        assert err.location.file, err
+        return
+    ir.validate(model)  # whatever was read can be validated without raising
+    try:
+        ir.write_model(model, tmp_path / "again.xml")
+    except ir.IrError as err:
+        assert err.location.file, err

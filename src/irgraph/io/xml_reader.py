@@ -12,7 +12,7 @@ from lxml import etree
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.layers import LayerReader
+from irgraph.io.layers import LayerPorts, LayerReader
 from irgraph.io.rt_info import read_rt_info
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
@@ -140,57 +140,80 @@ class _Reader:
             _restore_controls(model)
         return ReadResult(model, self.findings)
 
-    def _edges(self, model: Model, edges: etree._Element, ports: dict) -> None:
+    def _edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
         by_text = ports["by_text"]
-        by_id = ports["by_id"]
-        claimed: dict[tuple[int, int], etree._Element] = {}
+        claimed: dict[tuple[int, int], int] = {}
         connect = model.connect
-        for edge in edges:
+        for position, edge in enumerate(edges):
             if edge.tag != "edge":
                 self.note("ignored", f"element <{edge.tag}> in <edges> is not an edge; it is ignored", self.here(edge))
                 continue
-            get = edge.attrib.get
-            texts = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
-            if None in texts:
-                missing = ("from-layer", "from-port", "to-layer", "to-port")[texts.index(None)]
-                raise IrParseError(f"<edge> is missing the attribute '{missing}'", self.here(edge))
-            source = by_text.get(texts[0]) or by_id.get(_int(texts[0], "from-layer", self, edge))
-            target = by_text.get(texts[2]) or by_id.get(_int(texts[2], "to-layer", self, edge))
-            describe = f"edge from layer {texts[0]} port {texts[1]} to layer {texts[2]} port {texts[3]}"
+            get = edge.get
+            from_port, to_port = get("from-port"), get("to-port")
+            source, target = by_text.get(get("from-layer")), by_text.get(get("to-layer"))
             if source is None or target is None:
-                missing = texts[0] if source is None else texts[2]
-                raise GraphError(f"{describe}: there is no layer with id {missing}", self.here(edge))
-            out_index = source.outputs.get(texts[1])
+                source, target = self._layers_of(edge, ports["by_id"])
+            out_index = source.outputs.get(from_port)
             if out_index is None:
-                out_index = source.output_index(_int(texts[1], "from-port", self, edge))
-            if out_index is None:
-                raise GraphError(
-                    f"{describe}: {source.node.location.layer()} has no output port with id {texts[1]} "
-                    f"(its output port ids: {source.describe_outputs()})",
-                    self.here(edge),
-                )
-            in_index = target.inputs.get(texts[3])
+                out_index = self._port_of(edge, source, "from-port")
+            in_index = target.inputs.get(to_port)
             if in_index is None:
-                in_index = target.input_index(_int(texts[3], "to-port", self, edge))
-            if in_index is None:
-                raise GraphError(
-                    f"{describe}: {target.node.location.layer()} has no input port with id {texts[3]} "
-                    f"(its input port ids: {target.describe_inputs()})",
-                    self.here(edge),
-                )
+                in_index = self._port_of(edge, target, "to-port")
             key = (target.node.id, in_index)
-            earlier = claimed.get(key)
-            if earlier is not None:
-                first = earlier.attrib
-                raise GraphError(
-                    f"input port {texts[3]} of {target.node.location.layer()} has two producers: layer "
-                    f"{first.get('from-layer')} port {first.get('from-port')} (edge at line "
-                    f"{self.document.line(earlier)}) and layer {texts[0]} port {texts[1]}",
-                    self.here(edge),
-                )
-            claimed[key] = edge
+            if key in claimed:
+                raise self._two_producers(edge, edges[claimed[key]], target)
+            claimed[key] = position
             connect(OutputPort(source.node.id, out_index), InputPort(key[0], in_index))
+
+    # Error paths and the rare edges whose id texts differ from the layers' / ports' own spelling.
+    def _edge_texts(self, edge: etree._Element) -> tuple[str, str, str, str]:
+        texts = tuple(edge.get(key) for key in _EDGE_ATTRIBUTES)
+        for key, text in zip(_EDGE_ATTRIBUTES, texts, strict=True):
+            if text is None:
+                raise IrParseError(f"<edge> is missing the attribute '{key}'", self.here(edge))
+        return texts  # type: ignore[return-value]
+
+    def _describe(self, edge: etree._Element) -> str:
+        from_layer, from_port, to_layer, to_port = self._edge_texts(edge)
+        return f"edge from layer {from_layer} port {from_port} to layer {to_layer} port {to_port}"
+
+    def _layers_of(self, edge: etree._Element, by_id: dict[int, LayerPorts]) -> tuple[LayerPorts, LayerPorts]:
+        from_layer, _, to_layer, _ = self._edge_texts(edge)
+        found = []
+        for text, what in ((from_layer, "from-layer"), (to_layer, "to-layer")):
+            layer = by_id.get(_int(text, what, self, edge))
+            if layer is None:
+                raise GraphError(f"{self._describe(edge)}: there is no layer with id {text}", self.here(edge))
+            found.append(layer)
+        return found[0], found[1]
+
+    def _port_of(self, edge: etree._Element, layer: LayerPorts, what: str) -> int:
+        text = self._edge_texts(edge)[_EDGE_ATTRIBUTES.index(what)]
+        output = what == "from-port"
+        label = _int(text, what, self, edge)
+        index = layer.output_index(label) if output else layer.input_index(label)
+        if index is None:
+            listed = layer.describe_outputs() if output else layer.describe_inputs()
+            direction = "output" if output else "input"
+            raise GraphError(
+                f"{self._describe(edge)}: {layer.node.location.layer()} has no {direction} port with id {text} "
+                f"(its {direction} port ids: {listed})",
+                self.here(edge),
+            )
+        return index
+
+    def _two_producers(self, edge: etree._Element, earlier: etree._Element, target: LayerPorts) -> GraphError:
+        from_layer, from_port, _, to_port = self._edge_texts(edge)
+        return GraphError(
+            f"input port {to_port} of {target.node.location.layer()} has two producers: layer "
+            f"{earlier.get('from-layer')} port {earlier.get('from-port')} (edge at line "
+            f"{self.document.line(earlier)}) and layer {from_layer} port {from_port}",
+            self.here(edge),
+        )
+
+
+_EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 
 
 def _restore_controls(model: Model) -> None:

@@ -13,6 +13,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 
+import numpy as np
 from lxml import etree
 
 from irgraph.errors import IrIOError, IrParseError, Location
@@ -32,7 +33,6 @@ _CONTROL_REF = re.compile(
 _STAND_IN = 0x10FF00
 _STAND_IN_PREFIX = chr(_STAND_IN).encode("utf-8")[:3]
 _RESTORE = {_STAND_IN + code: code for code in range(32)}
-_TAG_END = (b" ", b"\t", b"\n", b"\r", b"/", b">")
 _FOREIGN_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\x00\x00\x00<", b"<\x00", b"\x00<")
 
 
@@ -55,19 +55,22 @@ class XmlDocument:
         return self._index(element.tag).get(id(element), line)
 
     def lines_of(self, elements: list[etree._Element]) -> list[int | None]:
-        """Lines of many elements of one tag (fast for every layer of a large file)."""
+        """Lines of many elements of one tag, in document order (fast for every layer of a large file)."""
         lines = [e.sourceline for e in elements]
-        if elements and lines[-1] is not None and lines[-1] >= _LXML_LINE_CAP:
-            exact = self._index(elements[0].tag)
-            lines = [exact.get(id(e), line) for e, line in zip(elements, lines, strict=True)]
-        return lines
+        if not elements or lines[-1] is None or lines[-1] < _LXML_LINE_CAP:
+            return lines
+        starts = _start_tags(self.data, elements[0].tag)
+        if len(starts) == len(elements):  # these are all such elements: map them directly
+            return _lines_at(self.data, starts)
+        exact = self._index(elements[0].tag)
+        return [exact.get(id(e), line) for e, line in zip(elements, lines, strict=True)]
 
     def _index(self, tag: str) -> dict[int, int]:
         """id(element) -> exact line for every ``<tag>`` element, from the raw bytes.
 
-        Only needed past libxml2's 16-bit line counter. Start tags are found in the bytes, skipping
-        comments, CDATA and processing instructions; if their count differs from lxml's, the capped
-        lines are kept rather than guessed. The elements are held so their ids stay valid.
+        Only needed past libxml2's 16-bit line counter. If the start tags found in the bytes do not
+        match lxml's elements one to one, the capped lines are kept rather than guessed. The
+        elements are held so their ids stay valid.
         """
         cached = self._lines.get(tag)
         if cached is None:
@@ -75,30 +78,23 @@ class XmlDocument:
             starts = _start_tags(self.data, tag)
             exact: dict[int, int] = {}
             if len(starts) == len(elements):
-                data, line, previous = self.data, 1, 0
-                for element, start in zip(elements, starts, strict=True):
-                    line += data.count(b"\n", previous, start)
-                    previous = start
-                    exact[id(element)] = line
+                exact = dict(zip(map(id, elements), _lines_at(self.data, starts), strict=True))
             cached = self._lines[tag] = (elements, exact)
         return cached[1]
 
 
 def _start_tags(data: bytes, tag: str) -> list[int]:
-    """Byte offsets of every ``<tag`` start tag in document order."""
-    needle = b"<" + tag.encode("utf-8")
-    if b"<!--" in data or b"<![CDATA[" in data or data.count(b"<?") > 1:
-        skip = rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|"
-        pattern = re.compile(skip + rb"(" + re.escape(needle) + rb")[\s/>]", re.DOTALL)
-        return [match.start() for match in pattern.finditer(data) if match.group(1)]
-    starts = []
-    after = len(needle)
-    position = data.find(needle)
-    while position != -1:
-        if data[position + after : position + after + 1] in _TAG_END:
-            starts.append(position)
-        position = data.find(needle, position + after)
-    return starts
+    """Byte offsets of every ``<tag`` start tag in document order (comments, CDATA and PIs skipped)."""
+    pattern = re.compile(
+        rb"<(?:(!--.*?-->|!\[CDATA\[.*?\]\]>|\?.*?\?>)|" + re.escape(tag.encode("utf-8")) + rb"[\s/>])", re.DOTALL
+    )
+    return [match.start() for match in pattern.finditer(data) if match.group(1) is None]
+
+
+def _lines_at(data: bytes, offsets: list[int]) -> list[int]:
+    """1-based line numbers of byte offsets."""
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    return (np.searchsorted(newlines, offsets) + 1).tolist()
 
 
 def load_xml(path: str | os.PathLike[str]) -> XmlDocument:

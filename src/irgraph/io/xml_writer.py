@@ -84,6 +84,7 @@ class _Serializer:
         self._bodies: dict[int, tuple[TensorType, str, str]] = {}
         self._data_lines: dict[int, tuple[object, str]] = {}
         self._kinds: dict[int, tuple[object, str, bool]] = {}
+        self._plain_ports: dict[tuple[int, int], str] = {}  # ids of tensors held in self._bodies
 
     def run(self) -> tuple[bytes, WeightsWriter]:
         model, out = self.model, self.out
@@ -159,23 +160,28 @@ class _Serializer:
             out.append(data)
         if rt_info:
             write_rt_info(out, rt_info, 3)
+        port = self._port
         if node.num_inputs:
             out.append("\t\t\t<input>\n")
             port_rt = node.input_rt_info if self.v11 else {}
-            for port, source in enumerate(self.sources[node.id]):
+            nodes = self.nodes
+            for index_in, source in enumerate(self.sources[node.id]):
                 if source is not None:
-                    tensor = self._output_type(self.nodes[source.node_id], source.index)
+                    producer = nodes[source.node_id]
+                    tensor = producer.output_types[source.index] or self._output_type(producer, source.index)
                 else:
-                    tensor = _require(node.declared_input_types[port], node, f"input {port} (not connected)")
-                self._port(port, tensor, None, port_rt.get(port))
+                    tensor = _require(node.declared_input_types[index_in], node, f"input {index_in} (not connected)")
+                port(index_in, tensor, None, port_rt.get(index_in) if port_rt else None)
             out.append("\t\t\t</input>\n")
         if has_outputs:
             out.append("\t\t\t<output>\n")
             first = node.num_inputs
             port_rt = node.output_rt_info if self.v11 else {}
             names = node.tensor_names
-            for port in range(node.num_outputs):
-                self._port(first + port, self._output_type(node, port), names[port], port_rt.get(port))
+            types = node.output_types
+            for index_out in range(node.num_outputs):
+                tensor = types[index_out] or self._output_type(node, index_out)
+                port(first + index_out, tensor, names[index_out], port_rt.get(index_out) if port_rt else None)
             out.append("\t\t\t</output>\n")
         out.append("\t\t</layer>\n")
 
@@ -203,6 +209,12 @@ class _Serializer:
         return line
 
     def _port(self, port_id: int, tensor: TensorType, names: list[str] | None, rt_info: tuple | None) -> None:
+        plain = not names and not rt_info
+        if plain:
+            text = self._plain_ports.get((port_id, id(tensor)))
+            if text is not None:
+                self.out.append(text)
+                return
         cached = self._bodies.get(id(tensor))
         if cached is None:
             dims = tensor.shape.dims
@@ -212,10 +224,12 @@ class _Serializer:
         head = f'\t\t\t\t<port id="{port_id}{precision}'
         if names:
             head += f' names="{escape_attribute(join_names(names))}"'
-        if not body and not rt_info:
-            self.out.append(head + " />\n")
+        if plain:
+            text = f"{head}>\n{body}\t\t\t\t</port>\n" if body else head + " />\n"
+            self._plain_ports[(port_id, id(tensor))] = text
+            self.out.append(text)
         elif not rt_info:
-            self.out.append(f"{head}>\n{body}\t\t\t\t</port>\n")
+            self.out.append(f"{head}>\n{body}\t\t\t\t</port>\n" if body else head + " />\n")
         else:
             self.out.append(f"{head}>\n{body}")
             write_rt_info(self.out, rt_info, 5)
