@@ -518,3 +518,24 @@ def test_model_without_inputs_runs_without_a_warning(write_ir, capsys) -> None:
     assert code == 0, err
     assert err == ""
     assert out.splitlines()[1].split() == ["y0", "f32", "[2,3]", "0", "8", "4"]
+
+
+def test_every_ml_dtype_output_is_stored_as_raw_bits_that_np_load_reads(tmp_path):
+    """float8_e5m2 saves as '<f1' by default, which np.load refuses; outputs are stored as |V1."""
+    import irgraph as ir
+
+    for element_type, dtype in (("f8e5m2", ml_dtypes.float8_e5m2), ("bf16", ml_dtypes.bfloat16),
+                                ("i4", ml_dtypes.int4)):
+        model = ir.Model("m")
+        x = model.parameter("x", [2, 2], element_type)
+        model.result(model.concat([x, x], axis=0), name="y")
+        model_path = tmp_path / f"{element_type}.xml"
+        ir.write_model(model, model_path)
+        values = np.array([[1, 2], [-1, 0]], np.float32).astype(dtype)
+        np.savez(tmp_path / "in.npz", x=values.view(f"V{values.dtype.itemsize}"))
+        out = tmp_path / f"{element_type}.npz"
+        assert ir_run.main([str(model_path), "--inputs", str(tmp_path / "in.npz"), "--output", str(out)]) == 0
+        with np.load(out, allow_pickle=False) as stored:
+            raw = stored["y"]
+        assert raw.dtype == np.dtype(f"V{values.dtype.itemsize}")
+        assert raw.view(dtype).astype(np.float32).tolist() == [[1, 2], [-1, 0], [1, 2], [-1, 0]]

@@ -67,3 +67,18 @@ def test_const_equality_compares_bytes():
 def test_result_has_no_outputs():
     assert Result().infer([tt("2,3")], [None]) == []
     assert Result().output_count([None]) == 0
+
+
+@pytest.mark.parametrize(("spelling", "found"), [("Const", True), ("Constant", False), ("const", False),
+                                                 ("CONST", False)])
+def test_const_needs_openvinos_exact_spelling(spelling, found):
+    from irgraph.ops import lookup
+
+    assert (lookup(spelling, "opset1") is Const) is found
+
+
+def test_other_ops_match_case_insensitively_in_any_opset_that_has_them():
+    from irgraph.ops import Concat, Split, lookup
+
+    assert lookup("split", "opset13") is Split and lookup("CONCAT", "opset8") is Concat
+    assert lookup("Concat", "opset17") is None and lookup("Concat", "experimental") is None

@@ -221,9 +221,18 @@ def input_index(model: Model) -> dict[str, Node]:
 # ------------------------------------------------------------------------------------ arrays
 def storage_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
-    if dtype.kind == "V" and dtype.names is None:
+    if is_ml_dtype(dtype):
         return np.dtype(f"V{dtype.itemsize}")
     return dtype
+
+
+def is_ml_dtype(dtype: np.dtype) -> bool:
+    """True for ml_dtypes' types (bf16, f8, 4-bit...), which ``.npz`` files hold as raw ``|Vn`` bytes.
+
+    Most of them already save as ``|Vn``, but float8_e5m2 reports kind ``f`` and saves as ``<f1``,
+    which ``np.load`` cannot read back, so every one of them is stored explicitly as raw bytes.
+    """
+    return dtype.type.__module__.startswith("ml_dtypes")
 
 
 def for_storage(array: np.ndarray) -> np.ndarray:
@@ -239,7 +248,7 @@ def decode_stored(array: np.ndarray, element_type: ElementType) -> np.ndarray:
     dtype = element_type.numpy_dtype
     if (
         dtype is not None
-        and dtype.kind == "V"
+        and is_ml_dtype(dtype)
         and array.dtype.kind == "V"
         and array.dtype.names is None
         and array.dtype.itemsize == dtype.itemsize
@@ -332,7 +341,10 @@ def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
         with os.fdopen(descriptor, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
             for key, array in arrays.items():
                 with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asarray(array), allow_pickle=False)
+                    array = np.asarray(array)
+                    if is_ml_dtype(array.dtype):
+                        array = array.view(storage_dtype(array.dtype))
+                    np.lib.format.write_array(member, array, allow_pickle=False)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -25,7 +25,9 @@ class Const(Op):
     """
 
     type_name = "Const"
-    aliases = ("Constant",)
+    # OpenVINO 2026.4 reads only the exact spelling: type="Constant" fails ("ptr is Null") and
+    # type="const" is "not in opset1", so irgraph refuses them too.
+    exact_type_name = True
     inputs = Inputs.of()
     carries_tensor = True
 

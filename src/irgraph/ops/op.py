@@ -149,6 +149,8 @@ class Op:
 
     type_name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
+    exact_type_name: ClassVar[bool] = False
+    """True when OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
     opsets: ClassVar[range] = OPSETS_WITH_BASIC_OPS
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False

@@ -24,11 +24,13 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     """The op class for an IR layer's ``type`` and ``version``, or None when irgraph does not know it.
 
     ``version="opsetN"`` resolves for every N whose opset contains the op; type names match
-    case-insensitively, as OpenVINO's reader does.
+    case-insensitively, as OpenVINO's reader does, except for ops that need the exact spelling.
     """
     op_class = _OPS.get(type_name.lower())
     match = _OPSET.match(version.strip())
     if op_class is None or match is None or int(match.group(1)) not in op_class.opsets:
+        return None
+    if op_class.exact_type_name and type_name != op_class.type_name:
         return None
     return op_class
 
