@@ -135,6 +135,8 @@ class _Reader:
         ports = LayerReader(self, model, version).read(layers)
         if edges is not None:
             self._edges(model, edges, ports)
+        elif any(node.num_inputs for node in model):  # OpenVINO always writes <edges>; the schema requires it
+            raise IrParseError("<net> has no <edges> section, so no layer input is connected", self.here(root))
         model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
         if self.document.controls:
             _restore_controls(model)
