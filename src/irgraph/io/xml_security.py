@@ -115,6 +115,8 @@ def load_xml(path: str | os.PathLike[str]) -> XmlDocument:
         with open(name, "rb") as file:
             # read(n) allocates n bytes up front: ask for the file's size, not the 2 GiB cap.
             data = file.read(min(info.st_size, MAX_XML_BYTES) + 1)
+    except IrIOError:
+        raise  # an OSError itself: wrapping it again would name the file twice
     except OSError as exc:
         raise IrIOError(f"cannot read the file: {exc.strerror or exc}", where) from exc
     check_bytes(data, where)
