@@ -4,6 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+MAX_MESSAGE_CHARS = 2000
+"""Longest message kept whole; longer ones (a 10 MB attribute quoted back) keep their start and end."""
+MAX_NAME_CHARS = 200
+"""Longest layer name shown whole in a location."""
+
+
+def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text``, or its start and end around a note saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 3 // 4, limit // 4
+    return f"{text[:head]} ... [{len(text) - head - tail} characters omitted] ... {text[-tail:]}"
+
 
 @dataclass(frozen=True, slots=True)
 class Location:
@@ -31,7 +44,7 @@ class Location:
         if self.layer_id is not None:
             parts.append(f"layer {self.layer_id}")
         if self.layer_name is not None:
-            parts.append(f"'{self.layer_name}'")
+            parts.append(f"'{bounded(self.layer_name, MAX_NAME_CHARS)}'")
         if self.layer_type:
             parts.append(f"({self.layer_type})")
         return " ".join(parts)
@@ -44,6 +57,7 @@ class IrError(Exception):
     """Root of every error irgraph raises on bad models, inputs or files."""
 
     def __init__(self, message: str, location: Location | None = None) -> None:
+        message = bounded(message)
         super().__init__(message)
         self.message = message
         self.location = location or Location()
