@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from irgraph.io.xml_reader import _Reader
 
 _CONST_PLACEMENT = ("offset", "size")
+INT64_MAX = 2**63 - 1
+"""Largest id, port id, dim, offset or size (OpenVINO keeps them in 64 bits)."""
+
+
+def above_int64(digits: str) -> bool:
+    """True when a decimal digit string (sign allowed) exceeds INT64_MAX; never parses thousands of digits."""
+    significant = digits.strip().lstrip("+-").lstrip("0")
+    return len(significant) > 19 or (len(significant) == 19 and int(significant) > INT64_MAX)
 
 
 class LayerPorts:
@@ -88,7 +96,7 @@ class LayerReader:
             get = element.get
             id_text, name, type_name, version = get("id"), get("name"), get("type"), get("version")
             if id_text is None or name is None or type_name is None or version is None or not (
-                id_text.isascii() and id_text.strip().isdigit()
+                id_text.isascii() and id_text.strip().isdigit() and not above_int64(id_text)
             ):
                 raise _bad_layer(id_text, name, type_name, version, Location(file, line, None, name, type_name))
             layer_id = int(id_text)
@@ -239,8 +247,12 @@ class LayerReader:
                 self.reader.note("ignored", f"element <{port.tag}> among ports is not a port; it is ignored", where)
                 continue
             label = port.get("id")
-            if label in labels or label is None or not (label.isascii() and label.strip().isdigit()):
+            if label in labels or label is None or not (
+                label.isascii() and label.strip().isdigit() and not above_int64(label)
+            ):
                 problem = "is used twice" if label in labels else "must be a non-negative integer"
+                if label not in labels and label is not None and label.strip().isdigit():
+                    problem += f" up to {INT64_MAX}"
                 raise IrParseError(
                     f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", self._at(port, location)
                 )
@@ -282,7 +294,11 @@ class LayerReader:
             dim = self._dims.get(text)
             if dim is None:
                 stripped = (text or "").strip()
-                value = int(stripped) if stripped.lstrip("-").isdigit() and stripped.isascii() else None
+                digits = stripped.lstrip("-").isdigit() and stripped.isascii()
+                if digits and above_int64(stripped):
+                    rule = "an integer >= -1" if stripped.startswith("-") else f"at most {INT64_MAX}"
+                    raise IrParseError(f"port <dim> must be {rule}. Got: {text!r}", location)
+                value = int(stripped) if digits else None
                 if value is None or value < -1:
                     raise IrParseError(f"port <dim> must be an integer >= -1. Got: {text!r}", location)
                 dim = self._dims[text] = Dim.dynamic() if value == -1 else Dim(value, value)
@@ -296,6 +312,8 @@ def _placement(attrs: dict[str, str], what: str) -> int:
         raise IrParseError(f"Const needs the attribute '{what}'; it is missing")
     if not (text.isascii() and text.strip().isdigit()):
         raise IrParseError(f"Const attribute '{what}' must be a non-negative integer. Got: {text!r}")
+    if above_int64(text):
+        raise IrParseError(f"Const attribute '{what}' must be at most {INT64_MAX}. Got: {text!r}")
     return int(text)
 
 
@@ -304,4 +322,6 @@ def _bad_layer(id_text: str | None, name: str | None, type_name: str | None, ver
     for what, value in (("id", id_text), ("name", name), ("type", type_name), ("version", version)):
         if value is None:
             return IrParseError(f"<layer> is missing the attribute '{what}'", where)
+    if id_text.strip().isdigit():
+        return IrParseError(f"layer 'id' must be at most {INT64_MAX}. Got: {id_text!r}", where)
     return IrParseError(f"layer 'id' must be a non-negative integer. Got: {id_text!r}", where)

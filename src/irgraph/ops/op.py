@@ -72,6 +72,8 @@ _INT64 = (-(2**63), 2**63 - 1)
 def _read_int(text: str) -> int:
     if not _INTEGER.match(text):
         raise ValueError("an integer")
+    if len(text.strip().lstrip("-").lstrip("0")) > 19:  # beyond int64; int() refuses over 4300 digits
+        raise ValueError("an integer in the int64 range")
     value = int(text)
     if not _INT64[0] <= value <= _INT64[1]:
         raise ValueError("an integer in the int64 range")
