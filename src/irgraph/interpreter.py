@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import EvaluationError, InputError, IrError, OpError, ResourceLimitError
+from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
 from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
 from irgraph.shape_inference import infer_shapes
@@ -79,7 +79,9 @@ class Interpreter:
             except IrError as err:
                 raise err.locate(node.location) from None
         if not model.results:
-            raise EvaluationError(f"model {model.name!r} has no Result layers: there is nothing to compute")
+            raise GraphError(
+                f"model {model.name!r} has no Result layers: there is nothing to compute", Location(file=model.source)
+            )
         self._kept: dict[int, np.ndarray] = {}
         self._schedule()
 

@@ -8,7 +8,7 @@ import pytest
 
 import irgraph as ir
 import irgraph.ops
-from irgraph.errors import EvaluationError, InputError, ResourceLimitError, ShapeInferenceError
+from irgraph.errors import EvaluationError, GraphError, InputError, ResourceLimitError, ShapeInferenceError
 from irgraph.ops import OpaqueOp
 from irgraph.shapes import Shape, TensorType
 
@@ -98,7 +98,7 @@ def test_unrunnable_ops_name_themselves_and_the_ops_that_can_run():
 def test_a_model_without_results_cannot_run():
     model = ir.Model("empty")
     model.parameter("x", [1])
-    with pytest.raises(EvaluationError, match="has no Result layers"):
+    with pytest.raises(GraphError, match="has no Result layers"):
         ir.Interpreter(model)
 
 
