@@ -251,7 +251,7 @@ class LayerReader:
                 label.isascii() and label.strip().isdigit() and not above_int64(label)
             ):
                 problem = "is used twice" if label in labels else "must be a non-negative integer"
-                if label not in labels and label is not None and label.strip().isdigit():
+                if label not in labels and label is not None and label.isascii() and label.strip().isdigit():
                     problem += f" up to {INT64_MAX}"
                 raise IrParseError(
                     f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", self._at(port, location)
@@ -322,6 +322,6 @@ def _bad_layer(id_text: str | None, name: str | None, type_name: str | None, ver
     for what, value in (("id", id_text), ("name", name), ("type", type_name), ("version", version)):
         if value is None:
             return IrParseError(f"<layer> is missing the attribute '{what}'", where)
-    if id_text.strip().isdigit():
+    if id_text.isascii() and id_text.strip().isdigit():
         return IrParseError(f"layer 'id' must be at most {INT64_MAX}. Got: {id_text!r}", where)
     return IrParseError(f"layer 'id' must be a non-negative integer. Got: {id_text!r}", where)
