@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from irgraph.errors import GraphError, IrError, Location
 from irgraph.graph import Model, Node
-from irgraph.ops import OpaqueOp, Parameter
+from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.shape_inference import walk
 
 
@@ -67,7 +67,8 @@ def validate(model: Model) -> list[Diagnostic]:
 
     walk(model, on_error)
     reachable = model.reachable_from_results()
-    names = Counter(node.name for node in model)
+    # OpenVINO's writer often names a Result after its producer, so Results are counted apart.
+    names = Counter((isinstance(node.op, Result), node.name) for node in model)
     for node in model:
         if isinstance(node.op, OpaqueOp):
             warning(
@@ -78,8 +79,9 @@ def validate(model: Model) -> list[Diagnostic]:
             )
         if node.id not in reachable and not isinstance(node.op, Parameter):
             warning("unreachable", "no Result depends on this layer (OpenVINO drops it on read)", node.location)
-        if names[node.name] > 1:
-            warning("duplicate-name", f"{names[node.name]} layers are named {node.name!r}", node.location)
+        same_name = names[(isinstance(node.op, Result), node.name)]
+        if same_name > 1:
+            warning("duplicate-name", f"{same_name} layers are named {node.name!r}", node.location)
         for attribute in node.extra_attributes:
             warning("unknown-attribute", f"{node.op.title()} has no attribute {attribute!r}; it is ignored",
                     node.location)

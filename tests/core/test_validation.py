@@ -69,3 +69,10 @@ def test_unknown_ops_and_attributes_are_warnings():
     model.node(x.node_id).extra_attributes["color"] = "red"
     assert codes(model) == [("unknown-attribute", "warning"), ("unknown-op", "warning")]
     assert model.producer(InputPort(relu.id, 0)) == x
+
+
+def test_a_result_named_like_its_producer_is_not_a_duplicate():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    model.result(model.concat([x], axis=0, name="y"), name="y")
+    assert ir.validate(model) == []
