@@ -9,6 +9,7 @@ import sys
 import irgraph
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
+from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
 
 DESCRIPTION = """\
@@ -72,6 +73,9 @@ def _convert(args: argparse.Namespace) -> int:
         model = common.read_model(args.source, args.weights, args.max_elements)
     else:
         model = _import_onnx(args.source, args.explain)
+    if not model.results:  # OpenVINO loads such a file, but nothing in it is computed: never write one
+        raise GraphError(f"model {model.name!r} has no Result layers; there is nothing to convert",
+                         Location(file=args.source))
 
     if destination == "ir":
         with common.locating(args.source):
