@@ -60,8 +60,10 @@ class Interpreter:
     With ``reuse_outputs=True`` the output arrays the model writes (those computed by a Concat)
     are kept and written again by the next run when their shape and element type are the same,
     as OpenVINO does with ``share_outputs``: no memory is allocated, but **the arrays returned by
-    one run are overwritten by the next** (copy them to keep them). Outputs that are inputs or
-    views of inputs are returned as they are, in both modes.
+    one run are overwritten by the next** (copy them to keep them), and such an Interpreter must
+    not run in two threads at once. An output fed back as an input is never written over: that
+    run writes a new array. Outputs that are inputs or views of inputs are returned as they are,
+    in both modes.
     """
 
     def __init__(
