@@ -40,9 +40,13 @@ class Row:
     target: float | None = None
     """Largest acceptable irgraph/other ratio; None for a comparison shown for context."""
     note: str = ""
+    paired: float | None = None
+    """The ratio measured as the median of per-round ratios (else irgraph / other)."""
 
     @property
     def ratio(self) -> float | None:
+        if self.paired is not None:
+            return self.paired
         if self.irgraph is None or not self.other:
             return None
         return self.irgraph / self.other
@@ -69,14 +73,31 @@ def have(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+class Timings(dict):
+    """Median seconds per call of each contender, plus paired per-round ratios."""
+
+    def __init__(self, rounds: dict[str, list[float]]) -> None:
+        super().__init__({name: statistics.median(values) for name, values in rounds.items()})
+        self.rounds = rounds
+
+    def ratio(self, first: str, second: str) -> float:
+        """The median over rounds of first/second: noise that lasts a round hits both sides of it."""
+        pairs = zip(self.rounds[first], self.rounds[second], strict=True)
+        return statistics.median(a / b for a, b in pairs)
+
+
 def interleaved(
     contenders: dict[str, Callable[[], object]], rounds: int, per_round: int, warmup: int = 3
-) -> dict[str, float]:
-    """Median seconds per call of each contender, timed in rotating rounds with the GC paused."""
+) -> Timings:
+    """Time each contender in rotating rounds of ``per_round`` calls (GC paused between calls).
+
+    Each round yields one median per contender; the result holds the median of those (seconds
+    per call) and, through ``ratio``, paired per-round ratios.
+    """
     for function in contenders.values():
         for _ in range(warmup):
             function()
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    medians: dict[str, list[float]] = {name: [] for name in contenders}
     names = list(contenders)
     collecting = gc.isenabled()
     gc.disable()
@@ -85,16 +106,18 @@ def interleaved(
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
                 function = contenders[name]
+                samples = []
                 for _ in range(per_round):
                     start = time.perf_counter()
                     kept = function()
-                    samples[name].append(time.perf_counter() - start)
+                    samples.append(time.perf_counter() - start)
                     del kept  # freeing the result is not part of the call
+                medians[name].append(statistics.median(samples))
             gc.collect()
     finally:
         if collecting:
             gc.enable()
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return Timings(medians)
 
 
 def time_processes(
