@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import mmap
 import operator
@@ -110,11 +111,16 @@ class WeightsFile:
     def __init__(self, path: str | os.PathLike[str], *, use_mmap: bool = True) -> None:
         self.path = os.fspath(path)
         try:
-            with open(self.path, "rb") as file:
+            # O_NONBLOCK: opening a FIFO must not wait for a writer; a device or pipe could be read without end.
+            with open(os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
                 info = os.fstat(file.fileno())
-                if use_mmap and stat.S_ISREG(info.st_mode) and info.st_size > 0:
+                if stat.S_ISDIR(info.st_mode):
+                    raise IsADirectoryError(errno.EISDIR, "Is a directory", self.path)
+                if not stat.S_ISREG(info.st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file", self.path)
+                if use_mmap and info.st_size > 0:
                     buffer = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
-                else:  # mmap refuses empty files; pipes and the like have no size to map
+                else:  # mmap refuses empty files
                     buffer = memoryview(file.read()).toreadonly()
         except OSError as exc:
             raise WeightsError(f"cannot open weights file {self.path!r}: {exc.strerror or exc}") from exc

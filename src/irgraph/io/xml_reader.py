@@ -88,7 +88,7 @@ class _Reader:
             self._weights = _open_weights(self._weights_path)
         else:
             candidate = os.path.splitext(self.file)[0] + ".bin"
-            self._weights_path = candidate if os.path.isfile(candidate) else None
+            self._weights_path = candidate if os.path.exists(candidate) else None  # a directory: 'Is a directory'
             self._missing_weights = candidate
 
     # -------------------------------------------------------------------------------- pieces
@@ -274,6 +274,7 @@ def _open_weights(path: str) -> WeightsFile:
         return WeightsFile(path)
     except WeightsError as err:
         if isinstance(err.__cause__, OSError):
-            raise IrIOError(f"cannot open the weights file {path!r}: {err.__cause__.strerror or err.__cause__}",
-                            Location(file=path)) from err.__cause__
+            # Located by the caller at the model file (and the Const's line): the message names the .bin.
+            raise IrIOError(f"cannot open the weights file {path!r}: {err.__cause__.strerror or err.__cause__}") \
+                from err.__cause__
         raise
