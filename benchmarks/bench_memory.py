@@ -36,7 +36,7 @@ def run_chain(quick: bool = False) -> Section:
     section = Section()
     label = f"{size / GiB:g} GiB" if size >= GiB else f"{size / MiB:g} MiB"
     stages = " -> ".join(f"{kind}({parts}) axis {axis}" for axis, kind, parts in models.CHAIN_E)
-    what = f"peak RSS growth, split/concat chain ({len(models.CHAIN_E)} stages) on a {label} f32 input"
+    what = f"{label} input: peak RSS growth, Interpreter.run"
     contenders = ["irgraph", "numpy"] + (["openvino"] if have("openvino") else [])
     results: dict[str, list[dict]] = {who: [] for who in contenders}
     for _ in range(repeats):
@@ -48,19 +48,19 @@ def run_chain(quick: bool = False) -> Section:
 
     ours = median("irgraph", "growth")
     io_bytes = results["irgraph"][0]["in_bytes"] + results["irgraph"][0]["out_bytes"]
-    section.rows.append(Row("e", what + ": Interpreter.run", ours, "inputs + outputs", io_bytes, unit="MiB",
+    section.rows.append(Row("e", what, ours, "inputs + outputs", io_bytes, unit="MiB",
                             target=1.1))
-    section.rows.append(Row("e", what + ": Interpreter.run", ours,
+    section.rows.append(Row("e", what, ours,
                             "NumPy, stage by stage (np.split + np.concatenate)", median("numpy", "growth"),
                             unit="MiB"))
     if "openvino" in results:
-        section.rows.append(Row("e", what + ": Interpreter.run", ours,
+        section.rows.append(Row("e", what, ours,
                                 "OpenVINO infer (share_inputs/outputs), compiled beforehand",
                                 median("openvino", "growth"), unit="MiB"))
-    section.rows.append(Row("e", f"time of that run ({label}): Interpreter.run", median("irgraph", "seconds"),
+    section.rows.append(Row("e", f"{label} input: time, Interpreter.run", median("irgraph", "seconds"),
                             "NumPy, stage by stage", median("numpy", "seconds")))
     if "openvino" in results:
-        section.rows.append(Row("e", f"time of that run ({label}): Interpreter.run", median("irgraph", "seconds"),
+        section.rows.append(Row("e", f"{label} input: time, Interpreter.run", median("irgraph", "seconds"),
                                 "OpenVINO infer (share_inputs/outputs)", median("openvino", "seconds")))
     section.notes.append(
         f"(e) chain: {stages}, each stage joining its parts in reverse. Medians of {repeats} fresh process(es) "
@@ -81,7 +81,7 @@ def run_big_const(quick: bool = False) -> Section:
 
         irgraph.read_model  # noqa: B018 - the reader may not be installed yet
     except (AttributeError, ImportError):
-        section.rows.append(Row("f", "read an IR with a 1 GiB Const (irgraph.read_model not available yet)", None,
+        section.rows.append(Row("f", "RSS growth, irgraph.read_model (not available yet)", None,
                                 "10 MiB", 10 * MiB, unit="MiB", target=1.0))
         return section
     with tempfile.TemporaryDirectory() as scratch:
@@ -90,16 +90,15 @@ def run_big_const(quick: bool = False) -> Section:
         for _ in range(repeats):
             ours.append(run_worker(HERE, "--worker", "read-irgraph", str(xml)))
             theirs.append(run_worker(HERE, "--worker", "read-openvino", str(xml)))
-    what = "read an IR with a 1 GiB Const"
 
     def median(results: list[dict], key: str) -> float:
         return statistics.median(result[key] for result in results)
 
-    section.rows.append(Row("f", what + ": RSS growth, irgraph.read_model", median(ours, "growth"),
+    section.rows.append(Row("f", "RSS growth, irgraph.read_model", median(ours, "growth"),
                             "the 10 MiB budget", 10 * MiB, unit="MiB", target=1.0))
-    section.rows.append(Row("f", what + ": RSS growth, irgraph.read_model", median(ours, "growth"),
+    section.rows.append(Row("f", "RSS growth, irgraph.read_model", median(ours, "growth"),
                             "OpenVINO read_model (mmap on, the default)", median(theirs, "growth"), unit="MiB"))
-    section.rows.append(Row("f", what + ": time, irgraph.read_model", median(ours, "seconds"),
+    section.rows.append(Row("f", "time, irgraph.read_model", median(ours, "seconds"),
                             "OpenVINO read_model", median(theirs, "seconds")))
     section.notes.append(
         f"(f) medians of {repeats} fresh processes each; growth is VmRSS after reading minus before (peak "

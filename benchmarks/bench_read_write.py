@@ -17,8 +17,6 @@ from _common import Row, Section, have, interleaved
 
 import irgraph as ir
 
-WHAT = "20,003-layer IR (6,667 x Const + Split + Concat)"
-
 
 def available(name: str) -> bool:
     try:
@@ -47,13 +45,13 @@ def run(quick: bool = False, parts: str = "cd") -> Section:
                     {"irgraph": lambda: ir.read_model(xml), "openvino": lambda: core.read_model(str(xml))},
                     rounds, 1, warmup=1,
                 )
-                section.rows.append(Row("c", f"read {WHAT}: irgraph.read_model", times["irgraph"],
+                section.rows.append(Row("c", "irgraph.read_model", times["irgraph"],
                                         "OpenVINO Core.read_model", times["openvino"], target=1.0))
                 if times["irgraph"] > times["openvino"]:
                     section.notes.append("(c) profile of irgraph.read_model (cProfile, top by own time):\n"
                                          + _profile(lambda: ir.read_model(xml)))
             else:
-                section.rows.append(Row("c", f"read {WHAT}: irgraph.read_model (not available yet)", None,
+                section.rows.append(Row("c", "irgraph.read_model (not available yet)", None,
                                         "OpenVINO Core.read_model", None, target=1.0))
         if "d" in parts:
             if available("write_model") and available("read_model"):
@@ -66,14 +64,14 @@ def run(quick: bool = False, parts: str = "cd") -> Section:
                     },
                     rounds, 1, warmup=1,
                 )
-                section.rows.append(Row("d", f"write {WHAT}: irgraph.write_model", times["irgraph"],
+                section.rows.append(Row("d", "irgraph.write_model", times["irgraph"],
                                         "OpenVINO serialize (same model, read from the file)", times["openvino"],
                                         target=1.0))
                 if times["irgraph"] > times["openvino"]:
                     section.notes.append("(d) profile of irgraph.write_model (cProfile, top by own time):\n"
                                          + _profile(lambda: ir.write_model(model, ours)))
             else:
-                section.rows.append(Row("d", f"write {WHAT}: irgraph.write_model (not available yet)", None,
+                section.rows.append(Row("d", "irgraph.write_model (not available yet)", None,
                                         "OpenVINO serialize", None, target=1.0))
     return section
 

@@ -15,8 +15,6 @@ from _common import Row, Section, have, interleaved
 
 import irgraph as ir
 
-WHAT = "split 1x64x256x256 f32 in 8, concat reversed (warm)"
-
 
 def run(quick: bool = False) -> Section:
     rounds, per_round = (12, 5) if quick else (60, 5)
@@ -78,14 +76,14 @@ def run(quick: bool = False) -> Section:
         ("irgraph reuse", "Interpreter(reuse_outputs=True).run",
          [("copy", 1.1), ("openvino shared", 1.0), ("openvino default", None), ("onnxruntime bound", None),
           ("onnxruntime run", None)]),
-        ("irgraph", "Interpreter.run (new output array each run)",
+        ("irgraph", "Interpreter.run (new output each run)",
          [("copy", None), ("openvino shared", None), ("numpy split+concatenate", None)]),
-        ("irgraph.run", "irgraph.run(model, feeds), one-shot (checks the model every call)", [("copy", None)]),
+        ("irgraph.run", "irgraph.run(model, feeds): one-shot, builds an Interpreter", [("copy", None)]),
     ]
     for ours, how, comparisons in plan:
         for theirs, target in comparisons:
             if theirs in times:
-                section.rows.append(Row("a", f"{WHAT}: {how}", times[ours], labels[theirs], times[theirs],
+                section.rows.append(Row("a", how, times[ours], labels[theirs], times[theirs],
                                         target=target, paired=times.ratio(ours, theirs)))
     section.rows += _larger(quick)
     section.notes.append(
@@ -112,12 +110,12 @@ def _larger(quick: bool) -> list[Row]:
         "fresh": lambda: fresh.run({"x": x}),
     }
     times = interleaved(contenders, 4 if quick else 12, 5)
-    what = "same graph on 1x256x256x256 f32 (64 MiB)"
+    what = "64 MiB input (1x256x256x256)"
     label = "NumPy copyto of the output into preallocated memory"
     return [
         Row("a", f"{what}: Interpreter(reuse_outputs=True).run", times["reuse"], label, times["copy"],
             paired=times.ratio("reuse", "copy")),
-        Row("a", f"{what}: Interpreter.run (new output array each run)", times["fresh"], label, times["copy"],
+        Row("a", f"{what}: Interpreter.run (new output each run)", times["fresh"], label, times["copy"],
             paired=times.ratio("fresh", "copy")),
     ]
 

@@ -25,12 +25,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Row, Section, fmt, machine  # noqa: E402
 
 BENCHES: dict[str, tuple[str, str, str]] = {
-    "a": ("bench_split_concat", "run", "warm split/concat vs one copy, OpenVINO, onnxruntime"),
-    "b": ("bench_cold", "run", "cold ir-run process vs an OpenVINO process"),
-    "c": ("bench_read_write", "run_read", "read a 20,003-layer IR"),
-    "d": ("bench_read_write", "run_write", "write a 20,003-layer IR"),
-    "e": ("bench_memory", "run_chain", "peak memory of a split/concat chain on 1 GiB"),
-    "f": ("bench_memory", "run_big_const", "read an IR with a 1 GiB Const"),
+    "a": ("bench_split_concat", "run", "warm runs: split a 1x64x256x256 f32 tensor (16 MiB) into 8 and concat "
+          "them in reverse"),
+    "b": ("bench_cold", "run", "cold, end to end: one process reads, checks and runs the (a) IR (written by "
+          "OpenVINO) once on in.npz"),
+    "c": ("bench_read_write", "run_read", "read a 20,003-layer IR written by OpenVINO: Parameter, 6,667 x (axis "
+          "Const, Split in 2, Concat reversed), Result"),
+    "d": ("bench_read_write", "run_write", "write that 20,003-layer model"),
+    "e": ("bench_memory", "run_chain", "a 4-stage split/concat chain (Split/VariadicSplit on 3 axes) on a 1 GiB "
+          "f32 input, in fresh processes"),
+    "f": ("bench_memory", "run_big_const", "read an IR holding a 1 GiB Const, in fresh processes"),
 }
 COLUMNS = ("", "what", "irgraph", "compared with", "value", "ratio", "target", "")
 
@@ -89,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         notes += section.notes
         print(f"({key}) done in {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
+    legend = [f"({key}) {BENCHES[key][2]}" for key in BENCHES if key in args.only]
+    print()
+    print("\n".join(legend))
     print()
     print(text_table(rows))
     if notes:
@@ -108,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Latest run of `{command}` ({stamp}, {elapsed:.0f} s) on {header}.",
             "Ratios are irgraph / the compared figure, measured side by side in the same run (medians); "
             "the targets come from issue 7. Lower is better.",
+            "",
+            *(f"- {line}" for line in legend),
             "",
             markdown_table(rows),
             "",
