@@ -97,3 +97,11 @@ def test_remove_node_drops_its_edges():
     y = model.concat([x, x], axis=0)
     model.remove_node(y.node_id)
     assert model.consumers(x) == [] and len(model) == 1
+
+
+def test_result_name_is_the_output_key_even_when_the_port_has_other_names_first():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    y = model.concat([x], axis=0)
+    model.node(y.node_id).tensor_names[0] = ["first", "wanted"]
+    assert model.output_key(model.result(y, name="wanted")) == "wanted"

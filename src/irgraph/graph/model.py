@@ -267,7 +267,7 @@ class Model:
         producer_names = self.node(value.node_id).tensor_names[value.index]
         if name is not None and not producer_names:
             producer_names.append(name)
-        elif name is not None and name not in producer_names:
+        elif name is not None and producer_names[0] != name:
             node.result_names = [name]
         return node
 
