@@ -13,6 +13,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -72,6 +73,18 @@ class Interpreter:
         self.model = model
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
+        # Checking and scheduling a large model builds ~10^5 small objects: full collections would
+        # find nothing to free, so pause the collector (as the reader does).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._prepare()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _prepare(self) -> None:
+        model = self.model
         infer_shapes(model)
         not_runnable = [node for node in model if not node.op.can_run]
         if not_runnable:
@@ -90,55 +103,61 @@ class Interpreter:
     def _schedule(self) -> None:
         """Number the tensors, bind the Consts and list the steps with the slots they free."""
         model = self.model
-        needed = model.reachable_from_results()
-        order = [node for node in model.topological_order() if node.id in needed]
+        order = model.topological_order()
+        sources = {node.id: model.input_sources(node) for node in order}
+        results = model.results
+        needed: set[int] = set()
+        stack = [node.id for node in results]
+        while stack:
+            node_id = stack.pop()
+            if node_id not in needed:
+                needed.add(node_id)
+                stack.extend(source.node_id for source in sources[node_id] if source is not None)
         slots: dict[tuple[int, int], int] = {}
-
-        def slot_of(node_id: int, index: int) -> int:
-            return slots.setdefault((node_id, index), len(slots))
-
         self._feeds: dict[str, tuple[Node, int]] = {}
         self._parameters: list[tuple[Node, int]] = []
         for parameter in model.parameters:
-            slot = slot_of(parameter.id, 0)
+            slot = slots.setdefault((parameter.id, 0), len(slots))
             self._parameters.append((parameter, slot))
             for name in model.input_names(parameter):
                 self._feeds.setdefault(name, (parameter, slot))
         steps: list[tuple[Any, ...]] = []
         last_use: dict[int, int] = {}
-        result_slots: list[tuple[Any, ...]] = []
+        result_slots: dict[int, tuple[str, int]] = {}
         constants: dict[int, np.ndarray] = {}
         for node in order:
-            sources = model.input_sources(node)
-            if isinstance(node.op, Result):
-                source = sources[0]
+            if node.id not in needed:
+                continue
+            op = node.op
+            if isinstance(op, Result):
+                source = sources[node.id][0]
                 if source is not None:
-                    result_slots.append((node.id, model.output_key(node), slot_of(source.node_id, source.index)))
+                    slot = slots.setdefault((source.node_id, source.index), len(slots))
+                    result_slots[node.id] = (model.output_key(node), slot)
                 continue
-            if isinstance(node.op, Parameter):
+            if isinstance(op, Parameter):
                 continue
-            inputs = tuple(slot_of(s.node_id, s.index) for s in sources)  # type: ignore[union-attr]
-            outputs = tuple(slot_of(node.id, index) for index in range(node.num_outputs))
-            if isinstance(node.op, Const):
+            inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources[node.id])  # type: ignore[union-attr]
+            outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
+            if isinstance(op, Const):
                 try:
-                    (constants[outputs[0]],) = node.op.evaluate([])
+                    (constants[outputs[0]],) = op.evaluate([])
                     continue
                 except IrError:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
-            elif isinstance(node.op, Concat):
+            elif isinstance(op, Concat):
                 kind = _JOIN
-            elif isinstance(node.op, Split | VariadicSplit):
+            elif isinstance(op, Split | VariadicSplit):
                 kind = _SPLIT
             else:
                 kind = _GENERIC
+            position = len(steps)
             for slot in inputs:
-                last_use[slot] = len(steps)
-            steps.append((node, kind, node.op, inputs, outputs))
+                last_use[slot] = position
+            steps.append((node, kind, op, inputs, outputs))
         # Outputs in model output order (Result document order), not in the topological order of the walk.
-        output_position = {node.id: position for position, node in enumerate(model.results)}
-        result_slots.sort(key=lambda entry: output_position[entry[0]])
-        result_slots = [(key, slot) for _, key, slot in result_slots]  # type: ignore[misc]
-        keep = {slot for _, slot in result_slots}
+        self._results = [result_slots[node.id] for node in results if node.id in result_slots]
+        keep = {slot for _, slot in self._results}
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
             if slot not in keep and slot not in constants:
@@ -151,7 +170,6 @@ class Interpreter:
         self._template: list[Any] = [None] * len(slots)
         for slot, value in constants.items():
             self._template[slot] = value
-        self._results = result_slots
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
