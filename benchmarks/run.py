@@ -1,14 +1,14 @@
 """Run irgraph's benchmarks and print one table of ratios, measured side by side in this run.
 
-    python benchmarks/run.py                     # everything (a few minutes)
+    python benchmarks/run.py                     # everything (about 2 minutes)
     python benchmarks/run.py --quick             # fewer repeats, a 256 MiB chain for (e)
     python benchmarks/run.py --only ab           # some of them
     python benchmarks/run.py --results benchmarks/RESULTS.md   # also write the Markdown table
 
 (a) warm split/concat run, (b) cold ir-run process, (c) reading and (d) writing a 20,003-layer IR,
 (e) peak memory of a split/concat chain on a 1 GiB input, (f) reading an IR with a 1 GiB Const.
-OpenVINO and onnxruntime columns appear when they are installed. No figure here is asserted by
-the test suite.
+OpenVINO and onnxruntime rows appear when they are installed ((b)-(d) and (f) need OpenVINO to
+write their IR files). No figure here is asserted by the test suite.
 """
 
 from __future__ import annotations
@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"({key}) {BENCHES[key][2]} ...", file=sys.stderr, flush=True)
         begun = time.perf_counter()
-        section = _bench(key)(args.quick)
+        try:
+            section = _bench(key)(args.quick)
+        except Exception as err:  # one broken benchmark must not hide the others
+            section = Section(notes=[f"({key}) failed: {type(err).__name__}: {err}"])
+            print(section.notes[0], file=sys.stderr)
         rows += section.rows
         notes += section.notes
         print(f"({key}) done in {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
