@@ -132,7 +132,6 @@ def test_bad_onnx_is_exit_1_and_leaves_no_destination(tmp_path: Path, capsys) ->
 
 
 @needs_onnx
-@pytest.mark.skipif(importlib.util.find_spec("irgraph.io.onnx_export") is None, reason="onnx_export not built yet")
 @pytest.mark.parametrize("opset", [None, 13, 18])
 def test_ir_to_onnx_runs_in_onnxruntime(tmp_path: Path, capsys, opset: int | None) -> None:
     onnxruntime = pytest.importorskip("onnxruntime")
@@ -150,7 +149,6 @@ def test_ir_to_onnx_runs_in_onnxruntime(tmp_path: Path, capsys, opset: int | Non
 
 
 @needs_onnx
-@pytest.mark.skipif(importlib.util.find_spec("irgraph.io.onnx_export") is None, reason="onnx_export not built yet")
 def test_failed_onnx_export_keeps_the_destination(write_ir, tmp_path: Path, capsys) -> None:
     from tests.cli.helpers import split_xml
 
