@@ -16,13 +16,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
-from irgraph.errors import IrIOError, IrParseError, Location
+from irgraph.errors import IrIOError, IrParseError, Location, ResourceLimitError
 
 MAX_XML_BYTES = 2**31
 """Largest ``.xml`` accepted (2 GiB), checked before reading."""
 
 MAX_XML_ELEMENTS = 20_000_000
 """Most elements accepted in one ``.xml`` (each costs lxml a few hundred bytes), checked before parsing."""
+
+MAX_LAYERS = 100_000
+"""Most ``<layer>`` elements accepted (real models have up to a few 10^4; lxml and the Model take ~12 KB each)."""
+
+MAX_PARSE_BYTES = 2**30
+"""Most memory the parsed tree may need, estimated before parsing at 256 bytes per element and per attribute
+(measured with libxml2: ~122 bytes per element or text node, ~230 per attribute)."""
 
 _LXML_LINE_CAP = 65535  # libxml2 stores element lines in 16 bits unless XML_PARSE_BIG_LINES, which lxml never sets
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
@@ -179,6 +186,16 @@ def check_bytes(data: bytes, where: Location) -> None:
     if elements > MAX_XML_ELEMENTS:
         raise IrParseError(
             f"the file has about {elements} elements; irgraph reads at most {MAX_XML_ELEMENTS}", where
+        )
+    layers = data.count(b"<layer") - data.count(b"<layers")
+    if layers > MAX_LAYERS:
+        raise ResourceLimitError(f"the file has about {layers} layers; irgraph reads at most {MAX_LAYERS}", where)
+    attributes = data.count(b'="') + data.count(b"='")
+    needed = 256 * (elements + attributes)
+    if needed > MAX_PARSE_BYTES:
+        raise ResourceLimitError(
+            f"the file has about {elements} elements and {attributes} attributes; parsing them would take about "
+            f"{needed >> 20} MiB, more than irgraph's limit of {MAX_PARSE_BYTES >> 20} MiB", where
         )
 
 
