@@ -120,9 +120,9 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
     except OSError as err:
         return report(describe_os_error(err), EXIT_USAGE, debug)
     except MemoryError:
-        # Worded so that nothing reads like a crash: the run was refused, not killed.
-        return report("the data does not fit in the memory available to this process (see --max-elements)",
-                      EXIT_FAILURE, debug)
+        if debug:
+            traceback.print_exc(file=sys.stderr)
+        # Reported below, outside the handler, whose traceback holds the frames (and data) that filled the memory.
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
         return EXIT_INTERRUPTED
@@ -130,6 +130,8 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return report("internal error: the model is nested too deeply to process", EXIT_FAILURE, debug)
     except Exception as err:  # noqa: BLE001 - the one place that turns any bug into a clean exit
         return report(f"internal error: {type(err).__name__}: {err}", EXIT_FAILURE, debug)
+    # Worded so that nothing reads like a crash: the run was refused, not killed.
+    return report("the data does not fit in the memory available to this process (see --max-elements)", EXIT_FAILURE)
 
 
 def report(message: str, code: int, debug: bool = False) -> int:
