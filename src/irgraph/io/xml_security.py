@@ -160,7 +160,7 @@ def check_bytes(data: bytes, where: Location) -> None:
     """Refuse what must never reach the parser: empty, too big, not UTF-8, DOCTYPE, too many elements."""
     if len(data) > MAX_XML_BYTES:
         raise IrParseError(f"the file is larger than {MAX_XML_BYTES} bytes", where)
-    if not data.strip():
+    if not data or data.isspace():  # strip() would copy the whole file
         raise IrParseError("the file is empty; an IR .xml file starts with <net>", where)
     if data.startswith(_FOREIGN_BOMS):
         raise IrParseError("the file is not UTF-8 (it looks like UTF-16 or UTF-32); IR files are UTF-8", where)
