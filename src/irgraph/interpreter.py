@@ -174,7 +174,10 @@ class Interpreter:
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         values = self._template.copy()
-        self._bind(feeds, values)
+        try:
+            self._bind(feeds, values)
+        except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
+            raise err.locate(Location(file=self.model.source)) from None
         limit = self.element_limit
         node = None
         try:
@@ -398,7 +401,9 @@ def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int
             parameter.location,
         )
     if array.size > element_limit:
-        raise ResourceLimitError(f"input {name!r} has {array.size} elements, above the limit of {element_limit}")
+        raise ResourceLimitError(
+            f"input {name!r} has {array.size} elements, above the limit of {element_limit}", parameter.location
+        )
     return array
 
 
