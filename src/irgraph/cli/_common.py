@@ -267,8 +267,13 @@ def _check_npy_header(stream: IO[bytes], available: int, what: str, element_limi
         shape, _, dtype = fmt.read_array_header_1_0(stream)
     elif version == (2, 0):
         shape, _, dtype = fmt.read_array_header_2_0(stream)
-    else:
-        shape, _, dtype = fmt._read_array_header(stream, version)  # noqa: SLF001 - v3 has no public reader
+    else:  # v3 (UTF-8 field names) has no public reader; NumPy 2 keeps the private one in _format_impl
+        read = getattr(fmt, "_read_array_header", None)
+        if read is None:
+            from numpy.lib import _format_impl
+
+            read = _format_impl._read_array_header
+        shape, _, dtype = read(stream, version)
     if dtype.hasobject:
         raise ValueError("it holds Python objects (a pickle); only typed arrays are read")
     count = math.prod(shape)
