@@ -343,20 +343,32 @@ def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     failure the temporary file is removed and an existing ``path`` is left untouched.
     """
     directory = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    with naming(path):
+        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+                for key, array in arrays.items():
+                    with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                        array = np.asarray(array)
+                        if is_ml_dtype(array.dtype):
+                            array = array.view(storage_dtype(array.dtype))
+                        np.lib.format.write_array(member, array, allow_pickle=False)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+
+@contextlib.contextmanager
+def naming(path: str) -> Iterator[None]:
+    """Report an OSError as one about ``path`` (the destination), not about a temporary file or no file."""
     try:
-        with os.fdopen(descriptor, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-            for key, array in arrays.items():
-                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                    array = np.asarray(array)
-                    if is_ml_dtype(array.dtype):
-                        array = array.view(storage_dtype(array.dtype))
-                    np.lib.format.write_array(member, array, allow_pickle=False)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        yield
+    except OSError as err:
+        if isinstance(err, IrError):
+            raise
+        raise OSError(err.errno, err.strerror or str(err), path) from err
 
 
 def replace_atomically(path: str, write: Callable[[str], None]) -> None:
@@ -366,15 +378,16 @@ def replace_atomically(path: str, write: Callable[[str], None]) -> None:
     """
     directory = os.path.dirname(os.path.abspath(path))
     base, suffix = os.path.splitext(os.path.basename(path))
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=f".tmp{suffix}")
-    os.close(descriptor)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with naming(path):
+        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=f".tmp{suffix}")
+        os.close(descriptor)
+        try:
+            write(temporary)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
 
 def check_output_directory(path: str) -> None:

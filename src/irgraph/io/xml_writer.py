@@ -269,8 +269,10 @@ def _write_files(files: list[tuple[str, Callable[[BinaryIO], object]]]) -> None:
     and existing files are untouched.
     """
     temporaries: list[tuple[str, str]] = []
+    current = files[0][0]  # the destination being written: errors name it, never a temporary file
     try:
         for path, write in files:
+            current = path
             if os.path.isdir(path):
                 raise IsADirectoryError(21, "Is a directory", path)
             directory = os.path.dirname(os.path.abspath(path))
@@ -283,11 +285,11 @@ def _write_files(files: list[tuple[str, Callable[[BinaryIO], object]]]) -> None:
                 os.fsync(file.fileno())
             os.chmod(temporary, _mode_for(path))
         for temporary, path in temporaries:
+            current = path
             os.replace(temporary, path)
     except OSError as exc:
         _remove(temporaries)
-        where = getattr(exc, "filename", None) or (temporaries[-1][1] if temporaries else files[0][0])
-        raise IrIOError(f"cannot write the model: {exc.strerror or exc}", Location(file=str(where))) from exc
+        raise IrIOError(f"cannot write the model: {exc.strerror or exc}", Location(file=str(current))) from exc
     except BaseException:
         _remove(temporaries)
         raise
