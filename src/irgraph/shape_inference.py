@@ -53,6 +53,12 @@ def _infer_node(model: Model, node: Node, values: dict[tuple[int, int], np.ndarr
             raise _Skipped()
         input_types.append(tensor_type)
         input_values.append(values.get((source.node_id, source.index), model.constant_value(source)))
+    # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
+    expected = op.output_count(input_values)
+    if expected is not None and expected != node.num_outputs:
+        raise ShapeInferenceError(
+            f"{op.title()} produces {expected} outputs here but the layer declares {node.num_outputs}", node.location
+        )
     try:
         output_types = op.infer(input_types, input_values)
     except OpError as err:

@@ -182,7 +182,9 @@ INFERENCE_ERRORS = {
                             "attribute value: 4", 2),
     "split-more-parts-than-the-dim": (split("12", outputs=12), "must be evenly divisible by 'num_splits' attribute "
                                       "value: 12", 2),
-    "split-num_splits-huge": (split("1000000000"), "evenly divisible by 'num_splits' attribute value: 1000000000", 2),
+    # 2**31 - 1 parts on dynamic dims: refused from the port count, before a list of 2**31 types is built
+    "split-num_splits-huge": (split("2147483647", shape=(2, -1)),
+                              "Split-1 produces 2147483647 outputs here but the layer declares 2", 2),
     "split-fewer-output-ports": (split("3", outputs=2), "Split-1 produces 3 outputs here but the layer declares 2", 2),
     "split-axis-too-large": (split(axis=2), "Axis 2 out of the tensor rank range [-2, 1].", 2),
     "split-axis-too-small": (split(axis=-3), "Axis -3 out of the tensor rank range [-2, 1].", 2),

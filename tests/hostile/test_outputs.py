@@ -35,7 +35,7 @@ def _leftovers(directory: Path) -> list[str]:
 # name -> (edit the model text, inputs to feed or None for random data, exit code, message)
 RUN_FAILURES = {
     "truncated-model": (lambda text: text[: len(text) // 2], None, EXIT_FAILURE, "not well-formed XML"),
-    "invalid-op": (lambda text: text.replace('num_splits="2"', 'num_splits="4"'), None, EXIT_FAILURE,
+    "invalid-op": (lambda text: text.replace('shape="2,6"', 'shape="2,7"'), None, EXIT_FAILURE,
                    "must be evenly divisible"),
     "wrong-input-dtype": (lambda text: text, {"x": np.zeros((2, 6), np.float64)}, EXIT_FAILURE,
                           "must have element type f32"),
@@ -91,7 +91,7 @@ CONVERT_FAILURES = {
                               EXIT_FAILURE, "DOCTYPE"),
     "dangling-edge": (lambda text: text.replace('from-layer="1"', 'from-layer="9"'), EXIT_FAILURE,
                       "there is no layer with id 9"),
-    "invalid-op": (lambda text: text.replace('num_splits="2"', 'num_splits="4"'), EXIT_FAILURE,
+    "invalid-op": (lambda text: text.replace('shape="2,6"', 'shape="2,7"'), EXIT_FAILURE,
                    "must be evenly divisible"),
     "no-results": (lambda text: text.replace('type="Result"', 'type="Gone"'), EXIT_FAILURE, "has no Result layers"),
 }
