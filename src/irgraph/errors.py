@@ -10,6 +10,13 @@ MAX_NAME_CHARS = 200
 """Longest layer name shown whole in a location."""
 
 
+def printable(text: str) -> str:
+    """``text`` on one line: control characters (newlines, tabs, NUL) become ``\\xNN`` escapes."""
+    if text.isprintable():
+        return text
+    return "".join(f"\\x{ord(char):02x}" if ord(char) < 32 or ord(char) == 127 else char for char in text)
+
+
 def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     """``text``, or its start and end around a note saying how much was left out."""
     if len(text) <= limit:
@@ -44,7 +51,7 @@ class Location:
         if self.layer_id is not None:
             parts.append(f"layer {self.layer_id}")
         if self.layer_name is not None:
-            parts.append(f"'{bounded(self.layer_name, MAX_NAME_CHARS)}'")
+            parts.append(f"'{printable(bounded(self.layer_name, MAX_NAME_CHARS))}'")
         if self.layer_type:
             parts.append(f"({self.layer_type})")
         return " ".join(parts)
@@ -57,7 +64,7 @@ class IrError(Exception):
     """Root of every error irgraph raises on bad models, inputs or files."""
 
     def __init__(self, message: str, location: Location | None = None) -> None:
-        message = bounded(message)
+        message = printable(bounded(message))  # one line, whatever names or values it quotes
         super().__init__(message)
         self.message = message
         self.location = location or Location()

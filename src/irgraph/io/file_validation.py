@@ -18,6 +18,7 @@ from irgraph.errors import (
     ResourceLimitError,
     ShapeInferenceError,
     WeightsError,
+    printable,
 )
 from irgraph.graph import Model
 from irgraph.io.xml_reader import read_ir
@@ -92,7 +93,8 @@ def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
             matches = document.root.getroottree().xpath(entry.path)
             if matches and isinstance(matches[0], etree._Element):
                 line = document.line(matches[0]) or line
-        found.append(Diagnostic("schema", Severity.ERROR, entry.message, Location(file=document.path, line=line)))
+        message = printable(entry.message)  # libxml2 quotes the offending value, newlines included
+        found.append(Diagnostic("schema", Severity.ERROR, message, Location(file=document.path, line=line)))
     return found
 
 
