@@ -81,7 +81,7 @@ def _convert(args: argparse.Namespace) -> int:
         with common.locating(args.source):
             irgraph.write_model(model, args.destination, version=args.ir_version)
         bin_path = os.path.splitext(args.destination)[0] + ".bin"
-        version = args.ir_version or model.ir_version or "default"
+        version = args.ir_version or model.ir_version or 11  # write_model's default
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:
         _export_onnx(model, args.destination, args.opset, args.source)
