@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 MAX_MESSAGE_CHARS = 2000
 """Longest message kept whole; longer ones (a 10 MB attribute quoted back) keep their start and end."""
 MAX_NAME_CHARS = 200
-"""Longest layer name shown whole in a location."""
+"""Longest layer name or type shown whole in a location."""
 
 
 def printable(text: str) -> str:
@@ -53,7 +53,7 @@ class Location:
         if self.layer_name is not None:
             parts.append(f"'{printable(bounded(self.layer_name, MAX_NAME_CHARS))}'")
         if self.layer_type:
-            parts.append(f"({self.layer_type})")
+            parts.append(f"({printable(bounded(self.layer_type, MAX_NAME_CHARS))})")
         return " ".join(parts)
 
     def __str__(self) -> str:
