@@ -104,6 +104,7 @@ def test_a_bin_that_is_a_directory_is_an_io_error(write_ir, capsys):
     message = f"cannot open the weights file '{files.bin}': Is a directory"
     expect_error(lambda: ir.read_model(files.xml), IrIOError, message, file=files.xml, line=CONST_LINE, layer_id=1)
     expect_cli_error(ir_run.main, [files.xml], capsys, EXIT_USAGE, message)
+    expect_cli_error(ir_validate.main, [files.xml], capsys, EXIT_USAGE, message)
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "device", "fifo"])

@@ -87,6 +87,11 @@ def check_file(path: str, weights: str | None, strict: bool) -> tuple[dict[str, 
     except IrError as err:  # a reader that stops instead of reporting: one error diagnostic
         location = err.location.with_file(path)
         diagnostics = [Diagnostic("read", Severity.ERROR, err.message, location)]
+    unreadable = next((d for d in diagnostics if d.code == "io"), None)
+    if unreadable is not None:  # e.g. the .bin beside the model is a directory: an I/O error (exit 2) as in ir-run
+        where = unreadable.location
+        reason = ": ".join(part for part in (where.prefix() or path, where.layer(), unreadable.message) if part)
+        return dict(report, unreadable=True, reason=reason), []
     if strict:
         diagnostics = [dataclasses.replace(d, severity=Severity.ERROR) for d in diagnostics]
     diagnostics = [_with_file(d, path) for d in diagnostics]
