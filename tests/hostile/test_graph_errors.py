@@ -75,7 +75,7 @@ READ_ERRORS["layer-without-type"] = (BASE.replace(' type="Split"', ""), IrParseE
                                      "<layer> is missing the attribute 'type'", '<layer id="2"', None)
 
 
-def _original_line(case: str, text: str, needle: str) -> int:
+def _original_line(text: str, needle: str) -> int:
     # The needle names the edited spot in the edited text when present there, else in the base model.
     return line_of(text, needle) if needle in text else line_of(BASE, needle)
 
@@ -84,7 +84,7 @@ def _original_line(case: str, text: str, needle: str) -> int:
 def test_broken_structure_is_refused_while_reading(case, write_ir, capsys):
     text, kind, message, needle, layer_id = READ_ERRORS[case]
     files = write_ir(text, BASE_BIN)
-    line = _original_line(case, text, needle)
+    line = _original_line(text, needle)
     expect_error(lambda: ir.read_model(files.xml), kind, message, file=files.xml, line=line, layer_id=layer_id)
     expect_cli_error(ir_run.main, [files.xml], capsys, EXIT_FAILURE, message)
     outcome = expect_cli_error(ir_validate.main, [files.xml], capsys, EXIT_FAILURE, message)

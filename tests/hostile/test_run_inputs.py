@@ -45,8 +45,8 @@ X_LINE = line_of(TWO_INPUTS, '<layer id="0"')
 
 @pytest.fixture
 def model_files(write_ir):
-    files = write_ir(TWO_INPUTS)
-    return files
+    """x, y: f32[2,6] -> Concat(axis 0) -> out."""
+    return write_ir(TWO_INPUTS)
 
 
 # feeds -> (message, located at the x Parameter?)
@@ -75,9 +75,8 @@ BAD_FEEDS = {
 def test_feeds_that_do_not_fit_the_model_are_input_errors(case, model_files, capsys):
     feeds, message, at_x = BAD_FEEDS[case]
     model = ir.read_model(model_files.xml)
-    kind = InputError
     line, layer_id = (X_LINE, 0) if at_x else (None, None)
-    expect_error(lambda: ir.Interpreter(model).run(feeds), kind, message, file=model_files.xml, line=line,
+    expect_error(lambda: ir.Interpreter(model).run(feeds), InputError, message, file=model_files.xml, line=line,
                  layer_id=layer_id)
     if not feeds:
         return  # ir-run fills every input with random data when none is given
