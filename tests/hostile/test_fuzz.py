@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import html
 import re
-import tempfile
 from functools import cache
 from pathlib import Path
 
 import ml_dtypes  # noqa: F401 - registers the dtypes feeds may need
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -186,15 +186,18 @@ def _check(err: ir.IrError) -> None:
         assert err.location.file, f"{type(err).__name__} without a file: {text}"
 
 
-_WORK = Path(tempfile.mkdtemp(prefix="irgraph-fuzz-"))
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for every example (each writes model.xml / model.bin over the last one's)."""
+    return tmp_path_factory.mktemp("fuzz")
 
 
 @settings(max_examples=2000, derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=damaged_models(), data=st.data())
-def test_damaged_models_fail_only_with_located_ir_errors(case, data):
+def test_damaged_models_fail_only_with_located_ir_errors(work, case, data):
     _name, xml, weights = case
-    path, bin_path = _WORK / "model.xml", _WORK / "model.bin"
+    path, bin_path = work / "model.xml", work / "model.bin"
     path.write_bytes(xml)
     if weights is None:
         bin_path.unlink(missing_ok=True)
@@ -215,8 +218,8 @@ def test_damaged_models_fail_only_with_located_ir_errors(case, data):
                 return
             feeds[parameter.name] = array
         interpreter.run(feeds)
-        ir.write_model(model, _WORK / "again.xml")
-        again = ir.read_model(_WORK / "again.xml")
+        ir.write_model(model, work / "again.xml")
+        again = ir.read_model(work / "again.xml")
         assert len(again) == len(model)
     except ir.IrError as err:
         _check(err)
