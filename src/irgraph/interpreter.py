@@ -23,7 +23,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
-from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
+from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import infer_shapes
 
 DEFAULT_ELEMENT_LIMIT = 2**31
@@ -145,9 +145,9 @@ class Interpreter:
                     continue
                 except IrError:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
-            elif isinstance(op, Concat):
+            elif op.joins_inputs:
                 kind = _JOIN
-            elif isinstance(op, Split | VariadicSplit):
+            elif op.slices_data:
                 kind = _SPLIT
             else:
                 kind = _GENERIC
@@ -343,9 +343,9 @@ def _dense(value: Any) -> Any:
     return value.materialize() if type(value) is _Joined else value
 
 
-def _join(op: Concat, inputs: list[Any], limit: int) -> Any:
-    """Concat without copying: check as ``Concat.evaluate`` does, then list the parts."""
-    axis = op.check_inputs(inputs)
+def _join(op: Op, inputs: list[Any], limit: int) -> Any:
+    """A join (Concat) without copying: check as its ``evaluate`` does, then list the parts."""
+    axis = op.check_inputs(inputs)  # type: ignore[attr-defined]
     parts: list[Any] = []
     count, depth, length = 0, 1, 0
     for value in inputs:

@@ -27,6 +27,7 @@ class Concat(Op):
     """
 
     type_name = "Concat"
+    joins_inputs = True
     inputs = Inputs.repeated("data", minimum=1)
 
     axis: int = attribute(0)

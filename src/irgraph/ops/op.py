@@ -157,6 +157,11 @@ class Op:
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
+    slices_data: ClassVar[bool] = False
+    """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
+    joins_inputs: ClassVar[bool] = False
+    """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
+    copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
 
     @property
     def version(self) -> str:

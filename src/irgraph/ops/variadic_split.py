@@ -25,6 +25,7 @@ class VariadicSplit(Op):
     """
 
     type_name = "VariadicSplit"
+    slices_data = True
     inputs = Inputs.of(
         InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
     )
