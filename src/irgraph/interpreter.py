@@ -86,13 +86,10 @@ class Interpreter:
     def _prepare(self) -> None:
         model = self.model
         infer_shapes(model)
-        not_runnable = [node for node in model if not node.op.can_run]
-        if not_runnable:
-            node = not_runnable[0]
-            try:
-                node.op.evaluate([])
-            except IrError as err:
-                raise err.locate(node.location) from None
+        for node in model:
+            reason = node.op.cannot_run_reason
+            if reason is not None:
+                raise EvaluationError(reason, node.location)
         if not model.results:
             raise GraphError(
                 f"model {model.name!r} has no Result layers: there is nothing to compute", Location(file=model.source)
@@ -106,13 +103,7 @@ class Interpreter:
         order = model.topological_order()
         sources = {node.id: model.input_sources(node) for node in order}
         results = model.results
-        needed: set[int] = set()
-        stack = [node.id for node in results]
-        while stack:
-            node_id = stack.pop()
-            if node_id not in needed:
-                needed.add(node_id)
-                stack.extend(source.node_id for source in sources[node_id] if source is not None)
+        needed = model.reachable_from_results()
         slots: dict[tuple[int, int], int] = {}
         self._feeds: dict[str, tuple[Node, int]] = {}
         self._parameters: list[tuple[Node, int]] = []

@@ -229,9 +229,14 @@ class Op:
         raise NotImplementedError
 
     @property
+    def cannot_run_reason(self) -> str | None:
+        """Why the op has no NumPy implementation (None when it can run)."""
+        return None
+
+    @property
     def can_run(self) -> bool:
         """True when the op has a NumPy implementation."""
-        return True
+        return self.cannot_run_reason is None
 
 
 # ------------------------------------------------------------------------------------ checks

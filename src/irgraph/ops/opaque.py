@@ -29,10 +29,6 @@ class OpaqueOp(Op):
         """The ``version`` as read."""
         return self.op_version
 
-    def title_of_instance(self) -> str:
-        """``Foo (opset99)``."""
-        return f"{self.op_type} ({self.op_version})"
-
     def to_attributes(self) -> dict[str, str]:
         """The attributes as read."""
         return dict(self.attributes)
@@ -46,13 +42,13 @@ class OpaqueOp(Op):
         return list(self.declared_outputs)
 
     @property
-    def can_run(self) -> bool:
-        """Opaque ops cannot run."""
-        return False
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Always fails, naming the op and the ops that can run."""
-        raise EvaluationError(
+    def cannot_run_reason(self) -> str:
+        """Names the op and the ops that can run."""
+        return (
             f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
             f"ops that can run: {', '.join(known_ops())}"
         )
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Always fails with ``cannot_run_reason``."""
+        raise EvaluationError(self.cannot_run_reason)

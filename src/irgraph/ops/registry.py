@@ -35,11 +35,6 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     return op_class
 
 
-def find_type(type_name: str) -> type[Op] | None:
-    """The op class for a type name in any opset (None when unknown)."""
-    return _OPS.get(type_name.lower())
-
-
 def known_ops() -> list[str]:
     """Titles of the registered ops (``Concat-1``, ``Split-1``, ...), sorted."""
     return sorted({cls.title() for cls in _OPS.values()})
