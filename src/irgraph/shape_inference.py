@@ -54,22 +54,22 @@ def _infer_node(model: Model, node: Node, values: dict[tuple[int, int], np.ndarr
         input_types.append(tensor_type)
         input_values.append(values.get((source.node_id, source.index), model.constant_value(source)))
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
-    expected = op.output_count(input_values)
-    if expected is not None and expected != node.num_outputs:
-        raise ShapeInferenceError(
-            f"{op.title()} produces {expected} outputs here but the layer declares {node.num_outputs}", node.location
-        )
+    _check_output_count(node, op.output_count(input_values))
     try:
         output_types = op.infer(input_types, input_values)
     except OpError as err:
         raise ShapeInferenceError(err.message, node.location) from None
-    if len(output_types) != node.num_outputs:
-        raise ShapeInferenceError(
-            f"{op.title()} produces {len(output_types)} outputs here but the layer declares {node.num_outputs}",
-            node.location,
-        )
+    _check_output_count(node, len(output_types))
     node.output_types = list(output_types)
     _fold(node, input_values, values)
+
+
+def _check_output_count(node: Node, count: int | None) -> None:
+    if count is not None and count != node.num_outputs:
+        raise ShapeInferenceError(
+            f"{node.op.title()} produces {count} outputs here but the layer declares {node.num_outputs}",
+            node.location,
+        )
 
 
 def _fold(node: Node, input_values: list[np.ndarray | None], values: dict[tuple[int, int], np.ndarray]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from irgraph.errors import GraphError, IrError, Location
@@ -89,7 +90,7 @@ def validate(model: Model) -> list[Diagnostic]:
     return found
 
 
-def _compare_declared(node: Node, warning) -> None:  # type: ignore[no-untyped-def]
+def _compare_declared(node: Node, warning: Callable[[str, str, Location], None]) -> None:
     for index, (declared, inferred) in enumerate(zip(node.declared_output_types, node.output_types, strict=False)):
         if declared is None or inferred is None:
             continue
