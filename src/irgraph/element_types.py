@@ -77,10 +77,6 @@ class ElementType(enum.Enum):
         """True for floating-point types."""
         return self.ir_name.startswith(("f", "bf")) or self is ElementType.NF4
 
-    def compatible(self, other: ElementType) -> bool:
-        """``dynamic`` is compatible with everything, otherwise types must be equal."""
-        return self is other or self.is_dynamic or other.is_dynamic
-
     def merge(self, other: ElementType) -> ElementType | None:
         """OpenVINO's element type merge: the non-dynamic of the two, or None if they differ."""
         if self.is_dynamic:
