@@ -7,6 +7,8 @@ from types import ModuleType
 
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError
+from irgraph.graph import Model, OutputPort
+from irgraph.shapes import TensorType
 
 ONNX_HINT = "ONNX support needs the onnx package: pip install 'irgraph[onnx]'"
 
@@ -98,4 +100,11 @@ def onnx_type_name(element_type: ElementType, what: str) -> str:
     if found is None:
         known = ", ".join(t.ir_name for t in _TO_ONNX)
         raise ConversionError(f"{what} has element type {element_type}, which ONNX cannot hold; exportable: {known}")
+    return found
+
+
+def port_type(model: Model, port: OutputPort) -> TensorType:
+    """The inferred type at ``port`` (both directions infer every node before asking)."""
+    found = model.node(port.node_id).output_types[port.index]
+    assert found is not None, "every node is inferred before its types are read"
     return found

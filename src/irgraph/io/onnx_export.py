@@ -27,6 +27,7 @@ from irgraph.io.onnx_common import (
     Explain,
     Explainer,
     onnx_type_name,
+    port_type,
     require_onnx,
 )
 from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
@@ -196,11 +197,6 @@ class _Exporter:
             self._initializer(node, name)
         return name
 
-    def _type(self, port: OutputPort) -> TensorType:
-        found = self.model.node(port.node_id).output_types[port.index]
-        assert found is not None, "infer_shapes ran first"
-        return found
-
     def _onnx_type(self, element_type: ElementType, what: str) -> int:
         name = onnx_type_name(element_type, what)
         self.types_used.add(name)
@@ -242,7 +238,7 @@ class _Exporter:
         # The layer name first: input .npz files are keyed by it (DESIGN.md sections 5 and 6).
         name = self._claim([node.name, *node.tensor_names[0]], (node.id, 0)) or self._fresh(node.name)
         self.names[(node.id, 0)] = name
-        tensor_type = self._type(OutputPort(node.id, 0))
+        tensor_type = port_type(self.model, OutputPort(node.id, 0))
         self.inputs.append(self._value_info(name, tensor_type, f"Parameter {node.name!r}"))
         self.explain(f"Parameter {node.name!r} -> graph input {name!r} {tensor_type}")
 
@@ -278,7 +274,7 @@ class _Exporter:
 
     def _split(self, node: Node) -> None:
         data, axis_port = self.model.input_sources(node)
-        data_type = self._type(data)  # type: ignore[arg-type]
+        data_type = port_type(self.model, data)  # type: ignore[arg-type]
         rank = None if data_type.shape.rank_is_dynamic else data_type.shape.rank
         axis = self._axis(node, axis_port, rank)
         self._check_type(node, "Split", data_type.element_type)
@@ -290,7 +286,7 @@ class _Exporter:
 
     def _variadic_split(self, node: Node) -> None:
         data, axis_port, lengths_port = self.model.input_sources(node)
-        data_type = self._type(data)  # type: ignore[arg-type]
+        data_type = port_type(self.model, data)  # type: ignore[arg-type]
         rank = None if data_type.shape.rank_is_dynamic else data_type.shape.rank
         axis = self._axis(node, axis_port, rank)
         self._check_type(node, "Split", data_type.element_type)
@@ -325,7 +321,7 @@ class _Exporter:
         self.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split axis={axis} {how}")
 
     def _lengths_input(self, node: Node, port: OutputPort) -> str:
-        tensor_type = self._type(port)
+        tensor_type = port_type(self.model, port)
         if self.opset < 13:
             raise ConversionError(f"non-constant split_lengths need opset >= 13 (ONNX Split-{self.opset} takes "
                                   "the lengths as an attribute)", node.location)
@@ -350,7 +346,7 @@ class _Exporter:
 
     def _concat(self, node: Node) -> None:
         sources = self.model.input_sources(node)
-        first = self._type(sources[0])  # type: ignore[arg-type]
+        first = port_type(self.model, sources[0])  # type: ignore[arg-type]
         self._check_type(node, "Concat", first.element_type)
         axis = node.op.axis  # type: ignore[attr-defined]
         self._emit(node, "Concat", [self.tensor_name(s) for s in sources], axis=axis)  # type: ignore[arg-type]
@@ -363,10 +359,10 @@ class _Exporter:
             raise ConversionError("Result has no input", result.location)
         name = self.tensor_name(source)
         if name != key:
-            self._check_type(result, "Identity", self._type(source).element_type)
+            self._check_type(result, "Identity", port_type(self.model, source).element_type)
             self.taken.add(key)
             self.nodes.append(self.helper.make_node("Identity", [name], [key], name=self._node_name(result)))
             self.explain(f"Result {result.name!r}: output {key!r} is an Identity of {name!r} "
                          "(the tensor already has another name)")
-        self.outputs.append(self._value_info(key, self._type(source), f"Result {result.name!r}"))
+        self.outputs.append(self._value_info(key, port_type(self.model, source), f"Result {result.name!r}"))
         self.explain(f"Result {result.name!r} -> graph output {key!r}")

@@ -19,9 +19,9 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, require_onnx
+from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, port_type, require_onnx
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -160,7 +160,7 @@ class _Importer:
         result = self.add(Result(), f"{name}/sink_port_0", [port])
         if self.model.output_key(result) != name:
             result.result_names = [name]
-        produced = self.type_of(port)
+        produced = port_type(self.model, port)
         note = ""
         if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type:
             declared, shape, _ = self.value_type(value, f"graph output {name!r}")
@@ -176,7 +176,7 @@ class _Importer:
     def add(self, op: Op, name: str, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> Node:
         """Place ``op`` and infer its output types at once (errors surface at the ONNX node)."""
         node = self.model.add_node(op, name, list(inputs), num_outputs=num_outputs)
-        types = [self.type_of(port) for port in inputs]
+        types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
             node.output_types = list(op.infer(types, values))
@@ -184,12 +184,6 @@ class _Importer:
             self.model.remove_node(node.id)
             raise
         return node
-
-    def type_of(self, port: OutputPort) -> TensorType:
-        """The inferred type at ``port``."""
-        found = self.model.node(port.node_id).output_types[port.index]
-        assert found is not None, "every placed node is inferred at once"
-        return found
 
     def tensor(self, name: str, consumer: str) -> OutputPort:
         """The port holding ONNX tensor ``name``; a constant becomes a Const named after it here."""
@@ -214,7 +208,7 @@ class _Importer:
             return self.constants[name]
         port = self.ports.get(name)
         value = self.model.constant_value(port)
-        return None if value is None else (self.type_of(port).element_type, value)  # type: ignore[arg-type]
+        return None if value is None else (port_type(self.model, port).element_type, value)  # type: ignore[arg-type]
 
     def read_tensor(self, tensor: onnx_types.TensorProto, what: str) -> tuple[ElementType, np.ndarray]:
         """An ONNX TensorProto as (element type, array in the IR in-memory dtype)."""

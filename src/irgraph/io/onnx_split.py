@@ -26,6 +26,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, OpError
 from irgraph.graph import OutputPort
+from irgraph.io.onnx_common import port_type
 from irgraph.ops import Concat, Const, Op, Parameter, Split, VariadicSplit
 from irgraph.shapes import Shape
 
@@ -118,7 +119,7 @@ class NodeConverter:
             node = self.im.add(op, context.name, inputs, num_outputs=num_outputs)
         except OpError as err:
             pairs = zip(context.node.input, inputs, strict=False)
-            described = ", ".join(f"{name!r} {self.im.type_of(port)}" for name, port in pairs)
+            described = ", ".join(f"{name!r} {port_type(self.im.model, port)}" for name, port in pairs)
             raise context.fail(f"{err.message} Inputs: {described}") from None
         for index, name in enumerate(outputs):
             if not name:
@@ -207,7 +208,7 @@ class NodeConverter:
             axis = 1
             self.im.explain(f"{context.label}: no axis attribute -> axis 1, the Concat-1 spec's default "
                             "(OpenVINO and onnx.reference fail on it instead)")
-        first = self.im.type_of(ports[0]).shape
+        first = port_type(self.im.model, ports[0]).shape
         self._axis(context, axis, first, f"input {inputs[0]!r}")
         self._emit(context, Concat(axis=axis), ports)
         self.im.explain(f"{context.label}: {len(ports)} inputs on axis {axis} -> Concat-1 axis={axis}")
@@ -232,7 +233,7 @@ class NodeConverter:
         if not outputs:
             raise context.fail("has no outputs")
         data = self.im.tensor(inputs[0], context.label)
-        shape = self.im.type_of(data).shape
+        shape = port_type(self.im.model, data).shape
         axis = attributes.get("axis")
         if axis is None:
             axis = 0
@@ -343,7 +344,7 @@ class NodeConverter:
 
     def _lengths_input(self, context: _Context, name: str, count: int) -> OutputPort:
         port = self.im.tensor(name, context.label)
-        tensor_type = self.im.type_of(port)
+        tensor_type = port_type(self.im.model, port)
         wanted = Shape.static([count])
         if tensor_type.element_type is not ElementType.I64 or not tensor_type.shape.compatible(wanted):
             raise context.fail(f"input 'split' ({name!r}) must be int64 of shape [{count}] (one length per output); "
