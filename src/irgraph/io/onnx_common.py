@@ -103,6 +103,11 @@ def onnx_type_name(element_type: ElementType, what: str) -> str:
     return found
 
 
+def first_line(err: Exception) -> str:
+    """The first line of an onnx or protobuf error (their messages can run to many lines)."""
+    return (str(err).splitlines() or [type(err).__name__])[0]
+
+
 def port_type(model: Model, port: OutputPort) -> TensorType:
     """The inferred type at ``port`` (both directions infer every node before asking)."""
     found = model.node(port.node_id).output_types[port.index]

@@ -26,6 +26,7 @@ from irgraph.io.onnx_common import (
     MIN_IR_VERSION_FOR_TYPE,
     Explain,
     Explainer,
+    first_line,
     onnx_type_name,
     port_type,
     require_onnx,
@@ -148,8 +149,7 @@ class _Exporter:
         try:
             self.onnx.checker.check_model(proto, full_check=True)
         except Exception as err:  # checker.ValidationError and shape inference errors
-            first_line = (str(err).splitlines() or [type(err).__name__])[0]
-            raise ConversionError(f"the exported ONNX model fails onnx.checker: {first_line}") from None
+            raise ConversionError(f"the exported ONNX model fails onnx.checker: {first_line(err)}") from None
         return proto
 
     def _ir_version(self) -> int:

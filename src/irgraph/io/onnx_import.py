@@ -19,7 +19,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, port_type, require_onnx
+from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
 
@@ -74,8 +74,7 @@ def _parse(load: Any, what: str, path: str | None) -> onnx_types.ModelProto:
         named = f" ({os.fsdecode(err.filename)})" if err.filename is not None and err.filename != path else ""
         raise IrIOError(f"cannot read the ONNX model{named}: {reason}", location) from None
     except Exception as err:  # protobuf's DecodeError and onnx's ValueError carry the reason
-        first_line = (str(err).splitlines() or [type(err).__name__])[0]
-        raise ConversionError(f"{what} is not a readable ONNX model: {first_line}", location) from None
+        raise ConversionError(f"{what} is not a readable ONNX model: {first_line(err)}", location) from None
 
 
 class _Importer:
