@@ -32,7 +32,7 @@ from irgraph.io.onnx_common import (
     require_onnx,
 )
 from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
-from irgraph.ops.op import integer_values, normalize_axis
+from irgraph.ops.op import integer_values, normalize_axis, shape_text
 from irgraph.ops.variadic_split import resolve_lengths
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
@@ -251,7 +251,7 @@ class _Exporter:
         if op.element_type is ElementType.STRING:
             value = np.asarray([str(v).encode("utf-8") for v in value.reshape(-1)], dtype=object).reshape(value.shape)
         self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
-        self.explain(f"Const {node.name!r} -> initializer {name!r} {op.element_type}[{','.join(map(str, op.shape))}]")
+        self.explain(f"Const {node.name!r} -> initializer {name!r} {op.element_type}{shape_text(op.shape)}")
 
     def _axis(self, node: Node, port: OutputPort | None, rank: int | None) -> int:
         value = self.model.constant_value(port)

@@ -21,6 +21,7 @@ from irgraph.errors import ConversionError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
 from irgraph.ops import Const, Op, Parameter, Result
+from irgraph.ops.op import shape_text
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
 
 if TYPE_CHECKING:
@@ -198,7 +199,7 @@ class _Importer:
         node = self.add(Const(element_type=element_type, shape=tuple(array.shape), value=array), name, [])
         node.tensor_names[0] = [name]
         self.ports[name] = OutputPort(node.id, 0)
-        self.explain(f"{self.origins[name]}: Const {element_type}[{','.join(map(str, array.shape))}]")
+        self.explain(f"{self.origins[name]}: Const {element_type}{shape_text(array.shape)}")
         return self.ports[name]
 
     def constant(self, name: str) -> tuple[ElementType, np.ndarray] | None:

@@ -28,6 +28,7 @@ from irgraph.errors import ConversionError, OpError
 from irgraph.graph import OutputPort
 from irgraph.io.onnx_common import port_type
 from irgraph.ops import Concat, Const, Op, Parameter, Split, VariadicSplit
+from irgraph.ops.op import shape_text
 from irgraph.shapes import Shape
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class NodeConverter:
             raise context.fail(f"output {name!r} is already produced elsewhere (ONNX tensor names are unique)")
         self.im.constants[name] = (element_type, array)
         self.im.origins[name] = f"Constant {name!r}"
-        self.im.explain(f"{context.label}: constant {name!r} {element_type}[{','.join(map(str, array.shape))}], "
+        self.im.explain(f"{context.label}: constant {name!r} {element_type}{shape_text(array.shape)}, "
                         "a Const where it is consumed as a tensor")
 
     def _identity(self, context: _Context) -> None:
@@ -338,7 +339,7 @@ class NodeConverter:
             element_type, array = found
             if element_type is not ElementType.I64 or array.ndim != 1:
                 raise context.fail(f"input 'split' ({name!r}) must be a 1-D int64 tensor; "
-                                   f"got {element_type}[{','.join(map(str, array.shape))}]")
+                                   f"got {element_type}{shape_text(array.shape)}")
             return [int(v) for v in array.tolist()], f"the constant {name!r}"
         return self._lengths_input(context, name, count)
 
