@@ -301,7 +301,7 @@ class LayerReader:
                 value = int(stripped) if digits else None
                 if value is None or value < -1:
                     raise IrParseError(f"port <dim> must be an integer >= -1. Got: {text!r}", location)
-                dim = self._dims[text] = Dim.dynamic() if value == -1 else Dim(value, value)
+                dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
         return TensorType(element_type, Shape(tuple(parsed)))
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import WeightsError
+from irgraph.ops.op import shape_text
 
 __all__ = ["WeightsFile", "WeightsWriter", "byte_size", "decode_tensor", "encode_tensor"]
 
@@ -63,7 +64,7 @@ def decode_tensor(data: memoryview | bytes, element_type: ElementType, shape: It
         needed = byte_size(element_type, count)
         if len(buf) < needed:
             raise WeightsError(
-                f"Const needs {needed} bytes for {element_type} {_format_shape(dims)} but size is {len(buf)}"
+                f"Const needs {needed} bytes for {element_type} {shape_text(dims)} but size is {len(buf)}"
             )
         if element_type.is_packed:
             flat = _unpack(np.frombuffer(buf, dtype=np.uint8, count=needed), element_type, count)
@@ -75,7 +76,7 @@ def decode_tensor(data: memoryview | bytes, element_type: ElementType, shape: It
     try:
         return flat.reshape(dims)
     except ValueError as exc:
-        raise WeightsError(f"Const shape {_format_shape(dims)} cannot be held by NumPy: {exc}") from None
+        raise WeightsError(f"Const shape {shape_text(dims)} cannot be held by NumPy: {exc}") from None
 
 
 def encode_tensor(array: np.ndarray, element_type: ElementType) -> bytes:
@@ -238,12 +239,8 @@ def _dims(shape: Iterable[int]) -> tuple[int, ...]:
     except TypeError:
         raise WeightsError(f"Const shape must be a sequence of integers, got {shape!r}") from None
     if any(dim < 0 for dim in dims):
-        raise WeightsError(f"Const shape {_format_shape(dims)} has a negative dimension")
+        raise WeightsError(f"Const shape {shape_text(dims)} has a negative dimension")
     return dims
-
-
-def _format_shape(dims: tuple[int, ...]) -> str:
-    return "[" + ",".join(str(dim) for dim in dims) + "]"
 
 
 def _same_bytes(first: bytes | memoryview, second: bytes | memoryview) -> bool:
@@ -390,7 +387,7 @@ def _decode_strings(buf: memoryview, dims: tuple[int, ...], count: int) -> np.nd
         raise WeightsError(f"string Const declares {declared} strings; the count must be >= 0")
     if declared != count:
         raise WeightsError(
-            f"string Const declares {declared} strings but shape {_format_shape(dims)} has {count} elements"
+            f"string Const declares {declared} strings but shape {shape_text(dims)} has {count} elements"
         )
     header = 4 * (declared + 2)
     if size < header:

@@ -218,7 +218,7 @@ class _Serializer:
         cached = self._bodies.get(id(tensor))
         if cached is None:
             dims = tensor.shape.dims
-            body = "".join(f"\t\t\t\t\t<dim>{d.min if d.max == d.min else -1}</dim>\n" for d in dims or ())
+            body = "".join(f"\t\t\t\t\t<dim>{d.to_port_dim()}</dim>\n" for d in dims or ())
             cached = self._bodies[id(tensor)] = (tensor, f'" precision="{tensor.element_type.precision}"', body)
         _, precision, body = cached
         head = f'\t\t\t\t<port id="{port_id}{precision}'
