@@ -221,13 +221,9 @@ def input_index(model: Model) -> dict[str, Node]:
 
 
 # ------------------------------------------------------------------------------------ arrays
-def storage_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
-    if is_ml_dtype(dtype):
-        return np.dtype(f"V{dtype.itemsize}")
-    return dtype
-
-
+# How an array is stored in an .npz and read back, in one place: strings (object arrays) are
+# written as unicode (``for_storage``); ml_dtypes' types are written as raw ``|Vn`` items
+# (``to_stored``, ``storage_dtype``) and viewed as their own dtype again when read (``decode_stored``).
 def is_ml_dtype(dtype: np.dtype) -> bool:
     """True for ml_dtypes' types (bf16, f8, 4-bit...), which ``.npz`` files hold as raw ``|Vn`` bytes.
 
@@ -235,6 +231,13 @@ def is_ml_dtype(dtype: np.dtype) -> bool:
     which ``np.load`` cannot read back, so every one of them is stored explicitly as raw bytes.
     """
     return dtype.type.__module__.startswith("ml_dtypes")
+
+
+def storage_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
+    if is_ml_dtype(dtype):
+        return np.dtype(f"V{dtype.itemsize}")
+    return dtype
 
 
 def for_storage(array: np.ndarray) -> np.ndarray:
@@ -245,16 +248,16 @@ def for_storage(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def decode_stored(array: np.ndarray, element_type: ElementType) -> np.ndarray:
-    """Undo the ``.npz`` storage of ml_dtypes arrays: raw ``|Vn`` items become ``element_type``'s dtype."""
-    dtype = element_type.numpy_dtype
-    if (
-        dtype is not None
-        and is_ml_dtype(dtype)
-        and array.dtype.kind == "V"
-        and array.dtype.names is None
-        and array.dtype.itemsize == dtype.itemsize
-    ):
+def to_stored(array: np.ndarray) -> np.ndarray:
+    """``array`` as an ``.npz`` member holds it: ml_dtypes items as raw ``|Vn`` bytes (a view, no copy)."""
+    array = np.asarray(array)
+    return array.view(storage_dtype(array.dtype))
+
+
+def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray:
+    """Undo ``to_stored``: raw ``|Vn`` items become ``want``'s ml_dtypes dtype; anything else is unchanged."""
+    dtype = want.numpy_dtype if isinstance(want, ElementType) else want
+    if dtype is not None and is_ml_dtype(dtype) and array.dtype == storage_dtype(dtype):
         return array.view(dtype)
     return array
 
@@ -342,22 +345,14 @@ def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     Keys may hold any character (``np.savez(**arrays)`` cannot take every tensor name). On any
     failure the temporary file is removed and an existing ``path`` is left untouched.
     """
-    directory = os.path.dirname(os.path.abspath(path))
-    with naming(path):
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-        try:
-            with os.fdopen(descriptor, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-                for key, array in arrays.items():
-                    with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                        array = np.asarray(array)
-                        if is_ml_dtype(array.dtype):
-                            array = array.view(storage_dtype(array.dtype))
-                        np.lib.format.write_array(member, array, allow_pickle=False)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+
+    def write(temporary: str) -> None:
+        with open(temporary, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+            for key, array in arrays.items():
+                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, to_stored(array), allow_pickle=False)
+
+    replace_atomically(path, write)
 
 
 @contextlib.contextmanager
