@@ -45,22 +45,6 @@ class LayerPorts:
         self.inputs = inputs
         self.outputs = outputs
 
-    def input_index(self, label: int) -> int | None:
-        """The index of the input port whose id is ``label`` (ids compared as integers)."""
-        return next((i for text, i in self.inputs.items() if int(text) == label), None)
-
-    def output_index(self, label: int) -> int | None:
-        """The index of the output port whose id is ``label`` (ids compared as integers)."""
-        return next((i for text, i in self.outputs.items() if int(text) == label), None)
-
-    def describe_inputs(self) -> str:
-        """``0, 1`` or ``none``."""
-        return ", ".join(self.inputs) or "none"
-
-    def describe_outputs(self) -> str:
-        """``2, 3`` or ``none``."""
-        return ", ".join(self.outputs) or "none"
-
 
 class LayerReader:
     """Reads every ``<layer>`` into ``model``; returns the port-label maps the edges need."""
@@ -137,7 +121,7 @@ class LayerReader:
         if inputs is None:
             in_labels, in_types, in_rt = {}, [], {}
         else:
-            in_labels, in_types, in_rt = self._ports(inputs, False, location)
+            in_labels, in_types, in_rt, _ = self._ports(inputs, False, location)
         if outputs is None:
             out_labels, out_types, out_rt, names = {}, [], {}, []
         else:
@@ -235,7 +219,10 @@ class LayerReader:
         value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
         return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
 
-    def _ports(self, container: etree._Element, outputs: bool, location: Location) -> tuple:
+    def _ports(
+        self, container: etree._Element, outputs: bool, location: Location
+    ) -> tuple[dict[str, int], list[TensorType | None], dict, list[list[str]]]:
+        """Port id label -> index, declared types, rt_info by index and (outputs only) tensor names."""
         labels: dict[str, int] = {}
         types: list[TensorType | None] = []
         rt: dict = {}
@@ -271,7 +258,7 @@ class LayerReader:
             types.append(declared)
             if outputs:
                 names.append(split_names(port.get("names")))
-        return (labels, types, rt, names) if outputs else (labels, types, rt)
+        return labels, types, rt, names
 
     def _at(self, element: etree._Element, location: Location) -> Location:
         """``location`` moved to ``element``'s own line."""

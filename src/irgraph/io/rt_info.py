@@ -38,15 +38,10 @@ def _entry(element: etree._Element) -> RtEntry:
 
 def write_rt_info(out: list[str], entries: tuple[RtEntry, ...] | None, depth: int, *, always: bool = False) -> None:
     """Append ``<rt_info>`` with ``entries`` at indentation ``depth``; ``<rt_info />`` when empty and ``always``."""
-    indent = "\t" * depth
-    if not entries:
-        if always:
-            out.append(f"{indent}<rt_info />\n")
-        return
-    out.append(f"{indent}<rt_info>\n")
-    for entry in entries:
-        _write_entry(out, entry, depth + 1)
-    out.append(f"{indent}</rt_info>\n")
+    if entries:
+        _write_entry(out, RtEntry("rt_info", (), entries), depth)
+    elif always:
+        out.append("\t" * depth + "<rt_info />\n")
 
 
 def _write_entry(out: list[str], entry: RtEntry, depth: int) -> None:

@@ -194,13 +194,13 @@ class _Reader:
         text = self._edge_texts(edge)[_EDGE_ATTRIBUTES.index(what)]
         output = what == "from-port"
         label = _int(text, what, self, edge)
-        index = layer.output_index(label) if output else layer.input_index(label)
+        labels = layer.outputs if output else layer.inputs
+        index = next((i for known, i in labels.items() if int(known) == label), None)  # ids compared as integers
         if index is None:
-            listed = layer.describe_outputs() if output else layer.describe_inputs()
             direction = "output" if output else "input"
             raise GraphError(
                 f"{self._describe(edge)}: {layer.node.location.layer()} has no {direction} port with id {text} "
-                f"(its {direction} port ids: {listed})",
+                f"(its {direction} port ids: {', '.join(labels) or 'none'})",
                 self.here(edge),
             )
         return index

@@ -224,20 +224,19 @@ class _Serializer:
         head = f'\t\t\t\t<port id="{port_id}{precision}'
         if names:
             head += f' names="{escape_attribute(join_names(names))}"'
-        if plain:
+        if not rt_info:
             text = f"{head}>\n{body}\t\t\t\t</port>\n" if body else head + " />\n"
-            self._plain_ports[(port_id, id(tensor))] = text
+            if plain:
+                self._plain_ports[(port_id, id(tensor))] = text
             self.out.append(text)
-        elif not rt_info:
-            self.out.append(f"{head}>\n{body}\t\t\t\t</port>\n" if body else head + " />\n")
         else:
             self.out.append(f"{head}>\n{body}")
             write_rt_info(self.out, rt_info, 5)
             self.out.append("\t\t\t\t</port>\n")
 
     def _output_type(self, node: Node, index: int) -> TensorType:
-        tensor = node.output_types[index] or node.declared_output_types[index]
-        return _require(tensor, node, f"output {index}")
+        """The declared type of an output inference left unknown (callers try ``output_types`` first)."""
+        return _require(node.declared_output_types[index], node, f"output {index}")
 
 
 def _from_layer(edge: tuple[int, int, int, int]) -> int:
