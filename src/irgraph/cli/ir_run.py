@@ -106,8 +106,7 @@ def _run(args: argparse.Namespace) -> int:
     shapes = resolve_shapes(model, inputs, shapes)
 
     if feeds:
-        decode_feeds(feeds, inputs)
-        check_against_shapes(feeds, inputs, shapes)
+        fit_feeds(feeds, inputs, shapes)
     else:
         feeds = random_feeds(model, shapes, args.seed, args.max_elements)
     with common.locating(args.model):
@@ -233,24 +232,22 @@ def load_feeds(npz_files: list[str], npy_files: list[tuple[str, str]], element_l
     return list(feeds.values())
 
 
-def decode_feeds(feeds: list[_Feed], inputs: Mapping[str, Node]) -> None:
-    """ml_dtypes data (bf16, f8, i4, ...) is stored in .npz/.npy as raw ``|Vn`` items: view it as the input's type."""
+def fit_feeds(feeds: list[_Feed], inputs: Mapping[str, Node], shapes: Mapping[int, Shape]) -> None:
+    """View stored ml_dtypes data (raw ``|Vn`` items) as its input's type; given data must fit its --shape.
+
+    Names no input answers to are left for the interpreter to report.
+    """
     for feed in feeds:
         parameter = inputs.get(feed.name)
-        if parameter is not None:
-            feed.array = common.decode_stored(feed.array, _parameter_op(parameter).element_type)
-
-
-def check_against_shapes(feeds: list[_Feed], inputs: Mapping[str, Node], shapes: Mapping[int, Shape]) -> None:
-    """Given data must fit the --shape of its input."""
-    for feed in feeds:
-        parameter = inputs.get(feed.name)
-        shape = shapes.get(parameter.id) if parameter is not None else None
+        if parameter is None:
+            continue
+        feed.array = common.decode_stored(feed.array, _parameter_op(parameter).element_type)
+        shape = shapes.get(parameter.id)
         if shape is not None and not shape.accepts(feed.array.shape):
             raise InputError(
                 f"input {feed.name!r} from {feed.source} has shape {shape_text(feed.array.shape)}, which does "
                 f"not fit --shape {shape}",
-                parameter.location if parameter is not None else None,
+                parameter.location,
             )
 
 
@@ -315,29 +312,23 @@ def random_array(rng: np.random.Generator, element_type: ElementType, shape: tup
 
 
 # ------------------------------------------------------------------------------------ reports
-def _as_float64(array: np.ndarray) -> np.ndarray | None:
-    if array.dtype.kind in "OUS":
-        return None
-    return array.astype(np.float64)
-
-
 def _stats(key: str, array: np.ndarray) -> dict[str, object]:
     """Name, element type, shape, min, max and mean of one stored output (strings: no mean)."""
     element_type = _element_type_name(array)
     row: dict[str, object] = {
         "name": key, "element_type": element_type, "shape": list(array.shape), "min": None, "max": None, "mean": None,
     }
-    values = _as_float64(array)
-    if values is None:
-        if array.size:
-            items = [str(item) for item in array.reshape(-1).tolist()]
-            row["min"], row["max"] = min(items), max(items)
+    if not array.size:
         return row
-    if values.size:
-        integral = array.dtype.kind in "biu" or (element_type.startswith(("i", "u")) and element_type != "undefined")
-        row["min"] = _json_number(float(values.min()), integral)
-        row["max"] = _json_number(float(values.max()), integral)
-        row["mean"] = _json_number(float(values.mean()), False)
+    if element_type == "string":
+        items = [str(item) for item in array.reshape(-1).tolist()]
+        row["min"], row["max"] = min(items), max(items)
+        return row
+    values = array.astype(np.float64)
+    integral = array.dtype.kind in "biu" or element_type.startswith(("i", "u"))  # also i4, u1, u2, u4 (ml_dtypes)
+    row["min"] = _json_number(float(values.min()), integral)
+    row["max"] = _json_number(float(values.max()), integral)
+    row["mean"] = _json_number(float(values.mean()), False)
     return row
 
 
