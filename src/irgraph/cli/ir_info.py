@@ -11,7 +11,7 @@ from collections import Counter
 from irgraph.cli import _common as common
 from irgraph.errors import IrError, Location
 from irgraph.graph import Model, Node
-from irgraph.ops import Parameter
+from irgraph.ops import Const, Parameter, Result
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
@@ -73,7 +73,7 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         assert isinstance(op, Parameter)
         inputs.append({
             "name": parameter.name,
-            "tensor_names": model.input_names(parameter)[1:] or [],
+            "tensor_names": model.input_names(parameter)[1:],
             "element_type": str(op.element_type),
             "shape": str(op.shape),
         })
@@ -136,19 +136,21 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def _dot_style(node: Node) -> str:
+    """Inputs and outputs as ellipses, constants dashed: by op class, as ``Model.parameters``/``results`` tell them."""
+    if isinstance(node.op, (Parameter, Result)):
+        return ", shape=ellipse"
+    if isinstance(node.op, Const):
+        return ", style=dashed"
+    return ""
+
+
 def to_dot(model: Model) -> str:
     """A Graphviz digraph: one box per layer (name and type), edges labelled with the tensor type."""
     lines = [f"digraph {_quote(model.name)} {{", "  rankdir=TB;", '  node [shape=box, fontname="Helvetica"];']
     for node in model:
         label = f"{node.name}\n{node.type_name}"
-        shape = ""
-        if isinstance(node.op, Parameter):
-            shape = ", shape=ellipse"
-        elif node.type_name == "Result":
-            shape = ", shape=ellipse"
-        elif node.type_name == "Const":
-            shape = ", style=dashed"
-        lines.append(f"  n{node.id} [label={_quote(label)}{shape}];")
+        lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
     for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
         producer = model.node(source.node_id)
         tensor_type = producer.output_types[source.index]
