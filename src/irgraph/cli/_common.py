@@ -186,11 +186,16 @@ def require_file(path: str, what: str = "file") -> None:
         raise CliError(f"{path}: not a regular file")
 
 
-def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:
-    """``irgraph.read_model`` with exit-2 checks for missing files and the file named in every error."""
+def require_model_files(path: str, weights: str | None) -> None:
+    """Exit 2 unless the model file (and the weights file, when given) are existing regular files."""
     require_file(path, "model file")
     if weights is not None:
         require_file(weights, "weights file")
+
+
+def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:
+    """``irgraph.read_model`` with exit-2 checks for missing files and the file named in every error."""
+    require_model_files(path, weights)
     with locating(path):
         return irgraph.read_model(path, weights, element_limit=element_limit)
 

@@ -80,7 +80,7 @@ def _convert(args: argparse.Namespace) -> int:
     if destination == "ir":
         with common.locating(args.source):
             irgraph.write_model(model, args.destination, version=args.ir_version)
-        bin_path = os.path.splitext(args.destination)[0] + ".bin"
+        bin_path = common.weights_path(args.destination, None)
         version = args.ir_version or model.ir_version or 11  # write_model's default
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:

@@ -75,9 +75,7 @@ def check_file(path: str, weights: str | None, strict: bool) -> tuple[dict[str, 
     report: dict[str, object] = {"file": path, "valid": False, "unreadable": False, "errors": 0, "warnings": 0,
                                  "diagnostics": []}
     try:
-        common.require_file(path, "model file")
-        if weights is not None:
-            common.require_file(weights, "weights file")
+        common.require_model_files(path, weights)
         diagnostics = irgraph.validate_file(path, weights)
     except common.CliError as err:
         return dict(report, unreadable=True, reason=str(err)), []
