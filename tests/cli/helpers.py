@@ -22,6 +22,18 @@ def _port_dims(parameter_shape: str) -> str:
     return _dims([int(t) if t.isdigit() else -1 for t in tokens])
 
 
+def _net_with_input(name: str, pshape: str, element_type: str, precision: str) -> str:
+    """The start of an IR v11 ``<net>`` up to its first layer, the Parameter ``x`` (id 0) of ``pshape``."""
+    return f"""<?xml version="1.0"?>
+<net name="{name}" version="11">
+\t<layers>
+\t\t<layer id="0" name="x" type="Parameter" version="opset1">
+\t\t\t<data shape="{pshape}" element_type="{element_type}"/>
+\t\t\t<output><port id="0" precision="{precision}" names="x">{_port_dims(pshape)}</port></output>
+\t\t</layer>
+"""
+
+
 def split_xml(
     *,
     shape: list[int] | None = None,
@@ -50,13 +62,7 @@ def split_xml(
         f'<edge from-layer="2" from-port="{2 + i}" to-layer="{3 + i}" to-port="0"/>' for i in range(num_splits)
     )
     pshape = parameter_shape if parameter_shape is not None else ",".join(map(str, shape))
-    xml = f"""<?xml version="1.0"?>
-<net name="split" version="11">
-\t<layers>
-\t\t<layer id="0" name="x" type="Parameter" version="opset1">
-\t\t\t<data shape="{pshape}" element_type="{element_type}"/>
-\t\t\t<output><port id="0" precision="{precision}" names="x">{_port_dims(pshape)}</port></output>
-\t\t</layer>
+    xml = _net_with_input("split", pshape, element_type, precision) + f"""\
 \t\t<layer id="1" name="axis" type="Const" version="opset1">
 \t\t\t<data element_type="i64" shape="" offset="0" size="8"/>
 \t\t\t<output><port id="0" precision="I64"/></output>
@@ -79,13 +85,7 @@ def split_xml(
 
 def identity_xml(element_type: str, precision: str, shape: list[int]) -> str:
     """An IR v11 model ``x -> Result`` of one element type."""
-    return f"""<?xml version="1.0"?>
-<net name="identity" version="11">
-\t<layers>
-\t\t<layer id="0" name="x" type="Parameter" version="opset1">
-\t\t\t<data shape="{','.join(map(str, shape))}" element_type="{element_type}"/>
-\t\t\t<output><port id="0" precision="{precision}" names="x">{_dims(shape)}</port></output>
-\t\t</layer>
+    return _net_with_input("identity", ",".join(map(str, shape)), element_type, precision) + f"""\
 \t\t<layer id="1" name="y" type="Result" version="opset1">
 \t\t\t<input><port id="0" precision="{precision}">{_dims(shape)}</port></input>
 \t\t</layer>
