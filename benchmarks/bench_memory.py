@@ -76,14 +76,6 @@ def run_big_const(quick: bool = False) -> Section:
     if not have("openvino"):
         section.notes.append("(f) skipped: OpenVINO is not installed (it writes the 1 GiB IR)")
         return section
-    try:
-        import irgraph
-
-        irgraph.read_model  # noqa: B018 - the reader may not be installed yet
-    except (AttributeError, ImportError):
-        section.rows.append(Row("f", "RSS growth, irgraph.read_model (not available yet)", None,
-                                "10 MiB", 10 * MiB, unit="MiB", target=1.0))
-        return section
     with tempfile.TemporaryDirectory() as scratch:
         xml = models.write_ir(models.openvino_big_const(CONST_ELEMENTS), Path(scratch) / "big.xml")
         ours, theirs = [], []

@@ -18,14 +18,6 @@ from _common import Row, Section, have, interleaved
 import irgraph as ir
 
 
-def available(name: str) -> bool:
-    try:
-        getattr(ir, name)
-    except (AttributeError, ImportError):
-        return False
-    return True
-
-
 def run(quick: bool = False, parts: str = "cd") -> Section:
     rounds = 3 if quick else 7
     section = Section()
@@ -40,39 +32,31 @@ def run(quick: bool = False, parts: str = "cd") -> Section:
         core = ov.Core()
         ov_model = core.read_model(str(xml))
         if "c" in parts:
-            if available("read_model"):
-                times = interleaved(
-                    {"irgraph": lambda: ir.read_model(xml), "openvino": lambda: core.read_model(str(xml))},
-                    rounds, 1, warmup=1,
-                )
-                section.rows.append(Row("c", "irgraph.read_model", times["irgraph"],
-                                        "OpenVINO Core.read_model", times["openvino"], target=1.0))
-                if times["irgraph"] > times["openvino"]:
-                    section.notes.append("(c) profile of irgraph.read_model (cProfile):\n"
-                                         + _profile(lambda: ir.read_model(xml)))
-            else:
-                section.rows.append(Row("c", "irgraph.read_model (not available yet)", None,
-                                        "OpenVINO Core.read_model", None, target=1.0))
+            times = interleaved(
+                {"irgraph": lambda: ir.read_model(xml), "openvino": lambda: core.read_model(str(xml))},
+                rounds, 1, warmup=1,
+            )
+            section.rows.append(Row("c", "irgraph.read_model", times["irgraph"],
+                                    "OpenVINO Core.read_model", times["openvino"], target=1.0))
+            if times["irgraph"] > times["openvino"]:
+                section.notes.append("(c) profile of irgraph.read_model (cProfile):\n"
+                                     + _profile(lambda: ir.read_model(xml)))
         if "d" in parts:
-            if available("write_model") and available("read_model"):
-                model = ir.read_model(xml)
-                ours, theirs = folder / "ours.xml", folder / "theirs.xml"
-                times = interleaved(
-                    {
-                        "irgraph": lambda: ir.write_model(model, ours),
-                        "openvino": lambda: ov.serialize(ov_model, str(theirs), str(theirs.with_suffix(".bin"))),
-                    },
-                    rounds, 1, warmup=1,
-                )
-                section.rows.append(Row("d", "irgraph.write_model", times["irgraph"],
-                                        "OpenVINO serialize (same model, read from the file)", times["openvino"],
-                                        target=1.0))
-                if times["irgraph"] > times["openvino"]:
-                    section.notes.append("(d) profile of irgraph.write_model (cProfile):\n"
-                                         + _profile(lambda: ir.write_model(model, ours)))
-            else:
-                section.rows.append(Row("d", "irgraph.write_model (not available yet)", None,
-                                        "OpenVINO serialize", None, target=1.0))
+            model = ir.read_model(xml)
+            ours, theirs = folder / "ours.xml", folder / "theirs.xml"
+            times = interleaved(
+                {
+                    "irgraph": lambda: ir.write_model(model, ours),
+                    "openvino": lambda: ov.serialize(ov_model, str(theirs), str(theirs.with_suffix(".bin"))),
+                },
+                rounds, 1, warmup=1,
+            )
+            section.rows.append(Row("d", "irgraph.write_model", times["irgraph"],
+                                    "OpenVINO serialize (same model, read from the file)", times["openvino"],
+                                    target=1.0))
+            if times["irgraph"] > times["openvino"]:
+                section.notes.append("(d) profile of irgraph.write_model (cProfile):\n"
+                                     + _profile(lambda: ir.write_model(model, ours)))
     return section
 
 
