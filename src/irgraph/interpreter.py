@@ -105,13 +105,12 @@ class Interpreter:
         results = model.results
         needed = model.reachable_from_results()
         slots: dict[tuple[int, int], int] = {}
-        self._feeds: dict[str, tuple[Node, int]] = {}
-        self._parameters: list[tuple[Node, int]] = []
-        for parameter in model.parameters:
-            slot = slots.setdefault((parameter.id, 0), len(slots))
-            self._parameters.append((parameter, slot))
-            for name in model.input_names(parameter):
-                self._feeds.setdefault(name, (parameter, slot))
+        self._parameters: list[tuple[Node, int]] = [
+            (parameter, slots.setdefault((parameter.id, 0), len(slots))) for parameter in model.parameters
+        ]
+        self._feeds: dict[str, tuple[Node, int]] = {
+            name: (parameter, slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()
+        }
         steps: list[tuple[Any, ...]] = []
         last_use: dict[int, int] = {}
         result_slots: dict[int, tuple[str, int]] = {}

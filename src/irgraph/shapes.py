@@ -223,11 +223,23 @@ class Shape:
 
     def compatible(self, other: Shape) -> bool:
         """True when the two partial shapes can describe the same tensor."""
-        if self.dims is None or other.dims is None:
-            return True
+        return self.merge(other) is not None
+
+    def merge(self, other: Shape) -> Shape | None:
+        """The partial shape both allow (intervals intersected), or None when they contradict."""
+        if self.dims is None:
+            return other
+        if other.dims is None:
+            return self
         if len(self.dims) != len(other.dims):
-            return False
-        return all(a.compatible(b) for a, b in zip(self.dims, other.dims, strict=True))
+            return None
+        dims = []
+        for a, b in zip(self.dims, other.dims, strict=True):
+            merged = a.merge(b)
+            if merged is None:
+                return None
+            dims.append(merged)
+        return Shape(tuple(dims))
 
     def __iter__(self) -> Iterator[Dim]:
         return iter(self.dims or ())

@@ -216,15 +216,6 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
     return result.declared_input_types[0] if result.declared_input_types else None
 
 
-def input_index(model: Model) -> dict[str, Node]:
-    """Every name an input answers to (Parameter name, tensor names) -> its Parameter."""
-    index: dict[str, Node] = {}
-    for parameter in model.parameters:
-        for name in model.input_names(parameter):
-            index.setdefault(name, parameter)
-    return index
-
-
 # ------------------------------------------------------------------------------------ arrays
 # How an array is stored in an .npz and read back, in one place: strings (object arrays) are
 # written as unicode (``for_storage``); ml_dtypes' types are written as raw ``|Vn`` items

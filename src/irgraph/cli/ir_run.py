@@ -102,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements)
-    inputs = common.input_index(model)
+    inputs = model.input_index()
     shapes = resolve_shapes(model, inputs, shapes)
 
     if feeds:
@@ -170,21 +170,7 @@ def _split_outside_brackets(text: str) -> list[str]:
     return [item.strip() for item in items if item.strip()]
 
 
-def merge_shapes(first: Shape, second: Shape) -> Shape | None:
-    """The partial shape both allow (intervals intersected), or None when they contradict."""
-    if first.dims is None:
-        return second
-    if second.dims is None:
-        return first
-    if len(first.dims) != len(second.dims):
-        return None
-    dims = []
-    for a, b in zip(first.dims, second.dims, strict=True):
-        merged = a.merge(b)
-        if merged is None:
-            return None
-        dims.append(merged)
-    return Shape(tuple(dims))
+merge_shapes = Shape.merge
 
 
 def resolve_shapes(model: Model, inputs: Mapping[str, Node], shapes: Mapping[str, Shape]) -> dict[int, Shape]:

@@ -220,6 +220,14 @@ class Model:
                 return names[0]
         return result.name
 
+    def input_index(self) -> dict[str, Node]:
+        """Every name an input answers to (Parameter name, tensor names) -> its Parameter; the first wins."""
+        index: dict[str, Node] = {}
+        for parameter in self.parameters:
+            for name in self.input_names(parameter):
+                index.setdefault(name, parameter)
+        return index
+
     def input_names(self, parameter: Node) -> list[str]:
         """Every name a Parameter answers to: its layer name and its port's tensor names."""
         return [parameter.name, *(n for n in parameter.tensor_names[0] if n != parameter.name)]
