@@ -142,9 +142,7 @@ class _Importer:
         if name in self.ports:
             raise self.error(f"graph input {name!r} is listed twice")
         element_type, shape, notes = self.value_type(value, f"graph input {name!r}")
-        node = self.add(Parameter(shape=shape, element_type=element_type), name, [])
-        node.tensor_names[0] = [name]
-        self.ports[name] = OutputPort(node.id, 0)
+        self._source(Parameter(shape=shape, element_type=element_type), name)
         detail = f" ({'; '.join(notes)})" if notes else ""
         self.explain(f"input {name!r}: Parameter {element_type}{shape}{detail}")
 
@@ -196,10 +194,15 @@ class _Importer:
                 "(ONNX nodes must be listed in topological order)"
             )
         element_type, array = self.constants[name]
-        node = self.add(Const(element_type=element_type, shape=tuple(array.shape), value=array), name, [])
+        port = self._source(Const(element_type=element_type, shape=tuple(array.shape), value=array), name)
+        self.explain(f"{self.origins[name]}: Const {element_type}{shape_text(array.shape)}")
+        return port
+
+    def _source(self, op: Op, name: str) -> OutputPort:
+        """Place an input-less ``op`` (a Parameter or a Const) as the producer of ONNX tensor ``name``."""
+        node = self.add(op, name, [])
         node.tensor_names[0] = [name]
         self.ports[name] = OutputPort(node.id, 0)
-        self.explain(f"{self.origins[name]}: Const {element_type}{shape_text(array.shape)}")
         return self.ports[name]
 
     def constant(self, name: str) -> tuple[ElementType, np.ndarray] | None:

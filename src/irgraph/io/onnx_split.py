@@ -125,10 +125,14 @@ class NodeConverter:
         for index, name in enumerate(outputs):
             if not name:
                 continue
-            if name in self.im.ports or name in self.im.constants:
-                raise context.fail(f"output {name!r} is already produced elsewhere (ONNX tensor names are unique)")
+            self._check_unproduced(context, name)
             node.tensor_names[index] = [name]
             self.im.ports[name] = OutputPort(node.id, index)
+
+    def _check_unproduced(self, context: _Context, name: str) -> None:
+        """Refuse an output name some input, initializer or earlier node already gave a tensor."""
+        if name in self.im.ports or name in self.im.constants:
+            raise context.fail(f"output {name!r} is already produced elsewhere (ONNX tensor names are unique)")
 
     def _const(self, value: np.ndarray, name: str) -> OutputPort:
         """A Const made by the conversion (an axis or lengths), with no tensor name."""
@@ -177,8 +181,7 @@ class NodeConverter:
                 value = [v.decode("utf-8") for v in value] if isinstance(value, list) else value.decode("utf-8")
             array = np.asarray(value, dtype=dtype)
         name = outputs[0]
-        if name in self.im.ports or name in self.im.constants:
-            raise context.fail(f"output {name!r} is already produced elsewhere (ONNX tensor names are unique)")
+        self._check_unproduced(context, name)
         self.im.constants[name] = (element_type, array)
         self.im.origins[name] = f"Constant {name!r}"
         self.im.explain(f"{context.label}: constant {name!r} {element_type}{shape_text(array.shape)}, "
@@ -189,8 +192,7 @@ class NodeConverter:
         if len(inputs) != 1 or len(outputs) != 1 or not inputs[0] or not outputs[0]:
             raise context.fail(f"needs one input and one output; got inputs {inputs} and outputs {outputs}")
         port = self.im.tensor(inputs[0], context.label)
-        if outputs[0] in self.im.ports or outputs[0] in self.im.constants:
-            raise context.fail(f"output {outputs[0]!r} is already produced elsewhere (ONNX tensor names are unique)")
+        self._check_unproduced(context, outputs[0])
         self.im.model.node(port.node_id).tensor_names[port.index].append(outputs[0])
         self.im.ports[outputs[0]] = port
         self.im.explain(f"{context.label}: {outputs[0]!r} becomes another tensor name of {inputs[0]!r} (no IR layer)")
