@@ -35,6 +35,13 @@ def above_int64(digits: str) -> bool:
     return len(significant) > 19 or (len(significant) == 19 and int(significant) > INT64_MAX)
 
 
+def int64_problem(text: str) -> str | None:
+    """What an id, offset or size must be when ``text`` is not a non-negative int64 (spaces around allowed)."""
+    if not (text.isascii() and text.strip().isdigit()):
+        return "a non-negative integer"
+    return f"at most {INT64_MAX}" if above_int64(text) else None
+
+
 class LayerPorts:
     """Where a layer's port id labels point: label text -> index, per direction."""
 
@@ -297,10 +304,9 @@ def _placement(attrs: dict[str, str], what: str) -> int:
     text = attrs.get(what)
     if text is None:
         raise IrParseError(f"Const needs the attribute '{what}'; it is missing")
-    if not (text.isascii() and text.strip().isdigit()):
-        raise IrParseError(f"Const attribute '{what}' must be a non-negative integer. Got: {text!r}")
-    if above_int64(text):
-        raise IrParseError(f"Const attribute '{what}' must be at most {INT64_MAX}. Got: {text!r}")
+    problem = int64_problem(text)
+    if problem is not None:
+        raise IrParseError(f"Const attribute '{what}' must be {problem}. Got: {text!r}")
     return int(text)
 
 
@@ -309,6 +315,4 @@ def _bad_layer(id_text: str | None, name: str | None, type_name: str | None, ver
     for what, value in (("id", id_text), ("name", name), ("type", type_name), ("version", version)):
         if value is None:
             return IrParseError(f"<layer> is missing the attribute '{what}'", where)
-    if id_text.isascii() and id_text.strip().isdigit():
-        return IrParseError(f"layer 'id' must be at most {INT64_MAX}. Got: {id_text!r}", where)
-    return IrParseError(f"layer 'id' must be a non-negative integer. Got: {id_text!r}", where)
+    return IrParseError(f"layer 'id' must be {int64_problem(id_text)}. Got: {id_text!r}", where)

@@ -12,7 +12,7 @@ from lxml import etree
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.layers import INT64_MAX, LayerPorts, LayerReader, above_int64
+from irgraph.io.layers import LayerPorts, LayerReader, int64_problem
 from irgraph.io.rt_info import read_rt_info
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
@@ -262,10 +262,9 @@ def _version(text: str | None, where: Location) -> int:
 
 def _int(text: str, what: str, reader: _Reader, element: etree._Element) -> int:
     stripped = text.strip()
-    if not (stripped.isascii() and stripped.isdigit()):
-        raise IrParseError(f"'{what}' must be a non-negative integer. Got: {text!r}", reader.here(element))
-    if above_int64(stripped):
-        raise IrParseError(f"'{what}' must be at most {INT64_MAX}. Got: {text!r}", reader.here(element))
+    problem = int64_problem(stripped)
+    if problem is not None:
+        raise IrParseError(f"'{what}' must be {problem}. Got: {text!r}", reader.here(element))
     return int(stripped)
 
 
