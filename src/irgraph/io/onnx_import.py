@@ -148,8 +148,7 @@ class _Importer:
 
     def _output(self, value: onnx_types.ValueInfoProto) -> None:
         name = value.name
-        port = self.ports.get(name)
-        if port is None and name not in self.constants:
+        if name not in self.ports and name not in self.constants:
             raise self.error(f"graph output {name!r} is not a graph input, an initializer or the output of a node")
         port = self.tensor(name, f"graph output {name!r}")
         if name in self.output_names:

@@ -140,10 +140,8 @@ class NodeConverter:
         op = Const(element_type=ElementType.I64, shape=tuple(array.shape), value=array)
         return OutputPort(self.im.add(op, name, []).id, 0)
 
-    def _axis(self, context: _Context, axis: int | None, shape: Shape, what: str) -> int:
-        """Check ``axis`` against the rank and explain defaults and early negative axes."""
-        if axis is None:
-            raise AssertionError("callers resolve defaults first")
+    def _check_axis(self, context: _Context, axis: int, shape: Shape, what: str) -> None:
+        """Check ``axis`` against the rank and explain negative axes before opset 11."""
         if not shape.rank_is_dynamic and not -shape.rank <= axis < shape.rank:
             raise context.fail(
                 f"axis {axis} is out of range [{-shape.rank}, {shape.rank - 1}] for {what} of shape {shape}"
@@ -153,7 +151,6 @@ class NodeConverter:
                 f"{context.label}: negative axis {axis} counts from the end (opset {context.version} predates "
                 "negative axes; onnxruntime and onnx.reference accept them)"
             )
-        return axis
 
     # ---------------------------------------------------------------------------- Constant, Identity
     def _constant(self, context: _Context) -> None:
@@ -212,7 +209,7 @@ class NodeConverter:
             self.im.explain(f"{context.label}: no axis attribute -> axis 1, the Concat-1 spec's default "
                             "(OpenVINO and onnx.reference fail on it instead)")
         first = port_type(self.im.model, ports[0]).shape
-        self._axis(context, axis, first, f"input {inputs[0]!r}")
+        self._check_axis(context, axis, first, f"input {inputs[0]!r}")
         self._emit(context, Concat(axis=axis), ports)
         self.im.explain(f"{context.label}: {len(ports)} inputs on axis {axis} -> Concat-1 axis={axis}")
 
@@ -243,7 +240,7 @@ class NodeConverter:
             if version == 1:
                 self.im.explain(f"{context.label}: no axis attribute -> axis 0 (Split-1's spec gives no default; "
                                 "0 is the default from Split-2 on and OpenVINO's)")
-        axis = self._axis(context, axis, shape, f"input {inputs[0]!r}")
+        self._check_axis(context, axis, shape, f"input {inputs[0]!r}")
         dim = None if shape.rank_is_dynamic else shape[axis]
         size = dim.value if dim is not None and dim.is_static else None
         where = f"axis {axis} of size {size}" if size is not None else f"axis {axis} (dynamic {dim or 'rank'})"
