@@ -20,6 +20,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
+from irgraph.io.onnx_split import KNOWN_VERSIONS, NodeConverter
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SUPPORTED_OPS", "convert_onnx"]
 
-SUPPORTED_OPS = ("Concat", "Constant", "Identity", "Split")
+SUPPORTED_OPS = tuple(sorted(KNOWN_VERSIONS))
 """The ONNX (ai.onnx domain) ops ``convert_onnx`` converts."""
 
 
@@ -102,8 +103,6 @@ class _Importer:
     # ---------------------------------------------------------------------------- the walk
     def convert(self) -> Model:
         """Inputs, initializers, nodes, outputs; then a final shape inference check."""
-        from irgraph.io.onnx_split import NodeConverter
-
         self.explain(f"opset: ai.onnx {self.opset}")
         for tensor in self.graph.initializer:
             self.constants[tensor.name] = self.read_tensor(tensor, f"initializer {tensor.name!r}")

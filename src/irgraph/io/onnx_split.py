@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from irgraph.io.onnx_import import _Importer
 
 KNOWN_VERSIONS = {"Split": (1, 2, 11, 13, 18), "Concat": (1, 4, 11, 13), "Constant": None, "Identity": None}
+"""The ONNX ops converted (``NodeConverter.handlers`` has one rule each) and the op versions known, None for any."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class NodeConverter:
             domain = f" (domain {node.domain!r})" if node.domain else ""
             raise self.im.error(
                 f"{node.op_type}{domain} {where}: this ONNX op is not supported; "
-                f"supported ops (ai.onnx domain): {', '.join(sorted(self.handlers))}"
+                f"supported ops (ai.onnx domain): {', '.join(sorted(KNOWN_VERSIONS))}"
             )
         version = self.onnx.defs.get_schema(node.op_type, self.im.opset, "").since_version
         known = KNOWN_VERSIONS[node.op_type]
