@@ -21,7 +21,7 @@ from irgraph.errors import (
     printable,
 )
 from irgraph.graph import Model
-from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml_reader import SUPPORTED_VERSIONS, read_ir
 from irgraph.io.xml_security import XmlDocument, load_xml
 from irgraph.shapes import TensorType
 from irgraph.validation import Diagnostic, Severity, validate
@@ -80,7 +80,7 @@ def _load_schema(version: int) -> etree.XMLSchema:
 
 def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
     version = (document.root.get("version") or "").strip()
-    if document.root.tag != "net" or version not in ("10", "11"):
+    if document.root.tag != "net" or version not in map(str, SUPPORTED_VERSIONS):
         return []  # the reader reports a wrong root or version with a clearer message
     schema = schema_for(int(version))
     if schema.validate(document.root.getroottree()):

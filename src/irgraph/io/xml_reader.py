@@ -255,7 +255,7 @@ def _restore_controls(model: Model) -> None:
 def _version(text: str | None, where: Location) -> int:
     if text is None:
         raise IrParseError("<net> has no 'version' attribute; irgraph reads IR versions 10 and 11", where)
-    if text.strip() not in ("10", "11"):
+    if text.strip() not in map(str, SUPPORTED_VERSIONS):
         raise IrParseError(f"IR version {text!r} is not supported; irgraph reads IR versions 10 and 11", where)
     return int(text)
 
