@@ -35,7 +35,7 @@ from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import integer_values, normalize_axis, shape_text
 from irgraph.ops.variadic_split import resolve_lengths
 from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
+from irgraph.shapes import Shape, TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -253,7 +253,7 @@ class _Exporter:
         self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
         self.explain(f"Const {node.name!r} -> initializer {name!r} {op.element_type}{shape_text(op.shape)}")
 
-    def _axis(self, node: Node, port: OutputPort | None, rank: int | None) -> int:
+    def _axis(self, node: Node, port: OutputPort | None, shape: Shape) -> int:
         value = self.model.constant_value(port)
         if value is None or np.size(value) != 1:
             raise ConversionError(
@@ -261,9 +261,9 @@ class _Exporter:
                 "the axis as an attribute)", node.location,
             )
         axis = integer_values(value, "axis")[0]
-        if rank is not None:
+        if not shape.rank_is_dynamic:
             try:
-                normalize_axis(axis, rank)
+                normalize_axis(axis, shape.rank)
             except OpError as err:
                 raise ConversionError(err.message, node.location) from None
         return axis
@@ -272,33 +272,34 @@ class _Exporter:
         outputs = [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
         self.nodes.append(self.helper.make_node(op_type, inputs, outputs, name=self._node_name(node), **attributes))
 
-    def _split(self, node: Node) -> None:
-        data, axis_port = self.model.input_sources(node)
+    def _split_data(self, node: Node) -> tuple[OutputPort, Shape, int]:
+        """Split or VariadicSplit: the data port, its shape and the axis, checked for ONNX Split."""
+        data, axis_port = self.model.input_sources(node)[:2]
         data_type = port_type(self.model, data)  # type: ignore[arg-type]
-        rank = None if data_type.shape.rank_is_dynamic else data_type.shape.rank
-        axis = self._axis(node, axis_port, rank)
+        axis = self._axis(node, axis_port, data_type.shape)
         self._check_type(node, "Split", data_type.element_type)
+        return data, data_type.shape, axis  # type: ignore[return-value]
+
+    def _split(self, node: Node) -> None:
+        data, _, axis = self._split_data(node)
         parts = node.op.num_splits  # type: ignore[attr-defined]
         attributes = {"num_outputs": parts} if self.opset >= 18 else {}
-        self._emit(node, "Split", [self.tensor_name(data)], axis=axis, **attributes)  # type: ignore[arg-type]
+        self._emit(node, "Split", [self.tensor_name(data)], axis=axis, **attributes)
         how = f"num_outputs={parts}" if self.opset >= 18 else f"no split (equal parts over {parts} outputs)"
         self.explain(f"layer {node.id} {node.name!r} Split-1 num_splits={parts} -> ONNX Split axis={axis} {how}")
 
     def _variadic_split(self, node: Node) -> None:
-        data, axis_port, lengths_port = self.model.input_sources(node)
-        data_type = port_type(self.model, data)  # type: ignore[arg-type]
-        rank = None if data_type.shape.rank_is_dynamic else data_type.shape.rank
-        axis = self._axis(node, axis_port, rank)
-        self._check_type(node, "Split", data_type.element_type)
+        data, shape, axis = self._split_data(node)
+        lengths_port = self.model.input_sources(node)[2]
         value = self.model.constant_value(lengths_port)
-        inputs = [self.tensor_name(data)]  # type: ignore[arg-type]
+        inputs = [self.tensor_name(data)]
         if value is None:
             inputs.append(self._lengths_input(node, lengths_port))  # type: ignore[arg-type]
             self._emit(node, "Split", inputs, axis=axis)
             return
         lengths = integer_values(value, "split_lengths")
         if -1 in lengths:
-            dim = None if rank is None else data_type.shape[normalize_axis(axis, rank)]
+            dim = None if shape.rank_is_dynamic else shape[axis]
             if dim is None or not dim.is_static:
                 raise ConversionError(
                     f"split_lengths {lengths} hold -1 on a dynamic axis dim ({dim or 'dynamic rank'}); ONNX Split "
