@@ -362,9 +362,8 @@ class NodeConverter:
 
     def _integral(self, context: _Context, array: np.ndarray, name: str) -> list[int]:
         flat = np.asarray(array).reshape(-1)
-        if flat.dtype.kind not in "iuf" or not np.all(np.isfinite(flat.astype(np.float64))) or np.any(
-            flat.astype(np.float64) != np.floor(flat.astype(np.float64))
-        ):
+        numbers = flat.astype(np.float64) if flat.dtype.kind in "iuf" else None
+        if numbers is None or not np.all(np.isfinite(numbers)) or np.any(numbers != np.floor(numbers)):
             raise context.fail(f"the lengths in {name!r} must be whole numbers; got {flat.tolist()}")
         return [int(v) for v in flat.tolist()]
 
