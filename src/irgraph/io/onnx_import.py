@@ -102,7 +102,7 @@ class _Importer:
 
     # ---------------------------------------------------------------------------- the walk
     def convert(self) -> Model:
-        """Inputs, initializers, nodes, outputs; then a final shape inference check."""
+        """Initializers, inputs, nodes, outputs; each node's types are inferred as it is placed."""
         self.explain(f"opset: ai.onnx {self.opset}")
         for tensor in self.graph.initializer:
             self.constants[tensor.name] = self.read_tensor(tensor, f"initializer {tensor.name!r}")
