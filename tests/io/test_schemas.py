@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from irgraph.io.file_validation import schema_for
+
 REPO = Path(__file__).parents[2]
 SCHEMAS = REPO / "src/irgraph/schemas"
 GOLDEN = REPO / "tests/data/ov"
@@ -22,7 +24,7 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=Fals
 
 @pytest.fixture(scope="module")
 def schemas() -> dict[int, etree.XMLSchema]:
-    return {v: etree.XMLSchema(etree.parse(str(SCHEMAS / f"ir-v{v}.xsd"), _PARSER)) for v in (10, 11)}
+    return {v: schema_for(v) for v in (10, 11)}
 
 
 def _validate(schemas: dict[int, etree.XMLSchema], xml: bytes) -> list[etree._LogEntry]:

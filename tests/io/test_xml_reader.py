@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import struct
@@ -110,6 +111,7 @@ DEMO = """<?xml version="1.0"?>
 </net>
 """
 DEMO_BIN = struct.pack("<qqq", 1, 2, -1)
+CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "ov")
 X = np.arange(12, dtype=np.float32).reshape(2, 6)
 
 
@@ -358,12 +360,11 @@ def test_const_placement_is_parsed_strictly(tmp_path, attribute, message):
 
 
 def test_every_element_type_of_the_golden_corpus_reads():
-    root = os.path.join(os.path.dirname(__file__), "..", "data", "ov")
-    names = sorted(n for n in os.listdir(root) if n.startswith("type-"))
+    names = sorted(n for n in os.listdir(CORPUS) if n.startswith("type-"))
     assert len(names) >= 25
     seen = set()
     for name in names:
-        model = ir.read_model(os.path.join(root, name, "model.xml"))
+        model = ir.read_model(os.path.join(CORPUS, name, "model.xml"))
         seen.update(n.op.element_type.ir_name for n in model if isinstance(n.op, Const))
     assert {"string", "u1", "u3", "u6", "nf4", "f4e2m1", "bf16", "boolean", "f8e8m0"} <= seen
 
@@ -589,8 +590,6 @@ def test_lines_past_65535_are_exact(tmp_path, comment):
 
 
 # ------------------------------------------------------------------------------------ golden corpus
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "ov")
-
 
 def load_arrays(path: str, types: dict[str, ir.ElementType]) -> dict[str, np.ndarray]:
     """An .npz of the corpus in irgraph's in-memory dtypes (ml_dtypes items are stored as raw |V bytes)."""
@@ -609,8 +608,6 @@ def same_array(got: np.ndarray, want: np.ndarray) -> bool:
 
 
 def corpus_ok_cases() -> list[str]:
-    import json
-
     names = []
     for name in sorted(os.listdir(CORPUS)):
         with open(os.path.join(CORPUS, name, "case.json"), encoding="utf-8") as file:
