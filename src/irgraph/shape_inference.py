@@ -47,7 +47,7 @@ def _infer_node(model: Model, node: Node, values: dict[tuple[int, int], np.ndarr
         if source is None:
             name = op.inputs.spec(index).name
             raise GraphError(f"input {index} ({name}) is not connected", node.location)
-        tensor_type = model.node(source.node_id).output_types[source.index]
+        tensor_type = model.output_type(source)
         if tensor_type is None:
             # The producer failed; its error is already reported.
             raise _Skipped()

@@ -210,7 +210,7 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
     """The type flowing into a Result: inferred when known, else what the file declared."""
     source = model.input_sources(result)[0] if result.num_inputs else None
     if source is not None:
-        inferred = model.node(source.node_id).output_types[source.index]
+        inferred = model.output_type(source)
         if inferred is not None:
             return inferred
     return result.declared_input_types[0] if result.declared_input_types else None

@@ -20,7 +20,7 @@ from irgraph.errors import GraphError, Location
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
-from irgraph.shapes import Shape
+from irgraph.shapes import Shape, TensorType
 
 
 class Model:
@@ -137,6 +137,10 @@ class Model:
     def consumers(self, port: OutputPort) -> list[InputPort]:
         """The inputs fed by ``port``."""
         return list(self._consumers.get((port.node_id, port.index), ()))
+
+    def output_type(self, port: OutputPort) -> TensorType | None:
+        """The inferred type at ``port`` (None until inferred, or when inference failed there)."""
+        return self._nodes[port.node_id].output_types[port.index]
 
     def input_sources(self, node: Node) -> list[OutputPort | None]:
         """The producer of each input of ``node``, in input order."""

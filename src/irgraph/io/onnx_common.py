@@ -110,6 +110,6 @@ def first_line(err: Exception) -> str:
 
 def port_type(model: Model, port: OutputPort) -> TensorType:
     """The inferred type at ``port`` (both directions infer every node before asking)."""
-    found = model.node(port.node_id).output_types[port.index]
+    found = model.output_type(port)
     assert found is not None, "every node is inferred before its types are read"
     return found
