@@ -19,19 +19,12 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError
 from irgraph.ops import OpaqueOp, VariadicSplit
 from irgraph.shapes import Shape, TensorType
+from tests.io.onnx_cases import onnx_node_cases, same
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "samples").glob("*/model.xml"))
 GOLDENS = sorted(p.parent for p in (ROOT / "tests" / "data" / "ov").glob("*/case.json")
                  if json.loads(p.read_text())["expect"] == "ok")
-
-
-def same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Exactly equal: dtype, shape and bits (strings by value)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype == object or b.dtype == object:
-        return a.shape == b.shape and a.tolist() == b.tolist()
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 def onnxruntime_run(proto: onnx.ModelProto, feeds, shapes: dict | None = None) -> dict[str, np.ndarray]:
@@ -316,15 +309,6 @@ def test_writes_the_file_atomically_and_keeps_it_on_failure(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ round trips
-def onnx_node_cases() -> list:
-    import onnx.backend.test.case.node.concat  # noqa: F401 - importing runs their expect() calls
-    import onnx.backend.test.case.node.split  # noqa: F401
-    from onnx.backend.test.case.node import _NodeTestCases
-
-    found = {c.name: c for c in _NodeTestCases if c.name.startswith(("test_split_", "test_concat_"))}
-    return [found[name] for name in sorted(found)]
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("opset", [13, 18])
 @pytest.mark.parametrize("case", onnx_node_cases(), ids=lambda c: c.name)

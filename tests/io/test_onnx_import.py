@@ -22,6 +22,7 @@ from onnx import TensorProto, helper
 import irgraph as ir
 from irgraph.errors import ConversionError, EvaluationError, IrError
 from irgraph.ops import Split, VariadicSplit
+from tests.io.onnx_cases import onnx_node_cases, same
 
 F = TensorProto.FLOAT
 
@@ -51,14 +52,6 @@ def lengths_init(values, name="s", data_type=TensorProto.INT64):
     return helper.make_tensor(name, data_type, [len(values)], values)
 
 
-def same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Exactly equal: dtype, shape and bits (strings by value)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype == object or b.dtype == object:
-        return a.shape == b.shape and a.tolist() == b.tolist()
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-
-
 def run_irgraph(proto, feeds, explain=None) -> dict[str, np.ndarray]:
     return ir.run(ir.convert_onnx(proto, explain=explain), feeds)
 
@@ -86,16 +79,6 @@ B23 = np.arange(6, dtype=np.float32).reshape(2, 3) + 10
 
 
 # ------------------------------------------------------------------------------------ the ONNX project's node tests
-def onnx_node_cases() -> list:
-    """Every Split and Concat case of onnx.backend.test.case.node (the ONNX project's node tests)."""
-    import onnx.backend.test.case.node.concat  # noqa: F401 - importing runs their expect() calls
-    import onnx.backend.test.case.node.split  # noqa: F401
-    from onnx.backend.test.case.node import _NodeTestCases
-
-    found = {c.name: c for c in _NodeTestCases if c.name.startswith(("test_split_", "test_concat_"))}
-    return [found[name] for name in sorted(found)]
-
-
 NODE_CASES = onnx_node_cases()
 KNOWN_NODE_CASES = {
     "test_concat_1d_axis_0", "test_concat_1d_axis_negative_1", "test_concat_2d_axis_0", "test_concat_2d_axis_1",
