@@ -13,13 +13,13 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
@@ -73,15 +73,8 @@ class Interpreter:
         self.model = model
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
-        # Checking and scheduling a large model builds ~10^5 small objects: full collections would
-        # find nothing to free, so pause the collector (as the reader does).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_collector():
             self._prepare()
-        finally:
-            if collecting:
-                gc.enable()
 
     def _prepare(self) -> None:
         model = self.model

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 from dataclasses import dataclass, field
 
 from lxml import etree
 
+from irgraph._gc import paused_collector
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
@@ -58,21 +58,16 @@ def read_ir(
     """Like :func:`read_model`, also returning the reader's findings (``document``: already loaded XML)."""
     name = os.fspath(path)
     where = Location(file=name)
-    # Building ~10^5 small objects triggers many full collections for nothing: pause the collector.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        if document is None:
-            document = load_xml(name)
-        return _Reader(document, weights, element_limit).read()
+        with paused_collector():
+            if document is None:
+                document = load_xml(name)
+            return _Reader(document, weights, element_limit).read()
     except IrError as err:
         err.locate(where)
         raise
     except (ValueError, TypeError, KeyError, IndexError, OverflowError, etree.LxmlError) as exc:
         raise IrParseError(f"cannot read the model: {type(exc).__name__}: {exc}", where) from exc
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class _Reader:

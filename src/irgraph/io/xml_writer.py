@@ -9,7 +9,6 @@ ids inputs first, outputs after; edges generated per consumer input and ordered 
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import tempfile
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
 from irgraph.errors import IrIOError, Location, ShapeInferenceError, WeightsError
 from irgraph.graph import Model, Node
@@ -52,13 +52,8 @@ def write_model(
     if not xml_path.endswith(".xml") or len(os.path.basename(xml_path)) <= len(".xml"):
         raise IrIOError("the model path must name a file ending in .xml (as OpenVINO requires)", Location(xml_path))
     bin_path = os.fspath(weights) if weights is not None else xml_path[: -len(".xml")] + ".bin"
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():
         text, blobs = serialize(model, version)
-    finally:
-        if collecting:
-            gc.enable()
     _write_files([(bin_path, blobs.write_to), (xml_path, lambda file: file.write(text))])
 
 
