@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from tests.helpers import line_of  # noqa: F401 - re-exported to the hostile tests
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
@@ -105,12 +106,6 @@ def split_model(num_splits: str = "2", axis: int = 1) -> tuple[str, bytes]:
         [edge(0, 0, 2, 0), edge(1, 0, 2, 1), edge(2, 2, 3, 0), edge(2, 3, 4, 0)],
     )
     return xml, np.int64(axis).tobytes()
-
-
-def line_of(text: str, needle: str) -> int:
-    """The 1-based line of the first occurrence of ``needle`` in ``text``."""
-    position = text.index(needle)
-    return text.count("\n", 0, position) + 1
 
 
 # ------------------------------------------------------------------------------------ files

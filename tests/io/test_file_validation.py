@@ -10,8 +10,8 @@ import pytest
 
 import irgraph as ir
 from irgraph.io.file_validation import schema_for
+from tests.helpers import CORPUS, line_of
 
-CORPUS = Path(__file__).resolve().parent.parent / "data" / "ov"
 SOURCE = (CORPUS / "type-f32" / "model.xml").read_text("utf-8")
 
 
@@ -20,10 +20,6 @@ def copy_case(tmp_path: Path, xml: str, case: str = "type-f32") -> Path:
     path.write_text(xml, "utf-8")
     shutil.copy(CORPUS / case / "model.bin", tmp_path / "model.bin")
     return path
-
-
-def line_of(xml: str, needle: str) -> int:
-    return xml[: xml.index(needle)].count("\n") + 1
 
 
 def codes(found: list[ir.Diagnostic]) -> list[tuple[str, str]]:

@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from tests.helpers import CORPUS
 
 ov = pytest.importorskip("openvino", reason="the test extra installs openvino")
 from tests.oracle import ov_models as M  # noqa: E402  (needs openvino)
 
 pytestmark = pytest.mark.oracle
-CORPUS = Path(__file__).resolve().parent.parent / "data" / "ov"
 # irgraph reads these although OpenVINO refuses them: its type lookup is case-insensitive for every
 # op (also Const) and accepts the class name Constant (OpenVINO then builds a Constant without data).
 LENIENT = {"err-const-type-constant", "err-const-type-lowercase"}

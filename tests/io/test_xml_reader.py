@@ -19,6 +19,7 @@ from irgraph.io import xml_security
 from irgraph.io.xml_reader import read_ir
 from irgraph.ops import Concat, Const, OpaqueOp, Split
 from irgraph.shapes import Dim, Shape
+from tests.helpers import CORPUS, line_of
 
 # The research document's example, as OpenVINO 2026.4 writes it (save_model, compress_to_fp16=False).
 DEMO = """<?xml version="1.0"?>
@@ -111,7 +112,6 @@ DEMO = """<?xml version="1.0"?>
 </net>
 """
 DEMO_BIN = struct.pack("<qqq", 1, 2, -1)
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "ov")
 X = np.arange(12, dtype=np.float32).reshape(2, 6)
 
 
@@ -121,10 +121,6 @@ def write(tmp_path, xml: str | bytes = DEMO, weights: bytes | None = DEMO_BIN, n
     if weights is not None:
         (tmp_path / f"{name}.bin").write_bytes(weights)
     return str(path)
-
-
-def line_of(xml: str, needle: str) -> int:
-    return xml[: xml.index(needle)].count("\n") + 1
 
 
 # ------------------------------------------------------------------------------------ structure

@@ -21,8 +21,7 @@ from irgraph.io.names import join_names, split_names
 from irgraph.io.xml_text import cxx_sort, escape_attribute
 from irgraph.ops import Const, OpaqueOp
 from irgraph.shapes import Shape, TensorType
-
-CORPUS = Path(__file__).resolve().parent.parent / "data" / "ov"
+from tests.helpers import CORPUS
 
 
 def corpus_cases() -> list[str]:
