@@ -11,6 +11,7 @@ from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
+from irgraph.io.xml_writer import version_to_write
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
@@ -81,7 +82,7 @@ def _convert(args: argparse.Namespace) -> int:
         with common.locating(args.source):
             irgraph.write_model(model, args.destination, version=args.ir_version)
         bin_path = common.weights_path(args.destination, None)
-        version = args.ir_version or model.ir_version or 11  # write_model's default
+        version = version_to_write(model, args.ir_version)
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:
         _export_onnx(model, args.destination, args.opset, args.source)

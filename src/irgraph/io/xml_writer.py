@@ -31,6 +31,13 @@ from irgraph.shapes import TensorType
 __all__ = ["serialize", "write_model"]
 
 SUPPORTED_VERSIONS = (10, 11)
+
+
+def version_to_write(model: Model, version: int | None = None) -> int:
+    """``version`` if given, else the IR version the model was read with, else 11 (OpenVINO's default)."""
+    return version if version is not None else (model.ir_version or 11)
+
+
 _SMALL_BLOB = 1 << 16  # Consts up to this many bytes are copied (cheap to compare); larger ones stay views
 
 
@@ -59,7 +66,7 @@ def write_model(
 
 def serialize(model: Model, version: int | None = None) -> tuple[bytes, WeightsWriter]:
     """The ``.xml`` bytes and the ``.bin`` blobs of ``model`` (shapes are inferred first)."""
-    version = version if version is not None else (model.ir_version or 11)
+    version = version_to_write(model, version)
     if version not in SUPPORTED_VERSIONS:
         raise ValueError(f"IR version must be 10 or 11, got {version!r}")
     infer_shapes(model)
