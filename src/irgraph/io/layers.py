@@ -14,7 +14,7 @@ from lxml import etree
 
 from irgraph.element_types import ElementType
 from irgraph.errors import GraphError, IrError, IrParseError, Location, ResourceLimitError, WeightsError
-from irgraph.graph import Model, Node
+from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.names import split_names
 from irgraph.io.rt_info import attribute_items, read_rt_info
 from irgraph.io.weights import byte_size, decode_tensor
@@ -40,6 +40,12 @@ def int64_problem(text: str) -> str | None:
     if not (text.isascii() and text.strip().isdigit()):
         return "a non-negative integer"
     return f"at most {INT64_MAX}" if above_int64(text) else None
+
+
+PortList = tuple[dict[str, int], list["TensorType | None"], dict[int, tuple[RtEntry, ...]], list[list[str]]]
+"""One ``<input>`` or ``<output>``: port id label -> index, declared types, rt_info by index, tensor names."""
+
+NO_PORTS: PortList = ({}, [], {}, [])
 
 
 class LayerPorts:
@@ -125,15 +131,35 @@ class LayerReader:
                 rt_info = child
             else:
                 self.reader.note("ignored", f"element <{tag}> in a layer is not part of IR; it is ignored", location)
-        if inputs is None:
-            in_labels, in_types, in_rt = {}, [], {}
-        else:
-            in_labels, in_types, in_rt, _ = self._ports(inputs, False, location)
-        if outputs is None:
-            out_labels, out_types, out_rt, names = {}, [], {}, []
-        else:
-            out_labels, out_types, out_rt, names = self._ports(outputs, True, location)
-        attrs = dict(attribute_items(data)) if data is not None else {}
+        return self.build(
+            layer_id, name, type_name, version, location,
+            attrs=dict(attribute_items(data)) if data is not None else None,
+            inputs=NO_PORTS if inputs is None else self._ports(inputs, False, location),
+            outputs=NO_PORTS if outputs is None else self._ports(outputs, True, location),
+            rt_info=read_rt_info(rt_info) if rt_info is not None else None,
+            output_names=element.get("output_names"),
+        )
+
+    def build(
+        self,
+        layer_id: int,
+        name: str,
+        type_name: str,
+        version: str,
+        location: Location,
+        *,
+        attrs: dict[str, str] | None,
+        inputs: PortList,
+        outputs: PortList,
+        rt_info: tuple[RtEntry, ...] | None,
+        output_names: str | None,
+    ) -> LayerPorts:
+        """Add one layer to the model from what its element held (``attrs`` None: no ``<data>``)."""
+        in_labels, in_types, in_rt, _ = inputs
+        out_labels, out_types, out_rt, names = outputs
+        has_data = attrs is not None
+        if attrs is None:
+            attrs = {}
         key = (type_name, version)
         op_class = self._classes.get(key, False)
         if op_class is False:
@@ -149,7 +175,7 @@ class LayerReader:
         else:
             if op_class.carries_tensor:
                 op = self._const(op_class, attrs, location)
-            elif data is None and op_class is Parameter:
+            elif not has_data and op_class is Parameter:
                 raise IrParseError("a Parameter layer needs <data> with 'shape' and 'element_type'", location)
             else:
                 op = self._op(op_class, attrs)
@@ -166,19 +192,18 @@ class LayerReader:
             op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
         )
         if names:
-            node.tensor_names = names
-        node.declared_input_types = in_types
-        node.declared_output_types = out_types
+            node.tensor_names = [list(port_names) for port_names in names]  # port lists may be shared
+        node.declared_input_types = list(in_types)
+        node.declared_output_types = list(out_types)
         if extras:
             node.extra_attributes = extras
-        output_names = element.get("output_names")
         if self.v11:
             if rt_info is not None:
-                node.rt_info = read_rt_info(rt_info)
+                node.rt_info = rt_info
             if in_rt:
-                node.input_rt_info = in_rt
+                node.input_rt_info = dict(in_rt)
             if out_rt:
-                node.output_rt_info = out_rt
+                node.output_rt_info = dict(out_rt)
             if output_names is not None and op_class is Result:
                 node.result_names = split_names(output_names)
         else:
@@ -226,9 +251,7 @@ class LayerReader:
         value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
         return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
 
-    def _ports(
-        self, container: etree._Element, outputs: bool, location: Location
-    ) -> tuple[dict[str, int], list[TensorType | None], dict, list[list[str]]]:
+    def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
         """Port id label -> index, declared types, rt_info by index and (outputs only) tensor names."""
         labels: dict[str, int] = {}
         types: list[TensorType | None] = []
@@ -261,7 +284,7 @@ class LayerReader:
             key = (precision, *dims)
             declared = type_cache.get(key, False)
             if declared is False:
-                declared = type_cache[key] = self._declared(precision, dims, outputs, self._at(port, location))
+                declared = type_cache[key] = self.declared(precision, dims, outputs, self._at(port, location))
             types.append(declared)
             if outputs:
                 names.append(split_names(port.get("names")))
@@ -271,7 +294,8 @@ class LayerReader:
         """``location`` moved to ``element``'s own line."""
         return dataclasses.replace(location, line=self.reader.document.line(element))
 
-    def _declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
+    def declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
+        """The type a port declares (None: an input port's unknown precision, noted and ignored)."""
         if precision is None:
             element_type = ElementType.DYNAMIC
         else:
