@@ -48,6 +48,23 @@ PortList = tuple[dict[str, int], list["TensorType | None"], dict[int, tuple[RtEn
 NO_PORTS: PortList = ({}, [], {}, [])
 
 
+class LayerBody:
+    """What a layer's type, version and children determine: everything but its id, name and line."""
+
+    __slots__ = ("extras", "inputs", "is_result", "op", "outputs", "rt_info")
+
+    def __init__(
+        self, op: Op, is_result: bool, extras: dict[str, str], inputs: PortList, outputs: PortList,
+        rt_info: tuple[RtEntry, ...] | None,
+    ) -> None:
+        self.op = op
+        self.is_result = is_result
+        self.extras = extras
+        self.inputs = inputs
+        self.outputs = outputs
+        self.rt_info = rt_info
+
+
 class LayerPorts:
     """Where a layer's port id labels point: label text -> index, per direction."""
 
@@ -73,6 +90,7 @@ class LayerReader:
         self._known: dict[type[Op], frozenset[str]] = {}
         self._classes: dict[tuple[str, str], type[Op] | None] = {}
         self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
+        self._placed_consts: dict[tuple, Op] = {}
 
     def read(self, layers: etree._Element) -> dict:
         elements = []
@@ -131,19 +149,17 @@ class LayerReader:
                 rt_info = child
             else:
                 self.reader.note("ignored", f"element <{tag}> in a layer is not part of IR; it is ignored", location)
-        return self.build(
-            layer_id, name, type_name, version, location,
+        body = self.prepare(
+            type_name, version, location,
             attrs=dict(attribute_items(data)) if data is not None else None,
             inputs=NO_PORTS if inputs is None else self._ports(inputs, False, location),
             outputs=NO_PORTS if outputs is None else self._ports(outputs, True, location),
             rt_info=read_rt_info(rt_info) if rt_info is not None else None,
-            output_names=element.get("output_names"),
         )
+        return self.place(body, layer_id, name, location, element.get("output_names"))
 
-    def build(
+    def prepare(
         self,
-        layer_id: int,
-        name: str,
         type_name: str,
         version: str,
         location: Location,
@@ -152,11 +168,8 @@ class LayerReader:
         inputs: PortList,
         outputs: PortList,
         rt_info: tuple[RtEntry, ...] | None,
-        output_names: str | None,
-    ) -> LayerPorts:
-        """Add one layer to the model from what its element held (``attrs`` None: no ``<data>``)."""
-        in_labels, in_types, in_rt, _ = inputs
-        out_labels, out_types, out_rt, names = outputs
+    ) -> LayerBody:
+        """The op and ports a layer's type, version and children make (``attrs`` None: no ``<data>``)."""
         has_data = attrs is not None
         if attrs is None:
             attrs = {}
@@ -169,7 +182,7 @@ class LayerReader:
             declared = tuple(
                 TensorType(t.element_type, t.shape if t.shape.dims else DYNAMIC_RANK)
                 if t is not None else TensorType(ElementType.DYNAMIC, DYNAMIC_RANK)
-                for t in out_types
+                for t in outputs[1]
             )
             op: Op = OpaqueOp(op_type=type_name, op_version=version, attributes=attrs, declared_outputs=declared)
         else:
@@ -188,15 +201,24 @@ class LayerReader:
                     self._known[op_class] = known
                 if not known.issuperset(attrs):
                     extras = {k: v for k, v in attrs.items() if k not in known}
+        return LayerBody(op, op_class is Result, extras, inputs, outputs, rt_info)
+
+    def place(
+        self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None
+    ) -> LayerPorts:
+        """Add a layer with ``body`` to the model (a body may be shared by many identical layers)."""
+        in_labels, in_types, in_rt, _ = body.inputs
+        out_labels, out_types, out_rt, names = body.outputs
         node = self.model.add_node(
-            op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
+            body.op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
         )
         if names:
-            node.tensor_names = [list(port_names) for port_names in names]  # port lists may be shared
+            node.tensor_names = [list(port_names) for port_names in names]
         node.declared_input_types = list(in_types)
         node.declared_output_types = list(out_types)
-        if extras:
-            node.extra_attributes = extras
+        if body.extras:
+            node.extra_attributes = dict(body.extras)
+        rt_info = body.rt_info
         if self.v11:
             if rt_info is not None:
                 node.rt_info = rt_info
@@ -204,7 +226,7 @@ class LayerReader:
                 node.input_rt_info = dict(in_rt)
             if out_rt:
                 node.output_rt_info = dict(out_rt)
-            if output_names is not None and op_class is Result:
+            if output_names is not None and body.is_result:
                 node.result_names = split_names(output_names)
         else:
             if rt_info is not None or in_rt or out_rt:
@@ -248,8 +270,12 @@ class LayerReader:
                     "const-size", f"Const size is {size} bytes but {element_type} {list(shape)} needs {needed}; "
                     "the extra bytes are ignored", location,
                 )
-        value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
-        return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+        placed = (key, offset, size)
+        op = self._placed_consts.get(placed)
+        if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
+            value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+            op = self._placed_consts[placed] = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+        return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
         """Port id label -> index, declared types, rt_info by index and (outputs only) tensor names."""
@@ -257,7 +283,6 @@ class LayerReader:
         types: list[TensorType | None] = []
         rt: dict = {}
         names: list[list[str]] = []
-        type_cache = self._types
         for port in container:
             if port.tag != "port":
                 where = self._at(port, location)
@@ -280,12 +305,7 @@ class LayerReader:
                     dims.append(sub.text)
                 elif sub.tag == "rt_info":
                     rt[index] = read_rt_info(sub)
-            precision = port.get("precision")
-            key = (precision, *dims)
-            declared = type_cache.get(key, False)
-            if declared is False:
-                declared = type_cache[key] = self.declared(precision, dims, outputs, self._at(port, location))
-            types.append(declared)
+            types.append(self.port_type(port.get("precision"), dims, outputs, port, location))
             if outputs:
                 names.append(split_names(port.get("names")))
         return labels, types, rt, names
@@ -294,8 +314,23 @@ class LayerReader:
         """``location`` moved to ``element``'s own line."""
         return dataclasses.replace(location, line=self.reader.document.line(element))
 
-    def declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
-        """The type a port declares (None: an input port's unknown precision, noted and ignored)."""
+    def port_type(
+        self, precision: str | None, dims: list[str], outputs: bool, port: etree._Element | None, location: Location
+    ) -> TensorType | None:
+        """The type a port declares, from its precision and dim texts (cached: most ports repeat a few types).
+
+        None for an input port's unknown precision (noted and ignored, as OpenVINO ignores it).
+        ``port`` (when given) moves ``location`` to its line for errors.
+        """
+        key = (precision, *dims)
+        declared = self._types.get(key, False)
+        if declared is False:
+            declared = self._types[key] = self._declared(
+                precision, dims, outputs, location if port is None else self._at(port, location)
+            )
+        return declared
+
+    def _declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
         if precision is None:
             element_type = ElementType.DYNAMIC
         else:
