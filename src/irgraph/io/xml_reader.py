@@ -12,6 +12,7 @@ from irgraph._gc import paused_collector
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
+from irgraph.io.fast_reader import read_fast
 from irgraph.io.layers import LayerPorts, LayerReader, int64_problem
 from irgraph.io.rt_info import read_rt_info
 from irgraph.io.weights import WeightsFile
@@ -61,7 +62,7 @@ def read_ir(
     try:
         with paused_collector():
             if document is None:
-                document = load_xml(name)
+                document = load_xml(name, parse=False)
             return _Reader(document, weights, element_limit).read()
     except IrError as err:
         err.locate(where)
@@ -108,6 +109,10 @@ class _Reader:
 
     # -------------------------------------------------------------------------------- reading
     def read(self) -> ReadResult:
+        if not self.document.parsed and not self.document.controls:
+            fast = read_fast(self)
+            if fast is not None:
+                return fast
         root = self.document.root
         if root.tag != "net":
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))

@@ -1,0 +1,252 @@
+"""The reader's fast path: IR files laid out exactly as OpenVINO writes them, read without an lxml tree.
+
+OpenVINO's serializer (pugixml) writes one fixed layout: tabs and newlines between elements,
+attributes in a fixed order, ``&amp;``-style escapes. This module recognises that layout with
+regular expressions and feeds the same :meth:`LayerReader.build` the lxml walk feeds, remembering
+what repeats (a layer's whole body, a port list, a port type), so most layers cost a dictionary
+lookup instead of a dozen element visits.
+
+The lxml path stays the reference. Anything outside the layout (another attribute order,
+comments, character references, carriage returns, unknown elements), any error and anything the
+reader would note makes :func:`read_fast` return None, and the caller reads the file through lxml,
+which reports errors and findings with their lines. Where the layout allows free text the pieces
+are still parsed by lxml (rt_info), or bounded as libxml2 bounds them (attribute values).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lxml import etree
+
+from irgraph.errors import IrError, Location
+from irgraph.graph import InputPort, Model, OutputPort, RtEntry
+from irgraph.io.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList
+from irgraph.io.names import split_names
+from irgraph.io.rt_info import MAX_ATTRIBUTES, read_rt_info
+from irgraph.io.xml_security import hardened_parser
+
+if TYPE_CHECKING:
+    from irgraph.io.xml_reader import ReadResult, _Reader
+
+__all__ = ["read_fast"]
+
+_SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
+_VALUE = r'[^"<&\t\n\r]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\t\n\r]*)*'  # tabs/newlines would be normalised to spaces
+_INT = r"[0-9]{1,18}"  # ids and port ids: never above int64
+_NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,999}"
+
+_HEAD = re.compile(
+    rf"""(?:<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:UTF-8|utf-8)\2)?\?>)?{_SPACE}"""
+    rf'<net name="(?P<name>{_VALUE})" version="(?P<version>10|11)">{_SPACE}<layers>'
+)
+_LAYER = re.compile(
+    rf'{_SPACE}<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"'
+    rf'(?: output_names="({_VALUE})")?>'
+)
+_BODY = re.compile(
+    rf"{_SPACE}(?:<data((?: {_NAME}=\"{_VALUE}\")*) />)?"
+    rf"{_SPACE}(?:<rt_info>(.*?)</rt_info>|(<rt_info />))?"
+    rf"{_SPACE}(?:<input>(.*?)</input>)?"
+    rf"{_SPACE}(?:<output>(.*?)</output>)?{_SPACE}",
+    re.DOTALL,
+)
+_ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
+_PORT = re.compile(
+    rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
+    rf"(?: />|>((?:{_SPACE}<dim>-?{_INT}</dim>)*){_SPACE}"
+    rf"(?:<rt_info>(.*?)</rt_info>{_SPACE}|(<rt_info />){_SPACE})?</port>)",
+    re.DOTALL,
+)
+_DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
+_SECTIONS = re.compile(rf"{_SPACE}</layers>{_SPACE}<edges>")
+_EDGE = rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
+_EDGES = re.compile(rf"(?:{_SPACE}{_EDGE})*{_SPACE}")
+_EDGE_FIELDS = re.compile(_EDGE)
+_TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
+_CONTROL_BYTES = bytes(range(0x09)) + bytes(range(0x0B, 0x20))
+
+_MAX_VALUE = 10_000_000  # libxml2's limit on one attribute value (huge_tree off)
+_RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
+
+
+class NotCanonical(Exception):
+    """The file leaves the layout this module reads (the lxml path reads it instead)."""
+
+
+def read_fast(reader: _Reader) -> ReadResult | None:
+    """The model of ``reader``'s document when it is laid out as OpenVINO writes it, else None."""
+    from irgraph.io.xml_reader import ReadResult
+
+    try:
+        model = _FastReader(reader, reader.document.data).read()
+    except (NotCanonical, IrError, ValueError, TypeError, KeyError, IndexError, OverflowError, etree.LxmlError):
+        model = None
+    if model is None or reader.findings:
+        reader.findings.clear()
+        return None
+    return ReadResult(model, [])
+
+
+class _FastReader:
+    def __init__(self, reader: _Reader, data: bytes) -> None:
+        # XML forbids these characters (and the lxml path would say where): controls but tab and
+        # newline (carriage returns too: lines are counted by newlines), U+FFFE and U+FFFF.
+        if len(data.translate(None, _CONTROL_BYTES)) != len(data) or (
+            b"\xef" in data and (b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data)
+        ):
+            raise NotCanonical
+        self.reader = reader
+        self.text = data.decode("utf-8")
+        self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
+        self._bodies: dict[tuple[str, str, str], LayerBody] = {}
+        self._port_lists: dict[tuple[str, bool], PortList] = {}
+        self._parser = hardened_parser()
+        self._layer_reader: LayerReader | None = None
+
+    def read(self) -> Model:
+        text = self.text
+        head = _HEAD.match(text)
+        if head is None:
+            raise NotCanonical
+        version = int(head["version"])
+        model = Model(self._value(head["name"]), ir_version=version)
+        model.source = self.reader.file
+        self._layer_reader = LayerReader(self.reader, model, version)
+        by_text, position = self._layers(head.end())
+        sections = _SECTIONS.match(text, position)
+        if sections is None:
+            raise NotCanonical
+        end = text.find("</edges>", sections.end())
+        if end < 0:
+            raise NotCanonical
+        self._edges(model, text[sections.end():end], by_text)
+        tail = _TAIL.fullmatch(text, end + len("</edges>"))
+        if tail is None:
+            raise NotCanonical
+        model.rt_info = self._rt_info(tail.group(1), "net") if tail.group(1) is not None else (
+            () if tail.group(2) else None
+        )
+        return model
+
+    def _layers(self, position: int) -> tuple[dict[str, LayerPorts], int]:
+        text, file, bodies, escaped = self.text, self.reader.file, self._bodies, self.escaped
+        layers = self._layer_reader
+        place, nodes = layers.place, layers.model  # type: ignore[union-attr]
+        match, find, count = _LAYER.match, text.find, text.count
+        by_text: dict[str, LayerPorts] = {}
+        line, counted = 1, 0
+        while (layer := match(text, position)) is not None:
+            id_text, name, type_name, version, output_names = layer.groups()
+            start, body_start = layer.start(1), layer.end()
+            if body_start - start > _MAX_VALUE:  # bounds every value in the start tag
+                raise NotCanonical
+            if escaped:
+                name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
+                output_names = None if output_names is None else _unescape(output_names)
+            line += count("\n", counted, start)
+            counted = start
+            body_end = find("</layer>", body_start)
+            if body_end < 0:
+                raise NotCanonical
+            key = (type_name, version, text[body_start:body_end])
+            layer_id = int(id_text)
+            location = Location(file, line, layer_id, name, type_name)
+            body = bodies.get(key)
+            if body is None:
+                body = bodies[key] = self._body(key, location)
+            if id_text in by_text or layer_id in nodes:
+                raise NotCanonical
+            by_text[id_text] = place(body, layer_id, name, location, output_names)
+            position = body_end + len("</layer>")
+        return by_text, position
+
+    def _body(self, key: tuple[str, str, str], location: Location) -> LayerBody:
+        """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body)."""
+        type_name, version, body = key
+        parts = _BODY.fullmatch(body)
+        if parts is None:
+            raise NotCanonical
+        data, rt_info, empty_rt_info, inputs, outputs = parts.groups()
+        return self._layer_reader.prepare(  # type: ignore[union-attr]
+            type_name, version, location,
+            attrs=None if data is None else self._attributes(data),
+            inputs=NO_PORTS if inputs is None else self._ports(inputs, False),
+            outputs=NO_PORTS if outputs is None else self._ports(outputs, True),
+            rt_info=self._rt_info(rt_info, "layer") if rt_info is not None else (() if empty_rt_info else None),
+        )
+
+    def _ports(self, block: str, outputs: bool) -> PortList:
+        known = self._port_lists.get((block, outputs))
+        if known is not None:
+            return known
+        labels: dict[str, int] = {}
+        types: list = []
+        rt: dict[int, tuple[RtEntry, ...]] = {}
+        names: list[list[str]] = []
+        position, where = 0, Location(self.reader.file)
+        port_type = self._layer_reader.port_type  # type: ignore[union-attr]
+        while (port := _PORT.match(block, position)) is not None:
+            label, precision, port_names, dims_text, rt_info, empty_rt_info = port.groups()
+            if label in labels:
+                raise NotCanonical
+            index = labels[label] = len(types)
+            dims = _DIM.findall(dims_text) if dims_text else []
+            types.append(port_type(precision, dims, outputs, None, where))
+            if rt_info is not None:
+                rt[index] = self._rt_info(rt_info, "port")
+            elif empty_rt_info:
+                rt[index] = ()
+            if outputs:
+                names.append(split_names(self._value(port_names)) if port_names is not None else [])
+            position = port.end()
+        if block[position:].strip(" \t\n"):
+            raise NotCanonical
+        known = self._port_lists[(block, outputs)] = (labels, types, rt, names)
+        return known
+
+    def _edges(self, model: Model, section: str, by_text: dict[str, LayerPorts]) -> None:
+        if _EDGES.fullmatch(section) is None:
+            raise NotCanonical
+        connect = model.connect
+        for from_layer, from_port, to_layer, to_port in _EDGE_FIELDS.findall(section):
+            source, target = by_text.get(from_layer), by_text.get(to_layer)
+            if source is None or target is None:
+                raise NotCanonical
+            out_index, in_index = source.outputs.get(from_port), target.inputs.get(to_port)
+            if out_index is None or in_index is None:
+                raise NotCanonical
+            # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
+            connect(OutputPort(source.node.id, out_index), InputPort(target.node.id, in_index))
+
+    def _value(self, value: str) -> str:
+        """An attribute value, unescaped; NotCanonical above libxml2's length limit."""
+        if len(value) > _MAX_VALUE:
+            raise NotCanonical
+        return _unescape(value) if self.escaped else value
+
+    def _attributes(self, data: str) -> dict[str, str]:
+        items = _ATTRIBUTE.findall(data)
+        attrs = {name: self._value(value) for name, value in items}
+        if len(attrs) != len(items) or len(items) > MAX_ATTRIBUTES or any(name.startswith("xmlns") for name in attrs):
+            raise NotCanonical  # a repeated attribute (not well-formed), too many, or a namespace declaration
+        return attrs
+
+    def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
+        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds)."""
+        depth = _RT_INFO_DEPTH[parent]
+        element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
+        for _ in range(depth):
+            element = element[0]
+        return read_rt_info(element)
+
+
+def _unescape(value: str) -> str:
+    """An attribute value with pugixml's five escapes undone (``&amp;`` last)."""
+    if "&" not in value:
+        return value
+    return (
+        value.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
+        .replace("&amp;", "&")
+    )

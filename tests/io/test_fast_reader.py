@@ -1,0 +1,164 @@
+"""The reader's fast path (io/fast_reader.py) against its reference, the lxml path.
+
+Every file read both ways must give the same model, or the same error, or the fast path must step
+aside (return None) so the lxml path answers: on the golden corpus and samples, on hand-made
+variations of the layout, and on 1,500 fuzz-damaged models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import irgraph as ir
+from irgraph.io import fast_reader, xml_reader
+from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml_security import load_xml
+from tests.helpers import CORPUS
+from tests.hostile.test_fuzz import damaged_models
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS = sorted(CORPUS.glob("*/model.xml")) + sorted((REPO / "samples").glob("*/model.xml"))
+
+# Corpus files the fast path leaves to lxml, and why.
+LEFT_TO_LXML = {
+    "edit-unknown-elements": "an element IR does not have (the lxml path notes it)",
+    "names-special": "a '&#09;' character reference in a name",
+    "names-special-v10": "a '&#09;' character reference in a name",
+    "rtinfo-layer-port-v10": "rt_info in an IR v10 file (the lxml path notes that it is ignored)",
+    "err-const-offset-beyond-bin": "an error (the lxml path reports it)",
+}
+
+
+def describe(model: ir.Model) -> tuple:
+    """Everything the reader puts in a model, comparable with ==."""
+    nodes = []
+    for node in model:
+        op = node.op
+        value = getattr(op, "value", None)
+        if value is not None:
+            op_key: object = (type(op), op.element_type, op.shape, value.dtype.str,
+                              value.tolist() if value.dtype == object else value.tobytes())
+        else:
+            op_key = op
+        nodes.append((
+            node.id, node.name, op_key, node.num_inputs, node.num_outputs, node.tensor_names,
+            node.declared_input_types, node.declared_output_types, node.result_names, node.rt_info,
+            node.input_rt_info, node.output_rt_info, node.extra_attributes, node.location,
+        ))
+    return model.name, model.ir_version, model.rt_info, model.source, nodes, model.edges()
+
+
+def read_both(path: Path) -> tuple[object, object, bool]:
+    """(outcome with the fast path, outcome through lxml only, whether the fast path answered)."""
+    outcomes = []
+    for parse_first in (False, True):
+        try:
+            document = load_xml(path, parse=parse_first)
+            result = read_ir(path, document=document)
+            outcomes.append((describe(result.model), [str(f) for f in result.findings]))
+        except ir.IrError as err:
+            outcomes.append((type(err).__name__, str(err)))
+    try:
+        reader = xml_reader._Reader(load_xml(path, parse=False), None, ir.interpreter.DEFAULT_ELEMENT_LIMIT)
+        answered = fast_reader.read_fast(reader) is not None
+    except ir.IrError:
+        answered = False
+    return outcomes[0], outcomes[1], answered
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_golden_files_read_the_same_both_ways(path):
+    fast, reference, answered = read_both(path)
+    assert fast == reference
+    assert answered == (path.parent.name not in LEFT_TO_LXML)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    source = CORPUS / "dml-split-axis3-2" / "model.bin"
+    (tmp_path / "model.bin").write_bytes(source.read_bytes())
+    path = tmp_path / "model.xml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+NAME = 'name="input"'
+BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "fast"),
+    [
+        ("as written", lambda t: t, True),
+        ("one line, no indentation", lambda t: "".join(line.strip() for line in t.splitlines()), True),
+        ("single-quoted declaration", lambda t: t.replace('<?xml version="1.0"?>', "<?xml version='1.0'?>"), True),
+        ("no declaration", lambda t: t.split("\n", 1)[1], True),
+        ("carriage returns", lambda t: t.replace("\n", "\r\n"), False),
+        ("a comment", lambda t: t.replace("<layers>", "<layers><!-- note -->"), False),
+        ("a comment in rt_info", lambda t: t.replace("<rt_info />", "<rt_info><!-- x --></rt_info>"), True),
+        ("attributes reordered", lambda t: t.replace('id="0" name="input"', 'name="input" id="0"'), False),
+        ("single-quoted attribute", lambda t: t.replace(NAME, "name='x'"), False),
+        ("escaped name", lambda t: t.replace(NAME, 'name="&amp;&lt;b&gt; &quot;&apos;"'), True),
+        ("character reference", lambda t: t.replace(NAME, 'name="&#65;"'), False),
+        ("tab in a value", lambda t: t.replace(NAME, 'name="a\tb"'), False),
+        ("repeated attribute", lambda t: t.replace('<data num_splits="', '<data num_splits="2" num_splits="'), False),
+        ("namespace declaration", lambda t: t.replace("<data num_splits=", '<data xmlns="urn:x" num_splits='), False),
+        ("control character", lambda t: t.replace(NAME, 'name="a\x01"'), False),
+        ("U+FFFF", lambda t: t.replace(NAME, 'name="a\uffff"'), False),
+        ("a mismatched end tag", lambda t: t.replace("</input>", "</inputs>", 1), False),
+        ("a duplicate layer id", lambda t: t.replace('<layer id="1"', '<layer id="0"', 1), False),
+        ("leading zeros in an id", lambda t: t.replace('<layer id="1"', '<layer id="01"', 1), False),
+        ("text between layers", lambda t: t.replace("</layer>", "</layer>text", 1), False),
+    ],
+)
+def test_layout_variations_read_the_same_both_ways(tmp_path, name, edit, fast):
+    fast_outcome, reference, answered = read_both(_write(tmp_path, edit(BASE)))
+    assert fast_outcome == reference
+    assert answered == fast, name
+
+
+def _chain(tmp_path: Path) -> Path:
+    """x -> 3 x (Split in 2 on axis 1, Concat reversed) -> Result, written by irgraph: repeated layer bodies."""
+    model = ir.Model()
+    value = model.parameter("x", [4, 6])
+    for _ in range(3):
+        value = model.concat(list(reversed(model.split(value, 1, 2))), 1)
+    model.result(value, "y")
+    ir.write_model(model, tmp_path / "chain.xml")
+    return tmp_path / "chain.xml"
+
+
+def test_layers_with_one_body_share_ops_but_nothing_mutable(tmp_path):
+    path = _chain(tmp_path)
+    assert read_both(path)[2]
+    model = ir.read_model(path)
+    lines = path.read_text("utf-8").splitlines()
+    for node in model:
+        assert f'<layer id="{node.id}"' in lines[node.location.line - 1]
+    concats = [node for node in model if node.type_name == "Concat"]
+    consts = [node for node in model if node.type_name == "Const"]
+    assert len(concats) == 3 and concats[0].op is concats[1].op
+    assert len(consts) == 3 and consts[0].op is consts[2].op  # one .bin placement, one op
+    concats[0].tensor_names[0].append("changed")
+    concats[0].declared_output_types[0] = None
+    concats[0].extra_attributes["new"] = "1"
+    assert concats[1].tensor_names == [[]] and concats[1].declared_output_types[0] is not None
+    assert concats[1].extra_attributes == {}
+
+
+@settings(max_examples=1500, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(case=damaged_models())
+def test_damaged_models_read_the_same_both_ways(tmp_path, case):
+    _name, xml, weights = case
+    path = tmp_path / "model.xml"
+    path.write_bytes(xml)
+    bin_path = tmp_path / "model.bin"
+    if weights is None:
+        bin_path.unlink(missing_ok=True)
+    else:
+        bin_path.write_bytes(weights)
+    fast, reference, _ = read_both(path)
+    assert fast == reference
