@@ -65,6 +65,28 @@ def test_topological_order_keeps_insertion_order_on_ties_and_finds_cycles():
         loop.topological_order()
 
 
+def test_graph_is_a_frozen_networkx_view_that_follows_changes():
+    import networkx as nx
+
+    model = ir.Model()
+    x = model.parameter("x", [4])
+    left, right = model.split(x, 0, 2)
+    joined = model.concat([right, left, right], axis=0)
+    model.result(joined, name="y")
+    graph = model.graph
+    assert isinstance(graph, nx.MultiDiGraph) and nx.is_frozen(graph)
+    assert sorted(graph.nodes) == [node.id for node in model] and graph.nodes[x.node_id]["node"] is model.node(0)
+    split_id = left.node_id
+    assert sorted(graph.get_edge_data(split_id, joined.node_id)) == [(0, 1), (1, 0), (1, 2)]
+    assert model.graph is graph  # built once while the model is unchanged
+    with pytest.raises(nx.NetworkXError):
+        graph.add_node(99)
+    extra = model.result(left, name="z")
+    assert model.graph is not graph and model.graph.has_edge(split_id, extra.id)
+    model.remove_node(extra.id)
+    assert extra.id not in model.graph
+
+
 def test_topological_order_handles_200000_layers_without_recursion():
     model = ir.Model("long")
     gc.disable()  # the cyclic collector rescans every live node while we build; the reader does the same

@@ -1,4 +1,4 @@
-"""The graph: Model (owning a private networkx.MultiDiGraph), Node, InputPort, OutputPort."""
+"""The graph: Model (with a networkx.MultiDiGraph view on demand), Node, InputPort, OutputPort."""
 
 from __future__ import annotations
 
