@@ -85,6 +85,8 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 NAME = 'name="input"'
+SPLIT_DATA = '<data num_splits="2" />'
+INPUT_PORT = '<input>\n\t\t\t\t<port id="0" precision="FP32"'
 BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
 
 
@@ -105,6 +107,10 @@ BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
         ("tab in a value", lambda t: t.replace(NAME, 'name="a\tb"'), False),
         ("repeated attribute", lambda t: t.replace('<data num_splits="', '<data num_splits="2" num_splits="'), False),
         ("namespace declaration", lambda t: t.replace("<data num_splits=", '<data xmlns="urn:x" num_splits='), False),
+        ("escaped tensor names", lambda t: t.replace('names="input"', 'names="a&amp;b,c\\,d,a&amp;b"'), True),
+        ("names on an input port", lambda t: t.replace(INPUT_PORT, INPUT_PORT + ' names="i"'), True),
+        ("layer rt_info", lambda t: t.replace(SPLIT_DATA, SPLIT_DATA + '<rt_info><a name="a" /></rt_info>'), True),
+        ("names in rt_info", lambda t: t.replace(SPLIT_DATA, SPLIT_DATA + '<rt_info><a names="a" /></rt_info>'), False),
         ("control character", lambda t: t.replace(NAME, 'name="a\x01"'), False),
         ("U+FFFF", lambda t: t.replace(NAME, 'name="a\uffff"'), False),
         ("a mismatched end tag", lambda t: t.replace("</input>", "</inputs>", 1), False),

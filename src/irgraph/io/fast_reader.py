@@ -16,7 +16,7 @@ are still parsed by lxml (rt_info), or bounded as libxml2 bounds them (attribute
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
@@ -26,6 +26,7 @@ from irgraph.io.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, Port
 from irgraph.io.names import split_names
 from irgraph.io.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml_security import hardened_parser
+from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml_reader import ReadResult, _Reader
@@ -45,13 +46,13 @@ _LAYER = re.compile(
     rf'{_SPACE}<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"'
     rf'(?: output_names="({_VALUE})")?>'
 )
-_BODY = re.compile(
-    rf"{_SPACE}(?:<data((?: {_NAME}=\"{_VALUE}\")*) />)?"
-    rf"{_SPACE}(?:<rt_info>(.*?)</rt_info>|(<rt_info />))?"
-    rf"{_SPACE}(?:<input>(.*?)</input>)?"
-    rf"{_SPACE}(?:<output>(.*?)</output>)?{_SPACE}",
-    re.DOTALL,
-)
+_DATA = re.compile(rf'{_SPACE}<data((?: {_NAME}="{_VALUE}")*) />')
+_RT_INFO = re.compile(rf"{_SPACE}<rt_info(?:>| />)")
+_OPEN = {False: re.compile(rf"{_SPACE}<input>"), True: re.compile(rf"{_SPACE}<output>")}
+_CLOSE = {False: re.compile(rf"{_SPACE}</input>"), True: re.compile(rf"{_SPACE}</output>")}
+_END = re.compile(rf"{_SPACE}\Z")
+_PORT_NAMES = re.compile(r' names="([^"]*)"')  # cut out of a body: the rest repeats across layers
+_VALID_VALUE = re.compile(_VALUE)
 _ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
 _PORT = re.compile(
     rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
@@ -101,7 +102,7 @@ class _FastReader:
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._bodies: dict[tuple[str, str, str], LayerBody] = {}
-        self._port_lists: dict[tuple[str, bool], PortList] = {}
+        self._port_types: dict[tuple[str, str | None], TensorType | None] = {}
         self._parser = hardened_parser()
         self._layer_reader: LayerReader | None = None
 
@@ -134,7 +135,7 @@ class _FastReader:
         text, file, bodies, escaped = self.text, self.reader.file, self._bodies, self.escaped
         layers = self._layer_reader
         place, nodes = layers.place, layers.model  # type: ignore[union-attr]
-        match, find, count = _LAYER.match, text.find, text.count
+        match, find, count, cut = _LAYER.match, text.find, text.count, _PORT_NAMES.split
         by_text: dict[str, LayerPorts] = {}
         line, counted = 1, 0
         while (layer := match(text, position)) is not None:
@@ -150,7 +151,10 @@ class _FastReader:
             body_end = find("</layer>", body_start)
             if body_end < 0:
                 raise NotCanonical
-            key = (type_name, version, text[body_start:body_end])
+            # Tensor names make most bodies unique; without them most repeat, so they are cut out
+            # and the rest is looked up (or parsed once).
+            pieces = cut(text[body_start:body_end])
+            key = (type_name, version, ' names=""'.join(pieces[::2]) if len(pieces) > 1 else pieces[0])
             layer_id = int(id_text)
             location = Location(file, line, layer_id, name, type_name)
             body = bodies.get(key)
@@ -158,53 +162,92 @@ class _FastReader:
                 body = bodies[key] = self._body(key, location)
             if id_text in by_text or layer_id in nodes:
                 raise NotCanonical
-            by_text[id_text] = place(body, layer_id, name, location, output_names)
+            by_text[id_text] = place(
+                body, layer_id, name, location, output_names,
+                tensor_names=self._tensor_names(body, pieces[1::2]) if len(pieces) > 1 else None,
+            )
             position = body_end + len("</layer>")
         return by_text, position
 
-    def _body(self, key: tuple[str, str, str], location: Location) -> LayerBody:
-        """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body)."""
-        type_name, version, body = key
-        parts = _BODY.fullmatch(body)
-        if parts is None:
-            raise NotCanonical
-        data, rt_info, empty_rt_info, inputs, outputs = parts.groups()
-        return self._layer_reader.prepare(  # type: ignore[union-attr]
-            type_name, version, location,
-            attrs=None if data is None else self._attributes(data),
-            inputs=NO_PORTS if inputs is None else self._ports(inputs, False),
-            outputs=NO_PORTS if outputs is None else self._ports(outputs, True),
-            rt_info=self._rt_info(rt_info, "layer") if rt_info is not None else (() if empty_rt_info else None),
-        )
+    def _tensor_names(self, body: LayerBody, values: list[str]) -> list[list[str]]:
+        """Each output port's tensor names, from the ``names`` values cut out of a layer's body."""
+        names: list[list[str]] = [[] for _ in body.outputs[1]]
+        for slot, value in zip(body.name_slots, values, strict=True):
+            if _VALID_VALUE.fullmatch(value) is None:
+                raise NotCanonical
+            if slot is not None:  # None: an input port's names, which OpenVINO ignores
+                names[slot] = split_names(self._value(value))
+        return names
 
-    def _ports(self, block: str, outputs: bool) -> PortList:
-        known = self._port_lists.get((block, outputs))
-        if known is not None:
-            return known
+    def _body(self, key: tuple[str, str, str], location: Location) -> LayerBody:
+        """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
+
+        The body's ``names`` values are blank here; ``name_slots`` says which output port each fills.
+        """
+        type_name, version, body = key
+        data = _DATA.match(body)
+        position = data.end() if data else 0
+        rt_info = None
+        if (opening := _RT_INFO.match(body, position)) is not None:
+            if opening.group().endswith("/>"):
+                rt_info, position = (), opening.end()
+            else:
+                end = body.find("</rt_info>", opening.end())
+                if end < 0:
+                    raise NotCanonical
+                rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
+        (inputs, input_slots), position = self._ports(body, position, False)
+        (outputs, output_slots), position = self._ports(body, position, True)
+        if _END.match(body, position) is None:
+            raise NotCanonical
+        slots = [None] * input_slots + output_slots
+        if len(slots) != body.count(' names="'):  # a names attribute off a port start tag (rt_info, <data>)
+            raise NotCanonical
+        prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+            type_name, version, location,
+            attrs=None if data is None else self._attributes(data.group(1)),
+            inputs=inputs, outputs=outputs, rt_info=rt_info,
+        )
+        prepared.name_slots = slots
+        return prepared
+
+    def _ports(self, body: str, position: int, outputs: bool) -> tuple[tuple[PortList, Any], int]:
+        """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
+
+        For inputs the second item is how many ports carry a names attribute; for outputs, their indices.
+        """
+        opening = _OPEN[outputs].match(body, position)
+        if opening is None:
+            return (NO_PORTS, [] if outputs else 0), position
+        position = opening.end()
         labels: dict[str, int] = {}
         types: list = []
         rt: dict[int, tuple[RtEntry, ...]] = {}
-        names: list[list[str]] = []
-        position, where = 0, Location(self.reader.file)
-        port_type = self._layer_reader.port_type  # type: ignore[union-attr]
-        while (port := _PORT.match(block, position)) is not None:
+        named: list[int] = []
+        where = Location(self.reader.file)
+        port_type, known_types = self._layer_reader.port_type, self._port_types  # type: ignore[union-attr]
+        while (port := _PORT.match(body, position)) is not None:
             label, precision, port_names, dims_text, rt_info, empty_rt_info = port.groups()
             if label in labels:
                 raise NotCanonical
             index = labels[label] = len(types)
-            dims = _DIM.findall(dims_text) if dims_text else []
-            types.append(port_type(precision, dims, outputs, None, where))
+            tensor = known_types.get((precision, dims_text), False)
+            if tensor is False:
+                dims = _DIM.findall(dims_text) if dims_text else []
+                tensor = known_types[(precision, dims_text)] = port_type(precision, dims, outputs, None, where)
+            types.append(tensor)
             if rt_info is not None:
                 rt[index] = self._rt_info(rt_info, "port")
             elif empty_rt_info:
                 rt[index] = ()
-            if outputs:
-                names.append(split_names(self._value(port_names)) if port_names is not None else [])
+            if port_names is not None:
+                named.append(index)
             position = port.end()
-        if block[position:].strip(" \t\n"):
+        closing = _CLOSE[outputs].match(body, position)
+        if closing is None:
             raise NotCanonical
-        known = self._port_lists[(block, outputs)] = (labels, types, rt, names)
-        return known
+        ports = (labels, types, rt, [[] for _ in types] if outputs else [])
+        return (ports, named if outputs else len(named)), closing.end()
 
     def _edges(self, model: Model, section: str, by_text: dict[str, LayerPorts]) -> None:
         if _EDGES.fullmatch(section) is None:

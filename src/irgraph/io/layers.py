@@ -51,7 +51,7 @@ NO_PORTS: PortList = ({}, [], {}, [])
 class LayerBody:
     """What a layer's type, version and children determine: everything but its id, name and line."""
 
-    __slots__ = ("extras", "inputs", "is_result", "op", "outputs", "rt_info")
+    __slots__ = ("extras", "inputs", "is_result", "name_slots", "op", "outputs", "rt_info")
 
     def __init__(
         self, op: Op, is_result: bool, extras: dict[str, str], inputs: PortList, outputs: PortList,
@@ -63,6 +63,8 @@ class LayerBody:
         self.inputs = inputs
         self.outputs = outputs
         self.rt_info = rt_info
+        self.name_slots: list[int | None] = []
+        """For a body read with its tensor names cut out: the output port each cut-out value names."""
 
 
 class LayerPorts:
@@ -204,15 +206,21 @@ class LayerReader:
         return LayerBody(op, op_class is Result, extras, inputs, outputs, rt_info)
 
     def place(
-        self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None
+        self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None,
+        tensor_names: list[list[str]] | None = None,
     ) -> LayerPorts:
-        """Add a layer with ``body`` to the model (a body may be shared by many identical layers)."""
+        """Add a layer with ``body`` to the model (a body may be shared by many identical layers).
+
+        ``tensor_names``: the output ports' names, when they were read apart from the body.
+        """
         in_labels, in_types, in_rt, _ = body.inputs
         out_labels, out_types, out_rt, names = body.outputs
         node = self.model.add_node(
             body.op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
         )
-        if names:
+        if tensor_names is not None:
+            node.tensor_names = tensor_names
+        elif names:
             node.tensor_names = [list(port_names) for port_names in names]
         node.declared_input_types = list(in_types)
         node.declared_output_types = list(out_types)
