@@ -110,6 +110,45 @@ def openvino_chain_20k():
     return ov.Model([ops.result(value)], [x], "chain_20k")
 
 
+def openvino_named_chain_20k():
+    """The (c) chain with a tensor name on every output port, as converted models have (20,003 layers)."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    x = ops.parameter(list(CHAIN_SHAPE), ov.Type.f32, name="x")
+    value = x.output(0)
+    for stage in range(CHAIN_STAGES):
+        axis = ops.constant(np.int64(1 + stage % 2))
+        axis.output(0).get_tensor().set_names({f"axis_{stage}"})
+        split = ops.split(value, axis, 2)
+        for index in range(2):
+            split.output(index).get_tensor().set_names({f"split_{stage}.{index}"})
+        value = ops.concat([split.output(1), split.output(0)], 1 + stage % 2).output(0)
+        value.get_tensor().set_names({f"concat_{stage}", f"concat_{stage}:alias"})
+    return ov.Model([ops.result(value)], [x], "named_chain_20k")
+
+
+def openvino_weights_chain_20k():
+    """4,000 x (a distinct weight Const joined on, VariadicSplit back) with names everywhere: 20,002 layers,
+    each weight at its own .bin offset, like a real model's Consts."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    x = ops.parameter(list(CHAIN_SHAPE), ov.Type.f32, name="x")
+    value = x.output(0)
+    width = CHAIN_SHAPE[1]
+    for stage in range(4_000):
+        weight = ops.constant(np.full((1, 1, CHAIN_SHAPE[2]), stage, np.float32))
+        weight.output(0).get_tensor().set_names({f"weight_{stage}"})
+        joined = ops.concat([value, weight.output(0)], 1)
+        joined.output(0).get_tensor().set_names({f"joined_{stage}"})
+        parts = ops.variadic_split(joined, ops.constant(np.int64(1)), ops.constant(np.array([width, 1], np.int64)))
+        for index in range(2):
+            parts.output(index).get_tensor().set_names({f"parts_{stage}.{index}"})
+        value = parts.output(0)
+    return ov.Model([ops.result(value)], [x], "weights_chain_20k")
+
+
 def openvino_big_const(elements: int):
     """A Const of ``elements`` f32 (1 GiB for 2**28) joined to a small input along axis 0."""
     import openvino as ov
