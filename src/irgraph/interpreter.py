@@ -24,7 +24,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.shape_inference import infer_shapes
+from irgraph.shape_inference import ensure_shapes
 
 DEFAULT_ELEMENT_LIMIT = 2**31
 """Largest tensor (in elements) a run may feed or produce unless the caller raises the limit."""
@@ -78,7 +78,7 @@ class Interpreter:
 
     def _prepare(self) -> None:
         model = self.model
-        infer_shapes(model)
+        ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
         for node in model:
             reason = node.op.cannot_run_reason
             if reason is not None:

@@ -42,6 +42,9 @@ class Model:
         self._producers: dict[tuple[int, int], OutputPort] = {}
         self._consumers: dict[tuple[int, int], list[InputPort]] = {}
         self._next_id = 0
+        # Bumped by every structural change (add_node, connect, remove_node): shape inference
+        # compares it with the revision it last inferred to tell whether output types are stale.
+        self._revision = 0
 
     # ------------------------------------------------------------------------------ structure
     def add_node(
@@ -70,6 +73,7 @@ class Model:
         node = Node(node_id, name, op, num_inputs, num_outputs, location=location)
         self._nodes[node_id] = node
         self._graph = None
+        self._revision += 1
         if node_id >= self._next_id:
             self._next_id = node_id + 1
         for index, source in enumerate(inputs):
@@ -107,10 +111,12 @@ class Model:
         else:
             consumers.append(target)
         self._graph = None
+        self._revision += 1
 
     def remove_node(self, node_id: int) -> None:
         """Remove a node and every edge touching it."""
         node = self.node(node_id)
+        self._revision += 1
         for index in range(node.num_inputs):
             source = self._producers.pop((node_id, index), None)
             if source is not None:

@@ -25,7 +25,7 @@ from irgraph.io.rt_info import write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
 from irgraph.io.xml_text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Parameter, Result
-from irgraph.shape_inference import infer_shapes
+from irgraph.shape_inference import ensure_shapes
 from irgraph.shapes import TensorType
 
 __all__ = ["serialize", "write_model"]
@@ -52,8 +52,9 @@ def write_model(
     ``version`` is 10 or 11 (default: the version the model was read with, else 11); writing a v11
     model as v10 drops layer/port rt_info and Result output_names. Both files are written to
     temporary files in their directories and renamed into place only when both are complete, so
-    a failure leaves existing files untouched. Shapes are inferred first (ShapeInferenceError,
-    GraphError on invalid models); IrIOError when a file cannot be written.
+    a failure leaves existing files untouched. Shapes are inferred first unless the model is unchanged
+    since its last clean inference (see ``ensure_shapes``): ShapeInferenceError, GraphError on invalid
+    models; IrIOError when a file cannot be written.
     """
     xml_path = os.fspath(path)
     if not xml_path.endswith(".xml") or len(os.path.basename(xml_path)) <= len(".xml"):
@@ -65,11 +66,11 @@ def write_model(
 
 
 def serialize(model: Model, version: int | None = None) -> tuple[bytes, WeightsWriter]:
-    """The ``.xml`` bytes and the ``.bin`` blobs of ``model`` (shapes are inferred first)."""
+    """The ``.xml`` bytes and the ``.bin`` blobs of ``model`` (shapes are inferred first, unless fresh)."""
     version = version_to_write(model, version)
     if version not in SUPPORTED_VERSIONS:
         raise ValueError(f"IR version must be 10 or 11, got {version!r}")
-    infer_shapes(model)
+    ensure_shapes(model)
     return _Serializer(model, version).run()
 
 
