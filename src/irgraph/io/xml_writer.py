@@ -9,6 +9,7 @@ ids inputs first, outputs after; edges generated per consumer input and ordered 
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import tempfile
 from collections.abc import Callable
@@ -19,12 +20,12 @@ import numpy as np
 from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
 from irgraph.errors import IrIOError, Location, ShapeInferenceError, WeightsError
-from irgraph.graph import Model, Node
+from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.io.names import join_names
 from irgraph.io.rt_info import write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
 from irgraph.io.xml_text import cxx_sort, escape_attribute
-from irgraph.ops import Const, Parameter, Result
+from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
 from irgraph.shapes import TensorType
 
@@ -75,38 +76,47 @@ def serialize(model: Model, version: int | None = None) -> tuple[bytes, WeightsW
 
 
 class _Serializer:
+    """Builds the ``.xml`` text in one pass over the layers in emission order, collecting the edges on the way.
+
+    Text that depends only on an op or a tensor type (a layer's ``type``/``version``, its
+    ``<data>`` line, a port's precision and dims) is formatted once per object: readers and shape
+    inference share those objects between equal layers, so a large model has few of them.
+    """
+
     def __init__(self, model: Model, version: int) -> None:
         self.model = model
         self.v11 = version >= 11
         self.version = version
         self.blobs = WeightsWriter()
         self.out: list[str] = []
-        self.nodes = {node.id: node for node in model}
-        self.sources = {node_id: model.input_sources(node) for node_id, node in self.nodes.items()}
-        # Per-serialization caches keyed by id(): every keyed object stays referenced by the model meanwhile.
-        self._bodies: dict[int, tuple[TensorType, str, str]] = {}
-        self._data_lines: dict[int, tuple[object, str]] = {}
-        self._kinds: dict[int, tuple[object, str, bool]] = {}
-        self._plain_ports: dict[tuple[int, int], str] = {}  # ids of tensors held in self._bodies
+        # Caches keyed by id(): each value holds its object, so no id is reused while the cache lives.
+        self._kinds: dict[int, tuple[Op, str, bool]] = {}
+        self._data_lines: dict[int, tuple[Op, str]] = {}
+        self._tensors: dict[int, _TensorText] = {}
+        self._nodes: dict[int, Node] = {}
+        self._port_heads: list[str] = []  # '<port id="N' by N
 
     def run(self) -> tuple[bytes, WeightsWriter]:
         model, out = self.model, self.out
-        order = self._emission_order()
-        ids = {node.id: index for index, node in enumerate(order)}
+        order, sources = self._emission_order()
         out.append('<?xml version="1.0"?>\n')
         out.append(f'<net name="{escape_attribute(model.name)}" version="{self.version}">\n')
+        edges: list[tuple[int, int, int, int]] = []
         if order:
+            ids = {node.id: index for index, node in enumerate(order)}
+            names = _escape_all([node.name for node in order])
             out.append("\t<layers>\n")
+            layer = self._layer
             for index, node in enumerate(order):
-                self._layer(index, node)
+                layer(index, node, names[index], sources[node.id], ids, edges)
             out.append("\t</layers>\n")
         else:
             out.append("\t<layers />\n")
-        edges = self._edges(order, ids)
         if edges:
             out.append("\t<edges>\n")
             out.extend(
-                f'\t\t<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n' for a, b, c, d in edges
+                f'\t\t<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
+                for a, b, c, d in cxx_sort(edges, key=_from_layer)
             )
             out.append("\t</edges>\n")
         else:
@@ -115,84 +125,125 @@ class _Serializer:
         out.append("</net>\n")
         return "".join(out).encode("utf-8"), self.blobs
 
-    def _emission_order(self) -> list[Node]:
+    def _emission_order(self) -> tuple[list[Node], dict[int, list[OutputPort | None]]]:
         """Parameters (input order), the rest topologically (ties by insertion order), Results (output order).
 
-        When the insertion order is already topological (always, for a file OpenVINO wrote) the
-        topological sort with insertion-order ties returns it unchanged, so it is used directly.
+        Also every node's input sources. When the insertion order is already topological (always,
+        for a file OpenVINO wrote) the topological sort with insertion-order ties returns it
+        unchanged, so it is used directly.
         """
-        nodes = list(self.nodes.values())
-        position = {node.id: index for index, node in enumerate(nodes)}
-        topological = all(
-            position[source.node_id] < position[node.id]
-            for node in nodes for source in self.sources[node.id] if source is not None
-        )
-        ordered = nodes if topological else self.model.topological_order()
-        middle = [n for n in ordered if not isinstance(n.op, Parameter | Result)]
-        return [*self.model.parameters, *middle, *self.model.results]
+        model = self.model
+        sources: dict[int, list[OutputPort | None]] = {}
+        parameters: list[Node] = []
+        middle: list[Node] = []
+        results: list[Node] = []
+        placed: set[int] | None = set()
+        nodes = self._nodes
+        for node in model:
+            nodes[node.id] = node
+            node_sources = sources[node.id] = model.input_sources(node)
+            if placed is not None:
+                for source in node_sources:
+                    if source is not None and source.node_id not in placed:
+                        placed = None  # not topological: sorted below
+                        break
+                else:
+                    placed.add(node.id)
+            op = node.op
+            if isinstance(op, Parameter):
+                parameters.append(node)
+            elif isinstance(op, Result):
+                results.append(node)
+            else:
+                middle.append(node)
+        if placed is None:
+            middle = [node for node in model.topological_order() if not isinstance(node.op, Parameter | Result)]
+        return [*parameters, *middle, *results], sources
 
-    def _edges(self, order: list[Node], ids: dict[int, int]) -> list[tuple[int, int, int, int]]:
-        """One edge per connected input, consumers in emission order, then std::sort on from-layer."""
-        inputs_of = {node.id: node.num_inputs for node in order}
-        edges = []
-        for node in order:
-            to_layer = ids[node.id]
-            for index, source in enumerate(self.sources[node.id]):
-                if source is not None:
-                    edges.append((ids[source.node_id], inputs_of[source.node_id] + source.index, to_layer, index))
-        return cxx_sort(edges, key=_from_layer)
-
-    def _layer(self, index: int, node: Node) -> None:
-        out, op = self.out, node.op
-        cached = self._kinds.get(id(op))
-        if cached is None:
-            kind = f'" type="{escape_attribute(node.type_name)}" version="{escape_attribute(op.version)}"'
-            cached = self._kinds[id(op)] = (op, kind, isinstance(op, Result))
-        _, kind, is_result = cached
-        head = f'\t\t<layer id="{index}" name="{escape_attribute(node.name)}{kind}'
-        if is_result and self.v11 and node.result_names:
+    def _layer(
+        self,
+        index: int,
+        node: Node,
+        name: str,
+        sources: list[OutputPort | None],
+        ids: dict[int, int],
+        edges: list[tuple[int, int, int, int]],
+    ) -> None:
+        """Append one ``<layer>`` and, for each connected input, its edge (from layer and port, to layer and port)."""
+        out, op, v11 = self.out, node.op, self.v11
+        kind = self._kinds.get(id(op))
+        if kind is None:
+            kind = self._kinds[id(op)] = (
+                op,
+                f'" type="{escape_attribute(node.type_name)}" version="{escape_attribute(op.version)}"',
+                isinstance(op, Result),
+            )
+        _, type_and_version, is_result = kind
+        head = f'\t\t<layer id="{index}" name="{name}{type_and_version}'
+        if is_result and v11 and node.result_names:
             head += f' output_names="{escape_attribute(join_names(node.result_names))}"'
-        data = self._data(node)
-        rt_info = node.rt_info if self.v11 else ()
-        has_outputs = node.num_outputs > 0 and not is_result
-        if not (data or rt_info or node.num_inputs or has_outputs):
+        data = None if node.extra_attributes else self._data_lines.get(id(op))
+        data = data[1] if data is not None else self._data(node)
+        rt_info = node.rt_info if v11 else ()
+        num_inputs = node.num_inputs
+        num_outputs = 0 if is_result else node.num_outputs
+        if not (data or rt_info or num_inputs or num_outputs):
             out.append(head + " />\n")
             return
-        out.append(head + ">\n")
-        if data:
-            out.append(data)
+        out.append(head + ">\n" + data)
         if rt_info:
             write_rt_info(out, rt_info, 3)
-        port = self._port
-        if node.num_inputs:
+        heads = self._port_heads
+        if num_inputs + num_outputs > len(heads):
+            heads.extend(_port_head(port_id) for port_id in range(len(heads), num_inputs + num_outputs))
+        tensors = self._tensors
+        if num_inputs:
             out.append("\t\t\t<input>\n")
-            port_rt = node.input_rt_info if self.v11 else {}
-            nodes = self.nodes
-            for index_in, source in enumerate(self.sources[node.id]):
+            port_rt = node.input_rt_info if v11 else None
+            nodes = self._nodes
+            for index_in, source in enumerate(sources):
                 if source is not None:
                     producer = nodes[source.node_id]
                     tensor = producer.output_types[source.index] or self._output_type(producer, source.index)
+                    from_layer = ids[source.node_id]
+                    edges.append((from_layer, producer.num_inputs + source.index, index, index_in))
                 else:
                     tensor = _require(node.declared_input_types[index_in], node, f"input {index_in} (not connected)")
-                port(index_in, tensor, None, port_rt.get(index_in) if port_rt else None)
+                text = tensors.get(id(tensor)) or self._tensor_text(tensor)
+                if port_rt and port_rt.get(index_in):
+                    self._port_with_rt_info(index_in, text, None, port_rt[index_in])
+                else:
+                    out.append(heads[index_in] + text.tail)
             out.append("\t\t\t</input>\n")
-        if has_outputs:
+        if num_outputs:
             out.append("\t\t\t<output>\n")
-            first = node.num_inputs
-            port_rt = node.output_rt_info if self.v11 else {}
+            port_rt = node.output_rt_info if v11 else None
             names = node.tensor_names
             types = node.output_types
-            for index_out in range(node.num_outputs):
+            for index_out in range(num_outputs):
                 tensor = types[index_out] or self._output_type(node, index_out)
-                port(first + index_out, tensor, names[index_out], port_rt.get(index_out) if port_rt else None)
+                text = tensors.get(id(tensor)) or self._tensor_text(tensor)
+                port_id = num_inputs + index_out
+                if port_rt and port_rt.get(index_out):
+                    self._port_with_rt_info(port_id, text, names[index_out], port_rt[index_out])
+                elif names[index_out]:
+                    out.append(
+                        f'{heads[port_id]}{text.precision} names="{escape_attribute(join_names(names[index_out]))}"'
+                        f"{text.rest}"
+                    )
+                else:
+                    out.append(heads[port_id] + text.tail)
             out.append("\t\t\t</output>\n")
         out.append("\t\t</layer>\n")
 
     def _data(self, node: Node) -> str:
-        """The ``<data .../>`` line ('' when the op has no attributes); shared ops format it once."""
+        """The ``<data .../>`` line ('' when the op has no attributes); shared ops format it once.
+
+        A shared Const is added to the .bin once: its bytes would be found again at the same offset.
+        """
         op = node.op
-        plain = not node.extra_attributes and not isinstance(op, Const)
-        if plain:
+        extra = node.extra_attributes
+        if not extra:
             cached = self._data_lines.get(id(op))
             if cached is not None:
                 return cached[1]
@@ -201,49 +252,62 @@ class _Serializer:
             offset, size = self.blobs.add(_blob(op))
             attributes["offset"] = str(offset)
             attributes["size"] = str(size)
-        if node.extra_attributes:
-            attributes.update((k, v) for k, v in node.extra_attributes.items() if k not in attributes)
+        if extra:
+            attributes.update((k, v) for k, v in extra.items() if k not in attributes)
         line = (
             "\t\t\t<data" + "".join(f' {k}="{escape_attribute(v)}"' for k, v in attributes.items()) + " />\n"
             if attributes else ""
         )
-        if plain:
+        if not extra:
             self._data_lines[id(op)] = (op, line)
         return line
 
-    def _port(self, port_id: int, tensor: TensorType, names: list[str] | None, rt_info: tuple | None) -> None:
-        plain = not names and not rt_info
-        if plain:
-            text = self._plain_ports.get((port_id, id(tensor)))
-            if text is not None:
-                self.out.append(text)
-                return
-        cached = self._bodies.get(id(tensor))
-        if cached is None:
-            dims = tensor.shape.dims
-            body = "".join(f"\t\t\t\t\t<dim>{d.to_port_dim()}</dim>\n" for d in dims or ())
-            cached = self._bodies[id(tensor)] = (tensor, f'" precision="{tensor.element_type.precision}"', body)
-        _, precision, body = cached
-        head = f'\t\t\t\t<port id="{port_id}{precision}'
+    def _tensor_text(self, tensor: TensorType) -> _TensorText:
+        dims = tensor.shape.dims
+        body = "".join(f"\t\t\t\t\t<dim>{d.to_port_dim()}</dim>\n" for d in dims or ())
+        text = self._tensors[id(tensor)] = _TensorText(tensor, f'" precision="{tensor.element_type.precision}"', body)
+        return text
+
+    def _port_with_rt_info(
+        self, port_id: int, text: _TensorText, names: list[str] | None, rt_info: tuple[RtEntry, ...]
+    ) -> None:
+        out = self.out
+        out.append(self._port_heads[port_id] + text.precision)
         if names:
-            head += f' names="{escape_attribute(join_names(names))}"'
-        if not rt_info:
-            text = f"{head}>\n{body}\t\t\t\t</port>\n" if body else head + " />\n"
-            if plain:
-                self._plain_ports[(port_id, id(tensor))] = text
-            self.out.append(text)
-        else:
-            self.out.append(f"{head}>\n{body}")
-            write_rt_info(self.out, rt_info, 5)
-            self.out.append("\t\t\t\t</port>\n")
+            out.append(f' names="{escape_attribute(join_names(names))}"')
+        out.append(">\n" + text.body)
+        write_rt_info(out, rt_info, 5)
+        out.append("\t\t\t\t</port>\n")
 
     def _output_type(self, node: Node, index: int) -> TensorType:
         """The declared type of an output inference left unknown (callers try ``output_types`` first)."""
         return _require(node.declared_output_types[index], node, f"output {index}")
 
 
-def _from_layer(edge: tuple[int, int, int, int]) -> int:
-    return edge[0]
+class _TensorText:
+    """A port's text after its id for one tensor type: the precision attribute, the dims, both closed."""
+
+    __slots__ = ("body", "precision", "rest", "tail", "tensor")
+
+    def __init__(self, tensor: TensorType, precision: str, body: str) -> None:
+        self.tensor = tensor  # keeps the id this text is cached under taken
+        self.precision = precision
+        self.body = body
+        self.rest = f">\n{body}\t\t\t\t</port>\n" if body else " />\n"
+        self.tail = precision + self.rest
+
+
+def _port_head(port_id: int) -> str:
+    return f'\t\t\t\t<port id="{port_id}'
+
+
+def _escape_all(values: list[str]) -> list[str]:
+    """``escape_attribute`` of each value; one check of all of them when none needs escaping (the usual case)."""
+    joined = "".join(values)
+    return values if escape_attribute(joined) == joined else [escape_attribute(value) for value in values]
+
+
+_from_layer = operator.itemgetter(0)
 
 
 def _require(tensor: TensorType | None, node: Node, what: str) -> TensorType:
