@@ -181,7 +181,8 @@ _outputs_of = operator.attrgetter("num_outputs")
 class _Stamp(NamedTuple):
     """What a clean walk left: the revision, and per node the op, the output types list and port counts.
 
-    The ops and lists are kept, so comparing them by identity later is safe (no id is reused).
+    The ops and lists are kept, so comparing them by identity later is safe (no id is reused); an
+    op replaced since is therefore freed only at the next inference (or with the model).
     """
 
     revision: int
