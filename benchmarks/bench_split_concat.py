@@ -86,6 +86,14 @@ def run(quick: bool = False) -> Section:
                 section.rows.append(Row("a", how, times[ours], labels[theirs], times[theirs],
                                         target=target, paired=times.ratio(ours, theirs)))
     section.rows += _larger(quick)
+    if "openvino shared" in times and times.ratio("irgraph reuse", "openvino shared") > 1.0:
+        section.notes.append(
+            "(a) against OpenVINO with shared memory: the irgraph run is one 16 MiB copy "
+            f"({times.ratio('irgraph reuse', 'copy'):.2f}x NumPy's copyto) and so is OpenVINO's "
+            f"({times.ratio('openvino shared', 'copy'):.2f}x NumPy's copyto in this run). Nothing is left to "
+            "remove but the copy itself; splitting it over both cores took 0.7x to 0.9x of one copy alone, but 1.4x "
+            "beside OpenVINO and onnxruntime in this process, whose worker threads keep the second core busy."
+        )
     section.notes.append(
         f"(a) {rounds} rounds of {per_round} consecutive calls per contender, contenders taking turns; times "
         "are medians of the round medians, ratios the median of per-round ratios. irgraph.run builds an "
