@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from irgraph.errors import GraphError, IrError, Location
+from irgraph.errors import GraphError, IrError, Location, bounded, printable
 from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.shape_inference import walk
@@ -31,6 +31,10 @@ class Diagnostic:
     severity: Severity
     message: str
     location: Location = Location()
+
+    def __post_init__(self) -> None:
+        # One line and bounded, as IrError messages are, whatever names or values a finding quotes.
+        object.__setattr__(self, "message", printable(bounded(self.message)))
 
     @property
     def is_error(self) -> bool:

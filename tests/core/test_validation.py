@@ -76,3 +76,15 @@ def test_a_result_named_like_its_producer_is_not_a_duplicate():
     x = model.parameter("x", [2])
     model.result(model.concat([x], axis=0, name="y"), name="y")
     assert ir.validate(model) == []
+
+
+def test_findings_quoting_huge_or_multi_line_names_stay_one_bounded_line():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    huge = "line\n" + "n" * 100_000
+    model.add_node(Result(), huge, [x])
+    model.add_node(Result(), huge, [x])
+    found = ir.validate(model)
+    assert found
+    for diagnostic in found:
+        assert "\n" not in str(diagnostic) and len(str(diagnostic)) < 3000
