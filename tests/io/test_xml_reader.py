@@ -415,6 +415,31 @@ def test_input_port_precision_is_tolerated_like_openvino(tmp_path):
     assert [f.code for f in result.findings] == ["declared-type"]
 
 
+VS_INPUT = '<layer id="3" name="vs" type="VariadicSplit" version="opset1">\n\t\t\t<input>\n\t\t\t\t<port id="0" '
+RESULT_INPUT = 'output_names="y">\n\t\t\t<input>\n\t\t\t\t<port id="0" '
+
+
+def test_unknown_precision_on_an_output_is_refused_after_an_input_declared_it(tmp_path):
+    # Both ports declare Q78 with dims 2,6: the input's tolerance must not leak to the output.
+    xml = DEMO.replace(VS_INPUT + 'precision="FP32"', VS_INPUT + 'precision="Q78"').replace(
+        '<port id="2" precision="FP32" names="y">', '<port id="2" precision="Q78" names="y">'
+    )
+    with pytest.raises(IrParseError, match="Q78") as info:
+        read_ir(write(tmp_path, xml))
+    assert info.value.location.line == line_of(xml, 'precision="Q78" names="y"')
+
+
+def test_every_input_port_with_an_unknown_precision_is_noted(tmp_path):
+    xml = DEMO.replace(VS_INPUT + 'precision="FP32"', VS_INPUT + 'precision="Q78"').replace(
+        RESULT_INPUT + 'precision="FP32"', RESULT_INPUT + 'precision="Q78"'
+    )
+    result = read_ir(write(tmp_path, xml))
+    assert [(f.code, f.location.line) for f in result.findings] == [
+        ("declared-type", line_of(xml, VS_INPUT) + 2),
+        ("declared-type", line_of(xml, RESULT_INPUT) + 2),
+    ]
+
+
 # ------------------------------------------------------------------------------------ graph errors
 def test_duplicate_layer_ids_name_both_lines(tmp_path):
     xml = DEMO.replace('<layer id="4"', '<layer id="2"')

@@ -102,7 +102,7 @@ class _FastReader:
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._bodies: dict[tuple[str, str, str], LayerBody] = {}
-        self._port_types: dict[tuple[str, str | None], TensorType | None] = {}
+        self._port_types: dict[tuple[bool, str, str | None], TensorType | None] = {}
         self._parser = hardened_parser()
         self._layer_reader: LayerReader | None = None
 
@@ -231,10 +231,10 @@ class _FastReader:
             if label in labels:
                 raise NotCanonical
             index = labels[label] = len(types)
-            tensor = known_types.get((precision, dims_text), False)
+            tensor = known_types.get((outputs, precision, dims_text), False)
             if tensor is False:
                 dims = _DIM.findall(dims_text) if dims_text else []
-                tensor = known_types[(precision, dims_text)] = port_type(precision, dims, outputs, None, where)
+                tensor = known_types[(outputs, precision, dims_text)] = port_type(precision, dims, outputs, None, where)
             types.append(tensor)
             if rt_info is not None:
                 rt[index] = self._rt_info(rt_info, "port")

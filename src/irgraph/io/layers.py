@@ -86,7 +86,7 @@ class LayerReader:
         self.model = model
         self.v11 = version >= 11
         self.file = reader.file
-        self._types: dict[tuple[str | None, ...], TensorType | None] = {}
+        self._types: dict[tuple[object, ...], TensorType] = {}
         self._dims: dict[str | None, Dim] = {}
         self._ops: dict[tuple, Op] = {}
         self._known: dict[type[Op], frozenset[str]] = {}
@@ -330,12 +330,12 @@ class LayerReader:
         None for an input port's unknown precision (noted and ignored, as OpenVINO ignores it).
         ``port`` (when given) moves ``location`` to its line for errors.
         """
-        key = (precision, *dims)
+        key = (outputs, precision, *dims)  # an unknown precision is an error on outputs, a note on inputs
         declared = self._types.get(key, False)
         if declared is False:
-            declared = self._types[key] = self._declared(
-                precision, dims, outputs, location if port is None else self._at(port, location)
-            )
+            declared = self._declared(precision, dims, outputs, location if port is None else self._at(port, location))
+            if declared is not None:  # not cached: every input port with an unknown precision is noted
+                self._types[key] = declared
         return declared
 
     def _declared(self, precision: str | None, dims: list, outputs: bool, location: Location) -> TensorType | None:
