@@ -278,6 +278,8 @@ class _FastReader:
 
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
         """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds)."""
+        if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
+            raise NotCanonical
         depth = _RT_INFO_DEPTH[parent]
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
