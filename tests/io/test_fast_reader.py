@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.io import fast_reader, xml_reader
@@ -168,3 +169,15 @@ def test_damaged_models_read_the_same_both_ways(tmp_path, case):
         bin_path.write_bytes(weights)
     fast, reference, _ = read_both(path)
     assert fast == reference
+
+
+@given(data=st.binary(max_size=60).map(lambda raw: raw.replace(b"\x00", b"<")), limit=st.integers(1, 12))
+def test_long_runs_without_a_tag_are_found_exactly(data, limit):
+    """The fast path's size guard agrees with its definition: some ``limit`` bytes in a row hold no '<'."""
+    longest = max(len(run) for run in data.split(b"<"))
+    original = fast_reader._MAX_RUN
+    fast_reader._MAX_RUN = limit
+    try:
+        assert fast_reader._has_long_run(data) == (longest >= limit)
+    finally:
+        fast_reader._MAX_RUN = original

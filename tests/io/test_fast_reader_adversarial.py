@@ -2,7 +2,7 @@
 
 Each case edits a corpus model (dml-split-axis3-2) the way an attacker or a sloppy writer might, and
 checks that reading it with the fast path enabled gives exactly what the lxml path alone gives: the
-same model and findings, or the same error. Cases marked xfail(strict) are known disagreements.
+same model and findings, or the same error.
 """
 
 from __future__ import annotations
@@ -50,10 +50,6 @@ def _write(tmp_path: Path, content: str | bytes) -> Path:
     path = tmp_path / "model.xml"
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     return path
-
-
-def bug(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 # Pieces of the base model.
@@ -474,35 +470,24 @@ def one_parameter(name: str = "p", names: str = "t", extra: str = "") -> str:
 # start tag when its parser position runs more than 10,000,000 bytes past its buffer start while it
 # needs more input, which depends on where the end of the file is (hence the one-layer files).
 EURO = "\u20ac"  # three bytes in UTF-8
-BIG = 3_400_000  # characters: below the fast path's 10,000,000-character bound, but 10.2 MB
+BIG = 3_400_000  # characters: under 10,000,000 characters, but 10.2 MB
 LARGE_CASES = [
-    pytest.param(sub(NAME, 'name="' + EURO * BIG + '"'), id="layer-name-10MB-in-3-byte-characters",
-                 marks=bug("fast path bounds the layer start tag in characters; libxml2 bounds it in bytes")),
-    pytest.param(sub(NET_NAME, 'name="' + EURO * BIG + '"'), id="net-name-10MB-in-3-byte-characters",
-                 marks=bug("fast path bounds the net name in characters; libxml2 bounds it in bytes")),
-    pytest.param(sub('names="output0"', 'names="' + EURO * BIG + '"'), id="tensor-names-10MB-in-3-byte-characters",
-                 marks=bug("fast path bounds port names in characters; libxml2 bounds the start tag in bytes")),
+    pytest.param(sub(NAME, 'name="' + EURO * BIG + '"'), id="layer-name-10MB-in-3-byte-characters"),
+    pytest.param(sub(NET_NAME, 'name="' + EURO * BIG + '"'), id="net-name-10MB-in-3-byte-characters"),
+    pytest.param(sub('names="output0"', 'names="' + EURO * BIG + '"'), id="tensor-names-10MB-in-3-byte-characters"),
     pytest.param(sub('output_names="output0"', 'output_names="' + EURO * BIG + '"'),
-                 id="output-names-10MB-in-3-byte-characters",
-                 marks=bug("fast path bounds the layer start tag in characters; libxml2 bounds it in bytes")),
+                 id="output-names-10MB-in-3-byte-characters"),
     pytest.param(sub(SPLIT_DATA, '<data num_splits="2" x="' + EURO * BIG + '" />'),
-                 id="data-value-10MB-in-3-byte-characters",
-                 marks=bug("fast path bounds <data> values in characters; libxml2 bounds the start tag in bytes")),
+                 id="data-value-10MB-in-3-byte-characters"),
     pytest.param(sub(SPLIT_DATA, '<data num_splits="2" x="' + "a" * 6_000_000 + '" y="' + "b" * 6_000_000 + '" />'),
-                 id="data-two-6MB-values",
-                 marks=bug("fast path bounds each <data> value, libxml2 the whole start tag (12 MB here)")),
+                 id="data-two-6MB-values"),
     pytest.param(sub(NET_RT, '\t<rt_info><x v="' + "a" * 9_999_950 + '" /></rt_info>\n</net>'),
-                 id="net-rt-info-value-9999950-near-end-of-file",
-                 marks=bug("the rt_info fragment parse stays under libxml2's buffer limit, the whole file does not")),
-    pytest.param(sub(LAYER_END, "</layer>" + " " * 10_000_001 + "\n"), id="whitespace-text-node-over-10MB",
-                 marks=bug("libxml2 refuses a >10,000,000-character whitespace text node ('Text node too long')")),
+                 id="net-rt-info-value-9999950-near-end-of-file"),
+    pytest.param(sub(LAYER_END, "</layer>" + " " * 10_000_001 + "\n"), id="whitespace-text-node-over-10MB"),
     pytest.param(sub("<dim>1</dim>\n", "<dim>1</dim>" + " " * 10_500_000 + "\n"),
-                 id="whitespace-between-dims-over-10MB",
-                 marks=bug("libxml2 refuses a >10,000,000-character whitespace text node ('Text node too long')")),
-    pytest.param(sub(DECL, '<?xml version="1.0"?>' + " " * 11_000_000), id="whitespace-in-prolog-11MB",
-                 marks=bug("libxml2 refuses 11 MB of whitespace before the root ('Buffer size limit exceeded')")),
-    pytest.param(lambda t: t + " " * 11_000_000, id="whitespace-in-epilog-11MB",
-                 marks=bug("libxml2 refuses 11 MB of whitespace after the root ('Buffer size limit exceeded')")),
+                 id="whitespace-between-dims-over-10MB"),
+    pytest.param(sub(DECL, '<?xml version="1.0"?>' + " " * 11_000_000), id="whitespace-in-prolog-11MB"),
+    pytest.param(lambda t: t + " " * 11_000_000, id="whitespace-in-epilog-11MB"),
     pytest.param(sub(LAYER_END, "</layer>" + " " * 9_999_000 + "\n"), id="whitespace-text-node-under-10MB"),
     pytest.param(sub(NAME, 'name="' + EURO * 3_300_000 + '"'), id="layer-name-9.9MB-in-3-byte-characters"),
     pytest.param(sub(NAME, 'name="' + "a" * 10_000_001 + '"'), id="layer-name-over-10M-ascii"),
@@ -511,17 +496,11 @@ LARGE_CASES = [
     pytest.param(sub('names="output0"', 'names="' + "a" * 9_999_990 + '"'), id="tensor-names-just-under-10M-ascii"),
     pytest.param(sub(NAME, 'name="' + "&amp;" * 2_100_000 + '"'), id="layer-name-escapes-over-10MB"),
     pytest.param(lambda _: one_parameter(name="a" * 9_999_883), id="near-end-layer-name-9999883-ascii"),
-    pytest.param(lambda _: one_parameter(name="a" * 9_999_884), id="near-end-layer-name-9999884-ascii",
-                 marks=bug("libxml2 refuses this start tag near the end of the file; the fast path's "
-                           "10,000,000-character bound lets it through")),
+    pytest.param(lambda _: one_parameter(name="a" * 9_999_884), id="near-end-layer-name-9999884-ascii"),
     pytest.param(lambda _: one_parameter(extra=' x="' + "a" * 9_999_880 + '"'), id="near-end-data-value-9999880-ascii"),
-    pytest.param(lambda _: one_parameter(extra=' x="' + "a" * 9_999_881 + '"'), id="near-end-data-value-9999881-ascii",
-                 marks=bug("libxml2 refuses this <data> start tag near the end of the file; the fast path's "
-                           "10,000,000-character bound lets it through")),
+    pytest.param(lambda _: one_parameter(extra=' x="' + "a" * 9_999_881 + '"'), id="near-end-data-value-9999881-ascii"),
     pytest.param(lambda _: one_parameter(names="a" * 9_999_882), id="near-end-tensor-names-9999882-ascii"),
-    pytest.param(lambda _: one_parameter(names="a" * 9_999_883), id="near-end-tensor-names-9999883-ascii",
-                 marks=bug("libxml2 refuses this <port> start tag near the end of the file; the fast path's "
-                           "10,000,000-character bound lets it through")),
+    pytest.param(lambda _: one_parameter(names="a" * 9_999_883), id="near-end-tensor-names-9999883-ascii"),
 ]
 
 

@@ -7,10 +7,10 @@ what repeats (a layer's whole body, a port list, a port type), so most layers co
 lookup instead of a dozen element visits.
 
 The lxml path stays the reference. Anything outside the layout (another attribute order,
-comments, character references, carriage returns, unknown elements), any error and anything the
-reader would note makes :func:`read_fast` return None, and the caller reads the file through lxml,
-which reports errors and findings with their lines. Where the layout allows free text the pieces
-are still parsed by lxml (rt_info), or bounded as libxml2 bounds them (attribute values).
+comments, character references, carriage returns, unknown elements, anything near libxml2's size
+limits), any error and anything the reader would note makes :func:`read_fast` return None, and the
+caller reads the file through lxml, which reports errors and findings with their lines. Where the
+layout allows free text (rt_info) the pieces are still parsed by lxml.
 """
 
 from __future__ import annotations
@@ -68,7 +68,10 @@ _EDGE_FIELDS = re.compile(_EDGE)
 _TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
 _CONTROL_BYTES = bytes(range(0x09)) + bytes(range(0x0B, 0x20))
 
-_MAX_VALUE = 10_000_000  # libxml2's limit on one attribute value (huge_tree off)
+# libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
+# counted from where its input buffer starts, which moves with the parse. Every such piece lies
+# between two '<', so a file with no long run without one is far inside those limits.
+_MAX_RUN = 1_000_000  # bytes
 _RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
 
 
@@ -97,6 +100,8 @@ class _FastReader:
         if len(data.translate(None, _CONTROL_BYTES)) != len(data) or (
             b"\xef" in data and (b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data)
         ):
+            raise NotCanonical
+        if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
@@ -141,8 +146,6 @@ class _FastReader:
         while (layer := match(text, position)) is not None:
             id_text, name, type_name, version, output_names = layer.groups()
             start, body_start = layer.start(1), layer.end()
-            if body_start - start > _MAX_VALUE:  # bounds every value in the start tag
-                raise NotCanonical
             if escaped:
                 name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
                 output_names = None if output_names is None else _unescape(output_names)
@@ -264,9 +267,7 @@ class _FastReader:
             connect(OutputPort(source.node.id, out_index), InputPort(target.node.id, in_index))
 
     def _value(self, value: str) -> str:
-        """An attribute value, unescaped; NotCanonical above libxml2's length limit."""
-        if len(value) > _MAX_VALUE:
-            raise NotCanonical
+        """An attribute value, unescaped."""
         return _unescape(value) if self.escaped else value
 
     def _attributes(self, data: str) -> dict[str, str]:
@@ -285,6 +286,17 @@ class _FastReader:
         for _ in range(depth):
             element = element[0]
         return read_rt_info(element)
+
+
+def _has_long_run(data: bytes) -> bool:
+    """Whether ``data`` holds ``_MAX_RUN`` bytes in a row without a '<'."""
+    position = 0
+    while len(data) - position >= _MAX_RUN:
+        last = data.rfind(b"<", position, position + _MAX_RUN)
+        if last < 0:
+            return True
+        position = last + 1
+    return False
 
 
 def _unescape(value: str) -> str:
