@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from irgraph.errors import GraphError, IrError, OpError, ShapeInferenceError
-from irgraph.graph import Model, Node, OutputPort
+from irgraph.graph import Model, Node
 from irgraph.ops import Op
 from irgraph.shapes import TensorType
 
@@ -52,9 +52,9 @@ def walk(model: Model, on_error: Callable[[Node, IrError], None] | None) -> None
     memo: dict[tuple[int, ...], _Inferred] = {}
     shared: dict[TensorType, TensorType] = {}
     clean = True
-    for node, sources in _walk_order(model):
+    for node in model.topological_order():
         try:
-            _infer_node(model, node, sources, values, memo, shared)
+            _infer_node(model, node, values, memo, shared)
         except IrError as err:
             node.output_types = [None] * node.num_outputs
             clean = False
@@ -65,25 +65,6 @@ def walk(model: Model, on_error: Callable[[Node, IrError], None] | None) -> None
             on_error(node, err)
     if clean:
         _inferred[model] = _Stamp.of(model)
-
-
-def _walk_order(model: Model) -> list[tuple[Node, list[OutputPort | None]]]:
-    """Every node with its input sources, producers first.
-
-    When the insertion order is already topological (always, for a file OpenVINO wrote) it is
-    what ``Model.topological_order`` returns too (it breaks ties by insertion order), so it is
-    used without sorting.
-    """
-    steps = []
-    placed: set[int] = set()
-    for node in model:
-        sources = model.input_sources(node)
-        for source in sources:
-            if source is not None and source.node_id not in placed:
-                return [(node, model.input_sources(node)) for node in model.topological_order()]
-        placed.add(node.id)
-        steps.append((node, sources))
-    return steps
 
 
 class _Inferred(NamedTuple):
@@ -98,12 +79,12 @@ class _Inferred(NamedTuple):
 def _infer_node(
     model: Model,
     node: Node,
-    sources: list[OutputPort | None],
     values: dict[tuple[int, int], np.ndarray],
     memo: dict[tuple[int, ...], _Inferred],
     shared: dict[TensorType, TensorType],
 ) -> None:
     op = node.op
+    sources = model.input_sources(node)
     if not op.inputs.accepts(len(sources)):
         raise GraphError(
             f"{op.title()} takes {op.inputs.describe()} inputs; the layer has {len(sources)}", node.location
