@@ -93,12 +93,12 @@ class _Serializer:
         self._kinds: dict[int, tuple[Op, str, bool]] = {}
         self._data_lines: dict[int, tuple[Op, str]] = {}
         self._tensors: dict[int, _TensorText] = {}
-        self._nodes: dict[int, Node] = {}
         self._port_heads: list[str] = []  # '<port id="N' by N
+        self._nodes = {node.id: node for node in model}
 
     def run(self) -> tuple[bytes, WeightsWriter]:
         model, out = self.model, self.out
-        order, sources = self._emission_order()
+        order = self._emission_order()
         out.append('<?xml version="1.0"?>\n')
         out.append(f'<net name="{escape_attribute(model.name)}" version="{self.version}">\n')
         edges: list[tuple[int, int, int, int]] = []
@@ -108,7 +108,7 @@ class _Serializer:
             out.append("\t<layers>\n")
             layer = self._layer
             for index, node in enumerate(order):
-                layer(index, node, names[index], sources[node.id], ids, edges)
+                layer(index, node, names[index], model.input_sources(node), ids, edges)
             out.append("\t</layers>\n")
         else:
             out.append("\t<layers />\n")
@@ -125,40 +125,11 @@ class _Serializer:
         out.append("</net>\n")
         return "".join(out).encode("utf-8"), self.blobs
 
-    def _emission_order(self) -> tuple[list[Node], dict[int, list[OutputPort | None]]]:
-        """Parameters (input order), the rest topologically (ties by insertion order), Results (output order).
-
-        Also every node's input sources. When the insertion order is already topological (always,
-        for a file OpenVINO wrote) the topological sort with insertion-order ties returns it
-        unchanged, so it is used directly.
-        """
+    def _emission_order(self) -> list[Node]:
+        """Parameters (input order), the rest topologically (ties by insertion order), Results (output order)."""
         model = self.model
-        sources: dict[int, list[OutputPort | None]] = {}
-        parameters: list[Node] = []
-        middle: list[Node] = []
-        results: list[Node] = []
-        placed: set[int] | None = set()
-        nodes = self._nodes
-        for node in model:
-            nodes[node.id] = node
-            node_sources = sources[node.id] = model.input_sources(node)
-            if placed is not None:
-                for source in node_sources:
-                    if source is not None and source.node_id not in placed:
-                        placed = None  # not topological: sorted below
-                        break
-                else:
-                    placed.add(node.id)
-            op = node.op
-            if isinstance(op, Parameter):
-                parameters.append(node)
-            elif isinstance(op, Result):
-                results.append(node)
-            else:
-                middle.append(node)
-        if placed is None:
-            middle = [node for node in model.topological_order() if not isinstance(node.op, Parameter | Result)]
-        return [*parameters, *middle, *results], sources
+        middle = [node for node in model.topological_order() if not isinstance(node.op, Parameter | Result)]
+        return [*model.parameters, *middle, *model.results]
 
     def _layer(
         self,
@@ -182,8 +153,7 @@ class _Serializer:
         head = f'\t\t<layer id="{index}" name="{name}{type_and_version}'
         if is_result and v11 and node.result_names:
             head += f' output_names="{escape_attribute(join_names(node.result_names))}"'
-        data = None if node.extra_attributes else self._data_lines.get(id(op))
-        data = data[1] if data is not None else self._data(node)
+        data = self._data(node)
         rt_info = node.rt_info if v11 else ()
         num_inputs = node.num_inputs
         num_outputs = 0 if is_result else node.num_outputs
