@@ -24,15 +24,13 @@ from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.io.names import join_names
 from irgraph.io.rt_info import write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
+from irgraph.io.xml_reader import SUPPORTED_VERSIONS
 from irgraph.io.xml_text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
 from irgraph.shapes import TensorType
 
 __all__ = ["serialize", "write_model"]
-
-SUPPORTED_VERSIONS = (10, 11)
-
 
 def version_to_write(model: Model, version: int | None = None) -> int:
     """``version`` if given, else the IR version the model was read with, else 11 (OpenVINO's default)."""
