@@ -29,10 +29,10 @@ def test_parse_shape_specs() -> None:
 
 
 def test_merge_shapes() -> None:
-    assert ir_run.merge_shapes(Shape.parse("?,2..8"), Shape.parse("3,4..10")) == Shape.parse("3,4..8")
-    assert ir_run.merge_shapes(Shape.parse("..."), Shape.parse("3")) == Shape.parse("3")
-    assert ir_run.merge_shapes(Shape.parse("2"), Shape.parse("3")) is None
-    assert ir_run.merge_shapes(Shape.parse("2"), Shape.parse("2,2")) is None
+    assert Shape.parse("?,2..8").merge(Shape.parse("3,4..10")) == Shape.parse("3,4..8")
+    assert Shape.parse("...").merge(Shape.parse("3")) == Shape.parse("3")
+    assert Shape.parse("2").merge(Shape.parse("3")) is None
+    assert Shape.parse("2").merge(Shape.parse("2,2")) is None
 
 
 @pytest.mark.parametrize("element_type", [t for t in ElementType if not t.is_dynamic])

@@ -170,9 +170,6 @@ def _split_outside_brackets(text: str) -> list[str]:
     return [item.strip() for item in items if item.strip()]
 
 
-merge_shapes = Shape.merge
-
-
 def resolve_shapes(model: Model, inputs: Mapping[str, Node], shapes: Mapping[str, Shape]) -> dict[int, Shape]:
     """--shape values keyed by Parameter id, each merged with the Parameter's own partial shape."""
     resolved: dict[int, Shape] = {}
@@ -183,7 +180,7 @@ def resolve_shapes(model: Model, inputs: Mapping[str, Node], shapes: Mapping[str
         if parameter.id in resolved:
             raise CliError(f"--shape gives input {parameter.name!r} twice")
         declared = _parameter_op(parameter).shape
-        merged = merge_shapes(declared, shape)
+        merged = declared.merge(shape)
         if merged is None:
             raise CliError(f"--shape {name}{shape} does not fit input {parameter.name!r}, which is {declared}")
         resolved[parameter.id] = merged
