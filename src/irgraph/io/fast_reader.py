@@ -163,7 +163,7 @@ class _FastReader:
             body = bodies.get(key)
             if body is None:
                 body = bodies[key] = self._body(key, location)
-            if id_text in by_text or layer_id in nodes:
+            if layer_id in nodes:  # a repeated id (also when written differently, as 01 and 1)
                 raise NotCanonical
             by_text[id_text] = place(
                 body, layer_id, name, location, output_names,
