@@ -82,11 +82,7 @@ class Model:
 
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
-        nodes = self._nodes
-        if source.node_id in nodes and target.node_id in nodes:
-            producer_node, consumer_node = nodes[source.node_id], nodes[target.node_id]
-        else:
-            producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
+        producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
         if not 0 <= source.index < producer_node.num_outputs:
             raise GraphError(
                 f"layer {source.node_id} has no output port {source.index} (it has {producer_node.num_outputs})",
