@@ -17,11 +17,9 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from tests.helpers import line_of  # noqa: F401 - re-exported to the hostile tests
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
-OV_CORPUS = REPO / "tests" / "data" / "ov"
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2

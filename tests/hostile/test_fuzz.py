@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.element_types import ElementType
 from irgraph.ops import Parameter
-from tests.hostile.conftest import OV_CORPUS, SAMPLES
+from tests.helpers import CORPUS
+from tests.hostile.conftest import SAMPLES
 
 MAX_FEED_ELEMENTS = 100_000
 """Feeds larger than this are not built (a mutated dim may declare 10^9 elements): the run is skipped."""
@@ -29,7 +30,7 @@ MAX_FEED_ELEMENTS = 100_000
 def corpus() -> list[tuple[str, str, bytes | None]]:
     """(name, model.xml text, model.bin bytes or None) of every valid model in samples/ and tests/data/ov."""
     found = []
-    for path in sorted(SAMPLES.glob("*/model.xml")) + sorted(OV_CORPUS.glob("*/model.xml")):
+    for path in sorted(SAMPLES.glob("*/model.xml")) + sorted(CORPUS.glob("*/model.xml")):
         weights = path.with_suffix(".bin")
         found.append((f"{path.parent.parent.name}/{path.parent.name}", path.read_text("utf-8"),
                       weights.read_bytes() if weights.is_file() else None))

@@ -9,13 +9,13 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import GraphError, IrParseError
+from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,
     edge,
     expect_cli_error,
     expect_error,
     layer,
-    line_of,
     net,
     parameter,
     port,

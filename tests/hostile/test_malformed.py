@@ -10,7 +10,8 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import IrIOError, IrParseError, OpError
-from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error, line_of, split_model
+from tests.helpers import line_of
+from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error, split_model
 
 BASE, BASE_BIN = split_model()
 NINES = "9" * 5000  # more digits than Python's int() accepts by default

@@ -14,6 +14,7 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import EvaluationError, GraphError, IrParseError, OpError, ShapeInferenceError, WeightsError
+from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,
     const,
@@ -21,7 +22,6 @@ from tests.hostile.conftest import (
     expect_cli_error,
     expect_error,
     layer,
-    line_of,
     net,
     parameter,
     port,

@@ -18,6 +18,7 @@ import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import ResourceLimitError, WeightsError
 from irgraph.io import xml_security
+from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,
     const,
@@ -25,7 +26,6 @@ from tests.hostile.conftest import (
     expect_cli_error,
     expect_error,
     layer,
-    line_of,
     net,
     parameter,
     port,

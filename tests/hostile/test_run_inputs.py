@@ -16,6 +16,7 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_run
 from irgraph.errors import InputError
+from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,
     EXIT_USAGE,
@@ -23,7 +24,6 @@ from tests.hostile.conftest import (
     expect_cli_error,
     expect_error,
     layer,
-    line_of,
     net,
     parameter,
     port,

@@ -11,7 +11,8 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import IrIOError, IrParseError, OpError, WeightsError
-from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error, line_of, split_model
+from tests.helpers import line_of
+from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error, split_model
 
 BASE, BASE_BIN = split_model()
 CONST_DATA = '<data element_type="i64" shape="" offset="0" size="8" />'

@@ -13,7 +13,8 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import IrParseError
-from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, good_inputs, line_of, split_model
+from tests.helpers import line_of
+from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, good_inputs, split_model
 
 SECRET = "TOP-SECRET-7c1e9a"
 
