@@ -77,18 +77,21 @@ def test_golden_files_read_the_same_both_ways(path):
     assert answered == (path.parent.name not in LEFT_TO_LXML)
 
 
-def _write(tmp_path: Path, text: str) -> Path:
-    source = CORPUS / "dml-split-axis3-2" / "model.bin"
-    (tmp_path / "model.bin").write_bytes(source.read_bytes())
+BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
+"""The model the edited cases start from (its weights: :func:`write_case`)."""
+
+
+def write_case(tmp_path: Path, content: str | bytes) -> Path:
+    """``content`` as model.xml in ``tmp_path``, beside BASE's model.bin."""
+    (tmp_path / "model.bin").write_bytes((CORPUS / "dml-split-axis3-2" / "model.bin").read_bytes())
     path = tmp_path / "model.xml"
-    path.write_text(text, "utf-8")
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     return path
 
 
 NAME = 'name="input"'
 SPLIT_DATA = '<data num_splits="2" />'
 INPUT_PORT = '<input>\n\t\t\t\t<port id="0" precision="FP32"'
-BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,7 @@ BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
     ],
 )
 def test_layout_variations_read_the_same_both_ways(tmp_path, name, edit, fast):
-    fast_outcome, reference, answered = read_both(_write(tmp_path, edit(BASE)))
+    fast_outcome, reference, answered = read_both(write_case(tmp_path, edit(BASE)))
     assert fast_outcome == reference
     assert answered == fast, name
 

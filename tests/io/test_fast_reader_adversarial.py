@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import CORPUS
-from tests.io.test_fast_reader import read_both
-
-BASE = (CORPUS / "dml-split-axis3-2" / "model.xml").read_text("utf-8")
-WEIGHTS = (CORPUS / "dml-split-axis3-2" / "model.bin").read_bytes()
+from tests.io.test_fast_reader import BASE, read_both, write_case
 
 Edit = Callable[[str], "str | bytes"]
 
@@ -43,13 +38,6 @@ def chain(*edits: Edit) -> Edit:
 
 def encoded(edit: Edit) -> Edit:
     return lambda text: edit(text).encode("utf-8")  # type: ignore[union-attr]
-
-
-def _write(tmp_path: Path, content: str | bytes) -> Path:
-    (tmp_path / "model.bin").write_bytes(WEIGHTS)
-    path = tmp_path / "model.xml"
-    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    return path
 
 
 # Pieces of the base model.
@@ -451,7 +439,7 @@ def deep_recursion():
 
 @pytest.mark.parametrize("edit", CASES)
 def test_adversarial_inputs_read_the_same_both_ways(tmp_path, edit, deep_recursion):
-    fast, reference, _ = read_both(_write(tmp_path, edit(BASE)))
+    fast, reference, _ = read_both(write_case(tmp_path, edit(BASE)))
     assert fast == reference
 
 
@@ -506,5 +494,5 @@ LARGE_CASES = [
 
 @pytest.mark.parametrize("edit", LARGE_CASES)
 def test_inputs_at_libxml2_limits_read_the_same_both_ways(tmp_path, edit):
-    fast, reference, _ = read_both(_write(tmp_path, edit(BASE)))
+    fast, reference, _ = read_both(write_case(tmp_path, edit(BASE)))
     assert fast == reference
