@@ -139,7 +139,7 @@ class _FastReader:
     def _layers(self, position: int) -> tuple[dict[str, LayerPorts], int]:
         text, file, bodies, escaped = self.text, self.reader.file, self._bodies, self.escaped
         layers = self._layer_reader
-        place, nodes = layers.place, layers.model  # type: ignore[union-attr]
+        place, model = layers.place, layers.model  # type: ignore[union-attr]
         match, find, count, cut = _LAYER.match, text.find, text.count, _PORT_NAMES.split
         by_text: dict[str, LayerPorts] = {}
         line, counted = 1, 0
@@ -163,7 +163,7 @@ class _FastReader:
             body = bodies.get(key)
             if body is None:
                 body = bodies[key] = self._body(key, location)
-            if layer_id in nodes:  # a repeated id (also when written differently, as 01 and 1)
+            if layer_id in model:  # a repeated id (also when written differently, as 01 and 1)
                 raise NotCanonical
             by_text[id_text] = place(
                 body, layer_id, name, location, output_names,
