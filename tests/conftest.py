@@ -17,3 +17,31 @@ def pytest_configure(config: pytest.Config) -> None:
         if missing:
             raise pytest.UsageError(f"CI runs the oracle tests, but {', '.join(missing)} is not installed: "
                                     "pip install -e '.[test]'")
+
+
+def oracle_versions() -> str:
+    """``openvino 2026.4.1, onnx 1.23.2, onnxruntime 1.31.1``: the installed oracles (or 'missing')."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ORACLES:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} missing")
+    return ", ".join(found)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the oracle versions at the top of every run."""
+    return f"oracles: {oracle_versions()}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """A failing oracle test says which versions of the other tools it described, so a failure after an
+    upgrade reads as "openvino X changed", not as a bug of ours."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.get_closest_marker("oracle") is not None:
+        report.sections.append(("oracle versions", f"this test describes the behaviour of {oracle_versions()}"))
