@@ -83,9 +83,17 @@ class Interpreter:
             reason = node.op.cannot_run_reason
             if reason is not None:
                 raise EvaluationError(reason, node.location)
+        for parameter in model.parameters:
+            if parameter.op.element_type.is_dynamic:  # type: ignore[attr-defined]
+                raise EvaluationError(
+                    f"input {parameter.name!r} has a dynamic element type, so the model cannot run (OpenVINO "
+                    "refuses to compile it too): give the Parameter a concrete element_type",
+                    parameter.location,
+                )
         if not model.results:
             raise GraphError(
-                f"model {model.name!r} has no Result layers: there is nothing to compute", Location(file=model.source)
+                f"model {model.name!r} has no Result layers: there is nothing to compute",
+                Location(file=model.source, line=model.source_line),
             )
         self._kept: dict[int, np.ndarray] = {}
         self._schedule()
@@ -172,6 +180,8 @@ class Interpreter:
                     produced = op.evaluate([arguments[0], *map(_dense, arguments[1:])])
                 else:
                     produced = op.evaluate([_dense(value) for value in arguments])
+                if len(produced) > len(outputs) and op.unconnected_extra_outputs:
+                    produced = produced[: len(outputs)]
                 for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
                     if kind != _CONST and value.size > limit:
                         raise ResourceLimitError(

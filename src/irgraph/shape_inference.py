@@ -120,17 +120,24 @@ def _infer_node(
             raise ShapeInferenceError(err.message, node.location) from None
         memo[key] = _Inferred(op, input_types, input_values, output_types)
     _check_output_count(node, len(output_types))
-    node.output_types = list(output_types)
+    node.output_types = list(output_types[: node.num_outputs])
     if all_constant and sources:
         _fold(node, input_values, values)
 
 
+MAX_UNCONNECTED_OUTPUTS = 65_536
+"""OpenVINO builds every output of a VariadicSplit whatever the layer declares; irgraph does up to this
+many, and refuses a layer past it instead of building a million output types nobody reads."""
+
+
 def _check_output_count(node: Node, count: int | None) -> None:
-    if count is not None and count != node.num_outputs:
-        raise ShapeInferenceError(
-            f"{node.op.title()} produces {count} outputs here but the layer declares {node.num_outputs}",
-            node.location,
-        )
+    if count is None or count == node.num_outputs:
+        return
+    if node.num_outputs < count <= MAX_UNCONNECTED_OUTPUTS and node.op.unconnected_extra_outputs:
+        return  # the extra outputs are computed and dropped; validation warns
+    raise ShapeInferenceError(
+        f"{node.op.title()} produces {count} outputs here but the layer declares {node.num_outputs}", node.location
+    )
 
 
 def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, int], np.ndarray]) -> None:

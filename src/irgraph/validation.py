@@ -59,7 +59,7 @@ def validate(model: Model) -> list[Diagnostic]:
         found.append(Diagnostic(code, Severity.WARNING, message, location))
 
     if not model.results:
-        error("no-results", "the model has no Result layers", Location(file=model.source))
+        error("no-results", "the model has no Result layers", Location(file=model.source, line=model.source_line))
     try:
         model.topological_order()
     except GraphError as err:
@@ -82,6 +82,9 @@ def validate(model: Model) -> list[Diagnostic]:
                 "but not checked and cannot run",
                 node.location,
             )
+        if isinstance(node.op, Parameter) and node.op.element_type.is_dynamic:
+            warning("dynamic-input-type", "the input has a dynamic element type: the model reads but cannot run "
+                    "(OpenVINO refuses to compile it too)", node.location)
         if node.id not in reachable and not isinstance(node.op, Parameter):
             warning("unreachable", "no Result depends on this layer (OpenVINO drops it on read)", node.location)
         same_name = names[(isinstance(node.op, Result), node.name)]
@@ -90,6 +93,13 @@ def validate(model: Model) -> list[Diagnostic]:
         for attribute in node.extra_attributes:
             warning("unknown-attribute", f"{node.op.title()} has no attribute {attribute!r}; it is ignored",
                     node.location)
+        if node.op.unconnected_extra_outputs:
+            values = [None if s is None else model.constant_value(s) for s in model.input_sources(node)]
+            count = node.op.output_count(values)
+            if count is not None and count > node.num_outputs:
+                warning("undeclared-outputs", f"{node.op.title()} produces {count} outputs here but the layer "
+                        f"declares {node.num_outputs} output ports: the other {count - node.num_outputs} are left "
+                        "unconnected (as OpenVINO does)", node.location)
         _compare_declared(node, warning)
     return found
 

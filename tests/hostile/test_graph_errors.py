@@ -132,8 +132,8 @@ STRUCTURE_ERRORS = {
         "Parameter-1 takes 0 inputs; the layer has 1", "graph", 1, '<layer id="1"'),
     "no-result-at-all": (
         net([parameter(0), AXIS, SPLIT], [edge(0, 0, 2, 0), edge(1, 0, 2, 1)]),
-        "has no Result layers", "no-results", None, None),
-    "no-layers-at-all": (net([], []), "has no Result layers", "no-results", None, None),
+        "has no Result layers", "no-results", None, "<net "),
+    "no-layers-at-all": (net([], []), "has no Result layers", "no-results", None, "<net "),
 }
 
 

@@ -49,7 +49,7 @@ def describe(model: ir.Model) -> tuple:
             node.declared_input_types, node.declared_output_types, node.result_names, node.rt_info,
             node.input_rt_info, node.output_rt_info, node.extra_attributes, node.location,
         ))
-    return model.name, model.ir_version, model.rt_info, model.source, nodes, model.edges()
+    return model.name, model.ir_version, model.rt_info, model.source, model.source_line, nodes, model.edges()
 
 
 def read_both(path: Path) -> tuple[object, object, bool]:

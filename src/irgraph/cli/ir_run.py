@@ -255,10 +255,8 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
                 f"{element_limit} (see --max-elements)",
                 parameter.location,
             )
-        element_type = ElementType.F32 if op.element_type.is_dynamic else op.element_type
-        feeds.append(_Feed(parameter.name, random_array(rng, element_type, sizes), "random"))
-        chosen = " (its element type is dynamic)" if op.element_type.is_dynamic else ""
-        described.append(f"{parameter.name} {element_type}{shape_text(sizes)}{chosen}")
+        feeds.append(_Feed(parameter.name, random_array(rng, op.element_type, sizes), "random"))
+        described.append(f"{parameter.name} {op.element_type}{shape_text(sizes)}")
     if feeds:
         note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
         common.warn(f"no input data given: every input is filled with random data (seed {seed}): "

@@ -34,6 +34,8 @@ class Model:
         self.rt_info: tuple[RtEntry, ...] | None = None
         """Net-level rt_info kept verbatim (None when the file had no ``<rt_info>``)."""
         self.source: str | None = None
+        self.source_line: int | None = None
+        """The line of ``<net>`` in the file read (where model-level findings point)."""
         # The structure lives in these maps (every query reads them); the networkx graph is derived
         # from them on first use of `graph` and dropped on every change. Keeping it in step on each
         # insertion cost a 20,000-layer read ~50 ms, and importing networkx ~80 ms of every start.

@@ -119,6 +119,7 @@ class _FastReader:
         version = int(head["version"])
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
+        model.source_line = text.count("\n", 0, head.start("name")) + 1
         self._layer_reader = LayerReader(self.reader, model, version)
         by_text, position = self._layers(head.end())
         sections = _SECTIONS.match(text, position)

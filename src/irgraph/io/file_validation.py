@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -100,7 +101,10 @@ def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
 
 def _from_error(err: IrError, name: str) -> Diagnostic:
     code = next((code for kind, code in _CODES if isinstance(err, kind)), "error")
-    return Diagnostic(code, Severity.ERROR, err.message, err.location.with_file(name))
+    location = err.location.with_file(name)
+    if location.line is None:  # a problem of the whole file (empty, unreadable, no <net>): its first line
+        location = replace(location, line=1)
+    return Diagnostic(code, Severity.ERROR, err.message, location)
 
 
 def _declared_inputs(model: Model) -> list[Diagnostic]:

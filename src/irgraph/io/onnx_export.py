@@ -268,8 +268,10 @@ class _Exporter:
                 raise ConversionError(err.message, node.location) from None
         return axis
 
-    def _emit(self, node: Node, op_type: str, inputs: list[str], **attributes: Any) -> None:
+    def _emit(self, node: Node, op_type: str, inputs: list[str], produced: int = 0, **attributes: Any) -> None:
+        """One ONNX node; ``produced`` > the layer's ports adds outputs nothing reads (ONNX needs them all)."""
         outputs = [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
+        outputs += [self._fresh(f"{node.name}:{i}") for i in range(node.num_outputs, produced)]
         self.nodes.append(self.helper.make_node(op_type, inputs, outputs, name=self._node_name(node), **attributes))
 
     def _split_data(self, node: Node) -> tuple[OutputPort, Shape, int]:
@@ -312,12 +314,15 @@ class _Exporter:
             self.explain(f"layer {node.id} {node.name!r}: split_lengths {lengths} resolved to {resolved} "
                          f"on the static dim {dim}")
             lengths = resolved
+        if len(lengths) > node.num_outputs:
+            self.explain(f"layer {node.id} {node.name!r}: {len(lengths)} split_lengths but {node.num_outputs} output "
+                         f"ports; the other {len(lengths) - node.num_outputs} ONNX outputs are left unread")
         if self.opset < 13:
-            self._emit(node, "Split", inputs, axis=axis, split=lengths)
+            self._emit(node, "Split", inputs, len(lengths), axis=axis, split=lengths)
             how = f"split attribute {lengths}"
         else:
             inputs.append(self._lengths_initializer(node, lengths_port, lengths))  # type: ignore[arg-type]
-            self._emit(node, "Split", inputs, axis=axis)
+            self._emit(node, "Split", inputs, len(lengths), axis=axis)
             how = f"split input {inputs[1]!r} = {lengths}"
         self.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split axis={axis} {how}")
 

@@ -132,6 +132,7 @@ class _Reader:
             raise IrParseError("<net> has no <layers> section", self.here(root))
         model = Model(root.get("name", "model"), ir_version=version)
         model.source = self.file
+        model.source_line = self.here(root).line
         ports = LayerReader(self, model, version).read(layers)
         if edges is not None:
             self._edges(model, edges, ports)

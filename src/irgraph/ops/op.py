@@ -159,6 +159,9 @@ class Op:
     """True for ops whose data lives in the weights file (Const)."""
     slices_data: ClassVar[bool] = False
     """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
+    unconnected_extra_outputs: ClassVar[bool] = False
+    """True when a layer may declare fewer output ports than the op produces: OpenVINO builds the
+    extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""

@@ -26,6 +26,7 @@ class VariadicSplit(Op):
 
     type_name = "VariadicSplit"
     slices_data = True
+    unconnected_extra_outputs = True
     inputs = Inputs.of(
         InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
     )
