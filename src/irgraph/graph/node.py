@@ -11,11 +11,13 @@ from irgraph.shapes import TensorType
 
 @dataclass(frozen=True, slots=True)
 class RtEntry:
-    """One rt_info element kept verbatim: its tag, attributes in order, and children."""
+    """One rt_info element kept verbatim: its tag, attributes in order, children, and text (legacy
+    ``<quantization_parameters>`` hold ``<config>TEXT</config>``; None when there is none)."""
 
     tag: str
     attributes: tuple[tuple[str, str], ...] = ()
     children: tuple[RtEntry, ...] = ()
+    text: str | None = None
 
 
 class Node:

@@ -14,7 +14,7 @@ from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.fast_reader import read_fast
 from irgraph.io.layers import LayerPorts, LayerReader, int64_problem
-from irgraph.io.rt_info import read_rt_info
+from irgraph.io.rt_info import LEGACY_SECTIONS, read_rt_info
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
 from irgraph.ops import OpaqueOp
@@ -118,6 +118,7 @@ class _Reader:
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
         version = _version(root.get("version"), self.here(root))
         layers = edges = rt_info = None
+        legacy = []
         for child in root:
             tag = child.tag
             if tag == "layers" and layers is None:
@@ -126,6 +127,8 @@ class _Reader:
                 edges = child
             elif tag == "rt_info" and rt_info is None:
                 rt_info = child
+            elif tag in LEGACY_SECTIONS:
+                legacy.append(child)
             else:
                 self.note("ignored", f"element <{tag}> in <net> is not part of IR; it is ignored", self.here(child))
         if layers is None:
@@ -139,6 +142,7 @@ class _Reader:
         elif any(node.num_inputs for node in model):  # OpenVINO always writes <edges>; the schema requires it
             raise IrParseError("<net> has no <edges> section, so no layer input is connected", self.here(root))
         model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
+        model.legacy_sections = read_rt_info(legacy)
         if self.document.controls:
             _restore_controls(model)
         return ReadResult(model, self.findings)
@@ -227,12 +231,14 @@ def _restore_controls(model: Model) -> None:
         if tree is None:
             return None
         return tuple(
-            RtEntry(fix(e.tag), tuple((fix(k), fix(v)) for k, v in e.attributes), entries(e.children) or ())
+            RtEntry(fix(e.tag), tuple((fix(k), fix(v)) for k, v in e.attributes), entries(e.children) or (),
+                    None if e.text is None else fix(e.text))
             for e in tree
         )
 
     model.name = fix(model.name)
     model.rt_info = entries(model.rt_info)
+    model.legacy_sections = entries(model.legacy_sections) or ()
     for node in model:
         node.name = fix(node.name)
         where = node.location

@@ -34,6 +34,7 @@ MAX_PARSE_BYTES = 2**30
 _LXML_LINE_CAP = 65535  # libxml2 stores element lines in 16 bits unless XML_PARSE_BIG_LINES, which lxml never sets
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
 _UTF8 = ("utf-8", "utf8")
+_LATE_DECLARATION = re.compile(rb"[ \t\r\n]+(<\?xml[ \t\r\n][^>]*\?>)")
 _CONTROL_REF = re.compile(
     rb"&#(?:0*([1-8]|1[124-9]|2[0-9]|3[01])|[xX]0*([1-8bBcCeEfF]|1[0-9a-fA-F]));"
 )  # references to characters XML 1.0 forbids (every control character but tab, newline, carriage return)
@@ -147,10 +148,23 @@ def load_xml(path: str | os.PathLike[str], *, parse: bool = True) -> XmlDocument
         raise IrIOError(f"cannot read the file: {exc.strerror or exc}", where) from exc
     check_bytes(data, where)
     shielded, controls = shield_controls(data, where)
+    shielded = blank_late_declaration(shielded)
     document = XmlDocument(name, data, controls=controls, _shielded=shielded)
     if parse:
         document.root  # noqa: B018 - parse now: the caller wants parse errors here
     return document
+
+
+def blank_late_declaration(data: bytes) -> bytes:
+    """Blank out an XML declaration that follows white space (pugixml, OpenVINO's parser, accepts a
+    newline before ``<?xml ...?>``; libxml2 refuses it). Spaces take its place, so lines stay exact;
+    check_bytes has already required a UTF-8 encoding."""
+    match = _LATE_DECLARATION.match(data)
+    if match is None:
+        return data
+    start, end = match.span(1)
+    blanked = re.sub(rb"[^\n]", b" ", data[start:end])
+    return data[:start] + blanked + data[end:]
 
 
 def shield_controls(data: bytes, where: Location) -> tuple[bytes, bool]:

@@ -22,6 +22,11 @@ def escape_attribute(value: str) -> str:
     return _SPECIAL.sub(lambda match: _ESCAPES[match.group()], value)
 
 
+def escape_text(value: str) -> str:
+    """Escape element text as pugixml writes it: ``&``, ``<`` and ``>`` become entities."""
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 T = TypeVar("T")
 
 _THRESHOLD = 16  # libstdc++ _S_threshold

@@ -22,7 +22,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import IrIOError, Location, ShapeInferenceError, WeightsError
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.io.names import join_names
-from irgraph.io.rt_info import write_rt_info
+from irgraph.io.rt_info import write_legacy_sections, write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
 from irgraph.io.xml_reader import SUPPORTED_VERSIONS
 from irgraph.io.xml_text import cxx_sort, escape_attribute
@@ -119,7 +119,9 @@ class _Serializer:
             out.append("\t</edges>\n")
         else:
             out.append("\t<edges />\n")
-        write_rt_info(out, model.rt_info, 1, always=True)
+        write_legacy_sections(out, model.legacy_sections)
+        # No <rt_info /> after legacy sections the file had without one: OpenVINO reads them only then.
+        write_rt_info(out, model.rt_info, 1, always=not model.legacy_sections)
         out.append("</net>\n")
         return "".join(out).encode("utf-8"), self.blobs
 
