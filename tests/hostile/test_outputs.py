@@ -177,11 +177,11 @@ def test_a_read_only_directory_is_a_clear_usage_error(tool, write_ir, tmp_path, 
         locked.chmod(0o755)
 
 
-def test_a_destination_bin_that_is_a_directory_stops_before_anything_is_renamed(write_ir, capsys):
+def test_a_destination_bin_that_is_a_directory_stops_before_anything_is_written(write_ir, capsys):
     files = write_ir(BASE, BASE_BIN)
     (files.directory / "copy.bin").mkdir()
     expect_cli_error(ir_convert.main, [files.xml, files.directory / "copy.xml"], capsys, EXIT_USAGE,
-                     "copy.bin: cannot write the model: Is a directory")
+                     "copy.bin: is a directory, not a regular file; refusing to replace it")
     assert not (files.directory / "copy.xml").exists()
     assert _leftovers(files.directory) == []
 

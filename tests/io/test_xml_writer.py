@@ -232,7 +232,7 @@ def test_a_failed_serialization_touches_no_file(tmp_path):
 
 def test_a_directory_in_the_way_is_an_io_error(tmp_path):
     (tmp_path / "g.bin").mkdir()
-    with pytest.raises(IrIOError, match="Is a directory"):
+    with pytest.raises(IrIOError, match="g.bin: is a directory, not a regular file; refusing to replace it"):
         ir.write_model(golden_model(), tmp_path / "g.xml")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin"]
 
