@@ -76,14 +76,14 @@ def check_not_read(destination: str | os.PathLike[str], reads: Iterable[tuple[st
 def same_file(destination: str | os.PathLike[str], read: str | os.PathLike[str]) -> bool:
     """True when renaming a new file onto ``destination`` would replace the file ``read`` names.
 
-    That is the same directory entry (whatever path reaches it: ``./a``, ``d/../a``, a symlinked
-    directory), the file ``read`` resolves to (a read through a symlink), or the same inode (a
-    hard link). A ``destination`` that is a symbolic link to ``read`` is not the same file: the link
-    is replaced and the file it points to is never written.
+    That is the same directory entry, compared by resolved paths (whatever path reaches it: ``./a``,
+    ``d/../a``, a symlinked directory; whether or not it exists yet), or, where both exist, the same
+    inode: a hard link, or the file a read through a symlink reaches. A ``destination`` that is a
+    symbolic link to ``read`` is not the same file: the link is replaced and the file it points to
+    is never written.
     """
     destination, read = os.fspath(destination), os.fspath(read)
-    target = _entry(destination)
-    if target in (_entry(read), os.path.realpath(read)):
+    if _entry(destination) == _entry(read):
         return True
     try:
         mine, theirs = os.lstat(destination), os.stat(read)
