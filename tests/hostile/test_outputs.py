@@ -458,3 +458,35 @@ def test_ir_run_fsyncs_the_output_before_the_rename_and_the_directory_after(writ
     temporary = calls[0][1]
     assert calls == [("fsync", temporary, ""), ("replace", temporary, str(files.directory / "out.npz")),
                      ("fsync", str(files.directory), "")]
+
+
+def _onnx_with_external_data(directory: Path, location: str) -> Path:
+    """x f32[2,6] + w (an initializer kept in ``location`` beside the model) -> y."""
+    onnx = pytest.importorskip("onnx")
+    helper = onnx.helper
+    weights = onnx.numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(2, 6), "w")
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "ext",
+                              [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 6])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 6])], [weights])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = directory / "model.onnx"
+    onnx.save_model(model, path, save_as_external_data=True, location=location, size_threshold=0)
+    return path
+
+
+def test_ir_convert_never_overwrites_the_external_data_of_an_onnx_source(tmp_path, nothing_computed, capsys):
+    source = _onnx_with_external_data(tmp_path, "out.bin")
+    before = _states(tmp_path)
+    expect_cli_error(ir_convert.main, [source, tmp_path / "out.xml"], capsys, EXIT_USAGE,
+                     f"error: {tmp_path}/out.bin: is external data of the source model {tmp_path}/out.bin, which this "
+                     "command reads; refusing to overwrite it")
+    assert _states(tmp_path) == before
+
+
+def test_external_data_files_lists_each_file_once_without_loading_it(tmp_path):
+    from irgraph.io.onnx_import import external_data_files
+
+    source = _onnx_with_external_data(tmp_path, "w.data")
+    assert external_data_files(source) == [str(tmp_path / "w.data")]
+    (tmp_path / "w.data").unlink()  # never opened: only the protobuf is read
+    assert external_data_files(source) == [str(tmp_path / "w.data")]

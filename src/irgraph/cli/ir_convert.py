@@ -11,6 +11,7 @@ from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
+from irgraph.io.onnx_import import external_data_files
 from irgraph.io.xml_writer import version_to_write
 
 DESCRIPTION = """\
@@ -71,6 +72,11 @@ def _convert(args: argparse.Namespace) -> int:
     reads = [(args.source, "the source model")]
     if source == "ir":
         reads.append((common.weights_path(args.source, args.weights), "the source weights"))
+    elif os.path.isfile(args.source):  # a missing SRC is reported by the conversion, as before
+        # Only the protobuf is parsed here (no tensor data), so that `model.onnx model.xml` cannot
+        # replace the source's external data file model.bin.
+        with common.locating(args.source):
+            reads += [(path, "external data of the source model") for path in external_data_files(args.source)]
     outputs = [args.destination]
     if destination == "ir":
         outputs.append(common.weights_path(args.destination, None))
