@@ -1,4 +1,5 @@
-"""cli._common and ir-run helpers that need no model file: messages, shape specs, atomic writes."""
+"""cli._common and ir-run helpers that need no model file: messages, shape specs, .npz writes (the atomic
+replace they use is tested in tests/io/test_atomic.py)."""
 
 from __future__ import annotations
 
@@ -62,21 +63,6 @@ def test_write_npz_atomically_cleans_up_on_failure(tmp_path: Path) -> None:
         common.write_npz_atomically(str(target), {"x": np.array([object()], dtype=object)})
     assert target.read_bytes() == b"old"
     assert files_in(tmp_path) == ["o.npz"]
-
-
-def test_replace_atomically(tmp_path: Path) -> None:
-    target = tmp_path / "m.onnx"
-    target.write_bytes(b"old")
-
-    def fail(path: str) -> None:
-        Path(path).write_bytes(b"partial")
-        raise RuntimeError("export failed")
-
-    with pytest.raises(RuntimeError):
-        common.replace_atomically(str(target), fail)
-    assert target.read_bytes() == b"old" and files_in(tmp_path) == ["m.onnx"]
-    common.replace_atomically(str(target), lambda path: Path(path).write_bytes(b"new"))
-    assert target.read_bytes() == b"new" and files_in(tmp_path) == ["m.onnx"]
 
 
 def test_load_npz_refuses_non_npy_members(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import stat
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from irgraph.io.names import join_names, split_names
 from irgraph.io.xml_text import cxx_sort, escape_attribute
 from irgraph.ops import Const, OpaqueOp
 from irgraph.shapes import Shape, TensorType
-from tests.helpers import CORPUS
+from tests.helpers import CORPUS, mode_of, record_fsync_and_replace, umask
 
 
 def corpus_cases() -> list[str]:
@@ -232,7 +233,7 @@ def test_a_failed_serialization_touches_no_file(tmp_path):
 
 def test_a_directory_in_the_way_is_an_io_error(tmp_path):
     (tmp_path / "g.bin").mkdir()
-    with pytest.raises(IrIOError, match="Is a directory"):
+    with pytest.raises(IrIOError, match="g.bin: is a directory, not a regular file; refusing to replace it"):
         ir.write_model(golden_model(), tmp_path / "g.xml")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin"]
 
@@ -242,6 +243,83 @@ def test_existing_file_permissions_are_kept(tmp_path):
     os.chmod(tmp_path / "g.xml", 0o600)
     ir.write_model(golden_model(), tmp_path / "g.xml")
     assert stat.S_IMODE(os.stat(tmp_path / "g.xml").st_mode) == 0o600
+
+
+@pytest.mark.parametrize(("mask", "expected"), [(0o022, 0o644), (0o077, 0o600)])
+def test_new_files_get_the_umask_mode(mask, expected, tmp_path):
+    with umask(mask):
+        ir.write_model(golden_model(), tmp_path / "g.xml")
+    assert (mode_of(tmp_path / "g.xml"), mode_of(tmp_path / "g.bin")) == (expected, expected)
+
+
+def test_both_files_are_fsynced_before_the_bin_then_the_xml_is_renamed(tmp_path, monkeypatch):
+    calls = record_fsync_and_replace(monkeypatch)
+    ir.write_model(golden_model(), tmp_path / "g.xml")
+    assert [call[0] for call in calls] == ["fsync", "fsync", "replace", "replace", "fsync"]
+    bin_temporary, xml_temporary = calls[0][1], calls[1][1]
+    assert calls[2:] == [("replace", bin_temporary, str(tmp_path / "g.bin")),
+                         ("replace", xml_temporary, str(tmp_path / "g.xml")),
+                         ("fsync", str(tmp_path), "")]  # the directory, so the renames survive a crash
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin", "g.xml"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket", "device"])
+def test_a_special_file_in_the_way_is_refused_before_serializing(kind, tmp_path, monkeypatch):
+    xml, weights = tmp_path / "g.xml", tmp_path / "g.bin"
+    server = None
+    if kind == "fifo":
+        os.mkfifo(weights)
+    elif kind == "socket":  # a relative bind: AF_UNIX paths are limited to 107 bytes
+        monkeypatch.chdir(tmp_path)
+        server = socket.socket(socket.AF_UNIX)
+        server.bind("g.xml")
+    else:
+        weights = Path(os.devnull)
+    target = weights if kind != "socket" else xml
+    before = os.lstat(target)
+    monkeypatch.setattr(xml_writer, "serialize", lambda *args: pytest.fail("serialized anyway"))
+    expected = {"fifo": "a FIFO (named pipe)", "socket": "a socket", "device": "a character device"}[kind]
+    try:
+        with pytest.raises(IrIOError) as info:
+            ir.write_model(golden_model(), xml, weights=weights)
+    finally:
+        if server is not None:
+            server.close()
+    assert str(info.value) == f"{target}: is {expected}, not a regular file; refusing to replace it"
+    after = os.lstat(target)
+    assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode, before.st_rdev)
+    assert not [name for name in os.listdir(target.parent) if name.startswith(f".{target.name}.")]
+
+
+def test_weights_naming_the_xml_itself_are_refused(tmp_path):
+    with pytest.raises(IrIOError, match="the weights file is the model file itself"):
+        ir.write_model(golden_model(), tmp_path / "g.xml", weights=tmp_path / "." / "g.xml")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_model_written_over_its_own_files_is_replaced_whole(tmp_path):
+    """The API may rewrite the files a model was read from: the renamed-over .bin stays mapped as it was."""
+    ir.write_model(golden_model(), tmp_path / "g.xml")
+    model = ir.read_model(tmp_path / "g.xml")
+    values = model.node(2).op.value.copy()
+    model.name = "renamed"
+    ir.write_model(model, tmp_path / "g.xml")
+    assert model.node(2).op.value.tolist() == values.tolist()
+    again = ir.read_model(tmp_path / "g.xml")
+    assert again.name == "renamed" and again.node(2).op.value.tolist() == values.tolist()
+
+
+def test_a_symlink_to_the_models_own_xml_is_replaced_not_written_through(tmp_path):
+    ir.write_model(golden_model(), tmp_path / "g.xml")
+    original = (tmp_path / "g.xml").read_bytes(), (tmp_path / "g.bin").read_bytes()
+    (tmp_path / "link.xml").symlink_to(tmp_path / "g.xml")
+    (tmp_path / "link.bin").symlink_to(tmp_path / "g.bin")
+    model = ir.read_model(tmp_path / "link.xml")
+    model.name = "via-link"
+    ir.write_model(model, tmp_path / "link.xml")
+    assert ((tmp_path / "g.xml").read_bytes(), (tmp_path / "g.bin").read_bytes()) == original
+    assert not (tmp_path / "link.xml").is_symlink() and not (tmp_path / "link.bin").is_symlink()
+    assert ir.read_model(tmp_path / "link.xml").name == "via-link"
 
 
 # ------------------------------------------------------------------------------------ properties

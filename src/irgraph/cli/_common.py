@@ -12,10 +12,9 @@ import contextlib
 import math
 import os
 import sys
-import tempfile
 import traceback
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, NoReturn
 
 import numpy as np
@@ -24,6 +23,7 @@ import irgraph
 from irgraph.element_types import ElementType
 from irgraph.errors import IrError, Location, ResourceLimitError
 from irgraph.graph import Model, Node
+from irgraph.io import atomic
 from irgraph.shapes import TensorType
 
 EXIT_OK = 0
@@ -342,52 +342,27 @@ def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     failure the temporary file is removed and an existing ``path`` is left untouched.
     """
 
-    def write(temporary: str) -> None:
-        with open(temporary, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+    def write(stream: IO[bytes]) -> None:
+        with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
             for key, array in arrays.items():
                 with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
                     np.lib.format.write_array(member, to_stored(array), allow_pickle=False)
 
-    replace_atomically(path, write)
+    atomic.replace_files([(path, write)])
 
 
-@contextlib.contextmanager
-def naming(path: str) -> Iterator[None]:
-    """Report an OSError as one about ``path`` (the destination), not about a temporary file or no file."""
-    try:
-        yield
-    except OSError as err:
-        if isinstance(err, IrError):
-            raise
-        raise OSError(err.errno, err.strerror or str(err), path) from err
+def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
+    """Exit 2, before anything is read or computed, when ``path`` cannot or must not be written.
 
-
-def replace_atomically(path: str, write: Callable[[str], None]) -> None:
-    """Call ``write(temporary)`` for a fresh path beside ``path``, then rename it over ``path``.
-
-    On any failure the temporary file is removed and an existing ``path`` is left untouched.
+    Its directory must exist; it must not be a directory, FIFO, socket or device node (nor a
+    symlink to one); and it must not be any of the files this command reads: ``reads`` holds
+    ``(path, role)`` pairs, role as in "the model file" (same entry, same resolved path or a hard link).
     """
-    directory = os.path.dirname(os.path.abspath(path))
-    base, suffix = os.path.splitext(os.path.basename(path))
-    with naming(path):
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=f".tmp{suffix}")
-        os.close(descriptor)
-        try:
-            write(temporary)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-
-
-def check_output_directory(path: str) -> None:
-    """Exit 2 early when ``path`` cannot be written (missing directory, or a directory itself)."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CliError(f"{path}: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise CliError(f"{path}: is a directory")
+    atomic.check_destination(path)
+    atomic.check_not_read(path, reads)
 
 
 def format_columns(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:

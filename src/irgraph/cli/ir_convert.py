@@ -11,6 +11,7 @@ from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
+from irgraph.io.onnx_import import external_data_files
 from irgraph.io.xml_writer import version_to_write
 
 DESCRIPTION = """\
@@ -68,7 +69,19 @@ def _convert(args: argparse.Namespace) -> int:
         raise CliError("--weights applies to an IR SRC (.xml)")
     if args.explain and source != "onnx":
         raise CliError("--explain applies to an ONNX SRC (.onnx)")
-    common.check_output_directory(args.destination)
+    reads = [(args.source, "the source model")]
+    if source == "ir":
+        reads.append((common.weights_path(args.source, args.weights), "the source weights"))
+    elif os.path.isfile(args.source):  # a missing SRC is reported by the conversion, as before
+        # Only the protobuf is parsed here (no tensor data), so that `model.onnx model.xml` cannot
+        # replace the source's external data file model.bin.
+        with common.locating(args.source):
+            reads += [(path, "external data of the source model") for path in external_data_files(args.source)]
+    outputs = [args.destination]
+    if destination == "ir":
+        outputs.append(common.weights_path(args.destination, None))
+    for output in outputs:
+        common.check_output(output, reads)
 
     if source == "ir":
         model = common.read_model(args.source, args.weights, args.max_elements)
@@ -99,7 +112,7 @@ def _import_onnx(path: str, explain: bool) -> Model:
 def _export_onnx(model: Model, path: str, opset: int | None, source: str) -> None:
     kwargs = {} if opset is None else {"opset": opset}
     with common.locating(source):
-        common.replace_atomically(path, lambda temporary: irgraph.export_onnx(model, temporary, **kwargs))
+        irgraph.export_onnx(model, path, **kwargs)
 
 
 if __name__ == "__main__":

@@ -95,7 +95,12 @@ def _run(args: argparse.Namespace) -> int:
         else:
             raise CliError(f"-i expects NAME=FILE.npy (or a .npz file), got {item!r}")
     if args.output is not None:
-        common.check_output_directory(args.output)
+        reads = [(args.model, "the model file"), (common.weights_path(args.model, args.weights), "the weights file")]
+        reads += [(path, "the input file") for path in npz_files]
+        reads += [(path, "the input file") for _, path in npy_files]
+        if args.compare is not None:
+            reads.append((args.compare, "the reference file"))
+        common.check_output(args.output, reads)
     feeds = load_feeds(npz_files, npy_files, args.max_elements)
     reference = common.load_npz(args.compare, args.max_elements) if args.compare is not None else None
 

@@ -9,9 +9,7 @@ onnxruntime 1.31 loads) and checked with ``onnx.checker.check_model(full_check=T
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -19,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrIOError, Location, OpError
+from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
+from irgraph.io.atomic import check_destination, replace_files
 from irgraph.io.onnx_common import (
     MAX_IR_VERSION,
     MIN_IR_VERSION_FOR_TYPE,
@@ -54,8 +53,9 @@ def export_onnx(
     """Export ``model`` as an ONNX model of the ai.onnx ``opset``; write it to ``path`` when given.
 
     Returns the ModelProto. ``explain`` receives one line per decision (a list or a callable).
-    The file is written through a temporary file and a rename, so a failure leaves ``path`` as it
-    was. Raises ConversionError for what ONNX cannot express (naming the layer and the rule) and
+    The file is written through a temporary file, an fsync and a rename, so a failure leaves
+    ``path`` as it was; a directory, FIFO, socket or device node at ``path`` is refused up front.
+    Raises ConversionError for what ONNX cannot express (naming the layer and the rule) and
     IrIOError when the file cannot be written.
     """
     onnx = require_onnx()
@@ -65,6 +65,8 @@ def export_onnx(
             f"ONNX opset {opset} cannot be written: irgraph exports ai.onnx opsets {MIN_OPSET} to {latest} "
             f"(default {DEFAULT_OPSET}; onnxruntime 1.31 runs opsets up to 26)"
         )
+    if path is not None:
+        check_destination(path)
     infer_shapes(model)
     proto = _Exporter(onnx, model, opset, Explainer(explain)).build()
     if path is not None:
@@ -77,21 +79,12 @@ def _write(proto: onnx_types.ModelProto, path: str) -> None:
         data = proto.SerializeToString()
     except ValueError as err:  # protobuf refuses messages over 2 GiB
         raise ConversionError(f"the ONNX model cannot be serialized: {err}", Location(file=path)) from None
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".irgraph-", suffix=".onnx.tmp")
+        replace_files([(path, lambda file: file.write(data))])
+    except IrError:
+        raise
     except OSError as err:
         raise IrIOError(f"cannot write the ONNX file: {err.strerror or err}", Location(file=path)) from None
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException as err:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(err, OSError):
-            raise IrIOError(f"cannot write the ONNX file: {err.strerror or err}", Location(file=path)) from None
-        raise
 
 
 class _Exporter:

@@ -9,7 +9,7 @@ Concat rules of each opset are in :mod:`irgraph.io.onnx_split`; every decision i
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
 if TYPE_CHECKING:
     import onnx as onnx_types
 
-__all__ = ["SUPPORTED_OPS", "convert_onnx"]
+__all__ = ["SUPPORTED_OPS", "convert_onnx", "external_data_files"]
 
 SUPPORTED_OPS = tuple(sorted(KNOWN_VERSIONS))
 """The ONNX (ai.onnx domain) ops ``convert_onnx`` converts."""
@@ -65,6 +65,38 @@ def _load(onnx: ModuleType, source: Any) -> tuple[onnx_types.ModelProto, str | N
     path = os.fspath(source)
     # onnx.load reads external data only from files beside the model and bounds every offset/length.
     return _parse(lambda: onnx.load_model(path), "the file", path), path
+
+
+def external_data_files(source: str | os.PathLike[str]) -> list[str]:
+    """The files beside the ONNX model at ``source`` that hold its external tensor data (sorted, no repeats).
+
+    Read without loading any tensor data, so that a tool can refuse to overwrite them before converting.
+    Raises like ``convert_onnx`` when the model cannot be read.
+    """
+    onnx = require_onnx()
+    path = os.fspath(source)
+    proto = _parse(lambda: onnx.load_model(path, load_external_data=False), "the file", path)
+    external = onnx.TensorProto.EXTERNAL
+    locations = {entry.value for tensor in _tensors(proto.graph) if tensor.data_location == external
+                 for entry in tensor.external_data if entry.key == "location"}
+    return sorted(os.path.join(os.path.dirname(path), location) for location in locations)
+
+
+def _tensors(graph: Any) -> Iterator[Any]:
+    """Every TensorProto of a graph: initializers (dense and sparse) and node attributes, sub-graphs included."""
+    yield from graph.initializer
+    for sparse in graph.sparse_initializer:
+        yield from (sparse.values, sparse.indices)
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("t"):
+                yield attribute.t
+            yield from attribute.tensors
+            for sparse in (*([attribute.sparse_tensor] if attribute.HasField("sparse_tensor") else []),
+                           *attribute.sparse_tensors):
+                yield from (sparse.values, sparse.indices)
+            for body in (*([attribute.g] if attribute.HasField("g") else []), *attribute.graphs):
+                yield from _tensors(body)
 
 
 def _parse(load: Any, what: str, path: str | None) -> onnx_types.ModelProto:

@@ -8,19 +8,16 @@ ids inputs first, outputs after; edges generated per consumer input and ordered 
 
 from __future__ import annotations
 
-import contextlib
 import operator
 import os
-import tempfile
-from collections.abc import Callable
-from typing import BinaryIO
 
 import numpy as np
 
 from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
-from irgraph.errors import IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.errors import IrError, IrIOError, Location, ShapeInferenceError, WeightsError
 from irgraph.graph import Model, Node, OutputPort, RtEntry
+from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.names import join_names
 from irgraph.io.rt_info import write_legacy_sections, write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
@@ -50,15 +47,20 @@ def write_model(
 
     ``version`` is 10 or 11 (default: the version the model was read with, else 11); writing a v11
     model as v10 drops layer/port rt_info and Result output_names. Both files are written to
-    temporary files in their directories and renamed into place only when both are complete, so
-    a failure leaves existing files untouched. Shapes are inferred first unless the model is unchanged
-    since its last clean inference (see ``ensure_shapes``): ShapeInferenceError, GraphError on invalid
-    models; IrIOError when a file cannot be written.
+    temporary files in their directories, fsynced, and renamed into place (the ``.bin`` first) only
+    when both are complete, so a failure leaves existing files untouched; a directory, FIFO, socket
+    or device node in the way is refused, never replaced (see ``irgraph.io.atomic``). Shapes are
+    inferred first unless the model is unchanged since its last clean inference (see ``ensure_shapes``):
+    ShapeInferenceError, GraphError on invalid models; IrIOError when a file cannot be written.
     """
     xml_path = os.fspath(path)
     if not xml_path.endswith(".xml") or len(os.path.basename(xml_path)) <= len(".xml"):
         raise IrIOError("the model path must name a file ending in .xml (as OpenVINO requires)", Location(xml_path))
     bin_path = os.fspath(weights) if weights is not None else xml_path[: -len(".xml")] + ".bin"
+    if same_file(bin_path, xml_path):
+        raise IrIOError("the weights file is the model file itself; give the weights another name", Location(bin_path))
+    for destination in (bin_path, xml_path):  # before the model is serialized: nothing is computed for nothing
+        check_destination(destination)
     with paused_collector():
         text, blobs = serialize(model, version)
     _write_files([(bin_path, blobs.write_to), (xml_path, lambda file: file.write(text))])
@@ -298,61 +300,20 @@ def _blob(op: Const) -> bytes | memoryview:
 
 
 # ------------------------------------------------------------------------------------ files
-def _write_files(files: list[tuple[str, Callable[[BinaryIO], object]]]) -> None:
-    """Write every file to a temporary file in its directory, then rename them all into place.
+def _write_files(files: list[tuple[str, Writer]]) -> None:
+    """Create the files' directories, then write them through ``replace_files`` (fsynced, renamed in order).
 
-    Nothing is renamed until every file is complete; on failure the temporary files are removed
-    and existing files are untouched.
+    Errors are IrIOError naming the destination that failed, never a temporary file.
     """
-    temporaries: list[tuple[str, str]] = []
-    current = files[0][0]  # the destination being written: errors name it, never a temporary file
     try:
-        for path, write in files:
-            current = path
-            if os.path.isdir(path):
-                raise IsADirectoryError(21, "Is a directory", path)
-            directory = os.path.dirname(os.path.abspath(path))
-            os.makedirs(directory, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-            temporaries.append((temporary, path))
-            with os.fdopen(handle, "wb") as file:
-                write(file)
-                file.flush()
-                os.fsync(file.fileno())
-            os.chmod(temporary, _mode_for(path))
-        for temporary, path in temporaries:
-            current = path
-            os.replace(temporary, path)
-    except OSError as exc:
-        _remove(temporaries)
-        raise IrIOError(f"cannot write the model: {exc.strerror or exc}", Location(file=str(current))) from exc
-    except BaseException:
-        _remove(temporaries)
+        for path, _ in files:
+            try:
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, path) from exc
+        replace_files(files)
+    except IrError:
         raise
-
-
-def _remove(temporaries: list[tuple[str, str]]) -> None:
-    for temporary, _ in temporaries:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-
-
-def _mode_for(path: str) -> int:
-    """An existing file's permissions, else what a plain ``open`` would create (0o666 minus the umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    except OSError as exc:
+        where = os.fsdecode(exc.filename) if exc.filename is not None else files[0][0]
+        raise IrIOError(f"cannot write the model: {exc.strerror or exc}", Location(file=where)) from exc
