@@ -18,9 +18,10 @@ and read in its source, and what irgraph accepts of it (never more):
   garbage and no ``+``, :data:`SIGNED` (the caller checks ``>= -1``).
 - Integer op attributes such as ``num_splits`` and ``axis`` (``std::from_chars`` after skipping
   leading whitespace): no ``+``, garbage after the digits dropped as for dims. irgraph: :data:`SIGNED`.
-- Dims of a ``shape="1,?,1..8"`` attribute (``ov::Dimension``: trimmed, digits only, ``-1`` is
-  dynamic): irgraph the same, without OpenVINO's ``-2`` and ``-0`` read as 0 and its wrap-around
-  of numbers above int64 (see :meth:`irgraph.shapes.Dim.parse`).
+- Dims of a ``shape="1,?,1..8"`` attribute (``ov::Dimension``: trimmed, then any run of digits
+  and ``-``, ``-1`` being dynamic): OpenVINO reads ``-2``, ``-0`` and ``-`` as 0, ``1-`` as 1 and
+  wraps numbers above int64 around. irgraph: digits, ``-1`` and intervals only
+  (see :meth:`irgraph.shapes.Dim.parse`).
 
 Whitespace is XML's: space, tab, newline, carriage return (OpenVINO's C ``isspace`` also takes
 vertical tab and form feed, which XML 1.0 forbids in a document).

@@ -59,8 +59,8 @@ class Dim:
     def parse(cls, text: str) -> Dim:
         """Parse ``6``, ``?``, ``-1``, ``1..8``, ``..8`` or ``2..`` (XML whitespace around allowed).
 
-        Stricter than OpenVINO 2026.4.1, which reads ``-0`` and ``-2`` as 0 and wraps numbers above
-        int64 around: those are refused. Digits are ASCII only (see :mod:`irgraph.integers`).
+        Stricter than OpenVINO 2026.4.1, which reads ``-0``, ``-2`` and ``-`` as 0, ``1-`` as 1 and
+        wraps numbers above int64 around: those are refused. Digits are ASCII only (see :mod:`irgraph.integers`).
         """
         token = text.strip(WHITESPACE)
         if token in ("?", "-1"):
