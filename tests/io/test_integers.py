@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.integers import INT64_MAX, parse_int
+from irgraph.ops.op import CODECS
 from tests.helpers import CORPUS
 from tests.io.test_fast_reader import BASE, read_both, write_case
 
@@ -320,3 +321,12 @@ def test_irgraph_reads_a_subset_of_what_openvino_2026_4_1_reads(tmp_path, case):
         assert documented_stricter(site.kind, text) or duplicate, (
             f"{OPENVINO} reads {site.name} {text!r} (as {theirs}) but irgraph refuses it, undocumented"
         )
+
+
+@pytest.mark.parametrize(("text", "message"), [("\u0663.5", "a number (ASCII digits 0-9 only)"), ("1_000", "a number")])
+def test_float_attribute_texts_are_ascii_too(text, message):
+    """Python's float() reads other scripts' digits and underscores; a float attribute text does not."""
+    with pytest.raises(ValueError) as info:
+        CODECS[float].read(text)
+    assert str(info.value) == message
+    assert CODECS[float].read(" 2.5e1 ") == 25.0

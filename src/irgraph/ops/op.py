@@ -12,7 +12,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.integers import WHITESPACE, parse_int
+from irgraph.integers import WHITESPACE, ascii_note, parse_int
 from irgraph.shapes import Shape, TensorType
 
 OPSETS_WITH_BASIC_OPS = range(1, 17)
@@ -79,6 +79,8 @@ def _read_bool(text: str) -> bool:
 
 
 def _read_float(text: str) -> float:
+    if not text.isascii() or "_" in text:  # float() also reads other scripts' digits and '1_000'
+        raise ValueError("a number" + ascii_note(text))
     try:
         return float(text)
     except ValueError:
