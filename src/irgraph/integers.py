@@ -16,8 +16,9 @@ and read in its source, and what irgraph accepts of it (never more):
 - ``<dim>`` texts (``std::istringstream >> int64_t``): whitespace around, a sign, and any garbage
   after the digits, silently dropped (``6abc`` and ``6.5`` read as 6, ``0x6`` as 0). irgraph: no
   garbage and no ``+``, :data:`SIGNED` (the caller checks ``>= -1``).
-- Integer op attributes such as ``num_splits`` and ``axis`` (``std::from_chars`` after skipping
-  leading whitespace): no ``+``, garbage after the digits dropped as for dims. irgraph: :data:`SIGNED`.
+- Integer op attributes such as ``num_splits`` and ``axis`` ("Cannot parse '+2' to number"):
+  leading whitespace skipped, no ``+``, garbage after the digits dropped as for dims (``2abc`` and
+  ``2.0`` read as 2, ``0x2`` as 0). irgraph: :data:`SIGNED`.
 - Dims of a ``shape="1,?,1..8"`` attribute (``ov::Dimension``: trimmed, then any run of digits
   and ``-``, ``-1`` being dynamic): OpenVINO reads ``-2``, ``-0`` and ``-`` as 0, ``1-`` as 1 and
   wraps numbers above int64 around. irgraph: digits, ``-1`` and intervals only

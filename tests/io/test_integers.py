@@ -295,7 +295,7 @@ def _irgraph_read(path: Path) -> object:
     return shape, split.op.num_splits, const.op.value.tolist()
 
 
-def _ov_value(kind: str, text: str) -> int | None:
+def _ov_value(text: str) -> int | None:
     """The value OpenVINO 2026.4.1 parses from ``text`` at a site of ``kind`` (for duplicate-id checks)."""
     match = re.match(r"[ \t\n\r]*([+-]?[0-9]{1,19})", text)
     return int(match.group(1)) if match else None
@@ -316,7 +316,7 @@ def test_irgraph_reads_a_subset_of_what_openvino_2026_4_1_reads(tmp_path, case):
     if ours is not None:
         assert theirs == ours, f"{OPENVINO} reads {site.name} {text!r} as {theirs}, irgraph as {ours}"
     elif theirs is not None:
-        duplicate = site.name in ("layer-id", "port-id") and _ov_value(site.kind, text) in (
+        duplicate = site.name in ("layer-id", "port-id") and _ov_value(text) in (
             {1000, 1002, 1003, 1004} if site.name == "layer-id" else {2})
         assert documented_stricter(site.kind, text) or duplicate, (
             f"{OPENVINO} reads {site.name} {text!r} (as {theirs}) but irgraph refuses it, undocumented"
