@@ -10,11 +10,31 @@ MAX_NAME_CHARS = 200
 """Longest layer name or type shown whole in a location."""
 
 
+class _Escapes(dict):
+    """``str.translate`` table: every character Python's ``repr`` would escape, as ``repr`` escapes it."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if char.isprintable():
+            raise KeyError(code)  # str.translate keeps the character as it is
+        return repr(char)[1:-1]  # not stored: a hostile text may hold every code point once
+
+
+_ESCAPES = _Escapes()
+
+
 def printable(text: str) -> str:
-    """``text`` on one line: control characters (newlines, tabs, NUL) become ``\\xNN`` escapes."""
+    """``text`` safe to print on a terminal, on one line: every character ``str.isprintable`` refuses is escaped.
+
+    That is C0 controls (``\\n`` and ``\\t`` too), DEL, C1 controls (``\\x9b`` starts an escape
+    sequence on some terminals), bidi overrides, isolates and marks (``\\u202e``, ``\\u2066``,
+    ``\\u200f``, ``\\u061c``), other format characters, separators but the space, unassigned
+    code points. Escapes are written as Python's ``repr`` writes them (``\\x1b``, ``\\u202e``).
+    The one escaping function of every name, path and message irgraph prints.
+    """
     if text.isprintable():
         return text
-    return "".join(f"\\x{ord(char):02x}" if ord(char) < 32 or ord(char) == 127 else char for char in text)
+    return text.translate(_ESCAPES)
 
 
 def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -40,10 +60,11 @@ class Location:
         return self if self.file or not file else replace(self, file=file)
 
     def prefix(self) -> str:
-        """``FILE:LINE`` (or just FILE); empty when no file is known."""
+        """``FILE:LINE`` (or just FILE); empty when no file is known. The path is printed escaped."""
         if not self.file:
             return ""
-        return f"{self.file}:{self.line}" if self.line else self.file
+        file = printable(self.file)
+        return f"{file}:{self.line}" if self.line else file
 
     def layer(self) -> str:
         """``layer 7 'concat_1' (Concat)``; empty when no layer is known."""

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from irgraph.element_types import ElementType
 from irgraph.errors import IrParseError
+from irgraph.integers import INT64_MAX, UNSIGNED, WHITESPACE, ascii_note, parse_int
 
-_INTERVAL = re.compile(r"^(\d*)\.\.(\d*)$")
+_INTERVAL = re.compile(r"([0-9]*)\.\.([0-9]*)", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,21 +57,30 @@ class Dim:
 
     @classmethod
     def parse(cls, text: str) -> Dim:
-        """Parse ``6``, ``?``, ``-1``, ``1..8``, ``..8`` or ``2..`` (surrounding spaces allowed)."""
-        token = text.strip()
+        """Parse ``6``, ``?``, ``-1``, ``1..8``, ``..8`` or ``2..`` (XML whitespace around allowed).
+
+        Stricter than OpenVINO 2026.4.1, which reads ``-0``, ``-2`` and ``-`` as 0, ``1-`` as 1 and
+        wraps numbers above int64 around: those are refused. Digits are ASCII only (see :mod:`irgraph.integers`).
+        """
+        token = text.strip(WHITESPACE)
         if token in ("?", "-1"):
             return _DYNAMIC
-        if token.isdigit():
-            size = int(token)
-            return cls(size, size)
-        match = _INTERVAL.match(token)
-        if match:
-            low = int(match.group(1)) if match.group(1) else 0
-            high = int(match.group(2)) if match.group(2) else None
-            if high is not None and high < low:
-                raise IrParseError(f"dimension interval {token!r} has its maximum below its minimum")
-            return cls(low, high)
-        raise IrParseError(f"cannot parse dimension {token!r} (expected N, ?, -1, lo..hi, ..hi or lo..)")
+        match = _INTERVAL.fullmatch(token)
+        try:
+            if match is None:
+                size = parse_int(token, 0, syntax=UNSIGNED)
+                return cls(size, size)
+            low = parse_int(match.group(1), 0, syntax=UNSIGNED) if match.group(1) else 0
+            high = parse_int(match.group(2), 0, syntax=UNSIGNED) if match.group(2) else None
+        except ValueError as err:
+            if str(err).startswith("at most"):
+                raise IrParseError(f"dimension {token!r} is above {INT64_MAX}") from None
+            raise IrParseError(
+                f"cannot parse dimension {token!r} (expected N, ?, -1, lo..hi, ..hi or lo..){ascii_note(token)}"
+            ) from None
+        if high is not None and high < low:
+            raise IrParseError(f"dimension interval {token!r} has its maximum below its minimum")
+        return cls(low, high)
 
     @property
     def is_static(self) -> bool:
@@ -173,9 +183,9 @@ class Shape:
     @classmethod
     def parse(cls, text: str) -> Shape:
         """Parse the Parameter ``shape`` syntax: ``2,6,4``, ``[1,?,1..8]``, ``...``, ``""`` (scalar)."""
-        body = text.strip()
+        body = text.strip(WHITESPACE)
         if body.startswith("[") and body.endswith("]"):
-            body = body[1:-1].strip()
+            body = body[1:-1].strip(WHITESPACE)
         if body == "...":
             return DYNAMIC_RANK
         if not body:

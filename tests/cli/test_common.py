@@ -17,10 +17,12 @@ from irgraph.shapes import Shape
 from tests.cli.helpers import files_in, load
 
 
-def test_one_line_flattens_and_escapes() -> None:
-    assert common.one_line("a\nb\r\nc\td") == "a b  c d"
+def test_one_line_escapes() -> None:
+    assert common.one_line("a\nb\r\nc\td") == "a\\nb\\r\\nc\\td"
     assert common.one_line("bell\x07 esc\x1b[31m") == "bell\\x07 esc\\x1b[31m"
     assert common.one_line("  ünïcode  ") == "ünïcode"
+    assert common.one_line("c1\x9b bidi\u202e\u2066\u200f\u061c del\x7f") == \
+        "c1\\x9b bidi\\u202e\\u2066\\u200f\\u061c del\\x7f"
 
 
 def test_parse_shape_specs() -> None:

@@ -487,7 +487,7 @@ def test_internal_errors_are_one_line_unless_debug(split_model, monkeypatch, cap
     monkeypatch.setattr("irgraph.interpreter.Interpreter.run", boom)
     code, _, err = run(capsys, split_model.xml)
     assert code == 1
-    assert assert_one_error_line(err) == "error: internal error: RuntimeError: first line second line"
+    assert assert_one_error_line(err) == "error: internal error: RuntimeError: first line\\nsecond line"
     code, _, err = run(capsys, split_model.xml, "--debug")
     assert code == 1
     assert "Traceback" in err

@@ -67,7 +67,8 @@ for _text, _needle in (("two", "two"), ("2.0", "2.0"), ("-2", "-2"), ("", ""), (
                        ("\u0662", "\u0662")):
     READ_ERRORS[f"layer-id-{_needle or 'empty'}"] = (
         BASE.replace('<layer id="2"', f'<layer id="{_text}"'), IrParseError,
-        f"layer 'id' must be a non-negative integer. Got: {_text!r}", '<layer id="2"', None)
+        f"layer 'id' must be a non-negative integer{' (ASCII digits 0-9 only)' if _text == chr(0x662) else ''}. "
+        f"Got: {_text!r}", '<layer id="2"', None)
 READ_ERRORS["port-id-not-an-integer"] = (BASE.replace('<port id="3"', '<port id="3.0"'), IrParseError,
                                          "port id '3.0' must be a non-negative integer (output ports)",
                                          '<port id="3"', 2)

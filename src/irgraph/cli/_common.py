@@ -21,7 +21,7 @@ import numpy as np
 
 import irgraph
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, Location, ResourceLimitError
+from irgraph.errors import IrError, Location, ResourceLimitError, printable
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
 from irgraph.shapes import TensorType
@@ -148,16 +148,11 @@ def warn(message: str) -> None:
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: newlines and tabs become spaces, other control characters are escaped."""
-    out = []
-    for char in str(text):
-        if char in "\r\n\t":
-            out.append(" ")
-        elif ord(char) < 32 or 127 <= ord(char) < 160:
-            out.append(f"\\x{ord(char):02x}")
-        else:
-            out.append(char)
-    return "".join(out).strip()
+    """``text`` on one line and safe for a terminal: :func:`irgraph.errors.printable`, spaces trimmed.
+
+    Newlines and tabs are escaped (``\\n``), not flattened: a path or name holding one is shown as it is.
+    """
+    return printable(str(text)).strip(" ")
 
 
 def describe_os_error(err: OSError) -> str:

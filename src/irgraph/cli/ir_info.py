@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 
 from irgraph.cli import _common as common
-from irgraph.errors import IrError, Location
+from irgraph.errors import IrError, Location, printable
 from irgraph.graph import Model, Node
 from irgraph.ops import Const, Parameter, Result
 from irgraph.shape_inference import infer_shapes
@@ -55,6 +55,8 @@ def _info(args: argparse.Namespace) -> int:
         print(to_dot(model))
         return common.EXIT_OK
     info = describe(model, args.model, common.weights_path(args.model, args.weights))
+    # json.dumps's ensure_ascii (the default) writes every non-ASCII and control character as a \uXXXX escape:
+    # names stay exact and nothing in them reaches the terminal raw.
     print(json.dumps(info, indent=2) if args.json else format_info(info))
     return common.EXIT_OK
 
@@ -106,15 +108,15 @@ def _version_number(node: Node) -> str:
 
 
 def format_info(info: dict[str, object]) -> str:
-    """The text report."""
+    """The text report (names and paths from the file escaped by :func:`irgraph.errors.printable`)."""
     weights = info["weights"]
     assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
     lines = [
-        f"model      {info['name']} ({info['file']})",
+        f"model      {printable(str(info['name']))} ({printable(str(info['file']))})",
         f"IR version {info['ir_version'] if info['ir_version'] is not None else '?'}",
         f"layers     {info['layers']} ({info['edges']} edges)",
-        f"weights    {weights['file']} ({size})",
+        f"weights    {printable(str(weights['file']))} ({size})",
         "",
         "inputs:",
     ]
@@ -129,10 +131,11 @@ def format_info(info: dict[str, object]) -> str:
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    return common.format_columns(rows, indent="  ") or ["  (none)"]
+    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
 
 
 def _quote(text: str) -> str:
+    """A Graphviz quoted string: backslashes and quotes escaped, newlines as Graphviz's ``\\n`` line breaks."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -147,9 +150,10 @@ def _dot_style(node: Node) -> str:
 
 def to_dot(model: Model) -> str:
     """A Graphviz digraph: one box per layer (name and type), edges labelled with the tensor type."""
-    lines = [f"digraph {_quote(model.name)} {{", "  rankdir=TB;", '  node [shape=box, fontname="Helvetica"];']
+    lines = [f"digraph {_quote(printable(model.name))} {{", "  rankdir=TB;",
+             '  node [shape=box, fontname="Helvetica"];']
     for node in model:
-        label = f"{node.name}\n{node.type_name}"
+        label = f"{printable(node.name)}\n{printable(node.type_name)}"  # escapes shown as text: their '\\' doubled
         lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
     for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
         producer = model.node(source.node_id)

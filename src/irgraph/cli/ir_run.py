@@ -15,7 +15,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.element_types import ElementType
-from irgraph.errors import InputError, IrParseError, ResourceLimitError
+from irgraph.errors import InputError, IrParseError, ResourceLimitError, printable
 from irgraph.graph import Model, Node
 from irgraph.interpreter import Interpreter
 from irgraph.ops import Parameter
@@ -122,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         common.write_npz_atomically(args.output, stored)
     comparison = compare_outputs(stored, reference, args.atol, args.rtol) if reference is not None else None
 
-    if args.json:
+    if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         print(json.dumps(_summary(args, model, feeds, stored, comparison), indent=2))
     else:
         print(format_table([_stats(key, array) for key, array in stored.items()]))
@@ -341,7 +341,7 @@ def format_table(rows: list[dict[str, object]]) -> str:
         shape = row["shape"]
         assert isinstance(shape, list)
         lines.append((
-            str(row["name"]), str(row["element_type"]), shape_text(tuple(shape)),
+            printable(str(row["name"])), str(row["element_type"]), shape_text(tuple(shape)),
             *(_cell(row[k]) for k in ("min", "max", "mean")),
         ))
     return "\n".join(common.format_columns(lines))
@@ -421,15 +421,16 @@ def format_comparison(comparison: Mapping[str, object], path: str, atol: float, 
     """One line per output: verdict, max absolute and relative error, reason."""
     items = comparison["outputs"]
     assert isinstance(items, list)
-    lines = [f"compare with {path} (atol {atol:g}, rtol {rtol:g}):"]
-    width = max((len(str(item["name"])) for item in items), default=0)
-    for item in items:
+    lines = [f"compare with {printable(path)} (atol {atol:g}, rtol {rtol:g}):"]
+    names = [printable(str(item["name"])) for item in items]
+    width = max(map(len, names), default=0)
+    for item, name in zip(items, names, strict=True):
         verdict = "ok      " if item["passed"] else "MISMATCH"
         errors = ""
         if item["max_abs_error"] is not None:
             errors = f"  max abs error {item['max_abs_error']:.3g}  max rel error {item['max_rel_error']:.3g}"
         reason = f"  ({item['reason']})" if item.get("reason") else ""
-        lines.append(f"  {verdict}  {str(item['name']).ljust(width)}{errors}{reason}")
+        lines.append(f"  {verdict}  {name.ljust(width)}{errors}{reason}")
     passed = sum(1 for item in items if item["passed"])
     lines.append(f"{passed} of {len(items)} outputs match")
     return "\n".join(lines)

@@ -49,7 +49,7 @@ def _validate(args: argparse.Namespace) -> int:
         raise common.CliError("--weights applies to one model; give one MODEL.xml with it")
     checked = [check_file(path, args.weights, args.strict) for path in args.models]
     reports = [report for report, _ in checked]
-    if args.json:
+    if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         print(json.dumps({"valid": all(r["valid"] for r in reports), "strict": args.strict, "files": reports},
                          indent=2))
     else:
@@ -96,8 +96,8 @@ def check_file(path: str, weights: str | None, strict: bool) -> tuple[dict[str, 
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = len(diagnostics) - errors
     lines = [common.one_line(str(d)) for d in diagnostics]
-    summary = f"{path}: {'valid' if not errors else 'invalid'}: {errors} error{'s' if errors != 1 else ''}, " \
-              f"{warnings} warning{'s' if warnings != 1 else ''}"
+    summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: " \
+              f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
     report.update(valid=not errors, errors=errors, warnings=warnings,
                   diagnostics=[_diagnostic_json(d) for d in diagnostics])
     return report, [*lines, summary]

@@ -22,7 +22,8 @@ from lxml import etree
 
 from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
-from irgraph.io.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList
+from irgraph.integers import CANONICAL
+from irgraph.io.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList, non_negative
 from irgraph.io.names import split_names
 from irgraph.io.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml_security import hardened_parser
@@ -35,7 +36,7 @@ __all__ = ["read_fast"]
 
 _SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
 _VALUE = r'[^"<&\t\n\r]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\t\n\r]*)*'  # tabs/newlines would be normalised to spaces
-_INT = r"[0-9]{1,18}"  # ids and port ids: never above int64
+_INT = CANONICAL  # ids, port ids and dims as OpenVINO writes them: ASCII digits, never above int64
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,999}"
 
 _HEAD = re.compile(
@@ -116,7 +117,7 @@ class _FastReader:
         head = _HEAD.match(text)
         if head is None:
             raise NotCanonical
-        version = int(head["version"])
+        version = non_negative(head["version"])
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
@@ -159,7 +160,7 @@ class _FastReader:
             # and the rest is looked up (or parsed once).
             pieces = cut(text[body_start:body_end])
             key = (type_name, version, ' names=""'.join(pieces[::2]) if len(pieces) > 1 else pieces[0])
-            layer_id = int(id_text)
+            layer_id = non_negative(id_text)
             location = Location(file, line, layer_id, name, type_name)
             body = bodies.get(key)
             if body is None:

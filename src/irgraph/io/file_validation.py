@@ -22,6 +22,7 @@ from irgraph.errors import (
     printable,
 )
 from irgraph.graph import Model
+from irgraph.io.layers import non_negative
 from irgraph.io.xml_reader import SUPPORTED_VERSIONS, read_ir
 from irgraph.io.xml_security import XmlDocument, load_xml
 from irgraph.shapes import TensorType
@@ -80,10 +81,13 @@ def _load_schema(version: int) -> etree.XMLSchema:
 
 
 def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
-    version = (document.root.get("version") or "").strip()
-    if document.root.tag != "net" or version not in map(str, SUPPORTED_VERSIONS):
+    try:
+        version = non_negative(document.root.get("version") or "")
+    except ValueError:
+        return []  # the reader reports a wrong version with a clearer message
+    if document.root.tag != "net" or version not in SUPPORTED_VERSIONS:
         return []  # the reader reports a wrong root or version with a clearer message
-    schema = schema_for(int(version))
+    schema = schema_for(version)
     if schema.validate(document.root.getroottree()):
         return []
     found = []

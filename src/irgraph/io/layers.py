@@ -15,6 +15,7 @@ from lxml import etree
 from irgraph.element_types import ElementType
 from irgraph.errors import GraphError, IrError, IrParseError, Location, ResourceLimitError, WeightsError
 from irgraph.graph import Model, Node, RtEntry
+from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.io.names import split_names
 from irgraph.io.rt_info import attribute_items, read_rt_info
 from irgraph.io.weights import byte_size, decode_tensor
@@ -25,21 +26,15 @@ if TYPE_CHECKING:
     from irgraph.io.xml_reader import _Reader
 
 _CONST_PLACEMENT = ("offset", "size")
-INT64_MAX = 2**63 - 1
-"""Largest id, port id, dim, offset or size (OpenVINO keeps them in 64 bits)."""
 
 
-def above_int64(digits: str) -> bool:
-    """True when a decimal digit string (sign allowed) exceeds INT64_MAX; never parses thousands of digits."""
-    significant = digits.strip().lstrip("+-").lstrip("0")
-    return len(significant) > 19 or (len(significant) == 19 and int(significant) > INT64_MAX)
+def non_negative(text: str) -> int:
+    """An id, port id, offset or size: ASCII digits after optional whitespace, at most INT64_MAX.
 
-
-def int64_problem(text: str) -> str | None:
-    """What an id, offset or size must be when ``text`` is not a non-negative int64 (spaces around allowed)."""
-    if not (text.isascii() and text.strip().isdigit()):
-        return "a non-negative integer"
-    return f"at most {INT64_MAX}" if above_int64(text) else None
+    ValueError says what the text must be. OpenVINO 2026.4.1 (``pugixml::get_uint64_attr``) also
+    takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.integers`).
+    """
+    return parse_int(text, 0, INT64_MAX, UNSIGNED)
 
 
 PortList = tuple[dict[str, int], list["TensorType | None"], dict[int, tuple[RtEntry, ...]], list[list[str]]]
@@ -112,11 +107,14 @@ class LayerReader:
         for element, line in zip(elements, lines, strict=True):
             get = element.get
             id_text, name, type_name, version = get("id"), get("name"), get("type"), get("version")
-            if id_text is None or name is None or type_name is None or version is None or not (
-                id_text.isascii() and id_text.strip().isdigit() and not above_int64(id_text)
-            ):
-                raise _bad_layer(id_text, name, type_name, version, Location(file, line, None, name, type_name))
-            layer_id = int(id_text)
+            if id_text is None or name is None or type_name is None or version is None:
+                raise _missing(id_text, name, type_name, version, Location(file, line, None, name, type_name))
+            try:
+                layer_id = non_negative(id_text)
+            except ValueError as err:
+                raise IrParseError(
+                    f"layer 'id' must be {err}. Got: {id_text!r}", Location(file, line, None, name, type_name)
+                ) from None
             location = Location(file, line, layer_id, name, type_name)
             if layer_id in first_line:
                 raise GraphError(
@@ -297,12 +295,13 @@ class LayerReader:
                 self.reader.note("ignored", f"element <{port.tag}> among ports is not a port; it is ignored", where)
                 continue
             label = port.get("id")
-            if label in labels or label is None or not (
-                label.isascii() and label.strip().isdigit() and not above_int64(label)
-            ):
-                problem = "is used twice" if label in labels else "must be a non-negative integer"
-                if label not in labels and label is not None and label.isascii() and label.strip().isdigit():
-                    problem += f" up to {INT64_MAX}"
+            problem = "is missing" if label is None else "is used twice" if label in labels else None
+            if problem is None:
+                try:
+                    non_negative(label)  # type: ignore[arg-type]
+                except ValueError as err:
+                    problem = f"must be {err}"
+            if problem is not None:
                 raise IrParseError(
                     f"port id {label!r} {problem} ({'output' if outputs else 'input'} ports)", self._at(port, location)
                 )
@@ -354,14 +353,10 @@ class LayerReader:
         for text in dims:
             dim = self._dims.get(text)
             if dim is None:
-                stripped = (text or "").strip()
-                digits = stripped.lstrip("-").isdigit() and stripped.isascii()
-                if digits and above_int64(stripped):
-                    rule = "an integer >= -1" if stripped.startswith("-") else f"at most {INT64_MAX}"
-                    raise IrParseError(f"port <dim> must be {rule}. Got: {text!r}", location)
-                value = int(stripped) if digits else None
-                if value is None or value < -1:
-                    raise IrParseError(f"port <dim> must be an integer >= -1. Got: {text!r}", location)
+                try:  # OpenVINO 2026.4.1 also reads '+6' and drops anything after the digits ('6abc' is 6)
+                    value = parse_int(text or "", -1, INT64_MAX, SIGNED)
+                except ValueError as err:
+                    raise IrParseError(f"port <dim> must be {err}. Got: {text!r}", location) from None
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
         return TensorType(element_type, Shape(tuple(parsed)))
@@ -371,15 +366,14 @@ def _placement(attrs: dict[str, str], what: str) -> int:
     text = attrs.get(what)
     if text is None:
         raise IrParseError(f"Const needs the attribute '{what}'; it is missing")
-    problem = int64_problem(text)
-    if problem is not None:
-        raise IrParseError(f"Const attribute '{what}' must be {problem}. Got: {text!r}")
-    return int(text)
+    try:
+        return non_negative(text)
+    except ValueError as err:
+        raise IrParseError(f"Const attribute '{what}' must be {err}. Got: {text!r}") from None
 
 
-def _bad_layer(id_text: str | None, name: str | None, type_name: str | None, version: str | None,
-               where: Location) -> IrParseError:
-    for what, value in (("id", id_text), ("name", name), ("type", type_name), ("version", version)):
-        if value is None:
-            return IrParseError(f"<layer> is missing the attribute '{what}'", where)
-    return IrParseError(f"layer 'id' must be {int64_problem(id_text)}. Got: {id_text!r}", where)
+def _missing(id_text: str | None, name: str | None, type_name: str | None, version: str | None,
+             where: Location) -> IrParseError:
+    missing = next(what for what, value in (("id", id_text), ("name", name), ("type", type_name),
+                                            ("version", version)) if value is None)
+    return IrParseError(f"<layer> is missing the attribute '{missing}'", where)

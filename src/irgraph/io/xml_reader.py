@@ -13,7 +13,7 @@ from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Locatio
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.fast_reader import read_fast
-from irgraph.io.layers import LayerPorts, LayerReader, int64_problem
+from irgraph.io.layers import LayerPorts, LayerReader, non_negative
 from irgraph.io.rt_info import LEGACY_SECTIONS, read_rt_info
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
@@ -200,7 +200,8 @@ class _Reader:
         output = what == "from-port"
         label = _int(text, what, self, edge)
         labels = layer.outputs if output else layer.inputs
-        index = next((i for known, i in labels.items() if int(known) == label), None)  # ids compared as integers
+        # Port ids compared as integers ('01' is port 1).
+        index = next((i for known, i in labels.items() if non_negative(known) == label), None)
         if index is None:
             direction = "output" if output else "input"
             raise GraphError(
@@ -262,17 +263,20 @@ def _restore_controls(model: Model) -> None:
 def _version(text: str | None, where: Location) -> int:
     if text is None:
         raise IrParseError("<net> has no 'version' attribute; irgraph reads IR versions 10 and 11", where)
-    if text.strip() not in map(str, SUPPORTED_VERSIONS):
+    try:  # read as OpenVINO reads it (so '011' is 11), without its sign
+        version = non_negative(text)
+    except ValueError:
+        version = None
+    if version not in SUPPORTED_VERSIONS:
         raise IrParseError(f"IR version {text!r} is not supported; irgraph reads IR versions 10 and 11", where)
-    return int(text)
+    return version
 
 
 def _int(text: str, what: str, reader: _Reader, element: etree._Element) -> int:
-    stripped = text.strip()
-    problem = int64_problem(stripped)
-    if problem is not None:
-        raise IrParseError(f"'{what}' must be {problem}. Got: {text!r}", reader.here(element))
-    return int(stripped)
+    try:
+        return non_negative(text)
+    except ValueError as err:
+        raise IrParseError(f"'{what}' must be {err}. Got: {text!r}", reader.here(element)) from None
 
 
 def _open_weights(path: str) -> WeightsFile:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
+from irgraph.integers import WHITESPACE, ascii_note, parse_int
 from irgraph.shapes import Shape, TensorType
 
 OPSETS_WITH_BASIC_OPS = range(1, 17)
@@ -65,19 +65,8 @@ class Inputs:
 
 
 # ------------------------------------------------------------------------------------ codecs
-_INTEGER = re.compile(r"^\s*-?\d+\s*$")
-_INT64 = (-(2**63), 2**63 - 1)
-
-
 def _read_int(text: str) -> int:
-    if not _INTEGER.match(text):
-        raise ValueError("an integer")
-    if len(text.strip().lstrip("-").lstrip("0")) > 19:  # beyond int64; int() refuses over 4300 digits
-        raise ValueError("an integer in the int64 range")
-    value = int(text)
-    if not _INT64[0] <= value <= _INT64[1]:
-        raise ValueError("an integer in the int64 range")
-    return value
+    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.integers)
 
 
 def _read_bool(text: str) -> bool:
@@ -90,6 +79,8 @@ def _read_bool(text: str) -> bool:
 
 
 def _read_float(text: str) -> float:
+    if not text.isascii() or "_" in text:  # float() also reads other scripts' digits and '1_000'
+        raise ValueError("a number" + ascii_note(text))
     try:
         return float(text)
     except ValueError:
@@ -97,7 +88,7 @@ def _read_float(text: str) -> float:
 
 
 def _read_int_tuple(text: str) -> tuple[int, ...]:
-    return tuple(_read_int(t) for t in text.split(",")) if text.strip() else ()
+    return tuple(parse_int(t) for t in text.split(",")) if text.strip(WHITESPACE) else ()
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from irgraph.integers import CANONICAL, parse_int
 from irgraph.ops.op import Op
 
 _OPS: dict[str, type[Op]] = {}
-_OPSET = re.compile(r"^opset(\d+)$")
+_OPSET = re.compile(rf"opset({CANONICAL})", re.ASCII)  # ASCII digits: OpenVINO looks opsets up by name
 
 
 def register(op_class: type[Op]) -> type[Op]:
@@ -27,8 +28,8 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     case-insensitively, as OpenVINO's reader does, except for ops that need the exact spelling.
     """
     op_class = _OPS.get(type_name.lower())
-    match = _OPSET.match(version.strip())
-    if op_class is None or match is None or int(match.group(1)) not in op_class.opsets:
+    match = _OPSET.fullmatch(version.strip())
+    if op_class is None or match is None or parse_int(match.group(1)) not in op_class.opsets:
         return None
     if op_class.exact_type_name and type_name != op_class.type_name:
         return None
