@@ -206,9 +206,11 @@ def _check_member_count(stream: IO[bytes], size: int) -> None:
         record = stream.read(56)
         if len(record) == 56 and record[:4] == b"PK\x06\x06":
             count, directory_size, directory_offset = struct.unpack("<QQQ", record[32:56])
-    if count > MAX_NPZ_MEMBERS or directory_size > _MAX_CENTRAL_DIRECTORY:
-        raise ValueError(f"it has {count} members ({directory_size} bytes of member records); irgraph reads at "
-                         f"most {MAX_NPZ_MEMBERS}")
+    if count > MAX_NPZ_MEMBERS:
+        raise ValueError(f"it has {count} members; irgraph reads at most {MAX_NPZ_MEMBERS}")
+    if directory_size > _MAX_CENTRAL_DIRECTORY:
+        raise ValueError(f"its list of members takes {directory_size} bytes; irgraph reads at most "
+                         f"{_MAX_CENTRAL_DIRECTORY} (and {MAX_NPZ_MEMBERS} members)")
     stream.seek(directory_offset)
     records = stream.read(directory_size).count(b"PK\x01\x02")  # the count field may lie: count the records
     if records > MAX_NPZ_MEMBERS:
