@@ -111,6 +111,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if sources:
         feeds = load_feeds(sources, model, inputs, shapes, args.max_elements)
+        for archive in {id(source.archive): source.archive for source in sources if source.archive}.values():
+            archive.close()
     else:
         feeds = random_feeds(model, shapes, args.seed, args.max_elements)
     with common.locating(args.model):
@@ -119,7 +121,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         common.write_npz_atomically(args.output, stored)
-    comparison = compare_outputs(stored, reference, args.atol, args.rtol) if reference is not None else None
+    comparison = None
+    if reference is not None:
+        comparison = compare_outputs(stored, reference, args.atol, args.rtol)
+        reference.archive.close()
 
     if args.json:
         print(json.dumps(_summary(args, model, feeds, stored, comparison), indent=2))
