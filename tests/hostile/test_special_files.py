@@ -170,6 +170,7 @@ def test_a_100_gib_sparse_bin_reads_validates_runs_and_converts_under_an_address
     done = subprocess.run(
         [sys.executable, "-c", _SPARSE_SCRIPT, str(ADDRESS_SPACE), model, tmp_path / "out.npz", tmp_path, inputs],
         capture_output=True, text=True, cwd=REPO, timeout=300, check=False,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},  # thread arenas take address space
     )
     assert "codes [0, 0, 0, 0]" in done.stdout, done.stdout + done.stderr
     with np.load(tmp_path / "out.npz") as outputs:

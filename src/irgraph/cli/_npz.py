@@ -270,6 +270,8 @@ class _MemberReader(io.RawIOBase):
 
     def _inflate(self, size: int) -> bytes:
         decompressor = self._decompressor
+        if size <= 0:
+            return b""  # zlib takes max_length 0 as "no limit"
         if decompressor is None:
             return self._raw(size)
         while True:

@@ -92,7 +92,9 @@ def _load(onnx: ModuleType, source: Any, element_limit: int) -> tuple[onnx_types
             data = file.read(size)  # never past the size fstat reported
     except OSError as err:
         raise IrIOError(f"cannot read the ONNX model: {err.strerror or err}", location) from None
-    proto = _parse(functools.partial(onnx.load_model_from_string, data), "the file", path)
+    # The serialization follows the suffix as onnx.load's does (.onnx: protobuf; .textproto, .json: text).
+    found = onnx.serialization.registry.get_format_from_file_extension(os.path.splitext(path)[1])
+    proto = _parse(functools.partial(onnx.load_model_from_string, data, format=found or "protobuf"), "the file", path)
     del data
     _load_external_data(onnx, proto, os.path.dirname(os.path.abspath(path)), element_limit, location)
     return proto, path
