@@ -244,7 +244,8 @@ def load_feeds(sources: list[_Source], model: Model, inputs: Mapping[str, Node],
     """
     for source in sources:
         if source.name not in inputs:
-            raise InputError(f"the model has no input named {source.name!r}; inputs: {', '.join(sorted(inputs))}",
+            known = ", ".join(sorted(inputs)) or "none"  # worded as the interpreter words it
+            raise InputError(f"the model has no input named {source.name!r}; inputs: {known}",
                              Location(file=model.source))
     feeds = []
     for source in sources:
