@@ -374,30 +374,39 @@ def _join(op: Op, inputs: list[Any], limit: int) -> Any:
 
 def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int) -> np.ndarray:
     """Check a feed against its Parameter's element type (exactly, no casts) and partial shape."""
-    op: Parameter = parameter.op  # type: ignore[assignment]
     array = np.asarray(array)
+    check_feed_type(parameter, name, array.dtype, array.shape, element_limit)
+    if parameter.op.element_type is ElementType.STRING:  # type: ignore[attr-defined]
+        array = array.astype(object)
+    return array
+
+
+def check_feed_type(
+    parameter: Node, name: str, dtype: np.dtype, shape: tuple[int, ...], element_limit: int
+) -> None:
+    """:func:`check_feed` on a feed's dtype and shape alone: file headers are checked before their data is read."""
+    op: Parameter = parameter.op  # type: ignore[assignment]
     expected = op.element_type
     if expected is ElementType.STRING:
-        if array.dtype.kind not in "UO":
-            raise InputError(f"input {name!r} must hold strings; got dtype {array.dtype}", parameter.location)
-        array = array.astype(object)
-    elif not expected.is_dynamic and array.dtype != expected.numpy_dtype:
+        if dtype.kind not in "UO":
+            raise InputError(f"input {name!r} must hold strings; got dtype {dtype}", parameter.location)
+    elif not expected.is_dynamic and dtype != expected.numpy_dtype:
         raise InputError(
-            f"input {name!r} must have element type {expected} (NumPy {expected.numpy_dtype}); got {array.dtype}",
+            f"input {name!r} must have element type {expected} (NumPy {expected.numpy_dtype}); got {dtype}",
             parameter.location,
         )
-    elif array.dtype.kind == "O":
+    elif dtype.kind == "O":
         raise InputError(f"input {name!r} is an object array; only typed arrays can be fed", parameter.location)
-    if not op.shape.accepts(array.shape):
+    if not op.shape.accepts(shape):
         raise InputError(
-            f"input {name!r} has shape [{','.join(map(str, array.shape))}], which does not fit {op.shape}",
+            f"input {name!r} has shape [{','.join(map(str, shape))}], which does not fit {op.shape}",
             parameter.location,
         )
-    if array.size > element_limit:
+    size = math.prod(shape)
+    if size > element_limit:
         raise ResourceLimitError(
-            f"input {name!r} has {array.size} elements, above the limit of {element_limit}", parameter.location
+            f"input {name!r} has {size} elements, above the limit of {element_limit}", parameter.location
         )
-    return array
 
 
 def run(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

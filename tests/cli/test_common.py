@@ -13,6 +13,7 @@ import pytest
 from irgraph.cli import _common as common
 from irgraph.cli import ir_run
 from irgraph.element_types import ElementType
+from irgraph.errors import ResourceLimitError
 from irgraph.shapes import Shape
 from tests.cli.helpers import files_in, load
 
@@ -78,7 +79,7 @@ def test_load_npz_refuses_non_npy_members(tmp_path: Path) -> None:
 
 def test_load_npz_checks_the_element_budget_before_reading(tmp_path: Path) -> None:
     np.savez(tmp_path / "in.npz", x=np.zeros(10, np.float32))
-    with pytest.raises(common.ResourceLimitError, match="declares 10 elements, above the limit of 5"):
+    with pytest.raises(ResourceLimitError, match="declares 10 elements, above the limit of 5"):
         common.load_npz(str(tmp_path / "in.npz"), 5)
 
 

@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import lzma
 import math
 import os
 import sys
 import traceback
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, NoReturn
 
 import numpy as np
 
 import irgraph
+from irgraph.cli._npz import Expect, NpzArchive, load_npy_file
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, Location, ResourceLimitError, printable
+from irgraph.errors import IrError, Location, printable
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
+from irgraph.io.regular_file import NotARegularFileError
 from irgraph.shapes import TensorType
 
 EXIT_OK = 0
@@ -253,81 +257,58 @@ def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray
     return array
 
 
-def _check_npy_header(stream: IO[bytes], available: int, what: str, element_limit: int) -> None:
-    """Read a .npy header from ``stream`` and check it before any data is allocated."""
-    fmt = np.lib.format
-    version = fmt.read_magic(stream)
-    if version == (1, 0):
-        shape, _, dtype = fmt.read_array_header_1_0(stream)
-    elif version == (2, 0):
-        shape, _, dtype = fmt.read_array_header_2_0(stream)
-    else:  # v3 (UTF-8 field names) has no public reader; NumPy 2 keeps the private one in _format_impl
-        read = getattr(fmt, "_read_array_header", None)
-        if read is None:
-            from numpy.lib import _format_impl
-
-            read = _format_impl._read_array_header
-        shape, _, dtype = read(stream, version)
-    if dtype.hasobject:
-        raise ValueError("it holds Python objects (a pickle); only typed arrays are read")
-    count = math.prod(shape)
-    if count > element_limit:
-        raise ResourceLimitError(
-            f"{what} declares {count} elements, above the limit of {element_limit} (see --max-elements)"
-        )
-    needed = count * dtype.itemsize
-    left = available - stream.tell()
-    if needed > left:
-        raise ValueError(f"the header declares {needed} bytes of data but only {max(left, 0)} follow")
+_UNREADABLE = (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
+               lzma.LZMAError)
 
 
-def load_npy(path: str, element_limit: int) -> np.ndarray:
-    """One untrusted .npy file: header checked before allocating, never unpickled. Errors exit 2."""
-    require_file(path, "input file")
+@contextlib.contextmanager
+def _reading(path: str, kind: str) -> Iterator[None]:
+    """Turn what reading an untrusted input file raises into an exit-2 CliError naming ``path`` (or locate IrErrors)."""
     try:
-        with open(path, "rb") as stream:
-            _check_npy_header(stream, os.fstat(stream.fileno()).st_size, path, element_limit)
-            stream.seek(0)
-            return np.load(stream, allow_pickle=False)
-    except (IrError, OSError):
-        raise
-    except Exception as err:  # noqa: BLE001 - numpy raises many kinds on corrupt files
-        raise CliError(f"{path}: cannot read the .npy file: {one_line(str(err)) or type(err).__name__}") from None
+        yield
+    except IrError as err:
+        raise err.locate(Location(file=path)) from None
+    except NotARegularFileError as err:
+        raise CliError(f"{path}: {err.strerror}") from None
+    except _UNREADABLE as err:
+        if isinstance(err, OSError) and err.filename is not None and not isinstance(err, zipfile.BadZipFile):
+            raise
+        raise CliError(f"{path}: cannot read the {kind} file: {one_line(str(err)) or type(err).__name__}") from None
+
+
+def load_npy(path: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
+    """One untrusted .npy file: header checked (and ``expect``-ed) before reading data, never unpickled. Exit 2."""
+    require_file(path, "input file")
+    with _reading(path, ".npy"):
+        return load_npy_file(path, element_limit, expect)
+
+
+def open_npz(path: str, element_limit: int) -> NpzArchive:
+    """An untrusted .npz with its member names checked (see NpzArchive); read members with ``load_member``."""
+    require_file(path, "file")
+    with _reading(path, ".npz"):
+        return NpzArchive(path, element_limit)
+
+
+def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
+    """Member ``key`` of ``archive``: header checked (and ``expect``-ed) before it is inflated. Errors exit 2."""
+    with _reading(archive.path, ".npz"):
+        try:
+            return archive.load(key, element_limit, expect)
+        except (IrError, NotARegularFileError):
+            raise
+        except Exception as err:  # noqa: BLE001 - numpy raises many kinds on corrupt headers
+            raise ValueError(f"array {key!r}: {one_line(str(err)) or type(err).__name__}") from None
 
 
 def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
-    """Every array of an untrusted .npz, by key: headers checked before allocating, never unpickled.
+    """Every array of an untrusted .npz, by key: headers checked before inflating, never unpickled.
 
-    A file that is not a readable .npz (corrupt, truncated, pickled members, non-.npy members)
-    exits 2 like any other unreadable input file.
+    A file that is not a readable .npz (corrupt, truncated, pickled members, non-.npy members,
+    two members of one name, too many members) exits 2 like any other unreadable input file.
     """
-    require_file(path, "file")
-    arrays: dict[str, np.ndarray] = {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                if info.is_dir():
-                    continue
-                if not info.filename.endswith(".npy"):
-                    raise ValueError(f"member {info.filename!r} is not a .npy array")
-                key = info.filename[: -len(".npy")]
-                what = f"array {key!r}"
-                try:
-                    with archive.open(info) as stream:
-                        _check_npy_header(stream, info.file_size, what, element_limit)
-                        stream.seek(0)
-                        arrays[key] = np.load(stream, allow_pickle=False)
-                except (IrError, OSError):
-                    raise
-                except Exception as err:  # noqa: BLE001
-                    raise ValueError(f"{what}: {one_line(str(err)) or type(err).__name__}") from None
-    except IrError as err:
-        raise err.locate(Location(file=path)) from None
-    except (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError) as err:
-        if isinstance(err, OSError) and err.filename is not None:
-            raise
-        raise CliError(f"{path}: cannot read the .npz file: {one_line(str(err)) or type(err).__name__}") from None
-    return arrays
+    with open_npz(path, element_limit) as archive:
+        return {key: load_member(archive, key, element_limit) for key in archive}
 
 
 def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:

@@ -86,7 +86,7 @@ def _convert(args: argparse.Namespace) -> int:
     if source == "ir":
         model = common.read_model(args.source, args.weights, args.max_elements)
     else:
-        model = _import_onnx(args.source, args.explain)
+        model = _import_onnx(args.source, args.explain, args.max_elements)
     if not model.results:  # OpenVINO loads such a file, but nothing in it is computed: never write one
         raise GraphError(f"model {model.name!r} has no Result layers; there is nothing to convert",
                          Location(file=args.source))
@@ -103,10 +103,10 @@ def _convert(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def _import_onnx(path: str, explain: bool) -> Model:
+def _import_onnx(path: str, explain: bool, element_limit: int) -> Model:
     common.require_file(path, "ONNX file")
     with common.locating(path):
-        return irgraph.convert_onnx(path, explain=print if explain else None)
+        return irgraph.convert_onnx(path, explain=print if explain else None, element_limit=element_limit)
 
 
 def _export_onnx(model: Model, path: str, opset: int | None, source: str) -> None:

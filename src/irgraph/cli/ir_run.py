@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
+from irgraph.cli._npz import NpzArchive
 from irgraph.element_types import ElementType
-from irgraph.errors import InputError, IrParseError, ResourceLimitError, printable
+from irgraph.errors import InputError, IrParseError, Location, ResourceLimitError, printable
 from irgraph.graph import Model, Node
-from irgraph.interpreter import Interpreter
+from irgraph.interpreter import Interpreter, check_feed_type
 from irgraph.ops import Parameter
 from irgraph.ops.op import shape_text
 from irgraph.shapes import Dim, Shape
@@ -101,8 +103,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.compare is not None:
             reads.append((args.compare, "the reference file"))
         common.check_output(args.output, reads)
-    feeds = load_feeds(npz_files, npy_files, args.max_elements)
-    reference = common.load_npz(args.compare, args.max_elements) if args.compare is not None else None
+    # Input files are opened (names listed and checked) before the model is read, so I/O errors come
+    # first; their arrays are read once the model says which names, types and shapes it takes.
+    sources = open_feeds(npz_files, npy_files, args.max_elements)
+    reference = _Reference(common.open_npz(args.compare, args.max_elements)) if args.compare is not None else None
 
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
@@ -110,8 +114,10 @@ def _run(args: argparse.Namespace) -> int:
     inputs = model.input_index()
     shapes = resolve_shapes(model, inputs, shapes)
 
-    if feeds:
-        fit_feeds(feeds, inputs, shapes)
+    if sources:
+        feeds = load_feeds(sources, model, inputs, shapes, args.max_elements)
+        for archive in {id(source.archive): source.archive for source in sources if source.archive}.values():
+            archive.close()
     else:
         feeds = random_feeds(model, shapes, args.seed, args.max_elements)
     with common.locating(args.model):
@@ -120,7 +126,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         common.write_npz_atomically(args.output, stored)
-    comparison = compare_outputs(stored, reference, args.atol, args.rtol) if reference is not None else None
+    comparison = None
+    if reference is not None:
+        comparison = compare_outputs(stored, reference, args.atol, args.rtol)
+        reference.archive.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         print(json.dumps(_summary(args, model, feeds, stored, comparison), indent=2))
@@ -203,40 +212,91 @@ def _names(model: Model) -> str:
 
 
 # ------------------------------------------------------------------------------------ feeds
-def load_feeds(npz_files: list[str], npy_files: list[tuple[str, str]], element_limit: int) -> list[_Feed]:
-    """Every array given on the command line, keyed as given (read before the model: I/O errors first)."""
-    feeds: dict[str, _Feed] = {}
+@dataclass
+class _Source:
+    """Where one input's data is: a member of an opened .npz, or a .npy file."""
 
-    def add(name: str, array: np.ndarray, source: str) -> None:
-        if name in feeds:
-            raise CliError(f"input {name!r} is given twice ({feeds[name].source} and {source})")
-        feeds[name] = _Feed(name, array, source)
+    name: str
+    path: str
+    archive: NpzArchive | None = None
+
+
+def open_feeds(npz_files: list[str], npy_files: list[tuple[str, str]], element_limit: int) -> list[_Source]:
+    """Every input named on the command line, keyed as given: .npz files are opened and listed, nothing is read."""
+    sources: dict[str, _Source] = {}
+
+    def add(source: _Source) -> None:
+        if source.name in sources:
+            raise CliError(f"input {source.name!r} is given twice ({sources[source.name].path} and {source.path})")
+        sources[source.name] = source
 
     for path in npz_files:
-        for name, array in common.load_npz(path, element_limit).items():
-            add(name, array, path)
+        archive = common.open_npz(path, element_limit)
+        for name in archive:
+            add(_Source(name, path, archive))
     for name, path in npy_files:
-        add(name, common.load_npy(path, element_limit), path)
-    return list(feeds.values())
+        common.require_file(path, "input file")
+        add(_Source(name, path))
+    return list(sources.values())
 
 
-def fit_feeds(feeds: list[_Feed], inputs: Mapping[str, Node], shapes: Mapping[int, Shape]) -> None:
-    """View stored ml_dtypes data (raw ``|Vn`` items) as its input's type; given data must fit its --shape.
+def load_feeds(sources: list[_Source], model: Model, inputs: Mapping[str, Node], shapes: Mapping[int, Shape],
+               element_limit: int) -> list[_Feed]:
+    """Read the arrays of ``sources``: every name is checked before anything is read, and every header
+    (element type, shape) before its data is read or inflated.
 
-    Names no input answers to are left for the interpreter to report.
+    Stored ml_dtypes data (raw ``|Vn`` items) is viewed as its input's type; data must fit its --shape.
     """
-    for feed in feeds:
-        parameter = inputs.get(feed.name)
-        if parameter is None:
-            continue
-        feed.array = common.decode_stored(feed.array, _parameter_op(parameter).element_type)
-        shape = shapes.get(parameter.id)
-        if shape is not None and not shape.accepts(feed.array.shape):
-            raise InputError(
-                f"input {feed.name!r} from {feed.source} has shape {shape_text(feed.array.shape)}, which does "
-                f"not fit --shape {shape}",
-                parameter.location,
-            )
+    for source in sources:
+        if source.name not in inputs:
+            known = ", ".join(sorted(inputs)) or "none"  # worded as the interpreter words it
+            raise InputError(f"the model has no input named {source.name!r}; inputs: {known}",
+                             Location(file=model.source))
+    feeds = []
+    for source in sources:
+        parameter = inputs[source.name]
+        expect = functools.partial(_check_header, source, parameter, shapes.get(parameter.id), element_limit)
+        if source.archive is not None:
+            array = common.load_member(source.archive, source.name, element_limit, expect)
+        else:
+            array = common.load_npy(source.path, element_limit, expect)
+        feeds.append(_Feed(source.name, common.decode_stored(array, _parameter_op(parameter).element_type),
+                           source.path))
+    return feeds
+
+
+def _check_header(source: _Source, parameter: Node, shape: Shape | None, element_limit: int, dtype: np.dtype,
+                  dims: tuple[int, ...]) -> None:
+    """A feed's header against its Parameter (element type, partial shape, budget) and its --shape."""
+    element_type = _parameter_op(parameter).element_type
+    wanted = element_type.numpy_dtype
+    if wanted is not None and common.is_ml_dtype(wanted) and dtype == common.storage_dtype(wanted):
+        dtype = wanted  # stored as raw bytes
+    check_feed_type(parameter, source.name, dtype, dims, element_limit)
+    if shape is not None and not shape.accepts(dims):
+        raise InputError(
+            f"input {source.name!r} from {source.path} has shape {shape_text(dims)}, which does not fit --shape "
+            f"{shape}",
+            parameter.location,
+        )
+
+
+class _Reference(Mapping[str, np.ndarray]):
+    """A reference .npz whose members are read only when compared (names known up front)."""
+
+    def __init__(self, archive: NpzArchive) -> None:
+        self.archive = archive
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self.archive:
+            raise KeyError(key)
+        return common.load_member(self.archive, key, self.archive.element_limit)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.archive)
+
+    def __len__(self) -> int:
+        return len(self.archive)
 
 
 def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_limit: int) -> list[_Feed]:

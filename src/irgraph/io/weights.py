@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import errno
 import math
 import mmap
 import operator
 import os
-import stat
+import weakref
 import zlib
 from collections.abc import Iterable
 from typing import BinaryIO
@@ -16,6 +15,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import WeightsError
+from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops.op import shape_text
 
 __all__ = ["WeightsFile", "WeightsWriter", "byte_size", "decode_tensor", "encode_tensor"]
@@ -26,6 +26,7 @@ __all__ = ["WeightsFile", "WeightsWriter", "byte_size", "decode_tensor", "encode
 _I32 = np.dtype("<i4")
 _INT32_MAX = 2**31 - 1
 _COMPARE_CHUNK = 1 << 20
+_MAP_AT_LEAST = 1 << 20  # a smaller range is read rather than given a mapping of its own (each costs a VMA)
 _EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const as this one byte, size="1"
 
 
@@ -97,13 +98,19 @@ def encode_tensor(array: np.ndarray, element_type: ElementType) -> bytes:
 class WeightsFile:
     """A .bin file opened read-only; ``view`` hands out bounds-checked, zero-copy slices of it.
 
+    Only a regular file is opened (never a FIFO, socket, device or directory) and nothing past the
+    size ``fstat`` reports is read: a procfs file such as ``/proc/self/environ`` reads as empty.
+
     With ``use_mmap`` (the default, like OpenVINO's ENABLE_MMAP) the file is mapped with
-    ``ACCESS_READ`` and arrays from ``decode_tensor`` alias the mapping. ``close()`` only drops this
-    object's reference: the mapping is released by the garbage collector once the last memoryview
-    or array using it is gone, so arrays decoded earlier stay valid after ``close()`` (closing the
-    mmap itself would fail or leave them dangling). Rewriting the file in place while mapped
-    changes those arrays, and truncating it can crash the process with SIGBUS; on Windows the map
-    keeps the file locked. Pass ``use_mmap=False`` to read the whole file into memory instead.
+    ``ACCESS_READ`` and arrays from ``decode_tensor`` alias the mapping. When the whole file cannot
+    be mapped (a 100 GiB sparse file under ``ulimit -v``, a file system without mmap), each range
+    ``view`` is asked for is mapped on its own (page-aligned; small ranges are read), so only the
+    bytes the Consts use take address space or memory. ``close()`` only drops this object's
+    reference: a mapping is released by the garbage collector once the last memoryview or array
+    using it is gone, so arrays decoded earlier stay valid after ``close()`` (closing the mmap
+    itself would fail or leave them dangling). Rewriting the file in place while mapped changes
+    those arrays, and truncating it can crash the process with SIGBUS; on Windows the map keeps the
+    file locked. Pass ``use_mmap=False`` to read each range into memory instead.
     """
 
     path: str | None
@@ -112,21 +119,25 @@ class WeightsFile:
     def __init__(self, path: str | os.PathLike[str], *, use_mmap: bool = True) -> None:
         self.path = os.fspath(path)
         try:
-            # O_NONBLOCK: opening a FIFO must not wait for a writer; a device or pipe could be read without end.
-            with open(os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
-                info = os.fstat(file.fileno())
-                if stat.S_ISDIR(info.st_mode):
-                    raise IsADirectoryError(errno.EISDIR, "Is a directory", self.path)
-                if not stat.S_ISREG(info.st_mode):
-                    raise OSError(errno.EINVAL, "not a regular file", self.path)
-                if use_mmap and info.st_size > 0:
-                    buffer = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
-                else:  # mmap refuses empty files
-                    buffer = memoryview(file.read()).toreadonly()
+            descriptor, self.size = open_regular(self.path)
         except OSError as exc:
             raise WeightsError(f"cannot open weights file {self.path!r}: {exc.strerror or exc}") from exc
-        self._buffer: memoryview | None = buffer
-        self.size = len(buffer)
+        self._use_mmap = use_mmap
+        self._closed = False
+        self._ranges: dict[tuple[int, int], memoryview] = {}
+        self._buffer: memoryview | None = memoryview(b"") if self.size == 0 else None
+        if use_mmap and self.size > 0:
+            try:
+                # The length is the size fstat reported (0 would map whatever the file has grown to).
+                self._buffer = memoryview(mmap.mmap(descriptor, self.size, access=mmap.ACCESS_READ))
+            except (OSError, ValueError, OverflowError):
+                pass  # no address space for the whole file (ulimit -v) or no mmap here: map ranges in view()
+        if self._buffer is not None:
+            os.close(descriptor)
+            self._descriptor: int | None = None
+        else:
+            self._descriptor = descriptor
+            self._finalizer = weakref.finalize(self, os.close, descriptor)
 
     @classmethod
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> WeightsFile:
@@ -135,16 +146,19 @@ class WeightsFile:
         self.path = None
         self._buffer = _bytes_view(data).toreadonly()
         self.size = len(self._buffer)
+        self._closed = False
+        self._descriptor = None
+        self._ranges = {}
         return self
 
     @property
     def closed(self) -> bool:
         """True after ``close()``."""
-        return self._buffer is None
+        return self._closed
 
     def view(self, offset: int, size: int) -> memoryview:
         """The read-only bytes ``[offset, offset + size)``; WeightsError if they are not all in the file."""
-        if self._buffer is None:
+        if self._closed:
             raise ValueError(f"weights file {self.path!r} is closed")
         offset, size = operator.index(offset), operator.index(size)
         if offset < 0:
@@ -155,11 +169,38 @@ class WeightsFile:
             raise WeightsError(
                 f"Const bytes [{offset}, {offset + size}) lie outside the weights file of {self.size} bytes"
             )
-        return self._buffer[offset : offset + size]
+        if self._buffer is not None:
+            return self._buffer[offset : offset + size]
+        key = (offset, size)
+        found = self._ranges.get(key)
+        if found is None:
+            found = self._ranges[key] = self._read(offset, size)
+        return found
+
+    def _read(self, offset: int, size: int) -> memoryview:
+        """The bytes of one range when the whole file is not mapped: a page-aligned map, else a read."""
+        assert self._descriptor is not None
+        if self._use_mmap and size >= _MAP_AT_LEAST:
+            start = offset - offset % mmap.ALLOCATIONGRANULARITY
+            try:
+                mapped = mmap.mmap(self._descriptor, offset + size - start, access=mmap.ACCESS_READ, offset=start)
+            except (OSError, ValueError, OverflowError):
+                pass  # read it instead
+            else:
+                return memoryview(mapped)[offset - start : offset - start + size]
+        try:
+            return memoryview(read_range(self._descriptor, offset, size, self.path or "")).toreadonly()
+        except OSError as exc:
+            raise WeightsError(f"cannot read weights file {self.path!r}: {exc.strerror or exc}") from exc
 
     def close(self) -> None:
-        """Stop handing out views; the mapping lives on while earlier views or arrays use it."""
+        """Stop handing out views; the mappings live on while earlier views or arrays use them."""
+        self._closed = True
         self._buffer = None
+        self._ranges = {}
+        if self._descriptor is not None:
+            self._finalizer()
+            self._descriptor = None
 
     def __enter__(self) -> WeightsFile:
         return self

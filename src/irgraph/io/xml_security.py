@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 
 import numpy as np
 from lxml import etree
 
 from irgraph.errors import IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.io.regular_file import NotARegularFileError, open_regular
 
 MAX_XML_BYTES = 2**31
 """Largest ``.xml`` accepted (2 GiB), checked before reading."""
@@ -129,21 +129,19 @@ def load_xml(path: str | os.PathLike[str], *, parse: bool = True) -> XmlDocument
     name = os.fspath(path)
     where = Location(file=name)
     try:
-        info = os.stat(name)
-        if stat.S_ISDIR(info.st_mode):
-            raise IrIOError("is a directory, not an IR .xml file", where)
-        if not stat.S_ISREG(info.st_mode):
-            raise IrIOError("is not a regular file", where)
-        if info.st_size > MAX_XML_BYTES:
-            raise IrParseError(
-                f"the file is {info.st_size} bytes; irgraph reads IR .xml files of at most {MAX_XML_BYTES} bytes",
-                where,
-            )
-        with open(name, "rb") as file:
-            # read(n) allocates n bytes up front: ask for the file's size, not the 2 GiB cap.
-            data = file.read(min(info.st_size, MAX_XML_BYTES) + 1)
-    except IrIOError:
-        raise  # an OSError itself: wrapping it again would name the file twice
+        # Opened without blocking and checked on the descriptor: a FIFO, socket or device is refused,
+        # and a procfs file (size 0, yet with content) reads as the empty file it claims to be.
+        descriptor, size = open_regular(name)
+        with open(descriptor, "rb") as file:
+            if size > MAX_XML_BYTES:
+                raise IrParseError(
+                    f"the file is {size} bytes; irgraph reads IR .xml files of at most {MAX_XML_BYTES} bytes", where
+                )
+            data = file.read(size)  # never past the size fstat reported
+    except IsADirectoryError as exc:
+        raise IrIOError("is a directory, not an IR .xml file", where) from exc
+    except NotARegularFileError as exc:
+        raise IrIOError(f"is {exc.strerror}", where) from exc
     except OSError as exc:
         raise IrIOError(f"cannot read the file: {exc.strerror or exc}", where) from exc
     check_bytes(data, where)
