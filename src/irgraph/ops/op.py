@@ -144,7 +144,10 @@ class Op:
     aliases: ClassVar[tuple[str, ...]] = ()
     exact_type_name: ClassVar[bool] = False
     """True when OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
-    opsets: ClassVar[range] = OPSETS_WITH_BASIC_OPS
+    opsets: ClassVar[Sequence[int]] = OPSETS_WITH_BASIC_OPS
+    """The opsets containing this version; ``register`` derives them from the catalogue for ``introduced``."""
+    introduced: ClassVar[int] = 0
+    """The opset that introduced this version (8 for MaxPool-8); 0 when the class sets ``opsets`` itself."""
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
@@ -160,12 +163,12 @@ class Op:
     @property
     def version(self) -> str:
         """The IR ``version`` written for this op: the opset that introduced it."""
-        return f"opset{self.opsets.start}"
+        return f"opset{self.introduced or self.opsets[0]}"
 
     @classmethod
     def title(cls) -> str:
         """``Split-1``: the type and the op version (the first opset containing it)."""
-        return f"{cls.type_name}-{cls.opsets.start}"
+        return f"{cls.type_name}-{cls.introduced or cls.opsets[0]}"
 
     @classmethod
     def attribute_fields(cls) -> tuple[AttributeField, ...]:

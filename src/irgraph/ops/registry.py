@@ -1,41 +1,104 @@
-"""The op registry: ``@register`` and lookup by IR ``type`` and ``version="opsetN"``."""
+"""The op registry: ``@register`` and lookup by IR ``type`` and ``version="opsetN"``.
+
+Op modules register their classes when imported. ``lookup`` imports a catalogued type's module
+(``irgraph.ops.<category>.<snake_case type>``, see :mod:`irgraph.ops.catalogue`) the first time a
+layer of that type is read, so importing irgraph does not import every op module. A type whose
+module does not exist is catalogued but not implemented. Several versions of one type
+(SoftMax-1 and SoftMax-8) are several classes with the same ``type_name`` and disjoint opsets;
+``version="opsetN"`` picks the one opset N contains.
+"""
 
 from __future__ import annotations
 
-import re
+import importlib
+import importlib.util
 
-from irgraph.integers import CANONICAL, parse_int
+from irgraph.ops import catalogue
 from irgraph.ops.op import Op
 
-_OPS: dict[str, type[Op]] = {}
-_OPSET = re.compile(rf"opset({CANONICAL})", re.ASCII)  # ASCII digits: OpenVINO looks opsets up by name
+_OPS: dict[str, tuple[type[Op], ...]] = {}
+_LOADED: set[str] = set()
+"""Modules already imported (or found missing) by :func:`lookup`."""
 
 
 def register(op_class: type[Op]) -> type[Op]:
-    """Class decorator: make ``op_class`` findable by its type name and aliases (case-insensitive)."""
+    """Class decorator: make ``op_class`` findable by its type name and aliases (case-insensitive).
+
+    A class that sets ``introduced = N`` (and no ``opsets``) gets the opsets the catalogue lists for
+    its type's version N. A second class for the same type is another version: opsets must not overlap.
+    """
+    if op_class.introduced and "opsets" not in vars(op_class):
+        entry = catalogue.find(op_class.type_name, f"opset{op_class.introduced}")
+        if entry is None or entry.introduced != op_class.introduced:
+            raise RuntimeError(f"{op_class.__name__}: the catalogue has no {op_class.type_name}-{op_class.introduced}")
+        op_class.opsets = entry.opsets
     for name in (op_class.type_name, *op_class.aliases):
         key = name.lower()
-        if key in _OPS:
-            raise RuntimeError(f"op type {name!r} registered twice ({_OPS[key].__name__}, {op_class.__name__})")
-        _OPS[key] = op_class
+        known = _OPS.get(key, ())
+        for other in known:
+            if set(other.opsets) & set(op_class.opsets):
+                raise RuntimeError(
+                    f"op type {name!r} registered twice for one opset ({other.__name__}, {op_class.__name__})"
+                )
+        _OPS[key] = (*known, op_class)
     return op_class
+
+
+def _registered(type_name: str, opset: int) -> type[Op] | None:
+    for op_class in _OPS.get(type_name.lower(), ()):
+        if opset in op_class.opsets:
+            if op_class.exact_type_name and type_name != op_class.type_name:
+                return None
+            return op_class
+    return None
 
 
 def lookup(type_name: str, version: str) -> type[Op] | None:
-    """The op class for an IR layer's ``type`` and ``version``, or None when irgraph does not know it.
+    """The op class for an IR layer's ``type`` and ``version``, or None when irgraph has none.
 
-    ``version="opsetN"`` resolves for every N whose opset contains the op; type names match
-    case-insensitively, as OpenVINO's reader does, except for ops that need the exact spelling.
+    ``version="opsetN"`` (exactly as OpenVINO spells it) resolves for every N whose opset contains
+    the op; type names match case-insensitively, as OpenVINO's reader does, except for ops that need
+    the exact spelling. Imports the type's op module on first use.
     """
-    op_class = _OPS.get(type_name.lower())
-    match = _OPSET.fullmatch(version.strip())
-    if op_class is None or match is None or parse_int(match.group(1)) not in op_class.opsets:
+    opset = catalogue.opset_number(version)
+    if opset is None:
         return None
-    if op_class.exact_type_name and type_name != op_class.type_name:
-        return None
-    return op_class
+    found = _registered(type_name, opset)
+    if found is None:
+        entry = catalogue.find(type_name, version)
+        if entry is not None and entry.module not in _LOADED:
+            _LOADED.add(entry.module)
+            if _module_exists(entry.module):
+                importlib.import_module(entry.module)
+                found = _registered(type_name, opset)
+    return found
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the category package itself does not exist yet
+        return False
+
+
+def load_all() -> None:
+    """Import every catalogued type's op module that exists (for listings of what irgraph runs)."""
+    for entry in catalogue.all_versions():
+        if entry.module not in _LOADED:
+            _LOADED.add(entry.module)
+            if _module_exists(entry.module):
+                importlib.import_module(entry.module)
+
+
+def registered_classes() -> list[type[Op]]:
+    """Every registered op class (each version of a type once), in registration order."""
+    seen: dict[type[Op], None] = {}
+    for classes in _OPS.values():
+        seen.update(dict.fromkeys(classes))
+    return list(seen)
 
 
 def known_ops() -> list[str]:
-    """Titles of the registered ops (``Concat-1``, ``Split-1``, ...), sorted."""
-    return sorted({cls.title() for cls in _OPS.values()})
+    """Titles of the ops irgraph runs (``Concat-1``, ``SoftMax-8``, ...), sorted."""
+    load_all()
+    return sorted({cls.title() for cls in registered_classes()})

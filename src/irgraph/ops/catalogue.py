@@ -1,0 +1,186 @@
+"""The op catalogue: every op type and version of OpenVINO's opsets 1-16, and what a layer's type is.
+
+The data (``_catalogue_data.py``) is generated from OpenVINO's own opset tables by
+``tests/oracle/make_catalogue.py``. A layer's ``type`` and ``version`` are one of:
+
+- a **standard** op: ``version="opsetN"`` names an opset of the catalogue that contains the type
+  (case-insensitively, as OpenVINO's reader matches types); it resolves to the version that opset
+  holds (``MaxPool`` in ``opset9`` is MaxPool-8);
+- an **invalid** type: the named opset exists but does not contain the type (OpenVINO 2026.4.1
+  refuses the model: "Opset opset1 doesn't contain the operation with type: FooBarOp");
+- a **custom** op: any other ``version`` (``extension``, a private opset, an opset newer than the
+  catalogue): OpenVINO reads it only with an extension loaded; irgraph keeps it as it is.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from dataclasses import dataclass
+
+from irgraph.ops import _catalogue_data as _data
+
+OPSETS: range = _data.OPSETS
+"""The opsets the catalogue covers."""
+OPENVINO_VERSION: str = _data.OPENVINO_VERSION
+"""The OpenVINO release whose tables the catalogue was generated from."""
+
+IR_SPELLING = {"Constant": "Const"}
+"""Types OpenVINO's serializer writes under another name (its reader takes both; ``Const`` only exactly)."""
+
+_MODULE_NAMES = {
+    "Col2Im": "col2im", "IsNaN": "is_nan", "ExperimentalDetectronTopKROIs": "experimental_detectron_top_k_rois",
+}
+"""The three types the rule below splits badly (``col2_im``, ``is_na_n``, ``top_kro_is``)."""
+_OPSET_NAME = re.compile(r"opset([1-9][0-9]*)")
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_TO = re.compile(r"(?<=[A-Z0-9])to(?=[A-Z])")
+
+
+def module_name(type_name: str) -> str:
+    """The op module's name for an IR type: snake case, ``to`` as a word between upper-case runs.
+
+    ``MaxPool`` -> ``max_pool``, ``ReduceL2`` -> ``reduce_l2``, ``NV12toRGB`` -> ``nv12_to_rgb``,
+    ``NMSRotated`` -> ``nms_rotated``, ``Const`` -> ``const``; three exceptions (``IsNaN`` -> ``is_nan``).
+    """
+    if type_name in _MODULE_NAMES:
+        return _MODULE_NAMES[type_name]
+    return _WORD_START.sub("_", _TO.sub("_to_", type_name)).replace("__", "_").lower()
+
+
+def opset_number(version: str) -> int | None:
+    """N for a ``version`` that names an opset exactly as OpenVINO spells it (``opset8``), else None.
+
+    OpenVINO's reader compares the text as is: ``Opset8``, `` opset8`` and ``opset08`` name no opset.
+    """
+    match = _OPSET_NAME.fullmatch(version)
+    return int(match.group(1)) if match else None
+
+
+def _spans(text: str) -> tuple[int, ...]:
+    numbers: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return tuple(numbers)
+
+
+@dataclass(frozen=True)
+class OpVersion:
+    """One version of one op type: ``MaxPool`` ``opset8`` (MaxPool-8), in opsets 8 to 13."""
+
+    type_name: str
+    """OpenVINO's type name (``Constant``; IR files spell it :attr:`ir_name`)."""
+    version: str
+    """OpenVINO's version id: the opset that introduced this version (``opset8``)."""
+    category: str
+    """The op spec folder (``pooling``): the package its module lives in."""
+    opsets: tuple[int, ...]
+    """The opsets containing this version."""
+
+    @property
+    def introduced(self) -> int:
+        """The number of :attr:`version` (8 for ``opset8``)."""
+        return int(self.version[len("opset"):])
+
+    @property
+    def ir_name(self) -> str:
+        """The type as OpenVINO writes it in IR (``Const`` for ``Constant``)."""
+        return IR_SPELLING.get(self.type_name, self.type_name)
+
+    @property
+    def title(self) -> str:
+        """``MaxPool-8``."""
+        return f"{self.ir_name}-{self.introduced}"
+
+    @property
+    def module(self) -> str:
+        """The module implementing the type's versions: ``irgraph.ops.pooling.max_pool``."""
+        return f"irgraph.ops.{self.category}.{module_name(self.ir_name)}"
+
+
+@functools.cache
+def all_versions() -> tuple[OpVersion, ...]:
+    """Every catalogued op version, sorted by type and version."""
+    return tuple(OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
+
+
+@functools.cache
+def _by_type() -> dict[str, tuple[OpVersion, ...]]:
+    found: dict[str, list[OpVersion]] = {}
+    for entry in all_versions():
+        found.setdefault(entry.type_name.lower(), []).append(entry)
+    return {key: tuple(entries) for key, entries in found.items()}
+
+
+def versions_of(type_name: str) -> tuple[OpVersion, ...]:
+    """The catalogued versions of a type as an IR layer may spell it (any case; ``Const``), oldest first."""
+    if type_name == "Const":
+        type_name = "Constant"
+    return _by_type().get(type_name.lower(), ())
+
+
+def find(type_name: str, version: str) -> OpVersion | None:
+    """The op version an IR layer's ``type`` and ``version="opsetN"`` resolve to, as OpenVINO resolves them."""
+    number = opset_number(version)
+    if number is None:
+        return None
+    return next((entry for entry in versions_of(type_name) if number in entry.opsets), None)
+
+
+def opset_contents(number: int) -> tuple[OpVersion, ...]:
+    """The op versions opset ``number`` holds."""
+    return tuple(entry for entry in all_versions() if number in entry.opsets)
+
+
+class Kind(enum.Enum):
+    """What a layer's type and version are, for irgraph and for OpenVINO."""
+
+    STANDARD = "standard"
+    """In the named opset: OpenVINO reads it (irgraph runs it when an op class is registered)."""
+    INVALID = "invalid"
+    """The named opset is catalogued and lacks the type: OpenVINO refuses the model."""
+    CUSTOM = "custom"
+    """A version outside the catalogued opsets: an extension's op; kept as it is."""
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A layer's type and version classified: its kind, the catalogued version it resolves to, why."""
+
+    kind: Kind
+    entry: OpVersion | None = None
+    message: str = ""
+
+
+def classify(type_name: str, version: str) -> Classification:
+    """Classify a layer's ``type``/``version``; ``message`` is OpenVINO's wording for an invalid type."""
+    number = opset_number(version)
+    if number is None or number not in OPSETS:
+        return Classification(Kind.CUSTOM)
+    entry = find(type_name, version)  # "Const" only in this exact spelling, as OpenVINO takes it
+    if entry is None:
+        return Classification(
+            Kind.INVALID, None, f"Opset {version} doesn't contain the operation with type: {type_name}"
+            + _elsewhere(type_name),
+        )
+    return Classification(Kind.STANDARD, entry)
+
+
+def _elsewhere(type_name: str) -> str:
+    known = versions_of(type_name)
+    if not known:
+        return " (no OpenVINO opset 1-16 has this type)"
+    spans = ", ".join(f"{entry.title} in opsets {_span_text(entry.opsets)}" for entry in known)
+    return f" ({spans})"
+
+
+def _span_text(numbers: tuple[int, ...]) -> str:
+    parts: list[list[int]] = []
+    for number in numbers:
+        if parts and parts[-1][1] == number - 1:
+            parts[-1][1] = number
+        else:
+            parts.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)

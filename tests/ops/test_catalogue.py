@@ -1,0 +1,138 @@
+"""The op catalogue: OpenVINO's opsets 1-16 as data, how a layer's type/version resolve, lazy op modules."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from irgraph.ops import Split, catalogue, lookup, registry
+from irgraph.ops.catalogue import Kind, classify, find, module_name
+
+
+@pytest.mark.parametrize(
+    ("type_name", "expected"),
+    [("MaxPool", "max_pool"), ("ReduceL2", "reduce_l2"), ("NV12toRGB", "nv12_to_rgb"), ("RGBtoNV12", "rgb_to_nv12"),
+     ("I420toBGR", "i420_to_bgr"), ("LogicalAnd", "logical_and"), ("NMSRotated", "nms_rotated"),
+     ("GroupConvolutionBackpropData", "group_convolution_backprop_data"), ("Const", "const"), ("IsNaN", "is_nan"),
+     ("Col2Im", "col2im"), ("ExperimentalDetectronTopKROIs", "experimental_detectron_top_k_rois"),
+     ("CTCGreedyDecoderSeqLen", "ctc_greedy_decoder_seq_len"), ("HSwish", "h_swish"), ("DFT", "dft")],
+)
+def test_module_name_rule(type_name, expected):
+    assert module_name(type_name) == expected
+
+
+def test_the_catalogue_covers_opsets_1_to_16():
+    assert catalogue.OPSETS == range(1, 17)
+    assert len(catalogue.all_versions()) == 241
+    assert len({entry.type_name for entry in catalogue.all_versions()}) == 205
+    assert [entry.title for entry in catalogue.opset_contents(1)][:3] == ["Abs-1", "Acos-1", "Add-1"]
+    assert len(catalogue.opset_contents(1)) == 109 and len(catalogue.opset_contents(16)) == 203
+
+
+def test_every_entry_has_a_spec_category_and_a_module_path():
+    categories = {entry.category for entry in catalogue.all_versions()}
+    assert categories == {
+        "activation", "arithmetic", "bitwise", "comparison", "condition", "convolution", "detection", "generation",
+        "image", "infrastructure", "logical", "matrix", "movement", "normalization", "pooling", "quantization",
+        "reduction", "sequence", "shape", "signals", "sort", "sparse", "type",
+    }
+    maxpool8 = find("MaxPool", "opset8")
+    assert maxpool8 is not None and maxpool8.module == "irgraph.ops.pooling.max_pool"
+    assert find("Constant", "opset1").module == "irgraph.ops.infrastructure.const"
+
+
+@pytest.mark.parametrize(
+    ("type_name", "version", "title", "opsets"),
+    [("MaxPool", "opset1", "MaxPool-1", "1-7"), ("MaxPool", "opset9", "MaxPool-8", "8-13"),
+     ("MaxPool", "opset16", "MaxPool-14", "14-16"), ("maxpool", "opset14", "MaxPool-14", "14-16"),
+     ("Softmax", "opset8", "Softmax-8", "8-16"), ("Gelu", "opset6", "Gelu-2", "2-6"),
+     ("ShuffleChannels", "opset3", "ShuffleChannels-1", "1,3-16"), ("Const", "opset5", "Const-1", "1-16"),
+     ("CONSTANT", "opset5", "Const-1", "1-16")],
+)
+def test_a_version_resolves_to_the_op_version_its_opset_holds(type_name, version, title, opsets):
+    entry = find(type_name, version)
+    assert entry is not None
+    assert (entry.title, catalogue._span_text(entry.opsets).replace(", ", ",")) == (title, opsets)
+
+
+def test_an_opset_lacking_the_type_is_invalid_with_openvinos_message():
+    assert classify("FooBarOp", "opset1") == catalogue.Classification(
+        Kind.INVALID, None,
+        "Opset opset1 doesn't contain the operation with type: FooBarOp (no OpenVINO opset 1-16 has this type)",
+    )
+    assert classify("Gelu", "opset1").message == (
+        "Opset opset1 doesn't contain the operation with type: Gelu (Gelu-2 in opsets 2-6, Gelu-7 in opsets 7-16)"
+    )
+    assert classify("ShuffleChannels", "opset2").kind is Kind.INVALID  # OpenVINO's opset2 table lacks it
+    assert classify("const", "opset1").kind is Kind.INVALID  # "Const" is read in this exact spelling only
+
+
+@pytest.mark.parametrize("version", ["extension", "custom_opset", "opset17", "opset0", "Opset1", " opset1", "opset01"])
+def test_a_version_naming_no_catalogued_opset_is_a_custom_op(version):
+    assert classify("Relu", version) == catalogue.Classification(Kind.CUSTOM)
+
+
+def test_lookup_resolves_registered_ops_for_every_opset_containing_them():
+    assert lookup("Split", "opset1") is Split and lookup("split", "opset16") is Split
+    assert lookup("Split", "opset17") is None and lookup("Split", " opset1") is None
+    assert lookup("Relu", "opset1") is None  # catalogued, no module yet
+
+
+@pytest.fixture
+def fake_category(tmp_path, monkeypatch):
+    """A temporary ``irgraph.ops.activation`` package holding ``relu.py``; registry state restored after."""
+    package = tmp_path / "activation"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "relu.py").write_text(textwrap.dedent('''
+        from dataclasses import dataclass
+        from irgraph.ops.op import Op
+        from irgraph.ops.registry import register
+
+        @register
+        @dataclass(frozen=True)
+        class Relu(Op):
+            type_name = "Relu"
+            introduced = 1
+    '''))
+    import irgraph.ops
+
+    monkeypatch.setattr(irgraph.ops, "__path__", [*irgraph.ops.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
+    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED) - {"irgraph.ops.activation.relu"})
+    yield
+    for name in ("irgraph.ops.activation.relu", "irgraph.ops.activation"):
+        sys.modules.pop(name, None)
+
+
+def test_lookup_imports_a_catalogued_types_module_on_first_use(fake_category):
+    assert "irgraph.ops.activation.relu" not in sys.modules
+    relu = lookup("RELU", "opset9")
+    assert relu is not None and relu.__module__ == "irgraph.ops.activation.relu"
+    assert relu.opsets == tuple(range(1, 17))  # derived from the catalogue by introduced = 1
+    assert (relu.title(), relu().version) == ("Relu-1", "opset1")
+    assert lookup("Relu", "opset17") is None
+
+
+def test_register_refuses_a_version_the_catalogue_lacks():
+    from dataclasses import dataclass
+
+    from irgraph.ops.op import Op
+
+    @dataclass(frozen=True)
+    class Relu2(Op):
+        type_name = "Relu"
+        introduced = 2
+
+    with pytest.raises(RuntimeError, match="Relu2: the catalogue has no Relu-2"):
+        registry.register(Relu2)
+
+
+def test_importing_irgraph_imports_no_catalogued_op_module_it_does_not_need():
+    import subprocess
+
+    code = "import irgraph, sys; print(sorted(m for m in sys.modules if m.startswith('irgraph.ops.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "irgraph.ops.activation" not in out and "irgraph.ops.catalogue" in out

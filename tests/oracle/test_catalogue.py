@@ -1,0 +1,68 @@
+"""The committed op catalogue against the installed OpenVINO: its opset tables and its IR reader's verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irgraph.ops import catalogue
+from irgraph.ops.catalogue import Kind, classify
+from tests.oracle import make_catalogue
+
+ov = pytest.importorskip("openvino", reason="the test extra installs openvino")
+
+pytestmark = pytest.mark.oracle
+
+
+def test_the_committed_catalogue_is_what_the_installed_openvinos_tables_give():
+    version, entries = make_catalogue.derive()
+    committed = [(e.type_name, e.version, e.category, e.opsets) for e in catalogue.all_versions()]
+    added = sorted(set(entries) - set(committed))
+    removed = sorted(set(committed) - set(entries))
+    assert (added, removed) == ([], []), (
+        f"OpenVINO {version}'s opset tables differ from the catalogue generated from OpenVINO "
+        f"{catalogue.OPENVINO_VERSION}: new {added}, gone {removed}; run python -m tests.oracle.make_catalogue"
+    )
+    assert make_catalogue.render(version, entries) == make_catalogue.DATA_FILE.read_text()
+
+
+def _one_op_ir(type_name: str, version: str) -> bytes:
+    port = '<port id="{}" precision="FP32"><dim>1</dim><dim>2</dim></port>'
+    return f"""<?xml version="1.0"?>
+<net name="m" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,2" element_type="f32"/>
+<output>{port.format(0)}</output></layer>
+<layer id="1" name="op" type="{type_name}" version="{version}"><input>{port.format(0)}</input>
+<output>{port.format(1)}</output></layer>
+<layer id="2" name="y" type="Result" version="opset1"><input>{port.format(0)}</input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges></net>""".encode()
+
+
+def _openvino_verdict(type_name: str, version: str) -> str:
+    try:
+        ov.Core().read_model(_one_op_ir(type_name, version), ov.Tensor(np.zeros(0, np.uint8)))
+    except RuntimeError as err:
+        return str(err).strip().splitlines()[-1]
+    return "read"
+
+
+@pytest.mark.parametrize(
+    ("type_name", "version"),
+    [("Relu", "opset1"), ("RELU", "opset16"), ("Gelu", "opset2"), ("Gelu", "opset1"), ("FooBarOp", "opset1"),
+     ("Sigmoid", "opset9"), ("SoftPlus", "opset3"), ("SoftPlus", "opset4"), ("HSwish", "opset4"),
+     ("FooBarOp", "extension"), ("Relu", "extension"), ("Relu", "opset17"), ("Relu", "Opset1"), ("Relu", "opset01")],
+)
+def test_classification_agrees_with_openvinos_reader(type_name, version):
+    """OpenVINO 2026.4.1 reads standard ops, refuses invalid types with the message irgraph quotes, and refuses
+    custom versions without an extension ("Cannot create ... from unsupported opset"); irgraph keeps those."""
+    verdict = _openvino_verdict(type_name, version)
+    found = classify(type_name, version)
+    if found.kind is Kind.STANDARD:
+        assert verdict == "read"
+    elif found.kind is Kind.INVALID:
+        assert found.message.startswith(verdict)
+    elif version == "opset17":  # newer than the catalogue: OpenVINO 2026.4.1's opset17 is in development
+        assert verdict == f"Opset opset17 doesn't contain the operation with type: {type_name}"
+    else:
+        assert verdict == f"Cannot create {type_name} layer op id:1 from unsupported opset: {version}"
