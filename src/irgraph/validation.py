@@ -13,14 +13,45 @@ from dataclasses import dataclass
 from irgraph.errors import GraphError, IrError, Location, bounded, printable
 from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
+from irgraph.ops.catalogue import Kind, classify, versions_of
 from irgraph.shape_inference import walk
+
+CODES = {
+    "schema": "the XML breaks the IR schema (XSD)",
+    "read": "the reader stopped: the file cannot be read as a model",
+    "io": "a file cannot be read",
+    "no-results": "the model has no Result layers",
+    "cycle": "the graph has a cycle",
+    "graph": "broken structure (ports, edges, producers)",
+    "op": "an op's rules are broken (attributes, input types, shapes)",
+    "invalid-op": "a type the named opset does not contain (OpenVINO refuses the model)",
+    "unchecked-op": "standard ops irgraph does not check yet (a summary)",
+    "custom-op": "ops outside OpenVINO's opsets, from an extension (a summary)",
+    "unreachable": "a layer no Result or sink depends on",
+    "duplicate-name": "several layers share a name",
+    "unknown-attribute": "an attribute the op does not have",
+    "dynamic-input-type": "an input of dynamic element type (the model reads but cannot run)",
+    "undeclared-outputs": "an op produces more outputs than the layer declares",
+    "declared-type": "a declared precision contradicts inference",
+    "declared-shape": "declared dims contradict inference",
+    "const-size": "a Const's size is larger than its data",
+    "ignored": "something OpenVINO ignores (unknown elements, what IR v10 cannot hold)",
+}
+"""Every diagnostic code irgraph emits, with what it means (``ir-validate --select/--ignore`` take these)."""
+
+SUMMARY_LIMIT = 12
+"""At most this many op types are named in a summary's message (its ``counts`` hold them all)."""
 
 
 class Severity(enum.Enum):
-    """How bad a diagnostic is: errors make a model invalid; warnings are suspicious."""
+    """How bad a diagnostic is: errors make a model invalid; warnings are suspicious; notes inform.
+
+    ``--strict`` makes warnings errors, never notes.
+    """
 
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
 
 
 @dataclass(frozen=True)
@@ -31,6 +62,8 @@ class Diagnostic:
     severity: Severity
     message: str
     location: Location = Location()
+    counts: tuple[tuple[str, int], ...] = ()
+    """For a summary: what it counts, most frequent first (``("Convert", 108)``: op type -> layers)."""
 
     def __post_init__(self) -> None:
         # One line and bounded, as IrError messages are, whatever names or values a finding quotes.
@@ -74,14 +107,11 @@ def validate(model: Model) -> list[Diagnostic]:
     reachable = model.reachable_from_results()
     # OpenVINO's writer often names a Result after its producer, so Results are counted apart.
     names = Counter((isinstance(node.op, Result), node.name) for node in model)
+    unchecked: Counter[str] = Counter()
+    custom: Counter[str] = Counter()
     for node in model:
         if isinstance(node.op, OpaqueOp):
-            warning(
-                "unknown-op",
-                f"op {node.op.op_type} (version {node.op.op_version}) is unknown to irgraph: it is kept "
-                "but not checked and cannot run",
-                node.location,
-            )
+            _classify(node, node.op, unchecked, custom, error)
         if isinstance(node.op, Parameter) and node.op.element_type.is_dynamic:
             warning("dynamic-input-type", "the input has a dynamic element type: the model reads but cannot run "
                     "(OpenVINO refuses to compile it too)", node.location)
@@ -101,7 +131,48 @@ def validate(model: Model) -> list[Diagnostic]:
                         f"declares {node.num_outputs} output ports: the other {count - node.num_outputs} are left "
                         "unconnected (as OpenVINO does)", node.location)
         _compare_declared(node, warning)
+    where = Location(file=model.source)
+    if unchecked:
+        found.append(_summary(
+            "unchecked-op", unchecked, where,
+            "{layers} of {types} not checked yet (kept as declared; they cannot run): {listing}",
+        ))
+    if custom:
+        found.append(_summary(
+            "custom-op", custom, where,
+            "{layers} of {types} outside OpenVINO's opsets (OpenVINO reads them only with their extension; "
+            "irgraph keeps them as declared): {listing}",
+        ))
     return found
+
+
+def _classify(
+    node: Node, op: OpaqueOp, unchecked: Counter[str], custom: Counter[str],
+    error: Callable[[str, str, Location], None],
+) -> None:
+    """Count a layer irgraph has no op class for, or report its type as invalid for its opset."""
+    found = classify(op.op_type, op.op_version)
+    if found.kind is Kind.INVALID:
+        error("invalid-op", f"{found.message}; OpenVINO refuses the model", node.location)
+    elif found.kind is Kind.STANDARD and found.entry is not None:
+        several_versions = len(versions_of(found.entry.type_name)) > 1
+        unchecked[found.entry.title if several_versions else found.entry.ir_name] += 1
+    else:
+        custom[f"{op.op_type} ({op.op_version})"] += 1
+
+
+def _summary(code: str, counts: Counter[str], where: Location, template: str) -> Diagnostic:
+    """One note for many layers: ``285 layers of 11 op types ...: Convert×108, Add×70, ...``."""
+    ordered = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    listing = ", ".join(f"{name}×{count}" for name, count in ordered[:SUMMARY_LIMIT])
+    if len(ordered) > SUMMARY_LIMIT:
+        listing += f" and {len(ordered) - SUMMARY_LIMIT} more"
+    layers, types = sum(counts.values()), len(counts)
+    message = template.format(
+        layers=f"{layers} layer{'s' if layers != 1 else ''}", types=f"{types} op type{'s' if types != 1 else ''}",
+        listing=listing,
+    )
+    return Diagnostic(code, Severity.NOTE, message, where, ordered)
 
 
 def _compare_declared(node: Node, warning: Callable[[str, str, Location], None]) -> None:

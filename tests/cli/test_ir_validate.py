@@ -79,7 +79,7 @@ def test_json_report(split_model, with_warning, capsys) -> None:
     assert report["valid"] is True and report["strict"] is False
     first, second = report["files"]
     assert first == {"file": str(split_model.xml), "valid": True, "unreadable": False, "errors": 0, "warnings": 0,
-                     "diagnostics": []}
+                     "notes": 0, "diagnostics": []}
     assert second["warnings"] >= 1
     diagnostic = second["diagnostics"][0]
     assert diagnostic["severity"] == "warning" and diagnostic["file"] == str(with_warning.xml)

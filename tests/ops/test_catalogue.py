@@ -41,13 +41,15 @@ def test_every_entry_has_a_spec_category_and_a_module_path():
     maxpool8 = find("MaxPool", "opset8")
     assert maxpool8 is not None and maxpool8.module == "irgraph.ops.pooling.max_pool"
     assert find("Constant", "opset1").module == "irgraph.ops.infrastructure.const"
+    assert find("SoftMax", "opset8").modules == ("irgraph.ops.activation.softmax", "irgraph.ops.activation.soft_max")
 
 
 @pytest.mark.parametrize(
     ("type_name", "version", "title", "opsets"),
-    [("MaxPool", "opset1", "MaxPool-1", "1-7"), ("MaxPool", "opset9", "MaxPool-8", "8-13"),
+    [("MaxPool", "opset1", "MaxPool-1", "1-7"), ("ReLU", "opset2", "ReLU-1", "1-16"),
+     ("softmax", "opset1", "SoftMax-1", "1-7"), ("MaxPool", "opset9", "MaxPool-8", "8-13"),
      ("MaxPool", "opset16", "MaxPool-14", "14-16"), ("maxpool", "opset14", "MaxPool-14", "14-16"),
-     ("Softmax", "opset8", "Softmax-8", "8-16"), ("Gelu", "opset6", "Gelu-2", "2-6"),
+     ("Softmax", "opset8", "SoftMax-8", "8-16"), ("Gelu", "opset6", "Gelu-2", "2-6"),
      ("ShuffleChannels", "opset3", "ShuffleChannels-1", "1,3-16"), ("Const", "opset5", "Const-1", "1-16"),
      ("CONSTANT", "opset5", "Const-1", "1-16")],
 )

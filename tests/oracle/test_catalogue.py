@@ -66,3 +66,34 @@ def test_classification_agrees_with_openvinos_reader(type_name, version):
         assert verdict == f"Opset opset17 doesn't contain the operation with type: {type_name}"
     else:
         assert verdict == f"Cannot create {type_name} layer op id:1 from unsupported opset: {version}"
+
+
+REAL = make_catalogue.DATA_FILE.parents[3] / "tests" / "data" / "realistic" / "resnet-block" / "model.xml"
+
+
+def _read_with_openvino(xml: str) -> str:
+    try:
+        ov.Core().read_model(xml.encode(), ov.Tensor(np.fromfile(REAL.with_suffix(".bin"), np.uint8)))
+    except RuntimeError as err:
+        return str(err).strip().splitlines()[-1]
+    return "read"
+
+
+def test_openvino_reads_the_real_model_and_refuses_it_with_an_invalid_type():
+    """The files tests/cli/test_real_models.py validates: OpenVINO 2026.4.1 reads the model as written, refuses
+    FooBarOp in opset1 (irgraph: an invalid-op error) and an op of an unknown opset without its extension
+    (irgraph keeps it: a custom-op note)."""
+    text = REAL.read_text()
+    assert _read_with_openvino(text) == "read"
+    foo = text.replace('name="b1_relu" type="ReLU"', 'name="b1_relu" type="FooBarOp"')
+    assert _read_with_openvino(foo) == "Opset opset1 doesn't contain the operation with type: FooBarOp"
+    custom = text.replace('name="b1_relu" type="ReLU" version="opset1"', 'name="b1_relu" type="MyRelu" '
+                                                                         'version="extension"')
+    assert _read_with_openvino(custom) == "Cannot create MyRelu layer b1_relu id:30 from unsupported opset: extension"
+
+
+def test_openvino_reads_a_model_whose_assign_feeds_nothing():
+    from tests.core.test_validation import STATEFUL
+
+    model = ov.Core().read_model(STATEFUL.encode(), ov.Tensor(np.zeros(0, np.uint8)))
+    assert [sink.get_type_name() for sink in model.get_sinks()] == ["Assign"]

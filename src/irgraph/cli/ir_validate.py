@@ -6,27 +6,36 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 
 import irgraph
 from irgraph.cli import _common as common
 from irgraph.errors import IrError, Location
-from irgraph.validation import Diagnostic, Severity
+from irgraph.validation import CODES, Diagnostic, Severity
 
 DESCRIPTION = """\
 Check OpenVINO IR files: structure (XML schema), graph (ids, edges, cycles, Results) and every
 op's rules and declared types. Prints one line per diagnostic:
 
-  FILE:LINE: error|warning: [CODE] message
+  FILE:LINE: error|warning|note: [CODE] message
 
-What OpenVINO tolerates but is suspicious is a warning; --strict makes warnings errors. Exit 0
-when no file has an error, 1 when one has, 2 when a file cannot be read at all.
+A problem found at many layers is printed once, with the count and the other lines (--verbose
+prints every occurrence). Layers of standard ops irgraph does not check yet, and custom
+(extension) ops, are summarised in one note per kind, counted by op type. What OpenVINO tolerates
+but is suspicious is a warning; --strict makes warnings errors (never notes). Exit 0 when no file
+has an error, 1 when one has, 2 when a file cannot be read at all.
 """
 
 EXAMPLES = """\
   ir-validate samples/dml-split-axis2/model.xml
   ir-validate --strict models/*.xml
   ir-validate --json model.xml
+  ir-validate --ignore unreachable,duplicate-name model.xml
+  ir-validate --select declared-shape --strict model.xml
 """
+
+SHOWN_LINES = 8
+"""A problem repeated at many layers names at most this many of its other lines."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,8 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = common.make_parser("ir-validate", DESCRIPTION, EXAMPLES)
     parser.add_argument("models", metavar="MODEL.xml", nargs="+", help="IR files to check")
     parser.add_argument("--weights", metavar="BIN", help="weights file (one model only; default: MODEL.bin)")
-    parser.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    parser.add_argument("--json", action="store_true", help="print a JSON report")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as errors (notes stay notes)")
+    parser.add_argument("--select", metavar="CODE[,CODE]", action="append", default=[],
+                        help="report only these diagnostic codes (repeatable)")
+    parser.add_argument("--ignore", metavar="CODE[,CODE]", action="append", default=[],
+                        help="do not report these diagnostic codes (repeatable)")
+    parser.add_argument("--verbose", action="store_true", help="print every occurrence of a repeated problem")
+    parser.add_argument("--json", action="store_true", help="print a JSON report (every diagnostic)")
     return parser
 
 
@@ -47,11 +61,14 @@ def main(argv: list[str] | None = None) -> int:
 def _validate(args: argparse.Namespace) -> int:
     if args.weights is not None and len(args.models) > 1:
         raise common.CliError("--weights applies to one model; give one MODEL.xml with it")
-    checked = [check_file(path, args.weights, args.strict) for path in args.models]
+    select, ignore = _codes(args.select, "--select"), _codes(args.ignore, "--ignore")
+    keep = _filter(select, ignore)
+    checked = [check_file(path, args.weights, args.strict, keep=keep, verbose=args.verbose) for path in args.models]
     reports = [report for report, _ in checked]
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
-        print(json.dumps({"valid": all(r["valid"] for r in reports), "strict": args.strict, "files": reports},
-                         indent=2))
+        print(json.dumps({"valid": all(r["valid"] for r in reports), "strict": args.strict,
+                          "select": sorted(select) if select is not None else None, "ignore": sorted(ignore or ()),
+                          "files": reports}, indent=2))
     else:
         for _, lines in checked:
             for line in lines:
@@ -70,10 +87,36 @@ def _validate(args: argparse.Namespace) -> int:
     return common.EXIT_FAILURE if invalid else common.EXIT_OK
 
 
-def check_file(path: str, weights: str | None, strict: bool) -> tuple[dict[str, object], list[str]]:
-    """Validate one file; returns its report (diagnostics, counts) and the lines to print."""
+def _codes(values: list[str], option: str) -> set[str] | None:
+    """The codes given to ``--select``/``--ignore`` (comma-separated, repeatable); None when not given."""
+    if not values:
+        return None
+    codes = {code.strip() for value in values for code in value.split(",") if code.strip()}
+    unknown = sorted(codes - set(CODES))
+    if unknown:
+        common.warn(f"{option}: no diagnostic has the code {', '.join(map(repr, unknown))} "
+                    f"(codes: {', '.join(sorted(CODES))})")
+    return codes
+
+
+def _filter(select: set[str] | None, ignore: set[str] | None) -> Callable[[Diagnostic], bool]:
+    def keep(diagnostic: Diagnostic) -> bool:
+        return (select is None or diagnostic.code in select) and (ignore is None or diagnostic.code not in ignore)
+
+    return keep
+
+
+def check_file(
+    path: str, weights: str | None, strict: bool, *, keep: Callable[[Diagnostic], bool] = lambda d: True,
+    verbose: bool = False,
+) -> tuple[dict[str, object], list[str]]:
+    """Validate one file; returns its report (diagnostics, counts) and the lines to print.
+
+    ``keep`` filters diagnostics (--select/--ignore); the lines print a repeated problem once
+    unless ``verbose``; the report holds every diagnostic.
+    """
     report: dict[str, object] = {"file": path, "valid": False, "unreadable": False, "errors": 0, "warnings": 0,
-                                 "diagnostics": []}
+                                 "notes": 0, "diagnostics": []}
     try:
         common.require_model_files(path, weights)
         diagnostics = irgraph.validate_file(path, weights)
@@ -90,17 +133,41 @@ def check_file(path: str, weights: str | None, strict: bool) -> tuple[dict[str, 
         where = unreadable.location
         reason = ": ".join(part for part in (where.prefix() or path, where.layer(), unreadable.message) if part)
         return dict(report, unreadable=True, reason=reason), []
+    diagnostics = [d for d in diagnostics if keep(d)]
     if strict:
-        diagnostics = [dataclasses.replace(d, severity=Severity.ERROR) for d in diagnostics]
+        diagnostics = [dataclasses.replace(d, severity=Severity.ERROR) if d.severity is Severity.WARNING else d
+                       for d in diagnostics]
     diagnostics = [_with_file(d, path) for d in diagnostics]
     errors = sum(1 for d in diagnostics if d.is_error)
-    warnings = len(diagnostics) - errors
-    lines = [common.one_line(str(d)) for d in diagnostics]
-    summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: " \
-              f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    report.update(valid=not errors, errors=errors, warnings=warnings,
+    notes = sum(1 for d in diagnostics if d.severity is Severity.NOTE)
+    warnings = len(diagnostics) - errors - notes
+    lines = [common.one_line(str(d)) for d in diagnostics] if verbose else _grouped(diagnostics)
+    summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: {_plural(errors, 'error')}, " \
+              f"{_plural(warnings, 'warning')}" + (f", {_plural(notes, 'note')}" if notes else "")
+    report.update(valid=not errors, errors=errors, warnings=warnings, notes=notes,
                   diagnostics=[_diagnostic_json(d) for d in diagnostics])
     return report, [*lines, summary]
+
+
+def _plural(count: int, what: str) -> str:
+    return f"{count} {what}{'s' if count != 1 else ''}"
+
+
+def _grouped(diagnostics: list[Diagnostic]) -> list[str]:
+    """One line per problem: the first occurrence, then how many more and where."""
+    groups: dict[tuple[Severity, str, str], list[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        groups.setdefault((diagnostic.severity, diagnostic.code, diagnostic.message), []).append(diagnostic)
+    lines = []
+    for group in groups.values():
+        line = str(group[0])
+        if len(group) > 1:
+            others = [str(d.location.line) for d in group[1:] if d.location.line is not None]
+            where = f" (lines {', '.join(others[:SHOWN_LINES])}{', ...' if len(others) > SHOWN_LINES else ''})" \
+                if others else ""
+            line += f" [and {len(group) - 1} more{where}]"
+        lines.append(common.one_line(line))
+    return lines
 
 
 def _with_file(diagnostic: Diagnostic, path: str) -> Diagnostic:
@@ -121,6 +188,7 @@ def _diagnostic_json(diagnostic: Diagnostic) -> dict[str, object]:
         "layer_name": location.layer_name,
         "layer_type": location.layer_type,
         "text": str(diagnostic),
+        **({"counts": dict(diagnostic.counts)} if diagnostic.counts else {}),
     }
 
 

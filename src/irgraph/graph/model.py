@@ -247,9 +247,9 @@ class Model:
         return GraphError(f"the graph has a cycle through layers {path}", first.location)
 
     def reachable_from_results(self) -> set[int]:
-        """Ids of nodes some Result depends on (iteratively, no recursion)."""
+        """Ids of nodes some Result or sink (Assign) depends on (iteratively, no recursion)."""
         seen: set[int] = set()
-        stack = [node.id for node in self.results]
+        stack = [node.id for node in self.results] + [node.id for node in self if node.op.is_sink]
         while stack:
             node_id = stack.pop()
             if node_id in seen:

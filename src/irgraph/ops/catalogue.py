@@ -26,13 +26,14 @@ OPSETS: range = _data.OPSETS
 OPENVINO_VERSION: str = _data.OPENVINO_VERSION
 """The OpenVINO release whose tables the catalogue was generated from."""
 
-IR_SPELLING = {"Constant": "Const"}
+IR_SPELLING = {"Constant": "Const", "PRelu": "PReLU", "Relu": "ReLU", "Softmax": "SoftMax"}
 """Types OpenVINO's serializer writes under another name (its reader takes both; ``Const`` only exactly)."""
 
 _MODULE_NAMES = {
-    "Col2Im": "col2im", "IsNaN": "is_nan", "ExperimentalDetectronTopKROIs": "experimental_detectron_top_k_rois",
+    "Constant": "const", "Col2Im": "col2im", "IsNaN": "is_nan",
+    "ExperimentalDetectronTopKROIs": "experimental_detectron_top_k_rois",
 }
-"""The three types the rule below splits badly (``col2_im``, ``is_na_n``, ``top_kro_is``)."""
+"""Constant's module is named after its IR spelling; the rule below splits three types badly."""
 _OPSET_NAME = re.compile(r"opset([1-9][0-9]*)")
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _TO = re.compile(r"(?<=[A-Z0-9])to(?=[A-Z])")
@@ -97,7 +98,13 @@ class OpVersion:
     @property
     def module(self) -> str:
         """The module implementing the type's versions: ``irgraph.ops.pooling.max_pool``."""
-        return f"irgraph.ops.{self.category}.{module_name(self.ir_name)}"
+        return f"irgraph.ops.{self.category}.{module_name(self.type_name)}"
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """:attr:`module`, then the module named after the IR spelling when it differs (``soft_max``)."""
+        spelled = f"irgraph.ops.{self.category}.{module_name(self.ir_name)}"
+        return (self.module,) if spelled == self.module else (self.module, spelled)
 
 
 @functools.cache
@@ -118,6 +125,8 @@ def versions_of(type_name: str) -> tuple[OpVersion, ...]:
     """The catalogued versions of a type as an IR layer may spell it (any case; ``Const``), oldest first."""
     if type_name == "Const":
         type_name = "Constant"
+    elif type_name.lower() == "const":
+        return ()  # OpenVINO reads "Const" only in this exact spelling ("Constant" in any case)
     return _by_type().get(type_name.lower(), ())
 
 
@@ -184,3 +193,7 @@ def _span_text(numbers: tuple[int, ...]) -> str:
         else:
             parts.append([number, number])
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
+
+
+SINK_TYPES = frozenset({"assign"})
+"""Types whose layers are sinks (OpenVINO's ``op::Sink``): graph roots like Results (lower case)."""

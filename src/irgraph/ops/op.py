@@ -151,6 +151,8 @@ class Op:
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
+    is_sink: ClassVar[bool] = False
+    """True for sinks (Assign): roots of the graph like Results, though they have no output."""
     slices_data: ClassVar[bool] = False
     """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
     unconnected_extra_outputs: ClassVar[bool] = False

@@ -1,4 +1,8 @@
-"""OpaqueOp: a layer of a type irgraph cannot run, kept so the model still loads and round-trips."""
+"""OpaqueOp: a layer of a type irgraph cannot run, kept so the model still loads and round-trips.
+
+It is a catalogued standard op irgraph does not implement yet, a custom (extension) op, or a type
+the named opset does not contain: :func:`irgraph.ops.catalogue.classify` tells which.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irgraph.errors import EvaluationError
+from irgraph.ops.catalogue import SINK_TYPES, Kind, classify
 from irgraph.ops.op import Inputs, Op
 from irgraph.ops.registry import known_ops
 from irgraph.shapes import TensorType
@@ -42,10 +47,22 @@ class OpaqueOp(Op):
         return list(self.declared_outputs)
 
     @property
+    def is_sink(self) -> bool:  # type: ignore[override]
+        """True for an Assign layer: a root of the graph like a Result."""
+        return self.op_type.lower() in SINK_TYPES
+
+    @property
     def cannot_run_reason(self) -> str:
-        """Names the op and the ops that can run."""
+        """Names the op, what kind of op it is and the ops that can run."""
+        found = classify(self.op_type, self.op_version)
+        if found.kind is Kind.INVALID:
+            why = f"it is not an OpenVINO op: {found.message}"
+        elif found.kind is Kind.CUSTOM:
+            why = "it is a custom op (its version names no OpenVINO opset)"
+        else:
+            why = "irgraph does not implement it yet"
         return (
-            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
+            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation: {why}; "
             f"ops that can run: {', '.join(known_ops())}"
         )
 

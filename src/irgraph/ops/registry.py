@@ -66,12 +66,21 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     found = _registered(type_name, opset)
     if found is None:
         entry = catalogue.find(type_name, version)
-        if entry is not None and entry.module not in _LOADED:
-            _LOADED.add(entry.module)
-            if _module_exists(entry.module):
-                importlib.import_module(entry.module)
-                found = _registered(type_name, opset)
+        if entry is not None and _load(entry):
+            found = _registered(type_name, opset)
     return found
+
+
+def _load(entry: catalogue.OpVersion) -> bool:
+    """Import the module of ``entry``'s type unless done before; True when it imported one now."""
+    imported = False
+    for module in entry.modules:
+        if module not in _LOADED:
+            _LOADED.add(module)
+            if _module_exists(module):
+                importlib.import_module(module)
+                imported = True
+    return imported
 
 
 def _module_exists(name: str) -> bool:
@@ -84,10 +93,7 @@ def _module_exists(name: str) -> bool:
 def load_all() -> None:
     """Import every catalogued type's op module that exists (for listings of what irgraph runs)."""
     for entry in catalogue.all_versions():
-        if entry.module not in _LOADED:
-            _LOADED.add(entry.module)
-            if _module_exists(entry.module):
-                importlib.import_module(entry.module)
+        _load(entry)
 
 
 def registered_classes() -> list[type[Op]]:
