@@ -116,3 +116,78 @@ def test_json_holds_every_diagnostic_and_the_summary_counts(real_copy, capsys):
     summary = file["diagnostics"][-1]
     assert summary["counts"] == {"Convert": 9, "Add": 6, "Convolution": 4, "ReLU": 4, "MatMul": 1, "ReduceMean": 1}
     assert (summary["severity"], summary["line"], summary["layer_id"]) == ("note", None, None)
+
+
+# ------------------------------------------------------------------------------------ ir-info
+def info(capsys, *argv):
+    from irgraph.cli import ir_info
+
+    return run(capsys, ir_info.main, *argv)
+
+
+def test_info_shows_weights_compression_and_the_models_rt_info(capsys):
+    code, out, err = info(capsys, REAL / "model.xml")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert "consts     9 f16, 1 i64" in lines
+    assert "compressed 9 decompression Converts (weights stored compressed, converted on load)" in lines
+    assert lines[lines.index("rt_info:"):] == [
+        "rt_info:",
+        "  OpenVINO Runtime: 2026.4.1-22982-e213a147257-releases/2026/4",
+        "  Runtime_version: 2026.4.1-22982-e213a147257-releases/2026/4",
+        "  conversion_parameters:",
+        "    is_python_object: False",
+    ]
+    code, out, _ = info(capsys, "--json", REAL / "model.xml")
+    report = json.loads(out)
+    assert report["rt_info"]["conversion_parameters"] == {"is_python_object": "False"}
+    assert report["weights"]["decompression"] == 9 and report["weights"]["consts"] == {"f16": 9, "i64": 1}
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "directory"])
+def test_info_works_from_the_xml_alone(real_copy, damage, capsys):
+    xml = real_copy("<layers>", "<layers>")
+    weights = xml.with_suffix(".bin")
+    if damage == "missing":
+        weights.unlink()
+    elif damage == "truncated":
+        weights.write_bytes(weights.read_bytes()[:300])
+    else:
+        weights.unlink()
+        weights.mkdir()
+    code, out, err = info(capsys, xml)
+    assert code == 0
+    (warning,) = err.splitlines()
+    assert warning.startswith(f"warning: {xml}: ")
+    reason = {
+        "missing": f"there is no weights file: '{weights}' does not exist",
+        "truncated": "Const bytes [",
+        "directory": f"cannot open the weights file '{weights}'",
+    }[damage]
+    assert reason in warning
+    without = 10 if damage != "truncated" else 8  # 300 bytes still hold the first two Consts ([0, 296))
+    assert warning.endswith(f"so {without} Const layers have no data (the topology needs none)")
+    assert "inputs:" in out and "y  f32  [1,3]" in out
+
+
+def test_info_layers_lists_every_layer_with_its_types(capsys):
+    code, out, _ = info(capsys, "--layers", REAL / "model.xml")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 38
+    assert lines[0].split() == ["id", "name", "type", "inputs", "outputs"]
+    assert " ".join(lines[4].split()) == "3 b0c0/WithoutBiases Convolution-1 f32[1,4,8,8], f32[4,4,3,3] f32[1,4,8,8]"
+    assert " ".join(lines[-1].split()) == "36 y/sink_port_0 Result-1 f32[1,3] -"
+
+
+def test_info_dot_shows_attributes_and_small_const_values(real_copy, capsys):
+    code, out, _ = info(capsys, "--dot", REAL / "model.xml")
+    assert code == 0
+    assert ('n3 [label="b0c0/WithoutBiases\\nConvolution-1\\nstrides=1, 1\\ndilations=1, 1\\npads_begin=1, 1\\n'
+            'pads_end=1, 1\\nauto_pad=explicit"];') in out
+    assert 'n4 [label="Reshape_15_compressed\\nConst-1\\nf16[1,4,1,1] = [-0.09943, 0.06604, -0.1652, -0.05969]", ' \
+           'style=dashed];' in out
+    assert 'n1 [label="b0c0_w_compressed\\nConst-1\\nf16[4,4,3,3]", style=dashed];' in out  # 144 values: none shown
+    xml = real_copy("<layers>", "<layers>")
+    xml.with_suffix(".bin").unlink()
+    code, out, _ = info(capsys, "--dot", xml)
+    assert code == 0 and 'n4 [label="Reshape_15_compressed\\nConst-1\\nf16[1,4,1,1]", style=dashed];' in out

@@ -8,24 +8,34 @@ import os
 import sys
 from collections import Counter
 
+import numpy as np
+
 from irgraph.cli import _common as common
 from irgraph.errors import IrError, Location, printable
-from irgraph.graph import Model, Node
-from irgraph.ops import Const, Parameter, Result
+from irgraph.graph import Model, Node, RtEntry
+from irgraph.io.xml_reader import read_ir
+from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
-with intervals), the op histogram, the IR version, the layer count and the weights size.
---dot prints the graph in Graphviz format instead (render with: dot -Tsvg).
+with intervals), the op histogram, the IR version, the layer count, the weights (size, element
+types, fp16 decompression) and the model's rt_info (conversion parameters). --layers lists every
+layer (id, name, type-version, input and output types); --dot prints the graph in Graphviz format
+(attributes, small Const values; render with: dot -Tsvg). Works from the .xml alone: a missing or
+unreadable .bin is a warning, and Const values are then not shown.
 """
 
 EXAMPLES = """\
   ir-info samples/dml-split-axis2/model.xml
   ir-info --json model.xml
+  ir-info --layers model.xml
   ir-info --dot model.xml | dot -Tsvg > model.svg
 """
+
+DOT_VALUES = 8
+"""--dot shows the values of Consts with at most this many elements."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--dot", action="store_true", help="print a Graphviz digraph")
+    output.add_argument("--layers", action="store_true", help="list every layer with its input and output types")
     common.add_max_elements(parser)
     return parser
 
@@ -46,13 +57,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    model = common.read_model(args.model, args.weights, args.max_elements)
+    common.require_model_files(args.model, args.weights)
+    with common.locating(args.model):
+        result = read_ir(args.model, args.weights, element_limit=args.max_elements, weights_optional=True)
+    model = result.model
+    for finding in result.findings:
+        if finding.code == "weights":
+            common.warn(f"{args.model}: {finding.message}")
     try:
         infer_shapes(model)
     except IrError as err:
         common.warn(f"shape inference failed, showing the declared types: {err.locate(Location(file=args.model))}")
     if args.dot:
         print(to_dot(model))
+        return common.EXIT_OK
+    if args.layers:
+        print("\n".join(format_layers(model)))
         return common.EXIT_OK
     info = describe(model, args.model, common.weights_path(args.model, args.weights))
     # json.dumps's ensure_ascii (the default) writes every non-ASCII and control character as a \uXXXX escape:
@@ -89,17 +109,60 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         weights_bytes: int | None = os.path.getsize(weights)
     except OSError:
         weights_bytes = None
+    consts = [node.op for node in model if isinstance(node.op, Const)]
+    by_type = Counter(str(op.element_type) for op in consts)
     return {
         "file": path,
         "name": model.name,
         "ir_version": model.ir_version,
         "layers": len(model),
         "edges": len(model.edges()),
-        "weights": {"file": weights, "bytes": weights_bytes},
+        "weights": {
+            "file": weights, "bytes": weights_bytes,
+            "consts": dict(sorted(by_type.items(), key=lambda item: (-item[1], item[0]))),
+            "without_data": sum(1 for op in consts if op.value is None),
+            "decompression": sum(1 for node in model if _has_rt_attribute(node.rt_info, "decompression")),
+        },
         "inputs": inputs,
         "outputs": outputs,
         "ops": dict(sorted(histogram.items(), key=lambda item: (-item[1], item[0]))),
+        "rt_info": rt_info_json(model.rt_info or ()),
     }
+
+
+def _has_rt_attribute(entries: tuple[RtEntry, ...] | None, name: str) -> bool:
+    """True when an rt_info holds ``<attribute name="NAME" .../>`` (how OpenVINO writes its markers)."""
+    return any(entry.tag == "attribute" and ("name", name) in entry.attributes for entry in entries or ())
+
+
+def rt_info_json(entries: tuple[RtEntry, ...]) -> dict[str, object]:
+    """rt_info as nested JSON: ``<tag value="v"/>`` -> ``{"tag": "v"}``, ``<info name="n" value="v"/>`` ->
+    ``{"n": "v"}``, elements with children -> nested objects; other attributes are kept as objects."""
+    out: dict[str, object] = {}
+    for entry in entries:
+        attributes = dict(entry.attributes)
+        key = attributes.pop("name") if entry.tag == "info" and "name" in attributes else entry.tag
+        if entry.children:
+            value: object = rt_info_json(entry.children)
+            if attributes:
+                value = {**attributes, **value}  # type: ignore[dict-item]
+        elif set(attributes) == {"value"}:
+            value = attributes["value"]
+        else:
+            value = attributes
+        out[key] = value
+    return out
+
+
+def _rt_info_lines(tree: dict[str, object], depth: int = 1) -> list[str]:
+    lines = []
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            lines.append("  " * depth + f"{printable(key)}:")
+            lines += _rt_info_lines(value, depth + 1)
+        else:
+            lines.append("  " * depth + f"{printable(key)}: {printable(str(value))}")
+    return lines
 
 
 def _version_number(node: Node) -> str:
@@ -112,14 +175,21 @@ def format_info(info: dict[str, object]) -> str:
     weights = info["weights"]
     assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
+    consts = ", ".join(f"{count} {element_type}" for element_type, count in weights["consts"].items())
+    if weights["without_data"]:
+        consts += f"; {weights['without_data']} without data"
     lines = [
         f"model      {printable(str(info['name']))} ({printable(str(info['file']))})",
         f"IR version {info['ir_version'] if info['ir_version'] is not None else '?'}",
         f"layers     {info['layers']} ({info['edges']} edges)",
         f"weights    {printable(str(weights['file']))} ({size})",
-        "",
-        "inputs:",
     ]
+    if consts:
+        lines.append(f"consts     {consts}")
+    if weights["decompression"]:
+        lines.append(f"compressed {weights['decompression']} decompression Converts (weights stored compressed, "
+                     "converted on load)")
+    lines += ["", "inputs:"]
     lines += _table([(i["name"], i["element_type"], i["shape"], ", ".join(i["tensor_names"]))
                      for i in info["inputs"]])  # type: ignore[attr-defined]
     lines += ["", "outputs:"]
@@ -127,7 +197,29 @@ def format_info(info: dict[str, object]) -> str:
                       else "") for o in info["outputs"]])  # type: ignore[attr-defined]
     lines += ["", "ops:"]
     lines += _table([(name, str(count)) for name, count in info["ops"].items()])  # type: ignore[attr-defined]
+    rt_info = info.get("rt_info")
+    if rt_info:
+        lines += ["", "rt_info:"]
+        lines += _rt_info_lines(rt_info)  # type: ignore[arg-type]
     return "\n".join(lines)
+
+
+def _types_text(types: list[TensorType | None]) -> str:
+    return ", ".join(str(t) if t is not None else "?" for t in types) or "-"
+
+
+def format_layers(model: Model) -> list[str]:
+    """One row per layer in document order: id, name, type-version, input types -> output types."""
+    rows = [("id", "name", "type", "inputs", "outputs")]
+    for node in model:
+        inputs = [model.output_type(source) if source is not None else None for source in model.input_sources(node)]
+        inputs = [found if found is not None else (node.declared_input_types[i] if i < len(node.declared_input_types)
+                                                   else None) for i, found in enumerate(inputs)]
+        outputs = [t if t is not None else (node.declared_output_types[i] if i < len(node.declared_output_types)
+                                            else None) for i, t in enumerate(node.output_types)]
+        rows.append((str(node.id), node.name, f"{node.type_name}-{_version_number(node)}", _types_text(inputs),
+                     _types_text(outputs)))
+    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows])
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -148,12 +240,52 @@ def _dot_style(node: Node) -> str:
     return ""
 
 
+def _dot_attributes(node: Node) -> list[str]:
+    """``key=value`` lines for a layer's attributes; a small Const's values instead of its type and shape."""
+    op = node.op
+    if isinstance(op, Const):
+        declared = f"{op.element_type}[{','.join(map(str, op.shape))}]"
+        if op.value is not None and op.value.size <= DOT_VALUES:
+            return [f"{declared} = {_values(op.value)}"]
+        return [declared]
+    if isinstance(op, OpaqueOp):
+        attributes = dict(op.attributes)
+    else:
+        try:
+            attributes = op.to_attributes()
+        except (TypeError, ValueError):  # pragma: no cover - every declared attribute writes
+            attributes = {}
+    if isinstance(op, (Parameter, Result)):
+        return []
+    return [f"{key}={_short(value)}" for key, value in attributes.items()]
+
+
+def _values(array: np.ndarray) -> str:
+    """The elements, flat: ``[1, 2]``, floats with 4 significant digits (f16, bf16, f8 as numbers)."""
+    flat = np.asarray(array).reshape(-1)
+    if flat.dtype.kind in "biuUSO":
+        items = [str(item) for item in flat.tolist()]
+    else:
+        try:
+            items = [f"{value:.4g}" for value in flat.astype(np.float64).tolist()]
+        except (TypeError, ValueError):  # a packed or opaque element type: its raw codes
+            items = [str(item) for item in flat.tolist()]
+    return _short("[" + ", ".join(items) + "]")
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def to_dot(model: Model) -> str:
-    """A Graphviz digraph: one box per layer (name and type), edges labelled with the tensor type."""
+    """A Graphviz digraph: one box per layer (name, type-version, attributes, small Const values), edges
+    labelled with the tensor type."""
     lines = [f"digraph {_quote(printable(model.name))} {{", "  rankdir=TB;",
              '  node [shape=box, fontname="Helvetica"];']
     for node in model:
-        label = f"{printable(node.name)}\n{printable(node.type_name)}"  # escapes shown as text: their '\\' doubled
+        # Escapes shown as text: their '\\' doubled by _quote.
+        label = "\n".join([printable(node.name), printable(f"{node.type_name}-{_version_number(node)}"),
+                           *map(printable, _dot_attributes(node))])
         lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
     for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
         producer = model.node(source.node_id)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 
 from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, IrError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.io.names import split_names
@@ -279,7 +279,13 @@ class LayerReader:
         placed = (key, offset, size)
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
-            value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+            try:
+                value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+            except (WeightsError, IrIOError) as err:
+                if not self.reader.weights_optional:
+                    raise
+                self.reader.without_data(err)
+                value = None
             op = self._placed_consts[placed] = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
         return op
 

@@ -55,15 +55,21 @@ def read_ir(
     *,
     element_limit: int = DEFAULT_ELEMENT_LIMIT,
     document: XmlDocument | None = None,
+    weights_optional: bool = False,
 ) -> ReadResult:
-    """Like :func:`read_model`, also returning the reader's findings (``document``: already loaded XML)."""
+    """Like :func:`read_model`, also returning the reader's findings (``document``: already loaded XML).
+
+    ``weights_optional``: a missing or unreadable weights file, or Const bytes outside it, leave those
+    Consts without a value (one ``weights`` finding says how many and why) instead of failing: the
+    topology needs no weights.
+    """
     name = os.fspath(path)
     where = Location(file=name)
     try:
         with paused_collector():
             if document is None:
                 document = load_xml(name, parse=False)
-            return _Reader(document, weights, element_limit).read()
+            return _Reader(document, weights, element_limit, weights_optional).read()
     except IrError as err:
         err.locate(where)
         raise
@@ -72,16 +78,23 @@ def read_ir(
 
 
 class _Reader:
-    def __init__(self, document: XmlDocument, weights: str | os.PathLike[str] | None, element_limit: int) -> None:
+    def __init__(
+        self, document: XmlDocument, weights: str | os.PathLike[str] | None, element_limit: int,
+        weights_optional: bool = False,
+    ) -> None:
         self.document = document
         self.file = document.path
         self.findings: list[Diagnostic] = []
         self.element_limit = element_limit
+        self.weights_optional = weights_optional
+        self.consts_without_data = 0
+        self._weights_problem = ""
         self._weights: WeightsFile | None = None
         self._missing_weights = ""
         if weights is not None:
             self._weights_path: str | None = os.fspath(weights)
-            self._weights = _open_weights(self._weights_path)
+            if not weights_optional:
+                self._weights = _open_weights(self._weights_path)
         else:
             candidate = os.path.splitext(self.file)[0] + ".bin"
             self._weights_path = candidate if os.path.exists(candidate) else None  # a directory: 'Is a directory'
@@ -107,12 +120,33 @@ class _Reader:
             self._weights = _open_weights(self._weights_path)
         return self._weights
 
+    def without_data(self, err: IrError) -> None:
+        """Note a Const left without its value (``weights_optional``): the first reason is kept."""
+        self.consts_without_data += 1
+        if not self._weights_problem:
+            self._weights_problem = err.message
+            if self._weights_path is not None and self._weights_path not in err.message:
+                self._weights_problem = f"{self._weights_path}: {err.message}"
+
+    def _finish(self, result: ReadResult) -> ReadResult:
+        if self.consts_without_data:
+            count = self.consts_without_data
+            result.findings.append(Diagnostic(
+                "weights", Severity.WARNING,
+                f"{self._weights_problem}; so {count} Const layer{'s have' if count != 1 else ' has'} no data "
+                "(the topology needs none)",
+                Location(file=self.file),
+            ))
+        return result
+
     # -------------------------------------------------------------------------------- reading
     def read(self) -> ReadResult:
         if not self.document.parsed and not self.document.controls:
             fast = read_fast(self)
             if fast is not None:
-                return fast
+                return self._finish(fast)
+        self.consts_without_data = 0
+        self._weights_problem = ""
         root = self.document.root
         if root.tag != "net":
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
@@ -145,7 +179,7 @@ class _Reader:
         model.legacy_sections = read_rt_info(legacy)
         if self.document.controls:
             _restore_controls(model)
-        return ReadResult(model, self.findings)
+        return self._finish(ReadResult(model, self.findings))
 
     def _edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
