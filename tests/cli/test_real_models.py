@@ -191,3 +191,51 @@ def test_info_dot_shows_attributes_and_small_const_values(real_copy, capsys):
     xml.with_suffix(".bin").unlink()
     code, out, _ = info(capsys, "--dot", xml)
     assert code == 0 and 'n4 [label="Reshape_15_compressed\\nConst-1\\nf16[1,4,1,1]", style=dashed];' in out
+
+
+# ------------------------------------------------------------------------------------ ir-convert
+def convert(capsys, *argv):
+    from irgraph.cli import ir_convert
+
+    return run(capsys, ir_convert.main, *argv)
+
+
+def test_v10_down_conversion_says_what_it_drops_once_per_kind(tmp_path, capsys):
+    destination = tmp_path / "v10.xml"
+    code, out, err = convert(capsys, REAL / "model.xml", destination, "--ir-version", "10")
+    assert code == 0 and out.startswith(f"wrote {destination}")
+    assert err.splitlines() == [
+        f"warning: {destination}: IR v10 cannot hold layer rt_info: 9 layers' rt_info dropped (decompression×9)",
+    ]
+    text = destination.read_text()
+    assert 'version="10"' in text and "decompression" not in text
+    assert "<conversion_parameters>" in text  # the model's rt_info: OpenVINO's v10 reader keeps it
+
+
+def test_v10_losses_name_port_rt_info_and_result_names_too(real_copy, tmp_path, capsys):
+    real_copy('output_names="y"', 'output_names="logits"')
+    xml = real_copy('<port id="2" precision="FP32" names="y">',
+                    '<port id="2" precision="FP32" names="y">\n<rt_info><attribute name="fused_names" version="0" '
+                    'value="fc" /></rt_info>')
+    destination = tmp_path / "out" / "v10.xml"
+    destination.parent.mkdir()
+    code, _, err = convert(capsys, xml, destination, "--ir-version", "10")
+    assert code == 0
+    assert err.splitlines()[1:] == [
+        f"warning: {destination}: IR v10 cannot hold port rt_info: 1 port's rt_info dropped (fused_names×1)",
+        f"warning: {destination}: IR v10 cannot hold Result output_names: 1 Result's output_names dropped (names "
+        "their producing port does not carry)",
+    ]
+
+
+def test_convert_prints_the_readers_notes_once_per_kind(tmp_path, capsys):
+    v10 = tmp_path / "v10.xml"
+    convert(capsys, REAL / "model.xml", v10, "--ir-version", "10")
+    text = v10.read_text().replace("<data destination_type=\"f32\" />", "<data destination_type=\"f32\" />\n"
+                                   "\t\t\t<rt_info><attribute name=\"decompression\" version=\"0\" /></rt_info>")
+    v10.write_text(text)
+    code, _, err = convert(capsys, v10, tmp_path / "again.xml")
+    assert code == 0
+    (line,) = err.splitlines()
+    assert line.startswith(f"warning: {v10}:") and line.endswith(
+        "(Convert): IR v10 has no layer or port rt_info; OpenVINO ignores it (and 8 more like it)")

@@ -12,12 +12,17 @@ from irgraph.cli._common import CliError
 from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
 from irgraph.io.onnx_import import external_data_files
+from irgraph.io.v10 import v10_losses
+from irgraph.io.xml_reader import read_ir
 from irgraph.io.xml_writer import version_to_write
+from irgraph.validation import Diagnostic
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
 suffixes. IR -> IR re-writes a model (optionally as another IR version). A failed conversion
 never damages an existing DST: everything is written to temporary files and renamed at the end.
+What the reader tolerated (and what OpenVINO ignores too) and what an IR v10 DST cannot hold
+(layer and port rt_info, Result output_names) are printed as warnings, one line per kind.
 """
 
 EXAMPLES = """\
@@ -84,7 +89,7 @@ def _convert(args: argparse.Namespace) -> int:
         common.check_output(output, reads)
 
     if source == "ir":
-        model = common.read_model(args.source, args.weights, args.max_elements)
+        model = _read_ir(args.source, args.weights, args.max_elements)
     else:
         model = _import_onnx(args.source, args.explain, args.max_elements)
     if not model.results:  # OpenVINO loads such a file, but nothing in it is computed: never write one
@@ -96,11 +101,29 @@ def _convert(args: argparse.Namespace) -> int:
             irgraph.write_model(model, args.destination, version=args.ir_version)
         bin_path = common.weights_path(args.destination, None)
         version = version_to_write(model, args.ir_version)
+        if version == 10:
+            for loss in v10_losses(model):
+                common.warn(f"{args.destination}: {loss}")
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:
         _export_onnx(model, args.destination, args.opset, args.source)
         print(f"wrote {args.destination}: {len(model)} layers" + (f", opset {args.opset}" if args.opset else ""))
     return common.EXIT_OK
+
+
+def _read_ir(path: str, weights: str | None, element_limit: int) -> Model:
+    """Read an IR source and print what the reader noticed and tolerated, each distinct note once."""
+    common.require_model_files(path, weights)
+    with common.locating(path):
+        result = read_ir(path, weights, element_limit=element_limit)
+    groups: dict[tuple[str, str], list[Diagnostic]] = {}
+    for finding in result.findings:
+        groups.setdefault((finding.code, finding.message), []).append(finding)
+    for (_, message), findings in groups.items():
+        where = str(findings[0].location.with_file(path))
+        more = f" (and {len(findings) - 1} more like it)" if len(findings) > 1 else ""
+        common.warn(f"{where}: {message}{more}")
+    return result.model
 
 
 def _import_onnx(path: str, explain: bool, element_limit: int) -> Model:
