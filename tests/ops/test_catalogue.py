@@ -71,7 +71,10 @@ def test_an_opset_lacking_the_type_is_invalid_with_openvinos_message():
     assert classify("const", "opset1").kind is Kind.INVALID  # "Const" is read in this exact spelling only
 
 
-@pytest.mark.parametrize("version", ["extension", "custom_opset", "opset17", "opset0", "Opset1", " opset1", "opset01"])
+@pytest.mark.parametrize(
+    "version",
+    ["extension", "custom_opset", "opset17", "opset0", "Opset1", " opset1", "opset01", "opset", "opset\u0661"],
+)
 def test_a_version_naming_no_catalogued_opset_is_a_custom_op(version):
     assert classify("Relu", version) == catalogue.Classification(Kind.CUSTOM)
 

@@ -34,9 +34,13 @@ _MODULE_NAMES = {
     "ExperimentalDetectronTopKROIs": "experimental_detectron_top_k_rois",
 }
 """Constant's module is named after its IR spelling; the rule below splits three types badly."""
-_OPSET_NAME = re.compile(r"opset([1-9][0-9]*)")
-_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_TO = re.compile(r"(?<=[A-Z0-9])to(?=[A-Z])")
+
+
+@functools.cache
+def _word_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    # Compiled on first use: compiling look-behinds costs milliseconds at import.
+    return (re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"),
+            re.compile(r"(?<=[A-Z0-9])to(?=[A-Z])"))
 
 
 def module_name(type_name: str) -> str:
@@ -47,7 +51,8 @@ def module_name(type_name: str) -> str:
     """
     if type_name in _MODULE_NAMES:
         return _MODULE_NAMES[type_name]
-    return _WORD_START.sub("_", _TO.sub("_to_", type_name)).replace("__", "_").lower()
+    word_start, to = _word_patterns()
+    return word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
 
 
 def opset_number(version: str) -> int | None:
@@ -55,8 +60,10 @@ def opset_number(version: str) -> int | None:
 
     OpenVINO's reader compares the text as is: ``Opset8``, `` opset8`` and ``opset08`` name no opset.
     """
-    match = _OPSET_NAME.fullmatch(version)
-    return int(match.group(1)) if match else None
+    digits = version[len("opset"):]
+    if not version.startswith("opset") or not (digits.isascii() and digits.isdigit()) or digits[0] == "0":
+        return None
+    return int(digits)
 
 
 def _spans(text: str) -> tuple[int, ...]:
@@ -163,6 +170,7 @@ class Classification:
     message: str = ""
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(type_name: str, version: str) -> Classification:
     """Classify a layer's ``type``/``version``; ``message`` is OpenVINO's wording for an invalid type."""
     number = opset_number(version)
