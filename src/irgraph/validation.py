@@ -35,6 +35,7 @@ CODES = {
     "declared-type": "a declared precision contradicts inference",
     "declared-shape": "declared dims contradict inference",
     "const-size": "a Const's size is larger than its data",
+    "weights": "Consts read without data (the weights file is missing or broken; ir-info)",
     "ignored": "something OpenVINO ignores (unknown elements, what IR v10 cannot hold)",
 }
 """Every diagnostic code irgraph emits, with what it means (``ir-validate --select/--ignore`` take these)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import irgraph as ir
 from irgraph.graph import InputPort
 from irgraph.ops import OpaqueOp, Result
@@ -130,3 +132,26 @@ def test_assign_is_a_root_like_a_result_so_its_inputs_are_not_unreachable(tmp_pa
         ("unchecked-op", "3 layers of 3 op types not checked yet (kept as declared; they cannot run): Add×1, "
                          "Assign-6×1, ReadValue-6×1"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("op_type", "version", "expected"),
+    [
+        ("FooBarOp", "opset1", ("invalid-op", "error", "Opset opset1 doesn't contain the operation with type: FooBarOp "
+                                "(no OpenVINO opset 1-16 has this type); OpenVINO refuses the model")),
+        ("Gelu", "opset1", ("invalid-op", "error", "Opset opset1 doesn't contain the operation with type: Gelu "
+                            "(Gelu-2 in opsets 2-6, Gelu-7 in opsets 7-16); OpenVINO refuses the model")),
+        ("Gelu", "opset9", ("unchecked-op", "note", "1 layer of 1 op type not checked yet (kept as declared; they "
+                            "cannot run): Gelu-7×1")),
+        ("Gelu", "my_ops", ("custom-op", "note", "1 layer of 1 op type outside OpenVINO's opsets (OpenVINO reads "
+                            "them only with their extension; irgraph keeps them as declared): Gelu (my_ops)×1")),
+    ],
+)
+def test_a_layer_irgraph_has_no_class_for_is_invalid_unchecked_or_custom(op_type, version, expected):
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    op = OpaqueOp(op_type=op_type, op_version=version,
+                  declared_outputs=(TensorType(ir.ElementType.F32, Shape.parse("2")),))
+    node = model.add_node(op, "gelu", [x])
+    model.result(ir.OutputPort(node.id, 0), name="y")
+    assert [(d.code, d.severity.value, d.message) for d in ir.validate(model)] == [expected]
