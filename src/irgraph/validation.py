@@ -35,7 +35,10 @@ CODES = {
     "declared-type": "a declared precision contradicts inference",
     "declared-shape": "declared dims contradict inference",
     "const-size": "a Const's size is larger than its data",
-    "weights": "Consts read without data (the weights file is missing or broken; ir-info)",
+    "weights": "a Const's bytes are not in the weights file (or there is none)",
+    "parse": "the XML, an attribute text or the weights cannot be read",
+    "resource-limit": "a declared size beyond irgraph's limits",
+    "error": "any other error that stopped the reader",
     "ignored": "something OpenVINO ignores (unknown elements, what IR v10 cannot hold)",
 }
 """Every diagnostic code irgraph emits, with what it means (``ir-validate --select/--ignore`` take these)."""
