@@ -155,3 +155,19 @@ def test_a_layer_irgraph_has_no_class_for_is_invalid_unchecked_or_custom(op_type
     node = model.add_node(op, "gelu", [x])
     model.result(ir.OutputPort(node.id, 0), name="y")
     assert [(d.code, d.severity.value, d.message) for d in ir.validate(model)] == [expected]
+
+
+def test_every_code_irgraph_emits_is_listed_for_select_and_ignore():
+    """A new diagnostic code must join validation.CODES (ir-validate --select/--ignore warn on unknown codes)."""
+    import re
+    from pathlib import Path
+
+    from irgraph.validation import CODES
+
+    call = re.compile(
+        r'(?:\bnote|\berror|\bwarning|Diagnostic|_summary)\(\s*"([a-z][a-z-]*)"|\(\w+Error, "([a-z][a-z-]*)"\)'
+    )
+    emitted = {code for path in Path(ir.__file__).parent.rglob("*.py")
+               for match in call.findall(path.read_text()) for code in match if code}
+    assert {"ignored", "invalid-op", "unchecked-op", "custom-op", "schema", "io", "read"} <= emitted
+    assert emitted <= set(CODES), sorted(emitted - set(CODES))
