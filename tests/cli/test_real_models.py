@@ -239,3 +239,16 @@ def test_convert_prints_the_readers_notes_once_per_kind(tmp_path, capsys):
     (line,) = err.splitlines()
     assert line.startswith(f"warning: {v10}:") and line.endswith(
         "(Convert): IR v10 has no layer or port rt_info; OpenVINO ignores it (and 8 more like it)")
+
+
+def test_info_says_what_irgraph_does_with_each_op(real_copy, capsys):
+    real_copy('name="b1_relu" type="ReLU"', 'name="b1_relu" type="FooBarOp"')
+    xml = real_copy('name="pool" type="ReduceMean" version="opset1"', 'name="pool" type="MyMean" version="ext"')
+    code, out, _ = info(capsys, xml)
+    assert code == 0
+    rows = {" ".join(line.split()[:2]): " ".join(line.split()[2:]) for line in out.splitlines()
+            if line.startswith("  ") and "-" in line.split()[0]}
+    assert rows["Const-1 10"] == "runs" and rows["Convert-1 9"] == "not checked yet"
+    assert rows["FooBarOp-1 1"] == "not in its opset" and rows["MyMean-ext 1"] == "custom op"
+    code, out, _ = info(capsys, "--json", xml)
+    assert json.loads(out)["op_support"]["ReLU-1"] == "not checked yet"

@@ -15,6 +15,7 @@ from irgraph.errors import IrError, Location, printable
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml_reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
+from irgraph.ops.catalogue import Kind, classify
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
@@ -105,6 +106,7 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         outputs.append({"name": model.output_key(result), "result": result.name, "element_type": element_type,
                         "shape": shape})
     histogram = Counter(f"{node.type_name}-{_version_number(node)}" for node in model)
+    support = {f"{node.type_name}-{_version_number(node)}": _support(node) for node in model}
     try:
         weights_bytes: int | None = os.path.getsize(weights)
     except OSError:
@@ -126,8 +128,18 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         "inputs": inputs,
         "outputs": outputs,
         "ops": dict(sorted(histogram.items(), key=lambda item: (-item[1], item[0]))),
+        "op_support": dict(sorted(support.items())),
         "rt_info": rt_info_json(model.rt_info or ()),
     }
+
+
+def _support(node: Node) -> str:
+    """What irgraph does with a layer's op: ``runs``, or why not (``not checked yet``, ``custom``, ``invalid``)."""
+    op = node.op
+    if not isinstance(op, OpaqueOp):
+        return "runs" if op.can_run else "checked"
+    kind = classify(op.op_type, op.op_version).kind
+    return {Kind.STANDARD: "not checked yet", Kind.CUSTOM: "custom op", Kind.INVALID: "not in its opset"}[kind]
 
 
 def _has_rt_attribute(entries: tuple[RtEntry, ...] | None, name: str) -> bool:
@@ -196,7 +208,9 @@ def format_info(info: dict[str, object]) -> str:
     lines += _table([(o["name"], o["element_type"], o["shape"], f"(Result {o['result']})" if o["result"] != o["name"]
                       else "") for o in info["outputs"]])  # type: ignore[attr-defined]
     lines += ["", "ops:"]
-    lines += _table([(name, str(count)) for name, count in info["ops"].items()])  # type: ignore[attr-defined]
+    support = info["op_support"]
+    lines += _table([(name, str(count), support[name])  # type: ignore[index]
+                     for name, count in info["ops"].items()])  # type: ignore[attr-defined]
     rt_info = info.get("rt_info")
     if rt_info:
         lines += ["", "rt_info:"]
