@@ -124,6 +124,7 @@ def test_ir_info_text_escapes_names(model, capsys):
         "IR version 11\n"
         "layers     5 (4 edges)\n"
         f"weights    {model.with_suffix('.bin')} (8 bytes)\n"
+        "consts     1 i64\n"
         "\n"
         "inputs:\n"
         f"  in{ESCAPED}  f32  [1,1,6,2]\n"
@@ -133,11 +134,19 @@ def test_ir_info_text_escapes_names(model, capsys):
         "  output1                      f32  [1,1,6,1]\n"
         "\n"
         "ops:\n"
-        "  Result-1     2\n"
-        "  Const-1      1\n"
-        "  Parameter-1  1\n"
-        "  Split-1      1\n"
+        "  Result-1     2  runs\n"
+        "  Const-1      1  runs\n"
+        "  Parameter-1  1  runs\n"
+        "  Split-1      1  runs\n"
     )
+
+
+def test_ir_info_layers_escape_names(model, capsys):
+    code, out, err = run(ir_info, capsys, model, "--layers")
+    assert (code, err) == (0, "")
+    assert all(HOSTILE[0] not in line and "\u202e" not in line for line in out.splitlines())
+    assert [line.split()[:3] for line in out.splitlines()[1:4]] == [
+        ["0", f"in{ESCAPED}", "Parameter-1"], ["1", "split/axis", "Const-1"], ["2", f"split{ESCAPED}", "Split-1"]]
 
 
 _DOT_STRING = r'"(?:[^"\\\n]|\\.)*"'
@@ -155,10 +164,10 @@ def test_ir_info_dot_escapes_names_and_stays_valid_graphviz(model, capsys):
         f'digraph "net{dot_escaped}" {{',
         "  rankdir=TB;",
         '  node [shape=box, fontname="Helvetica"];',
-        f'  n0 [label="in{dot_escaped}\\nParameter", shape=ellipse];',
-        '  n1 [label="split/axis\\nConst", style=dashed];',
+        f'  n0 [label="in{dot_escaped}\\nParameter-1", shape=ellipse];',
+        '  n1 [label="split/axis\\nConst-1\\ni64[] = [3]", style=dashed];',
     ]
-    assert out.splitlines()[5] == f'  n2 [label="split{dot_escaped}\\nSplit"];'
+    assert out.splitlines()[5] == f'  n2 [label="split{dot_escaped}\\nSplit-1\\nnum_splits=2"];'
     for line in out.splitlines():
         assert _DOT_LINE.fullmatch(line), line
 
@@ -168,7 +177,7 @@ def test_ir_info_dot_quotes_quotes_and_backslashes(tmp_path, capsys):
     path.write_text(path.read_text("utf-8").replace(f'name="split{HOSTILE_XML}"', 'name="a&quot;b\\c"'), "utf-8")
     code, out, _ = run(ir_info, capsys, path, "--dot")
     assert code == 0
-    assert '  n2 [label="a\\"b\\\\c\\nSplit"];' in out.splitlines()
+    assert '  n2 [label="a\\"b\\\\c\\nSplit-1\\nnum_splits=2"];' in out.splitlines()
 
 
 def test_ir_validate_lines_escape_names(tmp_path, capsys):
