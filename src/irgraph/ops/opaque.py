@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irgraph.errors import EvaluationError
-from irgraph.ops.catalogue import SINK_TYPES, Kind, classify
+from irgraph.ops.catalogue import SINK_TYPES
 from irgraph.ops.op import Inputs, Op
 from irgraph.ops.registry import known_ops
 from irgraph.shapes import TensorType
@@ -47,25 +47,18 @@ class OpaqueOp(Op):
         return list(self.declared_outputs)
 
     @property
-    def is_sink(self) -> bool:  # type: ignore[override]
-        """True for an Assign layer: a root of the graph like a Result."""
-        return self.op_type.lower() in SINK_TYPES
-
-    @property
     def cannot_run_reason(self) -> str:
-        """Names the op, what kind of op it is and the ops that can run."""
-        found = classify(self.op_type, self.op_version)
-        if found.kind is Kind.INVALID:
-            why = f"it is not an OpenVINO op: {found.message}"
-        elif found.kind is Kind.CUSTOM:
-            why = "it is a custom op (its version names no OpenVINO opset)"
-        else:
-            why = "irgraph does not implement it yet"
+        """Names the op and the ops that can run."""
         return (
-            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation: {why}; "
+            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
             f"ops that can run: {', '.join(known_ops())}"
         )
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Always fails with ``cannot_run_reason``."""
         raise EvaluationError(self.cannot_run_reason)
+
+    @property
+    def is_sink(self) -> bool:  # type: ignore[override]
+        """True for an Assign layer: a root of the graph like a Result."""
+        return self.op_type.lower() in SINK_TYPES
