@@ -151,8 +151,6 @@ class Op:
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
-    is_sink: ClassVar[bool] = False
-    """True for sinks (Assign): roots of the graph like Results, though they have no output."""
     slices_data: ClassVar[bool] = False
     """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
     unconnected_extra_outputs: ClassVar[bool] = False
@@ -161,6 +159,8 @@ class Op:
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
+    is_sink: ClassVar[bool] = False
+    """True for sinks (Assign): roots of the graph like Results, though they have no output."""
 
     @property
     def version(self) -> str:
