@@ -4,6 +4,8 @@ runs in OpenVINO with the original's outputs."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -50,3 +52,25 @@ def test_the_v10_copy_runs_in_openvino_with_the_originals_outputs(networks, vari
     shape = tuple(original.inputs[0].shape)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     np.testing.assert_array_equal(copy(x)[0], original(x)[0])
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_id)
+def test_validate_says_each_unchecked_op_type_once_and_strict_passes(networks, variant, capsys):
+    from irgraph.cli import ir_validate
+
+    xml = networks[variant].xml
+    assert ir_validate.main(["--strict", str(xml)]) == 0
+    out = capsys.readouterr().out
+    layers = sum(1 for _ in ir.read_model(xml))
+    assert len(out.splitlines()) <= 3 < layers, out  # one summary note at most, never a line per layer
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_id)
+def test_info_describes_the_model_with_and_without_its_bin(networks, variant, tmp_path, capsys):
+    from irgraph.cli import ir_info
+
+    network = networks[variant]
+    assert ir_info.main([str(network.xml)]) == 0
+    shutil.copyfile(network.xml, tmp_path / "model.xml")  # no .bin beside it
+    assert ir_info.main([str(tmp_path / "model.xml")]) == 0
+    assert "inputs" in capsys.readouterr().out
