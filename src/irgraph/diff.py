@@ -22,9 +22,10 @@ net-level rt_info entries OpenVINO stamps on every file it saves (``<info name="
 Runtime">`` and ``<Runtime_version>``), so that a file OpenVINO writes and the file irgraph
 writes for the same model are equivalent.
 
-A type that differs only because something upstream differs (a changed Parameter shape changes
-every type after it) is a *derived* difference: kept apart in ``ModelDiff.derived`` so that the
-main list names each change once, where it was made.
+A type that differs at a layer after another difference (a changed Parameter shape, a changed
+split length, a rewired input changes the types after it) is a *derived* difference: kept apart in
+``ModelDiff.derived`` so that the main list names each change once, where it was made. A type edited
+by hand after another change is therefore listed as derived too.
 """
 
 from __future__ import annotations
@@ -201,12 +202,17 @@ def _diff(a: Model, b: Model) -> ModelDiff:
     )
     out: list[Difference] = []
     out += _model_differences(a, b, matching)
+    changed: set[int] = set()  # layers of A whose outputs may differ: what differs after them is derived
     for node in order_a:
         other_id = matching.a_to_b.get(node.id)
         if other_id is None:
             out.append(Difference(REMOVED, LayerRef.of(node), None))
-        else:
-            out += _LayerComparison(a, b, node, b.node(other_id), matching).differences()
+            changed.add(node.id)
+            continue
+        comparison = _LayerComparison(a, b, node, b.node(other_id), matching, changed)
+        out += comparison.differences()
+        if comparison.outputs_may_differ:
+            changed.add(node.id)
     out += [Difference(ADDED, None, LayerRef.of(node)) for node in order_b if node.id not in matching.b_to_a]
     for difference in out:
         (result.derived if difference.derived else result.differences).append(difference)
@@ -320,8 +326,11 @@ def _output_type(node: Node, index: int) -> TensorType | None:
 class _LayerComparison:
     """The differences between one layer of A and its match in B."""
 
-    def __init__(self, a: Model, b: Model, node_a: Node, node_b: Node, matching: _Matching) -> None:
+    def __init__(self, a: Model, b: Model, node_a: Node, node_b: Node, matching: _Matching, changed: set[int]
+                 ) -> None:
         self.a, self.b, self.node_a, self.node_b, self.matching = a, b, node_a, node_b, matching
+        self.changed_upstream = changed
+        self.outputs_may_differ = False
         self.refs: tuple[LayerRef, LayerRef] | None = None  # made for the first difference: most pairs have none
         self.found: list[Difference] = []
 
@@ -337,7 +346,8 @@ class _LayerComparison:
             self.add(RENAMED, "name", node_a.name, node_b.name)
         op_changed = self._op()
         inputs_changed = self._inputs()
-        self._outputs(derived=op_changed or inputs_changed)
+        types_changed = self._outputs(derived=op_changed or inputs_changed)
+        self.outputs_may_differ = op_changed or inputs_changed or types_changed
         self._rt_info("rt_info", node_a.rt_info, node_b.rt_info)
         for index in sorted(set(node_a.input_rt_info) | set(node_b.input_rt_info)):
             self._rt_info(f"input {index} rt_info", node_a.input_rt_info.get(index), node_b.input_rt_info.get(index))
@@ -375,7 +385,8 @@ class _LayerComparison:
         return len(self.found) > before
 
     def _inputs(self) -> bool:
-        """Where each input comes from, and its declared type; True when a source or an input type differs."""
+        """Where each input comes from, and its declared type; True when a source, an input type, or
+        anything before an input differs."""
         changed = False
         a, b, node_a, node_b = self.a, self.b, self.node_a, self.node_b
         sources_a, sources_b = a.input_sources(node_a), b.input_sources(node_b)
@@ -391,20 +402,25 @@ class _LayerComparison:
                 self.add(CONNECTION, f"input {index} from", _source_text(a, source_a), _source_text(b, source_b))
             type_a = _output_type(a.node(source_a.node_id), source_a.index) if source_a is not None else None
             type_b = _output_type(b.node(source_b.node_id), source_b.index) if source_b is not None else None
-            changed = changed or not same_source or type_a != type_b
+            upstream = source_a is not None and source_a.node_id in self.changed_upstream
+            differs = not same_source or type_a != type_b or upstream
+            changed = changed or differs
             declared_a = node_a.declared_input_types[index] if index < len(node_a.declared_input_types) else None
             declared_b = node_b.declared_input_types[index] if index < len(node_b.declared_input_types) else None
-            if declared_a != declared_b and index < len(sources_a) and index < len(sources_b):
+            # A model built in code declares no input types: only types both files declare are compared.
+            if declared_a != declared_b and declared_a is not None and declared_b is not None:
                 self.add(PORT_TYPE, f"input {index} type", _type_text(declared_a), _type_text(declared_b),
-                         derived=not same_source or type_a != type_b)
+                         derived=differs)
         return changed
 
-    def _outputs(self, derived: bool) -> None:
-        """Each output's type and tensor names; a Result's output names."""
+    def _outputs(self, derived: bool) -> bool:
+        """Each output's type and tensor names; a Result's output names. True when an output type differs."""
         node_a, node_b = self.node_a, self.node_b
+        types_differ = False
         for index in range(min(node_a.num_outputs, node_b.num_outputs)):
             type_a, type_b = _output_type(node_a, index), _output_type(node_b, index)
             if type_a != type_b:
+                types_differ = True
                 self.add(PORT_TYPE, f"output {index} type", _type_text(type_a), _type_text(type_b), derived=derived)
             names_a, names_b = node_a.tensor_names[index], node_b.tensor_names[index]
             if names_a != names_b and set(names_a) != set(names_b):
@@ -413,6 +429,7 @@ class _LayerComparison:
             names_a, names_b = _result_names(self.a, node_a), _result_names(self.b, node_b)
             if set(names_a) != set(names_b):
                 self.add(OUTPUT_NAMES, "output names", _names_text(names_a), _names_text(names_b))
+        return types_differ
 
     def _rt_info(self, what: str, entries_a: tuple[RtEntry, ...] | None, entries_b: tuple[RtEntry, ...] | None
                  ) -> None:
@@ -427,7 +444,7 @@ def _model_differences(a: Model, b: Model, matching: _Matching) -> list[Differen
     found = []
     if a.name != b.name:
         found.append(Difference(MODEL, None, None, "name", a.name, b.name))
-    if a.ir_version != b.ir_version:
+    if a.ir_version != b.ir_version and a.ir_version is not None and b.ir_version is not None:  # None: built in code
         found.append(Difference(MODEL, None, None, "IR version", _str(a.ir_version), _str(b.ir_version)))
     for key, old, new in _rt_info_changes(_net_rt_info(a), _net_rt_info(b)):
         found.append(Difference(MODEL, None, None, f"rt_info {key}", old, new))
