@@ -48,7 +48,7 @@ def extract(
     The cut inputs become Parameters (a cut input that is a Parameter stays that Parameter) named as
     given, their ports keeping the tensor's names; ``inputs=None`` starts at the model's own
     Parameters the outputs need (in model order). Each output becomes a Result named as given
-    (an output named by its Result keeps that Result). Shapes of ``model`` are inferred first (in
+    (an output named as a Result that receives the tensor keeps that Result). Shapes of ``model`` are inferred first (in
     place) to type the new Parameters. Raises ExtractError when a name is unknown (naming close
     matches), is given twice, or names an input no output needs, or when an output depends on a
     model input that is not among ``inputs``; ShapeInferenceError when the cut graph cannot be typed.
@@ -139,13 +139,14 @@ class _Extraction:
         names = _Names(model)
         self.inputs = _unique([Tensor(spec, names.resolve(spec)) for spec in inputs], "input", model)
         self.outputs = _unique([Tensor(spec, names.resolve(spec)) for spec in outputs], "output", model)
-        # Outputs named by their Result (not by a tensor name) keep that Result: its name, output names, rt_info.
+        # An output named as a Result of the model that receives that tensor keeps the Result (its id,
+        # output names and rt_info): extracting every output gives back the same Results.
         self.results: dict[str, Node] = {}
         for tensor in self.outputs:
-            if tensor.spec not in names.tensors:
-                named = [n for n in names.layers.get(tensor.spec, ()) if isinstance(n.op, (Parameter, Result))]
-                if named and isinstance(named[0].op, Result):
-                    self.results[tensor.spec] = named[0]
+            for node in names.layers.get(tensor.spec, ()):
+                if isinstance(node.op, Result) and model.producer(InputPort(node.id, 0)) == tensor.port:
+                    self.results[tensor.spec] = node
+                    break
         self.cut: dict[OutputPort, Tensor] = {}
         for tensor in self.inputs:
             earlier = self.cut.setdefault(tensor.port, tensor)
