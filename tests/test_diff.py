@@ -70,6 +70,7 @@ def diff_files(a: Path, b: Path) -> ModelDiff:
     return diff_models(ir.read_model(a), ir.read_model(b))
 
 
+@pytest.mark.oracle
 def test_a_changed_weight_is_one_difference_with_the_hashes_of_its_values(convnet):
     planted = Planted(convnet)
     offset, size = planted.const("w2_compressed")
@@ -85,6 +86,7 @@ def test_a_changed_weight_is_one_difference_with_the_hashes_of_its_values(convne
     assert result.derived == [] and not result.equivalent
 
 
+@pytest.mark.oracle
 def test_a_changed_attribute_is_one_difference(convnet):
     planted = Planted(convnet).replace(
         'type="Convolution" version="opset1">\n\t\t\t<data strides="1, 1" dilations="1, 1" pads_begin="1, 1"',
@@ -94,6 +96,7 @@ def test_a_changed_attribute_is_one_difference(convnet):
     assert result.derived == []
 
 
+@pytest.mark.oracle
 def test_a_changed_input_dim_is_one_difference_and_its_consequences_are_derived(convnet):
     planted = Planted(convnet).replace('<data shape="1,3,16,16" element_type="f32" />',
                                        '<data shape="1,3,16,32" element_type="f32" />')
@@ -105,6 +108,7 @@ def test_a_changed_input_dim_is_one_difference_and_its_consequences_are_derived(
         "~ layer 'x' (Parameter): output 0 type f32[1,3,16,16] -> f32[1,3,16,32]"]
 
 
+@pytest.mark.oracle
 def test_a_changed_declared_dim_in_the_middle_is_one_difference(convnet):
     planted = Planted(convnet)
     start = planted.text.index('name="conv1/WithoutBiases"')
@@ -119,6 +123,7 @@ def test_a_changed_declared_dim_in_the_middle_is_one_difference(convnet):
     assert result.derived == []
 
 
+@pytest.mark.oracle
 def test_a_rewired_input_is_one_difference(convnet):
     planted = Planted(convnet)
     relu2, pool1, add2 = planted.layer_id("relu2"), planted.layer_id("pool1"), planted.layer_id("add2")
@@ -129,6 +134,7 @@ def test_a_rewired_input_is_one_difference(convnet):
     assert result.derived == []  # pool1 and relu2 both give f32[1,8,8,8]
 
 
+@pytest.mark.oracle
 def test_a_removed_edge_is_one_difference(convnet):
     planted = Planted(convnet)
     bias, add2 = planted.layer_id("bias3"), planted.layer_id("add2")
@@ -137,6 +143,7 @@ def test_a_removed_edge_is_one_difference(convnet):
     assert lines(result) == ["~ layer 'add2' (Add): input 1 from 'bias3':0 -> (none)"]
 
 
+@pytest.mark.oracle
 def test_a_renamed_layer_is_matched_by_its_place_and_reported_as_renamed(convnet):
     planted = Planted(convnet).replace('name="relu1"', 'name="relu1_renamed"')
     result = diff_files(convnet, planted.write("renamed"))
@@ -144,6 +151,7 @@ def test_a_renamed_layer_is_matched_by_its_place_and_reported_as_renamed(convnet
     assert result.matched_by_structure == 1 and result.matched_by_position == 0
 
 
+@pytest.mark.oracle
 def test_an_inserted_layer_is_added_and_its_consumer_rewired(convnet):
     planted = Planted(convnet)
     relu2, add2 = planted.layer_id("relu2"), planted.layer_id("add2")
@@ -161,6 +169,7 @@ def test_an_inserted_layer_is_added_and_its_consumer_rewired(convnet):
     assert result.derived == []
 
 
+@pytest.mark.oracle
 def test_an_output_added_with_irgraph_is_the_only_difference(convnet, tmp_path):
     model = ir.read_model(convnet)
     relu1 = next(node for node in model if node.name == "relu1")
@@ -172,6 +181,7 @@ def test_an_output_added_with_irgraph_is_the_only_difference(convnet, tmp_path):
     assert lines(back) == ["- layer 'extra_out' (Result)"]
 
 
+@pytest.mark.oracle
 def test_changed_rt_info_is_one_difference_per_entry(convnet):
     planted = Planted(convnet)
     planted.replace('<attribute name="decompression" version="0" />', '<attribute name="decompression" version="1" />')
@@ -183,6 +193,7 @@ def test_changed_rt_info_is_one_difference_per_entry(convnet):
     assert lines(result) == ["~ layer 'w1' (Convert): rt_info decompression version=0 -> (none)"]
 
 
+@pytest.mark.oracle
 def test_net_rt_info_differences_are_reported_but_not_the_openvino_version_stamp(convnet):
     planted = Planted(convnet)
     version = re.search(r'<Runtime_version value="([^"]*)"', planted.text)
@@ -195,6 +206,7 @@ def test_net_rt_info_differences_are_reported_but_not_the_openvino_version_stamp
 
 
 # ------------------------------------------------------------------------------------ equivalence
+@pytest.mark.oracle
 def test_what_openvino_and_irgraph_write_for_the_conv_net_is_equivalent(convnet, tmp_path):
     from tests.convnet import ov_resave
 
@@ -206,6 +218,7 @@ def test_what_openvino_and_irgraph_write_for_the_conv_net_is_equivalent(convnet,
         assert result.summary() == "equivalent (34 layers matched)"
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("name", SAMPLE_NAMES)
 def test_each_sample_and_its_rewrites_by_irgraph_and_openvino_are_equivalent(name, tmp_path):
     sample = SAMPLES / name / "model.xml"
@@ -220,6 +233,7 @@ def test_each_sample_and_its_rewrites_by_irgraph_and_openvino_are_equivalent(nam
     assert result.equivalent, lines(result)
 
 
+@pytest.mark.oracle
 def test_a_model_irgraph_builds_and_writes_is_equivalent_to_openvinos_rewrite(tmp_path):
     pytest.importorskip("openvino", reason="the test extra installs openvino")
     from tests.convnet import ov_resave
@@ -234,6 +248,7 @@ def test_a_model_irgraph_builds_and_writes_is_equivalent_to_openvinos_rewrite(tm
     assert result.equivalent, lines(result)
 
 
+@pytest.mark.oracle
 def test_ids_document_order_and_bin_layout_do_not_matter(convnet):
     planted = Planted(convnet)
     # Every Const 64 bytes further into the .bin; ids renumbered; layers in reverse document order.

@@ -14,7 +14,7 @@ import irgraph as ir
 from irgraph.diff import diff_models
 from irgraph.extract import ExtractError, extract, resolve_tensor
 from irgraph.graph import OutputPort
-from irgraph.ops import Const, Parameter
+from irgraph.ops import Const
 
 X = np.arange(24, dtype=np.float32).reshape(1, 6, 4)
 Y = -np.arange(8, dtype=np.float32).reshape(1, 2, 4)
@@ -60,6 +60,18 @@ def test_a_cut_through_a_multi_output_layer_keeps_it_and_its_other_outputs_uncon
     assert "swap" not in {node.name for node in sub} and "mid" not in {node.name for node in sub}
     got = ir.run(sub, {"x": X, "y": Y})
     np.testing.assert_array_equal(got["halves:1"], whole["half1"])
+
+
+def test_a_cut_output_of_a_kept_layer_moves_its_tensor_names_to_the_new_parameter(whole):
+    m = network()
+    halves = next(node for node in m if node.name == "halves")
+    halves.tensor_names[0] = ["left"]
+    sub = extract(m, ["x", "y", "left"], ["out"])
+    assert [(p.name, p.tensor_names[0]) for p in sub.parameters] == [("x", ["x"]), ("y", ["y"]), ("left", ["left"])]
+    assert sub.node(halves.id).tensor_names == [[], []]
+    left = np.full((1, 7, 2), 5, np.float32)
+    got = ir.run(sub, {"x": X, "y": Y, "left": left})["out"]
+    np.testing.assert_array_equal(got, np.concatenate([whole["half1"], left], axis=2))
 
 
 def test_without_inputs_the_cut_starts_at_the_model_inputs_it_needs(whole):
@@ -185,8 +197,7 @@ def convnet(tmp_path_factory):
 
 @pytest.mark.oracle
 @pytest.mark.parametrize(("inputs", "outputs", "kept"), [
-    (["p1"], ["cat"], ["w2_compressed", "w2", "conv2/WithoutBiases", "Reshape_32_compressed", "Reshape_32", "conv2",
-                       "relu2", "bias3_compressed", "bias3", "add2", "Constant_37", "split", "concat"]),
+    (["p1"], ["cat"], ["conv2/WithoutBiases", "conv2", "relu2", "add2", "split", "concat"]),
     (["r1"], ["cat", "s1"], None),
     (["pool1:0"], ["prob"], None),
     (["c2", "bias3"], ["logits"], None),
@@ -199,8 +210,12 @@ def test_a_block_of_a_real_network_runs_in_openvino_and_equals_the_whole_network
     sub = extract(model, inputs, outputs)
     assert [d for d in ir.validate(sub) if d.is_error] == []
     if kept is not None:
-        inner = [n.name for n in sub if not isinstance(n.op, Parameter) and n.type_name != "Result"]
+        # Consts and their Converts counted, not named: OpenVINO names some by a process-wide counter
+        # (Constant_37 in one run, Constant_2974 in another).
+        inner = [n.name for n in sub if n.type_name not in ("Parameter", "Const", "Convert", "Result")]
         assert sorted(inner) == sorted(kept)
+        weights = sorted(n.type_name for n in sub if n.type_name in ("Const", "Convert"))
+        assert weights == ["Const"] * 4 + ["Convert"] * 3  # w2, conv2's bias, bias3 (f16 + Convert), split's axis
     ir.write_model(sub, tmp_path / "block.xml")
     x = np.random.default_rng(5).standard_normal(INPUT_SHAPE).astype(np.float32)
     names = {"pool1:0": "p1"}

@@ -244,6 +244,9 @@ class _Extraction:
             for index, source in enumerate(model.input_sources(node)):
                 if source is not None:
                     sub.connect(fed.get(source, source), InputPort(copy.id, index))
+            for index in range(copy.num_outputs):  # kept for another output: a cut one's names go to its Parameter
+                if OutputPort(node.id, index) in fed:
+                    copy.tensor_names[index] = []
         for tensor in self.outputs:
             source = fed.get(tensor.port, tensor.port)
             original = self.results.get(tensor.spec)
