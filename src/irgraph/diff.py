@@ -257,7 +257,15 @@ class _Matching:
     def _by_structure(self) -> None:
         """Spread out from every matched pair over unmatched producers and consumers (a worklist: linear)."""
         a, b = self.a, self.b
-        work = list(self.a_to_b.items())
+        # Only pairs next to an unmatched layer of A can match anything: start from those (linear in what is left).
+        seeds: set[int] = set()
+        for node in a:
+            if node.id in self.a_to_b:
+                continue
+            seeds.update(source.node_id for source in a.input_sources(node) if source is not None)
+            for index in range(node.num_outputs):
+                seeds.update(target.node_id for target in a.consumers(OutputPort(node.id, index)))
+        work = [(a_id, self.a_to_b[a_id]) for a_id in seeds if a_id in self.a_to_b]
         while work:
             a_id, b_id = work.pop()
             node_a, node_b = a.node(a_id), b.node(b_id)
@@ -361,27 +369,31 @@ class _LayerComparison:
         node_a, node_b = self.node_a, self.node_b
         before = len(self.found)
         op_a, op_b = node_a.op, node_b.op
-        kind_a, kind_b = _op_title(node_a), _op_title(node_b)
-        if kind_a != kind_b:
-            self.add(TYPE, "type", kind_a, kind_b)
+        if node_a.type_name != node_b.type_name or op_a.version != op_b.version:
+            self.add(TYPE, "type", _op_title(node_a), _op_title(node_b))
         if node_a.num_inputs != node_b.num_inputs:
             self.add(PORTS, "inputs", str(node_a.num_inputs), str(node_b.num_inputs))
         if node_a.num_outputs != node_b.num_outputs:
             self.add(PORTS, "outputs", str(node_a.num_outputs), str(node_b.num_outputs))
-        # Ops are frozen dataclasses: equal ops have equal attributes (a Const's value is compared below).
-        if op_a is not op_b and (isinstance(op_a, Const) or op_a != op_b or node_a.extra_attributes
-                                 or node_b.extra_attributes):
+        if op_a is op_b:
+            return len(self.found) > before
+        consts = isinstance(op_a, Const) and isinstance(op_b, Const)
+        # Ops are frozen dataclasses: equal ops have equal attributes (a Const's value is compared apart).
+        if consts:
+            same = op_a.element_type == op_b.element_type and op_a.shape == op_b.shape  # type: ignore[attr-defined]
+        else:
+            same = op_a == op_b
+        if not same or node_a.extra_attributes or node_b.extra_attributes:
             attributes_a = {**op_a.to_attributes(), **node_a.extra_attributes}
             attributes_b = {**op_b.to_attributes(), **node_b.extra_attributes}
-            if attributes_a != attributes_b:
-                for key in _union(attributes_a, attributes_b):
-                    old, new = attributes_a.get(key), attributes_b.get(key)
-                    if old != new:
-                        self.add(ATTRIBUTE, f"attribute {key}", old, new)
-            if isinstance(op_a, Const) and isinstance(op_b, Const):
-                detail = _value_difference(op_a, op_b)
-                if detail:
-                    self.add(VALUE, "values", None, None, detail)
+            for key in _union(attributes_a, attributes_b):
+                old, new = attributes_a.get(key), attributes_b.get(key)
+                if old != new:
+                    self.add(ATTRIBUTE, f"attribute {key}", old, new)
+        if consts:
+            detail = _value_difference(op_a, op_b)  # type: ignore[arg-type]
+            if detail:
+                self.add(VALUE, "values", None, None, detail)
         return len(self.found) > before
 
     def _inputs(self) -> bool:
