@@ -185,6 +185,20 @@ def test_a_cut_at_a_shape_input_gives_dynamic_types_as_openvino_infers_them_and_
     np.testing.assert_array_equal(ir.run(sub, {"x": X, "axis": np.int64(1)})["mid"], whole["mid"])
 
 
+def test_a_cut_that_fails_shape_inference_points_at_the_layer_in_the_source_file():
+    from tests.helpers import CORPUS
+
+    path = CORPUS / "err-concat-rank-mismatch" / "model.xml"
+    model = ir.read_model(path)
+    assert len(extract(model, None, ["y"])) == 5  # the valid branch cuts cleanly
+    with pytest.raises(ExtractError) as caught:
+        extract(model, None, ["w"])
+    assert str(caught.value).startswith(f"{path}:")
+    assert caught.value.location.layer_name == "cat_z"
+    assert caught.value.message.startswith("the extracted graph fails shape inference: Argument shapes are "
+                                           "inconsistent; they must have the same rank")
+
+
 # ------------------------------------------------------------------------------------ a real network
 @pytest.fixture(scope="module")
 def convnet(tmp_path_factory):

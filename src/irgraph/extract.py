@@ -174,9 +174,9 @@ class _Extraction:
         try:
             infer_shapes(sub)
         except IrError as err:
-            raise ExtractError(f"the extracted graph cannot be typed: {err.message} (at {err.location.layer()}); "
-                               "a cut input may feed an input whose value shape inference needs (an axis, a "
-                               "shape): cut elsewhere", err.location) from None
+            layer = err.location.layer_id  # copied layers keep their ids: point at the layer in the source file
+            where = self.model.node(layer).location if layer is not None and layer in self.model else err.location
+            raise ExtractError(f"the extracted graph fails shape inference: {err.message}", where) from None
         return sub
 
     # -------------------------------------------------------------------------------- walking

@@ -97,6 +97,13 @@ def test_unreadable_or_invalid_files_exit_2_not_1(tmp_path, write_ir, capsys):
     assert code == 2 and out == "" and err.startswith(f"error: {broken}:1: ")
 
 
+def test_a_graph_with_a_cycle_exits_2(capsys):
+    cycle = REPO / "tests" / "data" / "ov" / "err-cycle" / "model.xml"
+    code, out, err = run(capsys, cycle, cycle)
+    assert (code, out) == (2, "")
+    assert err == f"error: {cycle}:107: layer 8 'cat' (Concat): the graph has a cycle through layers 8 -> 7 -> 8\n"
+
+
 def test_help_has_examples(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0

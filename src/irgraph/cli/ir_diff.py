@@ -69,7 +69,10 @@ def _read(path: str, weights: str | None, element_limit: int) -> Model:
 def _diff(args: argparse.Namespace) -> int:
     model_a = _read(args.old, args.weights_a, args.max_elements)
     model_b = _read(args.new, args.weights_b, args.max_elements)
-    result = diff_models(model_a, model_b)
+    try:
+        result = diff_models(model_a, model_b)
+    except IrError as err:  # a graph that cannot be walked (a cycle): not a valid IR, exit 2 as for reading
+        raise common.CliError(str(err), common.EXIT_USAGE) from None
     if args.json:
         print(json.dumps(to_json(result, args.old, args.new), indent=2))
     else:
