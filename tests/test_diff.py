@@ -368,3 +368,24 @@ def test_a_model_is_equivalent_to_itself_and_its_copy(tmp_path):
     shutil.copy(tmp_path / "copy.xml", tmp_path / "again.xml")
     shutil.copy(tmp_path / "copy.bin", tmp_path / "again.bin")
     assert diff_files(tmp_path / "copy.xml", tmp_path / "again.xml").summary() == "equivalent (9 layers matched)"
+
+
+def test_string_bool_and_nan_values_are_compared_by_content():
+    def one_const(value: np.ndarray) -> ir.Model:
+        m = ir.Model("c")
+        m.result(m.const(value, name="c"), name="r")
+        return m
+
+    def digest(value: np.ndarray) -> str:
+        return hashlib.sha256(value.tobytes()).hexdigest()[:12]
+
+    strings = diff_models(one_const(np.array(["a", "b"])), one_const(np.array(["a", "c"])))
+    old, new = (hashlib.sha256(text).hexdigest()[:12] for text in (b"a\0b", b"a\0c"))  # items joined by NUL
+    assert lines(strings) == [f"~ layer 'c' (Const): values differ (sha256 {old}.. -> {new}..; 1 of 2 elements differ)"]
+    flags = diff_models(one_const(np.array([True, False])), one_const(np.array([True, True])))
+    assert lines(flags) == [f"~ layer 'c' (Const): values differ (sha256 {digest(np.array([True, False]))}.. -> "
+                            f"{digest(np.array([True, True]))}..; 1 of 2 elements differ)"]
+    nan = np.array([np.nan, 1], np.float32)
+    assert diff_models(one_const(nan), one_const(nan.copy())).equivalent  # the same bits: equal
+    with_nan = diff_models(one_const(np.array([0, 1], np.float32)), one_const(nan))
+    assert lines(with_nan)[0].endswith("; max abs diff nan; 1 of 2 elements differ)")
