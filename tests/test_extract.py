@@ -126,6 +126,7 @@ def test_an_unknown_name_lists_close_matches():
     assert refusal(["join:0"], ["otu"]) == "no tensor is called 'otu'; close matches: 'out'"
     assert refusal(["jion:0"], ["out"]) == "no layer is called 'jion' (in 'jion:0'); close matches: 'join'"
     assert refusal(["join:0"], ["qqqq"]) == "no tensor is called 'qqqq'"
+    assert refusal(["join:0"], ["7"]) == "no tensor is called '7'"  # a layer id alone is not a tensor: 7:0 is
 
 
 def test_a_layer_name_is_not_a_tensor():
