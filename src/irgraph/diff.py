@@ -370,7 +370,9 @@ class _LayerComparison:
         before = len(self.found)
         op_a, op_b = node_a.op, node_b.op
         if node_a.type_name != node_b.type_name or op_a.version != op_b.version:
+            # Another op: its attributes, port counts and values differ as a matter of course; not listed.
             self.add(TYPE, "type", _op_title(node_a), _op_title(node_b))
+            return True
         if node_a.num_inputs != node_b.num_inputs:
             self.add(PORTS, "inputs", str(node_a.num_inputs), str(node_b.num_inputs))
         if node_a.num_outputs != node_b.num_outputs:

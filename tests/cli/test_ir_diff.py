@@ -107,7 +107,7 @@ def test_a_graph_with_a_cycle_exits_2(capsys):
 def test_help_has_examples(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    assert "examples:\n  ir-diff model.xml model_fp16.xml\n" in out
+    assert "examples:\n  ir-diff model.xml edited.xml\n" in out
     assert "exit codes:" in out
 
 

@@ -31,7 +31,7 @@ cannot be read or is not a valid IR (as diff(1) does, so that 1 always means "th
 """
 
 EXAMPLES = """\
-  ir-diff model.xml model_fp16.xml
+  ir-diff model.xml edited.xml
   ir-diff before.xml after.xml --all                # also list the types that follow from a change
   ir-diff a.xml b.xml --json | jq '.differences[].text'
   ir-diff a.xml b.xml > /dev/null && echo same      # exit 0 when equivalent

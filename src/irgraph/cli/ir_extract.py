@@ -10,6 +10,7 @@ import sys
 
 import irgraph
 from irgraph.cli import _common as common
+from irgraph.errors import printable
 from irgraph.extract import extract
 from irgraph.graph import Model
 
@@ -120,7 +121,7 @@ def describe(sub: Model, path: str, weights: str) -> dict[str, object]:
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(common.one_line(name) for name in names)
+    return ", ".join(printable(name) for name in names)
 
 
 if __name__ == "__main__":
