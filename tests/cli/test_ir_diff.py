@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -119,3 +122,11 @@ def test_the_console_script_is_registered(script, module):
     target_module, function = scripts[script].split(":")
     imported = __import__(target_module, fromlist=[function])
     assert callable(getattr(imported, function))
+
+
+def test_the_module_runs_as_a_program():
+    # The console script is this module's main (the venv gets it with pip install -e .); here it runs as -m.
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "-m", "irgraph.cli.ir_diff", "--version"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("ir-diff (irgraph ")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_extract
-from tests.cli.helpers import SAMPLES, files_in
+from tests.cli.helpers import REPO, SAMPLES, files_in
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
@@ -81,3 +84,11 @@ def test_help_has_examples(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
     assert "examples:\n  ir-extract model.xml block.xml --inputs relu1 --outputs concat\n" in out
+
+
+def test_the_module_runs_as_a_program():
+    # The console script is this module's main (the venv gets it with pip install -e .); here it runs as -m.
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "-m", "irgraph.cli.ir_extract", "--version"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("ir-extract (irgraph ")

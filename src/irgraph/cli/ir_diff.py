@@ -95,7 +95,7 @@ def to_json(result: ModelDiff, path_a: str, path_b: str) -> dict[str, object]:
     }
 
 
-def format_diff(result: ModelDiff, path_a: str, path_b: str, show_derived: bool = False) -> list[str]:
+def format_diff(result: ModelDiff, path_a: str, path_b: str, show_derived: bool) -> list[str]:
     """The text report: a ``---``/``+++`` header naming the files, one line per difference, a summary."""
     if result.equivalent:
         return [result.summary()]
