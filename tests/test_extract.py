@@ -256,3 +256,23 @@ def test_a_real_block_keeps_types_names_and_rt_info(convnet):
             assert node.tensor_names == original[node.name].tensor_names
     assert any(entry.attributes == (("name", "decompression"), ("version", "0"))
                for node in sub for entry in node.rt_info)
+
+
+def test_a_tensor_named_like_the_layer_that_consumes_it_gets_a_new_result(whole):
+    m = network()
+    halves = next(node for node in m if node.name == "halves")
+    halves.tensor_names[1] = ["swap"]  # the tensor swap (halves:1) feeds input 0 of the layer swap
+    sub = extract(m, ["x", "y"], ["swap"])
+    assert [(r.type_name, r.name, sub.output_key(r)) for r in sub.results] == [("Result", "swap", "swap")]
+    assert "Concat" not in {node.type_name for node in sub if node.name == "swap"}
+    np.testing.assert_array_equal(ir.run(sub, {"x": X, "y": Y})["swap"], whole["half1"])
+
+
+def test_an_input_whose_type_is_unknown_is_refused():
+    m = ir.Model("broken")
+    x, y = m.parameter("x", [2, 3]), m.parameter("y", [2])
+    bad = m.concat([x, y], axis=0, name="bad")  # ranks differ: inference fails here
+    m.result(m.concat([bad, bad], axis=0, name="after"), name="out")
+    assert refusal(["bad:0"], ["out"], m) == (
+        "the type of input 'bad:0' is unknown: shape inference could not type it and the file does not declare it "
+        "(see ir-validate)")
