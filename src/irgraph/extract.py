@@ -264,7 +264,7 @@ class _Extraction:
         index = tensor.port.index
         found = node.output_types[index] or node.declared_output_types[index]
         if found is None:
-            raise ExtractError(f"the type of input {_q(tensor.spec)} is unknown: shape inference did not reach it "
+            raise ExtractError(f"the type of input {_q(tensor.spec)} is unknown: shape inference could not type it "
                                "and the file does not declare it (see ir-validate)", node.location)
         return found
 
