@@ -1,0 +1,124 @@
+"""ir-diff: a structural diff of two IR files (layers matched by name, then by structure and position)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from irgraph.cli import _common as common
+from irgraph.diff import Difference, ModelDiff, diff_models
+from irgraph.errors import IrError
+from irgraph.graph import Model
+
+DESCRIPTION = """\
+Compare two OpenVINO IR models layer by layer and print one line per difference:
+
+  ~ layer 'conv1' (Convolution): attribute strides 1, 1 -> 2, 2  (lines 26, 26)
+  ~ layer 'w' (Const): values differ (sha256 ab12.. -> cd34..; max abs diff 0.5; ...)
+  + layer 'extra' (ReLU)  (line 90)
+  - layer 'old' (ReLU)  (line 87)
+
+then a summary line. Layers are matched by name, then by their place in the graph (a renamed
+layer is reported as renamed), then by position in topological order among layers of one type.
+Compared: op type and version, attributes, where each input comes from, port types, tensor
+names, rt_info, and Const values by content (so two .bin layouts of the same values are equal).
+Ignored: layer ids, the order of layers in the file, Const offsets, XML formatting, and the
+version stamp OpenVINO writes into the net rt_info ("OpenVINO Runtime", Runtime_version).
+A type that changes only because something before it changed is counted but not listed
+(--all lists it). Exit 0 when the models are equivalent, 1 when they differ, 2 when a file
+cannot be read or is not a valid IR (as diff(1) does, so that 1 always means "they differ").
+"""
+
+EXAMPLES = """\
+  ir-diff model.xml edited.xml
+  ir-diff before.xml after.xml --all                # also list the types that follow from a change
+  ir-diff a.xml b.xml --json | jq '.differences[].text'
+  ir-diff a.xml b.xml > /dev/null && echo same      # exit 0 when equivalent
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ir-diff argument parser."""
+    parser = common.make_parser("ir-diff", DESCRIPTION, EXAMPLES)
+    parser.add_argument("old", metavar="A.xml", help="the first (old) model")
+    parser.add_argument("new", metavar="B.xml", help="the second (new) model")
+    parser.add_argument("--weights-a", metavar="BIN", help="weights of A (default: A.bin beside A.xml)")
+    parser.add_argument("--weights-b", metavar="BIN", help="weights of B (default: B.bin beside B.xml)")
+    parser.add_argument("--all", action="store_true", help="also list the type differences that follow from others")
+    parser.add_argument("--json", action="store_true", help="print a JSON report")
+    common.add_max_elements(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``ir-diff``."""
+    return common.run_cli(build_parser(), _diff, argv)
+
+
+def _read(path: str, weights: str | None, element_limit: int) -> Model:
+    try:
+        return common.read_model(path, weights, element_limit)
+    except IrError as err:
+        if isinstance(err, OSError):
+            raise
+        # Exit 2, not 1: for a diff, 1 means "the models differ" (diff(1) and cmp(1) do the same).
+        raise common.CliError(str(err), common.EXIT_USAGE) from None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    model_a = _read(args.old, args.weights_a, args.max_elements)
+    model_b = _read(args.new, args.weights_b, args.max_elements)
+    try:
+        result = diff_models(model_a, model_b)
+    except IrError as err:  # a graph that cannot be walked (a cycle): not a valid IR, exit 2 as for reading
+        raise common.CliError(str(err), common.EXIT_USAGE) from None
+    if args.json:
+        print(json.dumps(to_json(result, args.old, args.new), indent=2))
+    else:
+        for line in format_diff(result, args.old, args.new, show_derived=args.all):
+            print(line)
+    return common.EXIT_OK if result.equivalent else common.EXIT_FAILURE
+
+
+def to_json(result: ModelDiff, path_a: str, path_b: str) -> dict[str, object]:
+    """The JSON report: files, verdict, match counts, differences and derived differences."""
+    return {
+        "a": path_a,
+        "b": path_b,
+        "equivalent": result.equivalent,
+        "summary": result.summary(),
+        "matched": {"by_name": result.matched_by_name, "by_structure": result.matched_by_structure,
+                    "by_position": result.matched_by_position},
+        "differences": [d.to_json() for d in result.differences],
+        "derived": [d.to_json() for d in result.derived],
+    }
+
+
+def format_diff(result: ModelDiff, path_a: str, path_b: str, show_derived: bool) -> list[str]:
+    """The text report: a ``---``/``+++`` header naming the files, one line per difference, a summary."""
+    if result.equivalent:
+        return [result.summary()]
+    lines = [f"--- {common.one_line(path_a)}", f"+++ {common.one_line(path_b)}"]
+    lines += [_line(d) for d in result.differences]
+    if show_derived:
+        lines += [_line(d) + " [follows]" for d in result.derived]
+    summary = result.summary()
+    if result.derived and not show_derived:
+        summary += " (--all lists them)"
+    return [*lines, summary]
+
+
+def _line(difference: Difference) -> str:
+    """The difference and the line(s) it is on: ``(lines 26, 26)`` for a changed layer, ``(line 90)`` otherwise."""
+    text = common.one_line(difference.describe())
+    lines = [ref.line for ref in (difference.a, difference.b) if ref is not None]
+    if not lines or None in lines:
+        return text
+    if len(lines) == 1:
+        return f"{text}  (line {lines[0]})"
+    return f"{text}  (lines {lines[0]}, {lines[1]})"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
