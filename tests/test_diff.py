@@ -358,7 +358,7 @@ def test_a_changed_op_type_is_one_difference():
 
 def test_names_from_files_are_escaped():
     (line,) = lines(diff_models(chain(), chain({"concat": "join\x1b[31m\n"})))
-    assert line == "~ layer 'concat' (Concat): renamed to 'join\\x1b[31m\\x0a'"
+    assert line == "~ layer 'concat' (Concat): renamed to 'join\\x1b[31m\\n'"
 
 
 def test_a_model_is_equivalent_to_itself_and_its_copy(tmp_path):

@@ -40,6 +40,8 @@ _LAZY = {
     "validate_file": "irgraph.io.file_validation",
     "convert_onnx": "irgraph.io.onnx_import",
     "export_onnx": "irgraph.io.onnx_export",
+    "diff_models": "irgraph.diff",
+    "extract": "irgraph.extract",
 }
 __all__ += list(_LAZY)
 

@@ -75,3 +75,21 @@ def test_ir_info_script() -> None:
     assert '"ir_version": 11' in result.stdout
     result = call("ir-info", "--help")
     assert result.returncode == 0 and "examples:" in result.stdout
+
+
+def test_ir_diff_script(tmp_path: Path) -> None:
+    model = SAMPLE / "model.xml"
+    same = call("ir-diff", model, model)
+    assert same.returncode == 0, same.stderr
+    other = call("ir-diff", model, SAMPLES / "dml-split-axis3" / "model.xml")
+    assert other.returncode == 1, other.stderr
+    assert other.stdout
+
+
+def test_ir_extract_script(tmp_path: Path) -> None:
+    import irgraph as ir
+
+    out = tmp_path / "part.xml"
+    result = call("ir-extract", SAMPLE / "model.xml", out, "--outputs", "output0")
+    assert result.returncode == 0, result.stderr
+    assert list(ir.run(ir.read_model(out), {"input": np.zeros((1, 1, 6, 2), np.float32)})) == ["output0"]

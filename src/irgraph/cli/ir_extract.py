@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 
@@ -73,13 +72,6 @@ def split_names(values: list[str]) -> list[str]:
     return names
 
 
-def _same_file(first: str, second: str) -> bool:
-    try:
-        return os.path.samefile(first, second)
-    except OSError:
-        return False
-
-
 def _extract(args: argparse.Namespace) -> int:
     inputs = None if args.inputs is None else split_names(args.inputs)
     outputs = split_names(args.outputs)
@@ -87,11 +79,9 @@ def _extract(args: argparse.Namespace) -> int:
     source_bin = common.weights_path(args.model, args.weights)
     if not args.destination.endswith(".xml"):
         raise common.CliError(f"{args.destination}: OUT must be an .xml file (its weights go beside it as .bin)")
+    reads = [(args.model, "the model file"), (source_bin, "the weights file")]
     for written in (args.destination, destination_bin):
-        for read in (args.model, source_bin):
-            if _same_file(written, read):
-                raise common.CliError(f"{written}: would overwrite {read}, which this command reads")
-    common.check_output_directory(args.destination)
+        common.check_output(written, reads)
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         sub = extract(model, inputs, outputs)
