@@ -245,6 +245,8 @@ def _restore_controls(model: Model) -> None:
         node.rt_info = entries(node.rt_info) or ()
         node.input_rt_info = {i: entries(e) or () for i, e in node.input_rt_info.items()}
         node.output_rt_info = {i: entries(e) or () for i, e in node.output_rt_info.items()}
+        for body in node.bodies:
+            _restore_controls(body.model)
         if isinstance(node.op, OpaqueOp):
             node.op = dataclasses.replace(
                 node.op, op_type=fix(node.op.op_type), op_version=fix(node.op.op_version),

@@ -35,6 +35,6 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     return op_class
 
 
-def known_ops() -> list[str]:
-    """Titles of the registered ops (``Concat-1``, ``Split-1``, ...), sorted."""
-    return sorted({cls.title() for cls in _OPS.values()})
+def known_ops(*, runnable: bool = False) -> list[str]:
+    """Titles of the registered ops (``Concat-1``, ``Split-1``, ...), sorted; ``runnable``: only those that run."""
+    return sorted({cls.title() for cls in _OPS.values() if not runnable or getattr(cls, "runs", True)})

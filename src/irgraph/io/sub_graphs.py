@@ -1,0 +1,150 @@
+"""Reading a layer's sub-graphs: ``<body>``/``<then_body>``/``<else_body>``, their port maps and back edges.
+
+Each body is read into its own :class:`Model` by a :class:`LayerReader` of its own (the weights
+file is the model's one ``.bin``), so bodies nest to any depth the XML parser allows. Port map
+``external_port_id`` values are the layer's port id labels, turned into port indices here;
+``internal_layer_id`` values stay body layer ids (the body Model keys its nodes by them). Whether
+they name real ports, Parameters and Results is checked by validation, not here: a file OpenVINO
+would refuse is still read, so ``ir-validate`` can say what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lxml import etree
+
+from irgraph.errors import GraphError, IrParseError, Location
+from irgraph.graph import BackEdge, Body, Model, PortMapEntry
+from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
+from irgraph.io.layers import LayerPorts, LayerReader
+from irgraph.io.rt_info import read_rt_info
+
+if TYPE_CHECKING:
+    from irgraph.io.xml_reader import _Reader
+
+__all__ = ["read_bodies"]
+
+_INTEGER = re.compile(r"-?[0-9]{1,19}")
+_INT64 = (-(2**63), 2**63 - 1)
+_SLICING = ("axis", "start", "end", "stride", "part_size")
+_ENTRY_ATTRIBUTES = frozenset(("external_port_id", "internal_layer_id", "purpose", *_SLICING))
+
+
+def read_bodies(layers: LayerReader, ports: LayerPorts, elements: list[etree._Element]) -> tuple[Body, ...]:
+    """The bodies of one layer from its sub-graph children (bodies, port maps, back edges), in body order."""
+    reader = layers.reader
+    found: dict[str, etree._Element] = {}
+    for element in elements:
+        if element.tag in found:
+            raise IrParseError(f"the layer has two <{element.tag}> elements", reader.here(element))
+        found[element.tag] = element
+    for port_map_tag, body_tag in PORT_MAP_TAGS.items():
+        if port_map_tag in found and body_tag not in found:
+            raise IrParseError(f"<{port_map_tag}> has no <{body_tag}> to map (OpenVINO: 'Missing body part.')",
+                               reader.here(found[port_map_tag]))
+    if "back_edges" in found and "body" not in found:
+        raise IrParseError("<back_edges> has no <body> to connect", reader.here(found["back_edges"]))
+    bodies = []
+    for tag in BODY_TAGS:
+        element = found.get(tag)
+        if element is None:
+            continue
+        port_map_element = found.get(tag[: -len("body")] + "port_map")
+        port_map = None if port_map_element is None else tuple(_port_map(reader, port_map_element, ports))
+        back_edges = tuple(_back_edges(reader, found["back_edges"])) if tag == "body" and "back_edges" in found else ()
+        bodies.append(Body(tag, _body_model(layers, element), port_map, back_edges))
+    return tuple(bodies)
+
+
+def _body_model(layers: LayerReader, element: etree._Element) -> Model:
+    """The Model of one ``<body>``: its layers, edges and rt_info, as the reader reads a ``<net>``."""
+    reader = layers.reader
+    parent = layers.model
+    sections: dict[str, etree._Element] = {}
+    for child in element:
+        if child.tag in ("layers", "edges", "rt_info") and child.tag not in sections:
+            sections[child.tag] = child
+        else:
+            reader.note("ignored", f"element <{child.tag}> in <{element.tag}> is not part of IR; it is ignored",
+                        reader.here(child))
+    if "layers" not in sections:
+        raise IrParseError(f"<{element.tag}> has no <layers> section", reader.here(element))
+    model = Model(element.get("name", element.tag), ir_version=parent.ir_version)
+    model.source = parent.source
+    body_ports = LayerReader(reader, model, parent.ir_version or 11).read(sections["layers"])
+    if "edges" in sections:
+        reader._edges(model, sections["edges"], body_ports)
+    elif any(node.num_inputs for node in model):
+        raise IrParseError(f"<{element.tag}> has no <edges> section, so no layer input is connected",
+                           reader.here(element))
+    model.rt_info = read_rt_info(sections["rt_info"]) if "rt_info" in sections else None
+    return model
+
+
+def _port_map(reader: _Reader, element: etree._Element, ports: LayerPorts) -> list[PortMapEntry]:
+    inputs = {int(label): index for label, index in ports.inputs.items()}
+    outputs = {int(label): index for label, index in ports.outputs.items()}
+    entries = []
+    for child in element:
+        where = reader.here(child)
+        if child.tag not in ("input", "output"):
+            reader.note("ignored", f"element <{child.tag}> in <{element.tag}> is not a port; it is ignored", where)
+            continue
+        output = child.tag == "output"
+        for name in child.keys():
+            if name not in _ENTRY_ATTRIBUTES:
+                reader.note("ignored", f"<{element.tag}> <{child.tag}> attribute {name!r} is not part of IR; "
+                            "it is ignored", where)
+        external = _integer(child, "external_port_id", where)
+        assert external is not None
+        internal = _integer(child, "internal_layer_id", where)
+        if internal is None or internal < 0:
+            raise IrParseError(f"<{element.tag}> <{child.tag}> 'internal_layer_id' must be a non-negative integer. "
+                               f"Got: {child.get('internal_layer_id')!r}", where)
+        slicing = {name: _integer(child, name, where, required=False) for name in _SLICING}
+        entries.append(PortMapEntry(
+            output, _port_index(external, outputs if output else inputs, len(ports.inputs) if output else 0, where),
+            internal, purpose=child.get("purpose"), **slicing,
+        ))
+    return entries
+
+
+def _port_index(label: int, labels: dict[int, int], first: int, where: Location) -> int:
+    """The port index a port id label names; a label no port has stays a number validation reports."""
+    if label < 0:
+        return -1
+    index = labels.get(label)
+    if index is not None:
+        return index
+    canonical = label - first  # as OpenVINO numbers ports: inputs from 0, outputs after them
+    if 0 <= canonical < len(labels):
+        raise GraphError(f"port map external_port_id {label} names no port of the layer "
+                         f"(its port ids: {', '.join(map(str, labels)) or 'none'})", where)
+    return canonical
+
+
+def _back_edges(reader: _Reader, element: etree._Element) -> list[BackEdge]:
+    edges = []
+    for child in element:
+        where = reader.here(child)
+        if child.tag != "edge":
+            reader.note("ignored", f"element <{child.tag}> in <back_edges> is not an edge; it is ignored", where)
+            continue
+        from_layer, to_layer = _integer(child, "from-layer", where), _integer(child, "to-layer", where)
+        assert from_layer is not None and to_layer is not None
+        edges.append(BackEdge(from_layer, to_layer))
+    return edges
+
+
+def _integer(element: etree._Element, name: str, where: Location, *, required: bool = True) -> int | None:
+    text = element.get(name)
+    if text is None:
+        if required:
+            raise IrParseError(f"<{element.tag}> is missing the attribute '{name}'", where)
+        return None
+    stripped = text.strip()
+    if not (stripped.isascii() and _INTEGER.fullmatch(stripped)) or not _INT64[0] <= int(stripped) <= _INT64[1]:
+        raise IrParseError(f"<{element.tag}> attribute '{name}' must be an int64 integer. Got: {text!r}", where)
+    return int(stripped)
