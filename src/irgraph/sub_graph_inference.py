@@ -256,7 +256,7 @@ def _if(
 
 
 def _either(then_type: TensorType, else_type: TensorType, index: int) -> TensorType:
-    """The type of an If output either branch may give: equal dims kept, others dynamic."""
+    """The type of an If output either branch may give: per dim the interval covering both (OpenVINO's union)."""
     if then_type.element_type != else_type.element_type and not (
         then_type.element_type.is_dynamic or else_type.element_type.is_dynamic
     ):
@@ -267,4 +267,10 @@ def _either(then_type: TensorType, else_type: TensorType, index: int) -> TensorT
     a, b = then_type.shape, else_type.shape
     if a.rank_is_dynamic or b.rank_is_dynamic or a.rank != b.rank:
         return TensorType(element_type, DYNAMIC_RANK)
-    return TensorType(element_type, Shape(tuple(x if x == y else Dim.dynamic() for x, y in zip(a, b, strict=True))))
+    return TensorType(element_type, Shape(tuple(_union(x, y) for x, y in zip(a, b, strict=True))))
+
+
+def _union(a: Dim, b: Dim) -> Dim:
+    if a == b:
+        return a
+    return Dim(min(a.min, b.min), None if a.max is None or b.max is None else max(a.max, b.max))

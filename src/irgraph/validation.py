@@ -14,6 +14,7 @@ from irgraph.errors import GraphError, IrError, Location, bounded, printable
 from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.shape_inference import walk
+from irgraph.sub_graph_validation import check_bodies
 
 
 class Severity(enum.Enum):
@@ -49,8 +50,18 @@ class Diagnostic:
 
 
 def validate(model: Model) -> list[Diagnostic]:
-    """Every structural, op and type problem of ``model``, errors and warnings alike."""
+    """Every structural, op and type problem of ``model`` and of its sub-graph bodies, errors and warnings alike."""
     found: list[Diagnostic] = []
+    pending: list[tuple[Model, bool]] = [(model, True)]  # a work list, not recursion: bodies nest to any depth
+    while pending:
+        current, outermost = pending.pop()
+        bodies = _validate_graph(current, found, outermost)
+        pending.extend((body, False) for body in reversed(bodies))
+    return found
+
+
+def _validate_graph(model: Model, found: list[Diagnostic], outermost: bool) -> list[Model]:
+    """Append the problems of one graph; return its body Models (inferred already, through their layers)."""
 
     def error(code: str, message: str, location: Location) -> None:
         found.append(Diagnostic(code, Severity.ERROR, message, location))
@@ -58,19 +69,25 @@ def validate(model: Model) -> list[Diagnostic]:
     def warning(code: str, message: str, location: Location) -> None:
         found.append(Diagnostic(code, Severity.WARNING, message, location))
 
-    if not model.results:
+    if not model.results and outermost:
         error("no-results", "the model has no Result layers", Location(file=model.source))
     try:
         model.topological_order()
     except GraphError as err:
         error("cycle", err.message, err.location)
-        return found
+        return []
 
     def on_error(node: Node, err: IrError) -> None:
         code = "graph" if isinstance(err, GraphError) else "op"
         error(code, err.message, err.location if err.location.layer_id is not None else node.location)
 
-    walk(model, on_error)
+    if outermost:
+        walk(model, on_error)  # bodies are walked by their layers, with the types the layer gives them
+    bodies: list[Model] = []
+    for node in model:
+        if node.bodies:
+            check_bodies(node, error, warning)
+            bodies.extend(body.model for body in node.bodies)
     reachable = model.reachable_from_results()
     # OpenVINO's writer often names a Result after its producer, so Results are counted apart.
     names = Counter((isinstance(node.op, Result), node.name) for node in model)
@@ -91,7 +108,7 @@ def validate(model: Model) -> list[Diagnostic]:
             warning("unknown-attribute", f"{node.op.title()} has no attribute {attribute!r}; it is ignored",
                     node.location)
         _compare_declared(node, warning)
-    return found
+    return bodies
 
 
 def _compare_declared(node: Node, warning: Callable[[str, str, Location], None]) -> None:

@@ -1,0 +1,158 @@
+"""Sub-graphs (TensorIterator-1, Loop-5, If-8) on files OpenVINO wrote: nothing of a body is lost.
+
+The corpus is tests/data/ov-subgraphs (written by tests/oracle/generate_subgraph_goldens.py with
+openvino 2026.4.1: opset13 builders and ONNX Loop/If/Scan conversions, IR v11 and v10, If inside
+Loop inside TensorIterator, weights in bodies). For every file: reading then writing gives the same
+bytes (.xml and .bin), ir-validate finds no error, ir-info exits 0, and the outer outputs' inferred
+types are those OpenVINO gives after reading the file (case.json).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irgraph as ir
+from irgraph.cli import ir_convert, ir_info, ir_validate
+from irgraph.errors import ConversionError, EvaluationError
+from irgraph.graph import Body, OutputPort, PortMapEntry
+from irgraph.io.xml_reader import _Reader
+from irgraph.io.xml_security import load_xml
+from irgraph.io.xml_writer import serialize
+from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
+CASES = sorted(path.name for path in CORPUS.iterdir() if (path / "model.xml").exists())
+V10_OF = {name: name[: -len("-v10")] for name in CASES if name.endswith("-v10")}
+
+
+def test_the_corpus_has_every_kind_of_sub_graph() -> None:
+    texts = {name: (CORPUS / name / "model.xml").read_text("utf-8") for name in CASES}
+    everything = "".join(texts.values())
+    for needle in ('type="TensorIterator"', 'type="Loop"', 'type="If"', "<back_edges>", 'purpose="current_iteration"',
+                   'purpose="execution_condition"', "<then_body>", "<else_body>", 'stride="-2"', 'part_size="2"'):
+        assert needle in everything, needle
+    assert {"onnx-loop", "onnx-if", "onnx-scan", "nested-if-loop-ti"} <= set(CASES)
+    assert len(V10_OF) >= 5
+
+
+def _body_layer_count(model: ir.Model) -> int:
+    count, pending = 0, [model]
+    while pending:
+        current = pending.pop()
+        count += len(current)
+        pending.extend(body.model for node in current for body in node.bodies)
+    return count
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_read_then_write_is_byte_identical(case: str) -> None:
+    directory = CORPUS / case
+    model = ir.read_model(directory / "model.xml")
+    assert _body_layer_count(model) == (directory / "model.xml").read_text("utf-8").count("<layer ")
+    xml, blobs = serialize(model)
+    assert xml == (directory / "model.xml").read_bytes()
+    assert blobs.getvalue() == (directory / "model.bin").read_bytes()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_inferred_outer_outputs_equal_openvinos(case: str) -> None:
+    expected = json.loads((CORPUS / case / "case.json").read_text("utf-8"))["outputs"]
+    model = ir.read_model(CORPUS / case / "model.xml")
+    ir.infer_shapes(model)
+    types = [model.output_type(model.input_sources(result)[0]) for result in model.results]
+    assert [f"{t.element_type.ir_name}{t.shape}" for t in types] == [o["type"] + o["shape"] for o in expected]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_validate_finds_no_error_and_info_exits_0(case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    xml = CORPUS / case / "model.xml"
+    assert [str(d) for d in ir.validate_file(xml) if d.is_error] == []
+    assert ir_validate.main([str(xml)]) == 0
+    assert ir_info.main([str(xml)]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize("case", sorted(V10_OF))
+def test_ir_convert_to_v10_keeps_bodies_as_openvino_writes_them(case: str, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The v11 file converted with --ir-version 10 is the file OpenVINO wrote as IR v10 from the same model."""
+    out = tmp_path / "model.xml"
+    assert ir_convert.main([str(CORPUS / V10_OF[case] / "model.xml"), str(out), "--ir-version", "10"]) == 0
+    capsys.readouterr()
+    assert out.read_bytes() == (CORPUS / case / "model.xml").read_bytes()
+    assert out.with_suffix(".bin").read_bytes() == (CORPUS / case / "model.bin").read_bytes()
+
+
+def test_the_fast_reader_leaves_files_with_bodies_to_the_lxml_path() -> None:
+    from irgraph.io.fast_reader import read_fast
+
+    document = load_xml(str(CORPUS / "nested-if-loop-ti" / "model.xml"), parse=False)
+    assert read_fast(_Reader(document, None, 10**6)) is None
+
+
+def test_nested_bodies_keep_their_weights() -> None:
+    model = ir.read_model(CORPUS / "nested-if-loop-ti" / "model.xml")
+    (ti,) = [node for node in model if node.bodies]
+    (loop,) = [node for node in ti.bodies[0].model if node.bodies]
+    (branch,) = [node for node in loop.bodies[0].model if node.bodies]
+    assert [type(n.op).__name__ for n in (ti, loop, branch)] == ["TensorIterator", "Loop", "If"]
+    then_weights = next(n for n in branch.bodies[0].model if n.name == "if_then_w").op.value
+    else_weights = next(n for n in branch.bodies[1].model if n.name == "if_else_w").op.value
+    np.testing.assert_array_equal(then_weights, np.full((2, 3), 0.25, np.float32))
+    np.testing.assert_array_equal(else_weights, np.full((2, 3), 0.5, np.float32))
+
+
+def test_running_a_sub_graph_layer_is_refused_naming_the_layer() -> None:
+    model = ir.read_model(CORPUS / "if" / "model.xml")
+    with pytest.raises(EvaluationError) as caught:
+        ir.Interpreter(model)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.endswith("(If): If-8 (a layer with sub-graph bodies) cannot run yet: irgraph does not execute "
+                            "bodies")
+    assert "layer 3 'If_" in message
+
+
+def test_onnx_export_refuses_bodies() -> None:
+    pytest.importorskip("onnx")
+    model = ir.read_model(CORPUS / "loop-static-trip" / "model.xml")
+    with pytest.raises(ConversionError, match=r"\(Loop\): Loop has sub-graph bodies \(<body>\); irgraph cannot "
+                                              r"export bodies to ONNX yet"):
+        ir.export_onnx(model)
+
+
+# ------------------------------------------------------------------------------------ depth
+def nested_tensor_iterators(depth: int) -> ir.Model:
+    """``depth`` TensorIterators, each in the body of the one outside it; the innermost body holds weights."""
+    inner = ir.Model("body")
+    p = inner.parameter("p", [2])
+    weights = inner.const(np.array([0.5, 1.5], np.float32), name="w")
+    first, _ = inner.split(inner.concat([weights, p], axis=0), axis=0, num_splits=2)
+    inner.result(first, name="r")
+    for level in range(depth):
+        outer = ir.Model("body" if level < depth - 1 else "deep")
+        x = outer.parameter(f"x{level}", [2])
+        node = outer.add_node(TensorIterator(), f"ti{level}", [x], num_outputs=1)
+        ports = (PortMapEntry(False, 0, inner.parameters[0].id), PortMapEntry(True, 0, inner.results[0].id))
+        node.bodies = (Body("body", inner, ports),)
+        outer.result(OutputPort(node.id, 0), name=f"y{level}")
+        inner = outer
+    return inner
+
+
+def test_a_hundred_nested_bodies_validate_infer_and_write(tmp_path: Path) -> None:
+    model = nested_tensor_iterators(100)
+    assert [d for d in ir.validate(model) if d.is_error] == []
+    ir.infer_shapes(model)
+    assert model.output_type(model.input_sources(model.results[0])[0]) == ir.TensorType(
+        ir.ElementType.F32, ir.Shape.parse("2"))
+    path = tmp_path / "deep.xml"
+    ir.write_model(model, path)
+    assert path.read_text("utf-8").count("<body>") == 100
+    weights = np.array([0.5, 1.5], np.float32).tobytes() + np.int64(0).tobytes()  # w, then Split's axis
+    assert path.with_suffix(".bin").read_bytes() == weights
