@@ -17,7 +17,7 @@ from irgraph.ops import Parameter, Result
 from irgraph.ops.infrastructure.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.sub_graph import SubGraphOp
-from irgraph.shapes import Shape
+from irgraph.shapes import Shape, TensorType
 
 __all__ = ["CODE", "check_bodies"]
 
@@ -25,8 +25,11 @@ CODE = "sub-graph"
 Report = Callable[[str, str, Location], None]
 
 
-def check_bodies(node: Node, error: Report, warning: Report) -> None:
-    """Report every problem of ``node``'s bodies, port maps and back edges (not of the bodies' own layers)."""
+def check_bodies(node: Node, input_types: list[TensorType | None], error: Report, warning: Report) -> None:
+    """Report every problem of ``node``'s bodies, port maps and back edges (not of the bodies' own layers).
+
+    ``input_types``: the types of the layer's inputs where known (inferred, else declared).
+    """
     op, where = node.op, node.location
     tags = [body.tag for body in node.bodies]
     if isinstance(op, SubGraphOp):
@@ -37,12 +40,12 @@ def check_bodies(node: Node, error: Report, warning: Report) -> None:
             if tag not in op.body_tags:
                 error(CODE, f"{op.title()} has no <{tag}>; its bodies are {', '.join(op.body_tags)}", where)
     for body in node.bodies:
-        _check_body(node, body, error, warning)
+        _check_body(node, body, input_types, error, warning)
     if isinstance(op, SubGraphOp):
         _check_outer_ports(node, error)
 
 
-def _check_body(node: Node, body: Body, error: Report, warning: Report) -> None:
+def _check_body(node: Node, body: Body, input_types: list[TensorType | None], error: Report, warning: Report) -> None:
     where = node.location
     model = body.model
     if not model.results:
@@ -66,7 +69,7 @@ def _check_body(node: Node, body: Body, error: Report, warning: Report) -> None:
                       f"the layer has {count} {direction}s", where)
         _check_internal(body, entry, where, error)
         if entry.sliced:
-            _check_slicing(node, body, entry, error)
+            _check_slicing(node, body, entry, input_types, error)
     for edge in body.back_edges:
         _check_layer(body, edge.from_layer, Result, f"back edge from body layer {edge.from_layer}", where, error)
         _check_layer(body, edge.to_layer, Parameter, f"back edge to body layer {edge.to_layer}", where, error)
@@ -89,7 +92,9 @@ def _check_layer(body: Body, layer_id: int, kind: type, what: str, where: Locati
               f"{kind.__name__}", where)
 
 
-def _check_slicing(node: Node, body: Body, entry: PortMapEntry, error: Report) -> None:
+def _check_slicing(
+    node: Node, body: Body, entry: PortMapEntry, input_types: list[TensorType | None], error: Report
+) -> None:
     where = node.location
     what = f"<{body.port_map_tag}> {entry.describe()}"
     if isinstance(node.op, If):
@@ -99,7 +104,7 @@ def _check_slicing(node: Node, body: Body, entry: PortMapEntry, error: Report) -
         error(CODE, f"{what} part_size must be positive. Got: {entry.part_size}", where)
     if entry.stride == 0:
         error(CODE, f"{what} stride must not be 0", where)
-    shape = _sliced_shape(node, body, entry)
+    shape = _sliced_shape(body, entry, input_types)
     if shape is None or shape.rank_is_dynamic:
         return
     rank = shape.rank
@@ -111,7 +116,7 @@ def _check_slicing(node: Node, body: Body, entry: PortMapEntry, error: Report) -
         error(CODE, f"{what} axis {axis} is out of the range [{low}, {rank - 1}] of the rank-{rank} {sliced}", where)
 
 
-def _sliced_shape(node: Node, body: Body, entry: PortMapEntry) -> Shape | None:
+def _sliced_shape(body: Body, entry: PortMapEntry, input_types: list[TensorType | None]) -> Shape | None:
     """The shape sliced (an outer input) or concatenated (a body Result's value), when known."""
     if entry.output:
         if entry.internal_layer_id not in body.model:
@@ -124,9 +129,9 @@ def _sliced_shape(node: Node, body: Body, entry: PortMapEntry) -> Shape | None:
         if tensor is not None and tensor.shape.rank == 0 and not tensor.shape.rank_is_dynamic:
             return Shape.static([1])  # scalar slices concatenate as [1]
         return None if tensor is None else tensor.shape
-    declared = node.declared_input_types
     index = entry.external_port
-    return declared[index].shape if 0 <= index < len(declared) and declared[index] is not None else None
+    tensor = input_types[index] if 0 <= index < len(input_types) else None
+    return None if tensor is None else tensor.shape
 
 
 def _check_purpose(

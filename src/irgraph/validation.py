@@ -86,7 +86,12 @@ def _validate_graph(model: Model, found: list[Diagnostic], outermost: bool) -> l
     bodies: list[Model] = []
     for node in model:
         if node.bodies:
-            check_bodies(node, error, warning)
+            sources = model.input_sources(node)
+            input_types = [
+                (model.output_type(source) if source is not None else None) or declared
+                for source, declared in zip(sources, node.declared_input_types, strict=False)
+            ]
+            check_bodies(node, input_types, error, warning)
             bodies.extend(body.model for body in node.bodies)
     reachable = model.reachable_from_results()
     # OpenVINO's writer often names a Result after its producer, so Results are counted apart.
