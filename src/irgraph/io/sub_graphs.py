@@ -24,7 +24,12 @@ from irgraph.io.rt_info import read_rt_info
 if TYPE_CHECKING:
     from irgraph.io.xml_reader import _Reader
 
-__all__ = ["read_bodies"]
+__all__ = ["DETACHED", "detach_bodies", "read_bodies"]
+
+DETACHED = "irgraph-detached"
+"""Attribute naming the separately parsed content of a body (see :func:`detach_bodies`)."""
+_BODY_TAG = re.compile(rb"<(/?)(body|then_body|else_body)(\s[^<>]*)?>")
+_LINE_PREFIX_BUDGET = 1 << 26  # bytes of newlines spent keeping detached bodies' line numbers exact
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -61,6 +66,9 @@ def read_bodies(layers: LayerReader, ports: LayerPorts, elements: list[etree._El
 def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     """The Model of one ``<body>``: its layers, edges and rt_info, as the reader reads a ``<net>``."""
     reader = layers.reader
+    detached = reader.detached.get(element.get(DETACHED, "")) if reader.detached else None
+    if detached is not None:
+        element = detached
     parent = layers.model
     sections: dict[str, etree._Element] = {}
     for child in element:
@@ -148,3 +156,57 @@ def _integer(element: etree._Element, name: str, where: Location, *, required: b
     if not (stripped.isascii() and _INTEGER.fullmatch(stripped)) or not _INT64[0] <= int(stripped) <= _INT64[1]:
         raise IrParseError(f"<{element.tag}> attribute '{name}' must be an int64 integer. Got: {text!r}", where)
     return int(stripped)
+
+
+def detach_bodies(data: bytes, where: Location) -> tuple[etree._Element, dict[str, etree._Element]]:
+    """Parse an IR whose bodies nest deeper than libxml2 allows (256 elements, huge_tree off) body by body.
+
+    Every ``<body>``/``<then_body>``/``<else_body>`` is cut out of the text around it (its place
+    keeps its newlines, so lines stay right) and parsed on its own, with its own bodies cut out in
+    turn; the stub left in the parent carries ``irgraph-detached="N"``, the key of the parsed body in
+    the returned map. No document is deeper than one level of nesting. A body's own leading lines are
+    restored with newlines (up to a budget; past it, lines inside later bodies count from the body).
+    """
+    spans: list[tuple[int, int, int, int]] = []  # open tag start/end, close tag start/end
+    children: dict[int, list[int]] = {-1: []}
+    stack: list[tuple[int, bytes, int, int]] = []  # (span slot, tag, open start, open end)
+    for match in _BODY_TAG.finditer(data):
+        closing, tag = match.group(1), match.group(2)
+        if match.group(0).endswith(b"/>"):
+            continue  # an empty body: nothing to cut out
+        if not closing:
+            slot = len(spans)
+            spans.append((match.start(), match.end(), -1, -1))
+            children[slot] = []
+            children[stack[-1][0] if stack else -1].append(slot)
+            stack.append((slot, tag, match.start(), match.end()))
+            continue
+        if not stack or stack[-1][1] != tag:
+            raise IrParseError(f"</{tag.decode()}> does not close the open body element", where)
+        slot, _, start, end = stack.pop()
+        spans[slot] = (start, end, match.start(), match.end())
+    if stack:
+        raise IrParseError(f"<{stack[-1][1].decode()}> is never closed", where)
+
+    def cut(begin: int, end: int, slots: list[int]) -> bytes:
+        pieces, position = [], begin
+        for slot in slots:
+            open_start, open_end, close_start, close_end = spans[slot]
+            tag = _BODY_TAG.match(data, open_start).group(2)  # type: ignore[union-attr]
+            pieces += [data[position:open_start], b"<" + tag + b' ' + DETACHED.encode() + b'="%d">' % slot,
+                       b"\n" * data.count(b"\n", open_end, close_start), data[close_start:close_end]]
+            position = close_end
+        pieces.append(data[position:end])
+        return b"".join(pieces)
+
+    from irgraph.io.xml_security import parse_bytes
+
+    root = parse_bytes(cut(0, len(data), children[-1]), where)
+    bodies: dict[str, etree._Element] = {}
+    budget = _LINE_PREFIX_BUDGET
+    for slot, (open_start, open_end, close_start, close_end) in enumerate(spans):
+        lines_before = data.count(b"\n", 0, open_start) if budget > 0 else 0
+        budget -= lines_before
+        text = data[open_start:open_end] + cut(open_end, close_start, children[slot]) + data[close_start:close_end]
+        bodies[str(slot)] = parse_bytes(b"\n" * lines_before + text, where)
+    return root, bodies

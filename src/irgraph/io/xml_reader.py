@@ -15,8 +15,9 @@ from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.fast_reader import read_fast
 from irgraph.io.layers import LayerPorts, LayerReader, int64_problem
 from irgraph.io.rt_info import read_rt_info
+from irgraph.io.sub_graphs import detach_bodies
 from irgraph.io.weights import WeightsFile
-from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
+from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.ops import OpaqueOp
 from irgraph.validation import Diagnostic, Severity
 
@@ -78,6 +79,8 @@ class _Reader:
         self.findings: list[Diagnostic] = []
         self.element_limit = element_limit
         self._weights: WeightsFile | None = None
+        self.detached: dict[str, etree._Element] = {}
+        """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
         self._missing_weights = ""
         if weights is not None:
             self._weights_path: str | None = os.fspath(weights)
@@ -113,7 +116,7 @@ class _Reader:
             fast = read_fast(self)
             if fast is not None:
                 return fast
-        root = self.document.root
+        root = self._root()
         if root.tag != "net":
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
         version = _version(root.get("version"), self.here(root))
@@ -141,6 +144,20 @@ class _Reader:
         if self.document.controls:
             _restore_controls(model)
         return ReadResult(model, self.findings)
+
+    def _root(self) -> etree._Element:
+        """The parsed ``<net>``; bodies nested past libxml2's depth limit are parsed one by one."""
+        try:
+            return self.document.root
+        except IrParseError as err:
+            if "Excessive depth" not in err.message:
+                raise
+            where = Location(file=self.file)
+            try:
+                root, self.detached = detach_bodies(shield_controls(self.document.data, where)[0], where)
+            except IrParseError:
+                raise err from None
+            return root
 
     def _edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
