@@ -69,9 +69,11 @@ def _input(entry: PortMapEntry, input_types: Sequence[TensorType]) -> TensorType
     return input_types[entry.external_port]
 
 
-def _axis(axis: int, rank: int, what: str) -> int:
-    if not -rank <= axis < rank:
-        raise OpError(f"{what} axis {axis} is out of the range [{-rank}, {rank - 1}] of a rank-{rank} value")
+def _axis(axis: int, rank: int, what: str, *, negative: bool = True) -> int:
+    """``axis`` in ``[-rank, rank-1]`` (Loop normalizes it) or ``[0, rank-1]`` (TensorIterator takes it as is)."""
+    low = -rank if negative else 0
+    if not low <= axis < rank:
+        raise OpError(f"{what} axis {axis} is out of the range [{low}, {rank - 1}] of a rank-{rank} value")
     return axis + rank if axis < 0 else axis
 
 
@@ -105,7 +107,7 @@ def _iterations(
     node: Node, body: Body, input_types: Sequence[TensorType], input_values: Sequence[np.ndarray | None],
     walk: Walk, loop: bool,
 ) -> list[TensorType]:
-    merged = {edge.to_layer: edge.from_layer for edge in body.back_edges}
+    """TensorIterator-1 (``tensor_iterator.cpp``) and Loop-5 (``loop.cpp``) as OpenVINO 2025 infers them."""
     overrides: dict[int, TensorType] = {}
     iterations = -1
     zero_iterations = False
@@ -117,43 +119,43 @@ def _iterations(
             continue
         parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
         outer = _input(entry, input_types)
-        element_type = parameter.op.element_type  # type: ignore[attr-defined]
+        # Loop gives its body Parameters the outer element types; TensorIterator only the shapes.
+        element_type = outer.element_type if loop else parameter.op.element_type  # type: ignore[attr-defined]
         shape = outer.shape
-        if entry.sliced:
+        if entry.sliced and not shape.rank_is_dynamic:
             part_size = 1 if entry.part_size is None else entry.part_size
-            if loop:
-                if not shape.rank_is_dynamic:
-                    shape = shape.replace(_axis(entry.axis, shape.rank, entry.describe()), Dim.static(part_size))
-            elif shape.is_static:
-                axis = _axis(entry.axis, shape.rank, entry.describe())
+            if part_size <= 0:
+                raise OpError(f"{entry.describe()} part_size must be positive. Got: {part_size}")
+            axis = _axis(entry.axis, shape.rank, entry.describe(), negative=loop)  # type: ignore[arg-type]
+            if not loop and shape[axis].is_static:
                 size = shape[axis].value
                 start = _positive(0 if entry.start is None else entry.start, size)
                 end = _positive(-1 if entry.end is None else entry.end, size)
-                if part_size <= 0:
-                    raise OpError(f"{entry.describe()} part_size must be positive. Got: {part_size}")
                 iterations = (abs(end - start) + 1) // part_size
-                shape = shape.replace(axis, Dim.static(part_size))
-            else:
-                shape = DYNAMIC_RANK if shape.rank_is_dynamic else Shape.dynamic(shape.rank)
+            shape = shape.replace(axis, Dim.static(part_size))
+        elif entry.sliced:
+            shape = DYNAMIC_RANK
         overrides[parameter.id] = TensorType(element_type, shape)
     if loop:
-        iterations = _loop_iterations(node, body, input_values, zero_iterations)
+        iterations = _loop_iterations(body, input_values)
     elif iterations == -1 and not any(entry.sliced for entry in body.inputs):
         concatenated = next((entry for entry in body.outputs if entry.sliced and entry.external_port >= 0), None)
         if concatenated is not None:
-            part_size = concatenated.part_size or 1
-            iterations = abs((concatenated.end or -1) - (concatenated.start or 0)) // part_size
+            start = 0 if concatenated.start is None else concatenated.start
+            end = -1 if concatenated.end is None else concatenated.end
+            iterations = abs(end - start) // (concatenated.part_size or 1)
     _run(body, overrides, walk)
+    if loop and body.back_edges:
+        _relax_back_edges(body, overrides, walk, iterations)
     found: dict[int, TensorType] = {}
     for entry in body.outputs:
         if entry.purpose is not None or entry.external_port < 0:
             continue
-        result = _body_node(body, entry.internal_layer_id, Result, entry)
-        value = _result_type(body, result)
+        value = _result_type(body, _body_node(body, entry.internal_layer_id, Result, entry))
         if entry.sliced:
             found[entry.external_port] = _concatenated(entry, value, iterations, loop, zero_iterations)
-        elif loop and not value.shape.rank_is_dynamic and value.shape.is_static:
-            found[entry.external_port] = _last_value(body, result, value, merged, overrides, walk, zero_iterations)
+        elif loop and zero_iterations and value.shape.is_static and value.shape.rank:
+            found[entry.external_port] = TensorType(value.element_type, value.shape.replace(0, Dim.static(0)))
         else:
             found[entry.external_port] = value
     return _outputs(node, found)
@@ -163,7 +165,7 @@ def _positive(value: int, size: int) -> int:
     return size + value if value < 0 else value
 
 
-def _loop_iterations(node: Node, body: Body, input_values: Sequence[np.ndarray | None], zero: bool) -> int:
+def _loop_iterations(body: Body, input_values: Sequence[np.ndarray | None]) -> int:
     """Loop-5's known iteration count: the constant trip count when the body condition is always true."""
     conditions = [entry for entry in body.outputs if entry.purpose == EXECUTION_CONDITION]
     if not conditions:
@@ -184,51 +186,62 @@ def _loop_iterations(node: Node, body: Body, input_values: Sequence[np.ndarray |
     return -1 if trip_count is None else int(trip_count[0])
 
 
+_MAX_RELAXATIONS = 1024
+
+
+def _relax_back_edges(body: Body, overrides: dict[int, TensorType], walk: Walk, iterations: int) -> None:
+    """Loop-5: a back-edge Parameter whose Result (also a last-value output) disagrees takes its dims, dynamic
+    where they differ, and the body is inferred again until nothing changes."""
+    merged = {edge.from_layer: edge.to_layer for edge in body.back_edges}
+    rounds = _MAX_RELAXATIONS if iterations == -1 else min(iterations, _MAX_RELAXATIONS)
+    for _ in range(rounds):
+        changed = False
+        for entry in body.outputs:
+            if entry.sliced or entry.purpose is not None or entry.internal_layer_id not in merged:
+                continue
+            parameter_id = merged[entry.internal_layer_id]
+            start = overrides.get(parameter_id)
+            if start is None or start.shape.rank_is_dynamic:
+                continue
+            value = _result_type(body, _body_node(body, entry.internal_layer_id, Result, entry)).shape
+            if value.rank_is_dynamic:
+                relaxed = value
+            elif value.rank != start.shape.rank:
+                relaxed = DYNAMIC_RANK
+            elif value == start.shape:
+                continue
+            else:  # openvino 2026.4.1 makes every differing dim dynamic, even intervals that intersect
+                relaxed = Shape(tuple(v if v == s else Dim.dynamic() for v, s in zip(value, start.shape, strict=True)))
+            overrides[parameter_id] = TensorType(start.element_type, relaxed)
+            changed = True
+        if not changed:
+            return
+        _run(body, overrides, walk)
+
+
 def _concatenated(entry: PortMapEntry, value: TensorType, iterations: int, loop: bool, zero: bool) -> TensorType:
     shape = value.shape
-    part_size = 1 if entry.part_size is None else entry.part_size
+    if loop and zero:
+        return TensorType(value.element_type, Shape.static([0]))
+    if shape.rank_is_dynamic:
+        return TensorType(value.element_type, DYNAMIC_RANK)
+    axis = entry.axis
+    assert axis is not None
     if loop:
-        if zero:
-            return TensorType(value.element_type, Shape.static([0]))
-        if shape.rank_is_dynamic:
-            return value
+        axis = _axis(axis, max(shape.rank, 1) if shape.rank == 0 else shape.rank, entry.describe())
         if shape.rank == 0:
             shape = Shape.static([1])
-        axis = _axis(entry.axis, shape.rank, entry.describe())
         dim = shape[axis]
-        return TensorType(value.element_type, shape.replace(
-            axis, Dim.static(dim.value * iterations) if dim.is_static and iterations != -1 else Dim.dynamic()
-        ))
-    if not shape.is_static:
-        return TensorType(value.element_type, DYNAMIC_RANK if shape.rank_is_dynamic else Shape.dynamic(shape.rank))
+        total = Dim.static(dim.value * iterations) if dim.is_static and iterations != -1 else Dim.dynamic()
+        return TensorType(value.element_type, shape.replace(axis, total))
     if shape.rank == 0:
-        if entry.axis != 0:
+        if axis != 0:
             raise OpError("Axis must be equal to 0 if concatenated output tensor slices are scalars.")
-        shape = Shape.static([1])
-    if iterations == -1:
-        return TensorType(value.element_type, DYNAMIC_RANK)
-    axis = _axis(entry.axis, shape.rank, entry.describe())
-    return TensorType(value.element_type, shape.replace(axis, Dim.static(iterations * part_size)))
-
-
-def _last_value(
-    body: Body, result: Node, value: TensorType, merged: dict[int, int], overrides: dict[int, TensorType],
-    walk: Walk, zero: bool,
-) -> TensorType:
-    """A Loop output of the last iteration: dims a back edge changes between iterations become dynamic."""
-    shape = value.shape
-    parameter_id = next((to for to, source in merged.items() if source == result.id), None)
-    if parameter_id is not None and parameter_id in overrides and overrides[parameter_id].shape != shape:
-        start = overrides[parameter_id].shape
-        if start.rank_is_dynamic or start.rank != shape.rank:
-            raise OpError("Back edge input and output rank should be same")
-        relaxed = Shape(tuple(d if d == s else Dim.dynamic() for d, s in zip(shape, start, strict=True)))
-        overrides[parameter_id] = TensorType(overrides[parameter_id].element_type, relaxed)
-        _run(body, overrides, walk)
-        return TensorType(value.element_type, relaxed)
-    if zero and shape.rank:
-        shape = shape.replace(0, Dim.static(0))
-    return TensorType(value.element_type, shape)
+        shape = Shape.dynamic(1)
+    axis = _axis(axis, shape.rank, entry.describe(), negative=False)
+    part_size = 1 if entry.part_size is None else entry.part_size
+    total = Dim.static(iterations * part_size) if iterations != -1 else Dim.dynamic()
+    return TensorType(value.element_type, shape.replace(axis, total))
 
 
 # ------------------------------------------------------------------------------------ If
@@ -256,7 +269,7 @@ def _if(
 
 
 def _either(then_type: TensorType, else_type: TensorType, index: int) -> TensorType:
-    """The type of an If output either branch may give: per dim the interval covering both (OpenVINO's union)."""
+    """The type of an If output either branch may give (OpenVINO's ``resolve_shape`` in ``if.cpp``)."""
     if then_type.element_type != else_type.element_type and not (
         then_type.element_type.is_dynamic or else_type.element_type.is_dynamic
     ):
@@ -265,12 +278,15 @@ def _either(then_type: TensorType, else_type: TensorType, index: int) -> TensorT
         )
     element_type = else_type.element_type if then_type.element_type.is_dynamic else then_type.element_type
     a, b = then_type.shape, else_type.shape
-    if a.rank_is_dynamic or b.rank_is_dynamic or a.rank != b.rank:
+    if a.rank_is_dynamic or b.rank_is_dynamic:
         return TensorType(element_type, DYNAMIC_RANK)
+    if a.rank != b.rank:
+        return TensorType(element_type, Shape.dynamic(1) if a.rank <= 1 and b.rank <= 1 else DYNAMIC_RANK)
     return TensorType(element_type, Shape(tuple(_union(x, y) for x, y in zip(a, b, strict=True))))
 
 
 def _union(a: Dim, b: Dim) -> Dim:
-    if a == b:
-        return a
-    return Dim(min(a.min, b.min), None if a.max is None or b.max is None else max(a.max, b.max))
+    """Dynamic when either is not static; else the interval spanning both."""
+    if not (a.is_static and b.is_static):
+        return Dim.dynamic()
+    return a if a == b else Dim(min(a.min, b.min), max(a.min, b.min))
