@@ -17,7 +17,7 @@ import numpy as np
 
 from irgraph.errors import IrError, OpError, ShapeInferenceError
 from irgraph.graph import Body, InputPort, Model, Node, PortMapEntry
-from irgraph.graph.subgraph import EXECUTION_CONDITION
+from irgraph.graph.subgraph import EXECUTION_CONDITION, MAX_BODY_DEPTH
 from irgraph.ops import Parameter, Result
 from irgraph.ops.infrastructure.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
@@ -77,11 +77,21 @@ def _axis(axis: int, rank: int, what: str, *, negative: bool = True) -> int:
     return axis + rank if axis < 0 else axis
 
 
+_depth = [0]  # bodies being inferred, outermost first (inference is single-threaded, as the walk is)
+
+
 def _run(body: Body, overrides: dict[int, TensorType], walk: Walk) -> None:
+    if _depth[0] >= MAX_BODY_DEPTH:
+        raise OpError(f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph infers at most "
+                      f"{MAX_BODY_DEPTH}")
+    _depth[0] += 1
     try:
         walk(body.model, overrides)
     except IrError as err:
-        raise ShapeInferenceError(f"in <{body.tag}>: {err.message}", err.location) from None
+        message = err.message if err.message.startswith("in <") else f"in <{body.tag}>: {err.message}"
+        raise ShapeInferenceError(message, err.location) from None
+    finally:
+        _depth[0] -= 1
 
 
 def _outputs(node: Node, found: dict[int, TensorType]) -> list[TensorType]:

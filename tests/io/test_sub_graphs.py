@@ -186,3 +186,24 @@ def test_layers_inside_detached_bodies_keep_their_lines(tmp_path: Path) -> None:
         model = next(node for node in model if node.bodies).bodies[0].model
     weights = next(node for node in model if node.name == "w")
     assert weights.location.line == text[: text.index('name="w"')].count("\n") + 1
+
+
+def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each level of bodies costs Python frames: past MAX_BODY_DEPTH (128) reading and inference refuse cleanly."""
+    import irgraph.io.sub_graphs
+    import irgraph.sub_graph_inference
+    from irgraph.errors import ResourceLimitError, ShapeInferenceError
+    from irgraph.graph.subgraph import MAX_BODY_DEPTH
+
+    assert MAX_BODY_DEPTH == 128
+    path = tmp_path / "deep.xml"
+    ir.write_model(nested_tensor_iterators(5), path)
+    monkeypatch.setattr(irgraph.io.sub_graphs, "MAX_BODY_DEPTH", 3)
+    with pytest.raises(ResourceLimitError, match=r"sub-graph bodies nest more than 3 levels deep; irgraph reads at "
+                                                 r"most 3"):
+        ir.read_model(path)
+    monkeypatch.setattr(irgraph.sub_graph_inference, "MAX_BODY_DEPTH", 3)
+    with pytest.raises(ShapeInferenceError) as caught:
+        ir.infer_shapes(nested_tensor_iterators(5))
+    assert str(caught.value) == ("layer 1 'ti1' (TensorIterator): in <body>: sub-graph bodies nest more than 3 levels "
+                                 "deep; irgraph infers at most 3")

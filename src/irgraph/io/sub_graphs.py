@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from irgraph.errors import GraphError, IrParseError, Location
+from irgraph.errors import GraphError, IrParseError, Location, ResourceLimitError
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
-from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
+from irgraph.graph.subgraph import BODY_TAGS, MAX_BODY_DEPTH, PORT_MAP_TAGS
 from irgraph.io.layers import LayerPorts, LayerReader
 from irgraph.io.rt_info import read_rt_info
 
@@ -81,7 +81,14 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
         raise IrParseError(f"<{element.tag}> has no <layers> section", reader.here(element))
     model = Model(element.get("name", element.tag), ir_version=parent.ir_version)
     model.source = parent.source
-    body_ports = LayerReader(reader, model, parent.ir_version or 11).read(sections["layers"])
+    if reader.body_depth >= MAX_BODY_DEPTH:
+        raise ResourceLimitError(f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph reads at "
+                                 f"most {MAX_BODY_DEPTH}", reader.here(element))
+    reader.body_depth += 1
+    try:
+        body_ports = LayerReader(reader, model, parent.ir_version or 11).read(sections["layers"])
+    finally:
+        reader.body_depth -= 1
     if "edges" in sections:
         reader._edges(model, sections["edges"], body_ports)
     elif any(node.num_inputs for node in model):

@@ -79,6 +79,8 @@ class _Reader:
         self.findings: list[Diagnostic] = []
         self.element_limit = element_limit
         self._weights: WeightsFile | None = None
+        self.body_depth = 0
+        """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
         self.detached: dict[str, etree._Element] = {}
         """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
         self._missing_weights = ""
