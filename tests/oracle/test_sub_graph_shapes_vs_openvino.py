@@ -3,7 +3,9 @@
 The bodies hold only ops irgraph infers itself (Concat, Split), so the outer input types really
 flow through them. Each model is built by openvino 2026.4.1 for a static input, written, read by
 irgraph, and its Parameters are then given another partial shape (static, dynamic, interval); the
-outer outputs irgraph infers must equal those of the same model built by OpenVINO for that shape.
+outer outputs irgraph infers must equal those of the same model built by OpenVINO for that shape,
+and the file irgraph then writes is the one OpenVINO writes after reading it (body Parameters take
+the types their layer gives them).
 """
 
 from __future__ import annotations
@@ -151,3 +153,11 @@ def test_outer_outputs_follow_the_inputs_through_the_bodies(name: str, shape: st
     ir.infer_shapes(model)
     got = [str(model.output_type(model.input_sources(result)[0]).shape) for result in model.results]
     assert got == want
+    # What irgraph writes (body Parameters typed by their layer, as OpenVINO writes them) OpenVINO reads alike.
+    written = tmp_path / "irgraph.xml"
+    ir.write_model(model, written)
+    again = ov.Core().read_model(str(written))
+    assert [str(output.get_partial_shape()).replace(" ", "") for output in again.outputs] == want
+    ov.serialize(again, str(tmp_path / "openvino.xml"))
+    assert written.read_bytes() == (tmp_path / "openvino.xml").read_bytes()
+

@@ -82,6 +82,7 @@ class _Serializer:
     """
 
     def __init__(self, model: Model, version: int, blobs: WeightsWriter | None = None) -> None:
+        self.in_body = blobs is not None
         self.model = model
         self.v11 = version >= 11
         self.version = version
@@ -270,6 +271,8 @@ class _Serializer:
         A shared Const is added to the .bin once: its bytes would be found again at the same offset.
         """
         op = node.op
+        if self.in_body and isinstance(op, Parameter):
+            op = _body_parameter(node, op)
         extra = node.extra_attributes
         if not extra:
             cached = self._data_lines.get(id(op))
@@ -326,6 +329,14 @@ class _TensorText:
 
 
 _BODY_INDENT = "\t\t\t"  # a body's <layers> sits three levels deeper than a net's
+
+
+def _body_parameter(node: Node, op: Parameter) -> Parameter:
+    """A body Parameter as OpenVINO writes it: with the type its layer gave it (the outer input's), once inferred."""
+    inferred = node.output_types[0] if node.output_types else None
+    if inferred is None or (inferred.shape == op.shape and inferred.element_type == op.element_type):
+        return op
+    return Parameter(shape=inferred.shape, element_type=inferred.element_type)
 
 
 def _body_id(node: Node, body: Body, layer_id: int, ids: dict[int, int]) -> int:
