@@ -207,3 +207,15 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
         ir.infer_shapes(nested_tensor_iterators(5))
     assert str(caught.value) == ("layer 1 'ti1' (TensorIterator): in <body>: sub-graph bodies nest more than 3 levels "
                                  "deep; irgraph infers at most 3")
+
+
+def test_ir_info_counts_the_layers_inside_bodies(capsys: pytest.CaptureFixture[str]) -> None:
+    xml = CORPUS / "nested-if-loop-ti" / "model.xml"
+    assert ir_info.main([str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert "layers     4 (3 edges), 30 more in 4 sub-graph bodies" in out
+    assert ir_info.main([str(xml), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["layers"], info["bodies"], info["body_layers"]) == (4, 4, 30)
+    assert (info["ops"]["TensorIterator-1"], info["ops"]["Loop-5"], info["ops"]["If-8"]) == (1, 1, 1)
+    assert sum(info["ops"].values()) == 34 == xml.read_text("utf-8").count("<layer ")
