@@ -47,11 +47,11 @@ def infer_sub_graph(
 
 
 # ------------------------------------------------------------------------------------ helpers
-def _body_node(body: Body, layer_id: int, kind: type, entry: PortMapEntry | None = None) -> Node:
+def _body_node(body: Body, layer_id: int, kind: type, entry: PortMapEntry) -> Node:
     node = body.model._nodes.get(layer_id)
     if node is None or not isinstance(node.op, kind):
-        what = entry.describe() if entry is not None else "a back edge"
-        raise OpError(f"<{body.tag}> {what} names body layer {layer_id}, which is not a body {kind.__name__}")
+        raise OpError(f"<{body.tag}> {entry.describe()} names body layer {layer_id}, which is not a body "
+                      f"{kind.__name__}")
     return node
 
 
@@ -102,7 +102,7 @@ def _outputs(node: Node, found: dict[int, TensorType]) -> list[TensorType]:
 
 
 def _scalar_value(values: Sequence[np.ndarray | None], index: int) -> np.ndarray | None:
-    value = values[index] if index < len(values) else None
+    value = values[index]  # Loop has inputs 0 and 1, If input 0: the op's input spec is checked before
     return None if value is None or np.size(value) != 1 else np.asarray(value).reshape(-1)
 
 

@@ -66,8 +66,16 @@ def test_a_well_formed_tensor_iterator_is_valid_and_inferred() -> None:
 
 
 def test_port_map_naming_a_missing_outer_port() -> None:
-    model = tensor_iterator(replace_entry(1, external_port=5))
-    assert ("error", "<port_map> port map input (external_port_id 5, internal_layer_id 1) names outer input 5; "
+    model = tensor_iterator(replace_entry(1, external_port=2))
+    assert ("error", "<port_map> port map input (external_port_id 2, internal_layer_id 1) names outer input 2; "
+            "the layer has 2 inputs") in sub_graph_messages(model)
+    assert [d.message for d in ir.validate(model) if d.code == "op"] == [
+        "port map input (external_port_id 2, internal_layer_id 1) names outer input 2; the layer has 2"]
+
+
+def test_a_sliced_entry_naming_a_missing_outer_port_is_reported_not_crashed_on() -> None:
+    model = tensor_iterator(replace_entry(0, external_port=2))
+    assert ("error", "<port_map> port map input (external_port_id 2, internal_layer_id 0) names outer input 2; "
             "the layer has 2 inputs") in sub_graph_messages(model)
 
 
@@ -281,3 +289,25 @@ def test_openvino_refuses_what_irgraph_reports(edit: str, tmp_path: Path) -> Non
         ov.Core().read_model(str(xml))
     errors = [d.message for d in ir.validate_file(xml) if d.code == "sub-graph" and d.is_error]
     assert message in errors
+
+
+# ------------------------------------------------------------------------------------ If output types
+def _either(then_shape: str, else_shape: str, then_type: str = "f32", else_type: str = "f32") -> str:
+    from irgraph.sub_graph_inference import _either as either
+
+    result = either(ir.TensorType(ir.ElementType.from_ir_name(then_type), ir.Shape.parse(then_shape)),
+                    ir.TensorType(ir.ElementType.from_ir_name(else_type), ir.Shape.parse(else_shape)), 0)
+    return f"{result.element_type.ir_name}{result.shape}"
+
+
+def test_if_output_types_follow_openvinos_resolve_shape() -> None:
+    assert _either("2,4", "2,4") == "f32[2,4]"
+    assert _either("4,2", "2,4") == "f32[2..4,2..4]"
+    assert _either("2,1..3", "2,2") == "f32[2,?]"
+    assert _either("", "3") == "f32[?]"  # a scalar and a 1-D value: 1-D
+    assert _either("3", "3,1") == "f32[...]"
+    assert _either("...", "3") == "f32[...]"
+    assert _either("2", "2", "dynamic", "i32") == "i32[2]"
+    assert _either("2", "2", "i64", "dynamic") == "i64[2]"
+    with pytest.raises(ir.errors.OpError, match="output 0: then_body gives f32 but else_body gives i32"):
+        _either("2", "2", "f32", "i32")

@@ -219,3 +219,49 @@ def test_ir_info_counts_the_layers_inside_bodies(capsys: pytest.CaptureFixture[s
     assert (info["layers"], info["bodies"], info["body_layers"]) == (4, 4, 30)
     assert (info["ops"]["TensorIterator-1"], info["ops"]["Loop-5"], info["ops"]["If-8"]) == (1, 1, 1)
     assert sum(info["ops"].values()) == 34 == xml.read_text("utf-8").count("<layer ")
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("9223372036854775807", "<port_map> port map input (external_port_id 9223372036854775807, internal_layer_id 1) "
+                            "names outer input 9223372036854775807; the layer has 2 inputs"),
+    ("9223372036854775808", "<input> attribute 'external_port_id' must be an int64 integer. "
+                            "Got: '9223372036854775808'"),
+    ("1.0", "<input> attribute 'external_port_id' must be an int64 integer. Got: '1.0'"),
+    ("\u0661", "<input> attribute 'external_port_id' must be an int64 integer. Got: '\u0661'"),
+])
+def test_port_map_numbers_are_int64_ascii_digits(value: str, message: str, tmp_path: Path) -> None:
+    text = (CORPUS / "ti" / "model.xml").read_text("utf-8")
+    xml = tmp_path / "model.xml"
+    xml.write_text(text.replace('<input external_port_id="1"', f'<input external_port_id="{value}"', 1), "utf-8")
+    xml.with_suffix(".bin").write_bytes((CORPUS / "ti" / "model.bin").read_bytes())
+    assert message in [d.message for d in ir.validate_file(xml) if d.is_error]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"<net><layers></layers></body></net>", "</body> does not close the open body element"),
+    (b"<net><body><layers></then_body></body></net>", "</then_body> does not close the open body element"),
+    (b"<net><layers><layer><body><layers></layers></layer></layers></net>", "<body> is never closed"),
+])
+def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str) -> None:
+    from irgraph.errors import IrParseError, Location
+    from irgraph.io.sub_graphs import detach_bodies
+
+    with pytest.raises(IrParseError, match=message):
+        detach_bodies(text, Location(file="m.xml"))
+
+
+def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
+    from irgraph.errors import Location
+    from irgraph.io.sub_graphs import DETACHED, detach_bodies
+
+    text = b"<net>\n<layers>\n<layer>\n<body>\n<layers>\n<layer>\n<then_body>\n<x/>\n</then_body>\n</layer>\n" \
+           b"</layers>\n</body>\n</layer>\n</layers>\n<after/>\n</net>"
+    root, bodies = detach_bodies(text, Location(file="m.xml"))
+    stub = root.find("layers/layer/body")
+    assert stub.get(DETACHED) == "0" and len(stub) == 0
+    assert root.find("after").sourceline == 15
+    body = bodies["0"]
+    assert body.tag == "body" and body.sourceline == 4
+    inner_stub = body.find("layers/layer/then_body")
+    assert inner_stub.get(DETACHED) == "1"
+    assert bodies["1"].tag == "then_body" and bodies["1"].find("x").sourceline == 8
