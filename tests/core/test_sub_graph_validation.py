@@ -113,6 +113,28 @@ def test_concatenated_axis_out_of_range() -> None:
     model = tensor_iterator(replace_entry(2, axis=-1))
     assert ("error", "<port_map> port map output (external_port_id 0, internal_layer_id 3) axis -1 is out of the "
             "range [0, 2] of the rank-3 body Result's value") in sub_graph_messages(model)
+    assert [d.message for d in ir.validate(model) if d.code == "op"] == [
+        "port map output (external_port_id 0, internal_layer_id 3) axis -1 is out of the range [0, 2] of a rank-3 "
+        "value"]
+
+
+def test_an_input_entry_mapping_no_outer_port_is_ignored_with_a_warning() -> None:
+    entries = replace_entry(1, external_port=-1)
+    model = tensor_iterator(entries)
+    messages = sub_graph_messages(model)
+    assert ("warning", "<port_map> port map input (external_port_id -1, internal_layer_id 1) maps no outer port; "
+            "OpenVINO ignores it") in messages
+    assert [d for d in ir.validate(model) if d.code == "op"] == []
+    assert [str(t.shape) for t in model.nodes[2].output_types] == ["[2,4,3]", "[2,1,3]"]
+
+
+def test_concatenated_output_without_start_and_end_takes_openvinos_defaults() -> None:
+    """No sliced input: the iterations come from the first concatenated output's range (start 0, end -1 by default)."""
+    entries = replace_entry(2, start=None, end=None, stride=None, part_size=None)
+    model = tensor_iterator((PortMapEntry(False, 0, 0), entries[1], entries[2], entries[3]))
+    model.nodes[0].op = ir.ops.Parameter(shape=ir.Shape.parse("2,1,3"), element_type=ir.ElementType.F32)
+    ir.infer_shapes(model)
+    assert [str(t.shape) for t in model.nodes[2].output_types] == ["[2,1,3]", "[2,1,3]"]  # |-1 - 0| // 1 = 1
 
 
 def test_part_size_and_stride_must_be_usable() -> None:
@@ -224,6 +246,25 @@ def test_special_port_given_twice() -> None:
     assert sub_graph_messages(model) == [
         ("error", "<port_map> port map output (external_port_id -1, internal_layer_id 3): a second entry with "
          "purpose 'execution_condition'")]
+
+
+def test_current_iteration_must_have_rank_0_or_1() -> None:
+    model = loop((ITERATION, CONDITION))
+    body = model.nodes[3].bodies[0].model
+    body.node(0).op = ir.ops.Parameter(shape=ir.Shape.parse("2,2"), element_type=ir.ElementType.I64)
+    assert sub_graph_messages(model) == [
+        ("error", "the current_iteration body Parameter 'i' has rank 2; it must be 0 or 1 (OpenVINO: 'Rank of "
+         "CurrentIteration input must be equal to 0 or 1')")]
+
+
+def test_loop_concatenation_on_a_negative_axis_counts_from_the_end() -> None:
+    model = loop((ITERATION, CONDITION))
+    node = model.nodes[3]
+    body = node.bodies[0]
+    entries = tuple(dataclasses.replace(e, axis=-1) if e.sliced else e for e in body.port_map or ())
+    node.bodies = (dataclasses.replace(body, port_map=entries),)
+    ir.infer_shapes(model)
+    assert str(node.output_types[0].shape) == "[6]"
 
 
 def test_a_loop_without_execution_condition_is_a_warning_and_its_output_dynamic() -> None:

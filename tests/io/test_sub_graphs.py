@@ -197,8 +197,10 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
 
     assert MAX_BODY_DEPTH == 128
     path = tmp_path / "deep.xml"
-    ir.write_model(nested_tensor_iterators(5), path)
+    ir.write_model(nested_tensor_iterators(4), path)
+    ir.write_model(nested_tensor_iterators(3), tmp_path / "three.xml")
     monkeypatch.setattr(irgraph.io.sub_graphs, "MAX_BODY_DEPTH", 3)
+    assert _body_layer_count(ir.read_model(tmp_path / "three.xml")) == 3 * 3 + 6
     with pytest.raises(ResourceLimitError, match=r"sub-graph bodies nest more than 3 levels deep; irgraph reads at "
                                                  r"most 3"):
         ir.read_model(path)
@@ -224,6 +226,8 @@ def test_ir_info_counts_the_layers_inside_bodies(capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(("value", "message"), [
     ("9223372036854775807", "<port_map> port map input (external_port_id 9223372036854775807, internal_layer_id 1) "
                             "names outer input 9223372036854775807; the layer has 2 inputs"),
+    ("2", "<port_map> port map input (external_port_id 2, internal_layer_id 1) names outer input 2; the layer has "
+          "2 inputs"),
     ("9223372036854775808", "<input> attribute 'external_port_id' must be an int64 integer. "
                             "Got: '9223372036854775808'"),
     ("1.0", "<input> attribute 'external_port_id' must be an int64 integer. Got: '1.0'"),

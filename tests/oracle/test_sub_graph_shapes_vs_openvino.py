@@ -148,10 +148,25 @@ def loop_condition_parameter(x_shape: str, h_shape: str) -> ov.Model:
     node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
     node.set_function(ov.Model([keep_going, r], [v, c], "body"))
     node.set_special_body_ports([-1, 0])
+    node.set_invariant_input(c, ops.constant(True).output(0))  # first: a later non-constant input must not hide it
     node.set_invariant_input(v, x.output(0))
-    node.set_invariant_input(c, ops.constant(True).output(0))
     out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
     return ov.Model([out], [x], "loop_condition_parameter")
+
+
+def loop_back_edge_concatenated_only(x_shape: str, h_shape: str) -> ov.Model:
+    """Loop(3, true) whose growing back-edge value is only concatenated: OpenVINO does not relax its Parameter."""
+    del h_shape
+    x = ops.parameter(ov.PartialShape(x_shape), F32, name="x")
+    v = ops.parameter(ov.PartialShape([2, 4]), F32, name="v")
+    always = ops.result(ops.constant(True))
+    r = ops.result(ops.concat([v, v], 0))
+    node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
+    node.set_function(ov.Model([always, r], [v], "body"))
+    node.set_special_body_ports([-1, 0])
+    node.set_merged_input(v, x.output(0), r.output(0))
+    out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 1)
+    return ov.Model([out], [x], "loop_back_edge_concatenated_only")
 
 
 def tensor_iterator_no_slices(x_shape: str, h_shape: str) -> ov.Model:
@@ -177,6 +192,7 @@ BUILDERS: dict[str, tuple[Callable[[str, str], ov.Model], str, list[str]]] = {
     "if-constant": (if_constant, "2,4", ["2,6", "?,4", "1..3,4"]),
     "loop-scalar": (loop_scalar, "", ["", "1", "?"]),
     "loop-condition-parameter": (loop_condition_parameter, "2,4", ["2,4", "?,4"]),
+    "loop-back-edge-concatenated-only": (loop_back_edge_concatenated_only, "2,4", ["2,4", "?,4"]),
     "ti-no-slices": (tensor_iterator_no_slices, "2,4", ["2,4", "?,4", "3,1..5"]),
 }
 CASES = [(name, shape) for name, (_, _, shapes) in BUILDERS.items() for shape in shapes]
