@@ -263,8 +263,17 @@ def test_loop_concatenation_on_a_negative_axis_counts_from_the_end() -> None:
     body = node.bodies[0]
     entries = tuple(dataclasses.replace(e, axis=-1) if e.sliced else e for e in body.port_map or ())
     node.bodies = (dataclasses.replace(body, port_map=entries),)
+    assert sub_graph_messages(model) == []  # -1 is -rank here: in range for Loop
     ir.infer_shapes(model)
     assert str(node.output_types[0].shape) == "[6]"
+
+
+def test_an_output_entry_mapping_no_outer_port_is_ignored_with_a_warning() -> None:
+    model = loop((ITERATION, CONDITION, PortMapEntry(True, -1, 5)))
+    assert sub_graph_messages(model) == [
+        ("warning", "<port_map> port map output (external_port_id -1, internal_layer_id 5) maps no outer port; "
+         "OpenVINO ignores it")]
+    assert [d for d in ir.validate(model) if d.is_error] == []
 
 
 def test_a_loop_without_execution_condition_is_a_warning_and_its_output_dynamic() -> None:

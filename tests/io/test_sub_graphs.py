@@ -228,15 +228,17 @@ def test_ir_info_counts_the_layers_inside_bodies(capsys: pytest.CaptureFixture[s
                             "names outer input 9223372036854775807; the layer has 2 inputs"),
     ("2", "<port_map> port map input (external_port_id 2, internal_layer_id 1) names outer input 2; the layer has "
           "2 inputs"),
+    (None, "<input> is missing the attribute 'external_port_id'"),
     ("9223372036854775808", "<input> attribute 'external_port_id' must be an int64 integer. "
                             "Got: '9223372036854775808'"),
     ("1.0", "<input> attribute 'external_port_id' must be an int64 integer. Got: '1.0'"),
     ("\u0661", "<input> attribute 'external_port_id' must be an int64 integer. Got: '\u0661'"),
 ])
-def test_port_map_numbers_are_int64_ascii_digits(value: str, message: str, tmp_path: Path) -> None:
+def test_port_map_numbers_are_int64_ascii_digits(value: str | None, message: str, tmp_path: Path) -> None:
     text = (CORPUS / "ti" / "model.xml").read_text("utf-8")
     xml = tmp_path / "model.xml"
-    xml.write_text(text.replace('<input external_port_id="1"', f'<input external_port_id="{value}"', 1), "utf-8")
+    replacement = "<input" if value is None else f'<input external_port_id="{value}"'
+    xml.write_text(text.replace('<input external_port_id="1"', replacement, 1), "utf-8")
     xml.with_suffix(".bin").write_bytes((CORPUS / "ti" / "model.bin").read_bytes())
     assert message in [d.message for d in ir.validate_file(xml) if d.is_error]
 

@@ -169,6 +169,33 @@ def loop_back_edge_concatenated_only(x_shape: str, h_shape: str) -> ov.Model:
     return ov.Model([out], [x], "loop_back_edge_concatenated_only")
 
 
+def loop_condition_input(x_shape: str, h_shape: str) -> ov.Model:
+    """Loop(3, cond) with a Parameter condition: the iteration count is unknown."""
+    del h_shape
+    return _loop_condition(x_shape, ops.parameter(ov.PartialShape([]), np.bool_, name="cond"))
+
+
+def loop_condition_false(x_shape: str, h_shape: str) -> ov.Model:
+    """Loop(3, false): zero iterations, so the outputs have 0 rows."""
+    del h_shape
+    return _loop_condition(x_shape, ops.constant(False))
+
+
+def _loop_condition(x_shape: str, condition: object) -> ov.Model:
+    x = ops.parameter(ov.PartialShape(x_shape), F32, name="x")
+    v = ops.parameter(ov.PartialShape([2, 4]), F32, name="v")
+    always = ops.result(ops.constant(True))
+    r = ops.result(ops.concat([v, v], 1))
+    node = ops.loop(ops.constant(np.int64(3)), condition)
+    node.set_function(ov.Model([always, r], [v], "body"))
+    node.set_special_body_ports([-1, 0])
+    node.set_invariant_input(v, x.output(0))
+    every = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
+    last = node.get_iter_value(r.output(0), -1)
+    parameters = [x, condition] if condition.get_type_name() == "Parameter" else [x]  # type: ignore[attr-defined]
+    return ov.Model([every, last], parameters, "loop_condition")
+
+
 def tensor_iterator_no_slices(x_shape: str, h_shape: str) -> ov.Model:
     """TensorIterator without sliced inputs: the iterations come from the concatenated output's range (0..3)."""
     del h_shape
@@ -193,6 +220,8 @@ BUILDERS: dict[str, tuple[Callable[[str, str], ov.Model], str, list[str]]] = {
     "loop-scalar": (loop_scalar, "", ["", "1", "?"]),
     "loop-condition-parameter": (loop_condition_parameter, "2,4", ["2,4", "?,4"]),
     "loop-back-edge-concatenated-only": (loop_back_edge_concatenated_only, "2,4", ["2,4", "?,4"]),
+    "loop-condition-input": (loop_condition_input, "2,4", ["2,4", "?,4"]),
+    "loop-condition-false": (loop_condition_false, "2,4", ["2,4", "?,4"]),
     "ti-no-slices": (tensor_iterator_no_slices, "2,4", ["2,4", "?,4", "3,1..5"]),
 }
 CASES = [(name, shape) for name, (_, _, shapes) in BUILDERS.items() for shape in shapes]
