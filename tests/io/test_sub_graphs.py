@@ -271,3 +271,19 @@ def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
     inner_stub = body.find("layers/layer/then_body")
     assert inner_stub.get(DETACHED) == "1"
     assert bodies["1"].tag == "then_body" and bodies["1"].find("x").sourceline == 8
+
+
+def test_ir_run_and_ir_convert_to_onnx_refuse_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from irgraph.cli import ir_run
+
+    assert ir_run.main([str(CORPUS / "if" / "model.xml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and err.rstrip().endswith(
+        "(If): If-8 (a layer with sub-graph bodies) cannot run yet: irgraph does not execute bodies")
+    pytest.importorskip("onnx")
+    target = tmp_path / "model.onnx"
+    assert ir_convert.main([str(CORPUS / "loop-static-trip" / "model.xml"), str(target)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "Loop has sub-graph bodies (<body>); irgraph cannot export bodies to ONNX yet" in err
+    assert not target.exists()
