@@ -143,7 +143,7 @@ class LayerReader:
         self, element: etree._Element, layer_id: int, name: str, type_name: str, version: str, location: Location
     ) -> LayerPorts:
         data = inputs = outputs = rt_info = None
-        sub_graphs: list[etree._Element] = []
+        sub_graphs: list[etree._Element] | None = None  # a list only for the rare layer with bodies
         for child in element:
             tag = child.tag
             if tag == "data":
@@ -155,6 +155,8 @@ class LayerReader:
             elif tag == "rt_info":
                 rt_info = child
             elif tag in SUB_GRAPH_TAGS:
+                if sub_graphs is None:
+                    sub_graphs = []
                 sub_graphs.append(child)
             else:
                 self.reader.note("ignored", f"element <{tag}> in a layer is not part of IR; it is ignored", location)
