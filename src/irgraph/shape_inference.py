@@ -222,5 +222,8 @@ _inferred: weakref.WeakKeyDictionary[Model, _Stamp] = weakref.WeakKeyDictionary(
 
 
 def _is_fresh(model: Model) -> bool:
+    """The model's last clean walk still holds, and so do its bodies' (an edit inside a body counts too)."""
     stamp = _inferred.get(model)
-    return stamp is not None and stamp.matches(model)
+    if stamp is None or not stamp.matches(model):
+        return False
+    return all(_is_fresh(body.model) for node in model if node.bodies for body in node.bodies)

@@ -287,3 +287,18 @@ def test_ir_run_and_ir_convert_to_onnx_refuse_in_one_line(tmp_path: Path, capsys
     assert err.count("\n") == 1
     assert "Loop has sub-graph bodies (<body>); irgraph cannot export bodies to ONNX yet" in err
     assert not target.exists()
+
+
+def test_an_edit_inside_a_body_makes_the_writer_infer_again(tmp_path: Path) -> None:
+    from irgraph.errors import ShapeInferenceError
+    from irgraph.ops import Const
+
+    model = nested_tensor_iterators(2)
+    ir.write_model(model, tmp_path / "before.xml")  # inferred and stamped
+    inner = model.nodes[1].bodies[0].model.nodes[1].bodies[0].model
+    weights = next(node for node in inner if node.name == "w")
+    weights.op = Const.of(np.zeros(3, np.float32))  # Concat gives 5 rows now: Split by 2 fails
+    with pytest.raises(ShapeInferenceError, match="Dimension of data input shape along 'axis': 5 must be evenly "
+                                                  "divisible by 'num_splits' attribute value: 2"):
+        ir.write_model(model, tmp_path / "after.xml")
+    assert not (tmp_path / "after.xml").exists()
