@@ -18,7 +18,9 @@ import numpy as np
 from irgraph.errors import GraphError, IrError, OpError, ShapeInferenceError
 from irgraph.graph import Model, Node
 from irgraph.ops import Op
+from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 from irgraph.shapes import TensorType
+from irgraph.sub_graph_inference import infer_sub_graph
 
 FOLD_LIMIT = 4096
 """Largest tensor (in elements) folded at inference time so shape inputs computed from Consts resolve."""
@@ -45,14 +47,25 @@ def ensure_shapes(model: Model) -> None:
         walk(model, on_error=None)
 
 
-def walk(model: Model, on_error: Callable[[Node, IrError], None] | None) -> None:
-    """Infer every node; with ``on_error`` report failures and go on (dependents stay unknown)."""
+def walk(
+    model: Model,
+    on_error: Callable[[Node, IrError], None] | None,
+    parameter_types: dict[int, TensorType] | None = None,
+) -> None:
+    """Infer every node; with ``on_error`` report failures and go on (dependents stay unknown).
+
+    ``parameter_types``: node id -> type for Parameters whose type comes from outside (a body's
+    Parameters take the types of the outer layer's inputs, whatever the body declares).
+    """
     _inferred.pop(model, None)
     values: dict[tuple[int, int], np.ndarray] = {}
     memo: dict[tuple[int, ...], _Inferred] = {}
     shared: dict[TensorType, TensorType] = {}
     clean = True
     for node in model.topological_order():
+        if parameter_types and node.id in parameter_types:
+            node.output_types = [parameter_types[node.id]]
+            continue
         try:
             _infer_node(model, node, values, memo, shared)
         except IrError as err:
@@ -110,12 +123,16 @@ def _infer_node(
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
     _check_output_count(node, op.output_count(input_values))
     key = (id(op), *map(id, input_types), *map(id, input_values))
-    known = memo.get(key)
+    known = None if node.bodies else memo.get(key)  # the bodies are part of the op: never share them
     if known is not None:
         output_types = known.output_types
     else:
         try:
-            output_types = [shared.setdefault(t, t) for t in op.infer(input_types, input_values)]
+            if node.bodies and isinstance(op, SubGraphOp):
+                inferred = infer_sub_graph(node, input_types, input_values, _walk_body)
+            else:
+                inferred = op.infer(input_types, input_values)
+            output_types = [shared.setdefault(t, t) for t in inferred]
         except OpError as err:
             raise ShapeInferenceError(err.message, node.location) from None
         memo[key] = _Inferred(op, input_types, input_values, output_types)
@@ -123,6 +140,10 @@ def _infer_node(
     node.output_types = list(output_types[: node.num_outputs])
     if all_constant and sources:
         _fold(node, input_values, values)
+
+
+def _walk_body(body: Model, parameter_types: dict[int, TensorType]) -> None:
+    walk(body, None, parameter_types)
 
 
 MAX_UNCONNECTED_OUTPUTS = 65_536
@@ -208,5 +229,8 @@ _inferred: weakref.WeakKeyDictionary[Model, _Stamp] = weakref.WeakKeyDictionary(
 
 
 def _is_fresh(model: Model) -> bool:
+    """The model's last clean walk still holds, and so do its bodies' (an edit inside a body counts too)."""
     stamp = _inferred.get(model)
-    return stamp is not None and stamp.matches(model)
+    if stamp is None or not stamp.matches(model):
+        return False
+    return all(_is_fresh(body.model) for node in model if node.bodies for body in node.bodies)

@@ -15,6 +15,7 @@ from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify, versions_of
 from irgraph.shape_inference import walk
+from irgraph.sub_graph_validation import check_bodies
 
 CODES = {
     "schema": "the XML breaks the IR schema (XSD)",
@@ -86,8 +87,35 @@ class Diagnostic:
 
 
 def validate(model: Model) -> list[Diagnostic]:
-    """Every structural, op and type problem of ``model``, errors and warnings alike."""
+    """Every structural, op and type problem of ``model`` and of its sub-graph bodies, errors and warnings alike."""
     found: list[Diagnostic] = []
+    unchecked: Counter[str] = Counter()  # op types irgraph does not check yet -> layers, bodies included
+    custom: Counter[str] = Counter()
+    pending: list[tuple[Model, bool]] = [(model, True)]  # a work list, not recursion: bodies nest to any depth
+    while pending:
+        current, outermost = pending.pop()
+        bodies = _validate_graph(current, found, outermost, unchecked, custom)
+        pending.extend((body, False) for body in reversed(bodies))
+    where = Location(file=model.source, line=model.source_line)
+    if unchecked:
+        found.append(_summary(
+            "unchecked-op", unchecked, where,
+            "{layers} of {types} not checked yet (kept as declared; they cannot run): {listing}",
+        ))
+    if custom:
+        found.append(_summary(
+            "custom-op", custom, where,
+            "{layers} of {types} outside OpenVINO's opsets (OpenVINO reads them only with their extension; "
+            "irgraph keeps them as declared): {listing}",
+        ))
+    return found
+
+
+def _validate_graph(
+    model: Model, found: list[Diagnostic], outermost: bool, unchecked: Counter[str], custom: Counter[str]
+) -> list[Model]:
+    """Append the problems of one graph and count its ops irgraph does not check (``unchecked``) and
+    custom ops; return its body Models (inferred already, through their layers)."""
 
     def error(code: str, message: str, location: Location) -> None:
         found.append(Diagnostic(code, Severity.ERROR, message, location))
@@ -95,24 +123,33 @@ def validate(model: Model) -> list[Diagnostic]:
     def warning(code: str, message: str, location: Location) -> None:
         found.append(Diagnostic(code, Severity.WARNING, message, location))
 
-    if not model.results:
+    if not model.results and outermost:
         error("no-results", "the model has no Result layers", Location(file=model.source, line=model.source_line))
     try:
         model.topological_order()
     except GraphError as err:
         error("cycle", err.message, err.location)
-        return found
+        return []
 
     def on_error(node: Node, err: IrError) -> None:
         code = "graph" if isinstance(err, GraphError) else "op"
         error(code, err.message, err.location if err.location.layer_id is not None else node.location)
 
-    walk(model, on_error)
+    if outermost:
+        walk(model, on_error)  # bodies are walked by their layers, with the types the layer gives them
+    bodies: list[Model] = []
+    for node in model:
+        if node.bodies:
+            sources = model.input_sources(node)
+            input_types = [
+                (model.output_type(source) if source is not None else None) or declared
+                for source, declared in zip(sources, node.declared_input_types, strict=False)
+            ]
+            check_bodies(node, input_types, error, warning)
+            bodies.extend(body.model for body in node.bodies)
     reachable = model.reachable_from_results()
     # OpenVINO's writer often names a Result after its producer, so Results are counted apart.
     names = Counter((isinstance(node.op, Result), node.name) for node in model)
-    unchecked: Counter[str] = Counter()
-    custom: Counter[str] = Counter()
     for node in model:
         if isinstance(node.op, OpaqueOp):
             _classify(node, node.op, unchecked, custom, error)
@@ -135,19 +172,7 @@ def validate(model: Model) -> list[Diagnostic]:
                         f"declares {node.num_outputs} output ports: the other {count - node.num_outputs} are left "
                         "unconnected (as OpenVINO does)", node.location)
         _compare_declared(node, warning)
-    where = Location(file=model.source)
-    if unchecked:
-        found.append(_summary(
-            "unchecked-op", unchecked, where,
-            "{layers} of {types} not checked yet (kept as declared; they cannot run): {listing}",
-        ))
-    if custom:
-        found.append(_summary(
-            "custom-op", custom, where,
-            "{layers} of {types} outside OpenVINO's opsets (OpenVINO reads them only with their extension; "
-            "irgraph keeps them as declared): {listing}",
-        ))
-    return found
+    return bodies
 
 
 def _classify(

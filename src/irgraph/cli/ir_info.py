@@ -105,8 +105,10 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         element_type, shape = _type_text(common.tensor_type_of_output(model, result))
         outputs.append({"name": model.output_key(result), "result": result.name, "element_type": element_type,
                         "shape": shape})
-    histogram = Counter(f"{node.type_name}-{_version_number(node)}" for node in model)
-    support = {f"{node.type_name}-{_version_number(node)}": _support(node) for node in model}
+    bodies = _bodies(model)
+    graphs = (model, *bodies)  # bodies' ops included: a TensorIterator's body is most of what it holds
+    histogram = Counter(f"{node.type_name}-{_version_number(node)}" for graph in graphs for node in graph)
+    support = {f"{node.type_name}-{_version_number(node)}": _support(node) for graph in graphs for node in graph}
     try:
         weights_bytes: int | None = os.path.getsize(weights)
     except OSError:
@@ -119,6 +121,8 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         "ir_version": model.ir_version,
         "layers": len(model),
         "edges": len(model.edges()),
+        "bodies": len(bodies),
+        "body_layers": sum(len(body) for body in bodies),
         "weights": {
             "file": weights, "bytes": weights_bytes,
             "consts": dict(sorted(by_type.items(), key=lambda item: (-item[1], item[0]))),
@@ -177,6 +181,17 @@ def _rt_info_lines(tree: dict[str, object], depth: int = 1) -> list[str]:
     return lines
 
 
+def _bodies(model: Model) -> list[Model]:
+    """Every sub-graph body of ``model``, at any depth (a work list: bodies nest deeply)."""
+    found: list[Model] = []
+    pending = [model]
+    while pending:
+        inner = [body.model for node in pending.pop() for body in node.bodies]
+        found += inner
+        pending += inner
+    return found
+
+
 def _version_number(node: Node) -> str:
     version = str(node.op.version)
     return version[len("opset"):] if version.startswith("opset") else version
@@ -193,7 +208,8 @@ def format_info(info: dict[str, object]) -> str:
     lines = [
         f"model      {printable(str(info['name']))} ({printable(str(info['file']))})",
         f"IR version {info['ir_version'] if info['ir_version'] is not None else '?'}",
-        f"layers     {info['layers']} ({info['edges']} edges)",
+        f"layers     {info['layers']} ({info['edges']} edges)"
+        + (f", {info['body_layers']} more in {info['bodies']} sub-graph bodies" if info.get("bodies") else ""),
         f"weights    {printable(str(weights['file']))} ({size})",
     ]
     if consts:

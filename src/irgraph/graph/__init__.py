@@ -5,5 +5,6 @@ from __future__ import annotations
 from irgraph.graph.model import Model
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
+from irgraph.graph.subgraph import BackEdge, Body, PortMapEntry
 
-__all__ = ["InputPort", "Model", "Node", "OutputPort", "RtEntry"]
+__all__ = ["BackEdge", "Body", "InputPort", "Model", "Node", "OutputPort", "PortMapEntry", "RtEntry"]

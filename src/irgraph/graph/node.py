@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irgraph.errors import Location
+from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
 from irgraph.shapes import TensorType
 
@@ -31,9 +32,9 @@ class Node:
     # A plain slotted class: a reader makes one per layer, and a dataclass __init__ with default
     # factories and __post_init__ cost twice as much (20,000 layers: ~45 ms against ~20 ms).
     __slots__ = (
-        "declared_input_types", "declared_output_types", "extra_attributes", "id", "input_rt_info", "location",
-        "name", "num_inputs", "num_outputs", "op", "output_rt_info", "output_types", "result_names", "rt_info",
-        "tensor_names",
+        "bodies", "declared_input_types", "declared_output_types", "extra_attributes", "id", "input_rt_info",
+        "location", "name", "num_inputs", "num_outputs", "op", "output_rt_info", "output_types", "result_names",
+        "rt_info", "tensor_names",
     )
 
     def __init__(
@@ -53,6 +54,7 @@ class Node:
         output_rt_info: dict[int, tuple[RtEntry, ...]] | None = None,
         extra_attributes: dict[str, str] | None = None,
         location: Location | None = None,
+        bodies: tuple[Body, ...] = (),
     ) -> None:
         self.id = id
         self.name = name
@@ -70,6 +72,8 @@ class Node:
         self.output_rt_info: dict[int, tuple[RtEntry, ...]] = {} if output_rt_info is None else output_rt_info
         self.extra_attributes: dict[str, str] = {} if extra_attributes is None else extra_attributes
         """``<data>`` attributes the op does not declare (OpenVINO ignores them; irgraph keeps them)."""
+        self.bodies = bodies
+        """Sub-graphs (TensorIterator, Loop, If, or any layer the file gave bodies) with their port maps."""
         if location is None or location.layer_id is None:
             where = location or Location()
             location = Location(where.file, where.line, id, name, self.type_name)

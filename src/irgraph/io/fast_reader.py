@@ -67,6 +67,7 @@ _EDGE = rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" 
 _EDGES = re.compile(rf"(?:{_SPACE}{_EDGE})*{_SPACE}")
 _EDGE_FIELDS = re.compile(_EDGE)
 _TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
+_SUB_GRAPH = re.compile(rb"<(?:body|then_body|else_body|port_map|then_port_map|else_port_map|back_edges)[\s/>]")
 _CONTROL_BYTES = bytes(range(0x09)) + bytes(range(0x0B, 0x20))
 
 # libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
@@ -103,6 +104,8 @@ class _FastReader:
         ):
             raise NotCanonical
         if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
+            raise NotCanonical
+        if _SUB_GRAPH.search(data):  # bodies (TensorIterator, Loop, If) are read by the lxml path
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")

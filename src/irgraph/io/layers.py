@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from irgraph.io.xml_reader import _Reader
 
 _CONST_PLACEMENT = ("offset", "size")
+SUB_GRAPH_TAGS = frozenset(
+    ("body", "then_body", "else_body", "port_map", "then_port_map", "else_port_map", "back_edges")
+)
+"""Layer children that make sub-graphs (TensorIterator, Loop, If): read by ``irgraph.io.sub_graphs``."""
 
 
 def non_negative(text: str) -> int:
@@ -137,6 +141,7 @@ class LayerReader:
         self, element: etree._Element, layer_id: int, name: str, type_name: str, version: str, location: Location
     ) -> LayerPorts:
         data = inputs = outputs = rt_info = None
+        sub_graphs: list[etree._Element] | None = None  # a list only for the rare layer with bodies
         for child in element:
             tag = child.tag
             if tag == "data":
@@ -147,6 +152,10 @@ class LayerReader:
                 inputs = child
             elif tag == "rt_info":
                 rt_info = child
+            elif tag in SUB_GRAPH_TAGS:
+                if sub_graphs is None:
+                    sub_graphs = []
+                sub_graphs.append(child)
             else:
                 self.reader.note("ignored", f"element <{tag}> in a layer is not part of IR; it is ignored", location)
         body = self.prepare(
@@ -156,7 +165,12 @@ class LayerReader:
             outputs=NO_PORTS if outputs is None else self._ports(outputs, True, location),
             rt_info=read_rt_info(rt_info) if rt_info is not None else None,
         )
-        return self.place(body, layer_id, name, location, element.get("output_names"))
+        ports = self.place(body, layer_id, name, location, element.get("output_names"))
+        if sub_graphs:
+            from irgraph.io.sub_graphs import read_bodies  # the sub-graph reader builds LayerReaders itself
+
+            ports.node.bodies = read_bodies(self, ports, sub_graphs)
+        return ports
 
     def prepare(
         self,

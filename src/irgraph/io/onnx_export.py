@@ -115,6 +115,12 @@ class _Exporter:
         needed = self.model.reachable_from_results()
         order = self.model.topological_order()
         for node in order:
+            if node.bodies:  # refused even when unreachable: nothing of a body is ever dropped silently
+                tags = ", ".join(f"<{body.tag}>" for body in node.bodies)
+                raise ConversionError(
+                    f"{node.type_name} has sub-graph bodies ({tags}); irgraph cannot export bodies to ONNX yet",
+                    node.location,
+                )
             if node.id in needed and type(node.op) not in self.handlers:
                 raise ConversionError(
                     f"{node.type_name} cannot be exported to ONNX; exportable ops: {', '.join(EXPORTABLE_OPS)}",

@@ -15,8 +15,9 @@ from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.fast_reader import read_fast
 from irgraph.io.layers import LayerPorts, LayerReader, non_negative
 from irgraph.io.rt_info import LEGACY_SECTIONS, read_rt_info
+from irgraph.io.sub_graphs import detach_bodies
 from irgraph.io.weights import WeightsFile
-from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls
+from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.ops import OpaqueOp
 from irgraph.validation import Diagnostic, Severity
 
@@ -90,6 +91,10 @@ class _Reader:
         self.consts_without_data = 0
         self._weights_problem = ""
         self._weights: WeightsFile | None = None
+        self.body_depth = 0
+        """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
+        self.detached: dict[str, etree._Element] = {}
+        """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
         self._missing_weights = ""
         if weights is not None:
             self._weights_path: str | None = os.fspath(weights)
@@ -147,7 +152,7 @@ class _Reader:
                 return self._finish(fast)
         self.consts_without_data = 0
         self._weights_problem = ""
-        root = self.document.root
+        root = self._root()
         if root.tag != "net":
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
         version = _version(root.get("version"), self.here(root))
@@ -180,6 +185,20 @@ class _Reader:
         if self.document.controls:
             _restore_controls(model)
         return self._finish(ReadResult(model, self.findings))
+
+    def _root(self) -> etree._Element:
+        """The parsed ``<net>``; bodies nested past libxml2's depth limit are parsed one by one."""
+        try:
+            return self.document.root
+        except IrParseError as err:
+            if "Excessive depth" not in err.message:
+                raise
+            where = Location(file=self.file)
+            try:
+                root, self.detached = detach_bodies(shield_controls(self.document.data, where)[0], where)
+            except IrParseError:
+                raise err from None
+            return root
 
     def _edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
@@ -287,6 +306,8 @@ def _restore_controls(model: Model) -> None:
         node.rt_info = entries(node.rt_info) or ()
         node.input_rt_info = {i: entries(e) or () for i, e in node.input_rt_info.items()}
         node.output_rt_info = {i: entries(e) or () for i, e in node.output_rt_info.items()}
+        for body in node.bodies:
+            _restore_controls(body.model)
         if isinstance(node.op, OpaqueOp):
             node.op = dataclasses.replace(
                 node.op, op_type=fix(node.op.op_type), op_version=fix(node.op.op_version),

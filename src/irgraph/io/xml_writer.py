@@ -15,8 +15,8 @@ import numpy as np
 
 from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, IrIOError, Location, ShapeInferenceError, WeightsError
-from irgraph.graph import Model, Node, OutputPort, RtEntry
+from irgraph.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.names import join_names
 from irgraph.io.rt_info import write_legacy_sections, write_rt_info
@@ -83,11 +83,12 @@ class _Serializer:
     inference share those objects between equal layers, so a large model has few of them.
     """
 
-    def __init__(self, model: Model, version: int) -> None:
+    def __init__(self, model: Model, version: int, blobs: WeightsWriter | None = None) -> None:
+        self.in_body = blobs is not None
         self.model = model
         self.v11 = version >= 11
         self.version = version
-        self.blobs = WeightsWriter()
+        self.blobs = WeightsWriter() if blobs is None else blobs  # bodies share the model's one .bin
         self.out: list[str] = []
         # Caches keyed by id(): each value holds its object, so no id is reused while the cache lives.
         self._kinds: dict[int, tuple[Op, str, bool]] = {}
@@ -98,9 +99,17 @@ class _Serializer:
 
     def run(self) -> tuple[bytes, WeightsWriter]:
         model, out = self.model, self.out
-        order = self._emission_order()
         out.append('<?xml version="1.0"?>\n')
         out.append(f'<net name="{escape_attribute(model.name)}" version="{self.version}">\n')
+        self._graph()
+        out.append("</net>\n")
+        return "".join(out).encode("utf-8"), self.blobs
+
+    def _graph(self) -> dict[int, int]:
+        """Append ``<layers>``, ``<edges>`` and ``<rt_info>`` (of a net or a body); return node id -> written id."""
+        model, out = self.model, self.out
+        order = self._emission_order()
+        ids: dict[int, int] = {}
         edges: list[tuple[int, int, int, int]] = []
         if order:
             ids = {node.id: index for index, node in enumerate(order)}
@@ -124,8 +133,7 @@ class _Serializer:
         write_legacy_sections(out, model.legacy_sections)
         # No <rt_info /> after legacy sections the file had without one: OpenVINO reads them only then.
         write_rt_info(out, model.rt_info, 1, always=not model.legacy_sections)
-        out.append("</net>\n")
-        return "".join(out).encode("utf-8"), self.blobs
+        return ids
 
     def _emission_order(self) -> list[Node]:
         """Parameters (input order), the rest topologically (ties by insertion order), Results (output order)."""
@@ -155,14 +163,18 @@ class _Serializer:
         head = f'\t\t<layer id="{index}" name="{name}{type_and_version}'
         if is_result and v11 and node.result_names:
             head += f' output_names="{escape_attribute(join_names(node.result_names))}"'
+        bodies = self._bodies(node) if node.bodies else ()
         data = self._data(node)
         rt_info = node.rt_info if v11 else ()
         num_inputs = node.num_inputs
         num_outputs = 0 if is_result else node.num_outputs
-        if not (data or rt_info or num_inputs or num_outputs):
+        if not (data or rt_info or num_inputs or num_outputs or bodies):
             out.append(head + " />\n")
             return
-        out.append(head + ">\n" + data)
+        out.append(head + ">\n")
+        if bodies:
+            self._port_maps(node, bodies)
+        out.append(data)
         if rt_info:
             write_rt_info(out, rt_info, 3)
         heads = self._port_heads
@@ -206,7 +218,56 @@ class _Serializer:
                 else:
                     out.append(heads[port_id] + text.tail)
             out.append("\t\t\t</output>\n")
+        for body, _, text in bodies:
+            out.append(f"\t\t\t<{body.tag}>\n{text}\t\t\t</{body.tag}>\n")
         out.append("\t\t</layer>\n")
+
+    # ------------------------------------------------------------------------------ sub-graphs
+    def _bodies(self, node: Node) -> list[tuple[Body, dict[int, int], str]]:
+        """Each body's text (indented into the layer) and written ids; their Consts go to the one .bin in order."""
+        written = []
+        for body in node.bodies:
+            inner = _Serializer(body.model, self.version, self.blobs)
+            ids = inner._graph()
+            text = "".join(inner.out)
+            written.append((body, ids, _BODY_INDENT + text[:-1].replace("\n", "\n" + _BODY_INDENT) + "\n"))
+        return written
+
+    def _port_maps(self, node: Node, bodies: list[tuple[Body, dict[int, int], str]]) -> None:
+        """The port maps (last body's first, as OpenVINO inserts each before the others) and back edges."""
+        out = self.out
+        for body, ids, _ in reversed(bodies):
+            if body.port_map is not None:
+                entries = [self._port_map_entry(node, body, entry, ids) for entry in body.port_map]
+                if entries:
+                    out.append(f"\t\t\t<{body.port_map_tag}>\n{''.join(entries)}\t\t\t</{body.port_map_tag}>\n")
+                else:
+                    out.append(f"\t\t\t<{body.port_map_tag} />\n")
+            if body.back_edges:
+                out.append("\t\t\t<back_edges>\n")
+                out.extend(
+                    f'\t\t\t\t<edge from-layer="{_body_id(node, body, edge.from_layer, ids)}" '
+                    f'to-layer="{_body_id(node, body, edge.to_layer, ids)}" />\n'
+                    for edge in body.back_edges
+                )
+                out.append("\t\t\t</back_edges>\n")
+
+    def _port_map_entry(self, node: Node, body: Body, entry: PortMapEntry, ids: dict[int, int]) -> str:
+        external = entry.external_port
+        if external >= 0 and entry.output:
+            external += node.num_inputs  # port ids: inputs first, outputs after
+        text = "\t\t\t\t<output" if entry.output else "\t\t\t\t<input"
+        if entry.axis is not None:
+            text += f' axis="{entry.axis}"'
+        internal = _body_id(node, body, entry.internal_layer_id, ids)
+        text += f' external_port_id="{external}" internal_layer_id="{internal}"'
+        for name in ("start", "end", "stride", "part_size"):
+            value = getattr(entry, name)
+            if value is not None:
+                text += f' {name}="{value}"'
+        if entry.purpose is not None:
+            text += f' purpose="{escape_attribute(entry.purpose)}"'
+        return text + " />\n"
 
     def _data(self, node: Node) -> str:
         """The ``<data .../>`` line ('' when the op has no attributes); shared ops format it once.
@@ -214,6 +275,8 @@ class _Serializer:
         A shared Const is added to the .bin once: its bytes would be found again at the same offset.
         """
         op = node.op
+        if self.in_body and isinstance(op, Parameter):
+            op = _body_parameter(node, op)
         extra = node.extra_attributes
         if not extra:
             cached = self._data_lines.get(id(op))
@@ -267,6 +330,25 @@ class _TensorText:
         self.body = body
         self.rest = f">\n{body}\t\t\t\t</port>\n" if body else " />\n"
         self.tail = precision + self.rest
+
+
+_BODY_INDENT = "\t\t\t"  # a body's <layers> sits three levels deeper than a net's
+
+
+def _body_parameter(node: Node, op: Parameter) -> Parameter:
+    """A body Parameter as OpenVINO writes it: with the type its layer gave it (the outer input's), once inferred."""
+    inferred = node.output_types[0] if node.output_types else None
+    if inferred is None or (inferred.shape == op.shape and inferred.element_type == op.element_type):
+        return op
+    return Parameter(shape=inferred.shape, element_type=inferred.element_type)
+
+
+def _body_id(node: Node, body: Body, layer_id: int, ids: dict[int, int]) -> int:
+    written = ids.get(layer_id)
+    if written is None:
+        raise GraphError(f"the <{body.tag}> port map or back edges name body layer {layer_id}, which does not exist",
+                         node.location)
+    return written
 
 
 def _port_head(port_id: int) -> str:

@@ -104,7 +104,7 @@ def registered_classes() -> list[type[Op]]:
     return list(seen)
 
 
-def known_ops() -> list[str]:
-    """Titles of the ops irgraph runs (``Concat-1``, ``SoftMax-8``, ...), sorted."""
+def known_ops(*, runnable: bool = False) -> list[str]:
+    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted; ``runnable``: only those that run."""
     load_all()
-    return sorted({cls.title() for cls in registered_classes()})
+    return sorted({cls.title() for cls in registered_classes() if not runnable or getattr(cls, "runs", True)})
