@@ -43,7 +43,7 @@ def test_a_real_model_is_one_summary_line_not_a_line_per_layer(capsys):
     model = REAL / "model.xml"
     code, out, err = run(capsys, ir_validate.main, model)
     assert (code, err) == (0, "")
-    assert out.splitlines() == [f"{model}: {SUMMARY}", f"{model}: valid: 0 errors, 0 warnings, 1 note"]
+    assert out.splitlines() == [f"{model}:2: {SUMMARY}", f"{model}: valid: 0 errors, 0 warnings, 1 note"]
 
 
 def test_strict_does_not_fail_on_ops_irgraph_does_not_check_yet(capsys):
@@ -68,7 +68,7 @@ def test_a_custom_op_is_noted_once_and_strict_passes(real_copy, capsys):
     xml = real_copy('type="Convert" version="opset1"', 'type="MyConvert" version="my_opset"', 2)
     code, out, _ = run(capsys, ir_validate.main, "--strict", xml)
     assert code == 0
-    assert f"{xml}: note: [custom-op] 6 layers of 2 op types outside OpenVINO's opsets (OpenVINO reads them only " \
+    assert f"{xml}:2: note: [custom-op] 6 layers of 2 op types outside OpenVINO's opsets (OpenVINO reads them only " \
            "with their extension; irgraph keeps them as declared): MyRelu (extension)×4, MyConvert (my_opset)×2" \
            in out.splitlines()
 
@@ -115,7 +115,7 @@ def test_json_holds_every_diagnostic_and_the_summary_counts(real_copy, capsys):
     assert [d["code"] for d in file["diagnostics"]] == ["duplicate-name", "duplicate-name", "unchecked-op"]
     summary = file["diagnostics"][-1]
     assert summary["counts"] == {"Convert": 9, "Add": 6, "Convolution": 4, "ReLU": 4, "MatMul": 1, "ReduceMean": 1}
-    assert (summary["severity"], summary["line"], summary["layer_id"]) == ("note", None, None)
+    assert (summary["severity"], summary["line"], summary["layer_id"]) == ("note", 2, None)
 
 
 # ------------------------------------------------------------------------------------ ir-info

@@ -27,7 +27,7 @@ def test_validate_prints_one_summary_instead_of_285_warnings(resnet50, capsys):
     code, out, err = run(capsys, ir_validate.main, resnet50.xml)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        f"{resnet50.xml}: note: [unchecked-op] 285 layers of 9 op types not checked yet (kept as declared; they "
+        f"{resnet50.xml}:2: note: [unchecked-op] 285 layers of 9 op types not checked yet (kept as declared; they "
         "cannot run): Convert×108, Add×70, Convolution×53, ReLU×49, AvgPool-1×1, MatMul×1, MaxPool-8×1, Reshape×1, "
         "SoftMax-8×1",
         f"{resnet50.xml}: valid: 0 errors, 0 warnings, 1 note",

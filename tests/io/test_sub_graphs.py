@@ -229,10 +229,10 @@ def test_ir_info_counts_the_layers_inside_bodies(capsys: pytest.CaptureFixture[s
     ("2", "<port_map> port map input (external_port_id 2, internal_layer_id 1) names outer input 2; the layer has "
           "2 inputs"),
     (None, "<input> is missing the attribute 'external_port_id'"),
-    ("9223372036854775808", "<input> attribute 'external_port_id' must be an int64 integer. "
+    ("9223372036854775808", "<input> attribute 'external_port_id' must be an integer in the int64 range. "
                             "Got: '9223372036854775808'"),
-    ("1.0", "<input> attribute 'external_port_id' must be an int64 integer. Got: '1.0'"),
-    ("\u0661", "<input> attribute 'external_port_id' must be an int64 integer. Got: '\u0661'"),
+    ("1.0", "<input> attribute 'external_port_id' must be an integer. Got: '1.0'"),
+    ("\u0661", "<input> attribute 'external_port_id' must be an integer (ASCII digits 0-9 only). Got: '\u0661'"),
 ])
 def test_port_map_numbers_are_int64_ascii_digits(value: str | None, message: str, tmp_path: Path) -> None:
     text = (CORPUS / "ti" / "model.xml").read_text("utf-8")

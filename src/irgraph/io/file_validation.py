@@ -85,8 +85,9 @@ def _load_schema(version: int) -> etree.XMLSchema:
 
 
 def _schema_pass(document: XmlDocument) -> list[Diagnostic]:
+    root = document.root  # parse errors (an IrParseError is a ValueError too) go to the caller
     try:
-        version = non_negative(document.root.get("version") or "")
+        version = non_negative(root.get("version") or "")
     except ValueError:
         return []  # the reader reports a wrong version with a clearer message
     if document.root.tag != "net" or version not in SUPPORTED_VERSIONS:
