@@ -1,4 +1,8 @@
-"""The op registry: ``@register`` and lookup by IR ``type`` and ``version="opsetN"``."""
+"""The op registry: ``@register`` and lookup by IR ``type`` and ``version="opsetN"``.
+
+Several versions of one type (SoftMax-1 and SoftMax-8) are several classes with the same
+``type_name`` and disjoint ``opsets`` ranges; ``version="opsetN"`` picks the one opset N contains.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,24 @@ import re
 
 from irgraph.ops.op import Op
 
-_OPS: dict[str, type[Op]] = {}
+_OPS: dict[str, tuple[type[Op], ...]] = {}
 _OPSET = re.compile(r"^opset(\d+)$")
 
 
 def register(op_class: type[Op]) -> type[Op]:
-    """Class decorator: make ``op_class`` findable by its type name and aliases (case-insensitive)."""
+    """Class decorator: make ``op_class`` findable by its type name and aliases (case-insensitive).
+
+    A second class for the same type is another version of it: its opsets must not overlap.
+    """
     for name in (op_class.type_name, *op_class.aliases):
         key = name.lower()
-        if key in _OPS:
-            raise RuntimeError(f"op type {name!r} registered twice ({_OPS[key].__name__}, {op_class.__name__})")
-        _OPS[key] = op_class
+        known = _OPS.get(key, ())
+        for other in known:
+            if set(other.opsets) & set(op_class.opsets):
+                raise RuntimeError(
+                    f"op type {name!r} registered twice for one opset ({other.__name__}, {op_class.__name__})"
+                )
+        _OPS[key] = (*known, op_class)
     return op_class
 
 
@@ -26,15 +37,27 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     ``version="opsetN"`` resolves for every N whose opset contains the op; type names match
     case-insensitively, as OpenVINO's reader does, except for ops that need the exact spelling.
     """
-    op_class = _OPS.get(type_name.lower())
+    classes = _OPS.get(type_name.lower())
     match = _OPSET.match(version.strip())
-    if op_class is None or match is None or int(match.group(1)) not in op_class.opsets:
+    if classes is None or match is None:
         return None
-    if op_class.exact_type_name and type_name != op_class.type_name:
-        return None
-    return op_class
+    opset = int(match.group(1))
+    for op_class in classes:
+        if opset in op_class.opsets:
+            if op_class.exact_type_name and type_name != op_class.type_name:
+                return None
+            return op_class
+    return None
+
+
+def registered_classes() -> list[type[Op]]:
+    """Every registered op class (each version of a type once), in registration order."""
+    seen: dict[type[Op], None] = {}
+    for classes in _OPS.values():
+        seen.update(dict.fromkeys(classes))
+    return list(seen)
 
 
 def known_ops() -> list[str]:
-    """Titles of the registered ops (``Concat-1``, ``Split-1``, ...), sorted."""
-    return sorted({cls.title() for cls in _OPS.values()})
+    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted."""
+    return sorted({cls.title() for cls in registered_classes()})
