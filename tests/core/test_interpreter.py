@@ -85,13 +85,12 @@ def test_shape_errors_carry_the_node_location():
 def test_unrunnable_ops_name_themselves_and_the_ops_that_can_run():
     model = ir.Model("m")
     x = model.parameter("x", [2])
-    op = OpaqueOp(op_type="Relu", op_version="opset1", declared_outputs=(TensorType(ir.ElementType.F32,
-                                                                                    Shape.parse("2")),))
+    op = OpaqueOp(op_type="Frobnicate", op_version="opset1", declared_outputs=(TensorType(ir.ElementType.F32,
+                                                                                          Shape.parse("2")),))
     node = model.add_node(op, "relu", [x])
     model.result(ir.OutputPort(node.id, 0), name="y")
-    with pytest.raises(EvaluationError, match=r"op Relu \(version opset1\) has no NumPy implementation; ops that "
-                                              r"can run: Concat-1, Const-1, Parameter-1, Result-1, Split-1, "
-                                              r"VariadicSplit-1"):
+    with pytest.raises(EvaluationError, match=r"op Frobnicate \(version opset1\) has no NumPy implementation; ops "
+                                              r"that can run: Add-1, .*Concat-1, Const-1, .*VariadicSplit-1"):
         ir.Interpreter(model)
 
 

@@ -144,6 +144,39 @@ class AttributeField:
     required: bool
 
 
+# ------------------------------------------------------------------------------------ tolerance
+@dataclass(frozen=True)
+class Tolerance:
+    """How far an op's floating-point outputs may be from OpenVINO's reference implementation.
+
+    A value passes when it is within ``ulp`` units in the last place of the output element type,
+    or within ``eps`` machine epsilons of that type absolutely (for results near zero, where a
+    ULP bound means nothing: sin(pi)). NaN matches NaN; infinities match exactly. Integer and
+    boolean outputs are always compared exactly. The default is exact (bit for bit, -0.0 and 0.0
+    apart).
+    """
+
+    ulp: int = 0
+    eps: float = 0.0
+
+    @property
+    def is_exact(self) -> bool:
+        """True when outputs must be bit for bit OpenVINO's."""
+        return self.ulp == 0 and self.eps == 0.0
+
+    def describe(self) -> str:
+        """``exact``, ``4 ULP``, ``4 ULP or 2 eps``: the text of docs/tolerances.md."""
+        if self.is_exact:
+            return "exact"
+        parts = [f"{self.ulp} ULP"] if self.ulp else []
+        if self.eps:
+            parts.append(f"{self.eps:g} eps")
+        return " or ".join(parts)
+
+
+EXACT = Tolerance()
+
+
 # ------------------------------------------------------------------------------------ base
 @dataclass(frozen=True)
 class Op:
@@ -159,6 +192,8 @@ class Op:
     """True for ops whose data lives in the weights file (Const)."""
     slices_data: ClassVar[bool] = False
     """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
+    tolerance: ClassVar[Tolerance] = EXACT
+    """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
@@ -227,6 +262,11 @@ class Op:
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
+        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
+        the interpreter checks them against its element budget before the op allocates."""
+        return None
 
     @property
     def cannot_run_reason(self) -> str | None:
