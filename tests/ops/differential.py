@@ -206,7 +206,8 @@ def assert_values_close(actual: np.ndarray, expected: np.ndarray, tolerance: Tol
     if actual.dtype.kind not in "fV" and ElementType.from_numpy(actual.dtype).is_real is False:
         bad = actual != expected
     else:
-        wide_a, wide_e = actual.astype(np.float64), expected.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            wide_a, wide_e = actual.astype(np.float64), expected.astype(np.float64)
         both_nan = np.isnan(wide_a) & np.isnan(wide_e)
         width = actual.dtype.itemsize
         same_bits = np.ascontiguousarray(actual).view(f"<u{width}") == np.ascontiguousarray(expected).view(f"<u{width}")
@@ -223,13 +224,21 @@ def assert_values_close(actual: np.ndarray, expected: np.ndarray, tolerance: Tol
             bad &= ~close
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0]) if actual.ndim else ()
+        examples = [(actual[i], expected[i]) for i in map(tuple, np.argwhere(bad)[:4])] if actual.ndim else []
         raise AssertionError(
             f"{what}: {int(bad.sum())} of {actual.size} values differ (tolerance {tolerance.describe()}); first at "
-            f"{list(where)}: irgraph {actual[where]!r} vs {ORACLE} {expected[where]!r}"
+            f"{list(where)}: irgraph {actual[where]!r} vs {ORACLE} {expected[where]!r}; (irgraph, {ORACLE}) at the "
+            f"first four: {examples}"
         )
 
 
 # ------------------------------------------------------------------------------------ the checks
+def describe(arrays: Sequence[np.ndarray]) -> str:
+    """Inputs for a message: dtype, shape and (for small arrays) the values."""
+    with np.printoptions(threshold=16, edgeitems=3, precision=9):
+        return "; ".join(f"{x.dtype}{list(x.shape)} {np.array2string(x, separator=',')}" for x in arrays)
+
+
 def check_op(
     op: Op,
     inputs: Sequence[np.ndarray],
@@ -264,7 +273,8 @@ def check_op(
     if reference is not None:
         outcome.reference = True
         for index, (mine, theirs) in enumerate(zip(actual, reference, strict=True)):
-            assert_values_close(mine, theirs, op.tolerance, f"{op!r} output {index} vs reference, inputs {arrays}")
+            what = f"{op!r} output {index} vs reference, inputs {describe(arrays)}"
+            assert_values_close(mine, theirs, op.tolerance, what)
     if cpu and all(ElementType.from_numpy(x.dtype) in CPU_TYPES for x in arrays) and all(
         t.element_type in CPU_TYPES for t in expected_types
     ):
@@ -272,7 +282,7 @@ def check_op(
         if on_cpu is not None:
             outcome.cpu = True
             for index, (mine, theirs) in enumerate(zip(actual, on_cpu, strict=True)):
-                what = f"{op!r} output {index} vs CPU plugin, inputs {arrays}"
+                what = f"{op!r} output {index} vs CPU plugin, inputs {describe(arrays)}"
                 try:
                     assert_values_close(mine, theirs, cpu_tolerance or op.tolerance, what)
                 except AssertionError as deviation:

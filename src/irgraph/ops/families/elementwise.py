@@ -26,6 +26,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
+from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
@@ -174,8 +175,8 @@ def widened(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], dt
     """``compute(*arrays)``; f16 and bf16 through f32, rounded back once (OpenVINO's reference)."""
     with np.errstate(all="ignore"):
         if dtype in _WIDENED:
-            result = compute(*(x.astype(np.float32) for x in arrays))
-            return np.asarray(result).astype(dtype)
+            result = np.asarray(compute(*(x.astype(np.float32) for x in arrays)))
+            return round_float(result, dtype) if result.dtype.kind == "f" else result
         return np.asarray(compute(*arrays))
 
 
