@@ -53,7 +53,7 @@ CONVERTIBLE = frozenset(t for t in ElementType if t not in (ElementType.DYNAMIC,
 
 def round_to_bf16(values: np.ndarray) -> np.ndarray:
     """f32 values -> bf16 as ``ov::bfloat16::round_to_nearest_even`` does (uint32 arithmetic wraps)."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)  # asarray: a 0-d array stays 0-d
     return ((bits + ((bits & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16).view(
         ml_dtypes.bfloat16
     )
@@ -112,7 +112,7 @@ def _to_e8m0(single: np.ndarray) -> np.ndarray:
     exponent, plus one when the mantissa is above half (or exactly half and the exponent odd); values
     with the sign bit set (-NaN too), zero and f32 subnormals give 2**-127; infinity and overflow
     saturate to 2**127."""
-    bits = single.view(np.uint32)
+    bits = np.asarray(single, dtype=np.float32).view(np.uint32)
     exponent = ((bits >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
     mantissa = bits & np.uint32(0x7FFFFF)
     half = np.uint32(0x400000)

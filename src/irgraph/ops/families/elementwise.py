@@ -126,7 +126,7 @@ def broadcast_shapes(a: Shape, b: Shape, mode: str) -> Shape:
         dim = broadcast_dim(target, source)
         if dim is None or (target.is_static and source.is_static and source.value > target.value):
             raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast of {b} into {a}: {source} does not fit {target}")
-        if target.is_static and dim != target:
+        if target.is_static and source.is_static and dim != target:
             # OpenVINO 2026.4.1 accepts [1] + [0] (output [0]) but its reference then writes input 0's
             # shape past the end of the output (heap corruption): irgraph refuses.
             raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast must keep input 0's shape; {b} into {a} "
