@@ -226,7 +226,7 @@ def assert_types_equal(actual: Sequence[TensorType], expected: Sequence[TensorTy
 def _ordered(array: np.ndarray) -> np.ndarray:
     """Floats as integers whose order is the floats' order (so a difference counts ULPs)."""
     width = array.dtype.itemsize * 8
-    bits = np.ascontiguousarray(array).view(f"<i{array.dtype.itemsize}").astype(object if width == 64 else np.int64)
+    bits = np.array(array, order="C").view(f"<i{array.dtype.itemsize}").astype(object if width == 64 else np.int64)
     low = -(2 ** (width - 1))
     return np.where(bits < 0, low - bits, bits)
 
@@ -242,7 +242,7 @@ def assert_values_close(actual: np.ndarray, expected: np.ndarray, tolerance: Tol
             wide_a, wide_e = actual.astype(np.float64), expected.astype(np.float64)
         both_nan = np.isnan(wide_a) & np.isnan(wide_e)
         width = actual.dtype.itemsize
-        same_bits = np.ascontiguousarray(actual).view(f"<u{width}") == np.ascontiguousarray(expected).view(f"<u{width}")
+        same_bits = np.array(actual, order="C").view(f"<u{width}") == np.array(expected, order="C").view(f"<u{width}")
         bad = ~(both_nan | same_bits)
         if not tolerance.is_exact and bad.any():
             finite = np.isfinite(wide_a) & np.isfinite(wide_e)

@@ -94,7 +94,8 @@ def values(element_type: ElementType, shape: Sequence[int], seed: int, specials:
     elif element_type.is_real:
         lo, hi = (-10.0 if low is None else low), (10.0 if high is None else high)
         flat = rng.uniform(lo, hi, count)
-        flat = np.where(rng.integers(0, 4, count) == 0, np.round(flat), flat).astype(dtype)
+        with np.errstate(over="ignore"):
+            flat = np.where(rng.integers(0, 4, count) == 0, np.round(flat), flat).astype(dtype)
     else:
         info = np.iinfo(dtype)
         lo = int(info.min if low is None else max(low, info.min))

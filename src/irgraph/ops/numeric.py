@@ -174,3 +174,38 @@ def convert(values: np.ndarray, source: ElementType, target: ElementType) -> np.
         if target in _FLOAT8:
             return single.astype(target.numpy_dtype)
     raise OpError(f"Convert cannot convert {source} to {target}")
+
+
+_SERIES_TERMS = 90
+_FRACTION_TERMS = 60
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function of f64 values, vectorised (no SciPy): for |x| < 3 the positive-term series
+    erf(x) = 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!, beyond it 1 - erfc(x) by erfc's
+    continued fraction; accurate to a few f64 ULPs (exp(-x^2) dominates the error)."""
+    x = np.asarray(x, dtype=np.float64)
+    magnitude = np.abs(x)
+    with np.errstate(all="ignore"):
+        near = np.minimum(magnitude, 3.0)
+        square = near * near
+        term = near.copy()
+        total = near.copy()
+        for n in range(1, _SERIES_TERMS):
+            term = term * (2.0 * square / (2 * n + 1))
+            total = total + term
+        series = 2.0 / np.sqrt(np.pi) * np.exp(-square) * total
+        far = np.clip(magnitude, 3.0, 6.0)
+        fraction = far.copy()
+        for k in range(_FRACTION_TERMS, 0, -1):
+            fraction = far + (k / 2.0) / fraction
+        complement = np.exp(-far * far) / (np.sqrt(np.pi) * fraction)
+        result = np.where(magnitude < 3.0, series, np.where(magnitude < 6.0, 1.0 - complement, 1.0))
+    return np.where(np.isnan(x), x, np.copysign(result, x))
+
+
+def round_half_away(values: np.ndarray) -> np.ndarray:
+    """``std::round``: to the nearest integer value, halves away from zero (exact: no ``floor(x + 0.5)``)."""
+    with np.errstate(invalid="ignore"):
+        whole = np.trunc(values)
+        return np.where(np.abs(values - whole) >= 0.5, whole + np.sign(values), whole)  # keeps -0.0

@@ -26,7 +26,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.ops.numeric import round_float
+from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
@@ -295,3 +295,32 @@ class UnaryElementwise(Op):
     def compute_values(self, data: np.ndarray) -> Any:
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(data)
+
+
+@dataclass(frozen=True)
+class UnaryMath(UnaryElementwise):
+    """Unary arithmetic (Sqrt, Exp, Sin, ...): floats computed in their own precision (f16 and bf16 in
+    f32); ``integers`` says how integer inputs are computed:
+
+    - ``"trunc"``: in f64, then ``static_cast`` back (toward zero: OpenVINO's integer Sin, Log, Exp);
+    - ``"round"``: in f64, rounded half away from zero (``std::round``) and cast back (its integer
+      Sqrt, Cos, Tan, Erf, ...);
+    - ``"native"``: by ``compute`` on the integers themselves (Abs, Negative: wrapping);
+    - ``"identity"``: passed through (Floor, Ceiling).
+    """
+
+    integers: ClassVar[str] = "trunc"
+
+    def compute_values(self, data: np.ndarray) -> Any:
+        """The values, with the member's integer rule."""
+        compute = type(self).compute
+        if data.dtype.kind not in "iu":
+            return compute(data)
+        if self.integers == "native":
+            return compute(data)
+        if self.integers == "identity":
+            return data.copy()
+        result = compute(data.astype(np.float64))
+        if self.integers == "round":
+            result = round_half_away(result)
+        return convert(result, ElementType.F64, ElementType.from_numpy(data.dtype))
