@@ -92,7 +92,7 @@ def test_unrunnable_ops_name_themselves_and_the_ops_that_can_run():
     node = model.add_node(op, "relu", [x])
     model.result(ir.OutputPort(node.id, 0), name="y")
     with pytest.raises(EvaluationError, match=r"op Frobnicate \(version opset1\) has no NumPy implementation; ops "
-                                              r"that can run: Add-1, .*Concat-1, Const-1, .*VariadicSplit-1"):
+                                              r"that can run: .*Add-1, .*Concat-1, Const-1, .*VariadicSplit-1"):
         ir.Interpreter(model)
 
 

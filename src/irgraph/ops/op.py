@@ -45,9 +45,14 @@ class Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)
 
+    @classmethod
+    def optional(cls, *specs: InputSpec, required: int) -> Inputs:
+        """A fixed list whose inputs after the first ``required`` may be left out (Swish's beta)."""
+        return cls(fixed=specs, minimum=required)
+
     def accepts(self, count: int) -> bool:
         """True when ``count`` inputs is a valid number for this op."""
-        return count >= self.minimum and (self.variadic is not None or count == len(self.fixed))
+        return count >= self.minimum and (self.variadic is not None or count <= len(self.fixed))
 
     def spec(self, index: int) -> InputSpec:
         """The spec of input ``index``."""
@@ -58,9 +63,11 @@ class Inputs:
         return self.variadic
 
     def describe(self) -> str:
-        """``2 (data, axis)`` or ``at least 1``."""
+        """``2 (data, axis)``, ``1 or 2 (data, beta)`` or ``at least 1``."""
         if self.variadic is not None:
             return f"at least {self.minimum}"
+        if self.minimum < len(self.fixed):
+            return f"{self.minimum} to {len(self.fixed)} ({', '.join(s.name for s in self.fixed)})"
         return f"{len(self.fixed)} ({', '.join(s.name for s in self.fixed)})" if self.fixed else "0"
 
 

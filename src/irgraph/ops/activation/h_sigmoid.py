@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.ops.families.elementwise import REAL, UnaryMath
+from irgraph.ops.families.elementwise import UnaryMath
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import register
 
@@ -16,10 +16,9 @@ def _h_sigmoid(x: np.ndarray) -> np.ndarray:
 
 @register
 class HSigmoid(UnaryMath):
-    """min(max(x + 3, 0), 6) / 6, floats only. Spec: HSigmoid-5."""
+    """min(max(x + 3, 0), 6) / 6. Spec: HSigmoid-5."""
 
     type_name = "HSigmoid"
     opsets = range(5, 17)
-    type_rule = REAL
     compute = staticmethod(_h_sigmoid)
     tolerance = Tolerance(ulp=1)

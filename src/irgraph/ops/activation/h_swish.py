@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.ops.families.elementwise import REAL, UnaryMath
+from irgraph.ops.families.elementwise import UnaryMath
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import register
 
@@ -16,10 +16,9 @@ def _h_swish(x: np.ndarray) -> np.ndarray:
 
 @register
 class HSwish(UnaryMath):
-    """x * min(max(x + 3, 0), 6) / 6, floats only. Spec: HSwish-4."""
+    """x * min(max(x + 3, 0), 6) / 6. Spec: HSwish-4."""
 
     type_name = "HSwish"
     opsets = range(4, 17)
-    type_rule = REAL
     compute = staticmethod(_h_swish)
     tolerance = Tolerance(ulp=1)

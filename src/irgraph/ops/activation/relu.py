@@ -9,13 +9,13 @@ from irgraph.ops.registry import register
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    # OpenVINO's reference is `x > 0 ? x : 0`: NaN and -0.0 give +0.
-    return np.where(x > 0, x, x.dtype.type(0))
+    # OpenVINO's reference is std::max(x, 0), `x < 0 ? 0 : x`: NaN and -0.0 pass through.
+    return np.where(x < 0, x.dtype.type(0), x)
 
 
 @register
 class Relu(UnaryMath):
-    """x > 0 ? x : 0. Spec: Relu-1."""
+    """std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1."""
 
     type_name = "Relu"
     compute = staticmethod(_relu)

@@ -10,8 +10,10 @@ from irgraph.ops.registry import register
 
 
 def _soft_plus(x: np.ndarray) -> np.ndarray:
-    # log(exp(x) + 1) overflows for large x where the result is x itself (OpenVINO switches at a threshold).
-    return np.where(x > x.dtype.type(20), x, np.log1p(np.exp(x)))
+    # OpenVINO's reference: log(exp(x) + 1) in the element type (not log1p: small results lose digits as
+    # there), and x itself above the threshold where exp(x) + 1 == exp(x).
+    threshold = x.dtype.type(-np.log(np.expm1(np.finfo(x.dtype).eps)))
+    return np.where(x < threshold, np.log(np.exp(x) + x.dtype.type(1)), x)
 
 
 @register
