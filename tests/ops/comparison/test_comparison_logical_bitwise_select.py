@@ -46,7 +46,10 @@ def pdpd_overruns(a, b):
 @OP_EXAMPLES
 @given(data=st.data())
 def test_binary_ops_match_openvino(op_class, types, data):
-    mode = data.draw(st.sampled_from(MODES))
+    # Not pdpd: openvino 2026.4.1's reference evaluates comparisons under pdpd wrongly (f32 [1,2,3,4] > 10
+    # gives [False,True,True,True]) and its CPU plugin bitwise ops too; test_pdpd_follows_the_broadcast_rule
+    # pins irgraph's pdpd, the rule its arithmetic ops (which OpenVINO evaluates right) share.
+    mode = data.draw(st.sampled_from(["numpy", "none"]))
     element_type = data.draw(st.sampled_from(types))
     a_shape, b_shape = data.draw(S.any_pair(mode))
     assume(mode != "pdpd" or not pdpd_overruns(a_shape, b_shape))
@@ -88,6 +91,12 @@ def _fits(a, b):
     except ValueError:
         return False
     return True
+
+
+def test_pdpd_follows_the_broadcast_rule():
+    a, b = np.array([[1, 2], [3, 40]], np.float32), np.array([2, 30], np.float32)
+    (got,) = Greater(auto_broadcast="pdpd").evaluate([a, b])
+    assert got.tolist() == [[False, False], [False, True]]  # b aligned from axis 0: rows compare to 2, then 30
 
 
 def test_select_spec_example():

@@ -34,4 +34,5 @@ class Clamp(UnaryMath):
             high = min(max(math.floor(self.max), info.min), info.max)
             return np.minimum(np.maximum(data, data.dtype.type(low)), data.dtype.type(high))
         low, high = data.dtype.type(self.min), data.dtype.type(self.max)
-        return np.minimum(np.maximum(data, low), high)
+        # std::min(std::max(x, min), max): NaN and -0.0 (against min 0.0) pass through.
+        return np.where(data < low, low, np.where(high < data, high, data))

@@ -34,7 +34,7 @@ class _Gelu(Op):
 
     type_name = "Gelu"
     inputs = Inputs.of(InputSpec("data"))
-    tolerance = Tolerance(ulp=4)
+    tolerance = Tolerance(ulp=4, eps=1)  # far left, 1 + tanh(...) cancels: tiny results keep few digits
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input type (floats only)."""

@@ -24,4 +24,4 @@ class Sigmoid(UnaryMath):
     type_name = "Sigmoid"
     compute = staticmethod(_sigmoid)
     integers = "native"
-    tolerance = Tolerance(ulp=2)
+    tolerance = Tolerance(ulp=4)

@@ -29,7 +29,7 @@ class _SoftMax(Op):
 
     type_name = "SoftMax"
     inputs = Inputs.of(InputSpec("data"))
-    tolerance = Tolerance(ulp=4, eps=1)
+    tolerance = Tolerance(ulp=8, eps=1)
 
     axis: int = attribute(1)
 

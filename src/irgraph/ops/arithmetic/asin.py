@@ -15,4 +15,4 @@ class Asin(UnaryMath):
 
     type_name = "Asin"
     compute = staticmethod(np.arcsin)
-    tolerance = Tolerance(ulp=2)
+    tolerance = Tolerance(ulp=4)
