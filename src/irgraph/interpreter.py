@@ -2,7 +2,10 @@
 
 The model is checked and scheduled once, when the Interpreter is built: every tensor gets a slot
 in a list, every step knows which slots it reads, writes and frees, and Const values are bound
-ahead of time, so a run does no graph or dict work beyond binding the feeds.
+ahead of time, so a run does no graph or dict work beyond binding the feeds. Ops whose inputs are
+all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Ops that can
+say their output shapes without computing them (``Op.output_shapes``) are checked against the
+element limit before they allocate.
 
 Data moves once. Split and VariadicSplit outputs are views; a Concat output is *deferred*: it is
 kept as the list of its parts (views), splitting it slices the parts, and joining it again
@@ -136,6 +139,8 @@ class Interpreter:
                     continue
                 except IrError:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
+            elif inputs and all(slot in constants for slot in inputs) and self._fold(op, inputs, outputs, constants):
+                continue  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
             elif op.joins_inputs:
                 kind = _JOIN
             elif op.slices_data:
@@ -159,8 +164,29 @@ class Interpreter:
             for position, step in enumerate(steps)
         ]
         self._template: list[Any] = [None] * len(slots)
+        read = keep.union(*(step[3] for step in steps))
         for slot, value in constants.items():
-            self._template[slot] = value
+            if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
+                self._template[slot] = value
+
+    def _fold(
+        self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray]
+    ) -> bool:
+        """Evaluate an op whose inputs are all constant; False (it runs, and fails, at run time) when
+        it fails or its outputs are above the element limit."""
+        arguments = [constants[slot] for slot in inputs]
+        try:
+            shapes = op.output_shapes(arguments)
+            if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
+                return False
+            produced = op.evaluate(arguments)
+        except IrError:
+            return False
+        if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
+            return False
+        for slot, value in zip(outputs, produced, strict=True):
+            constants[slot] = value
+        return True
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
@@ -179,7 +205,15 @@ class Interpreter:
                 elif kind == _SPLIT:
                     produced = op.evaluate([arguments[0], *map(_dense, arguments[1:])])
                 else:
-                    produced = op.evaluate([_dense(value) for value in arguments])
+                    dense = [_dense(value) for value in arguments]
+                    shapes = op.output_shapes(dense)  # checked before the op allocates
+                    if shapes is not None:
+                        for index, shape in enumerate(shapes):
+                            if math.prod(shape) > limit:
+                                raise ResourceLimitError(
+                                    f"output {index} has {math.prod(shape)} elements, above the limit of {limit}"
+                                )
+                    produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
                     produced = produced[: len(outputs)]
                 for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):

@@ -31,8 +31,8 @@ from irgraph.io.onnx_common import (
     require_onnx,
 )
 from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
+from irgraph.ops.movement.variadic_split import resolve_lengths
 from irgraph.ops.op import integer_values, normalize_axis, shape_text
-from irgraph.ops.variadic_split import resolve_lengths
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import Shape, TensorType
 

@@ -45,9 +45,14 @@ class Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)
 
+    @classmethod
+    def optional(cls, *specs: InputSpec, required: int) -> Inputs:
+        """A fixed list whose inputs after the first ``required`` may be left out (Swish's beta)."""
+        return cls(fixed=specs, minimum=required)
+
     def accepts(self, count: int) -> bool:
         """True when ``count`` inputs is a valid number for this op."""
-        return count >= self.minimum and (self.variadic is not None or count == len(self.fixed))
+        return count >= self.minimum and (self.variadic is not None or count <= len(self.fixed))
 
     def spec(self, index: int) -> InputSpec:
         """The spec of input ``index``."""
@@ -58,9 +63,11 @@ class Inputs:
         return self.variadic
 
     def describe(self) -> str:
-        """``2 (data, axis)`` or ``at least 1``."""
+        """``2 (data, axis)``, ``1 or 2 (data, beta)`` or ``at least 1``."""
         if self.variadic is not None:
             return f"at least {self.minimum}"
+        if self.minimum < len(self.fixed):
+            return f"{self.minimum} to {len(self.fixed)} ({', '.join(s.name for s in self.fixed)})"
         return f"{len(self.fixed)} ({', '.join(s.name for s in self.fixed)})" if self.fixed else "0"
 
 
@@ -135,6 +142,39 @@ class AttributeField:
     required: bool
 
 
+# ------------------------------------------------------------------------------------ tolerance
+@dataclass(frozen=True)
+class Tolerance:
+    """How far an op's floating-point outputs may be from OpenVINO's reference implementation.
+
+    A value passes when it is within ``ulp`` units in the last place of the output element type,
+    or within ``eps`` machine epsilons of that type absolutely (for results near zero, where a
+    ULP bound means nothing: sin(pi)). NaN matches NaN; infinities match exactly. Integer and
+    boolean outputs are always compared exactly. The default is exact (bit for bit, -0.0 and 0.0
+    apart).
+    """
+
+    ulp: int = 0
+    eps: float = 0.0
+
+    @property
+    def is_exact(self) -> bool:
+        """True when outputs must be bit for bit OpenVINO's."""
+        return self.ulp == 0 and self.eps == 0.0
+
+    def describe(self) -> str:
+        """``exact``, ``4 ULP``, ``4 ULP or 2 eps``: the text of docs/tolerances.md."""
+        if self.is_exact:
+            return "exact"
+        parts = [f"{self.ulp} ULP"] if self.ulp else []
+        if self.eps:
+            parts.append(f"{self.eps:g} eps")
+        return " or ".join(parts)
+
+
+EXACT = Tolerance()
+
+
 # ------------------------------------------------------------------------------------ base
 @dataclass(frozen=True)
 class Op:
@@ -156,6 +196,8 @@ class Op:
     unconnected_extra_outputs: ClassVar[bool] = False
     """True when a layer may declare fewer output ports than the op produces: OpenVINO builds the
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
+    tolerance: ClassVar[Tolerance] = EXACT
+    """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
@@ -226,6 +268,11 @@ class Op:
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
+        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
+        the interpreter checks them against its element budget before the op allocates."""
+        return None
 
     @property
     def cannot_run_reason(self) -> str | None:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.errors import OpError
+from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.ops.split import scalar_integer
 from irgraph.shapes import Dim, Shape, TensorType
 
 

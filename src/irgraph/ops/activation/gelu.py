@@ -1,0 +1,85 @@
+"""Gelu-2 and Gelu-7: x * Phi(x), exactly (erf) or by the tanh approximation (Gelu-7's mode)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.ops.families.elementwise import REAL, widened
+from irgraph.ops.numeric import erf
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.registry import register
+from irgraph.shapes import TensorType
+
+MODES = ("ERF", "TANH")
+
+
+def gelu_erf(x: np.ndarray) -> np.ndarray:
+    """0.5 * x * (1 + erf(x / sqrt(2))), with erf in f64."""
+    return (0.5 * x.astype(np.float64) * (1.0 + erf(x.astype(np.float64) / np.sqrt(2.0)))).astype(x.dtype)
+
+
+def gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))), in f64 as OpenVINO's reference."""
+    wide = x.astype(np.float64)
+    return (0.5 * wide * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (wide + 0.044715 * wide**3)))).astype(x.dtype)
+
+
+@dataclass(frozen=True)
+class _Gelu(Op):
+    """What the versions share: one float input, the same type out."""
+
+    type_name = "Gelu"
+    inputs = Inputs.of(InputSpec("data"))
+    tolerance = Tolerance(ulp=4, eps=1)  # far left, 1 + tanh(...) cancels: tiny results keep few digits
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The input type (floats only)."""
+        REAL.check(inputs[0].element_type)
+        return [inputs[0]]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The input shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Gelu by ``mode``."""
+        (data,) = inputs
+        REAL.check(ElementType.from_numpy(data.dtype))
+        return [widened(gelu_tanh if self.mode == "TANH" else gelu_erf, (data,), data.dtype)]
+
+    @property
+    def mode(self) -> str:
+        """ERF or TANH."""
+        return "ERF"
+
+
+@register
+@dataclass(frozen=True)
+class Gelu2(_Gelu):
+    """Gelu with erf (opsets 2-6). Spec: Gelu-2."""
+
+    opsets = range(2, 7)
+
+
+@register
+@dataclass(frozen=True)
+class Gelu7(_Gelu):
+    """Gelu with ``approximation_mode`` ERF or TANH (any case in the IR). Spec: Gelu-7."""
+
+    opsets = range(7, 17)
+
+    approximation_mode: str = attribute("ERF")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "approximation_mode", self.approximation_mode.upper())
+        check(self.approximation_mode in MODES,
+              f"Attribute 'approximation_mode' must be erf or tanh. Got: {self.approximation_mode!r}")
+
+    @property
+    def mode(self) -> str:
+        """The attribute."""
+        return self.approximation_mode

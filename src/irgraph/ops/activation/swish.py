@@ -1,0 +1,57 @@
+"""Swish-4: element-wise x * sigmoid(beta * x), beta an optional scalar input (1 when absent)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.families.elementwise import REAL, widened
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
+from irgraph.ops.registry import register
+from irgraph.shapes import TensorType
+
+
+@register
+@dataclass(frozen=True)
+class Swish(Op):
+    """x / (1 + exp(-beta * x)); floats only; ``beta`` a scalar of the same type (1 when absent). Spec: Swish-4."""
+
+    type_name = "Swish"
+    opsets = range(4, 17)
+    inputs = Inputs.optional(InputSpec("data"), InputSpec("beta"), required=1)
+    tolerance = Tolerance(ulp=2)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The data type; beta must be a scalar (or [1]) of the same element type."""
+        data = inputs[0]
+        REAL.check(data.element_type)
+        if len(inputs) == 2:
+            beta = inputs[1]
+            if beta.element_type.merge(data.element_type) is None:
+                raise OpError(f"Swish inputs must have the same type but they are: {data.element_type} and "
+                              f"{beta.element_type}")
+            if not beta.shape.rank_is_dynamic and beta.shape.rank != 0:
+                raise OpError(f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}")
+        return [data]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The data shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """x / (1 + exp(-beta * x))."""
+        data = inputs[0]
+        if len(inputs) == 2 and inputs[1].ndim != 0:
+            raise OpError(f"Swish input with beta must be scalar but it has rank: {inputs[1].ndim}")
+        beta = inputs[1] if len(inputs) == 2 else np.ones((), data.dtype)
+        if beta.dtype != data.dtype:
+            raise OpError(f"Swish inputs must have the same type but they are: {data.dtype} and {beta.dtype}")
+
+        def swish(x: np.ndarray, b: np.ndarray) -> np.ndarray:
+            one = x.dtype.type(1)
+            return x / (one + np.exp(-b * x))
+
+        return [widened(swish, (data, beta), data.dtype)]

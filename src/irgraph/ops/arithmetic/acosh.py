@@ -1,0 +1,20 @@
+"""Acosh-3: element-wise inverse hyperbolic cosine."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import UnaryMath
+from irgraph.ops.op import Tolerance
+from irgraph.ops.registry import register
+
+
+@register
+class Acosh(UnaryMath):
+    """Element-wise inverse hyperbolic cosine. Spec: Acosh-3."""
+
+    type_name = "Acosh"
+    opsets = range(4, 17)  # the v3 op, first listed in opset4 (NodeFactory("opset3") cannot make it)
+    compute = staticmethod(np.arccosh)
+    integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
+    tolerance = Tolerance(ulp=2)

@@ -1,0 +1,16 @@
+"""Add-1: element-wise a + b."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import BinaryArithmetic
+from irgraph.ops.registry import register
+
+
+@register
+class Add(BinaryArithmetic):
+    """a + b with auto_broadcast; integers wrap. Spec: Add-1."""
+
+    type_name = "Add"
+    compute = staticmethod(np.add)

@@ -1,0 +1,16 @@
+"""Multiply-1: element-wise a * b."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import BinaryArithmetic
+from irgraph.ops.registry import register
+
+
+@register
+class Multiply(BinaryArithmetic):
+    """a * b with auto_broadcast; integers wrap. Spec: Multiply-1."""
+
+    type_name = "Multiply"
+    compute = staticmethod(np.multiply)

@@ -1,0 +1,16 @@
+"""Subtract-1: element-wise a - b."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import BinaryArithmetic
+from irgraph.ops.registry import register
+
+
+@register
+class Subtract(BinaryArithmetic):
+    """a - b with auto_broadcast; integers wrap. Spec: Subtract-1."""
+
+    type_name = "Subtract"
+    compute = staticmethod(np.subtract)

@@ -1,0 +1,18 @@
+"""BitwiseXor-13: element-wise a ^ b of integer or boolean tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import INTEGER_OR_BOOLEAN, BinaryElementwise
+from irgraph.ops.registry import register
+
+
+@register
+class BitwiseXor(BinaryElementwise):
+    """a ^ b with auto_broadcast (logical for booleans). Spec: BitwiseXor-13."""
+
+    type_name = "BitwiseXor"
+    opsets = range(13, 17)
+    type_rule = INTEGER_OR_BOOLEAN
+    compute = staticmethod(np.bitwise_xor)

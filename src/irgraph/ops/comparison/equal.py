@@ -1,0 +1,16 @@
+"""Equal-1: element-wise a == b, a boolean tensor."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.ops.families.elementwise import Comparison
+from irgraph.ops.registry import register
+
+
+@register
+class Equal(Comparison):
+    """a == b with auto_broadcast (NaN compares as IEEE says). Spec: Equal-1."""
+
+    type_name = "Equal"
+    compute = staticmethod(np.equal)

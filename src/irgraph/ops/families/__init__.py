@@ -1,0 +1,1 @@
+"""Shared bases of op families: a member op is a few declarative lines."""

@@ -1,0 +1,326 @@
+"""Element-wise families: binary ops with auto_broadcast, comparisons, logical ops and unary ops.
+
+A member names its type, the NumPy function and (when it differs from the family's) the element
+types it takes and its tolerance::
+
+    @register
+    class Add(BinaryArithmetic):
+        type_name = "Add"
+        compute = staticmethod(np.add)
+
+Shapes follow OpenVINO's ``eltwise_shape_infer``: ``none`` merges the two shapes, ``numpy``
+right-aligns them and broadcast-merges each dim pair (intervals too), ``pdpd`` broadcasts input 1
+into input 0 from axis 0 (its dims may not exceed input 0's). f16 and bf16 are computed in f32 and rounded to the
+element type once, as OpenVINO's reference does; f64 is computed in f64 and integers in their own
+width (wrapping on overflow, as C++ does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import ml_dtypes
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.numeric import convert, round_float, round_half_away
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
+INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
+INCONSISTENT_TYPES = "Argument element types are inconsistent."
+
+_WIDENED = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)}
+"""Dtypes computed in f32 and rounded back (OpenVINO's reference computes f16/bf16 through float)."""
+
+
+# ------------------------------------------------------------------------------------ element types
+@dataclass(frozen=True)
+class TypeRule:
+    """Which input element types an op takes, and OpenVINO's message when it gets another."""
+
+    accepts: Callable[[ElementType], bool]
+    message: str
+    """Formatted with ``{type}``, the element type received."""
+
+    def check(self, element_type: ElementType) -> None:
+        """Raise OpError unless ``element_type`` is dynamic or accepted."""
+        if not element_type.is_dynamic and not self.accepts(element_type):
+            raise OpError(self.message.format(type=element_type))
+
+
+ANY_TYPE = TypeRule(lambda t: t is not ElementType.STRING, "Arguments cannot have element type {type}.")
+NUMERIC = TypeRule(
+    lambda t: t is not ElementType.BOOLEAN and t is not ElementType.STRING,
+    "Arguments cannot have boolean element type (argument element type: {type}).",
+)
+BOOLEAN = TypeRule(
+    lambda t: t is ElementType.BOOLEAN,
+    "Operands for logical operators must have boolean element type but have element type {type}.",
+)
+INTEGER_OR_BOOLEAN = TypeRule(
+    lambda t: t.is_integral or t is ElementType.BOOLEAN,
+    "The element type of the input tensor must be integer or boolean. Got: {type}.",
+)
+REAL = TypeRule(lambda t: t.is_real, "Input element type must be float. Got: {type}.")
+
+
+def merge_element_types(types: Sequence[ElementType]) -> ElementType:
+    """The one element type of ``types`` (dynamic merges with anything); OpenVINO's message otherwise."""
+    merged = ElementType.DYNAMIC
+    for element_type in types:
+        both = merged.merge(element_type)
+        if both is None:
+            raise OpError(f"{INCONSISTENT_TYPES} Got: {', '.join(str(t) for t in types)}")
+        merged = both
+    return merged
+
+
+# ------------------------------------------------------------------------------------ shapes
+def broadcast_dim(a: Dim, b: Dim) -> Dim | None:
+    """OpenVINO's ``Dimension::broadcast_merge``: a dim that may be 1 yields to the other; two that
+    may both be 1 give their hull; otherwise the intersection (None when empty)."""
+    a_has_1, b_has_1 = a.contains(1), b.contains(1)
+    if a_has_1 and b_has_1:
+        return Dim(min(a.min, b.min), None if a.max is None or b.max is None else max(a.max, b.max))
+    if a_has_1:
+        return b
+    if b_has_1:
+        return a
+    return a.merge(b)
+
+
+def broadcast_shapes(a: Shape, b: Shape, mode: str) -> Shape:
+    """The output shape of a binary element-wise op (OpenVINO's ``eltwise_shape_infer``)."""
+    if mode == "none":
+        merged = a.merge(b)
+        if merged is None:
+            raise OpError(f"{INCONSISTENT_SHAPES} auto_broadcast 'none' needs equal shapes. Got: {a} and {b}")
+        return merged
+    if mode == "numpy":
+        if a.rank_is_dynamic or b.rank_is_dynamic:
+            return DYNAMIC_RANK
+        rank = max(a.rank, b.rank)
+        one = Dim.static(1)
+        left = (one,) * (rank - a.rank) + tuple(a)
+        right = (one,) * (rank - b.rank) + tuple(b)
+        dims = []
+        for x, y in zip(left, right, strict=True):
+            dim = broadcast_dim(x, y)
+            if dim is None:
+                raise OpError(f"{INCONSISTENT_SHAPES} numpy broadcast of {a} and {b}: {x} and {y} differ")
+            dims.append(dim)
+        return Shape(tuple(dims))
+    # pdpd: input 1 is broadcast into input 0 from axis 0 (the IR has no axis; OpenVINO reads it as 0).
+    if a.rank_is_dynamic or b.rank_is_dynamic:
+        return DYNAMIC_RANK
+    if b.rank > a.rank:
+        raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast needs rank(b) <= rank(a). Got: {a} and {b}")
+    dims = list(a)
+    for i, source in enumerate(b):
+        target = dims[i]
+        dim = broadcast_dim(target, source)
+        if dim is None or (target.is_static and source.is_static and source.value > target.value):
+            raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast of {b} into {a}: {source} does not fit {target}")
+        if target.is_static and source.is_static and dim != target:
+            # OpenVINO 2026.4.1 accepts [1] + [0] (output [0]) but its reference then writes input 0's
+            # shape past the end of the output (heap corruption): irgraph refuses.
+            raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast must keep input 0's shape; {b} into {a} "
+                          f"turns {target} into {dim}")
+        dims[i] = dim
+    return Shape(tuple(dims))
+
+
+def broadcast_arrays(a: np.ndarray, b: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """The two arrays ready for a NumPy ufunc under ``mode``, and the output shape (nothing copied)."""
+    if mode == "none":
+        if a.shape != b.shape:
+            raise OpError(f"{INCONSISTENT_SHAPES} auto_broadcast 'none' needs equal shapes. Got: "
+                          f"{list(a.shape)} and {list(b.shape)}")
+        return a, b, a.shape
+    if mode == "pdpd":
+        aligned = b.reshape(pdpd_shape(a.shape, b.shape))
+        try:
+            shape = np.broadcast_shapes(a.shape, aligned.shape)
+        except ValueError:
+            failed = f"pdpd broadcast of {list(b.shape)} into {list(a.shape)} fails"
+            raise OpError(f"{INCONSISTENT_SHAPES} {failed}") from None
+        return a, aligned, shape
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise OpError(f"{INCONSISTENT_SHAPES} numpy broadcast of {list(a.shape)} and {list(b.shape)} fails") from None
+    return a, b, shape
+
+
+def pdpd_shape(target: tuple[int, ...], source: tuple[int, ...]) -> tuple[int, ...]:
+    """``source`` as OpenVINO's reference aligns it under pdpd (axis 0): trailing 1s dropped, then
+    padded with 1s to the rank of ``target``."""
+    if len(source) > len(target):
+        raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast needs rank(b) <= rank(a). Got: "
+                      f"{list(target)} and {list(source)}")
+    if any(s > t or (s == 0 and t == 1) for s, t in zip(source, target, strict=False)):
+        raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast of {list(source)} into {list(target)} fails")
+    trimmed = list(source)
+    while trimmed and trimmed[-1] == 1:
+        trimmed.pop()
+    return tuple(trimmed) + (1,) * (len(target) - len(trimmed))
+
+
+def widened(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """``compute(*arrays)``; f16 and bf16 through f32, rounded back once (OpenVINO's reference)."""
+    with np.errstate(all="ignore"):
+        if dtype in _WIDENED:
+            result = np.asarray(compute(*(x.astype(np.float32) for x in arrays)))
+            return round_float(result, dtype) if result.dtype.kind == "f" else result
+        return np.asarray(compute(*arrays))
+
+
+# ------------------------------------------------------------------------------------ binary
+@dataclass(frozen=True)
+class BinaryElementwise(Op):
+    """Two inputs of one element type, broadcast by ``auto_broadcast``; one output.
+
+    Members set ``type_name`` and ``compute`` (a NumPy function of two arrays of the input dtype
+    returning the output values); ``type_rule`` says which element types the op takes and
+    ``output_element_type`` what it makes (the input type unless overridden).
+    """
+
+    inputs = Inputs.of(InputSpec("a"), InputSpec("b"))
+    type_rule: ClassVar[TypeRule] = ANY_TYPE
+    compute: ClassVar[Callable[[np.ndarray, np.ndarray], Any]]
+
+    auto_broadcast: str = attribute("numpy")
+
+    def __post_init__(self) -> None:
+        check(
+            self.auto_broadcast in AUTO_BROADCAST_MODES,
+            f"Attribute 'auto_broadcast' must be one of {', '.join(AUTO_BROADCAST_MODES)}. Got: "
+            f"{self.auto_broadcast!r}",
+        )
+
+    def output_element_type(self, element_type: ElementType) -> ElementType:
+        """The output element type for inputs of ``element_type``."""
+        return element_type
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Merge the element types (checking the family's rule) and broadcast the shapes."""
+        a, b = inputs
+        element_type = merge_element_types([a.element_type, b.element_type])
+        self.type_rule.check(element_type)
+        shape = broadcast_shapes(a.shape, b.shape, self.auto_broadcast)
+        return [TensorType(self.output_element_type(element_type), shape)]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The broadcast output shape, computed without allocating."""
+        return [broadcast_arrays(inputs[0], inputs[1], self.auto_broadcast)[2]]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """``compute`` over the broadcast inputs."""
+        a, b = inputs
+        if a.dtype != b.dtype:
+            raise OpError(f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
+        self.type_rule.check(ElementType.from_numpy(a.dtype))
+        a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
+        result = widened(self.compute_values, (a, b), a.dtype)
+        expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
+        if result.dtype != expected:
+            result = result.astype(expected)
+        return [result if result.shape == shape else np.broadcast_to(result, shape).copy()]
+
+    def compute_values(self, a: np.ndarray, b: np.ndarray) -> Any:
+        """The values; members with attributes override this instead of setting ``compute``."""
+        return type(self).compute(a, b)
+
+
+@dataclass(frozen=True)
+class BinaryArithmetic(BinaryElementwise):
+    """Binary arithmetic (Add, Divide, ...): any element type but boolean; output of the input type."""
+
+    type_rule = NUMERIC
+
+
+@dataclass(frozen=True)
+class Comparison(BinaryElementwise):
+    """Comparisons (Equal, Less, ...): inputs of one element type, boolean output."""
+
+    type_rule = ANY_TYPE
+
+    def output_element_type(self, element_type: ElementType) -> ElementType:
+        """Always boolean."""
+        return ElementType.BOOLEAN
+
+
+@dataclass(frozen=True)
+class BinaryLogical(BinaryElementwise):
+    """Logical ops (LogicalAnd, ...): boolean inputs and output."""
+
+    type_rule = BOOLEAN
+
+
+# ------------------------------------------------------------------------------------ unary
+@dataclass(frozen=True)
+class UnaryElementwise(Op):
+    """One input, one output of the same element type and shape; ``compute`` maps the values.
+
+    ``type_rule`` says which element types the op takes (any numeric type by default; ``REAL``
+    for the float-only activations).
+    """
+
+    inputs = Inputs.of(InputSpec("data"))
+    type_rule: ClassVar[TypeRule] = NUMERIC
+    compute: ClassVar[Callable[[np.ndarray], Any]]
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The input type, once the family's rule accepts its element type."""
+        (data,) = inputs
+        self.type_rule.check(data.element_type)
+        return [data]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The input shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """``compute`` of the input, in the input's dtype."""
+        (data,) = inputs
+        self.type_rule.check(ElementType.from_numpy(data.dtype))
+        result = widened(self.compute_values, (data,), data.dtype)
+        return [result if result.dtype == data.dtype else result.astype(data.dtype)]
+
+    def compute_values(self, data: np.ndarray) -> Any:
+        """The values; members with attributes override this instead of setting ``compute``."""
+        return type(self).compute(data)
+
+
+@dataclass(frozen=True)
+class UnaryMath(UnaryElementwise):
+    """Unary arithmetic (Sqrt, Exp, Sin, ...): floats computed in their own precision (f16 and bf16 in
+    f32); ``integers`` says how integer inputs are computed:
+
+    - ``"trunc"``: in f64, then ``static_cast`` back (toward zero: OpenVINO's integer Sin, Log, Exp);
+    - ``"round"``: in f64, rounded half away from zero (``std::round``) and cast back (its integer
+      Sqrt, Cos, Tan, Erf, ...);
+    - ``"native"``: by ``compute`` on the integers themselves (Abs, Negative: wrapping);
+    - ``"identity"``: passed through (Floor, Ceiling).
+    """
+
+    integers: ClassVar[str] = "trunc"
+
+    def compute_values(self, data: np.ndarray) -> Any:
+        """The values, with the member's integer rule."""
+        compute = type(self).compute
+        if data.dtype.kind not in "iu":
+            return compute(data)
+        if self.integers == "native":
+            return compute(data)
+        if self.integers == "identity":
+            return data.copy()
+        result = compute(data.astype(np.float64))
+        if self.integers == "round":
+            result = round_half_away(result)
+        return convert(result, ElementType.F64, ElementType.from_numpy(data.dtype))

@@ -1,0 +1,211 @@
+"""Element type conversions exactly as OpenVINO's reference makes them (``static_cast`` on x86-64).
+
+OpenVINO 2026.4.1's constant folding (``ov::reference::convert`` and the ``ov::bfloat16`` /
+``ov::float16`` constructors), measured bit for bit:
+
+- float -> integer truncates toward zero like the x86 ``cvtt`` instructions: NaN and values out
+  of range give the minimum of the instruction's width (int32 for targets up to 16 bits and i32,
+  int64 for i64 and u32), and the result wraps to the target's bits (f32 300.0 -> u8 44; NaN -> i8
+  0; 3e9 -> i32 -2147483648). u64 takes the compiler's two-branch sequence around 2**63, and so
+  does f32 -> u32 around 2**31 (the vectorised loop; OpenVINO's last ``n % 8`` elements take the
+  int64 path instead, so f32 values outside the u32 range, undefined in C++, depend on their
+  position there: irgraph applies the vectorised rule everywhere).
+- f32 -> bf16 is ``ov::bfloat16::round_to_nearest_even``: it adds half a unit only when the kept
+  last bit is odd, so below-half and above-half fractions round down when that bit is even
+  (10.6640625 -> 10.625, where round-to-nearest gives 10.6875). Every source reaches bf16 through
+  f32 (f64 -> f32 rounds first).
+- f16 rounds to nearest even from f32 (f64 -> f32 -> f16: two roundings); i32 -> f16 clamps to
+  +-65504 (a specialised kernel), other integers overflow to inf.
+- Integer -> integer wraps; anything -> boolean is ``!= 0`` (NaN is true); boolean is 0 or 1.
+- nf4 is 16 levels: floats quantize by OpenVINO's thresholds (NaN -> code 0) and dequantize by its
+  table.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+
+NF4_LEVELS = np.array(
+    [-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+     -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+     0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0],
+    dtype=np.float32,
+)
+NF4_THRESHOLDS = np.array(
+    [-0.8480964004993439, -0.6106329262256622, -0.4599952697753906, -0.33967943489551544, -0.23460740596055984,
+     -0.13791173323988914, -0.045525018125772476, 0.03979014977812767, 0.1202552504837513, 0.2035212516784668,
+     0.2920137718319893, 0.3893125355243683, 0.5016634166240692, 0.6427869200706482, 0.8614784181118011],
+    dtype=np.float32,
+)
+"""A value above k thresholds (compared in f32) gets code k (OpenVINO's ConvertNF4::quantize)."""
+
+_F16_MAX = 65504.0
+_SUB_BYTE_BITS = {ElementType.I4: 4, ElementType.U1: 1, ElementType.U2: 2, ElementType.U3: 3, ElementType.U4: 4,
+                  ElementType.U6: 6}
+_FLOAT8 = (ElementType.F8E4M3, ElementType.F8E5M2, ElementType.F8E8M0, ElementType.F4E2M1)
+CONVERTIBLE = frozenset(t for t in ElementType if t not in (ElementType.DYNAMIC, ElementType.STRING))
+"""Element types Convert handles (both as source and destination)."""
+
+
+def round_to_bf16(values: np.ndarray) -> np.ndarray:
+    """f32 values -> bf16 as ``ov::bfloat16::round_to_nearest_even`` does (uint32 arithmetic wraps)."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)  # asarray: a 0-d array stays 0-d
+    return ((bits + ((bits & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16).view(
+        ml_dtypes.bfloat16
+    )
+
+
+def round_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Floating-point ``values`` rounded to the float ``dtype`` as OpenVINO's reference rounds them."""
+    if dtype == values.dtype:
+        return values
+    if dtype == np.dtype(ml_dtypes.bfloat16):
+        return round_to_bf16(values.astype(np.float32))
+    with np.errstate(all="ignore"):
+        if dtype == np.float64:
+            return values.astype(np.float64)
+        return values.astype(np.float32).astype(dtype)
+
+
+def _truncate(values: np.ndarray, bits: int) -> np.ndarray:
+    """x86 ``cvtt`` to a signed integer of ``bits`` (32 or 64), as int64: NaN and out of range -> minimum."""
+    low = -(2.0 ** (bits - 1))
+    with np.errstate(invalid="ignore"):
+        truncated = np.trunc(values)
+        inside = (truncated >= low) & (truncated < -low)
+    return np.where(inside, truncated, low).astype(np.int64)
+
+
+def _float_to_integer(values: np.ndarray, target: ElementType, source: ElementType) -> np.ndarray:
+    """Float (f32 or f64) ``values`` -> the integer ``target``'s values as int64/uint64 before wrapping."""
+    if target is ElementType.U32 and source is ElementType.F32:
+        # The vectorised f32 -> u32 sequence (what OpenVINO runs on all but an array's last few elements):
+        # values from 2**31 are shifted down, converted with cvttps2dq and shifted back.
+        big = values >= np.float32(2.0**31)
+        shifted = _truncate(np.where(big, values - np.float32(2.0**31), 0), 32) ^ np.int64(-(2**31))
+        return np.where(big, shifted, _truncate(values, 32))
+    if target is ElementType.U64:
+        big = values >= 2.0**63
+        shifted = _truncate(np.where(big, values - values.dtype.type(2.0**63), 0), 64) ^ np.int64(-(2**63))
+        return np.where(big, shifted, _truncate(values, 64)).view(np.uint64)
+    wide = target in (ElementType.I64, ElementType.U32)
+    return _truncate(values, 64 if wide else 32)
+
+
+def _wrap(integers: np.ndarray, target: ElementType) -> np.ndarray:
+    """Integers (int64 or uint64) wrapped to ``target``'s width, in its in-memory dtype."""
+    bits = _SUB_BYTE_BITS.get(target)
+    if bits is None:
+        return integers.astype(target.numpy_dtype)
+    codes = (integers.astype(np.int64) & ((1 << bits) - 1)).astype(np.int8 if target is ElementType.I4 else np.uint8)
+    if target is ElementType.I4:
+        codes = ((codes ^ 8) - 8).astype(np.int8)
+    return codes.astype(target.numpy_dtype)
+
+
+def _to_e8m0(single: np.ndarray) -> np.ndarray:
+    """f32 -> f8e8m0 (a power of two, 2**-127 .. 2**127, or NaN) as OpenVINO rounds it: the biased f32
+    exponent, plus one when the mantissa is above half (or exactly half and the exponent odd); values
+    with the sign bit set (-NaN too), zero and f32 subnormals give 2**-127; infinity and overflow
+    saturate to 2**127."""
+    bits = np.asarray(single, dtype=np.float32).view(np.uint32)
+    exponent = ((bits >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
+    mantissa = bits & np.uint32(0x7FFFFF)
+    half = np.uint32(0x400000)
+    up = (mantissa > half) | ((mantissa == half) & (exponent % 2 == 1))
+    code = np.minimum(exponent + up, 254)
+    code = np.where(np.isposinf(single), 254, code)
+    code = np.where(np.isnan(single), 255, code)
+    code = np.where((single <= 0) | (exponent == 0) | np.signbit(single), 0, code)
+    return code.astype(np.uint8).view(ElementType.F8E8M0.numpy_dtype)
+
+
+def _as_computable(values: np.ndarray, source: ElementType) -> np.ndarray:
+    """Source values in a dtype NumPy computes with: f32/f64 for floats, int64/uint64 for integers."""
+    if source is ElementType.NF4:
+        return NF4_LEVELS[values.astype(np.intp) & 15]
+    if source is ElementType.BOOLEAN:
+        return values.astype(np.uint8)
+    if source.is_real:
+        return values if source in (ElementType.F32, ElementType.F64) else values.astype(np.float32)
+    if source in _SUB_BYTE_BITS:
+        return values.astype(np.int8 if source is ElementType.I4 else np.uint8)
+    return values
+
+
+def convert(values: np.ndarray, source: ElementType, target: ElementType) -> np.ndarray:
+    """``values`` (in ``source``'s in-memory dtype) converted to ``target`` as OpenVINO's Convert does."""
+    for element_type in (source, target):
+        if element_type not in CONVERTIBLE:
+            raise OpError(f"Convert cannot convert {source} to {target}: {element_type} has no numeric values")
+    if source is target:
+        return values.copy()
+    data = _as_computable(np.asarray(values), source)
+    floating = data.dtype.kind == "f"
+    with np.errstate(all="ignore"):
+        if target is ElementType.BOOLEAN:
+            return data != 0
+        if target is ElementType.NF4:
+            wide = data.astype(np.float32)
+            codes = np.searchsorted(NF4_THRESHOLDS, wide, side="left").astype(np.uint8)
+            return np.where(np.isnan(wide), np.uint8(0), codes)
+        if target.is_integral:
+            integers = _float_to_integer(data, target, source) if floating else data
+            return _wrap(integers, target)
+        if target is ElementType.F64:
+            return data.astype(np.float64)
+        single = data.astype(np.float32)  # every other float target is reached through f32
+        if target is ElementType.F32:
+            return single
+        if target is ElementType.BF16:
+            return round_to_bf16(single)
+        if target is ElementType.F16:
+            if source is ElementType.I32:
+                single = np.clip(single, -_F16_MAX, _F16_MAX)
+            return single.astype(np.float16)
+        if target is ElementType.F8E8M0:
+            return _to_e8m0(single)
+        if target is ElementType.F4E2M1:  # rounds to nearest even and saturates; NaN saturates too (keeping its sign)
+            return np.where(np.isnan(single), np.copysign(np.float32(6.0), single), single).astype(target.numpy_dtype)
+        if target in _FLOAT8:
+            return single.astype(target.numpy_dtype)
+    raise OpError(f"Convert cannot convert {source} to {target}")
+
+
+_SERIES_TERMS = 90
+_FRACTION_TERMS = 60
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function of f64 values, vectorised (no SciPy): for |x| < 3 the positive-term series
+    erf(x) = 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!, beyond it 1 - erfc(x) by erfc's
+    continued fraction; accurate to a few f64 ULPs (exp(-x^2) dominates the error)."""
+    x = np.asarray(x, dtype=np.float64)
+    magnitude = np.abs(x)
+    with np.errstate(all="ignore"):
+        near = np.minimum(magnitude, 3.0)
+        square = near * near
+        term = near.copy()
+        total = near.copy()
+        for n in range(1, _SERIES_TERMS):
+            term = term * (2.0 * square / (2 * n + 1))
+            total = total + term
+        series = 2.0 / np.sqrt(np.pi) * np.exp(-square) * total
+        far = np.clip(magnitude, 3.0, 6.0)
+        fraction = far.copy()
+        for k in range(_FRACTION_TERMS, 0, -1):
+            fraction = far + (k / 2.0) / fraction
+        complement = np.exp(-far * far) / (np.sqrt(np.pi) * fraction)
+        result = np.where(magnitude < 3.0, series, np.where(magnitude < 6.0, 1.0 - complement, 1.0))
+    return np.where(np.isnan(x), x, np.copysign(result, x))
+
+
+def round_half_away(values: np.ndarray) -> np.ndarray:
+    """``std::round``: to the nearest integer value, halves away from zero (exact: no ``floor(x + 0.5)``)."""
+    with np.errstate(invalid="ignore"):
+        whole = np.trunc(values)
+        return np.where(np.abs(values - whole) >= 0.5, whole + np.sign(values), whole)  # keeps -0.0

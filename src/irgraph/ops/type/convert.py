@@ -1,0 +1,50 @@
+"""Convert-1: element-wise conversion to ``destination_type``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.numeric import convert
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute
+from irgraph.ops.registry import register
+from irgraph.shapes import TensorType
+
+
+@register
+@dataclass(frozen=True)
+class Convert(Op):
+    """Convert ``data`` to ``destination_type``, bit for bit as OpenVINO's reference. Spec: Convert-1.
+
+    The rules (truncation, wrapping, bf16 rounding, f16 clamping of i32) are in
+    :mod:`irgraph.ops.numeric`. Any input type is accepted by shape inference, as in OpenVINO.
+    """
+
+    type_name = "Convert"
+    inputs = Inputs.of(InputSpec("data"))
+
+    destination_type: ElementType = attribute()
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The input shape with ``destination_type``."""
+        return [TensorType(self.destination_type, inputs[0].shape)]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The input shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """The converted values."""
+        return [convert_values(inputs[0], self.destination_type)]
+
+
+def convert_values(data: np.ndarray, target: ElementType) -> np.ndarray:
+    """``data`` (an array of some element type's in-memory dtype) converted to ``target``."""
+    if target.is_dynamic:
+        raise OpError("Convert to a dynamic element type cannot run: the destination type is unknown")
+    source = ElementType.from_numpy(data.dtype)
+    return convert(data, source, target)
