@@ -19,7 +19,7 @@ from irgraph.errors import IrError, OpError, ShapeInferenceError
 from irgraph.graph import Body, InputPort, Model, Node, PortMapEntry
 from irgraph.graph.subgraph import EXECUTION_CONDITION, MAX_BODY_DEPTH
 from irgraph.ops import Parameter, Result
-from irgraph.ops.infrastructure.if_ import If
+from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 

@@ -14,7 +14,7 @@ from irgraph.errors import Location
 from irgraph.graph import Body, InputPort, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, PURPOSES
 from irgraph.ops import Parameter, Result
-from irgraph.ops.infrastructure.if_ import If
+from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 from irgraph.shapes import Shape, TensorType

@@ -15,7 +15,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
-from irgraph.ops.infrastructure.if_ import If
+from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 

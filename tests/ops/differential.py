@@ -41,7 +41,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import IrError
 from irgraph.graph import Model
 from irgraph.interpreter import Interpreter
-from irgraph.ops import Op
+from irgraph.ops import Op, catalogue
 from irgraph.ops.op import EXACT, Tolerance
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
@@ -187,6 +187,12 @@ def ov_attribute(value: Any) -> Any:
     return value
 
 
+def _openvino_type(op: Op) -> str:
+    """OpenVINO's class name for the op's type: IR spells four differently (ReLU for Relu, SoftMax, PReLU, Const)."""
+    entry = catalogue.find(op.type_name, f"opset{op.opsets.start}")
+    return op.type_name if entry is None else entry.type_name
+
+
 def same_op(op: Op, type_name: str | None = None) -> BuildOv:
     """A builder of OpenVINO's node for ``op``: its type (``type_name`` when OpenVINO spells it
     differently), its first opset and its attributes, through ``NodeFactory``."""
@@ -195,7 +201,7 @@ def same_op(op: Op, type_name: str | None = None) -> BuildOv:
 
     def build(*inputs: Any) -> Any:
         outputs = [x.output(0) if hasattr(x, "output") else x for x in inputs]
-        return factory.create(type_name or op.type_name, outputs, attributes)
+        return factory.create(type_name or _openvino_type(op), outputs, attributes)
 
     return build
 

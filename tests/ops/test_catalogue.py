@@ -82,43 +82,44 @@ def test_a_version_naming_no_catalogued_opset_is_a_custom_op(version):
 def test_lookup_resolves_registered_ops_for_every_opset_containing_them():
     assert lookup("Split", "opset1") is Split and lookup("split", "opset16") is Split
     assert lookup("Split", "opset17") is None and lookup("Split", " opset1") is None
-    assert lookup("Relu", "opset1") is None  # catalogued, no module yet
+    assert lookup("DetectionOutput", "opset1") is None  # catalogued, no module yet
 
 
 @pytest.fixture
 def fake_category(tmp_path, monkeypatch):
-    """A temporary ``irgraph.ops.activation`` package holding ``relu.py``; registry state restored after."""
-    package = tmp_path / "activation"
+    """A temporary ``irgraph.ops.detection`` package holding ``detection_output.py``; registry state restored after."""
+    package = tmp_path / "detection"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "relu.py").write_text(textwrap.dedent('''
+    (package / "detection_output.py").write_text(textwrap.dedent('''
         from dataclasses import dataclass
         from irgraph.ops.op import Op
         from irgraph.ops.registry import register
 
         @register
         @dataclass(frozen=True)
-        class Relu(Op):
-            type_name = "Relu"
-            introduced = 1
+        class DetectionOutput(Op):
+            type_name = "DetectionOutput"
+            introduced = 8
     '''))
     import irgraph.ops
 
     monkeypatch.setattr(irgraph.ops, "__path__", [*irgraph.ops.__path__, str(tmp_path)])
     monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
-    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED) - {"irgraph.ops.activation.relu"})
+    monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED) - {"irgraph.ops.detection.detection_output"})
     yield
-    for name in ("irgraph.ops.activation.relu", "irgraph.ops.activation"):
+    for name in ("irgraph.ops.detection.detection_output", "irgraph.ops.detection"):
         sys.modules.pop(name, None)
 
 
 def test_lookup_imports_a_catalogued_types_module_on_first_use(fake_category):
-    assert "irgraph.ops.activation.relu" not in sys.modules
-    relu = lookup("RELU", "opset9")
-    assert relu is not None and relu.__module__ == "irgraph.ops.activation.relu"
-    assert relu.opsets == tuple(range(1, 17))  # derived from the catalogue by introduced = 1
-    assert (relu.title(), relu().version) == ("Relu-1", "opset1")
-    assert lookup("Relu", "opset17") is None
+    assert "irgraph.ops.detection.detection_output" not in sys.modules
+    found = lookup("DETECTIONOUTPUT", "opset9")
+    assert found is not None and found.__module__ == "irgraph.ops.detection.detection_output"
+    assert found.opsets == tuple(range(8, 17))  # derived from the catalogue by introduced = 8
+    assert (found.title(), found().version) == ("DetectionOutput-8", "opset8")
+    assert lookup("DetectionOutput", "opset7") is None  # DetectionOutput-1 has no class here
+    assert lookup("DetectionOutput", "opset17") is None
 
 
 def test_register_refuses_a_version_the_catalogue_lacks():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -52,7 +53,8 @@ def module_name(type_name: str) -> str:
     if type_name in _MODULE_NAMES:
         return _MODULE_NAMES[type_name]
     word_start, to = _word_patterns()
-    return word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
+    name = word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
+    return name + "_" if keyword.iskeyword(name) else name  # If -> if_
 
 
 def opset_number(version: str) -> int | None:

@@ -17,6 +17,6 @@ def _relu(x: np.ndarray) -> np.ndarray:
 class Relu(UnaryMath):
     """std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1."""
 
-    type_name = "Relu"
+    type_name = "ReLU"  # as OpenVINO writes it in IR (its class is Relu)
     compute = staticmethod(_relu)
     integers = "native"
