@@ -25,7 +25,8 @@ def unchecked_types(xml: Path) -> Counter[str]:
                                          xml.read_text("utf-8")):
         entry = catalogue.find(type_name, version)
         if entry is not None and lookup(type_name, version) is None:
-            found[entry.title if entry.introduced > 1 else entry.ir_name] += 1
+            versions = sum(e.type_name == entry.type_name for e in catalogue.all_versions())
+            found[entry.title if versions > 1 else entry.ir_name] += 1  # the version only where there are several
     return found
 
 
