@@ -196,7 +196,7 @@ def _ordered(array: np.ndarray) -> np.ndarray:
     width = array.dtype.itemsize * 8
     bits = np.ascontiguousarray(array).view(f"<i{array.dtype.itemsize}").astype(object if width == 64 else np.int64)
     low = -(2 ** (width - 1))
-    return np.where(bits < 0, low - bits, bits)
+    return np.where(bits < 0, low - bits, bits).reshape(array.shape)  # ascontiguousarray makes scalars 1-D
 
 
 def assert_values_close(
