@@ -287,3 +287,140 @@ class ForwardConvolution(ConvolutionFamily):
         strides, dilations, _, _ = self.resolved(data.ndim - 2)
         begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
         return [convolve_taps(data, weights, strides, dilations, begin, shape[2:])]
+
+
+@dataclass(frozen=True)
+class BackpropConvolution(ConvolutionFamily):
+    """ConvolutionBackpropData and GroupConvolutionBackpropData: the transposed (scatter) convolution.
+
+    Data position ``i`` and tap ``k`` feed output position ``i * stride + k * dilation - pad_begin``.
+    Without the optional ``output_shape`` input the output spatial size is
+    ``(in - 1) * stride + (K - 1) * dilation + 1 + output_padding - pads_begin - pads_end`` (auto_pad
+    same_* and valid zero the pads; a negative size is a dynamic dim in OpenVINO, refused at run
+    time). With it, the size is given and same_* pads split ``(in - 1) * stride + (K - 1) * dilation + 1
+    - out + output_padding`` with the odd unit at the start for same_upper (OpenVINO's backprop rule).
+    """
+
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape", needs_value=True)),
+                    minimum=2)
+
+    output_padding: tuple[int, ...] = attribute(())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "auto_pad", spatial.check_auto_pad(self.auto_pad))
+        spatial.check_positive(self.strides, "Strides has zero dimension(s). Strides")
+        spatial.check_positive(self.dilations, "Filter dilations has zero dimension(s). Strides")
+
+    def padding_for(self, count: int) -> tuple[int, ...]:
+        """output_padding for ``count`` spatial dims; OpenVINO's message for another length."""
+        padding = self.output_padding or (0,) * count
+        check(len(padding) == count, "Output padding should be defined for all and only spatial dimensions.")
+        return padding
+
+    def in_out_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
+        """Output channels from the data channels and the filters' non-spatial dims."""
+        raise NotImplementedError
+
+    def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
+        """The filters as (groups, out per group, in per group, *kernel)."""
+        raise NotImplementedError
+
+    def output_shape_dims(self, tensor: TensorType | None, value: np.ndarray | None) -> list[Dim] | None:
+        """The spatial dims given by the ``output_shape`` input (None without it); its checks."""
+        if tensor is None:
+            return None
+        check(tensor.element_type.is_dynamic or tensor.element_type.is_integral,
+              f"Element type for output shape should be of integer type (output_shape element type: "
+              f"{tensor.element_type}).")
+        check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 1, "Input delivering output shape must have rank 1.")
+        if value is not None:
+            sizes = [int(v) for v in np.asarray(value).reshape(-1).tolist()]
+            check(all(s >= 0 for s in sizes), f"Output shape must not be negative. Got: {sizes}")
+            return [Dim.static(s) for s in sizes]
+        if tensor.shape.rank_is_dynamic or not tensor.shape[0].is_static:
+            return []  # unknown length
+        return [Dim.dynamic()] * tensor.shape[0].value
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """OpenVINO's backprop shape rule."""
+        data, filters = inputs[0].shape, inputs[1].shape
+        merged = inputs[0].element_type.merge(inputs[1].element_type)
+        if merged is None:
+            raise OpError(f"Element types for data batch and filters do not match (data batch element type: "
+                          f"{inputs[0].element_type}, filters element type: {inputs[1].element_type}).")
+        check(merged.is_dynamic or merged.is_real or merged.is_integral,
+              f"Element type of inputs must be numeric. Got: {merged}")
+        given = self.output_shape_dims(inputs[2] if len(inputs) > 2 else None, values[2] if len(values) > 2 else None)
+        count = self.spatial_count(data, filters)
+        if count is None and given:
+            count = len(given)
+        if count is None:
+            return [TensorType(merged, DYNAMIC_RANK)]
+        self.check_ranks(data, filters, count)
+        strides, dilations, begin, end = self.resolved(count)
+        padding = self.padding_for(count)
+        batch = data[0] if not data.rank_is_dynamic else Dim.dynamic()
+        channels = data[1] if not data.rank_is_dynamic else Dim.dynamic()
+        prefix = tuple(filters)[: self.filter_prefix] if not filters.rank_is_dynamic else None
+        out_channels = self.in_out_channels(channels, prefix)
+        if given is not None:
+            if given or not (len(inputs) > 2 and inputs[2].shape.rank_is_dynamic):
+                check(len(given) == count, "Output shape should be defined for all and only spatial dimensions.")
+                return [TensorType(merged, Shape((batch, out_channels, *given)))]
+            return [TensorType(merged, Shape((batch, out_channels, *(Dim.dynamic(),) * count)))]
+        if self.auto_pad in spatial.SAME:
+            begin = end = (0,) * count
+        data_dims = tuple(data)[2:] if not data.rank_is_dynamic else (Dim.dynamic(),) * count
+        kernel_dims = tuple(filters)[self.filter_prefix:] if not filters.rank_is_dynamic else (Dim.dynamic(),) * count
+        dims = []
+        for axis in range(count):
+            steps = spatial.dim_minus(data_dims[axis], 1)
+            stretched = Dim(steps.min * strides[axis], None if steps.max is None else steps.max * strides[axis])
+            window = dilated_dim(kernel_dims[axis], dilations[axis])
+            total = stretched + window
+            dims.append(padded_dim(total, padding[axis] - begin[axis] - end[axis]))
+        return [TensorType(merged, Shape((batch, out_channels, *dims)))]
+
+    def backprop_pads(self, data: Sequence[int], kernel: Sequence[int], out: Sequence[int], given: bool) -> list[int]:
+        """pads_begin for the scatter (static sizes; auto_pad applied)."""
+        count = len(data)
+        strides, dilations, begin, _ = self.resolved(count)
+        if self.auto_pad == "valid" or (self.auto_pad in spatial.SAME and not given):
+            return [0] * count
+        if self.auto_pad not in spatial.SAME:
+            return list(begin)
+        padding = self.padding_for(count)
+        pads = []
+        for axis in range(count):
+            total = max(0, (data[axis] - 1) * strides[axis] + spatial.dilated(max(kernel[axis], 1), dilations[axis])
+                        - out[axis] + padding[axis])
+            pads.append(total - total // 2 if self.auto_pad == "same_upper" else total // 2)
+        return pads
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The output shape from the input shapes and the output_shape values (nothing allocated)."""
+        types = [TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in inputs]
+        values = [None, None, *inputs[2:]]
+        shape = self.infer(types, values)[0].shape
+        check(shape.is_static, f"The output size is negative: {shape} (OpenVINO makes such a dim dynamic)")
+        return [shape.to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """One batched matmul per kernel tap, scattered into strided slices of the output."""
+        data, filters = inputs[0], inputs[1]
+        (shape,) = self.output_shapes(inputs)
+        weights = self.grouped_weights(filters)
+        strides, dilations, _, _ = self.resolved(data.ndim - 2)
+        begin = self.backprop_pads(data.shape[2:], weights.shape[3:], shape[2:], len(inputs) > 2)
+        return [convolve_taps(data, weights, strides, dilations, begin, shape[2:], transposed=True)]
+
+
+def padded_dim(dim: Dim, amount: int) -> Dim:
+    """OpenVINO's ``dim::padded``: each bound plus ``amount``; a bound below zero is unknown."""
+    if amount == 0:
+        return dim
+    high = None if dim.max is None or dim.max + amount < 0 else dim.max + amount
+    if dim.is_static:
+        return Dim.dynamic() if high is None else Dim.static(high)
+    low = dim.min + amount
+    return Dim(max(low, 0), high) if low >= 0 or high is not None else Dim.dynamic()
