@@ -33,14 +33,18 @@ def test_spatial_axes_scale_by_size_to_the_axis_count():
 @OP_EXAMPLES
 @given(st.data())
 def test_lrn_matches_openvino(data):
-    rank = data.draw(st.integers(2, 4))
+    rank = 4  # openvino 2026.4.1's CPU plugin (the only oracle) gives nonsense for rank 2 (1.10 -> 955.3)
     shape = tuple(data.draw(st.integers(1, 5)) for _ in range(rank))
-    axes = data.draw(st.sampled_from([[1], [2, 3], [1, 2, 3], [0], [3, 1], [1, 1]]))
+    # The CPU plugin knows across-channel ([1]) and spatial ([2, 3]) windows; for [1, 2, 3] it scales by size^2, not
+    # size^3 as OpenVINO's reference does.
+    axes = data.draw(st.sampled_from([[1], [2, 3], [3, 2]]))
     assume(max(axes) < rank)
     element_type = data.draw(st.sampled_from([ElementType.F32, ElementType.F16]))
     attributes = {"alpha": data.draw(st.sampled_from([1e-4, 0.5, 2.0])),
                   "beta": data.draw(st.sampled_from([0.75, 1.0, 0.5])),
-                  "bias": data.draw(st.sampled_from([1.0, 2.0, 0.5])), "size": data.draw(st.integers(1, 5))}
+                  # openvino 2026.4.1's CPU plugin is right for whole biases only (x 1.0957, alpha 1e-4, beta 0.75,
+                  # size 1: bias 0.5 gives 955.3 for 1.8424, bias 1.5 the bias-1 value), and LRN does not fold.
+                  "bias": data.draw(st.sampled_from([1.0, 2.0, 3.0])), "size": data.draw(st.integers(1, 5))}
     x = S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-4, high=4)
     # i32 axes: the harness runs the CPU plugin (the only oracle: LRN does not fold) on CPU types only
     outcome = check_op(LRN(**attributes), [x, np.array(axes, np.int32)],
