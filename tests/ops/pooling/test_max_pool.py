@@ -128,3 +128,10 @@ def test_ceil_torch_needs_opset14():
         MaxPool8(**PLAIN, rounding_type="ceil_torch")
     with pytest.raises(OpError, match="Index element type must be i32 or i64"):
         MaxPool14(**PLAIN, index_element_type=ElementType.F32)
+
+
+def test_a_billion_tap_kernel_with_billion_strides_and_pads_runs_its_few_live_taps():
+    big = 10**9
+    op = MaxPool8(strides=(big,), pads_begin=(big,), pads_end=(big,), kernel=(big,), dilations=(1,))
+    values, indices = op.evaluate([np.arange(5, dtype=np.float32).reshape(1, 1, 5)])
+    assert values.ravel().tolist() == [np.finfo(np.float32).min, 4.0] and indices.ravel().tolist() == [0, 4]

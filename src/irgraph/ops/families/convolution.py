@@ -198,28 +198,20 @@ def convolve_taps(
     result = np.zeros((groups, out_per_group, batch, *out_spatial), dtype=compute)
     if result.size == 0 or grouped.size == 0:
         return _finish(result, batch, groups * out_per_group, out_spatial, dtype)
-    slicer = spatial.scatter_slices if transposed else spatial.offset_slices
+    per_axis = [spatial.live_taps(kernel[axis], dilations[axis], in_spatial[axis], out_spatial[axis], strides[axis],
+                                  pads_begin[axis], transposed) for axis in range(len(kernel))]
     with np.errstate(all="ignore"):
-        for tap in itertools.product(*(range(k) for k in kernel)):
-            source, target = [slice(None)] * 3, [slice(None)] * 3
-            for axis, index in enumerate(tap):
-                found = slicer(index * dilations[axis], in_spatial[axis], out_spatial[axis], strides[axis],
-                               pads_begin[axis])
-                if found is None:
-                    break
-                out_slice, in_slice = found
-                if transposed:  # found = (data positions, output positions)
-                    source.append(out_slice)
-                    target.append(in_slice)
-                else:
-                    target.append(out_slice)
-                    source.append(in_slice)
-            else:
-                window = grouped[tuple(source)]
-                positions = window.shape[3:]
-                columns = window.reshape(groups, in_per_group, batch * math.prod(positions))
-                product = np.matmul(taps[(slice(None), slice(None), slice(None), *tap)], columns)
-                result[tuple(target)] += product.reshape(groups, out_per_group, batch, *positions)
+        for combination in itertools.product(*per_axis):
+            tap = tuple(t[0] for t in combination)
+            # (tap, positions of this side, positions of the other): output then data, or data then output
+            first, second = tuple(t[1] for t in combination), tuple(t[2] for t in combination)
+            source, target = (first, second) if transposed else (second, first)
+            window = grouped[(slice(None), slice(None), slice(None), *source)]
+            positions = window.shape[3:]
+            columns = window.reshape(groups, in_per_group, batch * math.prod(positions))
+            product = np.matmul(taps[(slice(None), slice(None), slice(None), *tap)], columns)
+            result[(slice(None), slice(None), slice(None), *target)] += product.reshape(
+                groups, out_per_group, batch, *positions)
     return _finish(result, batch, groups * out_per_group, out_spatial, dtype)
 
 
@@ -233,16 +225,18 @@ def group_count(channels: Dim, groups: Dim, in_per_group: Dim) -> Dim:
     """The number of groups of a GroupConvolution: the filters' first dim, merged with data channels /
     filter input channels; OpenVINO's message when they cannot agree."""
     message = "Input channels dimension of data batch is incompatible with filter groups or input channels."
-    if in_per_group.is_static:
-        check(in_per_group.value > 0, message)
-        size = in_per_group.value
-        derived_max = None if channels.max is None else channels.max // size
-        check(derived_max is None or derived_max >= -(-channels.min // size), message)
-        merged = groups.merge(Dim(-(-channels.min // size), derived_max))
-        check(merged is not None, message)
-        groups = merged  # type: ignore[assignment]
-    check(not (groups.is_static and groups.value == 0), message)
-    return groups
+    if not in_per_group.is_static:
+        return groups
+    size = in_per_group.value
+    if size == 0:  # OpenVINO 2026.4.1 refuses it against static channels only
+        check(not channels.is_static, message)
+        return groups
+    derived_max = None if channels.max is None else channels.max // size
+    derived_min = -(-channels.min // size)
+    check(derived_max is None or derived_max >= derived_min, message)  # no group count fits (7..11 by 6)
+    merged = groups.merge(Dim(derived_min, derived_max))
+    check(merged is not None, message)
+    return merged  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -40,30 +40,23 @@ class Geometry:
     out_spatial: tuple[int, ...]
 
     def taps(self) -> Iterator[tuple[tuple[slice, ...], tuple[slice, ...]]]:
-        """For each kernel tap in row-major order (the reference's scan order): the output slices
-        and the input slices it reads; taps that read nothing are skipped."""
-        for tap in itertools.product(*(range(k) for k in self.kernel)):
-            out_slices, in_slices = [], []
-            for axis, index in enumerate(tap):
-                found = spatial.offset_slices(index * self.dilations[axis], self.in_spatial[axis],
-                                              self.out_spatial[axis], self.strides[axis], self.pads_begin[axis])
-                if found is None:
-                    break
-                out_slices.append(found[0])
-                in_slices.append(found[1])
-            else:
-                yield tuple(out_slices), tuple(in_slices)
+        """For each kernel tap that reaches the data, in row-major order (the reference's scan order):
+        the output slices and the input slices it reads."""
+        per_axis = [spatial.live_taps(k, d, i, o, s, p) for k, d, i, o, s, p in
+                    zip(self.kernel, self.dilations, self.in_spatial, self.out_spatial, self.strides, self.pads_begin,
+                        strict=True)]
+        for combination in itertools.product(*per_axis):
+            yield tuple(t[1] for t in combination), tuple(t[2] for t in combination)
 
     def window_counts(self, include_padding: bool) -> np.ndarray:
         """Per output position, how many taps fall inside the data (or inside the padded data when
         ``include_padding``): the product of the per-dimension counts."""
         counts = np.ones((), dtype=np.int64)
         for axis, out_size in enumerate(self.out_spatial):
-            starts = np.arange(out_size, dtype=np.int64) * self.strides[axis] - self.pads_begin[axis]
-            positions = starts[:, None] + np.arange(self.kernel[axis], dtype=np.int64)[None, :] * self.dilations[axis]
             low, high = (-self.pads_begin[axis], self.in_spatial[axis] + self.pads_end[axis]) if include_padding else (
                 0, self.in_spatial[axis])
-            per_axis = ((positions >= low) & (positions < high)).sum(axis=1)
+            per_axis = spatial.tap_counts(self.kernel[axis], self.dilations[axis], self.strides[axis],
+                                          self.pads_begin[axis], out_size, low, high)
             counts = np.multiply.outer(counts, per_axis)
         return counts
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from irgraph.errors import OpError
 from irgraph.ops.op import check
@@ -95,6 +96,47 @@ def scatter_slices(
     """The transposed taps (ConvolutionBackpropData): input positions ``i`` whose output position
     ``i * stride + offset - pad_begin`` lies in ``[0, out_size)``, and those output positions."""
     return offset_slices(offset, out_size, in_size, stride, pad_begin)
+
+
+def live_taps(
+    kernel: int, dilation: int, in_size: int, out_size: int, stride: int, pad_begin: int, transposed: bool = False
+) -> list[tuple[int, slice, slice]]:
+    """The taps of one axis that reach the data, with their slices (:func:`offset_slices`, or
+    :func:`scatter_slices` when ``transposed``). Only taps whose offset can land inside the data
+    are looked at, so a kernel or padding of a billion costs nothing when few taps are live."""
+    if transposed:  # output p = i * stride + k * dilation - pad_begin must lie in [0, out_size)
+        low_offset, high_offset = pad_begin - (in_size - 1) * stride, out_size - 1 + pad_begin
+    else:  # input o * stride + k * dilation - pad_begin must lie in [0, in_size)
+        low_offset, high_offset = pad_begin - (out_size - 1) * stride, in_size - 1 + pad_begin
+    first = max(0, -(-low_offset // dilation))
+    last = min(kernel - 1, high_offset // dilation)
+    slicer = scatter_slices if transposed else offset_slices
+    # Each position on the moving side meets at most extent // dilation + 1 taps; when that is fewer
+    # than the hull (a huge kernel with huge strides and pads), list those taps instead.
+    moving, extent = (in_size, out_size) if transposed else (out_size, in_size)
+    candidates: range | list[int] = range(first, last + 1)
+    if moving * (extent // dilation + 1) < len(candidates):
+        found_taps: set[int] = set()
+        for position in range(moving):
+            base = pad_begin - position * stride  # tap offsets k * dilation in [base, base + extent)
+            found_taps.update(range(max(first, -(-base // dilation)), min(last, (base + extent - 1) // dilation) + 1))
+        candidates = sorted(found_taps)
+    taps = []
+    for tap in candidates:
+        found = slicer(tap * dilation, in_size, out_size, stride, pad_begin)
+        if found is not None:
+            taps.append((tap, *found))
+    return taps
+
+
+def tap_counts(kernel: int, dilation: int, stride: int, pad_begin: int, out_size: int, low: int, high: int) -> Any:
+    """Per output position of one axis, how many of its taps land in ``[low, high)`` (O(out_size))."""
+    import numpy as np
+
+    starts = np.arange(out_size, dtype=np.int64) * stride - pad_begin
+    first = np.maximum(0, -((starts - low) // dilation))  # ceil((low - start) / dilation)
+    last = np.minimum(kernel - 1, (high - 1 - starts) // dilation)
+    return np.maximum(0, last - first + 1)
 
 
 def element_count(shape: Sequence[int]) -> int:

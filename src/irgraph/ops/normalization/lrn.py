@@ -14,14 +14,17 @@ from irgraph.shapes import Shape, TensorType
 
 
 def window_sums(values: np.ndarray, axis: int, size: int) -> np.ndarray:
-    """Along ``axis``, the sum of the elements at ``[i - (size-1)//2, i + (size-1)//2]`` (clipped to the
-    tensor), as OpenVINO's reference windows them: zero padding, then a sliding-window sum."""
+    """Along ``axis``, the sum of the elements at ``[i - (size-1)//2, i + (size-1)//2]`` clipped to the
+    tensor, as OpenVINO's reference windows them: differences of f64 prefix sums (the terms are
+    squares, never negative, so nothing cancels), O(n) whatever ``size`` is."""
     half = (size - 1) // 2
-    pads = [(0, 0)] * values.ndim
-    pads[axis] = (half, half)
-    padded = np.pad(values, pads)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=axis)
-    return windows.sum(axis=-1)
+    length = values.shape[axis]
+    prefix = np.concatenate([np.zeros_like(np.take(values, [0], axis=axis), dtype=np.float64),
+                             np.cumsum(values, axis=axis, dtype=np.float64)], axis=axis)
+    positions = np.arange(length)
+    upper = np.take(prefix, np.minimum(length, positions + half + 1), axis=axis)
+    lower = np.take(prefix, np.maximum(0, positions - half), axis=axis)
+    return (upper - lower).astype(values.dtype)
 
 
 @register
