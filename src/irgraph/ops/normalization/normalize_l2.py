@@ -62,7 +62,8 @@ class NormalizeL2(Op):
         return [inputs[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Sum of squares in f64 over the axes, then the division, rounded once."""
+        """Sum of squares in f64 over the axes, then the division, rounded once (eps in the element type:
+        1e-10 is 0 in f16, and an all-zero slice is then 0 / 0, NaN, as on the CPU plugin)."""
         data, axes = inputs
         if data.dtype.kind not in "fV":
             raise OpError(f"NormalizeL2 on {data.dtype} is not implemented (OpenVINO's reference computes integers "
@@ -71,8 +72,9 @@ class NormalizeL2(Op):
         wide = data.astype(np.float64)
         if not found:
             return [(wide != 0).astype(data.dtype)]
+        eps = float(np.asarray(self.eps, dtype=data.dtype))  # the reference casts eps to the element type
         with np.errstate(all="ignore"):
             total = (wide * wide).sum(axis=found, keepdims=True)
-            bounded = total + self.eps if self.eps_mode == "add" else np.maximum(total, self.eps)
+            bounded = total + eps if self.eps_mode == "add" else np.maximum(total, eps)
             result = wide / np.sqrt(bounded)
         return [result.astype(data.dtype)]
