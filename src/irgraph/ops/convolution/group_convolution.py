@@ -1,0 +1,31 @@
+"""GroupConvolution-1: channels split into groups, each convolved with its own filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.ops.families.convolution import ForwardConvolution, group_count, multiply_dims
+from irgraph.ops.registry import register
+from irgraph.shapes import Dim
+
+
+@register
+@dataclass(frozen=True)
+class GroupConvolution(ForwardConvolution):
+    """data (N, G*C, *S) with filters (G, O, C, *K) -> (N, G*O, *out). Spec: GroupConvolution-1."""
+
+    type_name = "GroupConvolution"
+    filter_prefix = 3
+
+    def output_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
+        """groups x output channels per group; the groups agree with data channels / filter input channels."""
+        if prefix is None:
+            return Dim.dynamic()
+        groups = group_count(channels, prefix[0], prefix[2])
+        return multiply_dims(groups, prefix[1])
+
+    def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
+        """Already (G, O, C, *K)."""
+        return filters

@@ -1,0 +1,420 @@
+"""Convolutions: Convolution, GroupConvolution and their backprop-data (transposed) forms.
+
+All four take ``strides``, ``dilations``, ``pads_begin``, ``pads_end`` and ``auto_pad``; an empty
+list means ones (strides, dilations) or zeros (pads), as in OpenVINO. Shapes follow OpenVINO
+2026.4.1's convolution shape inference (see ``irgraph.ops.families.spatial``), messages too.
+
+Evaluation is one batched matrix product per kernel tap (``kh * kw`` of them for 2-D): data laid
+out as ``(groups, channels per group, batch * positions)`` and the tap's weights as
+``(groups, out per group, in per group)``; each product is added into a strided slice of the
+output (``spatial.offset_slices``), so padding allocates nothing and no loop runs over output
+positions. f16 and bf16 compute in f32 and round once; integers wrap in their own width (their
+products and sums modulo 2^bits are the ones C++ makes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import ml_dtypes
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.families import spatial
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
+"""Sums of products: 1 ULP (f16/bf16 rounding once from f32) or 16 eps of the sum of the absolute
+products (OpenVINO's CPU plugin sums in another order, by blocks and vectors)."""
+
+_WIDENED = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)}
+
+
+def check_types(data: ElementType, filters: ElementType) -> ElementType:
+    """The merged element type of data and filters; OpenVINO's messages when they differ or are not numeric."""
+    merged = data.merge(filters)
+    if merged is None:
+        raise OpError(f"Element types for data batch and filters do not match (data batch element type: {data}, "
+                      f"filters element type: {filters}).")
+    check(merged.is_dynamic or merged.is_real or merged.is_integral, f"Element types must be numeric. Got: {merged}")
+    return merged
+
+
+def dilated_dim(kernel: Dim, dilation: int) -> Dim:
+    """OpenVINO's ``(kernel - 1) * dilation + 1`` on an interval (``kernel - 1`` clamps at 0)."""
+    low = max(kernel.min - 1, 0) * dilation + 1
+    return Dim(low, None if kernel.max is None else max(kernel.max - 1, 0) * dilation + 1)
+
+
+def subtract_dims(a: Dim, b: Dim) -> Dim:
+    """OpenVINO's interval ``a - b``: ``[a.min - b.max, a.max - b.min]``, each bound clamped at 0."""
+    low = 0 if b.max is None else max(0, a.min - b.max)
+    return Dim(low, None if a.max is None else max(0, a.max - b.min))
+
+
+def multiply_dims(a: Dim, b: Dim) -> Dim:
+    """The interval product of two dims."""
+    high = None if a.max is None or b.max is None else a.max * b.max
+    if a.max == 0 or b.max == 0:
+        high = 0
+    return Dim(a.min * b.min, high)
+
+
+def widen(array: np.ndarray) -> np.ndarray:
+    """f16 and bf16 as f32 (OpenVINO computes them through float); other dtypes unchanged."""
+    return array.astype(np.float32) if array.dtype in _WIDENED else array
+
+
+@dataclass(frozen=True)
+class ConvolutionFamily(Op):
+    """Attributes, checks and the kernel-tap loop shared by the four convolutions.
+
+    Members set ``filter_prefix`` (the non-spatial dims of the filters: 2, or 3 with groups).
+    """
+
+    inputs = Inputs.of(InputSpec("data"), InputSpec("filters"))
+    tolerance = CONVOLUTION_TOLERANCE
+    filter_prefix: ClassVar[int] = 2
+
+    strides: tuple[int, ...] = attribute(())
+    dilations: tuple[int, ...] = attribute(())
+    pads_begin: tuple[int, ...] = attribute(())
+    pads_end: tuple[int, ...] = attribute(())
+    auto_pad: str = attribute("explicit")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "auto_pad", spatial.check_auto_pad(self.auto_pad))
+        spatial.check_positive(self.strides, "Strides has zero dimension(s). Strides")
+        spatial.check_positive(self.dilations, "Filter dilations has zero dimension(s). Strides")
+        check(
+            all(p >= 0 for p in (*self.pads_begin, *self.pads_end)),
+            "Pads must not be negative (OpenVINO 2026.4.1 turns a total of -1 into a dynamic dim and its CPU plugin "
+            f"refuses them). Got: pads_begin {list(self.pads_begin)}, pads_end {list(self.pads_end)}",
+        )
+
+    # ---------------------------------------------------------------- attributes per spatial rank
+    def spatial_count(self, data: Shape, filters: Shape) -> int | None:
+        """The number of spatial dims: from the data rank, else the filters rank, else the attributes."""
+        if not data.rank_is_dynamic:
+            return data.rank - 2
+        if not filters.rank_is_dynamic:
+            return filters.rank - self.filter_prefix
+        for values in (self.strides, self.dilations, self.pads_begin, self.pads_end):
+            if values:
+                return len(values)
+        return None
+
+    def resolved(self, count: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """strides, dilations, pads_begin, pads_end for ``count`` spatial dims (empty lists filled);
+        OpenVINO's messages when a list has another length."""
+        strides = self.strides or (1,) * count
+        dilations = self.dilations or (1,) * count
+        begin = self.pads_begin or (0,) * count
+        end = self.pads_end or (0,) * count
+        check(len(strides) == count, "Strides should be defined for all and only spatial dimensions.")
+        check(len(dilations) == count, "Dilations should be defined for all and only spatial dimensions.")
+        check(len(begin) == count and len(end) == count,
+              "Pads begin and end should be defined for all and only spatial dimensions.")
+        if self.auto_pad == "valid":
+            begin = end = (0,) * count
+        return strides, dilations, begin, end
+
+    def check_ranks(self, data: Shape, filters: Shape, count: int) -> None:
+        """Data of rank 3..5 and filters of the matching rank."""
+        if not data.rank_is_dynamic:
+            check(data.rank in (3, 4, 5), f"Expected a 3D, 4D or 5D tensor for the input. Got: {data}")
+        if not filters.rank_is_dynamic:
+            check(filters.rank == count + self.filter_prefix,
+                  f"Data batch and filters rank do not match (data batch shape: {data}, filters shape: {filters}).")
+
+    # ---------------------------------------------------------------- forward spatial dims
+    def forward_spatial(self, data: Shape, filters: Shape, count: int) -> tuple[Dim, ...]:
+        """Output spatial dims of a forward convolution (OpenVINO's ``append_spatial_shape``)."""
+        strides, dilations, begin, end = self.resolved(count)
+        data_dims = tuple(data)[2:] if not data.rank_is_dynamic else (Dim.dynamic(),) * count
+        kernel_dims = tuple(filters)[self.filter_prefix:] if not filters.rank_is_dynamic else (Dim.dynamic(),) * count
+        dims = []
+        for axis in range(count):
+            if self.auto_pad in spatial.SAME:
+                dims.append(spatial.ceil_div(data_dims[axis], strides[axis]))
+                continue
+            padded = spatial.dim_plus(data_dims[axis], begin[axis] + end[axis])
+            window = dilated_dim(kernel_dims[axis], dilations[axis])
+            if padded.is_static and window.is_static:
+                check(window.value <= padded.value,
+                      f"Kernel after dilation has size (dim: {window.value}) larger than the data shape after "
+                      f"padding (dim: {padded.value}) at axis {axis}.")
+            dims.append(spatial.dim_plus(spatial.floor_div(subtract_dims(padded, window), strides[axis]), 1))
+        return tuple(dims)
+
+    def forward_pads(self, data: Sequence[int], kernel: Sequence[int]) -> tuple[list[int], list[int]]:
+        """pads_begin, pads_end for static data and kernel spatial sizes (auto_pad applied)."""
+        strides, dilations, begin, end = self.resolved(len(data))
+        if self.auto_pad not in spatial.SAME:
+            return list(begin), list(end)
+        pairs = [spatial.same_padding(size, k, d, s, self.auto_pad == "same_upper")
+                 for size, k, d, s in zip(data, kernel, dilations, strides, strict=True)]
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+
+    # ---------------------------------------------------------------- evaluation
+    def check_arrays(self, data: np.ndarray, filters: np.ndarray) -> ElementType:
+        """Run-time checks of the arrays (the same rules as ``infer``)."""
+        element_type = check_types(ElementType.from_numpy(data.dtype), ElementType.from_numpy(filters.dtype))
+        count = data.ndim - 2
+        self.check_ranks(Shape.static(data.shape), Shape.static(filters.shape), count)
+        self.resolved(count)
+        return element_type
+
+
+def convolve_taps(
+    data: np.ndarray,
+    weights: np.ndarray,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    out_spatial: Sequence[int],
+    transposed: bool = False,
+) -> np.ndarray:
+    """The grouped convolution of ``data`` (N, G*Ci, *S) with ``weights`` (G, Co, Ci, *K) -> (N, G*Co, *O).
+
+    ``transposed`` scatters instead (ConvolutionBackpropData): data position ``i`` feeds output
+    position ``i * stride + tap * dilation - pad_begin``. One batched matmul per kernel tap.
+    """
+    batch, channels = data.shape[:2]
+    groups, out_per_group, in_per_group = weights.shape[:3]
+    kernel = weights.shape[3:]
+    in_spatial = data.shape[2:]
+    dtype = data.dtype
+    compute = np.result_type(widen(data[:0]).dtype)
+    # (G, Ci, N, *S): the tap's slice reshapes to (G, Ci, N * positions) for one batched matmul.
+    grouped = widen(data).reshape(batch, groups, in_per_group, *in_spatial).swapaxes(0, 1).swapaxes(1, 2)
+    taps = widen(weights).astype(compute, copy=False)
+    result = np.zeros((groups, out_per_group, batch, *out_spatial), dtype=compute)
+    if result.size == 0 or grouped.size == 0:
+        return _finish(result, batch, groups * out_per_group, out_spatial, dtype)
+    per_axis = [spatial.live_taps(kernel[axis], dilations[axis], in_spatial[axis], out_spatial[axis], strides[axis],
+                                  pads_begin[axis], transposed) for axis in range(len(kernel))]
+    with np.errstate(all="ignore"):
+        for combination in itertools.product(*per_axis):
+            tap = tuple(t[0] for t in combination)
+            # (tap, positions of this side, positions of the other): output then data, or data then output
+            first, second = tuple(t[1] for t in combination), tuple(t[2] for t in combination)
+            source, target = (first, second) if transposed else (second, first)
+            window = grouped[(slice(None), slice(None), slice(None), *source)]
+            positions = window.shape[3:]
+            columns = window.reshape(groups, in_per_group, batch * math.prod(positions))
+            product = np.matmul(taps[(slice(None), slice(None), slice(None), *tap)], columns)
+            result[(slice(None), slice(None), slice(None), *target)] += product.reshape(
+                groups, out_per_group, batch, *positions)
+    return _finish(result, batch, groups * out_per_group, out_spatial, dtype)
+
+
+def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """(G, Co, N, *O) -> (N, G*Co, *O) in the output dtype, contiguous."""
+    moved = np.moveaxis(result.reshape(channels, batch, *out_spatial), 1, 0)
+    return np.ascontiguousarray(moved.astype(dtype, copy=False))
+
+
+def group_count(channels: Dim, groups: Dim, in_per_group: Dim) -> Dim:
+    """The number of groups of a GroupConvolution: the filters' first dim, merged with data channels /
+    filter input channels; OpenVINO's message when they cannot agree."""
+    message = "Input channels dimension of data batch is incompatible with filter groups or input channels."
+    if not in_per_group.is_static:
+        return groups
+    size = in_per_group.value
+    if size == 0:  # OpenVINO 2026.4.1 refuses it against static channels only
+        check(not channels.is_static, message)
+        return groups
+    derived_max = None if channels.max is None else channels.max // size
+    derived_min = -(-channels.min // size)
+    check(derived_max is None or derived_max >= derived_min, message)  # no group count fits (7..11 by 6)
+    merged = groups.merge(Dim(derived_min, derived_max))
+    check(merged is not None, message)
+    return merged  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ForwardConvolution(ConvolutionFamily):
+    """Convolution and GroupConvolution: shapes and evaluation of the forward pass."""
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Batch from the data, channels from the filters, spatial dims by OpenVINO's rule."""
+        data, filters = inputs[0].shape, inputs[1].shape
+        element_type = check_types(inputs[0].element_type, inputs[1].element_type)
+        count = self.spatial_count(data, filters)
+        if count is None:
+            return [TensorType(element_type, DYNAMIC_RANK)]
+        self.check_ranks(data, filters, count)
+        self.resolved(count)
+        batch = data[0] if not data.rank_is_dynamic else Dim.dynamic()
+        channels = data[1] if not data.rank_is_dynamic else Dim.dynamic()
+        prefix = tuple(filters)[: self.filter_prefix] if not filters.rank_is_dynamic else None
+        out_channels = self.output_channels(channels, prefix)
+        return [TensorType(element_type, Shape((batch, out_channels, *self.forward_spatial(data, filters, count))))]
+
+    def output_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
+        """Output channels from the data channels and the filters' non-spatial dims (None: unknown)."""
+        raise NotImplementedError
+
+    def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
+        """The filters as (groups, out per group, in per group, *kernel)."""
+        raise NotImplementedError
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The output shape from the input shapes alone (nothing allocated)."""
+        data, filters = inputs
+        types = [TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in (data, filters)]
+        return [self.infer(types, [None, None])[0].shape.to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """One batched matmul per kernel tap, accumulated into strided slices of the output."""
+        data, filters = inputs
+        self.check_arrays(data, filters)
+        (shape,) = self.output_shapes(inputs)
+        weights = self.grouped_weights(filters)
+        strides, dilations, _, _ = self.resolved(data.ndim - 2)
+        begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
+        return [convolve_taps(data, weights, strides, dilations, begin, shape[2:])]
+
+
+@dataclass(frozen=True)
+class BackpropConvolution(ConvolutionFamily):
+    """ConvolutionBackpropData and GroupConvolutionBackpropData: the transposed (scatter) convolution.
+
+    Data position ``i`` and tap ``k`` feed output position ``i * stride + k * dilation - pad_begin``.
+    Without the optional ``output_shape`` input the output spatial size is
+    ``(in - 1) * stride + (K - 1) * dilation + 1 + output_padding - pads_begin - pads_end`` (auto_pad
+    same_* and valid zero the pads; a negative size is a dynamic dim in OpenVINO, refused at run
+    time). With it, the size is given and same_* pads split ``(in - 1) * stride + (K - 1) * dilation + 1
+    - out + output_padding`` with the odd unit at the start for same_upper (OpenVINO's backprop rule).
+    """
+
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape", needs_value=True)),
+                    minimum=2)
+
+    output_padding: tuple[int, ...] = attribute(())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "auto_pad", spatial.check_auto_pad(self.auto_pad))
+        spatial.check_positive(self.strides, "Strides has zero dimension(s). Strides")
+        spatial.check_positive(self.dilations, "Filter dilations has zero dimension(s). Strides")
+
+    def padding_for(self, count: int) -> tuple[int, ...]:
+        """output_padding for ``count`` spatial dims; OpenVINO's message for another length."""
+        padding = self.output_padding or (0,) * count
+        check(len(padding) == count, "Output padding should be defined for all and only spatial dimensions.")
+        return padding
+
+    def in_out_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
+        """Output channels from the data channels and the filters' non-spatial dims."""
+        raise NotImplementedError
+
+    def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
+        """The filters as (groups, out per group, in per group, *kernel)."""
+        raise NotImplementedError
+
+    def output_shape_dims(self, tensor: TensorType | None, value: np.ndarray | None) -> list[Dim] | None:
+        """The spatial dims given by the ``output_shape`` input (None without it); its checks."""
+        if tensor is None:
+            return None
+        check(tensor.element_type.is_dynamic or tensor.element_type.is_integral,
+              f"Element type for output shape should be of integer type (output_shape element type: "
+              f"{tensor.element_type}).")
+        check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 1, "Input delivering output shape must have rank 1.")
+        if value is not None:
+            sizes = [int(v) for v in np.asarray(value).reshape(-1).tolist()]
+            check(all(s >= 0 for s in sizes), f"Output shape must not be negative. Got: {sizes}")
+            return [Dim.static(s) for s in sizes]
+        if tensor.shape.rank_is_dynamic or not tensor.shape[0].is_static:
+            return []  # unknown length
+        return [Dim.dynamic()] * tensor.shape[0].value
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """OpenVINO's backprop shape rule."""
+        data, filters = inputs[0].shape, inputs[1].shape
+        merged = inputs[0].element_type.merge(inputs[1].element_type)
+        if merged is None:
+            raise OpError(f"Element types for data batch and filters do not match (data batch element type: "
+                          f"{inputs[0].element_type}, filters element type: {inputs[1].element_type}).")
+        check(merged.is_dynamic or merged.is_real or merged.is_integral,
+              f"Element type of inputs must be numeric. Got: {merged}")
+        given = self.output_shape_dims(inputs[2] if len(inputs) > 2 else None, values[2] if len(values) > 2 else None)
+        count = self.spatial_count(data, filters)
+        if count is None and given:
+            count = len(given)
+        if count is None:
+            return [TensorType(merged, DYNAMIC_RANK)]
+        self.check_ranks(data, filters, count)
+        strides, dilations, begin, end = self.resolved(count)
+        padding = self.padding_for(count)
+        batch = data[0] if not data.rank_is_dynamic else Dim.dynamic()
+        channels = data[1] if not data.rank_is_dynamic else Dim.dynamic()
+        prefix = tuple(filters)[: self.filter_prefix] if not filters.rank_is_dynamic else None
+        out_channels = self.in_out_channels(channels, prefix)
+        if given is not None:
+            if given or not (len(inputs) > 2 and inputs[2].shape.rank_is_dynamic):
+                check(len(given) == count, "Output shape should be defined for all and only spatial dimensions.")
+                return [TensorType(merged, Shape((batch, out_channels, *given)))]
+            return [TensorType(merged, Shape((batch, out_channels, *(Dim.dynamic(),) * count)))]
+        if self.auto_pad in spatial.SAME:
+            begin = end = (0,) * count
+        data_dims = tuple(data)[2:] if not data.rank_is_dynamic else (Dim.dynamic(),) * count
+        kernel_dims = tuple(filters)[self.filter_prefix:] if not filters.rank_is_dynamic else (Dim.dynamic(),) * count
+        dims = []
+        for axis in range(count):
+            steps = spatial.dim_minus(data_dims[axis], 1)
+            stretched = Dim(steps.min * strides[axis], None if steps.max is None else steps.max * strides[axis])
+            window = dilated_dim(kernel_dims[axis], dilations[axis])
+            total = stretched + window
+            dims.append(padded_dim(total, padding[axis] - begin[axis] - end[axis]))
+        return [TensorType(merged, Shape((batch, out_channels, *dims)))]
+
+    def backprop_pads(self, data: Sequence[int], kernel: Sequence[int], out: Sequence[int], given: bool) -> list[int]:
+        """pads_begin for the scatter (static sizes; auto_pad applied)."""
+        count = len(data)
+        strides, dilations, begin, _ = self.resolved(count)
+        if self.auto_pad == "valid" or (self.auto_pad in spatial.SAME and not given):
+            return [0] * count
+        if self.auto_pad not in spatial.SAME:
+            return list(begin)
+        padding = self.padding_for(count)
+        pads = []
+        for axis in range(count):
+            total = max(0, (data[axis] - 1) * strides[axis] + spatial.dilated(max(kernel[axis], 1), dilations[axis])
+                        - out[axis] + padding[axis])
+            pads.append(total - total // 2 if self.auto_pad == "same_upper" else total // 2)
+        return pads
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The output shape from the input shapes and the output_shape values (nothing allocated)."""
+        types = [TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in inputs]
+        values = [None, None, *inputs[2:]]
+        shape = self.infer(types, values)[0].shape
+        check(shape.is_static, f"The output size is negative: {shape} (OpenVINO makes such a dim dynamic)")
+        return [shape.to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """One batched matmul per kernel tap, scattered into strided slices of the output."""
+        data, filters = inputs[0], inputs[1]
+        (shape,) = self.output_shapes(inputs)
+        weights = self.grouped_weights(filters)
+        strides, dilations, _, _ = self.resolved(data.ndim - 2)
+        begin = self.backprop_pads(data.shape[2:], weights.shape[3:], shape[2:], len(inputs) > 2)
+        return [convolve_taps(data, weights, strides, dilations, begin, shape[2:], transposed=True)]
+
+
+def padded_dim(dim: Dim, amount: int) -> Dim:
+    """OpenVINO's ``dim::padded``: each bound plus ``amount``; a bound below zero is unknown."""
+    if amount == 0:
+        return dim
+    high = None if dim.max is None or dim.max + amount < 0 else dim.max + amount
+    if dim.is_static:
+        return Dim.dynamic() if high is None else Dim.static(high)
+    low = dim.min + amount
+    return Dim(max(low, 0), high) if low >= 0 or high is not None else Dim.dynamic()

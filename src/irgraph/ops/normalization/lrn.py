@@ -1,0 +1,86 @@
+"""LRN-1: local response normalization (AlexNet, GoogLeNet)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.ops.families.convolution import widen
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
+from irgraph.ops.registry import register
+from irgraph.shapes import Shape, TensorType
+
+
+def window_sums(values: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """Along ``axis``, the sum of the elements at ``[i - (size-1)//2, i + (size-1)//2]`` clipped to the
+    tensor, as OpenVINO's reference windows them: differences of f64 prefix sums (the terms are
+    squares, never negative, so nothing cancels), O(n) whatever ``size`` is."""
+    half = (size - 1) // 2
+    length = values.shape[axis]
+    prefix = np.concatenate([np.zeros_like(np.take(values, [0], axis=axis), dtype=np.float64),
+                             np.cumsum(values, axis=axis, dtype=np.float64)], axis=axis)
+    positions = np.arange(length)
+    upper = np.take(prefix, np.minimum(length, positions + half + 1), axis=axis)
+    lower = np.take(prefix, np.maximum(0, positions - half), axis=axis)
+    return (upper - lower).astype(values.dtype)
+
+
+@register
+@dataclass(frozen=True)
+class LRN(Op):
+    """data / (bias + alpha / size^len(axes) * sum of squares over the window) ^ beta. Spec: LRN-1.
+
+    The window spans ``(size-1)//2`` elements either side on each axis of ``axes`` (non-negative,
+    repeated axes count once). f16/bf16 compute in f32 and round once.
+    """
+
+    type_name = "LRN"
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
+    tolerance = Tolerance(ulp=8, eps=4)
+
+    alpha: float = attribute()
+    beta: float = attribute()
+    bias: float = attribute()
+    size: int = attribute()
+
+    def axes_of(self, axes: np.ndarray, rank: int, shape: object) -> list[int]:
+        """The distinct axes; OpenVINO's message for one past the rank (negative ones are huge unsigned)."""
+        found = sorted(set(integer_values(axes, "axes")))
+        for axis in found:
+            check(0 <= axis < rank, f"Reduction axis ({axis}) is out of bounds (argument shape: {shape}, reduction "
+                                    f"axes: {found})")
+        return found
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The data type; axes must be a 1-D integer tensor no longer than the data rank."""
+        data, axes = inputs
+        if not axes.shape.rank_is_dynamic:
+            check(axes.shape.rank == 1, f"Input axes must have rank equals 1 (axes_rank: {axes.shape.rank}).")
+            length = axes.shape[0]
+            check(not length.is_static or data.shape.rank_is_dynamic or length.value <= data.shape.rank,
+                  f"Number of elements of axes must be >= 0 and <= argument rank (axes_shape[0]: {length}).")
+        if not data.shape.rank_is_dynamic and values[1] is not None:
+            self.axes_of(values[1], data.shape.rank, data.shape)
+        check(axes.element_type.is_dynamic or axes.element_type.is_integral,
+              f"Axes input must be integral numbers, but are: {axes.element_type}).")
+        return [data]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The data shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Separable window sums of the squares, then the scale and power."""
+        data, axes = inputs
+        found = self.axes_of(axes, data.ndim, Shape.static(data.shape))
+        values = widen(data)
+        with np.errstate(all="ignore"):
+            squares = values * values
+            for axis in found:
+                squares = window_sums(squares, axis, self.size)
+            kind = values.dtype.type
+            scale = kind(self.alpha) / kind(float(self.size) ** len(found))
+            result = values / np.power(kind(self.bias) + scale * squares, kind(self.beta))
+        return [np.asarray(result).astype(data.dtype)]

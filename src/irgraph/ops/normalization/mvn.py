@@ -1,0 +1,118 @@
+"""MVN-1 and MVN-6: mean-variance normalization over some axes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, normalize_axis
+from irgraph.ops.registry import register
+from irgraph.shapes import TensorType
+
+EPS_MODES = ("inside_sqrt", "outside_sqrt")
+MVN_TOLERANCE = Tolerance(ulp=16, eps=64)
+"""A mean, a subtraction that cancels near the mean, a second mean, a square root and a division:
+16 ULP, or 64 eps absolutely for results near 0 (OpenVINO sums in the element type, irgraph in f64)."""
+
+
+def normalize(data: np.ndarray, axes: Sequence[int], normalize_variance: bool, eps: float, inside: bool) -> np.ndarray:
+    """(x - mean) [/ sqrt(var + eps) or / (sqrt(var) + eps)] over ``axes``: f64 with eps in the element type,
+    rounded once."""
+    if data.dtype.kind not in "fV":
+        raise OpError(f"MVN on {data.dtype} is not implemented (OpenVINO's reference divides integers in their "
+                      "own type)")
+    wide = data.astype(np.float64)
+    axes = tuple(sorted(set(axes)))
+    eps = float(np.asarray(eps, dtype=data.dtype))  # the reference casts eps to the element type (1e-9 is 0 in f16)
+    with np.errstate(all="ignore"):
+        centered = wide - wide.mean(axis=axes, keepdims=True) if axes else np.zeros_like(wide)
+        if normalize_variance:
+            variance = (centered * centered).mean(axis=axes, keepdims=True) if axes else centered * centered
+            scale = np.sqrt(variance + eps) if inside else np.sqrt(variance) + eps
+            centered = centered / scale
+    return centered.astype(data.dtype)
+
+
+@register
+@dataclass(frozen=True)
+class MVN(Op):
+    """Spec: MVN-1 (opsets 2-5). Axes: ``reduction_axes`` when given, else 1.. (``across_channels``)
+    or 2.. of the data; eps is added inside the square root, as OpenVINO's reference and CPU plugin do."""
+
+    type_name = "MVN"
+    opsets = range(2, 6)
+    inputs = Inputs.of(InputSpec("data"))
+    tolerance = MVN_TOLERANCE
+
+    eps: float = attribute()
+    across_channels: bool = attribute(False)
+    normalize_variance: bool = attribute(True)
+    reduction_axes: tuple[int, ...] = attribute(())
+
+    def axes(self, rank: int) -> list[int]:
+        """The reduction axes for data of ``rank``."""
+        if self.reduction_axes:
+            for axis in self.reduction_axes:
+                check(0 <= axis < rank, f"Reduction axis ({axis}) is out of bounds for data of rank {rank}")
+            return list(self.reduction_axes)
+        return list(range(1 if self.across_channels else 2, rank))
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The data type."""
+        (data,) = inputs
+        if not data.shape.rank_is_dynamic:
+            self.axes(data.shape.rank)
+        return [data]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The data shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Normalize over the axes."""
+        (data,) = inputs
+        return [normalize(data, self.axes(data.ndim), self.normalize_variance, self.eps, inside=True)]
+
+
+@register
+@dataclass(frozen=True)
+class MVN6(Op):
+    """Spec: MVN-6 (opsets 6-16): the axes come as an input (negative ones count from the end);
+    ``eps_mode`` puts eps inside or outside the square root."""
+
+    type_name = "MVN"
+    opsets = range(6, 17)
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
+    tolerance = MVN_TOLERANCE
+
+    normalize_variance: bool = attribute()
+    eps: float = attribute()
+    eps_mode: str = attribute()
+
+    def __post_init__(self) -> None:
+        mode = self.eps_mode.lower()
+        check(mode in EPS_MODES, f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
+        object.__setattr__(self, "eps_mode", mode)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The data type; OpenVINO's checks of the axes input's shape (its values are checked at run time)."""
+        data, axes = inputs
+        if not axes.shape.rank_is_dynamic:
+            check(axes.shape.rank == 1, f"Expected 1D tensor for the 'axes' input. Got: {axes.shape}")
+            length = axes.shape[0]
+            check(data.shape.rank_is_dynamic or not length.is_static or length.value <= data.shape.rank,
+                  f"Expected rank for the 'data' input to be higher than axes shape. Got: {data.shape}")
+        return [data]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The data shape."""
+        return [inputs[0].shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Normalize over the axes input."""
+        data, axes = inputs
+        found = [normalize_axis(a, data.ndim) for a in integer_values(axes, "axes")]
+        return [normalize(data, found, self.normalize_variance, self.eps, self.eps_mode == "inside_sqrt")]

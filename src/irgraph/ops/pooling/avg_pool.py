@@ -1,0 +1,92 @@
+"""AvgPool-1 and AvgPool-14: the mean of each window, with or without the padding counted."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.ops.families.convolution import widen
+from irgraph.ops.families.pooling import Pooling
+from irgraph.ops.op import Tolerance, attribute, check
+from irgraph.ops.registry import register
+from irgraph.shapes import Shape, TensorType
+
+AVG_POOL_TOLERANCE = Tolerance(ulp=1, sum_eps=8)
+"""A mean of k terms: 1 ULP (f16/bf16 rounding once) or 8 eps of the mean of the absolute terms
+(the CPU plugin sums in blocks)."""
+
+
+@register
+@dataclass(frozen=True)
+class AvgPool(Pooling):
+    """Window means. Spec: AvgPool-1 (opsets 1-13; rounding floor or ceil).
+
+    ``exclude-pad`` divides by the taps inside the data. Without it, as OpenVINO's CPU plugin does
+    (openvino 2026.4.1 folds no AvgPool, so the plugin is the oracle): by the whole kernel size
+    when there is any padding (after auto_pad), even for a ceil-mode window hanging past it; by
+    the taps inside the data when there is none. A window holding no data element (a ceil-mode
+    window past unpadded data) gives 0, as OpenVINO's reference kernel does (the 2026.4.1 CPU
+    plugin gives NaN or -0.0 there, depending on the stride). f16/bf16 compute in f32; integer
+    means round to nearest (ties to even).
+    """
+
+    type_name = "AvgPool"
+    opsets = range(1, 14)
+    tolerance = AVG_POOL_TOLERANCE
+
+    exclude_pad: bool = attribute(False, ir_name="exclude-pad")
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The pooled shape, the data's element type."""
+        (data,) = inputs
+        check(data.element_type is not ElementType.STRING, "AvgPool cannot take strings")
+        return [TensorType(data.element_type, self.output_shape(data.shape))]
+
+    def check_window_padding(self, axis: int, window: int, pad_begin: int, pad_end: int) -> None:
+        """With ``exclude-pad`` OpenVINO refuses a window that can lie wholly in the padding (a mean of nothing)."""
+        check(not self.exclude_pad or (window > pad_begin and window > pad_end),
+              f"Kernel after dilation is sometimes entirely in the padding area for axis {axis} (dilated kernel "
+              f"dimension: {window}, padding below dimension: {pad_begin}, padding above dimension: {pad_end}) and "
+              "this is not allowed.")
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The pooled shape, computed without allocating."""
+        return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Sums over the kernel taps divided by the per-position counts."""
+        (data,) = inputs
+        geometry = self.geometry(data)
+        source = widen(data)
+        if source.dtype.kind in "iub":
+            source = source.astype(np.float64)
+        total = np.zeros((*data.shape[:2], *geometry.out_spatial), dtype=source.dtype)
+        for out_slices, in_slices in geometry.taps():
+            total[(slice(None), slice(None), *out_slices)] += source[(slice(None), slice(None), *in_slices)]
+        padded = any(geometry.pads_begin) or any(geometry.pads_end)
+        if self.exclude_pad or not padded:
+            counts = geometry.window_counts(include_padding=False)
+        else:
+            counts = np.full(geometry.out_spatial, math.prod(self.kernel), dtype=np.int64)
+        with np.errstate(all="ignore"):
+            mean = np.where(counts > 0, total / np.maximum(counts, 1), 0)
+        if data.dtype.kind in "iub":
+            if data.dtype == np.bool_:
+                return [mean != 0]
+            info = np.iinfo(data.dtype)
+            return [np.clip(np.rint(mean), info.min, info.max).astype(data.dtype)]
+        return [mean.astype(data.dtype)]
+
+
+@register
+@dataclass(frozen=True)
+class AvgPool14(AvgPool):
+    """AvgPool-1 plus ``rounding_type="ceil_torch"``. Spec: AvgPool-14 (opsets 14-16)."""
+
+    type_name = "AvgPool"
+    opsets = range(14, 17)
+    rounding_types = ("floor", "ceil", "ceil_torch")

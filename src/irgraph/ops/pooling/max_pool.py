@@ -1,0 +1,162 @@
+"""MaxPool-1, MaxPool-8 and MaxPool-14: the largest value of each window (and, from 8, where it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.ops.families import spatial
+from irgraph.ops.families.pooling import Geometry, Pooling
+from irgraph.ops.op import attribute, check, normalize_axis
+from irgraph.ops.registry import register
+from irgraph.shapes import Shape, TensorType
+
+
+def lowest(dtype: np.dtype) -> object:
+    """The reference's starting maximum: ``numeric_limits<T>::lowest()``, the lowest finite value for
+    f32, f64 and integers, but -inf for f16 and bf16 (OpenVINO's own classes), False for boolean."""
+    if dtype == np.bool_:
+        return False
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    if dtype.itemsize == 2:
+        return -np.inf
+    return ml_dtypes.finfo(dtype).min
+
+
+def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Window maxima as OpenVINO's reference finds them, and their flat input indices counted from ``axis``.
+
+    The scan starts at the lowest value (:func:`lowest`) and takes a value only when it is strictly
+    greater: the first of equal maxima wins, NaN never does, and a window with nothing above the
+    lowest value (all padding, all -inf or NaN) gives the lowest value and the index of its
+    channel's first element.
+    """
+    shape = (*data.shape[:2], *geometry.out_spatial)
+    best = np.full(shape, lowest(data.dtype), dtype=data.dtype)
+    multipliers = np.cumprod((1, *data.shape[::-1]))[-2::-1].tolist()  # element strides of each dim
+    where = None
+    if axis is not None:  # start at the index of the window's channel: (n, c, 0, ...) counted from axis
+        batch = np.arange(data.shape[0]) * (multipliers[0] if axis == 0 else 0)
+        channel = np.arange(data.shape[1]) * (multipliers[1] if axis <= 1 else 0)
+        start = (batch[:, None] + channel[None, :]).reshape(data.shape[:2] + (1,) * len(geometry.out_spatial))
+        where = np.broadcast_to(start, shape).astype(np.int64)
+    for out_slices, in_slices in geometry.taps():
+        candidate = data[(slice(None), slice(None), *in_slices)]
+        target = best[(slice(None), slice(None), *out_slices)]
+        with np.errstate(invalid="ignore"):
+            better = candidate > target
+        np.copyto(target, candidate, where=better)
+        if where is not None:
+            flat = np.zeros((1,) * data.ndim, dtype=np.int64)
+            ranges = [np.arange(data.shape[0]), np.arange(data.shape[1])]
+            ranges += [np.arange(size)[s] for size, s in zip(data.shape[2:], in_slices, strict=True)]
+            for dim in range(axis, data.ndim):
+                view = [1] * data.ndim
+                view[dim] = -1
+                flat = flat + ranges[dim].reshape(view) * multipliers[dim]
+            np.copyto(where[(slice(None), slice(None), *out_slices)], flat, where=better)
+    return best, where
+
+
+@dataclass(frozen=True)
+class MaxPoolBase(Pooling):
+    """What the three versions share: any element type but string, the window maximum."""
+
+    def check_data(self, data: TensorType) -> None:
+        """Strings have no order here."""
+        check(data.element_type is not ElementType.STRING, "MaxPool cannot take strings")
+
+
+@register
+@dataclass(frozen=True)
+class MaxPool(MaxPoolBase):
+    """Window maxima. Spec: MaxPool-1 (opsets 1-7; rounding floor or ceil, no dilations, no indices)."""
+
+    type_name = "MaxPool"
+    opsets = range(1, 8)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """The pooled shape, the data's element type."""
+        (data,) = inputs
+        self.check_data(data)
+        return [TensorType(data.element_type, self.output_shape(data.shape))]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The pooled shape, computed without allocating."""
+        return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Window maxima, one pass per kernel tap."""
+        (data,) = inputs
+        return [max_pool(data, self.geometry(data), None)[0]]
+
+
+@register
+@dataclass(frozen=True)
+class MaxPool8(MaxPoolBase):
+    """Window maxima and their indices. Spec: MaxPool-8 (opsets 8-13): dilations, index_element_type, axis.
+
+    The indices are flat positions in the input counted over the dims from ``axis`` on (axis 0:
+    the whole tensor; axis 2: within one channel of one batch item).
+    """
+
+    type_name = "MaxPool"
+    opsets = range(8, 14)
+
+    dilations: tuple[int, ...] = attribute(())
+    index_element_type: ElementType = attribute(ElementType.I64)
+    axis: int = attribute(0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check(self.index_element_type in (ElementType.I32, ElementType.I64),
+              f"Index element type must be i32 or i64. Got: {self.index_element_type}")
+
+    @property
+    def window_dilations(self) -> tuple[int, ...]:
+        """The dilations (ones when the attribute is empty)."""
+        return self.dilations or (1,) * len(self.kernel)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Values of the data's element type and indices of ``index_element_type``, both of the pooled shape."""
+        (data,) = inputs
+        self.check_data(data)
+        if not data.shape.rank_is_dynamic:
+            normalize_axis(self.axis, data.shape.rank)
+        shape = self.output_shape(data.shape)
+        return [TensorType(data.element_type, shape), TensorType(self.index_element_type, shape)]
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
+        """Values and indices."""
+        return 2
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The pooled shape twice, computed without allocating."""
+        shape = self.output_shape(Shape.static(inputs[0].shape)).to_tuple()
+        return [shape, shape]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Window maxima and their flat indices, one pass per kernel tap."""
+        (data,) = inputs
+        axis = normalize_axis(self.axis, data.ndim)
+        values, indices = max_pool(data, self.geometry(data), axis)
+        return [values, indices.astype(self.index_element_type.numpy_dtype)]  # type: ignore[union-attr]
+
+
+@register
+@dataclass(frozen=True)
+class MaxPool14(MaxPool8):
+    """MaxPool-8 plus ``rounding_type="ceil_torch"`` (the last window may not start in the end padding).
+    Spec: MaxPool-14 (opsets 14-16)."""
+
+    type_name = "MaxPool"
+    opsets = range(14, 17)
+    rounding_types = ("floor", "ceil", "ceil_torch")
+
+
+__all__ = ["MaxPool", "MaxPool8", "MaxPool14", "max_pool", "spatial"]

@@ -1,0 +1,75 @@
+"""MVN-1 and MVN-6: named cases, OpenVINO (reference for MVN-6 f32, CPU plugin) through the harness, refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset2 as ov2
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.normalization.mvn import MVN, MVN6
+from tests.ops import strategies as S
+from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
+from tests.ops.helpers import infer, tt
+
+EPSILONS = {ElementType.F32: [1e-9, 1e-3, 0.5], ElementType.F16: [1e-3, 0.5]}
+"""1e-9 is 0 in f16 (the reference casts eps to the element type): a single-element reduction is then 0 / 0, and
+openvino 2026.4.1's CPU plugin gives NaN or 0 for it depending on the shape."""
+
+
+def test_mvn_6_eps_modes():
+    data = np.array([1, 3], np.float32).reshape(1, 2)
+    inside = MVN6(normalize_variance=True, eps=3.0, eps_mode="inside_sqrt").evaluate([data, np.array([1])])[0]
+    outside = MVN6(normalize_variance=True, eps=1.0, eps_mode="OUTSIDE_SQRT").evaluate([data, np.array([-1])])[0]
+    assert inside.ravel().tolist() == [-0.5, 0.5] and outside.ravel().tolist() == [-0.5, 0.5]
+
+
+def test_mvn_1_axes_follow_across_channels():
+    data = np.arange(8, dtype=np.float32).reshape(1, 2, 4)
+    per_channel = MVN(eps=0.0, across_channels=False, normalize_variance=False).evaluate([data])[0]
+    across = MVN(eps=0.0, across_channels=True, normalize_variance=False).evaluate([data])[0]
+    assert per_channel.ravel().tolist() == [-1.5, -0.5, 0.5, 1.5] * 2
+    assert across.ravel().tolist() == [-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5]
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_mvn_6_matches_openvino(data):
+    shape = tuple(data.draw(st.integers(1, 4)) for _ in range(data.draw(st.integers(1, 4))))
+    axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=len(shape), unique=True))
+    assume(len({a % len(shape) for a in axes}) == len(axes))
+    element_type = data.draw(st.sampled_from([ElementType.F32, ElementType.F16]))
+    normalize_variance, mode = data.draw(st.booleans()), data.draw(st.sampled_from(["inside_sqrt", "outside_sqrt"]))
+    eps = data.draw(st.sampled_from(EPSILONS[element_type]))
+    x = S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-3, high=3)
+    check_op(MVN6(normalize_variance=normalize_variance, eps=eps, eps_mode=mode), [x, np.array(axes, np.int32)],
+             lambda d, a: ov_ops.mvn(d, a, normalize_variance, eps, mode), constant=(1,))
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_mvn_1_matches_openvino(data):
+    shape = tuple(data.draw(st.integers(1, 4)) for _ in range(data.draw(st.integers(3, 4))))
+    element_type = data.draw(st.sampled_from([ElementType.F32, ElementType.F16]))
+    across, normalize_variance = data.draw(st.booleans()), data.draw(st.booleans())
+    eps = data.draw(st.sampled_from(EPSILONS[element_type]))
+    x = S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-3, high=3)
+    outcome = check_op(MVN(eps=eps, across_channels=across, normalize_variance=normalize_variance), [x],
+                       lambda d: ov2.mvn(d, across_channels=across, normalize_variance=normalize_variance, eps=eps))
+    assert outcome.cpu or outcome.reference
+
+
+def test_axes_input_refusals():
+    op = MVN6(normalize_variance=True, eps=1e-3, eps_mode="inside_sqrt")
+    with pytest.raises(OpError, match=r"Expected 1D tensor for the 'axes' input. Got: \[1,1\]"):
+        infer(op, [tt("2,3,4"), tt("1,1", "i64")], [None, None])
+    with pytest.raises(OpError, match=r"Expected rank for the 'data' input to be higher than axes shape"):
+        infer(op, [tt("2,3,4"), tt("4", "i64")], [None, None])
+    # openvino 2026.4.1 accepts axis 3 of a rank-3 tensor when it builds the node; irgraph refuses it when it runs
+    with pytest.raises(OpError, match=r"Axis 3 out of the tensor rank range \[-3, 2\]"):
+        op.evaluate([np.ones((2, 3, 4), np.float32), np.array([3])])
+    with pytest.raises(OpError, match="Invalid 'eps_mode' value 'middle'"):
+        MVN6(normalize_variance=True, eps=1e-3, eps_mode="middle")
