@@ -199,8 +199,13 @@ def _ordered(array: np.ndarray) -> np.ndarray:
     return np.where(bits < 0, low - bits, bits)
 
 
-def assert_values_close(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance, what: str) -> None:
-    """Equal dtype and shape; values bit for bit (any NaN equals any NaN) or within ``tolerance``."""
+def assert_values_close(
+    actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance, what: str, magnitude: np.ndarray | None = None
+) -> None:
+    """Equal dtype and shape; values bit for bit (any NaN equals any NaN) or within ``tolerance``.
+
+    ``magnitude`` (same shape, f64) is the sum of the absolute terms of each value, for ``sum_eps``.
+    """
     assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} vs {ORACLE} {expected.dtype}"
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} vs {ORACLE} {expected.shape}"
     if actual.dtype.kind not in "fV" and ElementType.from_numpy(actual.dtype).is_real is False:
@@ -221,6 +226,9 @@ def assert_values_close(actual: np.ndarray, expected: np.ndarray, tolerance: Tol
             if tolerance.eps:
                 eps = float(ml_dtypes.finfo(actual.dtype).eps)
                 close |= finite & (np.abs(wide_a - wide_e) <= tolerance.eps * eps)
+            if tolerance.sum_eps and magnitude is not None:
+                eps = float(ml_dtypes.finfo(actual.dtype).eps)
+                close |= finite & (np.abs(wide_a - wide_e) <= tolerance.sum_eps * eps * magnitude)
             bad &= ~close
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0]) if actual.ndim else ()
@@ -269,12 +277,13 @@ def check_op(
     got = Interpreter(model).run(feeds)
     actual = [got[f"out{i}"] for i in range(len(expected_types))]
     outcome = Outcome()
+    magnitudes = term_magnitudes(op, arrays, len(actual))
     reference = ov_reference(node)
     if reference is not None:
         outcome.reference = True
         for index, (mine, theirs) in enumerate(zip(actual, reference, strict=True)):
             what = f"{op!r} output {index} vs reference, inputs {describe(arrays)}"
-            assert_values_close(mine, theirs, op.tolerance, what)
+            assert_values_close(mine, theirs, op.tolerance, what, magnitudes[index])
     if cpu and all(ElementType.from_numpy(x.dtype) in CPU_TYPES for x in arrays) and all(
         t.element_type in CPU_TYPES for t in expected_types
     ):
@@ -284,13 +293,22 @@ def check_op(
             for index, (mine, theirs) in enumerate(zip(actual, on_cpu, strict=True)):
                 what = f"{op!r} output {index} vs CPU plugin, inputs {describe(arrays)}"
                 try:
-                    assert_values_close(mine, theirs, cpu_tolerance or op.tolerance, what)
+                    assert_values_close(mine, theirs, cpu_tolerance or op.tolerance, what, magnitudes[index])
                 except AssertionError as deviation:
                     if not outcome.reference:
                         raise  # the CPU plugin is the only oracle here
                     outcome.cpu_deviation = str(deviation)  # irgraph matches the reference; the CPU differs
     return outcome
-    return outcome
+
+
+def term_magnitudes(op: Op, arrays: Sequence[np.ndarray], count: int) -> list[np.ndarray | None]:
+    """Per output, the sum of the absolute terms of each value (for ``Tolerance.sum_eps``): the op
+    evaluated in f64 on the absolute values of its floating-point inputs; None where not needed."""
+    if not op.tolerance.sum_eps:
+        return [None] * count
+    wide = [np.abs(x.astype(np.float64)) if ElementType.from_numpy(x.dtype).is_real else x for x in arrays]
+    with np.errstate(all="ignore"):
+        return [np.asarray(m, dtype=np.float64) for m in op.evaluate(wide)]
 
 
 def check_types(

@@ -151,26 +151,33 @@ class Tolerance:
 
     A value passes when it is within ``ulp`` units in the last place of the output element type,
     or within ``eps`` machine epsilons of that type absolutely (for results near zero, where a
-    ULP bound means nothing: sin(pi)). NaN matches NaN; infinities match exactly. Integer and
-    boolean outputs are always compared exactly. The default is exact (bit for bit, -0.0 and 0.0
-    apart).
+    ULP bound means nothing: sin(pi)), or within ``sum_eps`` machine epsilons times the magnitude
+    of the terms the value sums (ops that accumulate: MatMul, convolutions, AvgPool). That
+    magnitude is the op evaluated again in f64 on the absolute values of its floating-point inputs
+    (``sum |a_i * b_i|`` for a dot product): a sum of terms of both signs may cancel to a value
+    far smaller than its rounding errors, which any ULP bound on the result would reject. NaN
+    matches NaN; infinities match exactly. Integer and boolean outputs are always compared
+    exactly. The default is exact (bit for bit, -0.0 and 0.0 apart).
     """
 
     ulp: int = 0
     eps: float = 0.0
+    sum_eps: float = 0.0
 
     @property
     def is_exact(self) -> bool:
         """True when outputs must be bit for bit OpenVINO's."""
-        return self.ulp == 0 and self.eps == 0.0
+        return self.ulp == 0 and self.eps == 0.0 and self.sum_eps == 0.0
 
     def describe(self) -> str:
-        """``exact``, ``4 ULP``, ``4 ULP or 2 eps``: the text of docs/tolerances.md."""
+        """``exact``, ``4 ULP``, ``4 ULP or 2 eps``, ``1 ULP or 16 eps x sum|terms|`` (docs/tolerances.md)."""
         if self.is_exact:
             return "exact"
         parts = [f"{self.ulp} ULP"] if self.ulp else []
         if self.eps:
             parts.append(f"{self.eps:g} eps")
+        if self.sum_eps:
+            parts.append(f"{self.sum_eps:g} eps x sum|terms|")
         return " or ".join(parts)
 
 
