@@ -34,14 +34,18 @@ SCALES = [0.25, 1 / 3, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0]
 def configuration(draw, modes):
     """A data array, axes, sizes/scales and attributes OpenVINO's reference can run."""
     mode = draw(st.sampled_from(modes))
-    rank = draw(st.integers(2, 4))
-    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank)))
+    rank = draw(st.integers(2, 5))
+    shape = tuple(draw(st.lists(st.integers(1, 5 if rank < 5 else 3), min_size=rank, max_size=rank)))
     if mode == "linear_onnx":
         axes = list(range(rank)) if rank < 4 or draw(st.booleans()) else list(range(2, rank))
         if len(axes) == rank and rank >= 4:  # batch and channels may only keep their lengths
             fixed = 2
         else:
             fixed = 0
+    elif mode.endswith("pillow"):  # exactly two axes, height then width
+        # openvino 2026.4.1 crashes (a broken transpose back) when the height axis comes after the width axis
+        axes = sorted(draw(st.lists(st.integers(0, rank - 1), min_size=2, max_size=2, unique=True)))
+        fixed = 0
     else:
         axes = sorted(draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=min(rank, 3), unique=True)))
         fixed = 0
@@ -54,7 +58,11 @@ def configuration(draw, modes):
               for i, n in enumerate(shape)]
     use_scales = draw(st.booleans())
     if use_scales:
-        scales = [1.0 if i < fixed else draw(st.sampled_from(SCALES)) for i in range(len(axes))]
+        # openvino 2026.4.1's Pillow kernels crash (read before their bounds) on an empty output.
+        def usable(axis):
+            return [x for x in SCALES if int(np.float32(padded[axis]) * np.float32(x + 1e-6)) > 0] \
+                if mode.endswith("pillow") else SCALES
+        scales = [1.0 if i < fixed else draw(st.sampled_from(usable(a))) for i, a in enumerate(axes)]
         values = np.array(scales, np.float32)
     else:
         sizes = [padded[a] if i < fixed else draw(st.integers(1, 7)) for i, a in enumerate(axes)]
@@ -78,12 +86,12 @@ def _ov_attrs(attrs):
     return {**attrs, "pads_begin": list(attrs["pads_begin"]), "pads_end": list(attrs["pads_end"])}
 
 
-@pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "cubic", "linear"])
+@pytest.mark.parametrize("mode", ["nearest", "linear_onnx", "cubic", "linear", "bilinear_pillow", "bicubic_pillow"])
 @OP_EXAMPLES
 @given(data=st.data())
 def test_interpolate11_matches_openvino(mode, data):
     array, axes, values, attrs = data.draw(configuration([mode]))
-    with_axes = data.draw(st.booleans()) or len(axes) != array.ndim
+    with_axes = data.draw(st.booleans()) or axes.tolist() != list(range(array.ndim))
     inputs = [array, values, axes] if with_axes else [array, values]
     ov_attrs = _ov_attrs(attrs)
 
@@ -240,10 +248,15 @@ def test_an_empty_axis_cannot_be_resized():
         _run11(np.zeros((1, 0), np.float32), np.array([1, 3], np.int64), mode="linear_onnx")
 
 
-def test_pillow_modes_are_kept_but_do_not_run():
-    op = Interpolate11(mode="bilinear_pillow")
+def test_pillow_modes_need_two_axes():
+    with pytest.raises(OpError, match="exactly two"):
+        _run11(np.zeros((2, 2, 2), np.float32), np.array([3, 3, 3], np.int64), mode="bilinear_pillow")
+
+
+def test_area_is_kept_but_does_not_run():
+    op = Interpolate1(axes=(2, 3), mode="area")
     assert not op.can_run
-    assert infer(op, [tt("1,1,3,4"), tt("2", "i64"), tt("2", "i64")], [None, [6, 8], [2, 3]]) == ["[1,1,6,8]"]
+    assert infer(op, [tt("1,1,3,4"), tt("2", "i64")], [None, [6, 8]]) == ["[1,1,6,8]"]
 
 
 def test_versions():
@@ -253,3 +266,12 @@ def test_versions():
     assert lookup("Interpolate", "opset10") is Interpolate4
     assert lookup("Interpolate", "opset11") is Interpolate11
     assert lookup("Interpolate", "opset16") is Interpolate11
+
+
+def test_linear_onnx_rank5_quirk_of_openvino():
+    """openvino 2026.4.1 (and irgraph): a rank-5 linear_onnx resize over axes [2, 3, 4] that keeps axis 2
+    merges axes 1 and 2 and then takes axis 2's (identity) parameters for axis 3: rows are not interpolated."""
+    data = np.arange(8, dtype=np.float32).reshape(1, 1, 2, 2, 2)
+    out = _run11(data, np.array([2, 4, 4], np.int64), [2, 3, 4], mode="linear_onnx")
+    np.testing.assert_array_equal(out[0, 0, 0], [[0, 0.25, 0.75, 1], [2, 2.25, 2.75, 3], [2, 2.25, 2.75, 3],
+                                                 [2, 2.25, 2.75, 3]])
