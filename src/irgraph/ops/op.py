@@ -41,11 +41,6 @@ class Inputs:
         return cls(fixed=specs, minimum=len(specs))
 
     @classmethod
-    def optional(cls, required: int, *specs: InputSpec) -> Inputs:
-        """A fixed list whose inputs after the first ``required`` may be left out (Squeeze's axes)."""
-        return cls(fixed=specs, minimum=required)
-
-    @classmethod
     def repeated(cls, name: str, minimum: int) -> Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)

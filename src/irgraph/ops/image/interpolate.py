@@ -43,7 +43,8 @@ TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_f
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple")
 SHAPE_MODES = ("sizes", "scales")
 PADDED_ELEMENT_LIMIT = 2**31
-"""The padded input is a real array: refused above the interpreter's default element limit."""
+"""The padded input and Pillow's intermediate are real arrays beside the output the interpreter checks:
+refused above its default element limit."""
 TAP_LIMIT = 65536
 """Passes over the output irgraph makes for one linear resize (antialias with a tiny scale needs up to
 (2 ceil(2 / scale) + 1) ** k taps; those outside the input are skipped): refused above this."""
@@ -191,6 +192,30 @@ class Resize:
         return self.data[np.ix_(*index)] if index else self.data
 
 
+class TapGather:
+    """The f32 data at one kernel tap per axis: ``np.take`` along one axis after another, keeping the
+    partial gathers of the earlier axes (taps come in row-major order, so each is reused)."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data.astype(F32, copy=False)
+        self.cache: dict[tuple, np.ndarray] = {}
+
+    def __call__(self, taps: Sequence[tuple[int, int, np.ndarray]]) -> np.ndarray:
+        """``taps`` is (axis, tap number, source index per output position) per resized axis, in order."""
+        result = self.data
+        for depth, (axis, _, table) in enumerate(taps):
+            key = tuple((a, n) for a, n, _ in taps[:depth + 1])
+            cached = self.cache.get(key)
+            if cached is None:
+                cached = np.take(result, table, axis=axis)
+                if depth < len(taps) - 1:  # the last level is used once
+                    for stale in [k for k in self.cache if len(k) == depth + 1]:
+                        del self.cache[stale]
+                    self.cache[key] = cached
+            result = cached
+        return result
+
+
 def nearest(resize: Resize, rule: str) -> np.ndarray:
     """Every axis gathers its nearest source index (non-axes have scale 1: identity)."""
     tables = {}
@@ -239,15 +264,16 @@ def linear_onnx(resize: Resize) -> np.ndarray:
         near[axis], far[axis] = resize.along(axis, d_low), resize.along(axis, d_high)
     spatial = list(lows)
     total = np.zeros(resize.out_shape, F32)
+    gather = TapGather(data)
     with np.errstate(all="ignore"):
         for corner in range(1 << spatial_rank):
             coefficient = F32(1.0)
-            tables = {}
+            taps = []
             for j, axis in enumerate(spatial):
-                bit = corner & (1 << (spatial_rank - 1 - j))
+                bit = 1 if corner & (1 << (spatial_rank - 1 - j)) else 0
                 coefficient = coefficient * (near[axis] if bit else far[axis])
-                tables[axis] = highs[axis] if bit else lows[axis]
-            total += coefficient * resize.gather(tables).astype(F32)
+                taps.append((axis, bit, highs[axis] if bit else lows[axis]))
+            total += coefficient * gather(taps)
     return total
 
 
@@ -267,14 +293,14 @@ def cubic(resize: Resize, cube_coeff: float) -> np.ndarray:
         taps[axis] = [np.clip(base + k - 1, 0, max(in_len - 1, 0)) for k in range(4)]
         weights[axis] = [resize.along(axis, c) for c in coefficients]
     total = np.zeros(resize.out_shape, F32)
+    gather = TapGather(resize.data)
     with np.errstate(all="ignore"):
         for combination in np.ndindex(*([4] * len(resize.axes))):
             product = F32(1.0)
-            tables = {}
             for axis, k in zip(resize.axes, combination, strict=True):
                 product = product * weights[axis][k]
-                tables[axis] = taps[axis][k]
-            total += product * resize.gather(tables).astype(F32)
+            total += product * gather([(axis, k, taps[axis][k]) for axis, k in zip(resize.axes, combination,
+                                                                                   strict=True)])
     return total
 
 
@@ -302,11 +328,13 @@ def linear(resize: Resize, antialias: bool) -> np.ndarray:
     check(count <= TAP_LIMIT, f"Interpolate linear needs {count} taps per output element (antialias with scales "
           f"{[float(s) for s in resize.scales]}); irgraph runs at most {TAP_LIMIT}")
     summa = np.zeros(resize.out_shape, F32)
-    weight_sum = np.zeros(resize.out_shape, F32)
+    # The weights vary along the resized axes only: their sum is kept at that (broadcastable) shape.
+    weight_sum = np.zeros([n if axis in resize.axes else 1 for axis, n in enumerate(resize.out_shape)], F32)
+    gather = TapGather(resize.data)
     with np.errstate(all="ignore"):
         for combination in itertools.product(*useful):
             weight = product_a
-            tables, inside = {}, None
+            tables, inside = [], None
             for index, (axis, k) in enumerate(zip(resize.axes, combination, strict=True)):
                 source = k + rounded[axis] - radius[index]
                 valid = (source >= 0) & (source < resize.data.shape[axis])
@@ -314,14 +342,16 @@ def linear(resize: Resize, antialias: bool) -> np.ndarray:
                 triangle = np.maximum(F32(0), F32(1) - np.abs(a[index] * dz))
                 triangle = np.where(np.isnan(triangle), F32(0), triangle).astype(F32)  # std::max(0, NaN) is 0
                 weight = weight * resize.along(axis, triangle)
-                tables[axis] = np.clip(source, 0, max(resize.data.shape[axis] - 1, 0))
+                tables.append((axis, k, np.clip(source, 0, max(resize.data.shape[axis] - 1, 0))))
                 mask = resize.along(axis, valid)
                 inside = mask if inside is None else inside & mask
-            values = resize.gather(tables).astype(F32)
-            weight = np.broadcast_to(weight, resize.out_shape)
-            keep = np.broadcast_to(inside, resize.out_shape) if inside is not None else True
-            weight_sum += np.where(keep, weight, F32(0))
-            summa += np.where(keep, weight * values, F32(0))
+            values = gather(tables)
+            if inside is None or inside.all():
+                weight_sum += weight
+                summa += weight * values
+            else:  # terms outside the input are skipped (adding +0.0 changes nothing)
+                weight_sum += np.where(inside, weight, F32(0))
+                summa += np.where(inside, weight * values, F32(0))
         result = np.where(weight_sum == F32(0), F32(0), summa / weight_sum)
     return result.astype(F32)
 
@@ -407,6 +437,9 @@ def pillow(resize: Resize, mode: str, a: float) -> np.ndarray:
     widened = dtype.kind not in "iuf" or dtype == np.float16  # constant folding runs f16/bf16 as f32
     result = resize.data.astype(F32) if widened else resize.data
     if resize.out_shape[width] != resize.data.shape[width]:
+        between = math.prod(resize.data.shape) // resize.data.shape[width] * resize.out_shape[width]
+        check(between <= PADDED_ELEMENT_LIMIT, f"Interpolate {mode}'s intermediate (width resized, height not yet) "
+              f"would have {between} elements, above the limit of {PADDED_ELEMENT_LIMIT}")
         result = pillow_pass(result, width, resize.out_shape[width], mode, a)
     if resize.out_shape[height] != resize.data.shape[height]:
         result = pillow_pass(result, height, resize.out_shape[height], mode, a)
@@ -590,8 +623,8 @@ class Interpolate4(InterpolateV4Like):
 
     type_name = "Interpolate"
     opsets = range(4, 11)
-    inputs = Inputs.optional(3, InputSpec("data"), InputSpec("sizes", needs_value=True),
-                             InputSpec("scales", needs_value=True), InputSpec("axes", needs_value=True))
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes", needs_value=True),
+                           InputSpec("scales", needs_value=True), InputSpec("axes", needs_value=True)), minimum=3)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """OpenVINO's v4 shape_infer."""
@@ -625,8 +658,8 @@ class Interpolate11(InterpolateV4Like):
 
     type_name = "Interpolate"
     opsets = range(11, 17)
-    inputs = Inputs.optional(2, InputSpec("data"), InputSpec("scales_or_sizes", needs_value=True),
-                             InputSpec("axes", needs_value=True))
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes", needs_value=True),
+                           InputSpec("axes", needs_value=True)), minimum=2)
     modes = MODES + PILLOW_MODES
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
