@@ -53,7 +53,7 @@ CONVERTIBLE = frozenset(t for t in ElementType if t not in (ElementType.DYNAMIC,
 
 def round_to_bf16(values: np.ndarray) -> np.ndarray:
     """f32 values -> bf16 as ``ov::bfloat16::round_to_nearest_even`` does (uint32 arithmetic wraps)."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)  # asarray: a 0-d array stays 0-d
     return ((bits + ((bits & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16).view(
         ml_dtypes.bfloat16
     )
