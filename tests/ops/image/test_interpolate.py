@@ -275,3 +275,16 @@ def test_linear_onnx_rank5_quirk_of_openvino():
     out = _run11(data, np.array([2, 4, 4], np.int64), [2, 3, 4], mode="linear_onnx")
     np.testing.assert_array_equal(out[0, 0, 0], [[0, 0.25, 0.75, 1], [2, 2.25, 2.75, 3], [2, 2.25, 2.75, 3],
                                                  [2, 2.25, 2.75, 3]])
+
+
+def test_attributes_read_and_write_as_the_ir_spells_them():
+    texts = {"mode": "linear_onnx", "shape_calculation_mode": "scales", "coordinate_transformation_mode": "asymmetric",
+             "nearest_mode": "floor", "antialias": "false", "pads_begin": "0,0,1,1", "pads_end": "0,0,0,0",
+             "cube_coeff": "-0.5"}
+    op = Interpolate11.from_attributes(texts)
+    assert op.pads_begin == (0, 0, 1, 1) and op.cube_coeff == -0.5 and op.uses_scales
+    assert Interpolate11.from_attributes(op.to_attributes()) == op
+    old = Interpolate1.from_attributes({"axes": "2,3", "mode": "nearest", "align_corners": "1"})
+    assert old.axes == (2, 3) and old.align_corners
+    with pytest.raises(OpError, match="needs the attribute 'mode'"):
+        Interpolate4.from_attributes({})

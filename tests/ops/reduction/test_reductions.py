@@ -213,3 +213,8 @@ def test_versions():
     assert lookup("ReduceL2", "opset4") is ReduceL2
     assert lookup("ReduceSum", "opset16") is ReduceSum
     assert lookup("ReduceLogicalOr", "opset1") is ReduceLogicalOr
+
+
+def test_keep_dims_reads_from_the_ir():
+    assert ReduceMean.from_attributes({"keep_dims": "true"}) == ReduceMean(keep_dims=True)
+    assert ReduceMean.from_attributes({}).to_attributes() == {"keep_dims": "false"}
