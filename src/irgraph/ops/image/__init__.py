@@ -1,0 +1,1 @@
+"""Image ops (Interpolate): resizing along spatial axes."""

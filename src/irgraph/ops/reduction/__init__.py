@@ -1,0 +1,1 @@
+"""Reductions over axes (ReduceSum, ReduceMean, ...): members of irgraph.ops.families.reduction."""
