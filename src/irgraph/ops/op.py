@@ -13,7 +13,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.shapes import Shape, TensorType
+from irgraph.shapes import PartialValue, Shape, TensorType
 
 OPSETS_WITH_BASIC_OPS = range(1, 17)
 """OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
@@ -25,6 +25,8 @@ class InputSpec:
 
     name: str
     needs_value: bool = False
+    bounds: bool = False
+    """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +43,18 @@ class Inputs:
         return cls(fixed=specs, minimum=len(specs))
 
     @classmethod
+    def optional(cls, required: int, *specs: InputSpec) -> Inputs:
+        """A fixed list whose inputs after the first ``required`` may be left out (Squeeze's axes)."""
+        return cls(fixed=specs, minimum=required)
+
+    @classmethod
     def repeated(cls, name: str, minimum: int) -> Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)
 
     def accepts(self, count: int) -> bool:
         """True when ``count`` inputs is a valid number for this op."""
-        return count >= self.minimum and (self.variadic is not None or count == len(self.fixed))
+        return count >= self.minimum and (self.variadic is not None or count <= len(self.fixed))
 
     def spec(self, index: int) -> InputSpec:
         """The spec of input ``index``."""
@@ -61,6 +68,8 @@ class Inputs:
         """``2 (data, axis)`` or ``at least 1``."""
         if self.variadic is not None:
             return f"at least {self.minimum}"
+        if self.minimum < len(self.fixed):
+            return f"{self.minimum} to {len(self.fixed)} ({', '.join(s.name for s in self.fixed)})"
         return f"{len(self.fixed)} ({', '.join(s.name for s in self.fixed)})" if self.fixed else "0"
 
 
@@ -262,6 +271,34 @@ class Op:
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
+
+    bound_inputs: ClassVar[tuple[int, ...] | None] = ()
+    """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,
+    every Concat input; None for every input); the others must be known exactly. Ops that set it
+    propagate bounds as OpenVINO's ``default_bound_evaluator`` does: ``evaluate`` on the lower bounds,
+    then on the upper bounds. ``()`` (the default) means the op does not propagate bounds."""
+
+    def bounds(
+        self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
+    ) -> list[PartialValue | None] | None:
+        """Bounds of the outputs from the input types and the inputs' bounds (None where unknown).
+
+        Called by shape inference for integer tensors it cannot compute exactly (shape sub-graphs
+        of dynamic models). The default evaluates the op on the lower and the upper bounds of the
+        ``bound_inputs``, the other inputs exact; None when the op does not propagate bounds.
+        """
+        movable = self.bound_inputs
+        if movable == () or not values or any(v is None for v in values):
+            return None
+        indices = range(len(values)) if movable is None else movable
+        if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
+            return None
+        try:
+            lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
+            upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
+        except (OpError, ValueError, IndexError):
+            return None
+        return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
