@@ -16,6 +16,7 @@ an earlier node had reuses that node's output types (a repeated block of layers 
 
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 from collections.abc import Callable
@@ -153,6 +154,10 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
     if not node.op.can_run or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     try:
+        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated.
+        shapes = node.op.output_shapes(input_values)
+        if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
+            return
         outputs = node.op.evaluate(input_values)
     except IrError:
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,9 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.shapes import PartialValue, Shape, TensorType
+
+BOUNDS_LIMIT = 4096
+"""Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
 OPSETS_WITH_BASIC_OPS = range(1, 17)
 """OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
@@ -294,6 +298,9 @@ class Op:
         if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
             return None
         try:
+            shapes = self.output_shapes([v.lower for v in values])  # type: ignore[union-attr]
+            if shapes is not None and any(math.prod(shape) > BOUNDS_LIMIT for shape in shapes):
+                return None
             lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
             upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
         except (OpError, ValueError, IndexError):

@@ -1,0 +1,122 @@
+"""Slice-8: NumPy-style slicing with start, stop, step and optional axes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
+from irgraph.ops.registry import register
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+_FAR = 2**62
+"""A size standing in for "unbounded" when an unbounded dim's sliced length is probed."""
+
+
+def slice_indices(size: int, start: int, stop: int, step: int) -> tuple[int, int, int]:
+    """OpenVINO's clamping as ``range`` arguments: Python's, except that a negative step from a start
+    below ``-size`` starts at element 0 (OpenVINO 2026.4.1), where Python's slicing takes nothing."""
+    begin, end, stride = slice(start, stop, step).indices(size)
+    if step < 0 and start < -size and size > 0:
+        begin = 0
+    return begin, end, stride
+
+
+def python_slice(size: int, start: int, stop: int, step: int) -> slice:
+    """The NumPy slice of :func:`slice_indices` (a stop before element 0 is ``None``)."""
+    begin, end, stride = slice_indices(size, start, stop, step)
+    return slice(begin, None if end < 0 else end, stride)
+
+
+def sliced_length(size: int, start: int, stop: int, step: int) -> int:
+    """The number of elements the slice takes from a dim of ``size``."""
+    return len(range(*slice_indices(size, start, stop, step)))
+
+
+def sliced_dim(dim: Dim, start: int, stop: int, step: int) -> Dim:
+    """The sliced length of an interval dim: the lengths at its ends and at the sizes where the
+    clamping changes (the length is monotonic between them); unbounded when it grows without end."""
+    if dim.is_static:
+        return Dim.static(sliced_length(dim.value, start, stop, step))
+    high = dim.max if dim.max is not None else _FAR
+    points = {dim.min, high}
+    for edge in (abs(start), abs(stop)):
+        for size in (edge - 1, edge, edge + 1):
+            if dim.min <= size <= high:
+                points.add(size)
+    lengths = [sliced_length(size, start, stop, step) for size in points]
+    upper: int | None = max(lengths)
+    if dim.max is None and sliced_length(_FAR, start, stop, step) > sliced_length(_FAR // 2, start, stop, step):
+        upper = None
+    return Dim(min(lengths), upper)
+
+
+@register
+@dataclass(frozen=True)
+class Slice(Op):
+    """``data[start:stop:step]`` along ``axes`` (all leading axes when omitted). Spec: Slice-8.
+
+    Out-of-range starts and stops clamp as in Python; ``step`` may be negative, never 0. The
+    output is a view. Interval dims give the interval of the lengths they allow.
+    """
+
+    type_name = "Slice"
+    opsets = range(8, 17)
+    inputs = Inputs.optional(
+        4,
+        InputSpec("data"), InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
+        InputSpec("step", needs_value=True), InputSpec("axes", needs_value=True),
+    )
+    bound_inputs = (0,)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Sliced dims where the start, stop, step and axes values are known."""
+        data = inputs[0]
+        for tensor, name in zip(inputs[1:], ("start", "stop", "step", "axes"), strict=False):
+            check(
+                tensor.element_type.is_integral or tensor.element_type.is_dynamic,
+                f"Slice `{name}` input type must be integer. Got: {tensor.element_type}",
+            )
+            check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 1,
+                  f"Slice `{name}` input must be a 1D tensor. Got rank: {tensor.shape.rank}")
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, DYNAMIC_RANK)]
+        if any(v is None for v in values[1:]):
+            return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+        plan = self._plan(data.shape.rank, values)
+        dims = [dim if index not in plan else sliced_dim(dim, *plan[index]) for index, dim in enumerate(data.shape)]
+        return [TensorType(data.element_type, Shape(tuple(dims)))]
+
+    def _plan(self, rank: int, values: Sequence[np.ndarray | None]) -> dict[int, tuple[int, int, int]]:
+        start, stop, step = (integer_values(v, n) for v, n in zip(values[1:4], ("start", "stop", "step"), strict=True))
+        axes = integer_values(values[4], "axes") if len(values) > 4 else list(range(len(start)))
+        check(
+            len(start) == len(stop) == len(step) == len(axes),
+            f"Slice `start`, `stop`, `step` and `axes` inputs must have the same size. Got: {len(start)}, "
+            f"{len(stop)}, {len(step)}, {len(axes)}",
+        )
+        check(all(s != 0 for s in step), "Step must be non-zero. Got: " + str(step))
+        plan: dict[int, tuple[int, int, int]] = {}
+        for axis, begin, end, stride in zip(axes, start, stop, step, strict=True):
+            index = normalize_axis(axis, rank)
+            if index in plan:
+                raise OpError(f"Slice values in `axes` input must be unique. Got: {axes}")
+            plan[index] = (begin, end, stride)
+        return plan
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The sliced shape."""
+        return [np.shape(self.evaluate(inputs)[0])]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Basic slicing: a view."""
+        data = inputs[0]
+        for value, name in zip(inputs[1:], ("start", "stop", "step", "axes"), strict=False):
+            check(np.ndim(value) == 1, f"Slice `{name}` input must be a 1D tensor. Got rank: {np.ndim(value)}")
+        plan = self._plan(np.ndim(data), inputs)
+        shape = np.shape(data)
+        key = tuple(python_slice(shape[i], *plan[i]) if i in plan else slice(None) for i in range(len(shape)))
+        return [data[key]]
