@@ -64,8 +64,8 @@ def test_strided_slice_matches_openvino(case, element_type):
     try:
         check_op(op, arrays, build, constant={1, 2, 3})
     except IrError as refusal:  # a shrunk index out of range: OpenVINO's reference refuses to evaluate it too
-        assert "of a shrunk axis is out of range" in str(refusal)
-        with pytest.raises(RuntimeError, match="begin >= "):
+        assert "of a shrunk axis is out of range" in str(refusal) or "axes of a tensor of rank" in str(refusal)
+        with pytest.raises(RuntimeError, match="begin >= |num_real_axes="):
             ov_reference(build(*[ov_constant(x) for x in arrays]))
 
 

@@ -81,9 +81,12 @@ class StridedSlice(Op):
                 start = (0 if s > 0 else _MAX) if self._bit(self.begin_mask, i) else b
                 stop = (_MAX if s > 0 else _MIN) if self._bit(self.end_mask, i) else e
                 entries.append(("slice", start, stop, s))
-        real = sum(1 for kind, *_ in entries if kind in ("shrink", "slice"))
-        check(real <= rank, f"Input rank plus number of new axis has to be at least the size of Lower and upper "
-                            f"bounds vector. Got: {real} sliced axes on rank {rank}")
+        # OpenVINO counts new-axis bits past the entries too (its shape inference then drops the
+        # entries that find no axis, and its reference refuses them: irgraph's evaluate does).
+        new_axes = sum(1 for m in self.new_axis_mask if m)
+        check(any(self.ellipsis_mask) or rank + new_axes >= len(begin), "Input rank plus number of new axis has to be at least the size of Lower "
+                                             f"and Upper bounds vector. Got: rank {rank}, {new_axes} new axes, "
+                                             f"{len(begin)} entries")
         return entries
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
@@ -110,6 +113,8 @@ class StridedSlice(Op):
                 count = len(dims) - real
                 out.extend(dims[position:position + count])
                 position += count
+            elif position >= len(dims):
+                continue
             elif kind == "shrink":  # an index out of range fails at run time, as in OpenVINO
                 position += 1
             else:
@@ -131,6 +136,7 @@ class StridedSlice(Op):
         shape = np.shape(data)
         entries = self._entries(len(shape), inputs)
         real = sum(1 for kind, *_ in entries if kind in ("shrink", "slice"))
+        check(real <= len(shape), f"StridedSlice slices {real} axes of a tensor of rank {len(shape)}")
         key: list[Any] = []
         position = 0
         for kind, start, stop, stride in entries:
