@@ -84,9 +84,11 @@ class StridedSlice(Op):
         # OpenVINO counts new-axis bits past the entries too (its shape inference then drops the
         # entries that find no axis, and its reference refuses them: irgraph's evaluate does).
         new_axes = sum(1 for m in self.new_axis_mask if m)
-        check(any(self.ellipsis_mask) or rank + new_axes >= len(begin), "Input rank plus number of new axis has to be at least the size of Lower "
-                                             f"and Upper bounds vector. Got: rank {rank}, {new_axes} new axes, "
-                                             f"{len(begin)} entries")
+        check(
+            any(self.ellipsis_mask) or rank + new_axes >= len(begin),
+            "Input rank plus number of new axis has to be at least the size of Lower and Upper bounds vector. "
+            f"Got: rank {rank}, {new_axes} new axes, {len(begin)} entries",
+        )
         return entries
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
