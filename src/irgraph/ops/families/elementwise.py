@@ -28,7 +28,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
@@ -242,6 +242,29 @@ class BinaryArithmetic(BinaryElementwise):
     """Binary arithmetic (Add, Divide, ...): any element type but boolean; output of the input type."""
 
     type_rule = NUMERIC
+
+    def bounds(
+        self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
+    ) -> list[PartialValue | None] | None:
+        """OpenVINO's ``interval_bound_evaluator``: the op on the four (lower/upper, lower/upper) input
+        pairs, the smallest and largest result; where an input bound is its type's maximum (unknown) the
+        output is ``[0, max]``. Right for ops monotonic in each input (Add, Subtract, Multiply of
+        non-negative shape values, Maximum, Minimum)."""
+        a, b = values
+        if a is None or b is None or a.lower.dtype != b.lower.dtype or a.lower.dtype.kind not in "iu":
+            return None
+        try:
+            corners = [self.evaluate([x, y])[0] for x in (a.lower, a.upper) for y in (b.lower, b.upper)]
+        except (OpError, ValueError):
+            return None
+        unknown = np.iinfo(a.lower.dtype).max
+        dynamic = ((a.lower == unknown) | (a.upper == unknown))
+        dynamic_b = ((b.lower == unknown) | (b.upper == unknown))
+        dynamic = broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[0] | \
+            broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[1]
+        lower = np.where(dynamic, 0, np.minimum.reduce(corners)).astype(corners[0].dtype)
+        upper = np.where(dynamic, unknown, np.maximum.reduce(corners)).astype(corners[0].dtype)
+        return [PartialValue(lower, upper)]
 
 
 @dataclass(frozen=True)
