@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import openvino.opset1 as ov1
-from openvino.utils.node_factory import NodeFactory
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from openvino.utils.node_factory import NodeFactory
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError, ResourceLimitError
@@ -16,6 +16,7 @@ from irgraph.interpreter import Interpreter
 from irgraph.ops.generation.range import Range, Range4
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op
+
 
 def range_4(inputs, output_type):
     """openvino 2026.4.1's Python ``opset4.range`` ignores ``output_type`` (the output keeps the input

@@ -27,8 +27,9 @@ class _Range(Op):
     """Both versions: ``ceil(|stop - start| / |step|)`` elements (0 when the step points away from
     ``stop``), computed in double as OpenVINO's shape inference does; element ``i`` is
     ``start + i * step`` computed in double and rounded to the output type once (floats), or in
-    the output type (integers, start and step cast as C++ casts them). A ``stop`` known only by its bounds gives an interval length. The
-    length is checked against the element budget before anything is allocated."""
+    the output type (integers, start and step cast as C++ casts them). A ``stop`` known only by
+    its bounds gives an interval length. The length is checked against the element budget before
+    anything is allocated."""
 
     type_name = "Range"
     inputs = Inputs.of(
