@@ -11,10 +11,24 @@ from typing import Any
 
 import numpy as np
 import openvino.opset13 as ov13
+import pytest
 
 from irgraph.element_types import ElementType
+from irgraph.element_types import ElementType as ET
 from irgraph.graph import Model
 from irgraph.ops import Concat, Op
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.generation.range import Range4
+from irgraph.ops.movement.broadcast import Broadcast3
+from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.movement.slice import Slice
+from irgraph.ops.movement.strided_slice import StridedSlice
+from irgraph.ops.movement.tile import Tile
+from irgraph.ops.shape.reshape import Reshape
+from irgraph.ops.shape.shape_of import ShapeOf3
+from irgraph.ops.shape.squeeze import Squeeze
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+from irgraph.ops.type.convert import Convert
 from irgraph.shape_inference import infer_shapes
 from tests.ops.differential import ORACLE, ov_output_types, ov_parameter
 from tests.ops.helpers import tt
@@ -57,14 +71,104 @@ def concat(twin: Twin, parts: list[tuple[Any, Any]], axis: int = 0) -> tuple[Any
     return twin.op(Concat(axis=axis), lambda *xs: ov13.concat(list(xs), axis), *parts)
 
 
-def test_the_scratch():
-    from irgraph.ops.movement.gather import Gather8
-    from irgraph.ops.shape.reshape import Reshape
-    from irgraph.ops.shape.shape_of import ShapeOf3
+
+
+def shape_of(twin, x, output_type="i64"):
+    return twin.op(ShapeOf3(output_type=ET.from_ir_name(output_type)), lambda a: ov13.shape_of(a, output_type), x)
+
+
+def gather(twin, data, indices, axis=0):
+    return twin.op(Gather8(), ov13.gather, data, twin.const(indices), twin.const(axis))
+
+
+def reshape(twin, data, pattern, special_zero=False):
+    return twin.op(Reshape(special_zero=special_zero), lambda a, b: ov13.reshape(a, b, special_zero), data, pattern)
+
+
+SHAPES = ["?,3..8,4", "2,3..8,4", "?,?,4", "1..4,3,..6", "2,3,4"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_shape_of_gather_concat_reshape(shape):
+    """The export pattern: keep the first two dims, flatten the rest."""
+    twin = Twin()
+    x = twin.parameter(shape)
+    target = concat(twin, [gather(twin, shape_of(twin, x), [0, 1]), twin.const([-1])])
+    twin.check(reshape(twin, x, target))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_flatten_after_the_first_dim(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    target = concat(twin, [gather(twin, shape_of(twin, x), [0]), twin.const([-1])])
+    twin.check(reshape(twin, x, target))
+
+
+def test_interval_dims_reach_reshape_as_intervals():
     twin = Twin()
     x = twin.parameter("?,3..8,4")
-    shape = twin.op(ShapeOf3(), ov13.shape_of, x)
-    picked = twin.op(Gather8(), ov13.gather, shape, twin.const([0, 1]), twin.const(0))
-    target = concat(twin, [picked, twin.const([-1])])
-    out = twin.op(Reshape(special_zero=False), lambda a, b: ov13.reshape(a, b, False), x, target)
-    print(twin.check(out))
+    y = twin.parameter("6,5")
+    target = concat(twin, [twin.const([2]), gather(twin, shape_of(twin, x), [1]), twin.const([-1])])
+    assert twin.check(reshape(twin, y, target)) == "f32[2,3..8,2..5]"  # 30 / (2 * 3..8), as intervals
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_squeeze_and_unsqueeze_of_shape_values(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    dim = gather(twin, shape_of(twin, x), 1)  # a scalar
+    as_vector = twin.op(Unsqueeze(), ov13.unsqueeze, dim, twin.const([0]))
+    back = twin.op(Squeeze(), ov13.squeeze, twin.op(Unsqueeze(), ov13.unsqueeze, as_vector, twin.const([0])),
+                   twin.const([0]))
+    target = concat(twin, [twin.const([-1]), back])
+    twin.check(reshape(twin, x, target))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_range_with_a_shape_of_limit(shape):
+    """Static when the limit's dim is static; openvino 2026.4.1 does not read bounds in Range: ``[?]``."""
+    twin = Twin()
+    x = twin.parameter(shape)
+    limit = gather(twin, shape_of(twin, x), 1)
+    twin.check(twin.op(Range4(output_type=ET.I64), lambda a, b, c: ov13.range(a, b, c, "i64"),
+                       twin.const(0), limit, twin.const(1)))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_slice_and_strided_slice_of_shape_values(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    shape_value = shape_of(twin, x)
+    head = twin.op(Slice(), ov13.slice, shape_value, twin.const([0]), twin.const([2]), twin.const([1]))
+    tail = twin.op(StridedSlice(begin_mask=(0,), end_mask=(1,)),
+                   lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [0], [1]),
+                   shape_value, twin.const([2]), twin.const([0]), twin.const([1]))
+    target = concat(twin, [head, tail])
+    twin.check(reshape(twin, x, target))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_arithmetic_on_shape_values(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    grown = twin.op(Add(), ov13.add, shape_of(twin, x), twin.const([1, 0, 2]))
+    twin.check(twin.op(Broadcast3(), lambda a, b: ov13.broadcast(a, b), twin.const(1.5, np.float32), grown))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_convert_and_i32_shape_of(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    narrowed = twin.op(Convert(destination_type=ET.I32), lambda a: ov13.convert(a, "i32"), shape_of(twin, x))
+    twin.check(twin.op(Broadcast3(), lambda a, b: ov13.broadcast(a, b), twin.const(1.5, np.float32), narrowed))
+    twin = Twin()
+    x = twin.parameter(shape)
+    twin.check(twin.op(Tile(), ov13.tile, twin.const([[1.0]], np.float32), shape_of(twin, x, "i32")))
+
+
+def test_reshape_to_the_shape_of_another_input():
+    twin = Twin()
+    x = twin.parameter("?,3..8,4")
+    y = twin.parameter("...")
+    assert twin.check(reshape(twin, y, shape_of(twin, x))) == "f32[?,3..8,4]"

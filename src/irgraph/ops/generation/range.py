@@ -27,13 +27,13 @@ class _Range(Op):
     """Both versions: ``ceil(|stop - start| / |step|)`` elements (0 when the step points away from
     ``stop``), computed in double as OpenVINO's shape inference does; element ``i`` is
     ``start + i * step`` computed in double and rounded to the output type once (floats), or in
-    the output type (integers, start and step cast as C++ casts them). A ``stop`` known only by
-    its bounds gives an interval length. The length is checked against the element budget before
-    anything is allocated."""
+    the output type (integers, start and step cast as C++ casts them). Only exact values give a
+    static length (OpenVINO 2026.4.1 does not read a ShapeOf-derived stop's bounds: ``[?]``). The
+    length is checked against the element budget before anything is allocated."""
 
     type_name = "Range"
     inputs = Inputs.of(
-        InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True, bounds=True),
+        InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
         InputSpec("step", needs_value=True),
     )
 
@@ -44,29 +44,20 @@ class _Range(Op):
     def infer(
         self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
     ) -> list[TensorType]:
-        """``[n]``: static when start, stop and step are known; an interval from stop's bounds."""
+        """``[n]``: static when start, stop and step are known."""
         for tensor, name in zip(inputs, ("start", "stop", "step"), strict=True):
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 0 or
                   (tensor.shape.rank == 1 and tensor.shape[0].contains(1)),
                   f"'{name}' input is not a scalar. Got: {tensor.shape}")
         element_type = self.result_type([t.element_type for t in inputs])
         start, stop, step = values
-        if start is None or stop is None or step is None or isinstance(start, PartialValue) \
-                or isinstance(step, PartialValue):
+        if start is None or stop is None or step is None:
             return [TensorType(element_type, Shape.dynamic(1))]
         begin, stride = self._checked(_scalar(start, "start"), "start"), self._checked(_scalar(step, "step"), "step")
         integral = element_type.is_integral
         if integral:
             begin, stride = math.trunc(begin), math.trunc(stride)
         check(stride != 0, "'step' cannot be zero.")
-        if isinstance(stop, PartialValue):
-            low, high = (int(v) for v in (stop.lower.reshape(-1)[0], stop.upper.reshape(-1)[0]))
-            unknown = stop.unknown
-            counts = [self.count(begin, float(low), stride)]
-            if high >= unknown:
-                return [TensorType(element_type, Shape((Dim(min(counts), None) if stride > 0 else Dim.dynamic(),)))]
-            counts.append(self.count(begin, float(high), stride))
-            return [TensorType(element_type, Shape((Dim(min(counts), max(counts)),)))]
         end = self._checked(_scalar(stop, "stop"), "stop")
         if integral:
             end = math.trunc(end)
