@@ -53,10 +53,11 @@ CONVERTIBLE = frozenset(t for t in ElementType if t not in (ElementType.DYNAMIC,
 
 def round_to_bf16(values: np.ndarray) -> np.ndarray:
     """f32 values -> bf16 as ``ov::bfloat16::round_to_nearest_even`` does (uint32 arithmetic wraps)."""
+    # ascontiguousarray makes a 0-d array 1-d: the shape is restored at the end
     bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
     return ((bits + ((bits & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16).view(
         ml_dtypes.bfloat16
-    )
+    ).reshape(np.shape(values))
 
 
 def round_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
