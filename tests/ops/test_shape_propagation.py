@@ -172,3 +172,50 @@ def test_reshape_to_the_shape_of_another_input():
     x = twin.parameter("?,3..8,4")
     y = twin.parameter("...")
     assert twin.check(reshape(twin, y, shape_of(twin, x))) == "f32[?,3..8,4]"
+
+
+@pytest.mark.parametrize("shape", ["?,?,768", "1..8,?,768", "2,16,768"])
+@pytest.mark.parametrize("output_type", ["i64", "i32"])
+def test_split_heads(shape, output_type):
+    """The transformer pattern: [batch, seq, 768] -> [batch, seq, 12, 64] with the first dims from ShapeOf."""
+    twin = Twin()
+    x = twin.parameter(shape)
+    dtype = np.int64 if output_type == "i64" else np.int32
+    head = twin.op(Gather8(), ov13.gather, shape_of(twin, x, output_type), twin.const([0, 1], dtype),
+                   twin.const(0, dtype))
+    target = concat(twin, [head, twin.const([12, 64], dtype)])
+    twin.check(reshape(twin, x, target))
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "...", "2,?"])
+def test_last_dim_by_negative_index_and_special_zero(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    last = gather(twin, shape_of(twin, x), [-1])
+    twin.check(reshape(twin, x, concat(twin, [twin.const([-1]), last])))
+    twin = Twin()
+    x = twin.parameter(shape)
+    twin.check(reshape(twin, x, twin.const([0, -1]), special_zero=True))
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "5,?,1"])
+def test_expand_pattern(shape):
+    """ONNX Expand exports: Broadcast(x, Concat(ShapeOf(x)[0:1], [1, 1])) bidirectional."""
+    twin = Twin()
+    x = twin.parameter(shape)
+    first = twin.op(StridedSlice(begin_mask=(0,), end_mask=(0,)),
+                    lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [0], [0]),
+                    shape_of(twin, x), twin.const([0]), twin.const([1]), twin.const([1]))
+    target = concat(twin, [first, twin.const([1, 1])])
+    twin.check(twin.op(Broadcast3(mode="bidirectional"),
+                       lambda a, b: ov13.broadcast(a, b, broadcast_spec="bidirectional"), x, target))
+
+
+def test_shrunk_shape_value_is_a_scalar_dim():
+    twin = Twin()
+    x = twin.parameter("?,3..8,4")
+    dim = twin.op(StridedSlice(begin_mask=(0,), end_mask=(0,), shrink_axis_mask=(1,)),
+                  lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [0], [0], shrink_axis_mask=[1]),
+                  shape_of(twin, x), twin.const([1]), twin.const([2]), twin.const([1]))
+    vector = twin.op(Unsqueeze(), ov13.unsqueeze, dim, twin.const([0]))
+    assert twin.check(reshape(twin, x, concat(twin, [vector, twin.const([-1])]))) == "f32[3..8,?]"

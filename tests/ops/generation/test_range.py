@@ -59,3 +59,14 @@ def test_range_of_1e15_elements_is_refused_before_allocating():
     model.result(type(stop)(node.id, 0), name="y")
     with pytest.raises(ResourceLimitError, match="1000000000000000 elements, above the limit"):
         Interpreter(model).run({"stop": np.array(10**15, np.int64)})
+
+
+def test_shape_inference_sizes_a_constant_range_without_computing_it():
+    from irgraph.shape_inference import infer_shapes
+
+    model = Model("constant")
+    node = model.add_node(Range4(output_type=ElementType.I64), "r",
+                          [model.const(np.array(v, np.int64)) for v in (0, 10**15, 1)])
+    model.result(type(model.const(np.array(0)))(node.id, 0), name="y")
+    infer_shapes(model)  # folding would allocate 8 PB
+    assert str(node.output_types[0]) == "i64[1000000000000000]"

@@ -68,3 +68,17 @@ def test_pad_spec_example_reflect_and_symmetric():
 def test_pad_refuses_a_reflection_wider_than_the_axis():
     with pytest.raises(OpError, match="REFLECT padding mode requires"):
         Pad(pad_mode="reflect").evaluate([np.zeros((3, 4)), np.array([3, 0]), np.array([0, 0])])
+
+
+def test_pad_to_a_huge_shape_is_refused_before_allocating():
+    from irgraph.errors import ResourceLimitError
+    from irgraph.graph import Model
+    from irgraph.interpreter import Interpreter
+
+    model = Model("huge")
+    x = model.parameter("x", [1], "f32")
+    node = model.add_node(Pad12(), "p", [x, model.const(np.array([10**15], np.int64)),
+                                         model.const(np.array([0], np.int64))])
+    model.result(type(x)(node.id, 0), name="y")
+    with pytest.raises(ResourceLimitError, match="1000000000000001 elements, above the limit"):
+        Interpreter(model).run({"x": np.ones(1, np.float32)})
