@@ -26,7 +26,7 @@ def _scalar(value: np.ndarray, name: str) -> float:
 class _Range(Op):
     """Both versions: ``ceil(|stop - start| / |step|)`` elements (0 when the step points away from
     ``stop``), computed in double as OpenVINO's shape inference does; element ``i`` is
-    ``start + i * step`` computed in double and rounded to the output type once (floats), or in
+    ``start + i * step`` computed in f32 (f64 for f64) and rounded to the output type once, or in
     the output type (integers, start and step cast as C++ casts them). Only exact values give a
     static length (OpenVINO 2026.4.1 does not read a ShapeOf-derived stop's bounds: ``[?]``). The
     length is checked against the element budget before anything is allocated."""
@@ -97,9 +97,11 @@ class _Range(Op):
             with np.errstate(over="ignore"):
                 index = np.arange(count, dtype=np.int64).astype(dtype)
                 return [(first + index * stride).astype(dtype)]
+        compute = np.float64 if dtype == np.float64 else np.float32  # f16/bf16 through f32, rounded once
         with np.errstate(all="ignore"):
-            exact = start + np.arange(count, dtype=np.float64) * step
-            return [round_float(exact, dtype) if dtype in _WIDENED else exact.astype(dtype)]
+            first, stride = compute(start), compute(step)
+            values = first + np.arange(count, dtype=np.int64).astype(compute) * stride
+            return [round_float(values, dtype) if dtype in _WIDENED else values.astype(dtype)]
 
 
 @register
