@@ -219,3 +219,28 @@ def test_shrunk_shape_value_is_a_scalar_dim():
                   shape_of(twin, x), twin.const([1]), twin.const([2]), twin.const([1]))
     vector = twin.op(Unsqueeze(), ov13.unsqueeze, dim, twin.const([0]))
     assert twin.check(reshape(twin, x, concat(twin, [vector, twin.const([-1])]))) == "f32[3..8,?]"
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "2,3..8,4", "?,?,4", "2,3,4", "1,20,4"])
+@pytest.mark.parametrize("role", ["stop", "start", "reverse"])
+def test_slice_by_a_shape_of_dim(shape, role):
+    """``y[:, :n]``, ``y[:, n:]`` and ``y[:, n::-1]`` with ``n`` a dim of another input."""
+    twin = Twin()
+    x = twin.parameter(shape)
+    y = twin.parameter("5,10")
+    n = gather(twin, shape_of(twin, x), [1])
+    start, stop, step = {"stop": (twin.const([0]), n, twin.const([1])),
+                         "start": (n, twin.const([2**63 - 1]), twin.const([1])),
+                         "reverse": (n, twin.const([-(2**63)]), twin.const([-1]))}[role]
+    twin.check(twin.op(Slice(), ov13.slice, y, start, stop, step, twin.const([1])))
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "2,3..8,4", "?,?,4", "2,3,4"])
+def test_strided_slice_to_a_shape_of_dim(shape):
+    twin = Twin()
+    x = twin.parameter(shape)
+    y = twin.parameter("5,10")
+    end = concat(twin, [twin.const([0]), gather(twin, shape_of(twin, x), [1])])
+    twin.check(twin.op(StridedSlice(begin_mask=(1, 0), end_mask=(1, 0)),
+                       lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [1, 0], [1, 0]),
+                       y, twin.const([0, 0]), end, twin.const([1, 1])))

@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.errors import OpError
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 _FAR = 2**62
 """A size standing in for "unbounded" when an unbounded dim's sliced length is probed."""
@@ -54,20 +54,52 @@ def sliced_dim(dim: Dim, start: int, stop: int, step: int) -> Dim:
     return Dim(min(lengths), upper)
 
 
+def corner_values(
+    values: Sequence[np.ndarray | PartialValue | None], bounded: Sequence[int]
+) -> list[list[np.ndarray | PartialValue | None]] | None:
+    """The input value lists at every corner of the ``bounded`` inputs' bounds (lower or upper of
+    each), for ops whose output length is monotonic in those values; None when a bound crosses
+    zero (a negative index counts from the end: the corners would not be the extremes)."""
+    combos: list[list[np.ndarray | PartialValue | None]] = [list(values)]
+    for index in bounded:
+        value = values[index]
+        if not isinstance(value, PartialValue):
+            continue
+        if bool(np.any((value.lower < 0) & (value.upper >= 0))):
+            return None
+        combos = [[*combo[:index], bound, *combo[index + 1:]] for combo in combos for bound in (value.lower,
+                                                                                                  value.upper)]
+    return combos
+
+
+def hull(shapes: Sequence[Shape]) -> Shape:
+    """The smallest partial shape holding every one of ``shapes`` (all of one rank)."""
+    if any(s.rank_is_dynamic for s in shapes) or len({s.rank for s in shapes}) != 1:
+        return DYNAMIC_RANK
+    dims = []
+    for column in zip(*(s.dims for s in shapes), strict=True):  # type: ignore[misc]
+        high = None if any(d.max is None for d in column) else max(d.max for d in column)
+        dims.append(Dim(min(d.min for d in column), high))
+    return Shape(tuple(dims))
+
+
 @register
 @dataclass(frozen=True)
 class Slice(Op):
     """``data[start:stop:step]`` along ``axes`` (all leading axes when omitted). Spec: Slice-8.
 
     Out-of-range starts and stops clamp as in Python; ``step`` may be negative, never 0. The
-    output is a view. Interval dims give the interval of the lengths they allow.
+    output is a view. Interval dims give the interval of the lengths they allow; a start or stop
+    known by its bounds (``x[:, :seq_len]`` with ``seq_len`` from a ShapeOf) gives the lengths
+    between its corners, as OpenVINO does.
     """
 
     type_name = "Slice"
     opsets = range(8, 17)
     inputs = Inputs.optional(
         4,
-        InputSpec("data"), InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
+        InputSpec("data"), InputSpec("start", needs_value=True, bounds=True),
+        InputSpec("stop", needs_value=True, bounds=True),
         InputSpec("step", needs_value=True), InputSpec("axes", needs_value=True),
     )
     bound_inputs = (0,)
@@ -86,6 +118,11 @@ class Slice(Op):
             return [TensorType(data.element_type, DYNAMIC_RANK)]
         if any(v is None for v in values[1:]):
             return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+        if any(isinstance(v, PartialValue) for v in values):  # start/stop from a shape sub-graph
+            combos = corner_values(values, (1, 2))
+            if combos is None:
+                return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+            return [TensorType(data.element_type, hull([self.infer(inputs, c)[0].shape for c in combos]))]
         plan = self._plan(data.shape.rank, values)
         dims = [dim if index not in plan else sliced_dim(dim, *plan[index]) for index, dim in enumerate(data.shape)]
         return [TensorType(data.element_type, Shape(tuple(dims)))]

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from irgraph.errors import OpError
-from irgraph.ops.movement.slice import python_slice, sliced_dim
+from irgraph.ops.movement.slice import corner_values, hull, python_slice, sliced_dim
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 _MAX = 2**63 - 1
 _MIN = -(2**63)
@@ -34,7 +34,8 @@ class StridedSlice(Op):
 
     type_name = "StridedSlice"
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("begin", needs_value=True), InputSpec("end", needs_value=True),
+        3, InputSpec("data"), InputSpec("begin", needs_value=True, bounds=True),
+        InputSpec("end", needs_value=True, bounds=True),
         InputSpec("strides", needs_value=True),
     )
     bound_inputs = (0,)
@@ -101,6 +102,11 @@ class StridedSlice(Op):
                   f"{name} input must be 1D ({name.lower()} rank: {tensor.shape}).")
         if data.shape.rank_is_dynamic or any(v is None for v in values[1:]):
             return [TensorType(data.element_type, DYNAMIC_RANK)]
+        if any(isinstance(v, PartialValue) for v in values):  # begin/end from a shape sub-graph
+            combos = corner_values(values, (1, 2))
+            if combos is None:
+                return [TensorType(data.element_type, DYNAMIC_RANK)]
+            return [TensorType(data.element_type, hull([self.infer(inputs, c)[0].shape for c in combos]))]
         dims = list(data.shape)
         out: list[Dim] = []
         position = 0
