@@ -244,3 +244,14 @@ def test_strided_slice_to_a_shape_of_dim(shape):
     twin.check(twin.op(StridedSlice(begin_mask=(1, 0), end_mask=(1, 0)),
                        lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [1, 0], [1, 0]),
                        y, twin.const([0, 0]), end, twin.const([1, 1])))
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "2,3..8,4", "?,?,4", "2,3,4"])
+def test_pad_by_a_shape_of_dim(shape):
+    from irgraph.ops.movement.pad import Pad12
+
+    twin = Twin()
+    x = twin.parameter(shape)
+    y = twin.parameter("5,10")
+    pads = concat(twin, [twin.const([0]), gather(twin, shape_of(twin, x), [1])])
+    twin.check(twin.op(Pad12(), lambda d, b, e: ov13.pad(d, b, e, "constant"), y, twin.const([0, 0]), pads))

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.errors import OpError
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 MODES = ("constant", "edge", "reflect", "symmetric")
 
@@ -27,7 +27,8 @@ class _Pad(Op):
 
     type_name = "Pad"
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("pads_begin", needs_value=True), InputSpec("pads_end", needs_value=True),
+        3, InputSpec("data"), InputSpec("pads_begin", needs_value=True, bounds=True),
+        InputSpec("pads_end", needs_value=True, bounds=True),
         InputSpec("pad_value"),
     )
     bound_inputs = (0,)
@@ -37,8 +38,10 @@ class _Pad(Op):
     def __post_init__(self) -> None:
         check(self.pad_mode in MODES, f"Pad mode must be one of {', '.join(MODES)}. Got: {self.pad_mode!r}")
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """Each dim plus its two pads (``?`` when that is negative)."""
+    def infer(
+        self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
+    ) -> list[TensorType]:
+        """Each dim plus its two pads (``?`` when that is negative; intervals from pads' bounds)."""
         data = inputs[0]
         for tensor, name in zip(inputs[1:3], ("pads_begin", "pads_end"), strict=True):
             check(tensor.element_type.is_integral or tensor.element_type.is_dynamic,
@@ -56,6 +59,8 @@ class _Pad(Op):
             return [TensorType(data.element_type, DYNAMIC_RANK)]
         if values[1] is None or values[2] is None:
             return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+        if isinstance(values[1], PartialValue) or isinstance(values[2], PartialValue):
+            return [TensorType(data.element_type, self._bounded(data.shape, values[1], values[2]))]
         begin, end = self._pads(data.shape.rank, values[1], values[2])
         dims = []
         for dim, low, high in zip(data.shape, begin, end, strict=True):
@@ -68,6 +73,21 @@ class _Pad(Op):
                 maximum = None if dim.max is None else dim.max + low + high
                 dims.append(Dim.dynamic() if maximum is not None and maximum < 0 else Dim(minimum, maximum))
         return [TensorType(data.element_type, Shape(tuple(dims)))]
+
+    def _bounded(self, shape: Shape, begin: np.ndarray | PartialValue, end: np.ndarray | PartialValue) -> Shape:
+        """Dims from pads known by their bounds (pads of a shape sub-graph): each dim plus the lower
+        pads .. plus the upper pads (unbounded where a pad is)."""
+        sides = [v if isinstance(v, PartialValue) else PartialValue.exact(np.asarray(v)) for v in (begin, end)]
+        lows = [self._pads(shape.rank, s.lower, s.lower)[0] for s in sides]
+        highs = [self._pads(shape.rank, s.upper, s.upper)[0] for s in sides]
+        unknown = [s.unknown for s in sides]
+        dims = []
+        for i, dim in enumerate(shape):
+            minimum = max(dim.min + lows[0][i] + lows[1][i], 0)
+            open_ended = dim.max is None or highs[0][i] >= unknown[0] or highs[1][i] >= unknown[1]
+            maximum = None if open_ended else dim.max + highs[0][i] + highs[1][i]  # type: ignore[operator]
+            dims.append(Dim.dynamic() if maximum is not None and maximum < minimum else Dim(minimum, maximum))
+        return Shape(tuple(dims))
 
     @staticmethod
     def _pads(rank: int, begin: np.ndarray, end: np.ndarray) -> tuple[list[int], list[int]]:
