@@ -333,5 +333,14 @@ class PartialValue:
                 dims.append(Dim(min(low, int(high)), int(high)))
         return dims
 
+    def shape_dims(self) -> list[Dim]:
+        """The elements as the dims of a shape (a Broadcast target, Tile repeats): a negative lower
+        bound is refused with OpenVINO's message."""
+        if bool(np.any(self.lower < 0)):
+            raise ValueError(
+                f"Value for partial shape evaluation can't be lower than zero. Got lower bounds {self.lower.tolist()}"
+            )
+        return self.dims()
+
     def __repr__(self) -> str:
         return f"PartialValue(lower={self.lower.tolist()}, upper={self.upper.tolist()})"

@@ -18,7 +18,10 @@ from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 def target_dims(value: np.ndarray | PartialValue) -> list[Dim]:
     """A target shape's entries as dims (exact values, or intervals from bounds)."""
     if isinstance(value, PartialValue):
-        return value.dims()
+        try:
+            return value.shape_dims()
+        except ValueError as err:
+            raise OpError(str(err)) from None
     entries = integer_values(value, "target_shape")
     for entry in entries:
         check(entry >= 0, f"Broadcast target shape must hold non-negative dims. Got: {shape_text(entries)}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.errors import OpError
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, shape_text
 from irgraph.ops.registry import register
 from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
@@ -44,7 +45,10 @@ class Tile(Op):
                 return [TensorType(data.element_type, DYNAMIC_RANK)]
             return [TensorType(data.element_type, Shape.dynamic(max(data.shape.rank, repeats.shape[0].value)))]
         if isinstance(value, PartialValue):
-            times = value.dims()
+            try:
+                times = value.shape_dims()
+            except ValueError as err:
+                raise OpError(str(err)) from None
         else:
             times = [Dim.static(max(v, 0)) for v in integer_values(value, "repeats")]
         rank = max(len(times), data.shape.rank)
