@@ -276,6 +276,20 @@ def test_random_shape_sub_graphs_match_openvino(shape, data):
     value = gather(twin, shape_of(twin, x), picked)
     if data.draw(st.booleans()):
         value = twin.op(Add(), ov13.add, value, twin.const(data.draw(st.integers(0, 2))))
+    step = data.draw(st.sampled_from(["none", "slice", "strided", "unsqueeze", "convert"]))
+    if step == "slice":
+        value = twin.op(Slice(), ov13.slice, value, twin.const([data.draw(st.integers(-2, 1))]),
+                        twin.const([data.draw(st.sampled_from([-1, 2, 2**63 - 1]))]), twin.const([1]))
+    elif step == "strided":
+        value = twin.op(StridedSlice(begin_mask=(0,), end_mask=(1,)),
+                        lambda d, b, e, s: ov13.strided_slice(d, b, e, s, [0], [1]),
+                        value, twin.const([data.draw(st.integers(-1, 1))]), twin.const([0]), twin.const([1]))
+    elif step == "unsqueeze":
+        value = twin.op(Squeeze(), ov13.squeeze, twin.op(Unsqueeze(), ov13.unsqueeze, value, twin.const([0])),
+                        twin.const([0]))
+    elif step == "convert":
+        value = twin.op(Convert(destination_type=ET.I64), lambda a: ov13.convert(a, "i64"),
+                        twin.op(Convert(destination_type=ET.I32), lambda a: ov13.convert(a, "i32"), value))
     consumer = data.draw(st.sampled_from(["reshape", "reshape0", "broadcast", "tile"]))
     # openvino 2026.4.1 refuses a negative repeat computed by a sub-graph ("can't be lower than zero") but takes
     # one from a Constant as 0; irgraph sees values, not where they came from, and takes both as 0.
