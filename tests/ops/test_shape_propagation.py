@@ -321,3 +321,31 @@ def test_random_shape_sub_graphs_match_openvino(shape, data):
         assert "is incompatible with input shape" in str(refusal)
         empty = any(0 <= d.get_max_length() < d.get_min_length() for d in theirs)
         assert empty or math.prod(theirs.to_shape()) != math.prod(twin.model.output_type(x[1]).shape.to_tuple())
+
+
+def test_partial_value_reads_its_bounds_as_dims():
+    from irgraph.shapes import PartialValue
+
+    value = PartialValue(np.array([2, 3, 0, -1], np.int64), np.array([2, 8, 2**63 - 1, 5], np.int64))
+    assert [str(d) for d in value.dims()] == ["2", "3..8", "?", "..5"]
+    assert not value.is_exact and PartialValue.exact(np.array([1, 2])).is_exact
+    narrow = PartialValue(np.array([0], np.int32), np.array([2**31 - 1], np.int32))
+    assert [str(d) for d in narrow.dims()] == ["?"]  # i32's maximum is i32's "unknown"
+    with pytest.raises(ValueError, match="can't be lower than zero"):
+        value.shape_dims()
+
+
+def test_bounds_do_not_pass_non_monotonic_arithmetic():
+    """Only Add, Subtract, Multiply, Maximum and Minimum propagate bounds (their extremes are at the corners)."""
+    from irgraph.ops.families.elementwise import BinaryArithmetic
+    from irgraph.shapes import PartialValue
+
+    class Power(BinaryArithmetic):
+        type_name = "Power"
+        compute = staticmethod(np.power)
+
+    interval = PartialValue(np.array([3], np.int64), np.array([8], np.int64))
+    two = PartialValue.exact(np.array([2], np.int64))
+    assert Power().bounds([tt("1", "i64")] * 2, [interval, two]) is None
+    (added,) = Add().bounds([tt("1", "i64")] * 2, [interval, two])
+    assert added.lower.tolist() == [5] and added.upper.tolist() == [10]

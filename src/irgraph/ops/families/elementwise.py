@@ -31,6 +31,8 @@ from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
+MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
+"""Binary arithmetic whose extremes over input intervals lie at the intervals' corners (bounds propagate)."""
 INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
 INCONSISTENT_TYPES = "Argument element types are inconsistent."
 
@@ -249,7 +251,10 @@ class BinaryArithmetic(BinaryElementwise):
         """OpenVINO's ``interval_bound_evaluator``: the op on the four (lower/upper, lower/upper) input
         pairs, the smallest and largest result; where an input bound is its type's maximum (unknown) the
         output is ``[0, max]``. Right for ops monotonic in each input (Add, Subtract, Multiply of
-        non-negative shape values, Maximum, Minimum)."""
+        non-negative shape values, Maximum, Minimum), so only those propagate: the others (Divide,
+        Power, FloorMod, ...) leave their outputs without bounds rather than claim wrong ones."""
+        if self.type_name not in MONOTONE_ARITHMETIC:
+            return None
         a, b = values
         if a is None or b is None or a.lower.dtype != b.lower.dtype or a.lower.dtype.kind not in "iu":
             return None
