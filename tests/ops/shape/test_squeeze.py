@@ -62,3 +62,11 @@ def test_unsqueeze_needs_axes_and_is_a_view():
     data = np.arange(3)
     (out,) = Unsqueeze().evaluate([data, np.array([0, -1])])
     assert out.shape == (1, 3, 1) and np.shares_memory(out, data)
+
+
+@pytest.mark.parametrize("shape", ["1,1,1", "2,1,3", "2,3,4", "?,3,4", "1,2", "..."])
+@pytest.mark.parametrize("axes", ["1", "", "2", "?"])
+def test_squeeze_with_axes_of_unknown_value(shape, axes):
+    check_types(Squeeze(), [tt(shape), tt(axes, "i64")], ov1.squeeze)
+    check_types(Squeeze15(), [tt(shape), tt(axes, "i64")], lambda x, a: ov15.squeeze(x, a, False))
+    check_types(Unsqueeze(), [tt(shape), tt(axes, "i64")], ov1.unsqueeze)

@@ -40,8 +40,10 @@ class _Squeeze(Op):
                 f"Axes input must be of integral type. Got: {axes.element_type}",
             )
             check(axes.shape.rank_is_dynamic or axes.shape.rank <= 1, AXES_RANK.format(axes.shape))
-            if values[1] is None or data.shape.rank_is_dynamic:
+            if data.shape.rank_is_dynamic:
                 return [TensorType(data.element_type, DYNAMIC_RANK)]
+            if values[1] is None:
+                return [TensorType(data.element_type, self._unknown_axes(data.shape, axes.shape))]
             axes_values = integer_values(values[1], "axes")
         else:
             axes_values = []
@@ -49,6 +51,16 @@ class _Squeeze(Op):
             return [TensorType(data.element_type, DYNAMIC_RANK)]
         dims = self._kept(list(data.shape), axes_values)
         return [TensorType(data.element_type, DYNAMIC_RANK if dims is None else Shape(tuple(dims)))]
+
+    def _unknown_axes(self, data: Shape, axes: Shape) -> Shape:
+        """OpenVINO 2026.4.1 with one axis of unknown value: the input shape when no dim may be 1,
+        else (Squeeze-1) one dim fewer, all ``?``; otherwise the rank is unknown."""
+        one_axis = not axes.rank_is_dynamic and (axes.rank == 0 or axes[0] == Dim.static(1))
+        if not one_axis:
+            return DYNAMIC_RANK
+        if not any(d.contains(1) for d in data):
+            return data
+        return DYNAMIC_RANK if isinstance(self, Squeeze15) else Shape.dynamic(data.rank - 1)
 
     def _kept(self, dims: list[Dim], axes: list[int]) -> list[Dim] | None:
         one = Dim.static(1)
