@@ -63,8 +63,13 @@ class _Broadcast(Op):
             check(len(inputs) == 3, "axes_mapping input should be provided if explicit mode is used")
         if values[1] is None:
             length = None if target.shape.rank_is_dynamic or target.shape[0].is_dynamic else target.shape[0].value
-            if mode == "bidirectional" and length is not None and not data.shape.rank_is_dynamic:
-                length = max(length, data.shape.rank)
+            if mode == "bidirectional":
+                if length is None or data.shape.rank_is_dynamic:
+                    return [TensorType(data.element_type, DYNAMIC_RANK)]
+                # OpenVINO: a data dim that cannot be 1 survives any target dim; the others are unknown
+                rank = max(length, data.shape.rank)
+                known = [Dim.dynamic() if d.contains(1) else d for d in data.shape]
+                return [TensorType(data.element_type, Shape((Dim.dynamic(),) * (rank - len(known)) + tuple(known)))]
             return [TensorType(data.element_type, DYNAMIC_RANK if length is None else Shape.dynamic(length))]
         dims = target_dims(values[1])  # type: ignore[arg-type]
         axes = integer_values(values[2], "axes_mapping") if mode == "explicit" and values[2] is not None else None

@@ -57,6 +57,10 @@ class _Pad(Op):
                   f"arg_pad element type: {value.element_type})")
         if data.shape.rank_is_dynamic:
             return [TensorType(data.element_type, DYNAMIC_RANK)]
+        for tensor, name in zip(inputs[1:3], ("pads_begin", "pads_end"), strict=True):
+            if not tensor.shape.rank_is_dynamic and tensor.shape[0].min > data.shape.rank:
+                raise OpError(f"Number of elements of {name} must be >= 0 and <= arg rank. Got: {tensor.shape[0]} "
+                              f"for rank {data.shape.rank}")
         if values[1] is None or values[2] is None:
             return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
         if isinstance(values[1], PartialValue) or isinstance(values[2], PartialValue):

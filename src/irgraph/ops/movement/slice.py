@@ -113,11 +113,15 @@ class Slice(Op):
                 f"Slice `{name}` input type must be integer. Got: {tensor.element_type}",
             )
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 1,
-                  f"Slice `{name}` input must be a 1D tensor. Got rank: {tensor.shape.rank}")
+                  f"Slice `{name}` input must be a 1D tensor. Got: {tensor.shape}")
         if data.shape.rank_is_dynamic:
             return [TensorType(data.element_type, DYNAMIC_RANK)]
+        start = inputs[1].shape
+        count = None if start.rank_is_dynamic or start[0].is_dynamic else start[0].value
+        check(count is None or count <= data.shape.rank,
+              "Slice `start` input dim size can't be bigger than `data` rank.")
         if any(v is None for v in values[1:]):
-            return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+            return [TensorType(data.element_type, self._unknown(data.shape, count, values))]
         if any(isinstance(v, PartialValue) for v in values):  # start/stop from a shape sub-graph
             combos = corner_values(values, (1, 2))
             if combos is None:
@@ -126,6 +130,18 @@ class Slice(Op):
         plan = self._plan(data.shape.rank, values)
         dims = [dim if index not in plan else sliced_dim(dim, *plan[index]) for index, dim in enumerate(data.shape)]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
+
+    @staticmethod
+    def _unknown(shape: Shape, count: int | None, values: Sequence[np.ndarray | PartialValue | None]) -> Shape:
+        """Unknown start, stop or step: each sliced axis keeps at most its size (OpenVINO's ``..d``);
+        the axes are the first ``count`` without an axes input, the known ``axes``, or all of them."""
+        axes: set[int] | None = None
+        if len(values) > 4:
+            if values[4] is not None and not isinstance(values[4], PartialValue):
+                axes = {normalize_axis(a, shape.rank) for a in integer_values(values[4], "axes")}
+        elif count is not None:
+            axes = set(range(count))
+        return Shape(tuple(Dim(0, d.max) if axes is None or i in axes else d for i, d in enumerate(shape)))
 
     def _plan(self, rank: int, values: Sequence[np.ndarray | None]) -> dict[int, tuple[int, int, int]]:
         start, stop, step = (integer_values(v, n) for v, n in zip(values[1:4], ("start", "stop", "step"), strict=True))

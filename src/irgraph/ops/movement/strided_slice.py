@@ -100,8 +100,10 @@ class StridedSlice(Op):
                   f"{name} mask must be an integral number, but is: {tensor.element_type}")
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 1,
                   f"{name} input must be 1D ({name.lower()} rank: {tensor.shape}).")
-        if data.shape.rank_is_dynamic or any(v is None for v in values[1:]):
+        if data.shape.rank_is_dynamic:
             return [TensorType(data.element_type, DYNAMIC_RANK)]
+        if any(v is None for v in values[1:]):
+            return [TensorType(data.element_type, self._unknown(data.shape, inputs[1].shape))]
         if any(isinstance(v, PartialValue) for v in values):  # begin/end from a shape sub-graph
             combos = corner_values(values, (1, 2))
             if combos is None:
@@ -131,6 +133,17 @@ class StridedSlice(Op):
         if not seen_ellipsis:
             out.extend(dims[position:])
         return [TensorType(data.element_type, Shape(tuple(out)))]
+
+    def _unknown(self, shape: Shape, begin: Shape) -> Shape:
+        """Unknown begin, end or strides: without new, shrunk or ellipsis entries the first
+        ``len(begin)`` axes keep at most their size (OpenVINO's ``..d``); otherwise the rank is unknown."""
+        count = None if begin.rank_is_dynamic or begin[0].is_dynamic else begin[0].value
+        if any(self.new_axis_mask) or any(self.shrink_axis_mask) or any(self.ellipsis_mask) or count is None:
+            return DYNAMIC_RANK
+        check(count <= shape.rank, "Input rank plus number of new axis has to be at least the size of Lower and "
+                                   f"Upper bounds vector. Got: rank {shape.rank}, {count} entries")
+        masked = [self._bit(self.begin_mask, i) and self._bit(self.end_mask, i) for i in range(count)]
+        return Shape(tuple(d if i >= count or masked[i] else Dim(0, d.max) for i, d in enumerate(shape)))
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """The sliced shape."""

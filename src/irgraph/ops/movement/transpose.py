@@ -33,12 +33,14 @@ class Transpose(Op):
         )
         check(order.shape.rank_is_dynamic or order.shape.rank == 1,
               f"Input order must be a vector. Got: {order.shape}")
-        if data.shape.rank_is_dynamic:
-            # the order's length is the rank (an empty order says nothing)
-            length = None if order.shape.rank_is_dynamic or order.shape[0].is_dynamic else order.shape[0].value
-            return [TensorType(data.element_type, Shape.dynamic(length) if length else DYNAMIC_RANK)]
+        length = None if order.shape.rank_is_dynamic or order.shape[0].is_dynamic else order.shape[0].value
+        if not data.shape.rank_is_dynamic and length is not None:
+            check(length in (0, data.shape.rank), "Input order must have shape [n], where n is the rank of arg.")
         if values[1] is None:
-            return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
+            return [TensorType(data.element_type,
+                               DYNAMIC_RANK if data.shape.rank_is_dynamic else Shape.dynamic(data.shape.rank))]
+        if data.shape.rank_is_dynamic:  # a known order's length is the rank (an empty order says nothing)
+            return [TensorType(data.element_type, Shape.dynamic(length) if length else DYNAMIC_RANK)]
         axes = _permutation(integer_values(values[1], "input_order"), data.shape.rank, str(data.shape))
         return [TensorType(data.element_type, Shape(tuple(data.shape[a] for a in axes)))]
 

@@ -47,8 +47,10 @@ class Reshape(Op):
         )
         value = values[1] if len(values) > 1 else None
         if value is None:
-            if pattern.shape.rank_is_dynamic or pattern.shape.rank == 0 or pattern.shape[0].is_dynamic:
-                return [TensorType(data.element_type, DYNAMIC_RANK if pattern.shape.rank != 0 else Shape(()))]
+            if pattern.shape.rank_is_dynamic or pattern.shape[0].is_dynamic:
+                return [TensorType(data.element_type, DYNAMIC_RANK)]
+            if pattern.shape.rank == 0:
+                return [TensorType(data.element_type, Shape.dynamic(1))]
             return [TensorType(data.element_type, Shape.dynamic(pattern.shape[0].value))]
         if isinstance(value, PartialValue):
             lows = [int(v) for v in value.lower.reshape(-1).tolist()]
