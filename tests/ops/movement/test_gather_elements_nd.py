@@ -82,3 +82,9 @@ def test_gather_nd_spec_example_and_out_of_range():
     assert out.tolist() == [1, 3]
     with pytest.raises(OpError, match="GatherND index out of range"):
         GatherND8().evaluate([data, np.array([[2, 0]])])
+
+
+@pytest.mark.parametrize(("data", "indices", "axis"), [("?,3..8,4", "2,?,4", 1), ("...", "2,3", 0), ("2,3", "...", 1),
+                                                        ("2..4,3", "?,5", 1), ("...", "...", 0)])
+def test_gather_elements_partial_shapes(data, indices, axis):
+    check_types(GatherElements(axis=axis), [tt(data), tt(indices, "i64")], lambda d, i: ov6.gather_elements(d, i, axis))

@@ -90,3 +90,9 @@ def test_roll_matches_openvino(shape, data, element_type):
     else:
         shift = np.array(data.draw(st.lists(st.integers(-10, 10), min_size=len(axes), max_size=len(axes))), np.int64)
     check_op(Roll(), [S.values(element_type, shape, 18), shift, np.array(axes, np.int64)], ov7.roll)
+
+
+@pytest.mark.parametrize("shape", ["?,6,2..3", "...", "2,?"])
+def test_shuffle_reverse_roll_partial_shapes(shape):
+    check_types(ShuffleChannels(axis=1, group=3), [tt(shape)], lambda d: ov3.shuffle_channels(d, 1, 3))
+    check_types(Roll(), [tt(shape), tt("1", "i64"), tt("1", "i64")], ov7.roll)
