@@ -1,5 +1,13 @@
 """infer_shapes(model): a topological walk calling each op's pure shape rule.
 
+Integer tensors computed from shapes (``ShapeOf -> Gather -> Concat -> Reshape`` in dynamic
+exports) are followed as values where every element is known and as lower/upper bounds
+(:class:`~irgraph.shapes.PartialValue`) where not, as OpenVINO's ``evaluate_lower``/``evaluate_upper``
+do: an op input declared ``InputSpec(bounds=True)`` (Reshape's target shape) receives the bounds
+when the exact value is unknown, so the output gets static or interval dims instead of ``?``.
+Not followed: OpenVINO's dimension symbols (equal unknown dims recognised as equal), and bounds
+through ops that do not define them (see ``Op.bounds``).
+
 Ops are immutable and ``infer`` is a pure function of the op, the input types and the constant
 input values, so one walk computes each distinct (op, input types, input values) once: equal
 results are shared as one TensorType object, and a node whose op and inputs are the very objects
@@ -8,6 +16,7 @@ an earlier node had reuses that node's output types (a repeated block of layers 
 
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 from collections.abc import Callable
@@ -19,7 +28,7 @@ from irgraph.errors import GraphError, IrError, OpError, ShapeInferenceError
 from irgraph.graph import Model, Node
 from irgraph.ops import Op
 from irgraph.ops.infrastructure.sub_graph import SubGraphOp
-from irgraph.shapes import TensorType
+from irgraph.shapes import PartialValue, TensorType
 from irgraph.sub_graph_inference import infer_sub_graph
 
 FOLD_LIMIT = 4096
@@ -59,6 +68,7 @@ def walk(
     """
     _inferred.pop(model, None)
     values: dict[tuple[int, int], np.ndarray] = {}
+    partials: dict[tuple[int, int], PartialValue] = {}
     memo: dict[tuple[int, ...], _Inferred] = {}
     shared: dict[TensorType, TensorType] = {}
     clean = True
@@ -67,7 +77,7 @@ def walk(
             node.output_types = [parameter_types[node.id]]
             continue
         try:
-            _infer_node(model, node, values, memo, shared)
+            _infer_node(model, node, values, partials, memo, shared)
         except IrError as err:
             node.output_types = [None] * node.num_outputs
             clean = False
@@ -93,6 +103,7 @@ def _infer_node(
     model: Model,
     node: Node,
     values: dict[tuple[int, int], np.ndarray],
+    partials: dict[tuple[int, int], PartialValue],
     memo: dict[tuple[int, ...], _Inferred],
     shared: dict[TensorType, TensorType],
 ) -> None:
@@ -104,6 +115,7 @@ def _infer_node(
         )
     input_types: list[TensorType] = []
     input_values: list[np.ndarray | None] = []
+    input_partials: list[PartialValue | None] = []
     all_constant = True
     for index, source in enumerate(sources):
         if source is None:
@@ -117,9 +129,11 @@ def _infer_node(
         value = values.get((source.node_id, source.index))
         if value is None:
             value = model.constant_value(source)
-            if value is None:
-                all_constant = False
-        input_values.append(value)
+        partial = partials.get((source.node_id, source.index)) if value is None else None
+        if value is None:
+            all_constant = False
+        input_partials.append(partial)
+        input_values.append(partial if partial is not None and op.inputs.spec(index).bounds else value)
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
     _check_output_count(node, op.output_count(input_values))
     key = (id(op), *map(id, input_types), *map(id, input_values))
@@ -140,6 +154,8 @@ def _infer_node(
     node.output_types = list(output_types[: node.num_outputs])
     if all_constant and sources:
         _fold(node, input_values, values)
+    elif op.bound_inputs != () or type(op).bounds is not Op.bounds:
+        _propagate_bounds(node, output_types, input_types, input_values, input_partials, values, partials)
 
 
 def _walk_body(body: Model, parameter_types: dict[int, TensorType]) -> None:
@@ -166,11 +182,50 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
     if not node.op.can_run or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     try:
+        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated.
+        shapes = node.op.output_shapes(input_values)
+        if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
+            return
         outputs = node.op.evaluate(input_values)
     except IrError:
         return
     for index, array in enumerate(outputs):
         values[(node.id, index)] = array
+
+
+def _propagate_bounds(
+    node: Node,
+    output_types: list[TensorType],
+    input_types: list[TensorType],
+    input_values: list[np.ndarray | PartialValue | None],
+    input_partials: list[PartialValue | None],
+    values: dict[tuple[int, int], np.ndarray],
+    partials: dict[tuple[int, int], PartialValue],
+) -> None:
+    """Bounds of a node's integer outputs from its inputs' values and bounds; outputs whose bounds
+    meet are stored as values (so later nodes fold), the others as bounds."""
+    known: list[PartialValue | None] = []
+    size = 0
+    for value, partial in zip(input_values, input_partials, strict=True):
+        if partial is None and isinstance(value, np.ndarray):
+            partial = PartialValue.exact(value)
+        size += 0 if partial is None else partial.lower.size
+        known.append(partial)
+    if size > FOLD_LIMIT:
+        return
+    try:
+        found = node.op.bounds(input_types, known)
+    except IrError:
+        return
+    if not found:
+        return
+    for index, (bound, tensor_type) in enumerate(zip(found, output_types, strict=False)):
+        if bound is None or bound.lower.dtype.kind not in "iu" or not tensor_type.element_type.is_integral:
+            continue
+        if bound.is_exact:
+            values[(node.id, index)] = bound.lower
+        else:
+            partials[(node.id, index)] = bound
 
 
 class _Skipped(ShapeInferenceError):

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from irgraph.element_types import ElementType
 from irgraph.errors import IrParseError
 from irgraph.integers import INT64_MAX, UNSIGNED, WHITESPACE, ascii_note, parse_int
@@ -292,3 +294,63 @@ class TensorType:
 
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
+
+
+@dataclass(frozen=True, eq=False)
+class PartialValue:
+    """What shape inference knows of an integer tensor it cannot compute exactly: element-wise
+    lower and upper bounds, as OpenVINO's ``evaluate_lower``/``evaluate_upper`` tensors.
+
+    ``lower`` and ``upper`` are arrays of one shape and of the tensor's dtype. An unknown upper
+    bound is the dtype's maximum (OpenVINO's encoding, kept through Gather, Concat and the like);
+    ``ShapeOf`` of ``?`` gives ``[0, max]``. A dim read from a bound pair is ``lower..upper``.
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @classmethod
+    def exact(cls, value: np.ndarray) -> PartialValue:
+        """Bounds equal to a known value."""
+        array = np.asarray(value)
+        return cls(array, array)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The tensor's shape."""
+        return tuple(self.lower.shape)
+
+    @property
+    def is_exact(self) -> bool:
+        """True when every element is known (lower equals upper)."""
+        return bool(np.array_equal(self.lower, self.upper))
+
+    @property
+    def unknown(self) -> int:
+        """The upper bound that means "no bound": the maximum of the dtype."""
+        return int(np.iinfo(self.upper.dtype).max) if self.upper.dtype.kind in "iu" else 2**63 - 1
+
+    def dims(self) -> list[Dim]:
+        """The elements as dims: ``lower..upper`` (no upper bound at the dtype's maximum; negative
+        lower bounds read as 0)."""
+        unknown = self.unknown
+        dims = []
+        for low, high in zip(self.lower.reshape(-1).tolist(), self.upper.reshape(-1).tolist(), strict=True):
+            low = max(int(low), 0)
+            if high >= unknown or high < 0:
+                dims.append(Dim(low, None))
+            else:
+                dims.append(Dim(min(low, int(high)), int(high)))
+        return dims
+
+    def shape_dims(self) -> list[Dim]:
+        """The elements as the dims of a shape (a Broadcast target, Tile repeats): a negative lower
+        bound is refused with OpenVINO's message."""
+        if bool(np.any(self.lower < 0)):
+            raise ValueError(
+                f"Value for partial shape evaluation can't be lower than zero. Got lower bounds {self.lower.tolist()}"
+            )
+        return self.dims()
+
+    def __repr__(self) -> str:
+        return f"PartialValue(lower={self.lower.tolist()}, upper={self.upper.tolist()})"

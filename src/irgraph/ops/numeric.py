@@ -56,7 +56,7 @@ def round_to_bf16(values: np.ndarray) -> np.ndarray:
     bits = np.asarray(values, dtype=np.float32).view(np.uint32)  # asarray: a 0-d array stays 0-d
     return ((bits + ((bits & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16).view(
         ml_dtypes.bfloat16
-    )
+    ).reshape(np.shape(values))
 
 
 def round_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,7 +14,10 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.shapes import Shape, TensorType
+from irgraph.shapes import PartialValue, Shape, TensorType
+
+BOUNDS_LIMIT = 4096
+"""Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
 OPSETS_WITH_BASIC_OPS = range(1, 17)
 """OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
@@ -25,6 +29,8 @@ class InputSpec:
 
     name: str
     needs_value: bool = False
+    bounds: bool = False
+    """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
 
 @dataclass(frozen=True)
@@ -41,14 +47,14 @@ class Inputs:
         return cls(fixed=specs, minimum=len(specs))
 
     @classmethod
+    def optional(cls, required: int, *specs: InputSpec) -> Inputs:
+        """A fixed list whose inputs after the first ``required`` may be left out (Squeeze's axes, Swish's beta)."""
+        return cls(fixed=specs, minimum=required)
+
+    @classmethod
     def repeated(cls, name: str, minimum: int) -> Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)
-
-    @classmethod
-    def optional(cls, *specs: InputSpec, required: int) -> Inputs:
-        """A fixed list whose inputs after the first ``required`` may be left out (Swish's beta)."""
-        return cls(fixed=specs, minimum=required)
 
     def accepts(self, count: int) -> bool:
         """True when ``count`` inputs is a valid number for this op (fixed inputs past ``minimum`` are optional)."""
@@ -275,6 +281,37 @@ class Op:
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
+
+    bound_inputs: ClassVar[tuple[int, ...] | None] = ()
+    """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,
+    every Concat input; None for every input); the others must be known exactly. Ops that set it
+    propagate bounds as OpenVINO's ``default_bound_evaluator`` does: ``evaluate`` on the lower bounds,
+    then on the upper bounds. ``()`` (the default) means the op does not propagate bounds."""
+
+    def bounds(
+        self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
+    ) -> list[PartialValue | None] | None:
+        """Bounds of the outputs from the input types and the inputs' bounds (None where unknown).
+
+        Called by shape inference for integer tensors it cannot compute exactly (shape sub-graphs
+        of dynamic models). The default evaluates the op on the lower and the upper bounds of the
+        ``bound_inputs``, the other inputs exact; None when the op does not propagate bounds.
+        """
+        movable = self.bound_inputs
+        if movable == () or not values or any(v is None for v in values):
+            return None
+        indices = range(len(values)) if movable is None else movable
+        if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
+            return None
+        try:
+            shapes = self.output_shapes([v.lower for v in values])  # type: ignore[union-attr]
+            if shapes is not None and any(math.prod(shape) > BOUNDS_LIMIT for shape in shapes):
+                return None
+            lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
+            upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
+        except (OpError, ValueError, IndexError):
+            return None
+        return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):

@@ -21,7 +21,7 @@ class Swish(Op):
 
     type_name = "Swish"
     opsets = range(4, 17)
-    inputs = Inputs.optional(InputSpec("data"), InputSpec("beta"), required=1)
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("beta"))
     tolerance = Tolerance(ulp=2)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -28,9 +28,11 @@ from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
+MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
+"""Binary arithmetic whose extremes over input intervals lie at the intervals' corners (bounds propagate)."""
 INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
 INCONSISTENT_TYPES = "Argument element types are inconsistent."
 
@@ -242,6 +244,32 @@ class BinaryArithmetic(BinaryElementwise):
     """Binary arithmetic (Add, Divide, ...): any element type but boolean; output of the input type."""
 
     type_rule = NUMERIC
+
+    def bounds(
+        self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
+    ) -> list[PartialValue | None] | None:
+        """OpenVINO's ``interval_bound_evaluator``: the op on the four (lower/upper, lower/upper) input
+        pairs, the smallest and largest result; where an input bound is its type's maximum (unknown) the
+        output is ``[0, max]``. Right for ops monotonic in each input (Add, Subtract, Multiply of
+        non-negative shape values, Maximum, Minimum), so only those propagate: the others (Divide,
+        Power, FloorMod, ...) leave their outputs without bounds rather than claim wrong ones."""
+        if self.type_name not in MONOTONE_ARITHMETIC:
+            return None
+        a, b = values
+        if a is None or b is None or a.lower.dtype != b.lower.dtype or a.lower.dtype.kind not in "iu":
+            return None
+        try:
+            corners = [self.evaluate([x, y])[0] for x in (a.lower, a.upper) for y in (b.lower, b.upper)]
+        except (OpError, ValueError):
+            return None
+        unknown = np.iinfo(a.lower.dtype).max
+        dynamic = ((a.lower == unknown) | (a.upper == unknown))
+        dynamic_b = ((b.lower == unknown) | (b.upper == unknown))
+        dynamic = broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[0] | \
+            broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[1]
+        lower = np.where(dynamic, 0, np.minimum.reduce(corners)).astype(corners[0].dtype)
+        upper = np.where(dynamic, unknown, np.maximum.reduce(corners)).astype(corners[0].dtype)
+        return [PartialValue(lower, upper)]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from irgraph.errors import OpError
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
+from irgraph.shapes import PartialValue, TensorType
 
 
 @register
@@ -40,6 +40,21 @@ class Convert(Op):
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """The converted values."""
         return [convert_values(inputs[0], self.destination_type)]
+
+    def bounds(
+        self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
+    ) -> list[PartialValue | None] | None:
+        """Both bounds converted, between integer types; an unknown upper bound (the source type's
+        maximum) stays unknown (the destination's maximum), as OpenVINO's Convert does."""
+        (value,) = values
+        target = self.destination_type
+        if value is None or not target.is_integral or value.lower.dtype.kind not in "iu":
+            return None
+        unknown = np.iinfo(value.upper.dtype).max
+        lower = convert_values(value.lower, target)
+        upper = convert_values(value.upper, target)
+        upper = np.where(value.upper == unknown, np.iinfo(upper.dtype).max, upper).astype(upper.dtype)
+        return [PartialValue(lower, upper)]
 
 
 def convert_values(data: np.ndarray, target: ElementType) -> np.ndarray:

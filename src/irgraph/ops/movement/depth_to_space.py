@@ -1,0 +1,87 @@
+"""DepthToSpace-1: move channel blocks into spatial blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.registry import register
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+BLOCK_MODES = ("blocks_first", "depth_first")
+
+
+def check_block_op(mode: str, block_size: int) -> None:
+    """The attribute checks DepthToSpace and SpaceToDepth share."""
+    check(mode in BLOCK_MODES, f"Mode must be one of {', '.join(BLOCK_MODES)}. Got: {mode!r}")
+    check(block_size > 0, f"The block size must be greater than 0. Got: {block_size}")
+
+
+def scaled(dim: Dim, factor: int) -> Dim:
+    """A dim times ``factor`` (intervals scale both bounds)."""
+    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
+
+
+@register
+@dataclass(frozen=True)
+class DepthToSpace(Op):
+    """``[N, C * bs^k, D1, ..., Dk]`` -> ``[N, C, D1 * bs, ..., Dk * bs]``. Spec: DepthToSpace-1.
+
+    ``blocks_first`` reads the channels as (bs, ..., bs, C), ``depth_first`` as (C, bs, ..., bs).
+    One reshape, one transpose (a view) and one reshape (the copy).
+    """
+
+    type_name = "DepthToSpace"
+    inputs = Inputs.of(InputSpec("data"))
+
+    mode: str = attribute()
+    block_size: int = attribute(1)
+
+    def __post_init__(self) -> None:
+        check_block_op(self.mode, self.block_size)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Channels divided by bs^k, spatial dims times bs."""
+        (data,) = inputs
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, DYNAMIC_RANK)]
+        check(data.shape.rank >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: "
+                                    f"{data.shape.rank})")
+        divider = self.block_size ** (data.shape.rank - 2)
+        channels = data.shape[1]
+        if channels.is_static:
+            check(channels.value % divider == 0,
+                  f"Dimension value: [ {channels.value}, {channels.value}] must be a multiple of divider: {divider}")
+            channels = Dim.static(channels.value // divider)
+        else:
+            channels = Dim(-(-channels.min // divider), None if channels.max is None else channels.max // divider)
+        dims = (data.shape[0], channels, *(scaled(d, self.block_size) for d in list(data.shape)[2:]))
+        return [TensorType(data.element_type, Shape(tuple(dims)))]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The rearranged shape."""
+        shape = np.shape(inputs[0])
+        check(len(shape) >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: {len(shape)})")
+        divider = self.block_size ** (len(shape) - 2)
+        check(shape[1] % divider == 0, f"Dimension value: [ {shape[1]}, {shape[1]}] must be a multiple of divider: "
+                                       f"{divider} (input shape {shape_text(shape)})")
+        return [(shape[0], shape[1] // divider, *(d * self.block_size for d in shape[2:]))]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Reshape, transpose, reshape."""
+        data = np.asarray(inputs[0])
+        (shape,) = self.output_shapes(inputs)
+        k, bs = data.ndim - 2, self.block_size
+        n, c = shape[0], shape[1]
+        spatial = data.shape[2:]
+        if self.mode == "blocks_first":
+            split = data.reshape(n, *([bs] * k), c, *spatial)
+            # axes: 0 n, 1..k blocks, k+1 c, k+2.. spatial -> n, c, (D1, b1), (D2, b2), ...
+            order = [0, k + 1] + [axis for i in range(k) for axis in (k + 2 + i, 1 + i)]
+        else:
+            split = data.reshape(n, c, *([bs] * k), *spatial)
+            order = [0, 1] + [axis for i in range(k) for axis in (k + 2 + i, 2 + i)]
+        return [np.transpose(split, order).reshape(shape)]

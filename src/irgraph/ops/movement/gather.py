@@ -1,0 +1,162 @@
+"""Gather-1, Gather-7 and Gather-8: pick slices of ``data`` along an axis by index."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.errors import OpError
+from irgraph.ops.movement.split import scalar_integer
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
+from irgraph.ops.registry import register
+from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
+
+
+@dataclass(frozen=True)
+class _Gather(Op):
+    """Every version, as OpenVINO's one reference runs them: a negative index counts from the end
+    of the axis once, and an index still outside ``[0, axis size)`` gives zeros (OpenVINO 2026.4.1's
+    reference fills the output with zeros first and skips such indices; irgraph does the same, in
+    every version, rather than refuse a model OpenVINO runs)."""
+
+    type_name = "Gather"
+    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
+    bound_inputs = (0,)
+
+    @property
+    def batch(self) -> int:
+        """The ``batch_dims`` attribute (0 before Gather-7)."""
+        return 0
+
+    def _batch_dims(self, indices_rank: int | None) -> int:
+        batch = self.batch
+        if batch < 0:
+            check(indices_rank is not None, "batch_dims < 0 needs a static indices rank")
+            batch += indices_rank  # type: ignore[operator]
+            check(batch >= 0,
+                  f"The batch_dims must be >= -indices_rank. Got: {self.batch}, indices rank {indices_rank}")
+        elif indices_rank is not None:
+            check(
+                batch <= indices_rank,
+                f"The batch_dims must be <= indices_rank. Got: batch_dims = {batch}, indices_rank = {indices_rank}",
+            )
+        return batch
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """``data[:axis] + indices[batch_dims:] + data[axis+1:]``; batch dims merged."""
+        data, indices, axis = inputs
+        check(
+            indices.element_type.is_integral or indices.element_type.is_dynamic,
+            f"Indices element type must be of an integral number type. Got: {indices.element_type}",
+        )
+        check(
+            axis.element_type.is_integral or axis.element_type.is_dynamic,
+            f"Axis element type must be of an integral number type. Got: {axis.element_type}",
+        )
+        check(
+            axis.shape.rank_is_dynamic or axis.shape.rank == 0 or (axis.shape.rank == 1 and axis.shape[0].contains(1)),
+            f"Axis input must be scalar or have 1 element. But instead got axis_shape = {axis.shape}",
+        )
+        indices_rank = None if indices.shape.rank_is_dynamic else indices.shape.rank
+        batch = self._batch_dims(indices_rank)
+        if values[2] is None or data.shape.rank_is_dynamic or indices.shape.rank_is_dynamic:
+            if data.shape.rank_is_dynamic or indices.shape.rank_is_dynamic:
+                return [TensorType(data.element_type, DYNAMIC_RANK)]
+            rank = data.shape.rank + indices.shape.rank - 1 - batch
+            return [TensorType(data.element_type, Shape.dynamic(rank))]
+        index = self._axis(values[2], data.shape.rank, batch)
+        dims = list(data.shape)
+        index_dims = list(indices.shape)
+        for i in range(batch):
+            merged = dims[i].merge(index_dims[i])
+            check(
+                merged is not None,
+                f"Data and indices batch dims must be equal. Got: data shape {data.shape}, indices shape "
+                f"{indices.shape}, batch_dims {batch}",
+            )
+            dims[i] = merged  # type: ignore[assignment]
+        shape = Shape((*dims[:index], *index_dims[batch:], *dims[index + 1:]))
+        return [TensorType(data.element_type, shape)]
+
+    def _axis(self, value: np.ndarray, rank: int, batch: int) -> int:
+        check(np.size(value) == 1, f"Axis input must be scalar or have 1 element. Got: {np.size(value)} elements")
+        axis = scalar_integer(np.reshape(value, ()), "axis")
+        index = normalize_axis(axis, rank)
+        check(
+            batch <= index,
+            f"The batch_dims must be <= axis. But instead got: batch_dims = {batch}, axis = {axis}",
+        )
+        return index
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The gathered shape."""
+        data, indices, axis = inputs
+        batch = self._batch_dims(np.ndim(indices))
+        index = self._axis(axis, np.ndim(data), batch)
+        return [(*np.shape(data)[:index], *np.shape(indices)[batch:], *np.shape(data)[index + 1:])]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Advanced indexing on ``data`` viewed as (batch, outer, axis, inner)."""
+        data, indices, axis = inputs
+        data, indices = np.asarray(data), np.asarray(indices)
+        check(indices.dtype.kind in "iu",
+              f"Indices element type must be of an integral number type. Got: {indices.dtype}")
+        batch = self._batch_dims(indices.ndim)
+        index = self._axis(axis, data.ndim, batch)
+        if data.shape[:batch] != indices.shape[:batch]:
+            raise OpError(
+                f"Data and indices batch dims must be equal. Got: data shape {shape_text(data.shape)}, indices shape "
+                f"{shape_text(indices.shape)}, batch_dims {batch}"
+            )
+        out_shape = (*data.shape[:index], *indices.shape[batch:], *data.shape[index + 1:])
+        batch_size = math.prod(data.shape[:batch])
+        outer = math.prod(data.shape[batch:index])
+        size = data.shape[index]
+        inner = math.prod(data.shape[index + 1:])
+        flat = indices.reshape(batch_size, -1).astype(np.int64) if indices.size else np.zeros((batch_size, 0), np.int64)
+        flat = np.where(flat < 0, flat + size, flat)
+        valid = (flat >= 0) & (flat < size)
+        safe = np.where(valid, flat, 0)
+        if math.prod(out_shape) == 0 or size == 0:
+            return [np.zeros(out_shape, data.dtype)]
+        cube = data.reshape(batch_size, outer, size, inner)
+        picked = cube[np.arange(batch_size)[:, None, None], np.arange(outer)[None, :, None], safe[:, None, :]]
+        if not valid.all():
+            picked[~np.broadcast_to(valid[:, None, :], picked.shape[:3])] = 0
+        return [picked.reshape(out_shape)]
+
+
+@register
+@dataclass(frozen=True)
+class Gather(_Gather):
+    """Gather-1: scalar axis input, no batch dims."""
+
+    opsets = range(1, 7)
+
+
+@register
+@dataclass(frozen=True)
+class Gather7(_Gather):
+    """Gather-7: ``batch_dims`` (negative counts from the indices rank)."""
+
+    opsets = range(7, 8)
+
+    batch_dims: int = attribute(0)
+
+    @property
+    def batch(self) -> int:
+        """``batch_dims``."""
+        return self.batch_dims
+
+
+@register
+@dataclass(frozen=True)
+class Gather8(Gather7):
+    """Gather-8: Gather-7 whose spec allows negative indices (the reference wraps them in every version)."""
+
+    opsets = range(8, 17)
+
+

@@ -1,0 +1,75 @@
+"""SpaceToDepth-1: move spatial blocks into channels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.ops.movement.depth_to_space import check_block_op, scaled
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.registry import register
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+
+
+@register
+@dataclass(frozen=True)
+class SpaceToDepth(Op):
+    """``[N, C, D1 * bs, ..., Dk * bs]`` -> ``[N, C * bs^k, D1, ..., Dk]``. Spec: SpaceToDepth-1.
+
+    ``blocks_first`` writes the channels as (bs, ..., bs, C), ``depth_first`` as (C, bs, ..., bs):
+    the inverse of DepthToSpace.
+    """
+
+    type_name = "SpaceToDepth"
+    inputs = Inputs.of(InputSpec("data"))
+
+    mode: str = attribute()
+    block_size: int = attribute(1)
+
+    def __post_init__(self) -> None:
+        check_block_op(self.mode, self.block_size)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """Channels times bs^k, spatial dims divided by bs."""
+        (data,) = inputs
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, DYNAMIC_RANK)]
+        check(data.shape.rank >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: "
+                                    f"{data.shape.rank})")
+        bs = self.block_size
+        spatial = []
+        for dim in list(data.shape)[2:]:
+            if dim.is_static:
+                check(dim.value % bs == 0, f"Dimension value: [ {dim.value}, {dim.value}] must be a multiple of "
+                                           f"divider: {bs}")
+                spatial.append(Dim.static(dim.value // bs))
+            else:
+                spatial.append(Dim(-(-dim.min // bs), None if dim.max is None else dim.max // bs))
+        channels = scaled(data.shape[1], bs ** (data.shape.rank - 2))
+        return [TensorType(data.element_type, Shape((data.shape[0], channels, *spatial)))]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The rearranged shape."""
+        shape = np.shape(inputs[0])
+        check(len(shape) >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: {len(shape)})")
+        bs = self.block_size
+        for d in shape[2:]:
+            check(d % bs == 0, f"Dimension value: [ {d}, {d}] must be a multiple of divider: {bs} (input shape "
+                               f"{shape_text(shape)})")
+        return [(shape[0], shape[1] * bs ** (len(shape) - 2), *(d // bs for d in shape[2:]))]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """Reshape, transpose, reshape."""
+        data = np.asarray(inputs[0])
+        (shape,) = self.output_shapes(inputs)
+        k, bs = data.ndim - 2, self.block_size
+        n, c = data.shape[0], data.shape[1]
+        small = shape[2:]
+        split = data.reshape(n, c, *(x for d in small for x in (d, bs)))
+        # axes: 0 n, 1 c, then (D_i at 2 + 2i, b_i at 3 + 2i)
+        blocks = [3 + 2 * i for i in range(k)]
+        spatial = [2 + 2 * i for i in range(k)]
+        order = [0, *blocks, 1, *spatial] if self.mode == "blocks_first" else [0, 1, *blocks, *spatial]
+        return [np.transpose(split, order).reshape(shape)]

@@ -1,0 +1,1 @@
+"""Shape ops: ShapeOf, Reshape, Squeeze, Unsqueeze."""

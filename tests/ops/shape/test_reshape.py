@@ -1,0 +1,99 @@
+"""Reshape-1 against OpenVINO: -1, special_zero, refused patterns, partial shapes; views."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irgraph.errors import OpError
+from irgraph.ops.shape.reshape import Reshape
+from tests.ops import strategies as S
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops
+from tests.ops.helpers import tt
+
+
+@st.composite
+def reshape_case(draw):
+    shape = draw(S.shapes(max_rank=4, max_side=4))
+    size = math.prod(shape)
+    # a factorisation of the element count, mostly; now and then any pattern (OpenVINO may refuse it)
+    target = []
+    remaining = size
+    for _ in range(draw(st.integers(0, 3))):
+        divisors = [d for d in range(1, 5) if remaining and remaining % d == 0] or [0]
+        d = draw(st.sampled_from(divisors))
+        target.append(d)
+        remaining = remaining // d if d else 0
+    target.append(remaining)
+    special_zero = draw(st.booleans())
+    if target and draw(st.booleans()):
+        target[draw(st.integers(0, len(target) - 1))] = -1
+    if special_zero and draw(st.booleans()):
+        i = draw(st.integers(0, len(target) - 1))
+        target[i] = 0
+    if draw(st.integers(0, 5)) == 0:
+        target = draw(st.lists(st.integers(-2, 5), max_size=4))
+    return shape, target, special_zero
+
+
+def reads_out_of_bounds(shape, pattern, special_zero) -> bool:
+    """OpenVINO 2026.4.1 accepts a copied 0 that changes the element count ([1,0] -> [0] gives [1])."""
+    try:
+        node = ov_ops.reshape(ov_ops.constant(np.zeros(shape, np.int8)), ov_ops.constant(pattern), special_zero)
+    except RuntimeError:
+        return False
+    return math.prod(node.get_output_shape(0)) != math.prod(shape)
+
+
+@OP_EXAMPLES
+@given(reshape_case(), st.sampled_from(S.ALL), st.sampled_from([np.int64, np.int32]))
+def test_reshape_matches_openvino(case, element_type, pattern_dtype):
+    shape, target, special_zero = case
+    data = S.values(element_type, shape, 3)
+    pattern = np.array(target, pattern_dtype)
+    if reads_out_of_bounds(shape, pattern, special_zero):
+        with pytest.raises(OpError, match="is incompatible with input shape"):
+            Reshape(special_zero=special_zero).evaluate([data, pattern])
+        return
+    check_op(Reshape(special_zero=special_zero), [data, pattern],
+             lambda x, p: ov_ops.reshape(x, p, special_zero), constant={1})
+
+
+@pytest.mark.parametrize(
+    ("shape", "pattern", "special_zero"),
+    [("2,3..8,4", [-1, 2], True), ("2,3..8,4", [4, -1], True), ("2,3..8,4", [3, -1], True),
+     ("?,3..8,4", [0, -1], True), ("?,3..8,4", [-1, 2], True), ("...", [0, -1], True), ("2,3", [6], False),
+     ("1..4,3", [-1], False), ("2,?", [0, 0], True), ("2,3..4", [2, 2, 2], False)],
+)
+def test_reshape_partial_shapes(shape, pattern, special_zero):
+    check_types(Reshape(special_zero=special_zero), [tt(shape), tt(str(len(pattern)), "i64")],
+                lambda x, p: ov_ops.reshape(x, p, special_zero), [None, np.array(pattern, np.int64)])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [([-1, -1], "More than one dimension has size of -1"),
+     ([-2, 3], "Output pattern dim[0] has invalid bounds: -2,-2"),
+     ([5, 5], "Requested output shape [5,5] is incompatible with input shape [2,3]"),
+     ([-1, 0], "Cannot infer '-1' dimension with zero-size output dimension")],
+)
+def test_reshape_refuses(pattern, message):
+    with pytest.raises(OpError) as caught:
+        Reshape(special_zero=False).evaluate([np.zeros((2, 3)), np.array(pattern)])
+    assert message in str(caught.value)
+
+
+def test_reshape_is_a_view():
+    data = np.arange(6)
+    (out,) = Reshape(special_zero=False).evaluate([data, np.array([2, -1])])
+    assert out.tolist() == [[0, 1, 2], [3, 4, 5]] and np.shares_memory(out, data)
+
+
+def test_reshape_refuses_a_copied_zero_that_changes_the_element_count():
+    """OpenVINO 2026.4.1 gives [1,0] -> pattern [0] (special_zero) the shape [1] and reads past the input."""
+    with pytest.raises(OpError, match=r"Requested output shape \[1\] is incompatible with input shape \[1,0\]"):
+        Reshape(special_zero=True).evaluate([np.zeros((1, 0)), np.array([0])])

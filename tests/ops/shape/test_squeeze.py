@@ -1,0 +1,72 @@
+"""Squeeze-1, Squeeze-15 and Unsqueeze-1 against OpenVINO."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset1 as ov1
+import openvino.opset15 as ov15
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irgraph.errors import OpError
+from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+from tests.ops import strategies as S
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types
+from tests.ops.helpers import tt
+
+ones_shapes = st.lists(st.sampled_from([1, 1, 2, 3, 0]), max_size=5).map(tuple)
+
+
+@OP_EXAMPLES
+@given(ones_shapes, st.lists(st.integers(-5, 4), max_size=3), st.booleans(), st.booleans())
+def test_squeeze_matches_openvino(shape, axes, v15, skip):
+    data = S.values(S.ALL[3], shape, 1)
+    if v15:
+        check_op(Squeeze15(allow_axis_skip=skip), [data, np.array(axes, np.int64)],
+                 lambda x, a: ov15.squeeze(x, a, skip), constant={1})
+    else:
+        check_op(Squeeze(), [data, np.array(axes, np.int64)], ov1.squeeze, constant={1})
+
+
+@OP_EXAMPLES
+@given(S.shapes(max_rank=3), st.lists(st.integers(-5, 4), max_size=3))
+def test_unsqueeze_matches_openvino(shape, axes):
+    data = S.values(S.ALL[4], shape, 1)
+    check_op(Unsqueeze(), [data, np.array(axes, np.int32)], ov1.unsqueeze, constant={1})
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes", "version", "skip"),
+    [("1,?,3,1", [1], 1, False), ("1,0..5,3,1", [1], 1, False), ("1,2..5,3,1", [1], 1, False),
+     ("1,2,3,1", [1], 1, False), ("1,?,3,1", [1], 15, True), ("1,?,3,1", [1], 15, False),
+     ("1,?,3,1", [0], 15, True), ("...", [0], 1, False)],
+)
+def test_squeeze_partial_shapes(shape, axes, version, skip):
+    op, build = (Squeeze(), ov1.squeeze) if version == 1 else (Squeeze15(allow_axis_skip=skip),
+                                                                  lambda x, a: ov15.squeeze(x, a, skip))
+    check_types(op, [tt(shape), tt(str(len(axes)), "i64")], build, [None, np.array(axes, np.int64)])
+
+
+def test_squeeze_without_axes_removes_every_static_one():
+    (out,) = Squeeze().evaluate([np.zeros((1, 2, 1, 3))])
+    assert out.shape == (2, 3)
+    assert [str(t.shape) for t in Squeeze().infer([tt("1,?,3")], [None])] == ["[...]"]
+    assert [str(t.shape) for t in Squeeze().infer([tt("1,2..5,3,1")], [None])] == ["[2..5,3]"]
+
+
+def test_unsqueeze_needs_axes_and_is_a_view():
+    with pytest.raises(OpError, match="'axes' input is mandatory"):
+        Unsqueeze().evaluate([np.zeros(2), np.array([], np.int64)])
+    data = np.arange(3)
+    (out,) = Unsqueeze().evaluate([data, np.array([0, -1])])
+    assert out.shape == (1, 3, 1) and np.shares_memory(out, data)
+
+
+@pytest.mark.parametrize("shape", ["1,1,1", "2,1,3", "2,3,4", "?,3,4", "1,2", "..."])
+@pytest.mark.parametrize("axes", ["1", "", "2", "?"])
+def test_squeeze_with_axes_of_unknown_value(shape, axes):
+    check_types(Squeeze(), [tt(shape), tt(axes, "i64")], ov1.squeeze)
+    check_types(Squeeze15(), [tt(shape), tt(axes, "i64")], lambda x, a: ov15.squeeze(x, a, False))
+    check_types(Unsqueeze(), [tt(shape), tt(axes, "i64")], ov1.unsqueeze)
