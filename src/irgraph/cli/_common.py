@@ -206,13 +206,16 @@ def weights_path(model_path: str, weights: str | None) -> str:
 
 # ------------------------------------------------------------------------------------ models
 def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
-    """The type flowing into a Result: inferred when known, else what the file declared."""
+    """The type flowing into a Result: inferred when known, else what the file declared (also for the
+    dims of a rank inference cannot know: without its .bin, a Reshape's target is unknown)."""
+    declared = result.declared_input_types[0] if result.declared_input_types else None
     source = model.input_sources(result)[0] if result.num_inputs else None
-    if source is not None:
-        inferred = model.output_type(source)
-        if inferred is not None:
-            return inferred
-    return result.declared_input_types[0] if result.declared_input_types else None
+    inferred = model.output_type(source) if source is not None else None
+    if inferred is None or declared is None:
+        return inferred or declared
+    if inferred.shape.rank_is_dynamic:
+        return TensorType(inferred.element_type, declared.shape)
+    return inferred
 
 
 # ------------------------------------------------------------------------------------ arrays

@@ -206,6 +206,8 @@ class Op:
     """True for ops whose data lives in the weights file (Const)."""
     slices_data: ClassVar[bool] = False
     """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
+    attribute_order: ClassVar[tuple[str, ...]] = ()
+    """The attributes' XML order by field name when it is not their declaration order (see attribute_fields)."""
     unconnected_extra_outputs: ClassVar[bool] = False
     """True when a layer may declare fewer output ports than the op produces: OpenVINO builds the
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
@@ -229,7 +231,8 @@ class Op:
 
     @classmethod
     def attribute_fields(cls) -> tuple[AttributeField, ...]:
-        """The declared attributes in declaration order (XML order)."""
+        """The declared attributes in XML order: declaration order, or ``attribute_order`` where a class
+        extends a base and OpenVINO writes the added attributes between the inherited ones."""
         cached = cls.__dict__.get("_attribute_fields")
         if cached is not None:
             return cached
@@ -244,6 +247,8 @@ class Op:
             for f in dataclasses.fields(cls)
             if f.metadata.get("attribute")
         )
+        if cls.attribute_order:
+            found = tuple(sorted(found, key=lambda field: cls.attribute_order.index(field.name)))
         setattr(cls, "_attribute_fields", found)  # noqa: B010 - frozen dataclass: cache on the class
         return found
 

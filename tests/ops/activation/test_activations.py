@@ -45,7 +45,7 @@ def test_unary_activations_match_openvino(op, low, high, data):
     # Gelu-2 has no reference evaluate in openvino 2026.4.1: its CPU plugin, the oracle then, approximates erf
     # (and gives NaN for inf).
     gelu2 = isinstance(op, Gelu2)
-    check_unary(op, data, low=low, high=high, cpu_tolerance=Tolerance(ulp=4, eps=4) if gelu2 else None,
+    check_unary(op, data, low=low, high=high, cpu_tolerance=Tolerance(ulp=4, eps=16) if gelu2 else None,
                 specials=not gelu2)
 
 

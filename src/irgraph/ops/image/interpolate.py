@@ -698,6 +698,7 @@ class Interpolate1(InterpolateBase):
     """
 
     type_name = "Interpolate"
+    attribute_order = ("align_corners", "antialias", "axes", "mode", "pads_begin", "pads_end")  # as OpenVINO writes it
     opsets = range(1, 4)
     inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape", needs_value=True))
 

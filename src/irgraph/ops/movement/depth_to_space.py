@@ -35,6 +35,7 @@ class DepthToSpace(Op):
     """
 
     type_name = "DepthToSpace"
+    attribute_order = ("block_size", "mode")  # as OpenVINO 2026.4.1 writes it
     inputs = Inputs.of(InputSpec("data"))
 
     mode: str = attribute()

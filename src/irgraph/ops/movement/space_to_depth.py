@@ -23,6 +23,7 @@ class SpaceToDepth(Op):
     """
 
     type_name = "SpaceToDepth"
+    attribute_order = ("block_size", "mode")  # as OpenVINO 2026.4.1 writes it
     inputs = Inputs.of(InputSpec("data"))
 
     mode: str = attribute()

@@ -84,6 +84,7 @@ class MVN6(Op):
     ``eps_mode`` puts eps inside or outside the square root."""
 
     type_name = "MVN"
+    attribute_order = ("eps", "normalize_variance", "eps_mode")  # as OpenVINO 2026.4.1 writes it
     opsets = range(6, 17)
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = MVN_TOLERANCE

@@ -38,6 +38,9 @@ class AvgPool(Pooling):
     opsets = range(1, 14)
     tolerance = AVG_POOL_TOLERANCE
 
+    attribute_order = ("kernel", "strides", "pads_begin", "pads_end", "exclude_pad", "auto_pad", "rounding_type")
+    # as OpenVINO 2026.4.1 writes AvgPool-1/14
+
     exclude_pad: bool = attribute(False, ir_name="exclude-pad")
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

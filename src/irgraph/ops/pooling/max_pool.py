@@ -108,6 +108,9 @@ class MaxPool8(MaxPoolBase):
     type_name = "MaxPool"
     opsets = range(8, 14)
 
+    attribute_order = ("strides", "dilations", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad",
+                       "index_element_type", "axis")  # as OpenVINO 2026.4.1 writes MaxPool-8/14
+
     dilations: tuple[int, ...] = attribute(())
     index_element_type: ElementType = attribute(ElementType.I64)
     axis: int = attribute(0)
