@@ -230,3 +230,21 @@ def test_random_split_concat_graphs_match_numpy(graph, reuse):
             assert outputs[name].dtype == np.int32
             assert outputs[name].shape == array.shape
             assert outputs[name].tolist() == (array + offset).tolist()
+
+
+def test_splitting_a_deferred_concat_cuts_its_parts_without_copying(monkeypatch):
+    writes: list[list[np.ndarray]] = []
+    write = interpreter_module._Joined.write
+
+    def recording_write(self, target):
+        writes.append(list(self.parts))
+        write(self, target)
+
+    monkeypatch.setattr(interpreter_module._Joined, "write", recording_write)
+    data = np.arange(48, dtype=np.float32).reshape(2, 8, 3)
+    y = ir.run(reversed_chain(), {"x": data})["y"]
+    assert y.tolist() == reference_chain(data).tolist()
+    # One write, of the output, straight from two views of the feed: no split copied its input.
+    assert len(writes) == 1
+    assert [part.shape for part in writes[0]] == [(2, 4, 3), (2, 4, 3)]
+    assert all(type(part) is np.ndarray and np.shares_memory(part, data) for part in writes[0])

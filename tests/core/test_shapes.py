@@ -71,3 +71,16 @@ def test_shape_properties():
 
 def test_port_dims_lose_interval_bounds():
     assert [d.to_port_dim() for d in Shape.parse("..5,3,?,7..")] == [-1, 3, -1, -1]
+
+
+def test_a_shape_that_is_not_static_has_no_tuple_and_a_dynamic_rank_has_no_dims():
+    with pytest.raises(ValueError, match=r"^shape \[2,\?\] is not static$"):
+        Shape.parse("2,?").to_tuple()
+    with pytest.raises(ValueError, match=r"^shape \[\.\.\.\] is not static$"):
+        Shape.parse("...").to_tuple()
+    assert Shape.parse("").to_tuple() == ()
+    with pytest.raises(ValueError, match="^shape has a dynamic rank$"):
+        _ = Shape.parse("...")[0]
+    with pytest.raises(ValueError, match="^shape has a dynamic rank$"):
+        len(Shape.parse("..."))
+    assert Shape.parse("2,1..3")[1] == Dim(1, 3) and Shape.parse("2,1..3")[-2] == Dim.static(2)
