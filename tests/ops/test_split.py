@@ -122,3 +122,10 @@ def test_a_float_axis_truncates_at_run_time_like_openvino():
     assert [p.tolist() for p in parts] == [[[0], [3]], [[1], [4]], [[2], [5]]]
     with pytest.raises(OpError, match=re.escape("Dimension of data input shape along 'axis': 3 must be evenly")):
         Split(num_splits=2).evaluate([data, np.array(-1.5, np.float32)])  # truncated to -1, not floored to -2
+
+
+def test_split_infers_without_the_axis_value_and_at_the_interval_edge():
+    assert infer(Split(num_splits=2), [tt("2,6"), I64], [None]) == ["[?,?]"] * 2  # no value given for the axis
+    assert infer(Split(num_splits=2), [tt("2,1..2"), I64], [None, 1]) == ["[2,..1]"] * 2
+    with pytest.raises(OpError, match=re.escape("must be greater or equal to 'num_splits' attribute. Got: 1..2 and 3")):
+        infer(Split(num_splits=3), [tt("2,1..2"), I64], [None, 1])

@@ -127,3 +127,10 @@ def test_variadic_split_truncates_float_axis_and_lengths_at_run_time():
     parts = OP.evaluate([data, np.array([1.7], np.float32), np.array([1.9, -1.0], np.float64)])
     assert [p.tolist() for p in parts] == [[[0], [3]], [[1, 2], [4, 5]]]
     assert all(np.shares_memory(p, data) for p in parts)
+
+
+def test_variadic_split_of_one_dimensional_data():
+    assert infer(OP, [tt("6"), tt("", "i64"), tt("2", "i64")], [None, 0, np.array([2, -1])]) == ["[2]", "[4]"]
+    parts = OP.evaluate([np.arange(6), np.int64(0), np.array([2, -1])])
+    assert [p.tolist() for p in parts] == [[0, 1], [2, 3, 4, 5]]
+    assert OP.output_count([None, None]) is None and OP.output_count([None, None, np.array([1, 2, 3])]) == 3
