@@ -434,3 +434,21 @@ def test_a_layer_without_data_or_ports_is_one_empty_element(tmp_path):
     text = (tmp_path / "p.xml").read_text("utf-8")
     assert '\t\t<layer id="1" name="mark" type="Marker" version="extension" />\n' in text
     assert ir.read_model(tmp_path / "p.xml").node(1).num_outputs == 0
+
+
+def test_a_model_without_layers_or_edges_writes_empty_elements():
+    text, blobs = xml_writer.serialize(ir.Model("empty"))
+    assert text == (b'<?xml version="1.0"?>\n<net name="empty" version="11">\n'
+                    b"\t<layers />\n\t<edges />\n\t<rt_info />\n</net>\n")
+    assert blobs.getvalue() == b""
+    lone = ir.Model("lone")
+    lone.parameter("x", [1], "f32")
+    assert b"\t</layers>\n\t<edges />\n\t<rt_info />\n</net>\n" in xml_writer.serialize(lone)[0]
+
+
+def test_const_blobs_up_to_64_kib_are_copied_and_larger_ones_are_views():
+    small = Const.of(np.zeros(2**16, np.uint8))
+    large = Const.of(np.zeros(2**16 + 1, np.uint8))
+    assert type(xml_writer._blob(small)) is bytes and len(xml_writer._blob(small)) == 2**16
+    assert type(xml_writer._blob(large)) is memoryview and np.shares_memory(np.asarray(xml_writer._blob(large)),
+                                                                             large.value)

@@ -98,3 +98,17 @@ def test_shared_checks():
     with pytest.raises(OpError, match=re.escape("'axis' input must be numeric. Got dtype <U1")):
         integer_values(np.array(["a"]), "axis")
     assert integer_values(np.array([[1.9, -1.9]]), "lengths") == [1, -1]
+
+
+def test_a_type_name_cannot_be_registered_twice():
+    from dataclasses import dataclass
+
+    from irgraph.ops import lookup, register
+
+    @dataclass(frozen=True)
+    class OtherSplit(Op):
+        type_name = "split"
+
+    with pytest.raises(RuntimeError, match=re.escape("op type 'split' registered twice (Split, OtherSplit)")):
+        register(OtherSplit)
+    assert lookup("Split", "opset1") is Split
