@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -452,3 +453,22 @@ def test_const_blobs_up_to_64_kib_are_copied_and_larger_ones_are_views():
     assert type(xml_writer._blob(small)) is bytes and len(xml_writer._blob(small)) == 2**16
     assert type(xml_writer._blob(large)) is memoryview and np.shares_memory(np.asarray(xml_writer._blob(large)),
                                                                              large.value)
+
+
+def test_an_xml_path_that_is_a_directory_leaves_the_existing_bin_untouched(tmp_path):
+    (tmp_path / "g.xml").mkdir()
+    (tmp_path / "g.bin").write_bytes(b"old bin")
+    with pytest.raises(IrIOError, match="cannot write the model: Is a directory") as caught:
+        ir.write_model(golden_model(), tmp_path / "g.xml")
+    assert caught.value.__cause__.errno == errno.EISDIR and caught.value.location.file == str(tmp_path / "g.xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin", "g.xml"]
+    assert (tmp_path / "g.bin").read_bytes() == b"old bin"
+
+
+def test_a_const_whose_weights_were_never_loaded_cannot_be_written(tmp_path):
+    m = ir.Model("unloaded")
+    const = m.add_node(Const(element_type=ir.ElementType.F32, shape=(2,)), "w", [])
+    m.result(ir.OutputPort(const.id, 0), name="y")
+    with pytest.raises(ir.WeightsError, match=r"^Const has no value \(its weights were never loaded\); it cannot be"):
+        ir.write_model(m, tmp_path / "u.xml")
+    assert not list(tmp_path.iterdir())
