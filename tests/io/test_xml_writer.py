@@ -472,3 +472,31 @@ def test_a_const_whose_weights_were_never_loaded_cannot_be_written(tmp_path):
     with pytest.raises(ir.WeightsError, match=r"^Const has no value \(its weights were never loaded\); it cannot be"):
         ir.write_model(m, tmp_path / "u.xml")
     assert not list(tmp_path.iterdir())
+
+
+def test_a_shared_op_keeps_each_layers_extra_attributes():
+    m = ir.Model("shared")
+    x = m.parameter("x", [4], "f32")
+    axis = m.const(np.int64(0), name="axis")
+    split = ir.ops.Split(num_splits=2)
+    plain = m.add_node(split, "plain", [x, axis])
+    extra = m.add_node(split, "extra", [x, axis])
+    extra.extra_attributes = {"hint": "1"}
+    for node in (plain, extra):
+        m.result(m.concat([ir.OutputPort(node.id, 1), ir.OutputPort(node.id, 0)], axis=0), name=f"y_{node.name}")
+    text = xml_writer.serialize(m)[0].decode()
+    assert 'name="plain" type="Split" version="opset1">\n\t\t\t<data num_splits="2" />' in text
+    assert 'name="extra" type="Split" version="opset1">\n\t\t\t<data num_splits="2" hint="1" />' in text
+
+
+def test_without_proc_the_umask_is_read_and_restored(monkeypatch):
+    def no_proc(*args, **kwargs):
+        raise OSError(2, "No such file or directory")
+
+    monkeypatch.setattr(xml_writer, "open", no_proc, raising=False)
+    previous = os.umask(0o027)
+    try:
+        assert xml_writer._umask() == 0o027
+        assert os.umask(0o027) == 0o027
+    finally:
+        os.umask(previous)
