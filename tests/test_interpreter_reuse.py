@@ -284,7 +284,20 @@ def test_slicing_a_join_cuts_only_the_parts_it_covers():
     assert rows[1].tolist() == [2, 3] and rows[::3].tolist() == [[0, 1], [6, 7]] and rows.array is not None
     assert rows[1:2].tolist() == [[2, 3]] and np.shares_memory(rows[1:2], rows.array)
     assert (rows.count, rows.depth, len(rows.parts)) == (1, 1, 1)
-    assert np.asarray(rows, dtype=np.int64).dtype == np.int64
+    assert rows.__array__() is rows.array and rows.__array__(np.float64) is rows.array
+    assert rows.__array__(np.int64).dtype == np.int64 and np.asarray(rows, dtype=np.int64).tolist()[0] == [0, 1]
+    fresh = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    assert type(fresh[0:2:1]) is interpreter_module._Joined and fresh.array is None  # an explicit step 1 cuts too
+
+
+def test_a_join_sees_through_a_cut_with_one_part():
+    a, b = np.zeros((2, 2)), np.ones((2, 2))
+    rows = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    nested = interpreter_module._join(ir.ops.Concat(axis=1), [rows, rows], LIMIT)
+    left = nested[:, 0:2]  # one part along axis 1: rows itself, cut
+    assert (left.axis, len(left.parts), left.depth) == (1, 1, 2)
+    joined = interpreter_module._join(ir.ops.Concat(axis=0), [left, a], LIMIT)
+    assert (joined.count, joined.depth, len(joined.parts)) == (3, 1, 3)
 
 
 def test_a_nested_join_with_array_parts_writes_each_once(monkeypatch):
@@ -317,6 +330,9 @@ def test_the_element_limit_allows_outputs_of_exactly_the_limit():
     model.result(part, name="z")
     outputs = ir.Interpreter(model, element_limit=12).run({"x": np.zeros(6, np.float32)})
     assert outputs["y"].shape == (12,) and outputs["z"].shape == (6,)
+    feed_only = ir.Model("feed")
+    feed_only.result(feed_only.parameter("x", [6]), name="y")
+    assert ir.Interpreter(feed_only, element_limit=6).run({"x": np.zeros(6, np.float32)})["y"].shape == (6,)
     assert ir.Interpreter(model).element_limit == 2**31
 
 

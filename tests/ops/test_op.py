@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from irgraph.errors import OpError
+from irgraph.errors import EvaluationError, OpError
 from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
 from irgraph.shapes import Shape
@@ -57,7 +57,7 @@ def test_a_missing_required_attribute_is_named():
 def test_input_specs_describe_themselves():
     fixed = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
     assert (fixed.spec(0), fixed.spec(1).needs_value, fixed.describe()) == (InputSpec("data"), True, "2 (data, axis)")
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="^2$"):
         fixed.spec(2)
     assert fixed.accepts(2) and not fixed.accepts(1) and not fixed.accepts(3)
     repeated = Inputs.repeated("data", minimum=1)
@@ -112,3 +112,10 @@ def test_a_type_name_cannot_be_registered_twice():
     with pytest.raises(RuntimeError, match=re.escape("op type 'split' registered twice (Split, OtherSplit)")):
         register(OtherSplit)
     assert lookup("Split", "opset1") is Split
+
+
+def test_opaque_ops_cannot_run_and_say_why():
+    op = OpaqueOp(op_type="Fancy", op_version="opset99")
+    with pytest.raises(EvaluationError, match=r"^op Fancy \(version opset99\) has no NumPy implementation; ops that"):
+        op.evaluate([])
+    assert not op.can_run and Split(num_splits=1).can_run
