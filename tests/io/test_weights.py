@@ -791,3 +791,17 @@ def test_openvino_reads_what_we_write():
             assert list(constant.get_value_strings()) == expected.reshape(-1).tolist(), name
         else:
             assert constant.get_data().tobytes() == original.get_data().tobytes(), name
+
+
+def test_boolean_bytes_of_0_and_1_are_read_without_a_copy():
+    buffer = bytes([0, 1, 1, 0])
+    decoded = decode_tensor(buffer, E.BOOLEAN, (4,))
+    assert decoded.tolist() == [False, True, True, False]
+    assert np.shares_memory(decoded, np.frombuffer(buffer, dtype=np.uint8))
+    other = bytes([0, 2])  # a byte above 1 is normalised, in a copy
+    assert not np.shares_memory(decode_tensor(other, E.BOOLEAN, (2,)), np.frombuffer(other, dtype=np.uint8))
+
+
+def test_a_directory_is_not_a_weights_file(tmp_path):
+    with pytest.raises(WeightsError, match=re.escape(f"cannot open weights file {str(tmp_path)!r}: Is a directory")):
+        WeightsFile(tmp_path)
