@@ -215,6 +215,9 @@ def test_corpus_covers_what_the_issue_asks():
 def test_path_must_end_in_xml(tmp_path):
     with pytest.raises(IrIOError, match="must name a file ending in .xml"):
         ir.write_model(golden_model(), tmp_path / "model.txt")
+    with pytest.raises(IrIOError, match="must name a file ending in .xml"):  # a name, not only the suffix
+        ir.write_model(golden_model(), tmp_path / ".xml")
+    assert not list(tmp_path.iterdir())
 
 
 def test_parent_directories_are_created_and_bin_is_always_written(tmp_path):
