@@ -485,11 +485,13 @@ def test_a_shared_op_keeps_each_layers_extra_attributes():
     plain = m.add_node(split, "plain", [x, axis])
     extra = m.add_node(split, "extra", [x, axis])
     extra.extra_attributes = {"hint": "1"}
-    for node in (plain, extra):
+    after = m.add_node(split, "after", [x, axis])
+    for node in (plain, extra, after):
         m.result(m.concat([ir.OutputPort(node.id, 1), ir.OutputPort(node.id, 0)], axis=0), name=f"y_{node.name}")
     text = xml_writer.serialize(m)[0].decode()
     assert 'name="plain" type="Split" version="opset1">\n\t\t\t<data num_splits="2" />' in text
     assert 'name="extra" type="Split" version="opset1">\n\t\t\t<data num_splits="2" hint="1" />' in text
+    assert 'name="after" type="Split" version="opset1">\n\t\t\t<data num_splits="2" />' in text
 
 
 def test_without_proc_the_umask_is_read_and_restored(monkeypatch):

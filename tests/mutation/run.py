@@ -456,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("modules", nargs="*", help=f"groups ({', '.join(GROUPS)}), module stems or paths")
     parser.add_argument("--sample", type=int, help="run this many random mutants per module")
     parser.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    parser.add_argument("--match", help="run only the mutants whose key contains this text (to recheck survivors)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--list", action="store_true", help="list the mutants without running them")
     parser.add_argument("--list-equivalent", action="store_true", help="list the known-equivalent mutants")
@@ -479,6 +480,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         stale -= {m.key for m in every}
         mutants = [m for m in every if m.key not in equivalent]
         excluded = len(every) - len(mutants)
+        if args.match:
+            mutants = [m for m in mutants if args.match in m.key]
+            if not mutants:
+                continue
         if args.sample is not None and args.sample < len(mutants):
             chosen_mutants = random.Random(f"{args.seed}:{relative}").sample(mutants, args.sample)
             mutants = sorted(chosen_mutants, key=lambda m: m.index)
