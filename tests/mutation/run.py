@@ -456,7 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("modules", nargs="*", help=f"groups ({', '.join(GROUPS)}), module stems or paths")
     parser.add_argument("--sample", type=int, help="run this many random mutants per module")
     parser.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
-    parser.add_argument("--match", help="run only the mutants whose key contains this text (to recheck survivors)")
+    parser.add_argument("--match", action="append", help="run only the mutants whose key contains this text "
+                        "(repeatable; to recheck survivors)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--list", action="store_true", help="list the mutants without running them")
     parser.add_argument("--list-equivalent", action="store_true", help="list the known-equivalent mutants")
@@ -481,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mutants = [m for m in every if m.key not in equivalent]
         excluded = len(every) - len(mutants)
         if args.match:
-            mutants = [m for m in mutants if args.match in m.key]
+            mutants = [m for m in mutants if any(text in m.key for text in args.match)]
             if not mutants:
                 continue
         if args.sample is not None and args.sample < len(mutants):
