@@ -805,3 +805,10 @@ def test_boolean_bytes_of_0_and_1_are_read_without_a_copy():
 def test_a_directory_is_not_a_weights_file(tmp_path):
     with pytest.raises(WeightsError, match=re.escape(f"cannot open weights file {str(tmp_path)!r}: Is a directory")):
         WeightsFile(tmp_path)
+
+
+def test_a_one_byte_weights_file_is_mapped_too(tmp_path):
+    (tmp_path / "one.bin").write_bytes(b"\x01")
+    weights = WeightsFile(tmp_path / "one.bin")
+    array = decode_tensor(weights.view(0, 1), E.U8, (1,))
+    assert array.tolist() == [1] and any(isinstance(owner, mmap.mmap) for owner in _owners(array))
