@@ -812,3 +812,37 @@ def test_a_one_byte_weights_file_is_mapped_too(tmp_path):
     weights = WeightsFile(tmp_path / "one.bin")
     array = decode_tensor(weights.view(0, 1), E.U8, (1,))
     assert array.tolist() == [1] and any(isinstance(owner, mmap.mmap) for owner in _owners(array))
+
+
+def test_weights_file_repr_and_context_manager():
+    with WeightsFile.from_bytes(b"ab") as weights:
+        assert repr(weights) == "WeightsFile(None, 2 bytes)"
+    assert weights.closed and repr(weights) == "WeightsFile(None, closed)"
+
+
+def test_decode_casts_any_buffer_to_bytes_first():
+    assert decode_tensor(memoryview(np.array([1.5, 2.5], np.float32)), E.F32, (2,)).tolist() == [1.5, 2.5]
+    assert decode_tensor(memoryview(np.arange(4, dtype=np.uint8).reshape(2, 2)), E.U8, (4,)).tolist() == [0, 1, 2, 3]
+    assert decode_tensor(memoryview(np.array(7, np.uint8)), E.U8, ()).tolist() == 7
+
+
+def test_writer_compares_every_byte_of_buffers_with_equal_hashes(monkeypatch):
+    monkeypatch.setattr(zlib, "crc32", lambda data: 0)
+    writer = WeightsWriter()
+    assert writer.add(memoryview(b"ab")) == (0, 2)
+    assert writer.add(memoryview(b"bb")) == (2, 2)  # differs in the first byte only
+    assert writer.add(memoryview(bytearray(b"ab"))) == (0, 2)
+
+
+def test_writer_write_to_a_file_object_whose_write_returns_none():
+    class Collecting:
+        def __init__(self):
+            self.data = b""
+
+        def write(self, view):
+            self.data += bytes(view)
+
+    writer = WeightsWriter()
+    writer.add(b"abc")
+    out = Collecting()
+    assert writer.write_to(out) == 3 and out.data == b"abc"
