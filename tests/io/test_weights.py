@@ -846,3 +846,11 @@ def test_writer_write_to_a_file_object_whose_write_returns_none():
     writer.add(b"abc")
     out = Collecting()
     assert writer.write_to(out) == 3 and out.data == b"abc"
+
+
+def test_string_edges_four_bytes_and_bytes_items():
+    with pytest.raises(WeightsError, match=re.escape("string Const with 0 strings needs 8 bytes for its count and "
+                                                     "offsets but size is 4")):
+        decode_tensor(bytes(4), E.STRING, (0,))
+    blob = encode_tensor(np.array([b"ab", "c"], object), E.STRING)
+    assert blob == struct.pack("<4i", 2, 0, 2, 3) + b"abc"
