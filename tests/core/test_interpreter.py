@@ -159,3 +159,30 @@ def test_element_limit_is_checked_before_an_element_wise_op_allocates():
     with pytest.raises(ResourceLimitError, match=r"layer 2 'outer' \(Add\): output 0 has 10000000000 elements, above "
                                                  r"the limit of 100000"):
         interpreter.run({"a": np.zeros((100000, 1), np.float32), "b": np.zeros((1, 100000), np.float32)})
+
+
+def test_a_const_without_its_weights_fails_at_run_time_at_its_layer():
+    model = ir.Model("unloaded")
+    const = model.add_node(irgraph.ops.Const(element_type=ir.ElementType.F32, shape=(2,)), "weights", [])
+    model.result(ir.OutputPort(const.id, 0), name="y")
+    interpreter = ir.Interpreter(model)
+    unloaded = r"^layer 0 'weights' \(Const\): Const has no value \(its weights were not loaded\)$"
+    with pytest.raises(EvaluationError, match=unloaded) as caught:
+        interpreter.run({})
+    assert caught.value.location.layer_name == "weights"
+
+
+def test_a_feed_given_under_two_names_and_untyped_feeds_are_refused():
+    model = split_model()
+    model.node(0).tensor_names[0] += ["alias"]
+    data = np.zeros((2, 6), np.float32)
+    with pytest.raises(InputError, match=r"^input 'x' is given twice \(also as 'alias'\)$"):
+        ir.run(model, {"x": data, "alias": data})
+    dynamic = r"^layer 0 'x' \(Parameter\): input 'x' has a dynamic element type, so the model cannot run"
+    with pytest.raises(EvaluationError, match=dynamic):  # refused before any feed is looked at
+        ir.run(split_model(element_type="dynamic"), {"x": np.zeros((2, 6), object)})
+    strings = ir.Model("s")
+    strings.result(strings.parameter("t", [2], "string"), name="y")
+    with pytest.raises(InputError, match=r"^layer 0 't' \(Parameter\): input 't' must hold strings; got dtype float32"):
+        ir.run(strings, {"t": np.zeros(2, np.float32)})
+    assert ir.run(strings, {"t": np.array(["a", "b"])})["y"].tolist() == ["a", "b"]

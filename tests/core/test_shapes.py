@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from irgraph.errors import IrParseError
@@ -71,3 +73,51 @@ def test_shape_properties():
 
 def test_port_dims_lose_interval_bounds():
     assert [d.to_port_dim() for d in Shape.parse("..5,3,?,7..")] == [-1, 3, -1, -1]
+
+
+def test_a_shape_that_is_not_static_has_no_tuple_and_a_dynamic_rank_has_no_dims():
+    with pytest.raises(ValueError, match=r"^shape \[2,\?\] is not static$"):
+        Shape.parse("2,?").to_tuple()
+    with pytest.raises(ValueError, match=r"^shape \[\.\.\.\] is not static$"):
+        Shape.parse("...").to_tuple()
+    assert Shape.parse("").to_tuple() == ()
+    with pytest.raises(ValueError, match="^shape has a dynamic rank$"):
+        _ = Shape.parse("...")[0]
+    with pytest.raises(ValueError, match="^shape has a dynamic rank$"):
+        len(Shape.parse("..."))
+    assert Shape.parse("2,1..3")[1] == Dim(1, 3) and Shape.parse("2,1..3")[-2] == Dim.static(2)
+
+
+def test_dim_construction_and_its_checks():
+    assert Dim() == Dim.dynamic() == Dim(0, None) and Dim.of(Dim(1, 2)) == Dim(1, 2) and Dim.of(None) == Dim.dynamic()
+    assert (Dim.of(-1), Dim.of(3), Dim.of("2..")) == (Dim.dynamic(), Dim.static(3), Dim(2, None))
+    with pytest.raises(ValueError, match=re.escape("dimension must be >= -1, got -2")):
+        Dim.of(-2)
+    with pytest.raises(ValueError, match=re.escape("invalid dimension interval [3, 2]")):
+        Dim(3, 2)
+    with pytest.raises(ValueError, match=re.escape("invalid dimension interval [-1, 5]")):
+        Dim(-1, 5)
+    assert Dim.parse("3..3") == Dim.static(3) and repr(Dim(1, 2)) == "Dim(1..2)"
+
+
+def test_dim_predicates_and_value():
+    assert (Dim(1, 2).is_dynamic, Dim.static(2).is_dynamic, Dim.dynamic().is_dynamic) == (True, False, True)
+    assert Dim.static(4).value == 4
+    with pytest.raises(ValueError, match=re.escape("dimension 1..2 is not static")):
+        _ = Dim(1, 2).value
+    assert Dim.static(2).compatible(Dim(1, 3)) and not Dim.static(5).compatible(Dim(0, 3))
+    assert Dim(1, 4).merge(Dim(2, None)) == Dim(2, 4) == Dim(2, None).merge(Dim(1, 4))
+
+
+def test_shape_coercion_merge_and_bounds():
+    two_by_any = Shape.parse("2,?")
+    assert Shape.of(two_by_any) is two_by_any and Shape.of(None) == Shape.dynamic_rank() == Shape(None)
+    assert Shape.of("[1,2]") == Shape.static([1, 2]) and repr(two_by_any) == "Shape([2,?])"
+    with pytest.raises(IrParseError, match=re.escape("cannot parse dimension '[2'")):
+        Shape.parse("[2,3")
+    assert two_by_any.merge(Shape.parse("?,3")) == Shape.parse("2,3") and two_by_any.merge(Shape.parse("3,3")) is None
+    assert Shape.dynamic_rank().merge(two_by_any) is two_by_any and two_by_any.merge(Shape.dynamic_rank()) is two_by_any
+    assert two_by_any.merge(Shape.parse("2")) is None and len(two_by_any) == 2
+    assert Shape.parse("0,?").element_count_bound() == 0 and Shape.parse("1,?").element_count_bound() is None
+    assert Shape.parse("...").element_count_bound() is None and Shape.parse("").element_count_bound() == 1
+    assert Shape.dynamic(2) == two_by_any.replace(0, Dim.dynamic())

@@ -791,3 +791,66 @@ def test_openvino_reads_what_we_write():
             assert list(constant.get_value_strings()) == expected.reshape(-1).tolist(), name
         else:
             assert constant.get_data().tobytes() == original.get_data().tobytes(), name
+
+
+def test_boolean_bytes_of_0_and_1_are_read_without_a_copy():
+    buffer = bytes([0, 1, 1, 0])
+    decoded = decode_tensor(buffer, E.BOOLEAN, (4,))
+    assert decoded.tolist() == [False, True, True, False]
+    assert np.shares_memory(decoded, np.frombuffer(buffer, dtype=np.uint8))
+    other = bytes([0, 2])  # a byte above 1 is normalised, in a copy
+    assert not np.shares_memory(decode_tensor(other, E.BOOLEAN, (2,)), np.frombuffer(other, dtype=np.uint8))
+
+
+def test_a_directory_is_not_a_weights_file(tmp_path):
+    with pytest.raises(WeightsError, match=re.escape(f"cannot open weights file {str(tmp_path)!r}: Is a directory")):
+        WeightsFile(tmp_path)
+
+
+def test_a_one_byte_weights_file_is_mapped_too(tmp_path):
+    (tmp_path / "one.bin").write_bytes(b"\x01")
+    weights = WeightsFile(tmp_path / "one.bin")
+    array = decode_tensor(weights.view(0, 1), E.U8, (1,))
+    assert array.tolist() == [1] and any(isinstance(owner, mmap.mmap) for owner in _owners(array))
+
+
+def test_weights_file_repr_and_context_manager():
+    with WeightsFile.from_bytes(b"ab") as weights:
+        assert repr(weights) == "WeightsFile(None, 2 bytes)"
+    assert weights.closed and repr(weights) == "WeightsFile(None, closed)"
+
+
+def test_decode_casts_any_buffer_to_bytes_first():
+    assert decode_tensor(memoryview(np.array([1.5, 2.5], np.float32)), E.F32, (2,)).tolist() == [1.5, 2.5]
+    assert decode_tensor(memoryview(np.arange(4, dtype=np.uint8).reshape(2, 2)), E.U8, (4,)).tolist() == [0, 1, 2, 3]
+    assert decode_tensor(memoryview(np.array(7, np.uint8)), E.U8, ()).tolist() == 7
+
+
+def test_writer_compares_every_byte_of_buffers_with_equal_hashes(monkeypatch):
+    monkeypatch.setattr(zlib, "crc32", lambda data: 0)
+    writer = WeightsWriter()
+    assert writer.add(memoryview(b"ab")) == (0, 2)
+    assert writer.add(memoryview(b"bb")) == (2, 2)  # differs in the first byte only
+    assert writer.add(memoryview(bytearray(b"ab"))) == (0, 2)
+
+
+def test_writer_write_to_a_file_object_whose_write_returns_none():
+    class Collecting:
+        def __init__(self):
+            self.data = b""
+
+        def write(self, view):
+            self.data += bytes(view)
+
+    writer = WeightsWriter()
+    writer.add(b"abc")
+    out = Collecting()
+    assert writer.write_to(out) == 3 and out.data == b"abc"
+
+
+def test_string_edges_four_bytes_and_bytes_items():
+    with pytest.raises(WeightsError, match=re.escape("string Const with 0 strings needs 8 bytes for its count and "
+                                                     "offsets but size is 4")):
+        decode_tensor(bytes(4), E.STRING, (0,))
+    blob = encode_tensor(np.array([b"ab", "c"], object), E.STRING)
+    assert blob == struct.pack("<4i", 2, 0, 2, 3) + b"abc"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.errors import IrIOError, ShapeInferenceError
 from irgraph.graph import RtEntry
-from irgraph.io import xml_writer
+from irgraph.io import xml_text, xml_writer
 from irgraph.io.names import join_names, split_names
 from irgraph.io.xml_text import cxx_sort, escape_attribute
 from irgraph.ops import Const, OpaqueOp
@@ -115,6 +116,33 @@ def test_cxx_sort_is_libstdcxx_introsort_not_a_stable_sort():
     assert cxx_sort([], key=lambda item: item) == []
 
 
+# Keys built with McIlroy's quicksort adversary ("A killer adversary for quicksort", 1999) run against
+# cxx_sort, then halved so that pairs tie: the partitions degenerate and introsort falls back to heap
+# sort on 76 of the 100 elements. HEAP_SORT_ORDER is what libstdc++'s std::sort (g++ 12.2.0, -O2)
+# gives for these keys, comparing the key only.
+HEAP_SORT_KEYS = [46, 0, 35, 1, 42, 2, 34, 3, 50, 4, 33, 5, 41, 6, 32, 7, 45, 8, 31, 9, 40, 10, 12, 11, 49, 48, 47, 46,
+                  45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 47, 39, 44, 38, 48, 37, 43, 36, 0, 1, 2, 3, 4,
+                  5, 6, 7, 8, 9, 10, 11, 31, 29, 30, 28, 29, 27, 28, 26, 27, 25, 26, 24, 25, 23, 24, 22, 23, 21, 22, 20,
+                  21, 19, 20, 18, 19, 17, 18, 16, 17, 15, 16, 14, 15, 13, 14, 12, 13, 30]
+HEAP_SORT_ORDER = [1, 50, 3, 51, 5, 52, 7, 53, 9, 54, 11, 55, 13, 56, 15, 57, 17, 58, 19, 59, 21, 60, 23, 61, 97, 22,
+                   98, 95, 93, 96, 94, 91, 89, 92, 87, 90, 85, 88, 83, 86, 84, 81, 79, 82, 77, 80, 75, 78, 73, 76, 71,
+                   74, 69, 72, 67, 70, 65, 68, 63, 66, 99, 64, 18, 62, 14, 41, 10, 40, 39, 6, 2, 38, 49, 37, 47, 36, 45,
+                   35, 43, 34, 20, 33, 12, 32, 31, 4, 48, 30, 44, 29, 16, 28, 27, 0, 42, 26, 25, 46, 24, 8]
+
+
+def test_cxx_sort_falls_back_to_heap_sort_like_libstdcxx(monkeypatch):
+    heap_sorted: list[int] = []
+    heap_sort = xml_text._heap_sort
+
+    def recording_heap_sort(keys, values, first, last):
+        heap_sorted.append(last - first)
+        heap_sort(keys, values, first, last)
+
+    monkeypatch.setattr(xml_text, "_heap_sort", recording_heap_sort)
+    assert cxx_sort(range(100), key=HEAP_SORT_KEYS.__getitem__) == HEAP_SORT_ORDER
+    assert heap_sorted == [76]
+
+
 def test_shared_and_empty_constants(tmp_path):
     m = ir.Model("consts")
     x = m.parameter("x", [2, 3], "i64")
@@ -188,6 +216,9 @@ def test_corpus_covers_what_the_issue_asks():
 def test_path_must_end_in_xml(tmp_path):
     with pytest.raises(IrIOError, match="must name a file ending in .xml"):
         ir.write_model(golden_model(), tmp_path / "model.txt")
+    with pytest.raises(IrIOError, match="must name a file ending in .xml"):  # a name, not only the suffix
+        ir.write_model(golden_model(), tmp_path / ".xml")
+    assert not list(tmp_path.iterdir())
 
 
 def test_parent_directories_are_created_and_bin_is_always_written(tmp_path):
@@ -424,3 +455,131 @@ def test_rewriting_a_model_in_place_keeps_it_valid(tmp_path):
     assert (tmp_path / "m.bin").read_bytes() == before
     out = ir.run(model, {"x": np.zeros((1, 40000), np.float32)})["y"]
     assert out[1, -1] == 39999
+
+
+# ------------------------------------------------------------------------------------ gaps found by mutation testing
+def test_an_exception_that_is_not_an_os_error_propagates_and_removes_the_temporaries(tmp_path, monkeypatch):
+    (tmp_path / "g.xml").write_bytes(b"old xml")
+
+    def broken(self, fileobj):
+        fileobj.write(b"partial")
+        raise RuntimeError("interrupted while writing")
+
+    monkeypatch.setattr(xml_writer.WeightsWriter, "write_to", broken)
+    with pytest.raises(RuntimeError, match="^interrupted while writing$"):
+        ir.write_model(golden_model(), tmp_path / "g.xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.xml"]
+    assert (tmp_path / "g.xml").read_bytes() == b"old xml"
+
+
+def test_extra_data_attributes_are_written_after_the_declared_ones_which_win(tmp_path):
+    m = ir.Model("extra")
+    x = m.parameter("x", [4], "f32")
+    left, right = m.split(x, axis=0, num_splits=2, name="sp")
+    m.node(left.node_id).extra_attributes = {"hint": "a<b", "num_splits": "7"}
+    m.result(m.concat([right, left], axis=0), name="y")
+    ir.write_model(m, tmp_path / "e.xml")
+    text = (tmp_path / "e.xml").read_text("utf-8")
+    assert '<layer id="2" name="sp" type="Split" version="opset1">\n\t\t\t<data num_splits="2" hint="a&lt;b" />' in text
+    assert ir.read_model(tmp_path / "e.xml").node(2).extra_attributes == {"hint": "a<b"}
+
+
+def test_input_port_rt_info_is_written_in_v11_only(tmp_path):
+    m = ir.Model("port_rt")
+    x = m.parameter("x", [2], "f32")
+    y = m.result(x, name="y")
+    y.input_rt_info = {0: (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N]"))),)}
+    ir.write_model(m, tmp_path / "v11.xml")
+    expected = (
+        '\t\t<layer id="1" name="y" type="Result" version="opset1" output_names="y">\n'
+        "\t\t\t<input>\n"
+        '\t\t\t\t<port id="0" precision="FP32">\n'
+        "\t\t\t\t\t<dim>2</dim>\n"
+        "\t\t\t\t\t<rt_info>\n"
+        '\t\t\t\t\t\t<attribute name="layout" version="0" layout="[N]" />\n'
+        "\t\t\t\t\t</rt_info>\n"
+        "\t\t\t\t</port>\n"
+        "\t\t\t</input>\n"
+        "\t\t</layer>\n"
+    )
+    assert expected in (tmp_path / "v11.xml").read_text("utf-8")
+    assert ir.read_model(tmp_path / "v11.xml").node(1).input_rt_info == y.input_rt_info
+    ir.write_model(m, tmp_path / "v10.xml", version=10)
+    assert "rt_info" not in (tmp_path / "v10.xml").read_text("utf-8").split("</layers>")[0]
+
+
+def test_a_layer_without_data_or_ports_is_one_empty_element(tmp_path):
+    m = ir.Model("portless")
+    m.add_node(OpaqueOp(op_type="Marker", op_version="extension"), "mark", [])
+    m.result(m.parameter("x", [1], "f32"), name="y")
+    ir.write_model(m, tmp_path / "p.xml")
+    text = (tmp_path / "p.xml").read_text("utf-8")
+    assert '\t\t<layer id="1" name="mark" type="Marker" version="extension" />\n' in text
+    assert ir.read_model(tmp_path / "p.xml").node(1).num_outputs == 0
+
+
+def test_a_model_without_layers_or_edges_writes_empty_elements():
+    text, blobs = xml_writer.serialize(ir.Model("empty"))
+    assert text == (b'<?xml version="1.0"?>\n<net name="empty" version="11">\n'
+                    b"\t<layers />\n\t<edges />\n\t<rt_info />\n</net>\n")
+    assert blobs.getvalue() == b""
+    lone = ir.Model("lone")
+    lone.parameter("x", [1], "f32")
+    assert b"\t</layers>\n\t<edges />\n\t<rt_info />\n</net>\n" in xml_writer.serialize(lone)[0]
+
+
+def test_const_blobs_up_to_64_kib_are_copied_and_larger_ones_are_views():
+    small = Const.of(np.zeros(2**16, np.uint8))
+    large = Const.of(np.zeros(2**16 + 1, np.uint8))
+    assert type(xml_writer._blob(small)) is bytes and len(xml_writer._blob(small)) == 2**16
+    assert type(xml_writer._blob(large)) is memoryview and np.shares_memory(np.asarray(xml_writer._blob(large)),
+                                                                             large.value)
+
+
+def test_an_xml_path_that_is_a_directory_leaves_the_existing_bin_untouched(tmp_path):
+    (tmp_path / "g.xml").mkdir()
+    (tmp_path / "g.bin").write_bytes(b"old bin")
+    with pytest.raises(IrIOError, match="cannot write the model: Is a directory") as caught:
+        ir.write_model(golden_model(), tmp_path / "g.xml")
+    assert caught.value.__cause__.errno == errno.EISDIR and caught.value.location.file == str(tmp_path / "g.xml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin", "g.xml"]
+    assert (tmp_path / "g.bin").read_bytes() == b"old bin"
+
+
+def test_a_const_whose_weights_were_never_loaded_cannot_be_written(tmp_path):
+    m = ir.Model("unloaded")
+    const = m.add_node(Const(element_type=ir.ElementType.F32, shape=(2,)), "w", [])
+    m.result(ir.OutputPort(const.id, 0), name="y")
+    with pytest.raises(ir.WeightsError, match=r"^Const has no value \(its weights were never loaded\); it cannot be"):
+        ir.write_model(m, tmp_path / "u.xml")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_shared_op_keeps_each_layers_extra_attributes():
+    m = ir.Model("shared")
+    x = m.parameter("x", [4], "f32")
+    axis = m.const(np.int64(0), name="axis")
+    split = ir.ops.Split(num_splits=2)
+    plain = m.add_node(split, "plain", [x, axis])
+    extra = m.add_node(split, "extra", [x, axis])
+    extra.extra_attributes = {"hint": "1"}
+    after = m.add_node(split, "after", [x, axis])
+    for node in (plain, extra, after):
+        m.result(m.concat([ir.OutputPort(node.id, 1), ir.OutputPort(node.id, 0)], axis=0), name=f"y_{node.name}")
+    text = xml_writer.serialize(m)[0].decode()
+    assert 'name="plain" type="Split" version="opset1">\n\t\t\t<data num_splits="2" />' in text
+    assert 'name="extra" type="Split" version="opset1">\n\t\t\t<data num_splits="2" hint="1" />' in text
+    assert 'name="after" type="Split" version="opset1">\n\t\t\t<data num_splits="2" />' in text
+
+
+def test_without_proc_the_umask_is_read_and_restored(monkeypatch):
+    def no_proc(*args, **kwargs):
+        raise OSError(2, "No such file or directory")
+
+    monkeypatch.setattr(xml_writer, "open", no_proc, raising=False)
+    previous = os.umask(0o027)
+    try:
+        assert xml_writer._umask() == 0o027
+        assert os.umask(0o027) == 0o027
+    finally:
+        os.umask(previous)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.ops import Const, Parameter, Result
-from irgraph.shapes import Shape
+from irgraph.shapes import Shape, TensorType
 from tests.ops.helpers import tt
 
 
@@ -82,3 +84,31 @@ def test_other_ops_match_case_insensitively_in_any_opset_that_has_them():
 
     assert lookup("split", "opset13") is Split and lookup("CONCAT", "opset8") is Concat
     assert lookup("Concat", "opset17") is None and lookup("Concat", "experimental") is None
+
+
+def test_const_checks_dims_and_dtype_and_allows_empty_tensors():
+    empty = Const(element_type=ElementType.I64, shape=(2, 0), value=np.zeros((2, 0), np.int64))
+    assert empty.infer([], []) == [TensorType(ElementType.I64, Shape.parse("2,0"))]
+    with pytest.raises(OpError, match=re.escape("Const shape dims must be >= 0. Got: [2, -1]")):
+        Const(element_type=ElementType.I64, shape=(2, -1))
+    with pytest.raises(OpError, match=re.escape("Const value has dtype float64 but element_type f32 needs float32")):
+        Const(element_type=ElementType.F32, shape=(1,), value=np.zeros(1, np.float64))
+    with pytest.raises(OpError, match=re.escape("Const has no value (its weights were not loaded)")):
+        Const(element_type=ElementType.F32, shape=(1,)).evaluate([])
+
+
+def test_const_of_takes_a_type_name_and_keeps_an_array_of_that_type_uncopied():
+    assert Const.of([1, 2], "f16").value.dtype == np.float16
+    array = np.arange(3, dtype=np.int32)
+    assert np.shares_memory(Const.of(array).value, array) and "value" not in repr(Const.of(array))
+
+
+def test_const_equality_and_hash():
+    f32 = ElementType.F32
+    assert Const.of(np.float32(1)).__eq__(1) is NotImplemented and Const.of(np.float32(1)) != 1
+    assert (Const.of(np.array([1], np.float32)) == Const.of(np.array([1, 1], np.float32))) is False
+    assert Const(element_type=f32, shape=(1,)) == Const(element_type=f32, shape=(1,))
+    assert Const(element_type=f32, shape=(1,)) != Const.of(np.ones(1, np.float32))
+    assert Const.of(np.array(["a", "b"])) == Const.of(["a", "b"])
+    assert Const.of(np.array(["a", "b"])) != Const.of(np.array(["a", "c"]))
+    assert hash(Const.of(np.float32(2))) == hash(Const.of(np.float32(3))) == hash((f32, ()))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,27 @@ def test_concat_rejects_mismatched_runtime_shapes():
 def test_concat_handles_strings_and_zero_size_inputs():
     (joined,) = Concat(axis=0).evaluate([np.array(["ab", ""], object), np.array([], object), np.array(["x"], object)])
     assert joined.tolist() == ["ab", "", "x"]
+
+
+def test_concat_checks_its_inputs_at_run_time():
+    with pytest.raises(OpError, match=re.escape("Concat needs at least one input. Got: 0")):
+        Concat(axis=0).evaluate([])
+    with pytest.raises(OpError, match=re.escape("Concat inputs must have rank >= 1. Got a scalar at input 0")):
+        Concat(axis=0).evaluate([np.float32(1), np.float32(2)])
+    with pytest.raises(OpError, match=re.escape(INCONSISTENT.format(1))):
+        Concat(axis=1).evaluate([np.zeros((2, 3)), np.zeros((2, 3, 1))])
+    with pytest.raises(OpError, match=re.escape(INCONSISTENT.format(0))):
+        Concat(axis=0).evaluate([np.zeros((2, 3)), np.zeros((2, 4))])
+    with pytest.raises(OpError, match=re.escape("Argument element types are inconsistent.")):
+        Concat(axis=0).evaluate([np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float64)])
+    with pytest.raises(OpError, match=re.escape("Axis 2 out of the tensor rank range [-2, 1].")):
+        Concat(axis=2).evaluate([np.zeros((2, 3))])
+
+
+def test_concat_of_one_input_writes_into_a_given_output():
+    a = np.arange(3)
+    out = np.full(3, -1)
+    (joined,) = Concat(axis=0).evaluate([a], out=[out])
+    assert joined is out and out.tolist() == [0, 1, 2]
+    (joined,) = Concat(axis=-1).evaluate([a, a], out=[None])
+    assert joined.tolist() == [0, 1, 2, 0, 1, 2]

@@ -104,3 +104,28 @@ def test_split_evaluates_to_views_of_the_input():
 def test_split_checks_divisibility_at_run_time():
     with pytest.raises(OpError, match="Dimension of data input shape along 'axis': 7 must be evenly divisible"):
         Split(num_splits=2).evaluate([np.zeros((2, 7), np.float32), np.int64(1)])
+
+
+def test_split_checks_the_axis_at_run_time():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(OpError, match=re.escape("'axis' input must be a scalar. Got: [2]")):
+        Split(num_splits=3).evaluate([data, np.array([1, 1], np.int64)])
+    with pytest.raises(OpError, match=re.escape("'axis' input must hold finite numbers. Got: [nan]")):
+        Split(num_splits=3).evaluate([data, np.float32(np.nan)])
+    with pytest.raises(OpError, match=re.escape("Split 'data' input must have rank >= 1. Got a scalar")):
+        Split(num_splits=1).evaluate([np.float32(1), np.int64(0)])
+
+
+def test_a_float_axis_truncates_at_run_time_like_openvino():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    parts = Split(num_splits=3).evaluate([data, np.float64(1.9)])
+    assert [p.tolist() for p in parts] == [[[0], [3]], [[1], [4]], [[2], [5]]]
+    with pytest.raises(OpError, match=re.escape("Dimension of data input shape along 'axis': 3 must be evenly")):
+        Split(num_splits=2).evaluate([data, np.array(-1.5, np.float32)])  # truncated to -1, not floored to -2
+
+
+def test_split_infers_without_the_axis_value_and_at_the_interval_edge():
+    assert infer(Split(num_splits=2), [tt("2,6"), I64], [None]) == ["[?,?]"] * 2  # no value given for the axis
+    assert infer(Split(num_splits=2), [tt("2,1..2"), I64], [None, 1]) == ["[2,..1]"] * 2
+    with pytest.raises(OpError, match=re.escape("must be greater or equal to 'num_splits' attribute. Got: 1..2 and 3")):
+        infer(Split(num_splits=3), [tt("2,1..2"), I64], [None, 1])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,31 @@ def test_variadic_split_checks_the_sum_at_run_time():
 
 def test_empty_lengths_on_an_empty_axis_give_no_outputs():
     assert OP.evaluate([np.zeros((2, 0), np.float32), np.int64(1), np.zeros(0, np.int64)]) == []
+
+
+def test_variadic_split_checks_axis_and_lengths_at_run_time():
+    data = np.arange(6, dtype=np.int64).reshape(2, 3)
+    with pytest.raises(OpError, match=re.escape("Axis should be a scalar or of shape [1]. Got [1,1] instead.")):
+        OP.evaluate([data, np.ones((1, 1), np.int64), np.array([1, 2])])
+    with pytest.raises(OpError, match=re.escape("Axis should be a scalar or of shape [1]. Got [2] instead.")):
+        OP.evaluate([data, np.array([1, 1]), np.array([1, 2])])
+    with pytest.raises(OpError, match=re.escape("Split lengths should be a 1-D tensor. Got 2 instead.")):
+        OP.evaluate([data, np.int64(1), np.array([[1, 2]])])
+    with pytest.raises(OpError, match=re.escape("VariadicSplit 'data' input must have rank >= 1. Got a scalar")):
+        OP.evaluate([np.int64(1), np.int64(0), np.array([1])])
+    with pytest.raises(OpError, match=re.escape("'split_lengths' input must hold finite numbers. Got: [1.0, inf]")):
+        OP.evaluate([data, np.int64(1), np.array([1.0, np.inf])])
+
+
+def test_variadic_split_truncates_float_axis_and_lengths_at_run_time():
+    data = np.arange(6, dtype=np.int64).reshape(2, 3)
+    parts = OP.evaluate([data, np.array([1.7], np.float32), np.array([1.9, -1.0], np.float64)])
+    assert [p.tolist() for p in parts] == [[[0], [3]], [[1, 2], [4, 5]]]
+    assert all(np.shares_memory(p, data) for p in parts)
+
+
+def test_variadic_split_of_one_dimensional_data():
+    assert infer(OP, [tt("6"), tt("", "i64"), tt("2", "i64")], [None, 0, np.array([2, -1])]) == ["[2]", "[4]"]
+    parts = OP.evaluate([np.arange(6), np.int64(0), np.array([2, -1])])
+    assert [p.tolist() for p in parts] == [[0, 1], [2, 3, 4, 5]]
+    assert OP.output_count([None, None]) is None and OP.output_count([None, None, np.array([1, 2, 3])]) == 3

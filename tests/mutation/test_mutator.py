@@ -1,0 +1,48 @@
+"""The mutation tool itself (tests/mutation/run.py): it finds the mutants of a tiny module, its tests kill them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mutation import run
+
+TINY = '''
+def clamp(value, low, high):
+    if value < low:
+        return low
+    return high if value > high else value
+
+
+def unused():
+    raise ValueError("never called")
+'''
+
+TESTS = '''
+from tiny import clamp
+
+def test_clamp():
+    assert [clamp(v, 2, 5) for v in (0, 2, 3, 5, 9)] == [2, 2, 3, 5, 5]
+'''
+
+def mutate_tiny(tmp_path: Path, tests: str) -> dict[str, str]:
+    (tmp_path / "src").mkdir()
+    module = tmp_path / "src" / "tiny.py"
+    module.write_text(TINY, encoding="utf-8")
+    (tmp_path / "test_tiny.py").write_text(tests, encoding="utf-8")
+    mutants = run.mutants_of(module, "tiny.py")
+    outcomes = run.run_module(tmp_path / "src", module, mutants, ["test_tiny.py"], tmp_path, workers=1)
+    return {f"{o.mutant.line}: {o.mutant.before} -> {o.mutant.after}": o.status + (f" ({o.note})" if o.note else "")
+            for o in outcomes}
+
+
+def test_the_tests_kill_every_mutant_but_the_equivalent_and_unreached_ones(tmp_path):
+    assert mutate_tiny(tmp_path, TESTS) == {
+        "3: value < low -> value <= low": "survived",  # equivalent: clamp(2, 2, 5) is 2 either way
+        "3: value < low -> value >= low": "killed",
+        "4: return low -> return None": "killed",
+        "5: return high if value > high else value -> return None": "killed",
+        "5: value > high -> value >= high": "survived",  # equivalent, likewise
+        "5: value > high -> value <= high": "killed",
+        "9: raise ValueError('never called') -> pass": "survived (no test reaches it)",
+    }
+

@@ -1,0 +1,121 @@
+"""The Op base: attribute codecs at their limits, input specs, class defaults and shared checks."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from irgraph.errors import EvaluationError, OpError
+from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
+from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
+from irgraph.shapes import Shape
+
+INT64_RANGE = "attribute 'axis' must be an integer in the int64 range. Got: {!r}"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("9223372036854775807", 2**63 - 1), ("-9223372036854775808", -(2**63)), (" 0000000000000000000000012 ", 12),
+     ("-0", 0)],
+)
+def test_int_attributes_take_the_whole_int64_range(text, value):
+    assert Concat.from_attributes({"axis": text}).axis == value
+
+
+@pytest.mark.parametrize(
+    "text", ["9223372036854775808", "-9223372036854775809", "12345678901234567890", "9" * 5000],
+    ids=["max-plus-1", "min-minus-1", "20-digits", "5000-digits"],  # int() itself refuses 5000 digits
+)
+def test_int_attributes_beyond_int64_are_refused_by_name(text):
+    with pytest.raises(OpError) as caught:
+        Concat.from_attributes({"axis": text})
+    assert caught.value.message.startswith(INT64_RANGE.format(text)[:80])
+    assert len(text) > 100 or caught.value.message == INT64_RANGE.format(text)
+
+
+def test_bool_and_float_codecs():
+    read_bool, write_bool = CODECS[bool].read, CODECS[bool].write
+    assert [read_bool(t) for t in ("true", " TRUE ", "1", "false", "False", "0")] == [True] * 3 + [False] * 3
+    with pytest.raises(ValueError, match="^true or false$"):
+        read_bool("yes")
+    assert (write_bool(True), write_bool(False)) == ("true", "false")
+    read_float, write_float = CODECS[float].read, CODECS[float].write
+    assert (read_float(" 1.5"), read_float("-2e3"), write_float(0.1)) == (1.5, -2000.0, "0.10000000000000001")
+    with pytest.raises(ValueError, match="^a number$"):
+        read_float("1,5")
+
+
+def test_a_missing_required_attribute_is_named():
+    with pytest.raises(OpError, match=re.escape("Const-1 needs the attribute 'element_type'; it is missing")):
+        Const.from_attributes({"shape": "2"})
+    assert [f.required for f in Const.attribute_fields()] == [True, True]
+    assert [f.required for f in Split.attribute_fields()] == [False]
+
+
+def test_input_specs_describe_themselves():
+    fixed = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
+    assert (fixed.spec(0), fixed.spec(1).needs_value, fixed.describe()) == (InputSpec("data"), True, "2 (data, axis)")
+    with pytest.raises(IndexError, match="^2$"):
+        fixed.spec(2)
+    assert fixed.accepts(2) and not fixed.accepts(1) and not fixed.accepts(3)
+    repeated = Inputs.repeated("data", minimum=1)
+    assert (repeated.spec(7).name, repeated.describe(), repeated.accepts(1), repeated.accepts(0)) == (
+        "data", "at least 1", True, False)
+    assert Inputs().describe() == "0" and Inputs().accepts(0) and not Inputs().accepts(1)
+    assert InputSpec("data").needs_value is False
+    assert OpaqueOp.inputs.accepts(0) and Result.inputs.describe() == "1 (data)"
+    assert [s.needs_value for s in Split.inputs.fixed] == [False, True]
+    assert [s.needs_value for s in VariadicSplit.inputs.fixed] == [False, True, True]
+
+
+def test_what_each_op_tells_the_interpreter_and_the_writer():
+    flags = {cls.__name__: (cls.slices_data, cls.joins_inputs, cls.carries_tensor, cls.exact_type_name)
+             for cls in (Op, Split, VariadicSplit, Concat, Const, Parameter, Result, OpaqueOp)}
+    assert flags == {
+        "Op": (False, False, False, False), "Split": (True, False, False, False),
+        "VariadicSplit": (True, False, False, False), "Concat": (False, True, False, False),
+        "Const": (False, False, True, True), "Parameter": (False, False, False, False),
+        "Result": (False, False, False, False), "OpaqueOp": (False, False, False, False),
+    }
+    assert (Split(num_splits=2).version, OpaqueOp(op_type="X", op_version="ext").version) == ("opset1", "ext")
+    assert OpaqueOp(op_type="X", attributes={"a": "1"}).to_attributes() == {"a": "1"}
+
+
+def test_the_base_op_has_no_rules():
+    with pytest.raises(NotImplementedError):
+        Op().infer([], [])
+    with pytest.raises(NotImplementedError):
+        Op().evaluate([])
+    with pytest.raises(NotImplementedError, match="^Parameter values come from the feeds$"):
+        Parameter(shape=Shape.parse("1")).evaluate([])
+    assert Result().evaluate([np.zeros(2)]) == []
+
+
+def test_shared_checks():
+    assert shape_text(Shape.parse("2,?")) == "[2,?]" and shape_text((2, 3)) == "[2,3]"
+    with pytest.raises(OpError, match=re.escape("'axis' input must be numeric. Got dtype <U1")):
+        integer_values(np.array(["a"]), "axis")
+    assert integer_values(np.array([[1.9, -1.9]]), "lengths") == [1, -1]
+
+
+def test_a_type_name_cannot_be_registered_twice():
+    from dataclasses import dataclass
+
+    from irgraph.ops import lookup, register
+
+    @dataclass(frozen=True)
+    class OtherSplit(Op):
+        type_name = "split"
+
+    with pytest.raises(RuntimeError, match=re.escape("op type 'split' registered twice (Split, OtherSplit)")):
+        register(OtherSplit)
+    assert lookup("Split", "opset1") is Split
+
+
+def test_opaque_ops_cannot_run_and_say_why():
+    op = OpaqueOp(op_type="Fancy", op_version="opset99")
+    with pytest.raises(EvaluationError, match=r"^op Fancy \(version opset99\) has no NumPy implementation; ops that"):
+        op.evaluate([])
+    assert not op.can_run and Split(num_splits=1).can_run
