@@ -1,0 +1,1 @@
+"""Ops of OpenVINO's 'generation' spec category."""
