@@ -41,13 +41,18 @@ class Inputs:
         return cls(fixed=specs, minimum=len(specs))
 
     @classmethod
+    def optional(cls, required: Sequence[InputSpec], optional: Sequence[InputSpec]) -> Inputs:
+        """Required inputs followed by optional ones: a layer may leave off trailing optional inputs."""
+        return cls(fixed=(*required, *optional), minimum=len(required))
+
+    @classmethod
     def repeated(cls, name: str, minimum: int) -> Inputs:
         """Any number (at least ``minimum``) of inputs of one kind."""
         return cls(variadic=InputSpec(name), minimum=minimum)
 
     def accepts(self, count: int) -> bool:
         """True when ``count`` inputs is a valid number for this op."""
-        return count >= self.minimum and (self.variadic is not None or count == len(self.fixed))
+        return count >= self.minimum and (self.variadic is not None or count <= len(self.fixed))
 
     def spec(self, index: int) -> InputSpec:
         """The spec of input ``index``."""
@@ -61,7 +66,10 @@ class Inputs:
         """``2 (data, axis)`` or ``at least 1``."""
         if self.variadic is not None:
             return f"at least {self.minimum}"
-        return f"{len(self.fixed)} ({', '.join(s.name for s in self.fixed)})" if self.fixed else "0"
+        names = ", ".join(s.name for s in self.fixed)
+        if self.minimum < len(self.fixed):
+            return f"{self.minimum} to {len(self.fixed)} ({names})"
+        return f"{len(self.fixed)} ({names})" if self.fixed else "0"
 
 
 # ------------------------------------------------------------------------------------ codecs
