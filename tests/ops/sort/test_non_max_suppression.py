@@ -1,23 +1,26 @@
-"""NonMaxSuppression-9 against OpenVINO: corner and center boxes, hard and soft suppression, thresholds,
-sorted or not, the dynamic-count outputs (OpenVINO does not fold it: its CPU plugin is the oracle)."""
+"""NonMaxSuppression-5 and NonMaxSuppression-9 against OpenVINO: corner and center boxes, hard and soft
+suppression, thresholds, sorted or not, the dynamic-count outputs (OpenVINO does not fold it: its CPU plugin is the oracle)."""
 
 from __future__ import annotations
 
 import numpy as np
+import openvino.opset5 as opset5
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.ops.sort.non_max_suppression import NonMaxSuppression
+from irgraph.ops.sort.non_max_suppression import NonMaxSuppression, NonMaxSuppression5
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
 from tests.ops.helpers import infer, tt
 
 
 def build(op):
+    nms = ov_ops.non_max_suppression if isinstance(op, NonMaxSuppression) else opset5.non_max_suppression
+
     def node(*xs):
-        return ov_ops.non_max_suppression(*xs, box_encoding=op.box_encoding,
+        return nms(*xs, box_encoding=op.box_encoding,
                                           sort_result_descending=op.sort_result_descending,
                                           output_type=op.output_type.ir_name)
     return node
@@ -36,11 +39,13 @@ def test_nms_matches_openvino(data):
     scores = rng.permutation(np.linspace(0.05, 0.95, batches * classes * count)).reshape(
         batches, classes, count).astype(np.float32)  # distinct scores: no tie order to argue about
     encoding = data.draw(st.sampled_from(["corner", "center"]))
-    op = NonMaxSuppression(box_encoding=encoding, sort_result_descending=data.draw(st.booleans()),
+    version = data.draw(st.sampled_from([NonMaxSuppression, NonMaxSuppression5]))
+    op = version(box_encoding=encoding, sort_result_descending=data.draw(st.booleans()),
                            output_type=ElementType.I32)
     inputs = [boxes, scores, np.array(data.draw(st.integers(0, 5)), np.int32),
-              # no iou_threshold 0: see test_iou_equal_to_the_threshold_is_kept
-              np.array(data.draw(st.sampled_from([0.3, 0.5, 0.7])), np.float32),
+              # no iou_threshold 0 for NMS-9: see test_iou_equal_to_the_threshold_is_kept
+              np.array(data.draw(st.sampled_from([0.3, 0.5, 0.7] + ([0.0] if version is NonMaxSuppression5 else []))),
+                       np.float32),
               np.array(data.draw(st.sampled_from([0.0, 0.2, 0.5])), np.float32)]
     if data.draw(st.booleans()):
         inputs.append(np.array(data.draw(st.sampled_from([0.0, 0.5, 1.0])), np.float32))
@@ -65,12 +70,15 @@ def test_spec_style_example():
 def test_iou_equal_to_the_threshold_is_kept():
     """OpenVINO's reference (non_max_suppression.cpp, the function NMS-9 uses) suppresses when iou > threshold;
     openvino 2026.4.1's CPU plugin when iou >= threshold (two disjoint boxes, threshold 0: it keeps one).
-    irgraph follows the reference and keeps both."""
+    irgraph follows the reference and keeps both; NMS-5's reference suppresses at iou >= threshold."""
     boxes = np.array([[[2.5, 1.1, 5, 3.9], [0.2, 0.1, 2.2, 2.4]]], np.float32)
     scores = np.array([[[0.05, 0.95]]], np.float32)
     indices, _, valid = NonMaxSuppression(sort_result_descending=False).evaluate(
         [boxes, scores, np.array(2), np.array(0.0, np.float32), np.array(0.0, np.float32)])
     assert indices.tolist() == [[0, 0, 1], [0, 0, 0]] and valid.tolist() == [2]
+    indices, _, valid = NonMaxSuppression5(sort_result_descending=False).evaluate(
+        [boxes, scores, np.array(2), np.array(0.0, np.float32), np.array(0.0, np.float32)])
+    assert indices.tolist() == [[0, 0, 1]] and valid.tolist() == [1]
 
 
 def test_refused_configurations():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -44,11 +45,13 @@ def iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 
 def select_class(boxes: np.ndarray, scores: np.ndarray, limit: int, iou_threshold: F32, score_threshold: F32,
-                 sigma: F32) -> list[tuple[int, F32]]:
+                 sigma: F32, inclusive: bool = False) -> list[tuple[int, F32]]:
     """The (box index, score) pairs one class keeps, in selection order: OpenVINO's reference loop
     (a max-heap on score, ties to the lower index; soft-NMS decays a candidate by exp(-iou^2 / 2 sigma)
     against the boxes selected since it was last looked at, and puts it back unless it fell to the
-    threshold). Each step compares one candidate with the selected boxes at once."""
+    threshold). Each step compares one candidate with the selected boxes at once. ``inclusive`` is
+    NMS-5's rule: iou >= threshold suppresses, soft-NMS included; NMS-9 suppresses at iou > threshold
+    and never in soft mode."""
     soft = sigma > 0
     scale = F32(-0.5) / sigma if soft else F32(0)
     heap = [(-F32(s), int(i), 0) for i, s in enumerate(scores) if s > score_threshold]
@@ -64,10 +67,13 @@ def select_class(boxes: np.ndarray, scores: np.ndarray, limit: int, iou_threshol
         if begin < len(chosen):
             overlaps = iou(boxes[index], chosen_boxes[begin:][::-1])  # newest first, as the reference walks
             weights = np.exp(scale * overlaps * overlaps).astype(F32)
-            if not soft:
+            if inclusive or not soft:
                 weights = np.where(overlaps <= iou_threshold, weights, F32(0))
             running = np.multiply.accumulate(np.concatenate([[original], weights]).astype(F32))[1:]
-            hard = (overlaps > iou_threshold) if not soft else np.zeros(overlaps.shape, bool)
+            if inclusive:
+                hard = overlaps >= iou_threshold
+            else:
+                hard = (overlaps > iou_threshold) if not soft else np.zeros(overlaps.shape, bool)
             stop = hard | (running <= score_threshold)
             at = int(np.argmax(stop)) if stop.any() else overlaps.size - 1
             score = F32(running[at])
@@ -83,16 +89,16 @@ def select_class(boxes: np.ndarray, scores: np.ndarray, limit: int, iou_threshol
     return kept
 
 
-@register
 @dataclass(frozen=True)
-class NonMaxSuppression(Op):
+class NonMaxSuppressionBase(Op):
     """Per batch and class, boxes over ``score_threshold`` kept greedily by score unless their IoU with a
     kept box exceeds ``iou_threshold`` (soft-NMS with ``soft_nms_sigma`` > 0 decays scores instead), at
     most ``max_output_boxes_per_class`` each. Outputs ``[M, 3]`` (batch, class, box), ``[M, 3]``
-    (batch, class, score) and ``[1]`` (M), M known only when run. Spec: NonMaxSuppression-9."""
+    (batch, class, score) and ``[1]`` (M), M known only when run; ``sort_result_descending`` orders
+    them by score, then batch, class and box."""
 
     type_name = "NonMaxSuppression"
-    opsets = range(9, 17)
+    INCLUSIVE: ClassVar[bool] = False
     inputs = Inputs.optional(
         [InputSpec("boxes"), InputSpec("scores")],
         [InputSpec("max_output_boxes_per_class", needs_value=True), InputSpec("iou_threshold"),
@@ -163,7 +169,7 @@ class NonMaxSuppression(Op):
         for batch in range(scores.shape[0]):  # one greedy selection per (batch, class)
             for klass in range(scores.shape[1]):
                 for index, score in select_class(prepared[batch], scores[batch, klass].astype(F32), limit,
-                                                 iou_threshold, score_threshold, sigma):
+                                                 iou_threshold, score_threshold, sigma, self.INCLUSIVE):
                     found.append((batch, klass, index, score))
         if self.sort_result_descending and found:
             order = np.lexsort(([f[2] for f in found], [f[1] for f in found], [f[0] for f in found],
@@ -173,3 +179,22 @@ class NonMaxSuppression(Op):
         selected_scores = np.array([[f[0], f[1], f[3]] for f in found], F32).reshape(-1, 3)
         return [indices.astype(self.output_type.numpy_dtype), selected_scores.astype(boxes.dtype),
                 np.array([len(found)], self.output_type.numpy_dtype)]
+
+
+@register
+@dataclass(frozen=True)
+class NonMaxSuppression5(NonMaxSuppressionBase):
+    """NonMaxSuppression-5: a box is suppressed at iou >= iou_threshold, in soft mode too. Spec:
+    NonMaxSuppression-5."""
+
+    opsets = range(5, 9)
+    INCLUSIVE = True
+
+
+@register
+@dataclass(frozen=True)
+class NonMaxSuppression(NonMaxSuppressionBase):
+    """NonMaxSuppression-9: a box is suppressed at iou > iou_threshold, never in soft mode. Spec:
+    NonMaxSuppression-9."""
+
+    opsets = range(9, 17)
