@@ -1,5 +1,6 @@
 """NonMaxSuppression-5 and NonMaxSuppression-9 against OpenVINO: corner and center boxes, hard and soft
-suppression, thresholds, sorted or not, the dynamic-count outputs (OpenVINO does not fold it: its CPU plugin is the oracle)."""
+suppression, thresholds, sorted or not, the dynamic-count outputs (OpenVINO does not fold it: its CPU plugin
+is the oracle)."""
 
 from __future__ import annotations
 
