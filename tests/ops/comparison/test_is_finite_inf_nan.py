@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
@@ -25,6 +26,10 @@ def test_float_classification_matches_openvino(data):
                                     IsInf(detect_positive=False), IsInf(detect_negative=False, detect_positive=False)]))
     element_type = data.draw(st.sampled_from(S.FLOATS))
     x = S.values(element_type, data.draw(S.shapes(max_rank=3)), data.draw(S.seeds))
+    # no subnormals: openvino 2026.4.1's CPU plugin (the oracle where the reference does not fold) flushes them
+    # and calls 1e-45 not finite; irgraph says finite (test_subnormals_are_finite)
+    tiny = np.abs(x.astype(np.float64)) < float(ml_dtypes.finfo(x.dtype).smallest_normal)
+    x = np.where(tiny, 0, x).astype(x.dtype)
     check_op(op, [x], same_op(op))
 
 
@@ -38,6 +43,11 @@ def test_float_classification_matches_openvino(data):
 def test_spec_semantics(op, expected):
     (got,) = op.evaluate([SPECIALS.astype(np.float16)])
     assert got.dtype == np.bool_ and got.astype(int).tolist() == expected
+
+
+def test_subnormals_are_finite():
+    (got,) = IsFinite().evaluate([np.array([1e-45, -1e-45], np.float32)])
+    assert got.tolist() == [True, True]
 
 
 def test_integer_input_is_refused():

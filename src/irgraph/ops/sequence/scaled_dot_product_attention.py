@@ -41,7 +41,8 @@ class ScaledDotProductAttention(Op):
     causal: bool = attribute(False)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """``broadcast(batch dims of query, key, value) + [L, Ev]``."""
+        """``broadcast(batch dims of query, key, value, attention_mask) + [L, Ev]`` (the mask's count even
+        when ``causal`` ignores its values, as OpenVINO infers)."""
         query, key, value = inputs[:3]
         element_type = ElementType.DYNAMIC
         for name, tensor in (("query", query), ("key", key), ("value", value)):
@@ -70,6 +71,8 @@ class ScaledDotProductAttention(Op):
               f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
         batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
         batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
+        if len(inputs) > 3 and (inputs[3].shape.rank_is_dynamic or inputs[3].shape.rank >= 2):
+            batch = broadcast_shapes(batch, _batch(inputs[3].shape), "numpy")  # the mask's batch dims count too
         if batch.rank_is_dynamic:
             return [TensorType(element_type, Shape(None))]
         return [TensorType(element_type, Shape((*batch.dims, query.shape[-2], value.shape[-1])))]
@@ -81,11 +84,14 @@ class ScaledDotProductAttention(Op):
               f"{list(query.shape)} and {list(key.shape)}")
         check(key.shape[-2] == value.shape[-2], f"Source sequence length of key and value must match. Got: "
               f"{list(key.shape)} and {list(value.shape)}")
+        batches = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
+        if len(inputs) > 3 and inputs[3].ndim >= 2:
+            batches.append(inputs[3].shape[:-2])
         try:
-            batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+            batch = np.broadcast_shapes(*batches)
         except ValueError:
-            check(False, f"Batch dims of query, key and value must broadcast. Got: {list(query.shape)}, "
-                  f"{list(key.shape)}, {list(value.shape)}")
+            check(False, f"Batch dims of query, key, value and attention_mask must broadcast. Got: "
+                  f"{[list(b) for b in batches]}")
         return (*batch, query.shape[-2], value.shape[-1]), query, key, value
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
