@@ -41,8 +41,8 @@ class ScaledDotProductAttention(Op):
     causal: bool = attribute(False)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """``broadcast(batch dims of query, key, value, attention_mask) + [L, Ev]`` (the mask's count even
-        when ``causal`` ignores its values, as OpenVINO infers)."""
+        """``broadcast(batch dims of query, key, value, attention_mask) + [L, Ev]`` (the mask's only when
+        not ``causal``, as OpenVINO infers)."""
         query, key, value = inputs[:3]
         element_type = ElementType.DYNAMIC
         for name, tensor in (("query", query), ("key", key), ("value", value)):
@@ -71,7 +71,7 @@ class ScaledDotProductAttention(Op):
               f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
         batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
         batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
-        if len(inputs) > 3 and (inputs[3].shape.rank_is_dynamic or inputs[3].shape.rank >= 2):
+        if not self.causal and len(inputs) > 3 and (inputs[3].shape.rank_is_dynamic or inputs[3].shape.rank >= 2):
             batch = broadcast_shapes(batch, _batch(inputs[3].shape), "numpy")  # the mask's batch dims count too
         if batch.rank_is_dynamic:
             return [TensorType(element_type, Shape(None))]
@@ -85,7 +85,7 @@ class ScaledDotProductAttention(Op):
         check(key.shape[-2] == value.shape[-2], f"Source sequence length of key and value must match. Got: "
               f"{list(key.shape)} and {list(value.shape)}")
         batches = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
-        if len(inputs) > 3 and inputs[3].ndim >= 2:
+        if not self.causal and len(inputs) > 3 and inputs[3].ndim >= 2:
             batches.append(inputs[3].shape[:-2])
         try:
             batch = np.broadcast_shapes(*batches)
