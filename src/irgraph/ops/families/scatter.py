@@ -27,9 +27,16 @@ def scatter_rows(target: np.ndarray, positions: np.ndarray, rows: np.ndarray, re
     ``target`` is ``[n, ...]`` and ``rows`` ``[m, ...]`` with the same trailing shape. Reductions run
     in the target's dtype (integers wrap); on booleans sum/max are OR, prod/min AND, sub XOR, as
     OpenVINO's reference computes them. Without ``use_init_val`` the target's own value does not
-    take part at the positions the updates reach. ``mean`` of integers floors, as the reference does.
+    take part at the positions the updates reach. ``mean`` of integers floors, as the reference does
+    (exactly; the reference's double arithmetic differs beyond 2**53).
     """
     if positions.size == 0:
+        return
+    if reduction != "none" and target.dtype.kind in "fV" and target.dtype.itemsize < 4:
+        # f16/bf16 reductions accumulate in f32 and round once, as openvino 2026.4.1 folds them
+        wide = target.astype(np.float32)
+        scatter_rows(wide, positions, rows.astype(np.float32), reduction, use_init_val)
+        target[...] = wide.astype(target.dtype)
         return
     if reduction == "none":
         keep = last_occurrences(positions)
@@ -47,9 +54,8 @@ def scatter_rows(target: np.ndarray, positions: np.ndarray, rows: np.ndarray, re
         touched = np.unique(positions)
         shape = (touched.size,) + (1,) * (target.ndim - 1)
         sums, divisor = target[touched], counts[touched].reshape(shape)
-        if target.dtype.kind in "iu":
-            target[touched] = np.floor_divide(sums.astype(np.int64) if target.dtype.kind == "i" else sums,
-                                              divisor).astype(target.dtype)
+        if target.dtype.kind in "iu":  # exact floor division (the reference goes through double: see the tests)
+            target[touched] = np.floor_divide(sums, divisor.astype(sums.dtype)).astype(target.dtype)
         else:
             target[touched] = (sums.astype(np.float64) / divisor).astype(target.dtype) if sums.dtype.itemsize < 4 \
                 else (sums / divisor.astype(sums.dtype)).astype(target.dtype)
