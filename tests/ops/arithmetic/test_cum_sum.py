@@ -37,6 +37,13 @@ def test_spec_examples(op, expected):
     assert got.tolist() == expected
 
 
+def test_negative_zero_sums_to_positive_zero():
+    (got,) = CumSum(exclusive=True, reverse=True).evaluate([np.array([2.0, -0.0, 1.0], np.float16), np.array(0)])
+    assert np.signbit(got).tolist() == [False, False, False] and got.tolist() == [-0.0 + 1.0, 1.0, 0.0]
+    (got,) = CumSum().evaluate([np.array([-0.0], np.float32), np.array(0)])
+    assert not np.signbit(got[0])
+
+
 def test_axis_input_is_optional():
     (got,) = CumSum().evaluate([np.array([[1, 2], [3, 4]], np.int8)])
     assert got.tolist() == [[1, 2], [4, 6]]

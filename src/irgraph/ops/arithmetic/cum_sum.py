@@ -56,6 +56,8 @@ class CumSum(Op):
         axis = normalize_axis(integer_values(inputs[1], "axis")[0], data.ndim) if len(inputs) > 1 else 0
         work = np.flip(data, axis) if self.reverse else data
         sums = np.cumsum(work, axis=axis, dtype=data.dtype)
+        if sums.dtype.kind in "fV":
+            sums += sums.dtype.type(0)  # sums start from +0.0, so one -0.0 sums to +0.0 as OpenVINO gives
         if self.exclusive:
             shifted = np.zeros_like(sums)
             head = (slice(None),) * axis
