@@ -181,6 +181,10 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
     """Evaluate small all-constant nodes so later shape inputs (axis, lengths) have values."""
     if not node.op.can_run or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
+    for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
+        bound = output_type.shape.element_count_bound()
+        if bound is None or bound > FOLD_LIMIT:
+            return
     try:
         # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated.
         shapes = node.op.output_shapes(input_values)

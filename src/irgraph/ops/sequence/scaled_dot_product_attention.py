@@ -1,0 +1,153 @@
+"""ScaledDotProductAttention-13: softmax(Q K^T * scale + bias) V, as torch's scaled_dot_product_attention."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.ops.families.elementwise import broadcast_shapes
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.registry import register
+from irgraph.shapes import Shape, TensorType
+
+WEIGHTS_PER_STEP = 2**22
+"""Attention weights (elements) computed at once: larger problems go batch by batch and row block by
+row block, so the [batch, L, S] weights are never allocated whole."""
+
+
+def _batch(shape: Shape) -> Shape:
+    return Shape(shape.dims[:-2]) if not shape.rank_is_dynamic else shape
+
+
+@register
+@dataclass(frozen=True)
+class ScaledDotProductAttention(Op):
+    """``softmax(query @ key^T * scale + bias, axis=-1) @ value``; ``scale`` defaults to
+    ``1/sqrt(E)``; the bias is the causal upper triangle of -inf (``causal``, the mask is then
+    ignored), ``-inf`` where a boolean mask is false, or a float mask added. Batch dims broadcast.
+    Computed in f64 and rounded once (a tolerance row covers OpenVINO's f32 kernels). A row that
+    masks every key gives NaN, as the pseudo-code does. Spec: ScaledDotProductAttention-13."""
+
+    type_name = "ScaledDotProductAttention"
+    opsets = range(13, 17)
+    inputs = Inputs.optional(3, InputSpec("query"), InputSpec("key"), InputSpec("value"), InputSpec("attention_mask"),
+                             InputSpec("scale"))
+    tolerance = Tolerance(ulp=64, eps=64)
+
+    causal: bool = attribute(False)
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """``broadcast(batch dims of query, key, value, attention_mask) + [L, Ev]`` (the mask's only when
+        not ``causal``, as OpenVINO infers)."""
+        query, key, value = inputs[:3]
+        element_type = ElementType.DYNAMIC
+        for name, tensor in (("query", query), ("key", key), ("value", value)):
+            check(tensor.element_type.is_dynamic or tensor.element_type.is_real,
+                  f"The element type of '{name}' must be a floating-point type. Got: {tensor.element_type}")
+            merged = element_type.merge(tensor.element_type)
+            check(merged is not None, f"Element types of query, key and value must match. Got: {query.element_type}, "
+                  f"{key.element_type}, {value.element_type}")
+            element_type = merged  # type: ignore[assignment]
+            check(tensor.shape.rank_is_dynamic or tensor.shape.rank >= 3,
+                  f"Query, key and value inputs must be at least 3D. Got {name}: {tensor.shape}")
+        if len(inputs) > 3:
+            mask = inputs[3].element_type
+            check(mask.is_dynamic or mask is ElementType.BOOLEAN or element_type.merge(mask) is not None,
+                  f"The element type of attention_mask must be boolean or the query's type. Got: {mask}")
+        if len(inputs) > 4:
+            check(element_type.merge(inputs[4].element_type) is not None,
+                  f"The element type of scale must be the query's type. Got: {inputs[4].element_type}")
+            check(inputs[4].shape.rank_is_dynamic or inputs[4].shape.rank <= 1,
+                  f"Scale input must be a scalar. Got: {inputs[4].shape}")
+        if query.shape.rank_is_dynamic or value.shape.rank_is_dynamic:
+            return [TensorType(element_type, Shape(None))]
+        check(key.shape.rank_is_dynamic or key.shape[-1].compatible(query.shape[-1]),
+              f"Embedding dimension of query and key must match. Got: {query.shape} and {key.shape}")
+        check(key.shape.rank_is_dynamic or key.shape[-2].compatible(value.shape[-2]),
+              f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
+        batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
+        batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
+        if not self.causal and len(inputs) > 3 and (inputs[3].shape.rank_is_dynamic or inputs[3].shape.rank >= 2):
+            batch = broadcast_shapes(batch, _batch(inputs[3].shape), "numpy")  # the mask's batch dims count too
+        if batch.rank_is_dynamic:
+            return [TensorType(element_type, Shape(None))]
+        return [TensorType(element_type, Shape((*batch.dims, query.shape[-2], value.shape[-1])))]
+
+    def _shape(self, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
+        query, key, value = inputs[:3]
+        check(min(query.ndim, key.ndim, value.ndim) >= 3, "Query, key and value inputs must be at least 3D")
+        check(query.shape[-1] == key.shape[-1], f"Embedding dimension of query and key must match. Got: "
+              f"{list(query.shape)} and {list(key.shape)}")
+        check(key.shape[-2] == value.shape[-2], f"Source sequence length of key and value must match. Got: "
+              f"{list(key.shape)} and {list(value.shape)}")
+        batches = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
+        if not self.causal and len(inputs) > 3 and inputs[3].ndim >= 2:
+            batches.append(inputs[3].shape[:-2])
+        try:
+            batch = np.broadcast_shapes(*batches)
+        except ValueError:
+            check(False, f"Batch dims of query, key, value and attention_mask must broadcast. Got: "
+                  f"{[list(b) for b in batches]}")
+        return (*batch, query.shape[-2], value.shape[-1]), query, key, value
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """``batch + [L, Ev]``."""
+        return [self._shape(inputs)[0]]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """The pseudo-code of the spec in f64, in blocks of at most WEIGHTS_PER_STEP weights."""
+        shape, query, key, value = self._shape(inputs)
+        dtype = query.dtype
+        check(key.dtype == dtype and value.dtype == dtype, "Element types of query, key and value must match")
+        length, source = query.shape[-2], key.shape[-2]
+        batch = shape[:-2]
+        scale = float(np.asarray(inputs[4], np.float64).reshape(-1)[0]) if len(inputs) > 4 else \
+            1.0 / np.sqrt(np.float64(query.shape[-1]))
+        bias = self._bias(inputs, length, source, batch)
+        result = np.empty(shape, dtype)
+        q = np.broadcast_to(query, (*batch, *query.shape[-2:]))
+        k = np.broadcast_to(key, (*batch, *key.shape[-2:]))
+        v = np.broadcast_to(value, (*batch, *value.shape[-2:]))
+        b = None if bias is None else np.broadcast_to(bias, (*batch, length, source))
+        if int(np.prod(batch, dtype=np.int64)) * length * source <= WEIGHTS_PER_STEP:
+            result[...] = _attend(q, k, v, b, scale)
+            return [result]
+        rows = max(1, WEIGHTS_PER_STEP // max(source, 1))
+        for index in itertools.product(*map(range, batch)):  # one matrix at a time, in row blocks
+            for start in range(0, length, rows):
+                block = slice(start, start + rows)
+                result[(*index, block)] = _attend(q[(*index, block)], k[index], v[index],
+                                                  None if b is None else b[(*index, block)], scale)
+        return [result]
+
+    def _bias(self, inputs: Sequence[np.ndarray], length: int, source: int,
+              batch: tuple[int, ...]) -> np.ndarray | None:
+        if self.causal:
+            return np.triu(np.full((length, source), -np.inf), k=1)
+        if len(inputs) <= 3:
+            return None
+        mask = inputs[3]
+        if mask.dtype == np.bool_:
+            bias = np.where(mask, 0.0, -np.inf)
+        else:
+            bias = mask.astype(np.float64)
+        try:
+            np.broadcast_shapes(bias.shape, (*batch, length, source))
+        except ValueError:
+            check(False, f"attention_mask {list(mask.shape)} must broadcast to {[*batch, length, source]}")
+        return bias
+
+
+def _attend(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,
+            scale: float) -> np.ndarray:
+    weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2)) * scale
+    if bias is not None:
+        weights = weights + bias
+    with np.errstate(invalid="ignore"):
+        weights = np.exp(weights - np.max(weights, axis=-1, keepdims=True))
+        weights = weights / np.sum(weights, axis=-1, keepdims=True)
+    return np.matmul(weights, value.astype(np.float64))
