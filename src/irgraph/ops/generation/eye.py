@@ -24,9 +24,11 @@ class Eye(Op):
     type_name = "Eye"
     opsets = range(9, 17)
     inputs = Inputs.optional(
-        [InputSpec("num_rows", needs_value=True), InputSpec("num_columns", needs_value=True),
-         InputSpec("diagonal_index")],
-        [InputSpec("batch_shape", needs_value=True)],
+        3,
+        InputSpec("num_rows", needs_value=True),
+        InputSpec("num_columns", needs_value=True),
+        InputSpec("diagonal_index"),
+        InputSpec("batch_shape", needs_value=True),
     )
 
     output_type: ElementType = attribute(ir_name="output_type")

@@ -100,9 +100,11 @@ class NonMaxSuppressionBase(Op):
     type_name = "NonMaxSuppression"
     INCLUSIVE: ClassVar[bool] = False
     inputs = Inputs.optional(
-        [InputSpec("boxes"), InputSpec("scores")],
-        [InputSpec("max_output_boxes_per_class", needs_value=True), InputSpec("iou_threshold"),
-         InputSpec("score_threshold"), InputSpec("soft_nms_sigma")],
+        2, InputSpec("boxes"), InputSpec("scores"),
+        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("iou_threshold"),
+        InputSpec("score_threshold"),
+        InputSpec("soft_nms_sigma"),
     )
     tolerance = Tolerance(ulp=4)
 

@@ -25,9 +25,12 @@ class EmbeddingSegmentsSum(EmbeddingBase):
     type_name = "EmbeddingSegmentsSum"
     opsets = range(3, 17)
     inputs = Inputs.optional(
-        [InputSpec("emb_table"), InputSpec("indices"), InputSpec("segment_ids"),
-         InputSpec("num_segments", needs_value=True)],
-        [InputSpec("default_index"), InputSpec("per_sample_weights")],
+        4,
+        InputSpec("emb_table"),
+        InputSpec("indices"),
+        InputSpec("segment_ids"),
+        InputSpec("num_segments", needs_value=True),
+        InputSpec("default_index"), InputSpec("per_sample_weights"),
     )
 
     @staticmethod
