@@ -18,3 +18,21 @@ def test_every_registered_op_lives_in_its_category_module(op_class):
     assert op_class.__module__ in entry.modules
     assert entry.category in CATEGORIES
     assert op_class.type_name == entry.ir_name  # spelled as OpenVINO writes it in IR (ReLU, SoftMax, Const)
+
+
+def test_every_op_module_on_disk_is_where_the_catalogue_looks():
+    """A module the catalogue never names is never imported by lookup: its ops would silently not run."""
+    import importlib
+    import pkgutil
+
+    named = {module for entry in catalogue.all_versions() for module in entry.modules}
+    shared_bases = {"irgraph.ops.infrastructure.sub_graph"}
+    stray = []
+    for category in CATEGORIES:
+        try:
+            package = importlib.import_module(f"irgraph.ops.{category}")
+        except ModuleNotFoundError:
+            continue
+        stray += [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+                  if f"{package.__name__}.{m.name}" not in named | shared_bases]
+    assert stray == []

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from irgraph.errors import OpError
 from irgraph.ops.comparison.is_finite import IsFinite
 from irgraph.ops.comparison.is_inf import IsInf
-from irgraph.ops.comparison.is_na_n import IsNaN
+from irgraph.ops.comparison.is_nan import IsNaN
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 from tests.ops.helpers import tt

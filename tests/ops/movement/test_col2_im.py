@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.ops.movement.col2_im import Col2Im
+from irgraph.ops.movement.col2im import Col2Im
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
 from tests.ops.helpers import infer, tt
