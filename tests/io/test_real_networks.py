@@ -74,3 +74,48 @@ def test_info_describes_the_model_with_and_without_its_bin(networks, variant, tm
     shutil.copyfile(network.xml, tmp_path / "model.xml")  # no .bin beside it
     assert ir_info.main([str(tmp_path / "model.xml")]) == 0
     assert "inputs" in capsys.readouterr().out
+
+
+RUNNABLE = [name for name in SMALL_NETWORKS if name != "squeezenet"]
+
+
+def _run_both(network: RealIR, model: ir.Model, outputs: list[str] | None = None):
+    import openvino as ov
+
+    (parameter,) = model.parameters
+    shape = tuple(dim.value for dim in parameter.op.shape.dims)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    ov_model = ov.Core().read_model(str(network.xml))
+    if outputs:
+        ov_model.add_outputs([node.output(0) for node in ov_model.get_ordered_ops()
+                              if node.get_friendly_name() in outputs])
+    compiled = ov.Core().compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    return x, parameter.name, compiled, compiled({0: x})
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_runs_like_the_openvino_cpu_plugin(networks, name):
+    """ir-run's engine on OpenVINO's fp16-compressed IR equals OpenVINO 2026.4.1's CPU plugin (f32 hint)."""
+    network = networks[(name, True)]
+    model = ir.read_model(network.xml)
+    x, input_name, compiled, theirs = _run_both(network, model)
+    (ours,) = ir.run(model, {input_name: x}).values()
+    expected = theirs[compiled.outputs[0]]
+    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-5 * float(np.max(np.abs(expected))))
+
+
+def test_squeezenet_logits_are_openvinos_within_summation_order(networks):
+    """SqueezeNet's logits here are ~6.8e9 (its weights are generated constants), where one f32 ULP is 512:
+    the two summation orders differ by ~8 ULP (6e-7), which its SoftMax turns into zeros for some classes
+    (exp(-4096)), so the logits are compared, not the probabilities."""
+    from irgraph.extract import extract
+
+    network = networks[("squeezenet", True)]
+    model = ir.read_model(network.xml)
+    logits = next(node.name for node in model if node.op.type_name == "SoftMax")
+    source = model.input_sources(next(node for node in model if node.name == logits))[0]
+    producer = model.node(source.node_id).name
+    x, input_name, compiled, theirs = _run_both(network, model, [producer])
+    (ours,) = ir.run(extract(model, None, [f"{producer}:0"]), {input_name: x}).values()
+    expected = theirs[compiled.outputs[-1]]
+    np.testing.assert_allclose(ours, expected, rtol=1e-6)
