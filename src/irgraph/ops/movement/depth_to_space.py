@@ -7,17 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.families.block_rearrange import BlockRearrange
+from irgraph.ops.op import check, shape_text
 from irgraph.ops.registry import register
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-
-BLOCK_MODES = ("blocks_first", "depth_first")
-
-
-def check_block_op(mode: str, block_size: int) -> None:
-    """The attribute checks DepthToSpace and SpaceToDepth share."""
-    check(mode in BLOCK_MODES, f"Mode must be one of {', '.join(BLOCK_MODES)}. Got: {mode!r}")
-    check(block_size > 0, f"The block size must be greater than 0. Got: {block_size}")
 
 
 def scaled(dim: Dim, factor: int) -> Dim:
@@ -27,7 +20,7 @@ def scaled(dim: Dim, factor: int) -> Dim:
 
 @register
 @dataclass(frozen=True)
-class DepthToSpace(Op):
+class DepthToSpace(BlockRearrange):
     """``[N, C * bs^k, D1, ..., Dk]`` -> ``[N, C, D1 * bs, ..., Dk * bs]``. Spec: DepthToSpace-1.
 
     ``blocks_first`` reads the channels as (bs, ..., bs, C), ``depth_first`` as (C, bs, ..., bs).
@@ -35,14 +28,6 @@ class DepthToSpace(Op):
     """
 
     type_name = "DepthToSpace"
-    attribute_order = ("block_size", "mode")  # as OpenVINO 2026.4.1 writes it
-    inputs = Inputs.of(InputSpec("data"))
-
-    mode: str = attribute()
-    block_size: int = attribute(1)
-
-    def __post_init__(self) -> None:
-        check_block_op(self.mode, self.block_size)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """Channels divided by bs^k, spatial dims times bs."""

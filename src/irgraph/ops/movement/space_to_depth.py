@@ -7,15 +7,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.ops.movement.depth_to_space import check_block_op, scaled
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.families.block_rearrange import BlockRearrange
+from irgraph.ops.movement.depth_to_space import scaled
+from irgraph.ops.op import check, shape_text
 from irgraph.ops.registry import register
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @register
 @dataclass(frozen=True)
-class SpaceToDepth(Op):
+class SpaceToDepth(BlockRearrange):
     """``[N, C, D1 * bs, ..., Dk * bs]`` -> ``[N, C * bs^k, D1, ..., Dk]``. Spec: SpaceToDepth-1.
 
     ``blocks_first`` writes the channels as (bs, ..., bs, C), ``depth_first`` as (C, bs, ..., bs):
@@ -23,14 +24,6 @@ class SpaceToDepth(Op):
     """
 
     type_name = "SpaceToDepth"
-    attribute_order = ("block_size", "mode")  # as OpenVINO 2026.4.1 writes it
-    inputs = Inputs.of(InputSpec("data"))
-
-    mode: str = attribute()
-    block_size: int = attribute(1)
-
-    def __post_init__(self) -> None:
-        check_block_op(self.mode, self.block_size)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """Channels times bs^k, spatial dims divided by bs."""
