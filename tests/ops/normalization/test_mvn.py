@@ -73,3 +73,23 @@ def test_axes_input_refusals():
         op.evaluate([np.ones((2, 3, 4), np.float32), np.array([3])])
     with pytest.raises(OpError, match="Invalid 'eps_mode' value 'middle'"):
         MVN6(normalize_variance=True, eps=1e-3, eps_mode="middle")
+
+
+def test_an_openvino_written_mvn6_rewrites_byte_for_byte(tmp_path):
+    """openvino 2026.4.1 writes eps_mode="INSIDE_SQRT": the text is kept as read."""
+    import openvino as ov
+    import openvino.opset6 as ov6
+
+    import irgraph as ir
+
+    data = ov6.parameter([1, 2, 3, 4], np.float32, name="x")
+    node = ov6.mvn(data, ov6.constant(np.array([2, 3], np.int64)), True, 1e-5, "inside_sqrt")
+    ov.save_model(ov.Model([node], [data]), str(tmp_path / "m.xml"), compress_to_fp16=False)
+    model = ir.read_model(tmp_path / "m.xml")
+    assert 'eps_mode="INSIDE_SQRT"' in (tmp_path / "m.xml").read_text()
+    ir.write_model(model, tmp_path / "copy.xml")
+    assert (tmp_path / "copy.xml").read_bytes() == (tmp_path / "m.xml").read_bytes()
+    x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    compiled = ov.Core().compile_model(str(tmp_path / "m.xml"), "CPU")
+    np.testing.assert_allclose(ir.run(model, {"x": x})[model.output_key(model.results[0])],
+                               compiled({0: x})[compiled.outputs[0]], rtol=1e-5, atol=1e-6)

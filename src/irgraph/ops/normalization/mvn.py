@@ -94,9 +94,9 @@ class MVN6(Op):
     eps_mode: str = attribute()
 
     def __post_init__(self) -> None:
-        mode = self.eps_mode.lower()
-        check(mode in EPS_MODES, f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
-        object.__setattr__(self, "eps_mode", mode)
+        # OpenVINO reads the mode in any case and writes MVN's in capitals: the text is kept as read
+        check(self.eps_mode.lower() in EPS_MODES,
+              f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; OpenVINO's checks of the axes input's shape (its values are checked at run time)."""
@@ -116,4 +116,4 @@ class MVN6(Op):
         """Normalize over the axes input."""
         data, axes = inputs
         found = [normalize_axis(a, data.ndim) for a in integer_values(axes, "axes")]
-        return [normalize(data, found, self.normalize_variance, self.eps, self.eps_mode == "inside_sqrt")]
+        return [normalize(data, found, self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt")]

@@ -42,9 +42,9 @@ class NormalizeL2(Op):
     eps_mode: str = attribute()
 
     def __post_init__(self) -> None:
-        mode = self.eps_mode.lower()
-        check(mode in EPS_MODES, f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
-        object.__setattr__(self, "eps_mode", mode)
+        # OpenVINO reads the mode in any case and writes MVN's in capitals: the text is kept as read
+        check(self.eps_mode.lower() in EPS_MODES,
+              f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; the axes are a scalar or 1-D, inside the data rank."""
@@ -75,6 +75,6 @@ class NormalizeL2(Op):
         eps = float(np.asarray(self.eps, dtype=data.dtype))  # the reference casts eps to the element type
         with np.errstate(all="ignore"):
             total = (wide * wide).sum(axis=found, keepdims=True)
-            bounded = total + eps if self.eps_mode == "add" else np.maximum(total, eps)
+            bounded = total + eps if self.eps_mode.lower() == "add" else np.maximum(total, eps)
             result = wide / np.sqrt(bounded)
         return [result.astype(data.dtype)]
