@@ -12,6 +12,7 @@ import argparse
 import fnmatch
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,18 +31,28 @@ def summary(name: str, meta: dict) -> str:
     return f"{name:<40} v{meta['ir_version']} ok{flags}  -> {outs[:160]}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=HERE.parent / "data" / "ov", help="target directory")
+def chosen_cases(
+    description: str, default_out: Path, cases: Iterable[str], argv: list[str] | None
+) -> tuple[Path, list[str]]:
+    """``--out DIR`` and the case globs of a generator's command line: the target folder and the cases to
+    write. A full run (no globs) removes the folders of cases that no longer exist."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=default_out, help="target directory")
     ap.add_argument("patterns", nargs="*", help="only cases matching these globs")
     args = ap.parse_args(argv)
-    names = [n for n in CASES if not args.patterns or any(fnmatch.fnmatch(n, p) for p in args.patterns)]
-    if not args.patterns and args.out.is_dir():  # full run: drop cases that no longer exist
+    cases = list(cases)
+    names = [n for n in cases if not args.patterns or any(fnmatch.fnmatch(n, p) for p in args.patterns)]
+    if not args.patterns and args.out.is_dir():
         for old in args.out.iterdir():
-            if old.is_dir() and old.name not in CASES:
+            if old.is_dir() and old.name not in cases:
                 shutil.rmtree(old)
+    return args.out, names
+
+
+def main(argv: list[str] | None = None) -> int:
+    out, names = chosen_cases(__doc__, HERE.parent / "data" / "ov", CASES, argv)
     for name in names:
-        meta = write_case(name, args.out / name)
+        meta = write_case(name, out / name)
         print(summary(name, meta), flush=True)
     return 0
 

@@ -8,30 +8,20 @@ it rewrites identical files.
 
 from __future__ import annotations
 
-import argparse
-import fnmatch
-import shutil
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # repo root, so `tests.oracle` imports when run as a script
 
+from tests.oracle.generate_goldens import chosen_cases  # noqa: E402
 from tests.oracle.ov_subgraph_models import CASES, write_case  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=HERE.parent / "data" / "ov-subgraphs", help="target directory")
-    ap.add_argument("patterns", nargs="*", help="only cases matching these globs")
-    args = ap.parse_args(argv)
-    names = [n for n in CASES if not args.patterns or any(fnmatch.fnmatch(n, p) for p in args.patterns)]
-    if not args.patterns and args.out.is_dir():  # full run: drop cases that no longer exist
-        for old in args.out.iterdir():
-            if old.is_dir() and old.name not in CASES:
-                shutil.rmtree(old)
+    out, names = chosen_cases(__doc__, HERE.parent / "data" / "ov-subgraphs", CASES, argv)
     for name in names:
-        meta = write_case(name, args.out / name)
+        meta = write_case(name, out / name)
         outputs = ", ".join(f"{o['type']}{o['shape']}" for o in meta["outputs"])
         print(f"{name:<28} v{meta['ir_version']}  -> {outputs}", flush=True)
     return 0
