@@ -142,7 +142,7 @@ def _chain(who: str, shape: tuple[int, ...]) -> dict:
 def _read(who: str, xml: str) -> dict:
     if who == "irgraph":
         import irgraph as ir
-        import irgraph.io.xml_reader  # noqa: F401 - imports are not part of the growth
+        import irgraph.io.xml.reader  # noqa: F401 - imports are not part of the growth
 
         def read() -> object:
             return ir.read_model(xml)

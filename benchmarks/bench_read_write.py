@@ -100,7 +100,7 @@ def _profile(function, top: int = 10) -> str:
 
 
 def _short(filename: str) -> str:
-    """``irgraph/io/layers.py``, ``networkx/...``, or ``builtins`` for C functions."""
+    """``irgraph/io/xml/layers.py``, ``networkx/...``, or ``builtins`` for C functions."""
     if filename == "~":
         return "builtins"
     path = Path(filename)

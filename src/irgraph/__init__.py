@@ -35,11 +35,11 @@ __all__ = [
 
 # I/O entry points load on first use so `import irgraph` stays light (no lxml/onnx until needed).
 _LAZY = {
-    "read_model": "irgraph.io.xml_reader",
-    "write_model": "irgraph.io.xml_writer",
-    "validate_file": "irgraph.io.file_validation",
-    "convert_onnx": "irgraph.io.onnx_import",
-    "export_onnx": "irgraph.io.onnx_export",
+    "read_model": "irgraph.io.xml.reader",
+    "write_model": "irgraph.io.xml.writer",
+    "validate_file": "irgraph.io.xml.file_validation",
+    "convert_onnx": "irgraph.io.onnx.importer",
+    "export_onnx": "irgraph.io.onnx.exporter",
     "diff_models": "irgraph.diff",
     "extract": "irgraph.extract",
 }

@@ -484,7 +484,7 @@ def test_ir_convert_never_overwrites_the_external_data_of_an_onnx_source(tmp_pat
 
 
 def test_external_data_files_lists_each_file_once_without_loading_it(tmp_path):
-    from irgraph.io.onnx_import import external_data_files
+    from irgraph.io.onnx.importer import external_data_files
 
     source = _onnx_with_external_data(tmp_path, "w.data")
     assert external_data_files(source) == [str(tmp_path / "w.data")]

@@ -17,7 +17,7 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
 from irgraph.errors import ResourceLimitError, WeightsError
-from irgraph.io import xml_security
+from irgraph.io.xml import security as xml_security
 from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,

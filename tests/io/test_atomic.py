@@ -12,7 +12,8 @@ import pytest
 
 import irgraph as ir
 from irgraph.errors import IrIOError
-from irgraph.io import atomic, onnx_export
+from irgraph.io import atomic
+from irgraph.io.onnx import exporter as onnx_export
 from tests.helpers import mode_of, record_fsync_and_replace, umask
 
 

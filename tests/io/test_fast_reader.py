@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.io import fast_reader, xml_reader
-from irgraph.io.xml_reader import read_ir
-from irgraph.io.xml_security import load_xml
+from irgraph.io.xml import fast_reader
+from irgraph.io.xml import reader as xml_reader
+from irgraph.io.xml.reader import read_ir
+from irgraph.io.xml.security import load_xml
 from tests.helpers import CORPUS
 from tests.hostile.test_fuzz import damaged_models
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.io.file_validation import schema_for
+from irgraph.io.xml.file_validation import schema_for
 from tests.helpers import CORPUS, line_of
 
 SOURCE = (CORPUS / "type-f32" / "model.xml").read_text("utf-8")

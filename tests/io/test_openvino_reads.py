@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.io.rt_info import openvino_rt_info, write_rt_info
+from irgraph.io.xml.rt_info import openvino_rt_info, write_rt_info
 from tests.cli.helpers import SAMPLES
 
 SAMPLE = SAMPLES / "openvino-split" / "model.xml"

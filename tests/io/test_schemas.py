@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from irgraph.io.file_validation import schema_for
+from irgraph.io.xml.file_validation import schema_for
 
 REPO = Path(__file__).parents[2]
 SCHEMAS = REPO / "src/irgraph/schemas"

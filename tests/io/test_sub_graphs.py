@@ -19,9 +19,9 @@ import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_validate
 from irgraph.errors import ConversionError, EvaluationError
 from irgraph.graph import Body, OutputPort, PortMapEntry
-from irgraph.io.xml_reader import _Reader
-from irgraph.io.xml_security import load_xml
-from irgraph.io.xml_writer import serialize
+from irgraph.io.xml.reader import _Reader
+from irgraph.io.xml.security import load_xml
+from irgraph.io.xml.writer import serialize
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
@@ -89,7 +89,7 @@ def test_ir_convert_to_v10_keeps_bodies_as_openvino_writes_them(case: str, tmp_p
 
 
 def test_the_fast_reader_leaves_files_with_bodies_to_the_lxml_path() -> None:
-    from irgraph.io.fast_reader import read_fast
+    from irgraph.io.xml.fast_reader import read_fast
 
     document = load_xml(str(CORPUS / "nested-if-loop-ti" / "model.xml"), parse=False)
     assert read_fast(_Reader(document, None, 10**6)) is None
@@ -190,7 +190,7 @@ def test_layers_inside_detached_bodies_keep_their_lines(tmp_path: Path) -> None:
 
 def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each level of bodies costs Python frames: past MAX_BODY_DEPTH (128) reading and inference refuse cleanly."""
-    import irgraph.io.sub_graphs
+    import irgraph.io.xml.sub_graphs
     import irgraph.sub_graph_inference
     from irgraph.errors import ResourceLimitError, ShapeInferenceError
     from irgraph.graph.subgraph import MAX_BODY_DEPTH
@@ -199,7 +199,7 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
     path = tmp_path / "deep.xml"
     ir.write_model(nested_tensor_iterators(4), path)
     ir.write_model(nested_tensor_iterators(3), tmp_path / "three.xml")
-    monkeypatch.setattr(irgraph.io.sub_graphs, "MAX_BODY_DEPTH", 3)
+    monkeypatch.setattr(irgraph.io.xml.sub_graphs, "MAX_BODY_DEPTH", 3)
     assert _body_layer_count(ir.read_model(tmp_path / "three.xml")) == 3 * 3 + 6
     with pytest.raises(ResourceLimitError, match=r"sub-graph bodies nest more than 3 levels deep; irgraph reads at "
                                                  r"most 3"):
@@ -250,7 +250,7 @@ def test_port_map_numbers_are_int64_ascii_digits(value: str | None, message: str
 ])
 def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str) -> None:
     from irgraph.errors import IrParseError, Location
-    from irgraph.io.sub_graphs import detach_bodies
+    from irgraph.io.xml.sub_graphs import detach_bodies
 
     with pytest.raises(IrParseError, match=message):
         detach_bodies(text, Location(file="m.xml"))
@@ -258,7 +258,7 @@ def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str
 
 def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
     from irgraph.errors import Location
-    from irgraph.io.sub_graphs import DETACHED, detach_bodies
+    from irgraph.io.xml.sub_graphs import DETACHED, detach_bodies
 
     text = b"<net>\n<layers>\n<layer>\n<body>\n<layers>\n<layer>\n<then_body>\n<x/>\n</then_body>\n</layer>\n" \
            b"</layers>\n</body>\n</layer>\n</layers>\n<after/>\n</net>"

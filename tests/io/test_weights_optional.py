@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import irgraph as ir
-from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "realistic" / "resnet-block"

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
 from irgraph.graph import RtEntry
-from irgraph.io import xml_security
-from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml import security as xml_security
+from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Concat, Const, OpaqueOp, Split
 from irgraph.shapes import Dim, Shape
 from tests.helpers import CORPUS, line_of

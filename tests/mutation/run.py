@@ -53,10 +53,10 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                     ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",
                      "tests/core/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
                      "tests/hostile/test_outputs.py")),
-    "writer": (("src/irgraph/io/xml_writer.py",),
+    "writer": (("src/irgraph/io/xml/writer.py",),
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),
-    "xml_text": (("src/irgraph/io/xml_text.py",), ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py")),
+    "xml_text": (("src/irgraph/io/xml/text.py",), ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import irgraph as ir
-from irgraph.io.v10 import v10_losses
+from irgraph.io.xml.v10 import v10_losses
 
 ov = pytest.importorskip("openvino", reason="the test extra installs openvino")
 

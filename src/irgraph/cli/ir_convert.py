@@ -11,10 +11,10 @@ from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.errors import GraphError, Location
 from irgraph.graph import Model
-from irgraph.io.onnx_import import external_data_files
-from irgraph.io.v10 import v10_losses
-from irgraph.io.xml_reader import read_ir
-from irgraph.io.xml_writer import version_to_write
+from irgraph.io.onnx.importer import external_data_files
+from irgraph.io.xml.reader import read_ir
+from irgraph.io.xml.v10 import v10_losses
+from irgraph.io.xml.writer import version_to_write
 from irgraph.validation import Diagnostic
 
 DESCRIPTION = """\

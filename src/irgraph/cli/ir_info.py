@@ -13,7 +13,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.errors import IrError, Location, printable
 from irgraph.graph import Model, Node, RtEntry
-from irgraph.io.xml_reader import read_ir
+from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.shape_inference import infer_shapes

@@ -35,7 +35,7 @@ class Model:
         """Net-level rt_info kept verbatim (None when the file had no ``<rt_info>``)."""
         self.legacy_sections: tuple[RtEntry, ...] = ()
         """The legacy ``<meta_data>`` / ``<quantization_parameters>`` sections of older IR, kept verbatim:
-        OpenVINO reads them as rt_info when the file has no ``<rt_info>`` (io.rt_info.openvino_rt_info)."""
+        OpenVINO reads them as rt_info when the file has no ``<rt_info>`` (io.xml.rt_info.openvino_rt_info)."""
         self.source: str | None = None
         self.source_line: int | None = None
         """The line of ``<net>`` in the file read (where model-level findings point)."""

@@ -20,7 +20,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.atomic import check_destination, replace_files
-from irgraph.io.onnx_common import (
+from irgraph.io.onnx.common import (
     MAX_IR_VERSION,
     MIN_IR_VERSION_FOR_TYPE,
     Explain,

@@ -22,9 +22,9 @@ from irgraph.errors import (
     printable,
 )
 from irgraph.graph import Model
-from irgraph.io.layers import non_negative
-from irgraph.io.xml_reader import SUPPORTED_VERSIONS, read_ir
-from irgraph.io.xml_security import XmlDocument, load_xml
+from irgraph.io.xml.layers import non_negative
+from irgraph.io.xml.reader import SUPPORTED_VERSIONS, read_ir
+from irgraph.io.xml.security import XmlDocument, load_xml
 from irgraph.shapes import TensorType
 from irgraph.validation import Diagnostic, Severity, validate
 

@@ -16,20 +16,20 @@ from irgraph.element_types import ElementType
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
-from irgraph.io.names import split_names
-from irgraph.io.rt_info import attribute_items, read_rt_info
 from irgraph.io.weights import byte_size, decode_tensor
+from irgraph.io.xml.names import split_names
+from irgraph.io.xml.rt_info import attribute_items, read_rt_info
 from irgraph.ops import Op, OpaqueOp, Parameter, Result, lookup
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 if TYPE_CHECKING:
-    from irgraph.io.xml_reader import _Reader
+    from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
 SUB_GRAPH_TAGS = frozenset(
     ("body", "then_body", "else_body", "port_map", "then_port_map", "else_port_map", "back_edges")
 )
-"""Layer children that make sub-graphs (TensorIterator, Loop, If): read by ``irgraph.io.sub_graphs``."""
+"""Layer children that make sub-graphs (TensorIterator, Loop, If): read by ``irgraph.io.xml.sub_graphs``."""
 
 
 def non_negative(text: str) -> int:
@@ -80,7 +80,7 @@ class LayerPorts:
 class LayerReader:
     """Reads every ``<layer>`` into ``model``; returns the port-label maps the edges need."""
 
-    def __init__(self, reader: _Reader, model: Model, version: int) -> None:
+    def __init__(self, reader: ReadContext, model: Model, version: int) -> None:
         self.reader = reader
         self.model = model
         self.v11 = version >= 11
@@ -167,9 +167,7 @@ class LayerReader:
         )
         ports = self.place(body, layer_id, name, location, element.get("output_names"))
         if sub_graphs:
-            from irgraph.io.sub_graphs import read_bodies  # the sub-graph reader builds LayerReaders itself
-
-            ports.node.bodies = read_bodies(self, ports, sub_graphs)
+            ports.node.bodies = self.reader.read_bodies(self, ports, sub_graphs)
         return ports
 
     def prepare(

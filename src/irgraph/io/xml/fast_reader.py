@@ -23,14 +23,15 @@ from lxml import etree
 from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
-from irgraph.io.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList, non_negative
-from irgraph.io.names import split_names
-from irgraph.io.rt_info import MAX_ATTRIBUTES, read_rt_info
-from irgraph.io.xml_security import hardened_parser
+from irgraph.io.xml.context import ReadResult
+from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList, non_negative
+from irgraph.io.xml.names import split_names
+from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
+from irgraph.io.xml.security import hardened_parser
 from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
-    from irgraph.io.xml_reader import ReadResult, _Reader
+    from irgraph.io.xml.context import ReadContext
 
 __all__ = ["read_fast"]
 
@@ -81,10 +82,8 @@ class NotCanonical(Exception):
     """The file leaves the layout this module reads (the lxml path reads it instead)."""
 
 
-def read_fast(reader: _Reader) -> ReadResult | None:
+def read_fast(reader: ReadContext) -> ReadResult | None:
     """The model of ``reader``'s document when it is laid out as OpenVINO writes it, else None."""
-    from irgraph.io.xml_reader import ReadResult
-
     try:
         model = _FastReader(reader, reader.document.data).read()
     except (NotCanonical, IrError, ValueError, TypeError, KeyError, IndexError, OverflowError, etree.LxmlError):
@@ -96,7 +95,7 @@ def read_fast(reader: _Reader) -> ReadResult | None:
 
 
 class _FastReader:
-    def __init__(self, reader: _Reader, data: bytes) -> None:
+    def __init__(self, reader: ReadContext, data: bytes) -> None:
         # XML forbids these characters (and the lxml path would say where): controls but tab and
         # newline (carriage returns too: lines are counted by newlines), U+FFFE and U+FFFF.
         if len(data.translate(None, _CONTROL_BYTES)) != len(data) or (

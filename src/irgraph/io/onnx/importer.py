@@ -3,7 +3,7 @@
 Graph inputs become Parameters named after them, initializers and Constant nodes become Consts
 (created where a tensor is consumed), every ONNX tensor name becomes the tensor name of the port
 that produces it, and graph outputs become Results keyed by the ONNX output names. The Split and
-Concat rules of each opset are in :mod:`irgraph.io.onnx_split`; every decision is explained.
+Concat rules of each opset are in :mod:`irgraph.io.onnx.split`; every decision is explained.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.onnx_common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
-from irgraph.io.onnx_split import KNOWN_VERSIONS, NodeConverter
+from irgraph.io.onnx.common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
+from irgraph.io.onnx.split import KNOWN_VERSIONS, NodeConverter
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text

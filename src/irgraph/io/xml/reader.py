@@ -4,34 +4,26 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
 
 from lxml import etree
 
 from irgraph._gc import paused_collector
 from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
-from irgraph.graph import InputPort, Model, OutputPort, RtEntry
+from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.fast_reader import read_fast
-from irgraph.io.layers import LayerPorts, LayerReader, non_negative
-from irgraph.io.rt_info import LEGACY_SECTIONS, read_rt_info
-from irgraph.io.sub_graphs import detach_bodies
 from irgraph.io.weights import WeightsFile
-from irgraph.io.xml_security import XmlDocument, load_xml, restore_controls, shield_controls
+from irgraph.io.xml.context import ReadResult
+from irgraph.io.xml.fast_reader import read_fast
+from irgraph.io.xml.layers import LayerPorts, LayerReader, non_negative
+from irgraph.io.xml.rt_info import LEGACY_SECTIONS, read_rt_info
+from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
+from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
 from irgraph.ops import OpaqueOp
 from irgraph.validation import Diagnostic, Severity
 
 __all__ = ["ReadResult", "read_ir", "read_model"]
 
 SUPPORTED_VERSIONS = (10, 11)
-
-
-@dataclass
-class ReadResult:
-    """A model and what the reader noticed but tolerated (for :func:`irgraph.validate_file`)."""
-
-    model: Model
-    findings: list[Diagnostic] = field(default_factory=list)
 
 
 def read_model(
@@ -125,6 +117,10 @@ class _Reader:
             self._weights = _open_weights(self._weights_path)
         return self._weights
 
+    def read_bodies(self, layers: LayerReader, ports: LayerPorts, elements: list[etree._Element]) -> tuple[Body, ...]:
+        """The bodies of a TensorIterator, Loop or If layer (``sub_graphs`` reads them with LayerReaders)."""
+        return read_bodies(layers, ports, elements)
+
     def without_data(self, err: IrError) -> None:
         """Note a Const left without its value (``weights_optional``): the first reason is kept."""
         self.consts_without_data += 1
@@ -177,7 +173,7 @@ class _Reader:
         model.source_line = self.here(root).line
         ports = LayerReader(self, model, version).read(layers)
         if edges is not None:
-            self._edges(model, edges, ports)
+            self.connect_edges(model, edges, ports)
         elif any(node.num_inputs for node in model):  # OpenVINO always writes <edges>; the schema requires it
             raise IrParseError("<net> has no <edges> section, so no layer input is connected", self.here(root))
         model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
@@ -200,7 +196,7 @@ class _Reader:
                 raise err from None
             return root
 
-    def _edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
+    def connect_edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
         by_text = ports["by_text"]
         claimed: dict[tuple[int, int], int] = {}

@@ -9,7 +9,7 @@ from lxml import etree
 
 from irgraph.errors import IrParseError
 from irgraph.graph import RtEntry
-from irgraph.io.xml_text import escape_attribute, escape_text
+from irgraph.io.xml.text import escape_attribute, escape_text
 
 LEGACY_SECTIONS = ("meta_data", "quantization_parameters")
 """Net-level sections of older IR that OpenVINO still reads (as rt_info, when there is no ``<rt_info>``)."""

@@ -19,11 +19,11 @@ from irgraph.errors import GraphError, IrParseError, Location, ResourceLimitErro
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, MAX_BODY_DEPTH, PORT_MAP_TAGS
 from irgraph.integers import parse_int
-from irgraph.io.layers import LayerPorts, LayerReader
-from irgraph.io.rt_info import read_rt_info
+from irgraph.io.xml.layers import LayerPorts, LayerReader
+from irgraph.io.xml.rt_info import read_rt_info
 
 if TYPE_CHECKING:
-    from irgraph.io.xml_reader import _Reader
+    from irgraph.io.xml.context import ReadContext
 
 __all__ = ["DETACHED", "detach_bodies", "read_bodies"]
 
@@ -89,7 +89,7 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     finally:
         reader.body_depth -= 1
     if "edges" in sections:
-        reader._edges(model, sections["edges"], body_ports)
+        reader.connect_edges(model, sections["edges"], body_ports)
     elif any(node.num_inputs for node in model):
         raise IrParseError(f"<{element.tag}> has no <edges> section, so no layer input is connected",
                            reader.here(element))
@@ -97,7 +97,7 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     return model
 
 
-def _port_map(reader: _Reader, element: etree._Element, ports: LayerPorts) -> list[PortMapEntry]:
+def _port_map(reader: ReadContext, element: etree._Element, ports: LayerPorts) -> list[PortMapEntry]:
     inputs = {int(label): index for label, index in ports.inputs.items()}
     outputs = {int(label): index for label, index in ports.outputs.items()}
     entries = []
@@ -139,7 +139,7 @@ def _port_index(label: int, labels: dict[int, int], first: int, where: Location)
     return canonical
 
 
-def _back_edges(reader: _Reader, element: etree._Element) -> list[BackEdge]:
+def _back_edges(reader: ReadContext, element: etree._Element) -> list[BackEdge]:
     edges = []
     for child in element:
         where = reader.here(child)
@@ -205,7 +205,7 @@ def detach_bodies(data: bytes, where: Location) -> tuple[etree._Element, dict[st
         pieces.append(data[position:end])
         return b"".join(pieces)
 
-    from irgraph.io.xml_security import parse_bytes
+    from irgraph.io.xml.security import parse_bytes
 
     root = parse_bytes(cut(0, len(data), children[-1]), where)
     bodies: dict[str, etree._Element] = {}

@@ -18,11 +18,11 @@ from irgraph.element_types import ElementType
 from irgraph.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
-from irgraph.io.names import join_names
-from irgraph.io.rt_info import write_legacy_sections, write_rt_info
 from irgraph.io.weights import WeightsWriter, encode_tensor
-from irgraph.io.xml_reader import SUPPORTED_VERSIONS
-from irgraph.io.xml_text import cxx_sort, escape_attribute
+from irgraph.io.xml.names import join_names
+from irgraph.io.xml.reader import SUPPORTED_VERSIONS
+from irgraph.io.xml.rt_info import write_legacy_sections, write_rt_info
+from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
 from irgraph.shapes import TensorType

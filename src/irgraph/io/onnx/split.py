@@ -26,7 +26,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, OpError
 from irgraph.graph import OutputPort
-from irgraph.io.onnx_common import port_type
+from irgraph.io.onnx.common import ImportContext, port_type
 from irgraph.ops import Concat, Const, Op, Parameter, Split, VariadicSplit
 from irgraph.ops.op import shape_text
 from irgraph.shapes import Shape
@@ -34,7 +34,6 @@ from irgraph.shapes import Shape
 if TYPE_CHECKING:
     import onnx as onnx_types
 
-    from irgraph.io.onnx_import import _Importer
 
 KNOWN_VERSIONS = {"Split": (1, 2, 11, 13, 18), "Concat": (1, 4, 11, 13), "Constant": None, "Identity": None}
 """The ONNX ops converted (``NodeConverter.handlers`` has one rule each) and the op versions known, None for any."""
@@ -56,7 +55,7 @@ class _Context:
 class NodeConverter:
     """Converts ONNX nodes one by one into the importer's model."""
 
-    def __init__(self, importer: _Importer) -> None:
+    def __init__(self, importer: ImportContext) -> None:
         self.im = importer
         self.onnx = importer.onnx
         self.handlers: dict[str, Callable[[_Context], None]] = {

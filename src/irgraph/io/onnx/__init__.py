@@ -1,0 +1,1 @@
+"""ONNX both ways: ``importer`` (ONNX -> IR, with ``split`` for the Split/Concat family), ``exporter`` (IR -> ONNX)."""

@@ -1,0 +1,66 @@
+"""What the pieces of the XML reader share: the reader's state as they see it, and what a read returns.
+
+``layers``, ``sub_graphs`` and ``fast_reader`` are handed the reader (``reader._Reader``) as a
+:class:`ReadContext`, so they depend on this module and never on ``reader`` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from irgraph.errors import IrError, Location
+    from irgraph.graph import Body, Model
+    from irgraph.io.weights import WeightsFile
+    from irgraph.io.xml.layers import LayerPorts, LayerReader
+    from irgraph.io.xml.security import XmlDocument
+    from irgraph.validation import Diagnostic
+
+
+@dataclass
+class ReadResult:
+    """A model and what the reader noticed but tolerated (for :func:`irgraph.validate_file`)."""
+
+    model: Model
+    findings: list[Diagnostic] = field(default_factory=list)
+
+
+class ReadContext(Protocol):
+    """The reader of one document, as the layer, body and fast-path readers use it."""
+
+    document: XmlDocument
+    file: str
+    findings: list[Diagnostic]
+    element_limit: int
+    weights_optional: bool
+    body_depth: int
+    """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
+    detached: dict[str, etree._Element]
+    """Bodies parsed apart from the document (nested too deep for one parse)."""
+
+    def here(self, element: etree._Element) -> Location:
+        """The location of ``element`` (file and line)."""
+        ...
+
+    def note(self, code: str, message: str, location: Location) -> None:
+        """Record something tolerated (a warning for validate_file)."""
+        ...
+
+    def weights(self) -> WeightsFile:
+        """The weights file, opened on the first Const."""
+        ...
+
+    def without_data(self, err: IrError) -> None:
+        """Note a Const left without its value (``weights_optional``)."""
+        ...
+
+    def read_bodies(self, layers: LayerReader, ports: LayerPorts, elements: list[etree._Element]) -> tuple[Body, ...]:
+        """The bodies of a TensorIterator, Loop or If layer, read from its sub-graph children."""
+        ...
+
+    def connect_edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
+        """Connect every ``<edge>`` of ``edges`` in ``model``."""
+        ...
