@@ -30,6 +30,7 @@ CODES = {
     "custom-op": "ops outside OpenVINO's opsets, from an extension (a summary)",
     "unreachable": "a layer no Result or sink depends on",
     "duplicate-name": "several layers share a name",
+    "name-collision": "an IR v10 input or output layer's name is another tensor's name (OpenVINO refuses the model)",
     "unknown-attribute": "an attribute the op does not have",
     "dynamic-input-type": "an input of dynamic element type (the model reads but cannot run)",
     "undeclared-outputs": "an op produces more outputs than the layer declares",
@@ -137,6 +138,9 @@ def _validate_graph(
 
     if outermost:
         walk(model, on_error)  # bodies are walked by their layers, with the types the layer gives them
+        if model.ir_version == 10:
+            for node, message in v10_name_collisions(model):
+                error("name-collision", message, node.location)
     bodies: list[Model] = []
     for node in model:
         if node.bodies:
@@ -173,6 +177,57 @@ def _validate_graph(
                         "unconnected (as OpenVINO does)", node.location)
         _compare_declared(node, warning)
     return bodies
+
+
+def v10_name_collisions(model: Model) -> list[tuple[Node, str]]:
+    """The inputs and outputs whose names OpenVINO's IR v10 reader finds colliding, as it checks them.
+
+    OpenVINO 2026.4.1 gives a v10 model's inputs their Parameter names and its outputs their
+    producers' names (``conv.1`` for port 1 of a multi-output ``conv``) as extra tensor names, and
+    refuses the model when such a name already names another input or output tensor
+    (``model_reader.cpp``: "Model operation names have collisions with tensor names"). Only the
+    tensors at the model's edges take part.
+    """
+    owner: dict[str, tuple[int, int] | None] = {}  # name -> the tensor holding it; None: an added name
+    added: dict[tuple[int, int], set[str]] = {}
+    found: list[tuple[Node, str]] = []
+
+    def names_of(tensor: tuple[int, int]) -> set[str]:
+        return set(model.node(tensor[0]).tensor_names[tensor[1]]) | added.get(tensor, set())
+
+    def collide(node: Node, name: str, what: str) -> None:
+        found.append((node, f"IR v10: {what} {name!r} is also the name of another input or output tensor, so "
+                            "OpenVINO refuses the model (\"Model operation names have collisions with tensor "
+                            "names\"); write it as IR v11"))
+
+    outputs = []
+    for result in model.results:
+        sources = model.input_sources(result)
+        if sources and sources[0] is not None:
+            outputs.append((result, (sources[0].node_id, sources[0].index)))
+    parameters = [parameter for parameter in model.parameters if parameter.num_outputs]  # damaged files have none
+    # Two edge tensors sharing a tensor name pass: OpenVINO 2026.4.1 reads such a file (its reader
+    # resolves the duplicate before this check), so only the operation names are checked.
+    for parameter in parameters:
+        for name in parameter.tensor_names[0]:
+            owner.setdefault(name, (parameter.id, 0))
+    for _, tensor in outputs:
+        for name in model.node(tensor[0]).tensor_names[tensor[1]]:
+            owner.setdefault(name, tensor)
+    for result, tensor in outputs:
+        producer = model.node(tensor[0])
+        name = producer.name if producer.num_outputs == 1 else f"{producer.name}.{tensor[1]}"
+        if name in owner and name not in names_of(tensor):
+            collide(result, name, "output name")
+        owner.setdefault(name, None)
+        added.setdefault(tensor, set()).add(name)
+    for parameter in parameters:
+        tensor = (parameter.id, 0)
+        if parameter.name in owner and parameter.name not in names_of(tensor):
+            collide(parameter, parameter.name, "input layer name")
+        owner.setdefault(parameter.name, None)
+        added.setdefault(tensor, set()).add(parameter.name)
+    return found
 
 
 def _classify(

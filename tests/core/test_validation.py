@@ -143,8 +143,10 @@ def test_assign_is_a_root_like_a_result_so_its_inputs_are_not_unreachable(tmp_pa
                             "(Gelu-2 in opsets 2-6, Gelu-7 in opsets 7-16); OpenVINO refuses the model")),
         ("GRN", "opset9", ("unchecked-op", "note", "1 layer of 1 op type not checked yet (kept as declared; they "
                            "cannot run): GRN×1")),
-        ("Gelu", "my_ops", ("custom-op", "note", "1 layer of 1 op type outside OpenVINO's opsets (OpenVINO reads "
-                            "them only with their extension; irgraph keeps them as declared): Gelu (my_ops)×1")),
+        ("MyGelu", "my_ops", ("custom-op", "note", "1 layer of 1 op type outside OpenVINO's opsets (OpenVINO reads "
+                              "them only with their extension; irgraph keeps them as declared): MyGelu (my_ops)×1")),
+        ("Gelu", "my_ops", ("invalid-op", "error", "Cannot create Gelu layer from unsupported opset: my_ops (Gelu-2 "
+                            "in opsets 2-6, Gelu-7 in opsets 7-16); OpenVINO refuses the model")),
     ],
 )
 def test_a_layer_irgraph_has_no_class_for_is_invalid_unchecked_or_custom(op_type, version, expected):

@@ -137,3 +137,70 @@ def test_legacy_sections_read_as_openvino_2026_4_1_reads_them(tmp_path, rt_info)
     ov.serialize(ov.Core().read_model(str(tmp_path / "copy.xml")), str(tmp_path / "ov-copy.xml"))
     again = (tmp_path / "ov-copy.xml").read_text("utf-8")
     assert again[again.index("\t<rt_info"):again.index("</net>")] == theirs
+
+
+# IR v10: OpenVINO 2026.4.1 names a v10 model's inputs and outputs after their layers too, and refuses the file
+# when such a name is already another edge tensor's name. Each case: the change to the sample, and whether
+# OpenVINO 2026.4.1 reads the file (tests/io/test_openvino_reads.py::test_openvino_2026_4_1_v10_verdicts).
+V10_NAME_CASES = {
+    "own-names": ((), True),
+    "output-tensor-named-like-another-layer": ((('names="part0"', 'names="axis"'),), True),
+    "input-tensor-named-like-a-layer": ((('names="data"', 'names="split"'),), True),
+    "two-outputs-share-a-tensor-name": ((('names="part1"', 'names="part0"'),), True),
+    "output-tensor-named-like-the-input-layer": ((('names="data"', 'names="x"'), ('names="part1"', 'names="data"')),
+                                                 False),
+    "input-tensor-named-like-an-output": ((('names="data"', 'names="split.1"'),), False),
+    "unnamed-input-and-an-output-named-like-it": (((' names="data"', ""), ('names="part2"', 'names="data"')), False),
+    "output-tensor-named-like-another-output": ((('names="part2"', 'names="split.0"'),), False),
+}
+
+
+def v10_case(tmp_path, name: str):
+    text = BASE.replace('version="11"', 'version="10"', 1)
+    for old, new in V10_NAME_CASES[name][0]:
+        assert old in text
+        text = text.replace(old, new, 1)
+    return write(tmp_path, text, name)
+
+
+@pytest.mark.parametrize("name", V10_NAME_CASES)
+def test_v10_operation_and_tensor_name_collisions_are_refused_as_openvino_refuses_them(tmp_path, name):
+    xml = v10_case(tmp_path, name)
+    errors = [d for d in ir.validate_file(xml) if d.is_error]
+    if V10_NAME_CASES[name][1]:
+        assert errors == []
+    else:
+        (error,) = errors
+        assert error.code == "name-collision"
+        assert error.message.startswith("IR v10: ") and error.message.endswith(
+            "is also the name of another input or output tensor, so OpenVINO refuses the model (\"Model operation "
+            "names have collisions with tensor names\"); write it as IR v11")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", V10_NAME_CASES)
+def test_openvino_2026_4_1_v10_verdicts(tmp_path, name):
+    assert openvino_reads(v10_case(tmp_path, name)) == V10_NAME_CASES[name][1]
+
+
+def test_ir_convert_never_writes_a_v10_file_openvino_refuses(tmp_path):
+    from irgraph.cli.ir_convert import main
+
+    source = write(tmp_path, BASE.replace('names="part1"', 'names="data"').replace('names="data">', 'names="x">', 1))
+    assert [d.code for d in ir.validate_file(source)] == []  # as IR v11 the names are fine
+    assert main([str(source), str(tmp_path / "v10.xml"), "--ir-version", "10"]) == 1
+    assert not (tmp_path / "v10.xml").exists()
+
+
+def test_a_core_type_in_an_unknown_opset_is_an_error_as_openvino_refuses_it(tmp_path):
+    xml = write(tmp_path, BASE.replace('type="Parameter" version="opset1"', 'type="Parameter" version="wrongOpset"'))
+    (error,) = ir.validate_file(xml)
+    assert (error.code, error.is_error, error.location.line) == ("invalid-op", True, 4)
+    assert error.message == ("Cannot create Parameter layer from unsupported opset: wrongOpset (Parameter-1 in opsets "
+                             "1-16); OpenVINO refuses the model")
+
+
+@pytest.mark.oracle
+def test_openvino_2026_4_1_refuses_a_core_type_in_an_unknown_opset(tmp_path):
+    xml = write(tmp_path, BASE.replace('type="Parameter" version="opset1"', 'type="Parameter" version="wrongOpset"'))
+    assert not openvino_reads(xml)

@@ -76,7 +76,17 @@ def test_an_opset_lacking_the_type_is_invalid_with_openvinos_message():
     ["extension", "custom_opset", "opset17", "opset0", "Opset1", " opset1", "opset01", "opset", "opset\u0661"],
 )
 def test_a_version_naming_no_catalogued_opset_is_a_custom_op(version):
-    assert classify("Relu", version) == catalogue.Classification(Kind.CUSTOM)
+    assert classify("MyRelu", version) == catalogue.Classification(Kind.CUSTOM)
+
+
+@pytest.mark.parametrize("version", ["wrongOpset", "extension", "opset17", "Opset1", "opset01"])
+def test_a_catalogued_type_in_no_catalogued_opset_is_invalid(version):
+    """OpenVINO 2026.4.1 refuses ``Parameter`` with version="wrongOpset" (its IR frontend test WrongOpset)."""
+    assert classify("Parameter", version) == catalogue.Classification(
+        Kind.INVALID, None,
+        f"Cannot create Parameter layer from unsupported opset: {version} (Parameter-1 in opsets 1-16)",
+    )
+    assert classify("relu", version).kind is Kind.INVALID  # type names match in any case, as OpenVINO's do
 
 
 def test_lookup_resolves_registered_ops_for_every_opset_containing_them():

@@ -15,7 +15,7 @@ from irgraph.io.onnx.importer import external_data_files
 from irgraph.io.xml.reader import read_ir
 from irgraph.io.xml.v10 import v10_losses
 from irgraph.io.xml.writer import version_to_write
-from irgraph.validation import Diagnostic
+from irgraph.validation import Diagnostic, v10_name_collisions
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
@@ -97,10 +97,15 @@ def _convert(args: argparse.Namespace) -> int:
                          Location(file=args.source))
 
     if destination == "ir":
+        version = version_to_write(model, args.ir_version)
+        collisions = v10_name_collisions(model) if version == 10 else []
+        if collisions:  # never write a file OpenVINO refuses to read
+            node, message = collisions[0]
+            more = f" ({len(collisions) - 1} more like it)" if len(collisions) > 1 else ""
+            raise GraphError(message + more, node.location.with_file(args.source))
         with common.locating(args.source):
             irgraph.write_model(model, args.destination, version=args.ir_version)
         bin_path = common.weights_path(args.destination, None)
-        version = version_to_write(model, args.ir_version)
         if version == 10:
             for loss in v10_losses(model):
                 common.warn(f"{args.destination}: {loss}")

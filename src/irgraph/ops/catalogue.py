@@ -177,6 +177,13 @@ def classify(type_name: str, version: str) -> Classification:
     """Classify a layer's ``type``/``version``; ``message`` is OpenVINO's wording for an invalid type."""
     number = opset_number(version)
     if number is None or number not in OPSETS:
+        if versions_of(type_name):
+            # OpenVINO 2026.4.1 creates a type of its own opsets only from one of its opsets, and refuses
+            # ``Parameter`` with version="wrongOpset" (an extension would have to claim the very type name)
+            return Classification(
+                Kind.INVALID, None,
+                f"Cannot create {type_name} layer from unsupported opset: {version}" + _elsewhere(type_name),
+            )
         return Classification(Kind.CUSTOM)
     entry = find(type_name, version)  # "Const" only in this exact spelling, as OpenVINO takes it
     if entry is None:
