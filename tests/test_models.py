@@ -1,0 +1,69 @@
+"""The committed model corpus (tests/data/models, made by make_models.py with PyTorch 2.14.1, transformers
+4.57.6 and OpenVINO 2026.4.1's PyTorch and ONNX frontends): transformers, recurrent networks and a detector
+as users export them. Each one re-writes byte for byte, validates without errors, and runs in irgraph with
+the outputs of OpenVINO 2026.4.1's CPU plugin (f32 inference precision)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irgraph as ir
+
+MODELS = Path(__file__).resolve().parent / "data" / "models"
+NAMES = sorted(path.parent.name for path in MODELS.glob("*/model.xml"))
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
+"""float32 networks of a few layers: summation order differs (BLAS vs OpenVINO's kernels)."""
+
+
+def inputs_of(name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """The inputs inputs.json describes, from a seeded generator."""
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for input_name, spec in json.loads((MODELS / name / "inputs.json").read_text()).items():
+        if np.dtype(spec["dtype"]).kind in "iu":
+            feeds[input_name] = rng.integers(spec["low"], spec["high"], spec["shape"]).astype(spec["dtype"])
+        else:
+            feeds[input_name] = rng.uniform(spec["low"], spec["high"], spec["shape"]).astype(spec["dtype"])
+    return feeds
+
+
+def test_the_corpus_is_there():
+    assert {"bert-tiny", "gpt2-tiny", "lstm", "yolo-tiny"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_models_rewrite_byte_identical_and_validate(tmp_path, name):
+    xml = MODELS / name / "model.xml"
+    assert [str(d) for d in ir.validate_file(xml) if d.is_error] == []
+    ir.write_model(ir.read_model(xml), tmp_path / "copy.xml")
+    assert (tmp_path / "copy.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "copy.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
+
+
+NOT_YET = {"gpt2-tiny-stateful": "ReadValue-6/Assign-6", "gru-onnx": "GRUSequence-5", "lstm": "LSTMSequence-5"}
+"""Models whose ops irgraph cannot run yet (issue #16), with those ops."""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", NAMES)
+def test_models_run_as_openvino_2026_4_1_cpu_runs_them(name):
+    import openvino as ov
+
+    if name in NOT_YET:
+        pytest.skip(f"irgraph cannot run {NOT_YET[name]} yet")
+
+    xml = MODELS / name / "model.xml"
+    feeds = inputs_of(name)
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    theirs = request.infer(feeds)
+    ours = ir.Interpreter(ir.read_model(xml)).run(feeds)
+    assert len(ours) == len(compiled.outputs)
+    for output, (key, value) in zip(compiled.outputs, ours.items(), strict=True):
+        expected = theirs[output]
+        assert value.shape == expected.shape, key
+        np.testing.assert_allclose(value, expected, **TOLERANCE, err_msg=key)
