@@ -58,8 +58,7 @@ class BatchSpace(Op):
         check(same.rank_is_dynamic or same.rank == 1,  # type: ignore[union-attr]
               f"block_shape and {kind} inputs must have rank 1. Got: {same.rank}")  # type: ignore[union-attr]
         for vector in (block, begin, end):
-            if vector.element_type.is_real or vector.element_type.is_dynamic is False and not \
-                    vector.element_type.is_integral:
+            if not vector.element_type.is_dynamic and not vector.element_type.is_integral:
                 raise OpError(f"block_shape and {kind} inputs must have integer element type. Got: "
                               f"{vector.element_type}")
         if data.shape.rank_is_dynamic:
