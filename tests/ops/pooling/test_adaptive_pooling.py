@@ -1,0 +1,65 @@
+"""AdaptiveAvgPool-8 and AdaptiveMaxPool-8 against OpenVINO 2026.4.1 (reference evaluate and CPU plugin) on
+generated configurations (sizes that do and do not divide, overlapping windows, ties), and exact cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.pooling.adaptive_avg_pool import AdaptiveAvgPool
+from irgraph.ops.pooling.adaptive_max_pool import AdaptiveMaxPool
+from tests.ops import strategies as S
+from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.helpers import infer, tt
+
+
+def _case(data, types):
+    element_type = data.draw(st.sampled_from(types))
+    spatial = data.draw(st.integers(1, 3))
+    shape = [data.draw(st.integers(1, 2)), data.draw(st.integers(1, 3))] + [data.draw(st.integers(1, 7))
+                                                                           for _ in range(spatial)]
+    sizes = np.array([data.draw(st.integers(1, 2 * size)) for size in shape[2:]], np.int64)
+    # small integers make ties; floats without specials (NaN ordering is the kernel's accident)
+    x = S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-5, high=5)
+    if data.draw(st.booleans()):
+        x = np.round(x).astype(x.dtype)
+    return x, sizes
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_adaptive_avg_pool_matches_openvino(data):
+    x, sizes = _case(data, [ElementType.F32, ElementType.F16, ElementType.I32, ElementType.I8])
+    check_op(AdaptiveAvgPool(), [x, sizes], same_op(AdaptiveAvgPool()), constant=(1,))
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_adaptive_max_pool_matches_openvino(data):
+    x, sizes = _case(data, [ElementType.F32, ElementType.F16, ElementType.I32, ElementType.I64])
+    op = AdaptiveMaxPool(index_element_type=data.draw(st.sampled_from(["i32", "i64"])))
+    check_op(op, [x, sizes], same_op(op), constant=(1,))
+
+
+def test_exact_cases():
+    x = np.arange(2 * 5 * 7, dtype=np.float32).reshape(1, 2, 5, 7)
+    (avg,) = AdaptiveAvgPool().evaluate([x, np.array([2, 3])])
+    assert avg[0, 0].tolist() == [[8.0, 10.0, 12.0], [22.0, 24.0, 26.0]]  # windows rows [0,3),[2,5)
+    values, indices = AdaptiveMaxPool().evaluate([x[:, :, ::-1, ::-1].copy(), np.array([2, 3])])
+    assert values[0, 0].tolist() == [[34.0, 32.0, 30.0], [20.0, 18.0, 16.0]]
+    assert indices[0, 1].tolist() == [[0, 2, 4], [14, 16, 18]]
+    _, tied = AdaptiveMaxPool(index_element_type="i32").evaluate([np.ones((1, 1, 2, 2), np.float32), np.array([1, 1])])
+    assert (tied.dtype, tied.tolist()) == (np.int32, [[[[0]]]])  # the first maximum in row-major order
+
+
+def test_shapes_and_refusals():
+    assert infer(AdaptiveMaxPool(), [tt("2,3,8,8"), tt("2", "i64")], [None, [3, 5]]) == ["[2,3,3,5]", "[2,3,3,5]"]
+    assert infer(AdaptiveAvgPool(), [tt("2,3,8,8"), tt("2", "i64")], [None, None]) == ["[2,3,?,?]"]
+    with pytest.raises(OpError, match="Expected a 3D, 4D or 5D tensor for the input"):
+        infer(AdaptiveAvgPool(), [tt("8,8"), tt("0", "i64")], [None, None])
+    with pytest.raises(OpError, match="Index element type must be i32 or i64"):
+        AdaptiveMaxPool(index_element_type="f32")
