@@ -104,6 +104,16 @@ def _read_int_tuple(text: str) -> tuple[int, ...]:
     return tuple(parse_int(t) for t in text.split(",")) if text.strip(WHITESPACE) else ()
 
 
+def _read_float_tuple(text: str) -> tuple[float, ...]:
+    return tuple(_read_float(t.strip(WHITESPACE)) for t in text.split(",")) if text.strip(WHITESPACE) else ()
+
+
+def _write_float_list(values: tuple[float, ...]) -> str:
+    """OpenVINO writes a float vector through std::ostream: 6 significant digits (``1e-07``, ``1.23457e+08``) of
+    each float32 value."""
+    return ", ".join(format(float(np.float32(v)), "g") for v in values)
+
+
 @dataclass(frozen=True)
 class Codec:
     """Text <-> value for one attribute type; ``read`` raises ValueError naming what it expected."""
@@ -128,6 +138,7 @@ CODECS: dict[Any, Codec] = {
     float: Codec(_read_float, lambda v: f"{v:.17g}"),
     str: Codec(str, str),
     tuple[int, ...]: Codec(_read_int_tuple, lambda v: ", ".join(str(x) for x in v)),
+    tuple[float, ...]: Codec(_read_float_tuple, _write_float_list),
     Shape: Codec(_expecting("a partial shape like 1,?,1..8", Shape.parse), Shape.to_ir),
     ElementType: Codec(_expecting("an IR element type like f32", ElementType.from_ir_name), lambda v: v.ir_name),
 }

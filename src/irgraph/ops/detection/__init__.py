@@ -1,0 +1,1 @@
+"""Ops of OpenVINO's 'detection' spec category."""
