@@ -202,14 +202,14 @@ def ov_attribute(value: Any) -> Any:
 
 def _openvino_type(op: Op) -> str:
     """OpenVINO's class name for the op's type: IR spells four differently (ReLU for Relu, SoftMax, PReLU, Const)."""
-    entry = catalogue.find(op.type_name, f"opset{op.opsets.start}")
+    entry = catalogue.find(op.type_name, f"opset{op.opsets[0]}")
     return op.type_name if entry is None else entry.type_name
 
 
 def same_op(op: Op, type_name: str | None = None) -> BuildOv:
     """A builder of OpenVINO's node for ``op``: its type (``type_name`` when OpenVINO spells it
     differently), its first opset and its attributes, through ``NodeFactory``."""
-    factory = NodeFactory(f"opset{op.opsets.start}")
+    factory = NodeFactory(f"opset{op.opsets[0]}")
     attributes = {spec.ir_name: ov_attribute(getattr(op, spec.name)) for spec in op.attribute_fields()}
 
     def build(*inputs: Any) -> Any:

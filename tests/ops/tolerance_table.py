@@ -34,7 +34,7 @@ def render() -> str:
     """The whole markdown file."""
     rows = []
     load_all()  # op modules load on first use; the table lists them all
-    for op_class in sorted(registered_classes(), key=lambda c: (c.type_name.lower(), c.opsets.start)):
+    for op_class in sorted(registered_classes(), key=lambda c: (c.type_name.lower(), c.opsets[0])):
         category = op_class.__module__.split(".")[-2]
         what = (op_class.__doc__ or "").strip().splitlines()[0].replace("|", "\\|")
         rows.append(f"| {op_class.title()} | {category} | {op_class.tolerance.describe()} | {what} |")

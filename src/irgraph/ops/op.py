@@ -104,6 +104,14 @@ def _read_int_tuple(text: str) -> tuple[int, ...]:
     return tuple(parse_int(t) for t in text.split(",")) if text.strip(WHITESPACE) else ()
 
 
+def _read_float_tuple(text: str) -> tuple[float, ...]:
+    return tuple(_read_float(t.strip(WHITESPACE)) for t in text.split(",")) if text.strip(WHITESPACE) else ()
+
+
+def _read_str_tuple(text: str) -> tuple[str, ...]:
+    return tuple(t.strip(WHITESPACE) for t in text.split(",")) if text.strip(WHITESPACE) else ()
+
+
 @dataclass(frozen=True)
 class Codec:
     """Text <-> value for one attribute type; ``read`` raises ValueError naming what it expected."""
@@ -128,6 +136,9 @@ CODECS: dict[Any, Codec] = {
     float: Codec(_read_float, lambda v: f"{v:.17g}"),
     str: Codec(str, str),
     tuple[int, ...]: Codec(_read_int_tuple, lambda v: ", ".join(str(x) for x in v)),
+    # OpenVINO writes float and string lists as it writes int lists ("0.5, 1.25", "sigmoid, tanh")
+    tuple[float, ...]: Codec(_read_float_tuple, lambda v: ", ".join(f"{x:.17g}" for x in v)),
+    tuple[str, ...]: Codec(_read_str_tuple, ", ".join),
     Shape: Codec(_expecting("a partial shape like 1,?,1..8", Shape.parse), Shape.to_ir),
     ElementType: Codec(_expecting("an IR element type like f32", ElementType.from_ir_name), lambda v: v.ir_name),
 }
