@@ -20,7 +20,7 @@ from irgraph.ops.sequence.lstm_cell import LSTMCell1, LSTMCell4
 from irgraph.ops.sequence.lstm_sequence import LSTMSequence
 from irgraph.ops.sequence.rnn_cell import RNNCell
 from irgraph.ops.sequence.rnn_sequence import RNNSequence
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, same_op
 from tests.ops.helpers import infer, tt
 
 NAMES = ("sigmoid", "tanh", "relu")
@@ -32,7 +32,7 @@ GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 def attributes(op_class, draw, hidden: int, sequence: bool) -> dict:
     attrs = dict(hidden_size=hidden,
                  activations=tuple(draw(st.sampled_from(NAMES)) for _ in range(op_class.ACTIVATION_COUNT)),
-                 clip=draw(st.sampled_from([0.0, 0.0, 0.5, 2.0])))
+                 clip=draw(st.sampled_from([0.0, 0.0, 0.5, 2.0, -1.0])))  # negative: no clip, as the CPU plugin
     if op_class in (GRUCell, GRUSequence):
         attrs["linear_before_reset"] = draw(st.booleans())
     if op_class is LSTMCell1:
@@ -296,3 +296,17 @@ def test_lstm_cell_1_peepholes_shape():
     with pytest.raises(OpError, match="hidden_size mismatched in P input. Current value is: 11, expected: 12"):
         infer(op, [*shapes, tt("11")], [None] * 7)
     check_types(op, [*shapes, tt("11")], same_op(op))
+
+
+def test_the_cpu_plugin_ignores_peepholes_and_input_forget():
+    """openvino 2026.4.1's CPU plugin runs LSTMCell-1 as LSTMCell-4: P and input_forget change nothing
+    there. irgraph follows the spec and the reference kernel (lstm_cell_v1): the two differ by design."""
+    rng = np.random.default_rng(3)
+    inputs = [rng.uniform(-1, 1, s).astype(np.float32) for s in [(2, 3), (2, 2), (2, 2), (8, 3), (8, 2), (8,), (6,)]]
+    op = LSTMCell1(hidden_size=2, input_forget=True)
+    on_cpu = ov_cpu(same_op(op), inputs, ())
+    plain = LSTMCell4(hidden_size=2).evaluate(inputs[:6])
+    ours = op.evaluate(inputs)
+    for cpu_value, plain_value, our_value in zip(on_cpu, plain, ours, strict=True):
+        np.testing.assert_allclose(cpu_value, plain_value, atol=1e-6)
+        assert np.abs(our_value - cpu_value).max() > 0.01

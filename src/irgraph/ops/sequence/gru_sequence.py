@@ -27,4 +27,6 @@ class GRUSequence(RecurrentSequence):
     ACTIVATION_COUNT = 2
     DEFAULT_ACTIVATIONS = ("sigmoid", "tanh")
 
+    activations: tuple[str, ...] = attribute(DEFAULT_ACTIVATIONS)  # the spec's default (the field keeps its place)
+
     linear_before_reset: bool = attribute(False)

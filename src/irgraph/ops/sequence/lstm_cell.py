@@ -29,6 +29,8 @@ class LSTMCellBase(RecurrentCell):
     ACTIVATION_COUNT = 3
     DEFAULT_ACTIVATIONS = ("sigmoid", "tanh", "tanh")
 
+    activations: tuple[str, ...] = attribute(DEFAULT_ACTIVATIONS)  # the spec's default (the field keeps its place)
+
 
 @register
 @dataclass(frozen=True)

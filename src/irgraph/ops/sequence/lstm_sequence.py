@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irgraph.ops.families.recurrent import RecurrentSequence
-from irgraph.ops.op import Inputs, InputSpec
+from irgraph.ops.op import Inputs, InputSpec, attribute
 from irgraph.ops.registry import register
 from irgraph.ops.sequence.rnn_sequence import SEQUENCE_ORDER
 
@@ -26,3 +26,5 @@ class LSTMSequence(RecurrentSequence):
     KIND = "lstm"
     ACTIVATION_COUNT = 3
     DEFAULT_ACTIVATIONS = ("sigmoid", "tanh", "tanh")
+
+    activations: tuple[str, ...] = attribute(DEFAULT_ACTIVATIONS)  # the spec's default (the field keeps its place)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irgraph.ops.families.recurrent import RecurrentCell
-from irgraph.ops.op import Inputs, InputSpec
+from irgraph.ops.op import Inputs, InputSpec, attribute
 from irgraph.ops.registry import register
 
 
@@ -23,3 +23,5 @@ class RNNCell(RecurrentCell):
     KIND = "rnn"
     ACTIVATION_COUNT = 1
     DEFAULT_ACTIVATIONS = ("tanh",)
+
+    activations: tuple[str, ...] = attribute(DEFAULT_ACTIVATIONS)  # the spec's default (the field keeps its place)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irgraph.ops.families.recurrent import RecurrentSequence
-from irgraph.ops.op import Inputs, InputSpec
+from irgraph.ops.op import Inputs, InputSpec, attribute
 from irgraph.ops.registry import register
 
 SEQUENCE_ORDER = ("direction", "hidden_size", "activations", "activations_alpha", "activations_beta", "clip")
@@ -27,3 +27,5 @@ class RNNSequence(RecurrentSequence):
     KIND = "rnn"
     ACTIVATION_COUNT = 1
     DEFAULT_ACTIVATIONS = ("tanh",)
+
+    activations: tuple[str, ...] = attribute(DEFAULT_ACTIVATIONS)  # the spec's default (the field keeps its place)

@@ -1,0 +1,118 @@
+"""An LSTM model end to end: an ONNX LSTM (made with onnx.helper) converted by openvino 2026.4.1's
+convert_model into an IR with LSTMSequence-5, saved, then read and run by irgraph (API and ``ir-run``)
+and compared with OpenVINO's CPU plugin; irgraph's re-written IR runs in OpenVINO with the same results."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import onnx
+import openvino as ov
+import pytest
+from onnx import TensorProto, helper
+
+import irgraph as ir
+from irgraph.cli import ir_run
+
+BATCH, STEPS, INPUT, HIDDEN = 3, 5, 4, 6
+
+
+def onnx_lstm(direction: str) -> onnx.ModelProto:
+    """X [steps, batch, input] (ONNX's layout), sequence_lens, initial h and c as inputs; W, R, B, P
+    initializers (P all zero: OpenVINO's LSTMSequence-5 has no peepholes)."""
+    rng = np.random.default_rng(11)
+    dirs = 2 if direction == "bidirectional" else 1
+    scale = 1 / np.sqrt(HIDDEN)
+    initializers = [
+        helper.make_tensor("W", TensorProto.FLOAT, [dirs, 4 * HIDDEN, INPUT],
+                           (rng.uniform(-1, 1, (dirs, 4 * HIDDEN, INPUT)) * scale).astype(np.float32).ravel()),
+        helper.make_tensor("R", TensorProto.FLOAT, [dirs, 4 * HIDDEN, HIDDEN],
+                           (rng.uniform(-1, 1, (dirs, 4 * HIDDEN, HIDDEN)) * scale).astype(np.float32).ravel()),
+        helper.make_tensor("B", TensorProto.FLOAT, [dirs, 8 * HIDDEN],
+                           rng.uniform(-0.5, 0.5, (dirs, 8 * HIDDEN)).astype(np.float32).ravel()),
+    ]
+    node = helper.make_node("LSTM", ["X", "W", "R", "B", "seq_lens", "h0", "c0"], ["Y", "Y_h", "Y_c"],
+                            hidden_size=HIDDEN, direction=direction)
+    graph = helper.make_graph(
+        [node], "lstm",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [STEPS, BATCH, INPUT]),
+         helper.make_tensor_value_info("seq_lens", TensorProto.INT32, [BATCH]),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [dirs, BATCH, HIDDEN]),
+         helper.make_tensor_value_info("c0", TensorProto.FLOAT, [dirs, BATCH, HIDDEN])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [STEPS, dirs, BATCH, HIDDEN]),
+         helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, [dirs, BATCH, HIDDEN]),
+         helper.make_tensor_value_info("Y_c", TensorProto.FLOAT, [dirs, BATCH, HIDDEN])],
+        initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+
+
+def feeds(direction: str) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    dirs = 2 if direction == "bidirectional" else 1
+    return {"X": rng.uniform(-1, 1, (STEPS, BATCH, INPUT)).astype(np.float32),
+            "seq_lens": np.array([5, 2, 4], np.int32),
+            "h0": rng.uniform(-1, 1, (dirs, BATCH, HIDDEN)).astype(np.float32),
+            "c0": rng.uniform(-1, 1, (dirs, BATCH, HIDDEN)).astype(np.float32)}
+
+
+def openvino_cpu(xml, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    results = compiled(inputs)
+    return {next(iter(port.get_names())): np.asarray(results[port]) for port in compiled.outputs}
+
+
+@pytest.fixture(params=["forward", "reverse", "bidirectional"])
+def converted(request, tmp_path):
+    """The ONNX LSTM converted and saved by OpenVINO (f32 weights): (xml path, direction)."""
+    onnx_path = tmp_path / "lstm.onnx"
+    onnx.save(onnx_lstm(request.param), onnx_path)
+    xml = tmp_path / "model.xml"
+    ov.save_model(ov.convert_model(onnx_path), xml, compress_to_fp16=False)
+    return xml, request.param
+
+
+def test_openvino_converts_the_onnx_lstm_to_lstm_sequence_5(converted):
+    xml, _ = converted
+    assert re.findall(r'type="(LSTM\w*)" version="(\w+)"', xml.read_text()) == [("LSTMSequence", "opset5")]
+
+
+def test_irgraph_runs_the_converted_model_as_openvino_cpu(converted):
+    xml, direction = converted
+    inputs = feeds(direction)
+    expected = openvino_cpu(xml, inputs)
+    got = ir.run(ir.read_model(xml), inputs)
+    assert sorted(got) == sorted(expected) == ["Y", "Y_c", "Y_h"]
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=0, atol=64 * np.finfo(np.float32).eps, err_msg=name)
+    y = got["Y"]  # ONNX layout [steps, dirs, batch, hidden]: batch 1 (length 2) is zero from step 2 on
+    assert np.all(y[2:, :, 1] == 0) and np.all(y[4:, :, 2] == 0) and np.all(y[:2, :, 1] != 0)
+
+
+def test_ir_run_matches_openvino_cpu(converted, tmp_path, capsys):
+    xml, direction = converted
+    inputs = feeds(direction)
+    np.savez(tmp_path / "in.npz", **inputs)
+    expected = openvino_cpu(xml, inputs)
+    np.savez(tmp_path / "expected.npz", **expected)
+    code = ir_run.main([str(xml), "--inputs", str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz"),
+                        "--compare", str(tmp_path / "expected.npz"), "--atol", "1e-5", "--rtol", "0"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), out + err
+    with np.load(tmp_path / "out.npz") as written:
+        assert sorted(written.files) == ["Y", "Y_c", "Y_h"]
+
+
+def test_rewritten_model_runs_in_openvino_with_the_same_results(converted, tmp_path):
+    xml, direction = converted
+    rewritten = tmp_path / "rewritten.xml"
+    ir.write_model(ir.read_model(xml), rewritten)
+    original_layer = re.search(r'<layer[^>]*type="LSTMSequence".*?<data [^>]*/>', xml.read_text(), re.S)
+    rewritten_layer = re.search(r'<layer[^>]*type="LSTMSequence".*?<data [^>]*/>', rewritten.read_text(), re.S)
+    assert original_layer and rewritten_layer
+    assert re.search(r"<data [^>]*/>", rewritten_layer.group()).group() == \
+        re.search(r"<data [^>]*/>", original_layer.group()).group()
+    inputs = feeds(direction)
+    expected, again = openvino_cpu(xml, inputs), openvino_cpu(rewritten, inputs)
+    for name, value in expected.items():
+        np.testing.assert_array_equal(again[name], value, err_msg=name)
