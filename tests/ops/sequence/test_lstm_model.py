@@ -72,9 +72,10 @@ def converted(request, tmp_path):
     return xml, request.param
 
 
-def test_openvino_converts_the_onnx_lstm_to_lstm_sequence_5(converted):
+def test_openvino_converts_the_onnx_lstm_to_lstm_sequence_5_which_irgraph_validates(converted):
     xml, _ = converted
     assert re.findall(r'type="(LSTM\w*)" version="(\w+)"', xml.read_text()) == [("LSTMSequence", "opset5")]
+    assert ir.validate(ir.read_model(xml)) == []  # every layer checked: no unchecked-op note either
 
 
 def test_irgraph_runs_the_converted_model_as_openvino_cpu(converted):

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from irgraph.errors import OpError
-from irgraph.ops.families.recurrent import reversed_order
+from irgraph.ops.movement.reverse_sequence import reversal_order
 from irgraph.ops.sequence.gru_cell import GRUCell
 from irgraph.ops.sequence.gru_sequence import GRUSequence
 from irgraph.ops.sequence.lstm_cell import LSTMCell1, LSTMCell4
@@ -259,7 +259,7 @@ def test_sequence_masks_and_reverses_as_the_reference():
     y, last = backward.evaluate([x, *identity])
     np.testing.assert_allclose(y[:, 0, :, 0], [[0.6, 0.5, 0.3, 0], [0.5, 0, 0, 0]])
     np.testing.assert_allclose(last[:, 0, 0], [0.6, 0.5])
-    assert reversed_order(np.array([3, 0]), 4).tolist() == [[2, 1, 0, 3], [0, 1, 2, 3]]
+    assert reversal_order(np.array([3, 0]), 4).tolist() == [[2, 1, 0, 3], [0, 1, 2, 3]]
 
 
 def test_bidirectional_stacks_forward_then_reverse():

@@ -23,6 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from irgraph.element_types import ElementType
+from irgraph.ops.movement.reverse_sequence import reversal_order
 from irgraph.ops.op import Op, Tolerance, attribute, check, integer_values
 from irgraph.shapes import Dim, Shape, TensorType
 
@@ -81,10 +82,6 @@ def _merge(current: Dim, other: Dim, message: str) -> Dim:
     found = current.merge(other)
     check(found is not None, message)
     return found  # type: ignore[return-value]
-
-
-def _times(dim: Dim, factor: int) -> Dim:
-    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
 
 
 def _divided(dim: Dim, parts: int) -> Dim | None:
@@ -167,58 +164,98 @@ class Recurrent(Op):
         names = self.activations or self.DEFAULT_ACTIVATIONS
         return [activation(name) for name in names[:self.ACTIVATION_COUNT]]
 
+    def _type_names(self) -> str:
+        return "X, initial_hidden_state, initial_cell_state, W, R and B" if self.KIND == "lstm" \
+            else "X, initial_hidden_state, W, R and B"
+
+    def _check_weights(self, hidden: Dim, w_shape: Shape, r_shape: Shape, b_shape: Shape, gates: int,
+                       ordinals: tuple[str, str, str], axis: int) -> Dim:
+        """W, R (gates * hidden) and B ((gates [+ 1]) * hidden) along ``axis`` (0 for cells, 1 for sequences)."""
+        if hidden.is_static:
+            for name, shape, factor, ordinal in (("W", w_shape, gates, ordinals[0]), ("R", r_shape, gates, ordinals[1]),
+                                                 ("B", b_shape, self.bias_gates, ordinals[2])):
+                if shape.rank_is_dynamic:
+                    continue
+                expected = hidden.value * factor
+                check(shape[axis].contains(expected),
+                      f"{ordinal} dimension of {name} input shape is required to be compatible with {expected}. "
+                      f"Got shape: {shape[axis]}.")
+            return hidden
+        for shape in (w_shape, r_shape):
+            if not shape.rank_is_dynamic and shape[axis].is_static:
+                part = _divided(shape[axis], gates)
+                check(part is not None, "Dimension `hidden_size` is not matched between inputs.")
+                hidden = _merge(hidden, part, "Dimension `hidden_size` is not matched between inputs.")  # type: ignore
+        return hidden
+
     def make_step(self, dtype: np.dtype) -> Step:
-        """The step with this op's activations, clip and GRU/LSTM options bound."""
+        """The kind's step with this op's activations, clip and GRU/LSTM options bound."""
         functions = self.functions()
         clip = np.asarray(self.clip, dtype)
-        op = self
 
         def clipped(gate: Array, function: Activation) -> Array:
-            if clip > 0:
+            if clip > 0:  # 0 and negative clips clip nothing (OpenVINO's CPU plugin; the spec asks for > 0)
                 gate = np.clip(gate, -clip, clip)
             return function(gate)
 
-        kind = self.KIND
-        if kind == "rnn":
-            def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
-                (h,) = states
-                return (clipped(xw + (h @ r.T + b), functions[0]),)
-        elif kind == "gru":
-            linear = op.linear_before_reset_
+        return STEP_BUILDERS[self.KIND](self, functions, clipped)
 
-            def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
-                (h,) = states
-                size = h.shape[-1]
-                hr = h @ r[:2 * size].T if not linear else h @ r.T
-                z = clipped(xw[:, :size] + (hr[:, :size] + b[:size]), functions[0])
-                reset = clipped(xw[:, size:2 * size] + (hr[:, size:2 * size] + b[size:2 * size]), functions[0])
-                if linear:
-                    candidate = xw[:, 2 * size:] + (reset * (hr[:, 2 * size:] + b[3 * size:]) + b[2 * size:3 * size])
-                else:
-                    candidate = xw[:, 2 * size:] + ((reset * h) @ r[2 * size:].T + b[2 * size:])
-                candidate = clipped(candidate, functions[1])
-                return ((1 - z) * candidate + z * h,)
+
+Clipped = Callable[[Array, Activation], Array]
+
+
+def rnn_step(op: Recurrent, functions: list[Activation], clipped: Clipped) -> Step:
+    """``H' = f(XW + (HR + B))``."""
+    def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
+        (h,) = states
+        return (clipped(xw + (h @ r.T + b), functions[0]),)
+    return step
+
+
+def gru_step(op: Recurrent, functions: list[Activation], clipped: Clipped) -> Step:
+    """Gates z, r, h (``gru_cell.hpp``): ``H' = (1 - z) * h + z * H``."""
+    linear = op.linear_before_reset_
+
+    def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
+        (h,) = states
+        size = h.shape[-1]
+        hr = h @ r.T if linear else h @ r[:2 * size].T  # without linear_before_reset, Rh multiplies r * H
+        z = clipped(xw[:, :size] + (hr[:, :size] + b[:size]), functions[0])
+        reset = clipped(xw[:, size:2 * size] + (hr[:, size:2 * size] + b[size:2 * size]), functions[0])
+        if linear:  # B is [z, r, Wbh, Rbh]
+            candidate = xw[:, 2 * size:] + (reset * (hr[:, 2 * size:] + b[3 * size:]) + b[2 * size:3 * size])
         else:
-            input_forget = bool(getattr(op, "input_forget", False))
+            candidate = xw[:, 2 * size:] + ((reset * h) @ r[2 * size:].T + b[2 * size:])
+        candidate = clipped(candidate, functions[1])
+        return ((1 - z) * candidate + z * h,)
+    return step
 
-            def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
-                h, c = states
-                size = h.shape[-1]
-                gates = xw + (h @ r.T + b)
-                f_in, i_in = gates[:, :size], gates[:, size:2 * size]
-                c_in, o_in = gates[:, 2 * size:3 * size], gates[:, 3 * size:]
-                if peepholes is not None:  # LSTMCell-1: P is [f, i, o] as OpenVINO's lstm_cell_v1 splits it
-                    f_in = f_in + peepholes[:size] * c
-                    i_in = i_in + peepholes[size:2 * size] * c
-                forget = clipped(f_in, functions[0])
-                entry = 1 - forget if input_forget else clipped(i_in, functions[0])
-                new_c = forget * c + entry * clipped(c_in, functions[1])
-                if peepholes is not None:
-                    o_in = o_in + peepholes[2 * size:] * new_c
-                out = clipped(o_in, functions[0])
-                return out * functions[2](new_c), new_c
 
-        return step
+def lstm_step(op: Recurrent, functions: list[Activation], clipped: Clipped) -> Step:
+    """Gates f, i, c, o (``lstm_cell.hpp``); peepholes and input_forget as ``lstm_cell_v1``."""
+    input_forget = bool(getattr(op, "input_forget", False))
+
+    def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
+        h, c = states
+        size = h.shape[-1]
+        gates = xw + (h @ r.T + b)
+        f_in, i_in = gates[:, :size], gates[:, size:2 * size]
+        c_in, o_in = gates[:, 2 * size:3 * size], gates[:, 3 * size:]
+        if peepholes is not None:  # LSTMCell-1: P is [f, i, o] as OpenVINO's lstm_cell_v1 splits it
+            f_in = f_in + peepholes[:size] * c
+            i_in = i_in + peepholes[size:2 * size] * c
+        forget = clipped(f_in, functions[0])
+        entry = 1 - forget if input_forget else clipped(i_in, functions[0])
+        new_c = forget * c + entry * clipped(c_in, functions[1])
+        if peepholes is not None:
+            o_in = o_in + peepholes[2 * size:] * new_c
+        out = clipped(o_in, functions[0])
+        return out * functions[2](new_c), new_c  # no clip before h
+    return step
+
+
+STEP_BUILDERS: dict[str, Callable[[Recurrent, list[Activation], Clipped], Step]] = {
+    "rnn": rnn_step, "gru": gru_step, "lstm": lstm_step}
 
 
 # ------------------------------------------------------------------------------------ cells
@@ -256,31 +293,7 @@ class RecurrentCell(Recurrent):
         output = TensorType(element_type, Shape((batch, hidden)))
         return [output] * states
 
-    def _type_names(self) -> str:
-        return "X, initial_hidden_state, initial_cell_state, W, R and B" if self.KIND == "lstm" \
-            else "X, initial_hidden_state, W, R and B"
-
     def _check_extra(self, hidden: Dim, inputs: Sequence[TensorType]) -> Dim:
-        return hidden
-
-    def _check_weights(self, hidden: Dim, w_shape: Shape, r_shape: Shape, b_shape: Shape, gates: int,
-                       ordinals: tuple[str, str, str], axis: int) -> Dim:
-        """W, R (gates * hidden) and B ((gates [+ 1]) * hidden) along ``axis`` (0 for cells, 1 for sequences)."""
-        if hidden.is_static:
-            for name, shape, factor, ordinal in (("W", w_shape, gates, ordinals[0]), ("R", r_shape, gates, ordinals[1]),
-                                                 ("B", b_shape, self.bias_gates, ordinals[2])):
-                if shape.rank_is_dynamic:
-                    continue
-                expected = hidden.value * factor
-                check(shape[axis].contains(expected),
-                      f"{ordinal} dimension of {name} input shape is required to be compatible with {expected}. "
-                      f"Got shape: {shape[axis]}.")
-            return hidden
-        for shape in (w_shape, r_shape):
-            if not shape.rank_is_dynamic and shape[axis].is_static:
-                part = _divided(shape[axis], gates)
-                check(part is not None, "Dimension `hidden_size` is not matched between inputs.")
-                hidden = _merge(hidden, part, "Dimension `hidden_size` is not matched between inputs.")  # type: ignore
         return hidden
 
     def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
@@ -376,14 +389,11 @@ class RecurrentSequence(Recurrent):
             directions = None if directions is None else directions.merge(dim_of(shapes[index], axis))
         check(directions is not None,
               "Dimension `num_directions` doesn't match to other inputs or `direction` attribute.")
-        hidden = RecurrentCell._check_weights(self, hidden, w_shape, r_shape, b_shape,  # type: ignore[arg-type]
-                                              self.gates, ("Second", "Second", "Second"), 1)
+        hidden = self._check_weights(hidden, w_shape, r_shape, b_shape, self.gates, ("Second", "Second", "Second"), 1)
         seq_length = dim_of(shapes[0], 1)
         y = TensorType(element_type, Shape((batch, directions, seq_length, hidden)))  # type: ignore[arg-type]
         state = TensorType(element_type, Shape((batch, directions, hidden)))  # type: ignore[arg-type]
         return [y] + [state] * states
-
-    _type_names = RecurrentCell._type_names
 
     def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
         """Each direction over the time steps (a Python loop over time only; batch and gates vectorised)."""
@@ -421,33 +431,29 @@ class RecurrentSequence(Recurrent):
         return [y_out, *state_outs]
 
 
-def reversed_order(lengths: Array, steps: int) -> Array:
-    """``[batch, steps]`` time indices reversing each batch element's first ``length`` steps (ReverseSequence)."""
-    t = np.arange(steps)[None, :]
-    length = lengths[:, None]
-    return np.where(t < length, length - 1 - t, t)
-
-
 def run_direction(step: Step, x: Array, states: tuple[Array, ...], w: Array, r: Array,
                   b: Array, lengths: Array, reverse: bool) -> tuple[Array, list[Array]]:
     """One direction: Y ``[batch, steps, hidden]`` (zeros at and past each length) and the last states."""
-    batch, steps = x.shape[0], x.shape[1]
-    xw = x @ w.T  # every step's input projection in one product: [batch, steps, gates*hidden]
+    batch, steps, input_size = x.shape
+    # Every step's input projection in one matrix product, laid out time-major so each step reads one block.
+    xw = (x.reshape(batch * steps, input_size) @ w.T).reshape(batch, steps, -1)
     if reverse:
-        xw = np.take_along_axis(xw, reversed_order(lengths, steps)[:, :, None], axis=1)
+        xw = np.take_along_axis(xw, reversal_order(lengths, steps)[:, :, None], axis=1)
+    xw = np.ascontiguousarray(xw.transpose(1, 0, 2))
     hidden = states[0].shape[-1]
-    y = np.zeros((batch, steps, hidden), x.dtype)
+    y = np.zeros((steps, batch, hidden), x.dtype)
     finals = [np.zeros_like(s) for s in states]
     current = states
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(steps):
-            current = step(xw[:, t], current, r, b, None)
+            current = step(xw[t], current, r, b, None)
             active = (t < lengths)[:, None]
-            y[:, t] = np.where(active, current[0], 0)
+            y[t] = np.where(active, current[0], 0)
             ends_here = (lengths - 1 == t)[:, None]
             finals = [np.where(ends_here, new, old) for new, old in zip(current, finals, strict=True)]
+    y = y.transpose(1, 0, 2)
     if reverse:
-        y = np.take_along_axis(y, reversed_order(lengths, steps)[:, :, None], axis=1)
+        y = np.take_along_axis(y, reversal_order(lengths, steps)[:, :, None], axis=1)
     return y, finals
 
 
