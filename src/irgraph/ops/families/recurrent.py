@@ -182,7 +182,8 @@ class Recurrent(Op):
                       f"Got shape: {shape[axis]}.")
             return hidden
         for shape in (w_shape, r_shape):
-            if not shape.rank_is_dynamic and shape[axis].is_static:
+            # OpenVINO's guard looks at dim 0 whichever dim it divides (num_directions for sequences)
+            if not shape.rank_is_dynamic and shape[0].is_static:
                 part = _divided(shape[axis], gates)
                 check(part is not None, "Dimension `hidden_size` is not matched between inputs.")
                 hidden = _merge(hidden, part, "Dimension `hidden_size` is not matched between inputs.")  # type: ignore

@@ -56,13 +56,15 @@ class LSTMCell1(LSTMCellBase):
               f"Attribute 'weights_format' must be one of {', '.join(WEIGHTS_FORMATS)}. Got: {self.weights_format!r}")
 
     def _check_extra(self, hidden: Dim, inputs: Sequence[TensorType]) -> Dim:
-        """P: rank 1, ``3 * hidden_size`` long."""
+        """P: rank 1, ``3 * hidden_size`` long. Without P, OpenVINO builds zeros of ``3 * hidden_size`` (the
+        attribute), which must then fit the hidden size of the inputs."""
         if len(inputs) < 7:
-            return hidden
-        p_shape = inputs[6].shape
-        length = dim_of(p_shape, 0)
-        check(p_shape.rank_is_dynamic or p_shape.rank == 1,
-              f"LSTMCell input tensor P shall have dimension 1D. Got: {p_shape}")
+            length = Dim.static(3 * self.hidden_size)
+        else:
+            p_shape = inputs[6].shape
+            length = dim_of(p_shape, 0)
+            check(p_shape.rank_is_dynamic or p_shape.rank == 1,
+                  f"LSTMCell input tensor P shall have dimension 1D. Got: {p_shape}")
         if length.is_static and hidden.is_static:
             check(length.value == 3 * hidden.value,
                   f"Parameter hidden_size mismatched in P input. Current value is: {length.value}, expected: "
