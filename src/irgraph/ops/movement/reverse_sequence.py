@@ -31,6 +31,7 @@ class ReverseSequence(Op):
 
     type_name = "ReverseSequence"
     inputs = Inputs.of(InputSpec("data"), InputSpec("seq_lengths"))
+    bound_inputs = (0,)  # data movement: the data's bounds move as its values do
 
     batch_axis: int = attribute(0)
     seq_axis: int = attribute(1)
