@@ -44,7 +44,7 @@ def test_models_rewrite_byte_identical_and_validate(tmp_path, name):
     assert (tmp_path / "copy.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
 
 
-NOT_YET = {"gpt2-tiny-stateful": "ReadValue-6/Assign-6", "gru-onnx": "GRUSequence-5", "lstm": "LSTMSequence-5"}
+NOT_YET = {"gpt2-tiny-stateful": "ReadValue-6/Assign-6"}
 """Models whose ops irgraph cannot run yet (issue #16), with those ops."""
 
 

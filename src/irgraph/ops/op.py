@@ -114,6 +114,10 @@ def _write_float_list(values: tuple[float, ...]) -> str:
     return ", ".join(format(float(np.float32(v)), "g") for v in values)
 
 
+def _read_str_tuple(text: str) -> tuple[str, ...]:
+    return tuple(t.strip(WHITESPACE) for t in text.split(",")) if text.strip(WHITESPACE) else ()
+
+
 @dataclass(frozen=True)
 class Codec:
     """Text <-> value for one attribute type; ``read`` raises ValueError naming what it expected."""
@@ -138,7 +142,9 @@ CODECS: dict[Any, Codec] = {
     float: Codec(_read_float, lambda v: f"{v:.17g}"),
     str: Codec(str, str),
     tuple[int, ...]: Codec(_read_int_tuple, lambda v: ", ".join(str(x) for x in v)),
+    # OpenVINO writes float and string lists through std::ostream ("0.5, 1e-07", "sigmoid, tanh")
     tuple[float, ...]: Codec(_read_float_tuple, _write_float_list),
+    tuple[str, ...]: Codec(_read_str_tuple, ", ".join),
     Shape: Codec(_expecting("a partial shape like 1,?,1..8", Shape.parse), Shape.to_ir),
     ElementType: Codec(_expecting("an IR element type like f32", ElementType.from_ir_name), lambda v: v.ir_name),
 }
