@@ -86,7 +86,7 @@ def test_repeated_runs_continue_the_stream_as_the_cpu_plugin_does(element_type, 
     on by 256 per element each inference (TensorFlow's skip); PyTorch alignment restarts the twister every run.
     Its i64 are i32 numbers (see the named test) and its scaling an FMA: [0, 1) floats are exact either way."""
     if element_type is ElementType.I64 and alignment == "tensorflow":
-        pytest.skip("the CPU plugin's TensorFlow i64 differs from its reference: test_cpu_plugin_deviations")
+        pytest.skip("the CPU plugin's TensorFlow i64 are i32 numbers: test_cpu_plugin_deviations")
     low, high = (-5, 100) if element_type.is_integral else (0.0, 1.0)  # exact with or without an FMA
     op = RandomUniform(output_type=element_type, global_seed=150, op_seed=10, alignment=alignment)
     inputs = [np.array([3, 41], np.int64), *bounds(element_type, low, high)]
