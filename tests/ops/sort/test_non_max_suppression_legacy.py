@@ -79,6 +79,7 @@ def test_spec_style_example_pads_with_minus_one():
     ("2,6,4", "1..4,3,6", 4, ["[6,3]", "[6,3]", "[48,3]"]),
     ("2,6,4", "2,?,6", 4, ["[?,3]", "[?,3]", "[?,3]"]),
     ("...", "2,3,6", 4, ["[?,3]", "[?,3]", "[?,3]"]),
+    ("2,6,4", "...", 4, ["[4,3]", "[4,3]", "[?,3]"]),
 ])
 def test_row_bounds_infer_as_openvino(boxes, scores, limit, expected):
     """Each version's rule in openvino 2026.4.1 (NMS-1 and -3 leave the batch out of the bound)."""

@@ -326,13 +326,12 @@ class NonMaxSuppression4(NonMaxSuppression3):
     opsets = range(4, 5)
 
     def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
-        """``min(N, limit) * max(B) * max(C)`` when N and the limit are static, else dynamic."""
-        if boxes.rank_is_dynamic or not boxes[1].is_static or limit is None or limit < 0:
+        """``min(N, limit) * max(B) * max(C)`` when both ranks, N, the limit and the upper bounds are known."""
+        if boxes.rank_is_dynamic or scores.rank_is_dynamic or not boxes[1].is_static or limit is None or limit < 0:
             return Dim.dynamic()
         selected = min(boxes[1].value, limit)
-        if not scores.rank_is_dynamic:
-            for dim in (scores[0], scores[1]):
-                if dim.max is None:
-                    return Dim.dynamic()
-                selected *= dim.max
+        for dim in (scores[0], scores[1]):
+            if dim.max is None:
+                return Dim.dynamic()
+            selected *= dim.max
         return Dim.static(selected)
