@@ -37,7 +37,7 @@ MAX_PARTS = 4096
 MAX_DEPTH = 16
 """A deferred Concat nested deeper than this (concats along alternating axes) is written at once."""
 
-_GENERIC, _SPLIT, _JOIN, _CONST = range(4)
+_GENERIC, _SPLIT, _JOIN, _CONST, _STATEFUL = range(5)
 
 
 class _Step(NamedTuple):
@@ -99,6 +99,8 @@ class Interpreter:
                 Location(file=model.source, line=model.source_line),
             )
         self._kept: dict[int, np.ndarray] = {}
+        self._run_states: dict[int, Any] = {}
+        """Per node id, the state an op that keeps one (RandomUniform) starts its next run from."""
         self._schedule()
 
     def _schedule(self) -> None:
@@ -139,6 +141,8 @@ class Interpreter:
                     continue
                 except IrError:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
+            elif op.keeps_run_state:
+                kind = _STATEFUL  # new numbers every run, even from constant inputs: never folded
             elif inputs and all(slot in constants for slot in inputs) and self._fold(op, inputs, outputs, constants):
                 continue  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
             elif op.joins_inputs:
@@ -213,7 +217,11 @@ class Interpreter:
                                 raise ResourceLimitError(
                                     f"output {index} has {math.prod(shape)} elements, above the limit of {limit}"
                                 )
-                    produced = op.evaluate(dense)
+                    if kind == _STATEFUL:
+                        produced, self._run_states[node.id] = op.evaluate_with_state(
+                            dense, self._run_states.get(node.id))
+                    else:
+                        produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
                     produced = produced[: len(outputs)]
                 for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):

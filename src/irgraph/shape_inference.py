@@ -179,7 +179,7 @@ def _check_output_count(node: Node, count: int | None) -> None:
 
 def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, int], np.ndarray]) -> None:
     """Evaluate small all-constant nodes so later shape inputs (axis, lengths) have values."""
-    if not node.op.can_run or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
+    if not node.op.can_run or node.op.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
         bound = output_type.shape.element_count_bound()

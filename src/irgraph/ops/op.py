@@ -235,6 +235,10 @@ class Op:
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
     is_sink: ClassVar[bool] = False
     """True for sinks (Assign): roots of the graph like Results, though they have no output."""
+    keeps_run_state: ClassVar[bool] = False
+    """True for ops whose outputs change from run to run (RandomUniform's Philox offset, which an OpenVINO
+    compiled model keeps): never folded, neither by shape inference nor when an Interpreter is built; the
+    Interpreter calls ``evaluate_with_state`` and keeps the state it returns for its next run."""
 
     @property
     def version(self) -> str:
@@ -303,6 +307,11 @@ class Op:
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
+
+    def evaluate_with_state(self, inputs: Sequence[np.ndarray], state: Any) -> tuple[list[np.ndarray], Any]:
+        """``evaluate`` for ops that keep a run state: the outputs from ``state`` (None for the first run)
+        and the state of the next run."""
+        return self.evaluate(inputs), state
 
     bound_inputs: ClassVar[tuple[int, ...] | None] = ()
     """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,

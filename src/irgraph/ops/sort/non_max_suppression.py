@@ -90,15 +90,63 @@ def select_class(boxes: np.ndarray, scores: np.ndarray, limit: int, iou_threshol
 
 
 @dataclass(frozen=True)
-class NonMaxSuppressionBase(Op):
+class _Suppression(Op):
+    """What every version shares: the two box encodings, the greedy selection per batch and class (ties to
+    the lower box index) and the optional sort of the selected boxes by score, then batch, class and box."""
+
+    type_name = "NonMaxSuppression"
+    INCLUSIVE: ClassVar[bool] = False
+    tolerance = Tolerance(ulp=4)
+
+    box_encoding: str = attribute("corner")
+    sort_result_descending: bool = attribute(True)
+
+    def __post_init__(self) -> None:
+        check(self.box_encoding in ENCODINGS, f"Attribute 'box_encoding' must be corner or center. Got: "
+              f"{self.box_encoding!r}")
+        check(self.output_type in OUTPUT_TYPES, f"Output type must be i32 or i64. Got: {self.output_type}")
+
+    @property
+    def output_type(self) -> ElementType:  # overridden by the versions that have the attribute
+        """The index type (i64 for NonMaxSuppression-1, which has no attribute for it)."""
+        return ElementType.I64
+
+    def select(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, int, int, F32]]:
+        """(batch, class, box, score) of every kept box: :func:`select_class` for every batch and class, then
+        the optional sort by score."""
+        boxes, scores = inputs[:2]
+        check(boxes.ndim == 3 and boxes.shape[2] == 4 and scores.ndim == 3 and scores.shape[0] == boxes.shape[0]
+              and scores.shape[2] == boxes.shape[1],
+              f"'boxes' [B, N, 4] and 'scores' [B, C, N] do not match. Got: {list(boxes.shape)} and "
+              f"{list(scores.shape)}")
+
+        def scalar(position: int, default: float) -> float:
+            return float(np.asarray(inputs[position]).reshape(-1)[0]) if len(inputs) > position else default
+
+        limit = min(max(int(scalar(2, 0)), 0), boxes.shape[1])
+        iou_threshold, score_threshold, sigma = F32(scalar(3, 0)), F32(scalar(4, 0)), F32(scalar(5, 0))
+        prepared = corners(boxes, self.box_encoding)
+        found: list[tuple[int, int, int, F32]] = []
+        for batch in range(scores.shape[0]):  # one greedy selection per (batch, class)
+            for klass in range(scores.shape[1]):
+                for index, score in select_class(prepared[batch], scores[batch, klass].astype(F32), limit,
+                                                 iou_threshold, score_threshold, sigma, self.INCLUSIVE):
+                    found.append((batch, klass, index, score))
+        if self.sort_result_descending and found:
+            order = np.lexsort(([f[2] for f in found], [f[1] for f in found], [f[0] for f in found],
+                                [-f[3] for f in found]))
+            found = [found[i] for i in order]
+        return found
+
+
+@dataclass(frozen=True)
+class NonMaxSuppressionBase(_Suppression):
     """Per batch and class, boxes over ``score_threshold`` kept greedily by score unless their IoU with a
     kept box exceeds ``iou_threshold`` (soft-NMS with ``soft_nms_sigma`` > 0 decays scores instead), at
     most ``max_output_boxes_per_class`` each. Outputs ``[M, 3]`` (batch, class, box), ``[M, 3]``
     (batch, class, score) and ``[1]`` (M), M known only when run; ``sort_result_descending`` orders
     them by score, then batch, class and box."""
 
-    type_name = "NonMaxSuppression"
-    INCLUSIVE: ClassVar[bool] = False
     inputs = Inputs.optional(
         2, InputSpec("boxes"), InputSpec("scores"),
         InputSpec("max_output_boxes_per_class", needs_value=True),
@@ -106,16 +154,8 @@ class NonMaxSuppressionBase(Op):
         InputSpec("score_threshold"),
         InputSpec("soft_nms_sigma"),
     )
-    tolerance = Tolerance(ulp=4)
 
-    box_encoding: str = attribute("corner")
-    sort_result_descending: bool = attribute(True)
-    output_type: ElementType = attribute(ElementType.I64)
-
-    def __post_init__(self) -> None:
-        check(self.box_encoding in ENCODINGS, f"Attribute 'box_encoding' must be corner or center. Got: "
-              f"{self.box_encoding!r}")
-        check(self.output_type in OUTPUT_TYPES, f"Output type must be i32 or i64. Got: {self.output_type}")
+    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Selected indices, selected scores, valid count."""
@@ -154,29 +194,9 @@ class NonMaxSuppressionBase(Op):
                 TensorType(self.output_type, Shape((Dim.static(1),)))]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """:func:`select_class` for every batch and class, then the optional sort by score."""
-        boxes, scores = inputs[:2]
-        check(boxes.ndim == 3 and boxes.shape[2] == 4 and scores.ndim == 3 and scores.shape[0] == boxes.shape[0]
-              and scores.shape[2] == boxes.shape[1],
-              f"'boxes' [B, N, 4] and 'scores' [B, C, N] do not match. Got: {list(boxes.shape)} and "
-              f"{list(scores.shape)}")
-
-        def scalar(position: int, default: float) -> float:
-            return float(np.asarray(inputs[position]).reshape(-1)[0]) if len(inputs) > position else default
-
-        limit = min(max(int(scalar(2, 0)), 0), boxes.shape[1])
-        iou_threshold, score_threshold, sigma = F32(scalar(3, 0)), F32(scalar(4, 0)), F32(scalar(5, 0))
-        prepared = corners(boxes, self.box_encoding)
-        found: list[tuple[int, int, int, F32]] = []
-        for batch in range(scores.shape[0]):  # one greedy selection per (batch, class)
-            for klass in range(scores.shape[1]):
-                for index, score in select_class(prepared[batch], scores[batch, klass].astype(F32), limit,
-                                                 iou_threshold, score_threshold, sigma, self.INCLUSIVE):
-                    found.append((batch, klass, index, score))
-        if self.sort_result_descending and found:
-            order = np.lexsort(([f[2] for f in found], [f[1] for f in found], [f[0] for f in found],
-                                [-f[3] for f in found]))
-            found = [found[i] for i in order]
+        """:meth:`select`, as indices, scores and their count."""
+        boxes = inputs[0]
+        found = self.select(inputs)
         indices = np.array([f[:3] for f in found], np.int64).reshape(-1, 3)
         selected_scores = np.array([[f[0], f[1], f[3]] for f in found], F32).reshape(-1, 3)
         return [indices.astype(self.output_type.numpy_dtype), selected_scores.astype(boxes.dtype),
@@ -200,3 +220,118 @@ class NonMaxSuppression(NonMaxSuppressionBase):
     NonMaxSuppression-9."""
 
     opsets = range(9, 17)
+
+
+@dataclass(frozen=True)
+class _LegacySuppression(_Suppression):
+    """NonMaxSuppression-1, -3 and -4: one output, ``[rows, 3]`` (batch, class, box), where ``rows`` is
+    OpenVINO's static bound when the shapes and ``max_output_boxes_per_class`` are known (the selected rows
+    first, then rows of -1, as the NMS-4 spec says); a box is suppressed at iou >= ``iou_threshold`` (the
+    NMS-5 rule OpenVINO converts these versions to), so the default threshold 0 keeps one box per class.
+    openvino 2026.4.1's CPU plugin returns only the selected rows, against its own shape inference."""
+
+    INCLUSIVE = True
+    inputs = Inputs.optional(
+        2, InputSpec("boxes"), InputSpec("scores"),
+        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("iou_threshold"),
+        InputSpec("score_threshold"),
+    )
+
+    def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
+        """Selected indices only."""
+        return 1
+
+    def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
+        """The first output dim from the input shapes and the limit (None when it is not constant)."""
+        raise NotImplementedError
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """``[rows, 3]`` (:meth:`rows`): OpenVINO's checks, scalars only for the optional inputs."""
+        boxes, scores = inputs[:2]
+        check(boxes.shape.rank_is_dynamic or boxes.shape.rank == 3, f"Expected a 3D tensor for the 'boxes' input. "
+              f"Got: {boxes.shape}")
+        check(scores.shape.rank_is_dynamic or scores.shape.rank == 3, f"Expected a 3D tensor for the 'scores' "
+              f"input. Got: {scores.shape}")
+        for index, name in enumerate(("max_output_boxes_per_class", "iou_threshold", "score_threshold"), start=2):
+            if index < len(inputs):
+                shape = inputs[index].shape
+                check(shape.rank_is_dynamic or shape.rank == 0, f"Expected a scalar for the '{name}' input. Got: "
+                      f"{shape}")
+        if not boxes.shape.rank_is_dynamic:
+            if not scores.shape.rank_is_dynamic:
+                check(boxes.shape[0].compatible(scores.shape[0]), f"The first dimension of both 'boxes' and "
+                      f"'scores' must match. Got: {boxes.shape} and {scores.shape}")
+                check(boxes.shape[1].compatible(scores.shape[2]), f"'boxes' and 'scores' input shapes must match "
+                      f"at the second and third dimension respectively. Got: {boxes.shape} and {scores.shape}")
+            check(boxes.shape[2].compatible(Dim.static(4)), f"The last dimension of the 'boxes' input must be equal "
+                  f"to 4. Got: {boxes.shape}")
+        limit = None
+        if len(values) > 2 and values[2] is not None:
+            limit = int(np.asarray(values[2]).reshape(-1)[0]) if np.size(values[2]) else None
+        elif len(inputs) <= 2:
+            limit = 0
+        return [TensorType(self.output_type, Shape((self.rows(boxes.shape, scores.shape, limit), Dim.static(3))))]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """:meth:`select`; the selected rows, then -1 rows up to the static row count (all the selected rows
+        when they are more, as the CPU plugin returns them: NMS-1/3's bound leaves out the batch)."""
+        found = self.select(inputs)
+        limit = int(float(np.asarray(inputs[2]).reshape(-1)[0])) if len(inputs) > 2 else 0
+        bound = self.rows(Shape.static(inputs[0].shape), Shape.static(inputs[1].shape), limit)
+        rows = max(bound.value if bound.is_static else 0, len(found))
+        indices = np.full((rows, 3), -1, np.int64)
+        indices[:len(found)] = np.array([f[:3] for f in found], np.int64).reshape(-1, 3)
+        return [indices.astype(self.output_type.numpy_dtype)]
+
+
+@register
+@dataclass(frozen=True)
+class NonMaxSuppression1(_LegacySuppression):
+    """NonMaxSuppression-1: i64 indices, ``rows = min(num_boxes, max_output_boxes_per_class * num_classes)``
+    (OpenVINO's rule: it leaves out the batch). Spec: NonMaxSuppression-1."""
+
+    opsets = range(1, 3)
+
+    def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
+        """``min(N, limit * C)`` when both are static, else dynamic."""
+        if boxes.rank_is_dynamic:
+            return Dim.dynamic()
+        if limit is None or limit < 0 or not boxes[1].is_static:
+            return Dim.dynamic()
+        per_class = limit
+        if not scores.rank_is_dynamic:
+            if not scores[1].is_static:
+                return Dim.dynamic()
+            per_class *= scores[1].value
+        return Dim.static(min(boxes[1].value, per_class))
+
+
+@register
+@dataclass(frozen=True)
+class NonMaxSuppression3(NonMaxSuppression1):
+    """NonMaxSuppression-3: NonMaxSuppression-1 with ``output_type``. Spec: NonMaxSuppression-3."""
+
+    opsets = range(3, 4)
+
+    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
+
+
+@register
+@dataclass(frozen=True)
+class NonMaxSuppression4(NonMaxSuppression3):
+    """NonMaxSuppression-4: ``rows = min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes``
+    (the batch and class counts by their upper bounds). Spec: NonMaxSuppression-4."""
+
+    opsets = range(4, 5)
+
+    def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
+        """``min(N, limit) * max(B) * max(C)`` when both ranks, N, the limit and the upper bounds are known."""
+        if boxes.rank_is_dynamic or scores.rank_is_dynamic or not boxes[1].is_static or limit is None or limit < 0:
+            return Dim.dynamic()
+        selected = min(boxes[1].value, limit)
+        for dim in (scores[0], scores[1]):
+            if dim.max is None:
+                return Dim.dynamic()
+            selected *= dim.max
+        return Dim.static(selected)
