@@ -124,7 +124,7 @@ def _assign_problem(model: Model, assign: Node, read: Node | None) -> str | None
         same_shape = given.shape.compatible(declared.shape)
     if same_type and same_shape:
         return None
-    return (f"{op.title()} writes a {given} value to variable {variable_id!r}, which its ReadValue (layer {read.id}) "
+    return (f"{op.title()} writes {given} to variable {variable_id!r}, which its ReadValue (layer {read.id}) "
             f"declares {declared}")
 
 
