@@ -332,3 +332,23 @@ def test_run_steps_copies_outputs_an_interpreter_reuses():
     runner = ir.Interpreter(kv_model(), reuse_outputs=True)
     outputs = run_steps(runner, step(1), 2)
     assert outputs["step1/present"].shape == (1, 2, 4) and outputs["step2/present"].shape == (1, 4, 4)
+
+
+def test_validation_of_broken_read_value_and_assign_layers_reports_without_crashing(tmp_path):
+    from tests.core.test_validation import STATEFUL
+
+    no_input = STATEFUL.replace('<layer id="3" name="save" type="Assign" version="opset6"><data variable_id="v"/>\n'
+                                '<input><port id="0" precision="FP32"><dim>2</dim></port></input>',
+                                '<layer id="3" name="save" type="Assign" version="opset6"><data variable_id="v"/>')
+    no_input = no_input.replace('<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>\n', "")
+    no_output = STATEFUL.replace('<output><port id="1" precision="FP32"><dim>2</dim></port></output></layer>\n'
+                                 '<layer id="2"', '</layer>\n<layer id="2"')
+    no_output = re.sub(r'<edge from-layer="1" from-port="1"[^>]*>\n', "", no_output)
+    for text, expected in [(no_input, "Assign-6 takes 1 (new_value) inputs; the layer has 0"),
+                           (no_output, "ReadValue-6 produces 1 outputs here but the layer declares 0")]:
+        # (the Add and the Result the ReadValue fed have an input left unconnected: errors of their own)
+        assert text != STATEFUL
+        path = tmp_path / "model.xml"
+        path.write_text(text)
+        found = [d for d in ir.validate_file(path) if d.is_error]
+        assert found[0].message == expected and all("not connected" in d.message for d in found[1:])

@@ -209,3 +209,75 @@ def test_steps_run_in_one_interpreter_as_repeated_openvino_inferences(tmp_path):
         (want,) = theirs.infer(feeds).values()
         (key,) = [k for k in outputs if k.startswith(f"step{step}/")]
         np.testing.assert_allclose(outputs[key], want, rtol=1e-6, atol=1e-6)
+
+
+def beam_search_cache(initial_from_shape_of: bool = False) -> ov.Model:
+    """A KV cache as optimum-intel exports it: dynamic sequence, the cache reordered by ``beam_idx`` before the
+    new tokens join it; the initial value is [2, 0, 4], or [batch, 0, 4] computed from the input's shape."""
+    x = ops6.parameter([-1, -1, 4], np.float32, name="x")
+    beam_idx = ops6.parameter([-1], np.int32, name="beam_idx")
+    if initial_from_shape_of:
+        batch = ops6.gather(ops6.shape_of(x), ops6.constant(np.array([0], np.int64)), ops6.constant(np.int64(0)))
+        shape = ops6.concat([batch, ops6.constant(np.array([0, 4], np.int64))], 0)
+    else:
+        shape = ops6.constant(np.array([2, 0, 4], np.int64))
+    cache = variable("past", [-1, -1, 4])
+    past = ops6.read_value(ops6.broadcast(ops6.constant(np.float32(0)), shape), cache)
+    joined = ops6.concat([ops6.gather(past, beam_idx, ops6.constant(np.int64(0))), x], 1)
+    weights = ops6.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+    scores = ops6.matmul(joined, weights, False, False)
+    return ov.Model([ops6.result(scores)], [ops6.assign(joined, cache)], [x, beam_idx], "beams")
+
+
+BEAM_STEPS = [(3, [0, 1]), (1, [1, 0]), (1, [0, 0]), (2, [1, 0])]
+"""(new tokens, beam_idx) of each step: a prompt of 3 tokens, then tokens as beams are reordered."""
+
+
+def test_a_beam_search_cache_runs_as_openvino(tmp_path):
+    path = save(beam_search_cache(), tmp_path)
+    theirs, ours = request(path), ir.Interpreter(ir.read_model(path))
+    rng = np.random.default_rng(5)
+    for _ in range(2):  # a second sequence after reset_state
+        theirs.reset_state()
+        ours.reset_state()
+        for tokens, beams in BEAM_STEPS:
+            feeds = {"x": rng.standard_normal((2, tokens, 4)).astype(np.float32),
+                     "beam_idx": np.array(beams, np.int32)}
+            (want,) = theirs.infer(feeds).values()
+            (got,) = ours.run(feeds).values()
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+            np.testing.assert_array_equal(ours.get_state("past"), ov_states(theirs)["past"])
+    assert ours.get_state("past").shape == (2, 7, 4)
+
+
+def test_an_initial_value_from_the_input_shape_runs_where_openvinos_cpu_plugin_fails(tmp_path):
+    """OpenVINO 2026.4.1's CPU plugin cannot run a ReadValue whose initial value is a Broadcast to a shape
+    computed by ShapeOf (it fails to compile or at the first inference); irgraph computes it in the run."""
+    path = save(beam_search_cache(initial_from_shape_of=True), tmp_path)
+    with pytest.raises(RuntimeError):
+        request(path).infer({"x": np.zeros((2, 3, 4), np.float32), "beam_idx": np.array([0, 1], np.int32)})
+    ours = ir.Interpreter(ir.read_model(path))
+    assert ir.validate(ours.model) == []
+    rng = np.random.default_rng(7)
+    for batch in (3, 2):
+        ours.reset_state()
+        cache = np.zeros((batch, 0, 4), np.float32)
+        for tokens, beams in BEAM_STEPS:
+            order = np.array(beams + list(range(2, batch)), np.int32)
+            x = rng.standard_normal((batch, tokens, 4)).astype(np.float32)
+            cache = np.concatenate([cache[order], x], axis=1)
+            ours.run({"x": x, "beam_idx": order})
+            np.testing.assert_array_equal(ours.get_state("past"), cache)
+
+
+def test_an_initial_value_computed_from_an_input_runs_as_openvino(tmp_path):
+    x = ops6.parameter([-1], np.float32, name="x")
+    declared = variable("s", [-1])
+    total = ops6.add(ops6.read_value(ops6.multiply(x, ops6.constant(np.float32(3))), declared), x)
+    path = save(ov.Model([ops6.result(total)], [ops6.assign(total, declared)], [x], "from-input"), tmp_path)
+    theirs, ours = request(path), ir.Interpreter(ir.read_model(path))
+    for values in ([1, 2], [1, 2], [5, -1]):
+        feeds = {"x": np.array(values, np.float32)}
+        (want,) = theirs.infer(feeds).values()
+        np.testing.assert_array_equal(list(ours.run(feeds).values())[0], want)
+        np.testing.assert_array_equal(ours.get_state("s"), ov_states(theirs)["s"])
