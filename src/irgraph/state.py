@@ -257,9 +257,8 @@ class Variables:
 
 
 class _ReadStep:
-    """A ReadValue as the interpreter runs it: the variable's value, else its initial value."""
-
-    unconnected_extra_outputs = False
+    """A ReadValue as the interpreter runs it: the variable's value, else its initial value (shape inference
+    made the declared shape relax the initial value's, and the Assign's value is checked at the end)."""
 
     def __init__(self, variables: Variables, op: ReadValueBase, variable: Variable) -> None:
         self.variables, self.op, self.variable = variables, op, variable
@@ -273,18 +272,11 @@ class _ReadStep:
             return [value]
         if not inputs:
             return [self.op.initial_value(self.variable.type)]
-        initial = inputs[0]
-        shape = self.variable.type.shape
-        if not shape.accepts(initial.shape):
-            raise EvaluationError(f"the initial value of variable {self.variable.variable_id!r} has shape "
-                                  f"{shape_text(initial.shape)}, which does not fit its declared shape {shape}")
-        return [initial]
+        return [inputs[0]]
 
 
 class _AssignStep:
     """An Assign as the interpreter runs it: the value is kept until the run ends, and passed through."""
-
-    unconnected_extra_outputs = False
 
     def __init__(self, variables: Variables, node: Node, op: AssignBase) -> None:
         self.variables, self.node, self.op = variables, node, op

@@ -352,3 +352,57 @@ def test_validation_of_broken_read_value_and_assign_layers_reports_without_crash
         path.write_text(text)
         found = [d for d in ir.validate_file(path) if d.is_error]
         assert found[0].message == expected and all("not connected" in d.message for d in found[1:])
+
+
+def test_problems_come_in_document_order():
+    model = Model("mixed")
+    x = model.parameter("x", [2])
+    model.result(read_value(model, "read-only", None, "2", name="rv"), name="y")  # a warning, first in the file
+    assign(model, "orphan", x, name="save")  # an error, after it
+    assert [(is_error, name) for is_error, name, _ in problems(model)] == [(False, "rv"), (True, "save")]
+
+
+def test_assign_3_compares_static_shapes_only_and_assign_6_checks_compatibility():
+    """As OpenVINO's assign_shape_inference.hpp (v3: equal element types, equal shapes when both are static)
+    and Assign::validate_and_infer_types (v6: compatible types and shapes)."""
+    def assign_6(declared: str, written: str) -> list:
+        model = Model("v6")
+        model.result(read_value(model, "v", model.parameter("init", declared), declared, name="rv"), name="y")
+        assign(model, "v", model.parameter("new", written), name="save")
+        return problems(model)
+
+    def assign_3(declared: str, written: str) -> list:
+        model = Model("v3")
+        initial = model.parameter("init", declared)
+        state = OutputPort(model.add_node(ReadValue3(variable_id="v"), "rv", [initial]).id, 0)
+        model.result(state, name="y")
+        nothing = model.variadic_split(state, axis=0, lengths=[0, -1])[0]  # puts the ReadValue upstream
+        assign(model, "v", model.concat([nothing, model.parameter("new", written)], axis=0), version=3, name="save")
+        return problems(model)
+
+    assert assign_3("-1", "2") == []  # one side dynamic: not compared
+    assert assign_3("2", "3")[0][2] == "Assign-3 writes f32[3] to variable 'v', which its ReadValue (layer 1) " \
+                                       "declares f32[2]"
+    assert assign_3("2..5", "6..8") == []  # intervals that do not meet: not static, not compared
+    assert assign_6("2..5", "6..8") == [(True, "save", "Assign-6 writes f32[6..8] to variable 'v', which its "
+                                                       "ReadValue (layer 1) declares f32[2..5]")]
+    assert assign_6("-1", "2") == [] and assign_6("?", "?,?")[0][0]
+
+
+def test_limits_are_inclusive():
+    runner = ir.Interpreter(kv_model(), element_limit=104)
+    runner.set_state("kv", np.zeros((1, 26, 4), np.float32))  # exactly the limit
+    assert list(run_steps(ir.Interpreter(kv_model(), element_limit=48), step(1), 3)) == [
+        "step1/present", "step2/present", "step3/present"]  # 8 + 16 + 24 elements: exactly the limit
+
+
+def test_run_steps_keeps_each_steps_outputs_when_the_interpreter_reuses_its_arrays():
+    model = Model("same-shape")
+    x = model.parameter("x", [2])
+    state = read_value(model, "s", model.const(np.zeros(2, np.float32)), "2")
+    assign(model, "s", x)
+    model.result(model.concat([state, x], axis=0), name="both")  # one shape every step: its array is reused
+    runner = ir.Interpreter(model, reuse_outputs=True)
+    outputs = run_steps(runner, {"x": np.array([1, 2], np.float32)}, 3)
+    assert [outputs[f"step{k}/both"].tolist() for k in (1, 2, 3)] == [[0, 0, 1, 2], [1, 2, 1, 2], [1, 2, 1, 2]]
+    assert outputs["step2/both"] is not outputs["step3/both"]

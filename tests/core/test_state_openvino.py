@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.cli import ir_validate
 from irgraph.errors import EvaluationError, InputError
 from irgraph.state import run_steps
 
@@ -94,6 +95,7 @@ def test_save_model_files_round_trip_byte_for_byte_and_validate_clean(tmp_path, 
     path = save(build(), tmp_path)
     model = ir.read_model(path)
     assert ir.validate(model) == []
+    assert ir_validate.main(["--strict", str(path)]) == 0
     ir.write_model(model, tmp_path / "again.xml")
     assert (tmp_path / "again.xml").read_bytes() == path.read_bytes()
     assert (tmp_path / "again.bin").read_bytes() == path.with_suffix(".bin").read_bytes()
