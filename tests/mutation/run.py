@@ -52,7 +52,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "interpreter": (("src/irgraph/interpreter.py",),
                     ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",
                      "tests/core/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
-                     "tests/hostile/test_outputs.py")),
+                     "tests/hostile/test_outputs.py", "tests/core/test_state.py")),
     "state": (("src/irgraph/state.py",),
               ("tests/core/test_state.py", "tests/cli/test_ir_run_steps.py", "tests/core/test_state_openvino.py")),
     "writer": (("src/irgraph/io/xml_writer.py",),
