@@ -44,17 +44,10 @@ def test_models_rewrite_byte_identical_and_validate(tmp_path, name):
     assert (tmp_path / "copy.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
 
 
-NOT_YET = {"gpt2-tiny-stateful": "ReadValue-6/Assign-6"}
-"""Models whose ops irgraph cannot run yet (issue #16), with those ops."""
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("name", NAMES)
 def test_models_run_as_openvino_2026_4_1_cpu_runs_them(name):
     import openvino as ov
-
-    if name in NOT_YET:
-        pytest.skip(f"irgraph cannot run {NOT_YET[name]} yet")
 
     xml = MODELS / name / "model.xml"
     feeds = inputs_of(name)
@@ -67,3 +60,26 @@ def test_models_run_as_openvino_2026_4_1_cpu_runs_them(name):
         expected = theirs[output]
         assert value.shape == expected.shape, key
         np.testing.assert_allclose(value, expected, **TOLERANCE, err_msg=key)
+
+
+@pytest.mark.oracle
+def test_the_stateful_gpt2_generates_as_openvino_2026_4_1_cpu_does():
+    """Four decoding steps of the KV-cache model (each appends to every layer's cache variables), a reset, and
+    one step again: logits and every variable equal OpenVINO's CPU plugin's within the tolerance."""
+    import openvino as ov
+
+    xml = MODELS / "gpt2-tiny-stateful" / "model.xml"
+    request = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}).create_infer_request()
+    interpreter = ir.Interpreter(ir.read_model(xml))
+    rng = np.random.default_rng(3)
+    for step in range(5):
+        if step == 4:
+            request.reset_state()
+            interpreter.reset_state()
+        feeds = {"input_ids": rng.integers(0, 100, (1, 1 if step else 3), dtype=np.int64)}
+        theirs = request.infer(feeds)
+        (logits,) = interpreter.run(feeds).values()
+        np.testing.assert_allclose(logits, theirs[request.model_outputs[0]], **TOLERANCE, err_msg=f"step {step}")
+        for state in request.query_state():
+            np.testing.assert_allclose(interpreter.get_state(state.name), state.state.data, **TOLERANCE,
+                                       err_msg=f"{state.name} at step {step}")

@@ -28,6 +28,7 @@ from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Loc
 from irgraph.graph import Model, Node
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
+from irgraph.state import Variables
 
 DEFAULT_ELEMENT_LIMIT = 2**31
 """Largest tensor (in elements) a run may feed or produce unless the caller raises the limit."""
@@ -101,6 +102,8 @@ class Interpreter:
         self._kept: dict[int, np.ndarray] = {}
         self._run_states: dict[int, Any] = {}
         """Per node id, the state an op that keeps one (RandomUniform) starts its next run from."""
+        self.state = Variables(model, self.element_limit)
+        """The variables of a stateful model (ReadValue/Assign) and their values, kept across runs."""
         self._schedule()
 
     def _schedule(self) -> None:
@@ -154,7 +157,7 @@ class Interpreter:
             position = len(steps)
             for slot in inputs:
                 last_use[slot] = position
-            steps.append((node, kind, op, inputs, outputs))
+            steps.append((node, kind, self.state.bind(node, op, inputs, constants), inputs, outputs))
         # Outputs in model output order (Result document order), not in the topological order of the walk.
         self._results = [result_slots[node.id] for node in results if node.id in result_slots]
         keep = {slot for _, slot in self._results}
@@ -201,6 +204,7 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         limit = self.element_limit
         node = None
+        self.state.begin()
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
                 arguments = [values[slot] for slot in inputs]
@@ -236,7 +240,20 @@ class Interpreter:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:
             raise err.locate(node.location) from None  # type: ignore[union-attr]
+        self.state.commit()
         return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+
+    def reset_state(self, variable_id: str | None = None) -> None:
+        """Forget the value of every variable (or of one): the next run reads their initial values."""
+        self.state.reset(variable_id)
+
+    def get_state(self, variable_id: str) -> np.ndarray:
+        """A copy of a variable's value (its initial value before it has one, when known without a run)."""
+        return self.state.get(variable_id)
+
+    def set_state(self, variable_id: str, value: np.ndarray) -> None:
+        """Set a variable (copied); it must have the element type and fit the shape its ReadValue declares."""
+        self.state.set(variable_id, value)
 
     def _output(self, position: int, value: Any) -> np.ndarray:
         """The array of one output: a deferred Concat is written here (into the kept array if any)."""

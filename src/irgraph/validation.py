@@ -15,6 +15,7 @@ from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify, versions_of
 from irgraph.shape_inference import walk
+from irgraph.state import VARIABLE_CODE, variable_problems
 from irgraph.sub_graph_validation import check_bodies
 
 CODES = {
@@ -29,6 +30,7 @@ CODES = {
     "unchecked-op": "standard ops irgraph does not check yet (a summary)",
     "custom-op": "ops outside OpenVINO's opsets, from an extension (a summary)",
     "unreachable": "a layer no Result or sink depends on",
+    "variable": "ReadValue/Assign that do not pair up or disagree on a variable's type",
     "duplicate-name": "several layers share a name",
     "name-collision": "an IR v10 input or output layer's name is another tensor's name (OpenVINO refuses the model)",
     "unknown-attribute": "an attribute the op does not have",
@@ -141,6 +143,8 @@ def _validate_graph(
         if model.ir_version == 10:
             for node, message in v10_name_collisions(model):
                 error("name-collision", message, node.location)
+        for problem in variable_problems(model):
+            (error if problem.is_error else warning)(VARIABLE_CODE, problem.message, problem.node.location)
     bodies: list[Model] = []
     for node in model:
         if node.bodies:

@@ -23,6 +23,7 @@ from irgraph.interpreter import Interpreter, check_feed_type
 from irgraph.ops import Parameter
 from irgraph.ops.op import shape_text
 from irgraph.shapes import Dim, Shape
+from irgraph.state import run_steps
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -34,6 +35,10 @@ given, every input must be given. Data must have the input's element type exactl
 and fit its partial shape. Inputs and outputs are named as in the model: an input by its
 Parameter name or a tensor name, an output by its Result's output_names, else the producing
 port's first tensor name, else the Result's name.
+
+A stateful model (ReadValue/Assign, as OpenVINO's LLM exports keep a KV cache) starts from its
+variables' initial values; --steps N runs it N times on the same inputs, each run reading what the
+previous one assigned, and keeps the outputs of every step, keyed stepK/NAME (K = 1..N).
 """
 
 EXAMPLES = """\
@@ -42,6 +47,7 @@ EXAMPLES = """\
   ir-run model.xml --shape "data[1,3,8..16]" --seed 7          # random data, dynamic dims chosen
   ir-run model.xml --inputs in.npz --compare ref.npz --atol 1e-4 --rtol 1e-4
   ir-run model.xml --inputs in.npz --json
+  ir-run kv_cache.xml --inputs in.npz --steps 3 --output out.npz   # keys step1/NAME .. step3/NAME
 """
 
 
@@ -66,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="absolute tolerance for --compare (default: 1e-5)")
     parser.add_argument("--rtol", type=common.non_negative_float, default=1e-5,
                         help="relative tolerance for --compare (default: 1e-5): |out-ref| <= atol + rtol*|ref|")
+    parser.add_argument("--steps", type=common.positive_int, default=1, metavar="N",
+                        help="run N times on the same inputs, a stateful model's variables (ReadValue/Assign) "
+                             "carried from run to run from their initial values (default: 1); with N > 1 every "
+                             "step's outputs are kept, keyed stepK/NAME (K = 1..N) in the table, --output, "
+                             "--compare and --json; all steps' outputs together count against --max-elements")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     common.add_max_elements(parser)
     return parser
@@ -121,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         feeds = random_feeds(model, shapes, args.seed, args.max_elements)
     with common.locating(args.model):
-        outputs = interpreter.run({feed.name: feed.array for feed in feeds})
+        outputs = run_steps(interpreter, {feed.name: feed.array for feed in feeds}, args.steps)
     stored = {key: common.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
