@@ -16,6 +16,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.cli._npz import NpzArchive
+from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
 from irgraph.element_types import ElementType
 from irgraph.errors import InputError, IrParseError, Location, ResourceLimitError, printable
 from irgraph.graph import Model, Node
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rtol", type=common.non_negative_float, default=1e-5,
                         help="relative tolerance for --compare (default: 1e-5): |out-ref| <= atol + rtol*|ref|")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
+    parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
+                        help="most iterations one TensorIterator or Loop may run (default: 1000000)")
     common.add_max_elements(parser)
     return parser
 
@@ -110,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
 
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
-        interpreter = Interpreter(model, element_limit=args.max_elements)
+        interpreter = Interpreter(model, element_limit=args.max_elements, iteration_limit=args.iteration_limit)
     inputs = model.input_index()
     shapes = resolve_shapes(model, inputs, shapes)
 

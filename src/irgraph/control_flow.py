@@ -1,0 +1,555 @@
+"""Running TensorIterator-1, Loop-5 and If-8: their bodies run with the same Interpreter as the model.
+
+When an :class:`~irgraph.interpreter.Interpreter` is prepared, each layer with bodies gets a
+*runner* from :data:`RUNNERS` (keyed by op class) that stands for the op in the plan. The runner
+prepares an Interpreter per body once (bodies inside bodies are prepared by those, in turn) and
+works out once which body slots the port map binds; an iteration then binds the body's Parameters
+and runs its plan, with no graph or dict work.
+
+Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the oracle of the tests:
+
+* A sliced input is cut along ``axis`` into parts of ``|stride|`` (``part_size`` must equal it),
+  first to last, or last to first when ``stride`` < 0; the range (``start``, ``end``) must cover
+  the whole axis (the plugin gives wrong values for a partial range). A TensorIterator runs once
+  per part (its sliced inputs must agree), or without sliced inputs as often as a concatenated
+  output's static size says, else once.
+* A concatenated output joins each iteration's value along ``axis`` (reversed when ``stride`` <
+  0); every iteration must give ``|stride|`` along the axis and the same shape (the plugin
+  refuses otherwise). A last-iteration output is the value of the last iteration.
+* Loop: the trip count (input 0; negative: no limit) and the execution condition (input 1) are
+  read at run time; the body condition Result (``execution_condition``) is read after each
+  iteration; the ``current_iteration`` Parameter gets the iteration number. Unlike the plugin,
+  an int64 trip count is not cut to 32 bits. A Loop that runs no iteration gives the initial
+  value for an output fed back by a back edge, zeros for other last-iteration outputs (the plugin
+  leaves that memory unwritten) and empty concatenated outputs; dims not known from inference are 0.
+* If: the condition (input 0, one element) picks ``then_body`` or ``else_body``.
+
+Bounded: a TensorIterator or Loop runs at most ``iteration_limit`` iterations per execution (it is
+refused up front when the count is known, else when the limit is reached), concatenated outputs
+are counted against the element limit iteration by iteration (before they are allocated), and
+bodies nest at most ``MAX_BODY_DEPTH`` deep.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.errors import EvaluationError, IrError, OpError, ResourceLimitError
+from irgraph.graph import Body, Model, Node, PortMapEntry
+from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, MAX_BODY_DEPTH
+from irgraph.ops.condition.if_ import If
+from irgraph.ops.infrastructure.loop import Loop
+from irgraph.ops.infrastructure.sub_graph import SubGraphOp
+from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
+from irgraph.shapes import TensorType
+
+if TYPE_CHECKING:
+    from irgraph.interpreter import Interpreter
+
+__all__ = ["DEFAULT_ITERATION_LIMIT", "RUNNERS", "body_runner"]
+
+DEFAULT_ITERATION_LIMIT = 1_000_000
+"""Most iterations one TensorIterator or Loop execution may run unless the caller raises the limit.
+
+Real exports iterate over sequence steps or generated tokens: thousands, rarely past 10**5 (a
+sample-level audio RNN). An iteration costs the interpreter tens of microseconds even for a tiny
+body, so a runaway ``trip_count = -1`` Loop fails within about a minute, with a message saying how
+to raise the limit, instead of never returning."""
+
+MakeInterpreter = Callable[[Model], "Interpreter"]
+
+_depth: ContextVar[int] = ContextVar("irgraph_body_depth", default=0)
+"""How many bodies deep the Interpreter being prepared is (per thread, as preparation recurses)."""
+
+
+def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
+    """What runs ``node`` in a plan: a runner for a TensorIterator, Loop or If (its bodies prepared
+    now with ``make_interpreter``), or the op itself for any other op a file gave bodies (they are
+    ignored, as OpenVINO ignores them)."""
+    runner = RUNNERS.get(type(node.op))
+    if runner is None:
+        if isinstance(node.op, SubGraphOp):
+            raise EvaluationError(f"{node.op.title()} has sub-graph bodies irgraph cannot run", node.location)
+        return node.op
+    depth = _depth.get()
+    if depth >= MAX_BODY_DEPTH:
+        raise ResourceLimitError(
+            f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph runs at most {MAX_BODY_DEPTH}",
+            node.location,
+        )
+    token = _depth.set(depth + 1)
+    try:
+        return runner(node, make_interpreter)
+    finally:
+        _depth.reset(token)
+
+
+# ------------------------------------------------------------------------------------ one body
+class _Program:
+    """One body, prepared once: its Interpreter and the slots of its Parameters and Results by layer id."""
+
+    __slots__ = ("body", "owner", "interpreter", "parameter_slots", "result_slots")
+
+    def __init__(self, body: Body, owner: Node, make_interpreter: MakeInterpreter) -> None:
+        self.body = body
+        self.owner = owner
+        try:
+            self.interpreter = make_interpreter(body.model)
+        except IrError as err:
+            raise _in_body(err, body, owner, None) from None
+        slots = self.interpreter._slots
+        model = body.model
+        self.parameter_slots = {node.id: slots[(node.id, 0)] for node in model.parameters}
+        self.result_slots: dict[int, int] = {}
+        for result in model.results:
+            source = model.input_sources(result)[0]
+            if source is not None:
+                self.result_slots[result.id] = slots[(source.node_id, source.index)]
+
+    def parameter(self, entry: PortMapEntry) -> int:
+        """The slot of the body Parameter ``entry`` names."""
+        slot = self.parameter_slots.get(entry.internal_layer_id)
+        if slot is None:
+            raise EvaluationError(f"<{self.body.tag}> {entry.describe()} names no body Parameter", self.owner.location)
+        return slot
+
+    def result(self, layer_id: int, what: str) -> int:
+        """The slot of the value body Result ``layer_id`` gives."""
+        slot = self.result_slots.get(layer_id)
+        if slot is None:
+            raise EvaluationError(f"<{self.body.tag}> {what} names body layer {layer_id}, which is not a connected "
+                                  "body Result", self.owner.location)
+        return slot
+
+    def result_type(self, layer_id: int) -> TensorType | None:
+        """The inferred type of body Result ``layer_id``'s value."""
+        model = self.body.model
+        source = model.input_sources(model._nodes[layer_id])[0]
+        return None if source is None else model.output_type(source)
+
+    def run(
+        self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int], iteration: int | None
+    ) -> list[np.ndarray]:
+        """Run the body with ``bound[i]`` in ``slots[i]``; the arrays of the ``wanted`` slots."""
+        try:
+            return self.interpreter._run_slots(slots, bound, wanted)
+        except IrError as err:
+            raise _in_body(err, self.body, self.owner, iteration) from None
+
+
+def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
+    """``err`` (located at the body layer) with a message saying which layer's body and iteration it came from."""
+    where = f"in <{body.tag}> of {owner.location.layer()}"
+    if iteration is not None:
+        where += f", iteration {iteration}"
+    cls = type(err) if type(err).__init__ is IrError.__init__ else EvaluationError
+    if isinstance(err, OpError):
+        cls = EvaluationError
+    return cls(f"{where}: {err.message}", err.location)
+
+
+def _want(wanted: list[int], slot: int) -> int:
+    """The position of ``slot`` in ``wanted`` (added when new)."""
+    if slot not in wanted:
+        wanted.append(slot)
+    return wanted.index(slot)
+
+
+def _one_element(value: np.ndarray, what: str) -> np.ndarray:
+    value = np.asarray(value)
+    if value.size != 1:
+        raise EvaluationError(f"{what} must hold one element; got shape [{','.join(map(str, value.shape))}]")
+    return value.reshape(-1)
+
+
+# ------------------------------------------------------------------------------------ TensorIterator, Loop
+class _Sliced:
+    """A sliced input (or the plan of a concatenated output): axis, part length and direction."""
+
+    __slots__ = ("entry", "slot", "port", "loop")
+
+    def __init__(self, entry: PortMapEntry, slot: int, loop: bool) -> None:
+        self.entry = entry
+        self.slot = slot
+        self.port = entry.external_port
+        self.loop = loop
+        stride = 1 if entry.stride is None else entry.stride
+        part_size = 1 if entry.part_size is None else entry.part_size
+        if stride == 0:
+            raise OpError(f"{entry.describe()} has stride 0 (an endless iteration)")
+        if part_size != abs(stride):
+            raise OpError(f"{entry.describe()} has part_size {part_size} and stride {stride}: irgraph (as openvino "
+                          "2026.4.1's CPU plugin) takes parts of |stride| elements, so they must be equal")
+
+    @property
+    def stride(self) -> int:
+        return 1 if self.entry.stride is None else self.entry.stride
+
+    def axis(self, rank: int) -> int:
+        axis = self.entry.axis
+        assert axis is not None
+        low = -rank if self.loop else 0
+        if not low <= axis < rank:
+            raise OpError(f"{self.entry.describe()} axis {axis} is out of the range [{low}, {rank - 1}] of a "
+                          f"rank-{rank} value")
+        return axis + rank if axis < 0 else axis
+
+    def count(self, size: int, what: str) -> int:
+        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``
+        (openvino's ``getNumIterations``); the range must cover the whole axis (``whole``)."""
+        entry = self.entry
+        start = 0 if entry.start is None else entry.start
+        end = -1 if entry.end is None else entry.end
+        first = start + size + 1 if start < 0 else start
+        last = end + size + 1 if end < 0 else end
+        step = abs(self.stride)
+        low, high = (last, first) if self.stride < 0 else (first, last)
+        if low < 0 or low >= high or high > size or high - low < step:
+            raise OpError(f"{entry.describe()}: start {start}, end {end} and stride {self.stride} make no range of "
+                          f"{what} (size {size} along the axis)")
+        if (high - low) % step:
+            raise OpError(f"{entry.describe()}: the range {low}..{high} of {what} does not divide into parts of "
+                          f"{step}")
+        return (high - low) // step
+
+    def parts(self, value: np.ndarray) -> tuple[int, Callable[[int], np.ndarray]]:
+        """The number of parts of ``value`` and a function giving part ``i`` (a view) in iteration order."""
+        if value.ndim == 0:
+            raise OpError(f"{self.entry.describe()} slices a scalar")
+        axis = self.axis(value.ndim)
+        size = value.shape[axis]
+        count = self.count(size, f"input {self.port}")
+        start = 0 if self.entry.start is None else self.entry.start
+        end = -1 if self.entry.end is None else self.entry.end
+        if count * abs(self.stride) != size:
+            raise OpError(f"{self.entry.describe()}: start {start} and end {end} cover part of the axis (size {size}); "
+                          "irgraph slices whole axes only (openvino 2026.4.1's CPU plugin gives wrong values for a "
+                          "partial range)")
+        step = abs(self.stride)
+        head = (slice(None),) * axis
+        if self.stride > 0:
+            return count, lambda i: value[(*head, slice(i * step, (i + 1) * step))]
+        return count, lambda i: value[(*head, slice(size - (i + 1) * step, size - i * step))]
+
+
+class _Iterations:
+    """TensorIterator-1 and Loop-5: the port map worked out once; ``evaluate`` runs the iterations."""
+
+    joins_inputs = False
+    slices_data = False
+    unconnected_extra_outputs = False
+    loop = False
+
+    def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
+        self.node = node
+        self.iteration_limit: int = 0
+        self.element_limit: int = 0
+        (body,) = [body for body in node.bodies if body.tag == "body"] or [None]
+        if body is None or body.port_map is None:
+            raise EvaluationError(f"{node.op.title()} has no <body> with a <port_map>", node.location)
+        program = self.program = _Program(body, node, make_interpreter)
+        interpreter = program.interpreter
+        self.iteration_limit = interpreter.iteration_limit
+        self.element_limit = interpreter.element_limit
+        try:
+            self._plan(body, program)
+        except OpError as err:
+            raise EvaluationError(err.message, node.location) from None
+
+    def _plan(self, body: Body, program: _Program) -> None:
+        wanted: list[int] = []
+        fed_back = {edge.to_layer: edge.from_layer for edge in body.back_edges}
+        self.invariant: list[tuple[int, int]] = []
+        """(body slot, outer input) of inputs given whole to every iteration."""
+        self.carried: list[tuple[int, int | None, int]] = []
+        """(body slot, outer input or None, position of the back edge's Result in ``wanted``)."""
+        self.sliced: list[_Sliced] = []
+        self.current_iteration: tuple[int, np.dtype, tuple[int, ...]] | None = None
+        self.condition: int | None = None
+        initial: dict[int, int] = {}
+        for entry in body.inputs:
+            if entry.purpose == CURRENT_ITERATION:
+                self.current_iteration = self._iteration_counter(program, entry)
+            elif entry.external_port < 0:
+                continue
+            elif entry.sliced:
+                self.sliced.append(_Sliced(entry, program.parameter(entry), self.loop))
+            elif entry.internal_layer_id in fed_back:
+                initial[entry.internal_layer_id] = entry.external_port
+            else:
+                self.invariant.append((program.parameter(entry), entry.external_port))
+        for edge in body.back_edges:
+            slot = program.parameter_slots.get(edge.to_layer)
+            if slot is None:
+                raise OpError(f"<back_edges> edge to-layer {edge.to_layer} is not a body Parameter")
+            if self.current_iteration is not None and slot == self.current_iteration[0]:
+                continue  # the plugin writes the iteration number there whatever the back edge says
+            source = program.result(edge.from_layer, f"<back_edges> edge from-layer {edge.from_layer}")
+            self.carried.append((slot, initial.get(edge.to_layer), _want(wanted, source)))
+        self.last: list[tuple[int, int, int]] = []
+        """(outer output, position in ``wanted``, body Result id) of last-iteration outputs."""
+        self.concatenated: list[tuple[int, int, _Sliced, int]] = []
+        """(outer output, position in ``wanted``, its slicing, body Result id) of concatenated outputs."""
+        for entry in body.outputs:
+            slot = program.result(entry.internal_layer_id, entry.describe())
+            if entry.purpose == EXECUTION_CONDITION:
+                if self.loop:
+                    self.condition = _want(wanted, slot)
+            elif entry.external_port < 0:
+                continue
+            elif entry.sliced:
+                self.concatenated.append((entry.external_port, _want(wanted, slot), _Sliced(entry, -1, self.loop),
+                                          entry.internal_layer_id))
+            else:
+                self.last.append((entry.external_port, _want(wanted, slot), entry.internal_layer_id))
+        ports = sorted(port for port, *_ in self.last + self.concatenated)
+        if ports != list(range(self.node.num_outputs)):
+            missing = sorted(set(range(self.node.num_outputs)) - set(ports))
+            raise OpError(f"output {missing[0]} of the layer has no port map output entry" if missing else
+                          "two port map output entries give the same output")
+        self.wanted = wanted
+        self.back_edge_results = {edge.from_layer: initial.get(edge.to_layer) for edge in body.back_edges}
+
+    def _iteration_counter(self, program: _Program, entry: PortMapEntry) -> tuple[int, np.dtype, tuple[int, ...]]:
+        slot = program.parameter(entry)
+        parameter = program.body.model._nodes[entry.internal_layer_id]
+        element_type = parameter.op.element_type  # type: ignore[attr-defined]
+        if element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind not in "iu":
+            raise OpError(f"the current_iteration Parameter has element type {element_type}; it must be an integer")
+        shape = parameter.op.shape  # type: ignore[attr-defined]
+        dims = shape.to_tuple() if not shape.rank_is_dynamic and shape.is_static else ()
+        if math.prod(dims) != 1:
+            raise OpError(f"the current_iteration Parameter has shape {shape}; it must hold one element")
+        return slot, np.dtype(element_type.numpy_dtype), dims
+
+    # -------------------------------------------------------------------------------- the interpreter's op protocol
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
+        """Unknown before the body runs."""
+        return None
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run the iterations; the outer outputs in order."""
+        count, condition = self._iterations(inputs)
+        return self._iterate(inputs, count, condition)
+
+    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
+        """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
+        raise NotImplementedError
+
+    def _refuse(self, iterations: str) -> ResourceLimitError:
+        return ResourceLimitError(
+            f"{self.node.op.title()} would run {iterations} iterations, above the iteration limit of "
+            f"{self.iteration_limit} (raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)"
+        )
+
+    def _iterate(self, inputs: Sequence[np.ndarray], count: int, stoppable: bool) -> list[np.ndarray]:
+        limit = self.iteration_limit
+        if count > limit and not stoppable:
+            raise self._refuse(str(count))
+        slices = []
+        available = -1
+        for sliced in self.sliced:
+            parts, part = sliced.parts(np.asarray(inputs[sliced.port]))
+            if available not in (-1, parts) and not self.loop:
+                raise OpError(f"the sliced inputs give different numbers of iterations: {available} and {parts}")
+            available = parts if available == -1 else min(available, parts)
+            slices.append((sliced.slot, part))
+        # One list of body inputs, updated in place: invariants, then carried values, then slices, then the counter.
+        slots = [slot for slot, _ in self.invariant] + [slot for slot, _, _ in self.carried]
+        slots += [slot for slot, _ in slices]
+        bound: list[Any] = [inputs[port] for _, port in self.invariant]
+        carried_from = len(bound)
+        bound += [None if port is None else inputs[port] for _, port, _ in self.carried]
+        carried_results = [position for _, _, position in self.carried]
+        sliced_from = len(bound)
+        bound += [None] * len(slices)
+        parts = [part for _, part in slices]
+        counter = self.current_iteration
+        if counter is not None:
+            slots.append(counter[0])
+            bound.append(None)
+            counter_dtype, counter_shape = counter[1], counter[2]
+        condition = self.condition
+        program = self.program
+        wanted = self.wanted
+        concatenated = self.concatenated
+        gathered: list[list[np.ndarray]] = [[] for _ in concatenated]
+        totals = [0] * len(concatenated)
+        element_limit = self.element_limit
+        outputs: list[np.ndarray] | None = None
+        iteration = 0
+        while iteration != count:
+            if iteration >= limit:
+                raise self._refuse(f"more than {limit}" if count < 0 else str(count))
+            if iteration == available and slices:
+                raise OpError(f"{self.node.op.title()} would run iteration {iteration + 1} but its sliced inputs have "
+                              f"{available} parts (openvino 2026.4.1's CPU plugin refuses too)")
+            for index, part in enumerate(parts, sliced_from):
+                bound[index] = part(iteration)
+            if counter is not None:
+                bound[-1] = np.array(iteration, counter_dtype).reshape(counter_shape)
+            outputs = program.run(slots, bound, wanted, iteration)
+            for index, (_, position, sliced, _) in enumerate(concatenated):
+                value = outputs[position]
+                joined = gathered[index]
+                if joined:
+                    if value.shape != joined[0].shape:
+                        raise self._uneven(sliced, joined[0], value, iteration)
+                else:
+                    self._check_part(sliced, value, iteration)
+                totals[index] += value.size
+                if totals[index] > element_limit:
+                    raise ResourceLimitError(
+                        f"output {sliced.entry.external_port} (concatenated) would have more than {element_limit} "
+                        f"elements after iteration {iteration}, above the limit of {element_limit}")
+                joined.append(value)
+            for index, position in enumerate(carried_results, carried_from):
+                bound[index] = outputs[position]
+            iteration += 1
+            if condition is not None and not bool(_one_element(outputs[condition], "the body condition")[0]):
+                break
+        return self._outputs(outputs, gathered, inputs)
+
+    @staticmethod
+    def _check_part(sliced: _Sliced, value: np.ndarray, iteration: int) -> None:
+        rank = max(value.ndim, 1)
+        axis = sliced.axis(rank)
+        size = 1 if value.ndim == 0 else value.shape[axis]
+        if size != abs(sliced.stride):
+            raise OpError(f"{sliced.entry.describe()} concatenates {size} along axis {axis} at iteration "
+                          f"{iteration}; each iteration must give |stride| = {abs(sliced.stride)} (openvino "
+                          "2026.4.1's CPU plugin refuses too)")
+
+    @staticmethod
+    def _uneven(sliced: _Sliced, first: np.ndarray, value: np.ndarray, iteration: int) -> OpError:
+        return OpError(f"{sliced.entry.describe()}: iteration {iteration} gives shape "
+                       f"[{','.join(map(str, value.shape))}] but iteration 0 gave "
+                       f"[{','.join(map(str, first.shape))}]; concatenated parts must have one shape")
+
+    def _outputs(
+        self, last: list[np.ndarray] | None, gathered: list[list[np.ndarray]], inputs: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        produced: list[np.ndarray | None] = [None] * self.node.num_outputs
+        for port, position, result_id in self.last:
+            if last is not None:
+                produced[port] = last[position]
+            else:
+                produced[port] = self._unrun(result_id, inputs)
+        for (port, _, sliced, result_id), parts in zip(self.concatenated, gathered, strict=True):
+            if not parts:
+                empty = self._zeros(result_id)
+                if empty.ndim == 0:
+                    empty = empty.reshape(1)
+                shape = list(empty.shape)
+                shape[sliced.axis(len(shape))] = 0
+                produced[port] = np.zeros(shape, empty.dtype)
+                continue
+            if parts[0].ndim == 0:
+                parts = [part.reshape(1) for part in parts]
+            if sliced.stride < 0:
+                parts = parts[::-1]
+            produced[port] = np.concatenate(parts, axis=sliced.axis(parts[0].ndim))
+        return produced  # type: ignore[return-value]
+
+    def _unrun(self, result_id: int, inputs: Sequence[np.ndarray]) -> np.ndarray:
+        """A last-iteration output when no iteration ran: the initial value of a back edge, else zeros."""
+        port = self.back_edge_results.get(result_id)
+        if port is not None:
+            return np.asarray(inputs[port])
+        return self._zeros(result_id)
+
+    def _zeros(self, result_id: int) -> np.ndarray:
+        """Zeros of the body Result's inferred type, unknown dims 0."""
+        tensor = self.program.result_type(result_id)
+        if tensor is None or tensor.element_type.numpy_dtype is None:
+            raise EvaluationError(f"the type of body Result {result_id} is unknown, so its output for zero "
+                                  "iterations is too")
+        dims = () if tensor.shape.rank_is_dynamic else tuple(d.value if d.is_static else 0 for d in tensor.shape)
+        return np.zeros(dims, tensor.element_type.numpy_dtype)
+
+
+class _TensorIteratorRunner(_Iterations):
+    """TensorIterator-1: as many iterations as its sliced inputs have parts."""
+
+    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
+        if self.sliced:
+            counts = {sliced.parts(np.asarray(inputs[sliced.port]))[0] for sliced in self.sliced}
+            if len(counts) > 1:
+                raise OpError(f"the sliced inputs give different numbers of iterations: {sorted(counts)}")
+            return counts.pop(), False
+        for port, _, sliced, _ in self.concatenated:  # the plugin counts the parts of a static concatenated output
+            tensor = self.node.output_types[port]
+            if tensor is None or tensor.shape.rank_is_dynamic or tensor.shape.rank == 0:
+                continue
+            dim = tensor.shape[sliced.axis(tensor.shape.rank)]
+            if dim.is_static:
+                return sliced.count(dim.value, f"output {port}"), False
+        return 1, False
+
+
+class _LoopRunner(_Iterations):
+    """Loop-5: the trip count and execution condition inputs, then the body condition, decide."""
+
+    loop = True
+
+    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
+        trip = _one_element(inputs[0], "the trip count (input 0)")
+        if trip.dtype.kind not in "iu":
+            raise OpError(f"the trip count (input 0) must be an integer; got {trip.dtype}")
+        count = int(trip[0])
+        if not bool(_one_element(inputs[1], "the execution condition (input 1)")[0]):
+            count = 0
+        return (-1 if count < 0 else count), self.condition is not None
+
+
+class _IfRunner:
+    """If-8: the condition picks a body; its port map gives the outer outputs."""
+
+    joins_inputs = False
+    slices_data = False
+    unconnected_extra_outputs = False
+
+    def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
+        self.node = node
+        bodies = {body.tag: body for body in node.bodies}
+        self.branches = []
+        for tag in ("then_body", "else_body"):
+            body = bodies.get(tag)
+            if body is None or body.port_map is None:
+                raise EvaluationError(f"{node.op.title()} has no <{tag}> with a port map", node.location)
+            program = _Program(body, node, make_interpreter)
+            wanted: list[int] = []
+            slots = [program.parameter(entry) for entry in body.inputs]
+            ports = [entry.external_port for entry in body.inputs]
+            produced = [-1] * node.num_outputs
+            for entry in body.outputs:
+                if 0 <= entry.external_port < node.num_outputs:
+                    produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id,
+                                                                                 entry.describe()))
+            if -1 in produced:
+                raise EvaluationError(f"<{tag}> gives no value for output {produced.index(-1)}", node.location)
+            self.branches.append((program, slots, ports, wanted, produced))
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
+        """Unknown before the body runs."""
+        return None
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run the body the condition picks."""
+        condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
+        program, slots, ports, wanted, produced = self.branches[0 if condition else 1]
+        outputs = program.run(slots, [inputs[port] for port in ports], wanted, None)
+        return [outputs[position] for position in produced]
+
+
+RUNNERS: dict[type, Callable[[Node, MakeInterpreter], Any]] = {
+    TensorIterator: _TensorIteratorRunner,
+    Loop: _LoopRunner,
+    If: _IfRunner,
+}
+"""Op class -> the runner class that executes its bodies."""

@@ -1,0 +1,327 @@
+"""Running TensorIterator, Loop and If (irgraph.control_flow) on models built in code: exact arrays.
+
+The models here need no oracle: their values are worked out by hand (counting loops, running sums).
+The differential tests against openvino 2026.4.1 are in tests/oracle/test_control_flow_vs_openvino.py.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irgraph as ir
+from irgraph.errors import EvaluationError, ResourceLimitError
+from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
+from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.comparison.less import Less
+from irgraph.ops.condition.if_ import If
+from irgraph.ops.infrastructure.loop import Loop
+from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+
+CORPUS = Path(__file__).resolve().parent / "data" / "ov-subgraphs"
+
+
+def _add(model: ir.Model, a: OutputPort, b: OutputPort, name: str | None = None) -> OutputPort:
+    return OutputPort(model.add_node(Add(), name, [a, b]).id, 0)
+
+
+def counting_loop(trip: int | None = 5, *, below: int | None = None, condition: bool | None = True) -> ir.Model:
+    """Loop(trip, condition): v += 1 each iteration, while ``it < below`` when given; outputs the last v and
+    every iteration's [it] concatenated on axis 0. ``trip``/``condition`` None: model inputs of those names."""
+    body = ir.Model("body")
+    it = body.parameter("it", [], "i64")
+    v = body.parameter("v", [4])
+    v_next = _add(body, v, body.const(np.float32(1)), "v_next")
+    if below is None:
+        keep_going = body.const(np.bool_(True))
+    else:
+        keep_going = OutputPort(body.add_node(Less(), "keep_going", [it, body.const(np.int64(below))]).id, 0)
+    r_condition = body.result(keep_going, name="condition")
+    r_v = body.result(v_next, name="v_out")
+    step = OutputPort(body.add_node(Unsqueeze(), "step", [it, body.const(np.int64(0))]).id, 0)
+    r_step = body.result(step, name="step_out")
+    model = ir.Model("loop")
+    trip_port = model.parameter("trip", [], "i64") if trip is None else model.const(np.int64(trip))
+    condition_port = model.parameter("go", [], "boolean") if condition is None else model.const(np.bool_(condition))
+    v0 = model.parameter("v0", [4])
+    node = model.add_node(Loop(), "loop", [trip_port, condition_port, v0], num_outputs=2)
+    port_map = (
+        PortMapEntry(False, 2, v.node_id),
+        PortMapEntry(True, 0, r_v.id),
+        PortMapEntry(True, 1, r_step.id, axis=0, start=0, end=-1, stride=1, part_size=1),
+        PortMapEntry(False, -1, it.node_id, purpose=CURRENT_ITERATION),
+        PortMapEntry(True, -1, r_condition.id, purpose=EXECUTION_CONDITION),
+    )
+    node.bodies = (Body("body", body, port_map, (BackEdge(r_v.id, v.node_id),)),)
+    model.result(OutputPort(node.id, 0), name="v")
+    model.result(OutputPort(node.id, 1), name="steps")
+    return model
+
+
+def running_sum(length: int = 4, stride: int = 1, total_shape: list[int] | None = None) -> ir.Model:
+    """TensorIterator: s += x[t] over axis 0 of x f32[length, 2] (backwards when stride < 0); every s and the last."""
+    body = ir.Model("body")
+    part = body.parameter("part", [1, 2])
+    total = body.parameter("total", total_shape or [1, 2])
+    new_total = _add(body, total, part, "new_total")
+    r_all = body.result(new_total, name="all")
+    model = ir.Model("ti")
+    x = model.parameter("x", [length, 2])
+    s0 = model.parameter("s0", total_shape or [1, 2])
+    node = model.add_node(TensorIterator(), "ti", [x, s0], num_outputs=2)
+    start, end = (0, -1) if stride > 0 else (-1, 0)
+    port_map = (
+        PortMapEntry(False, 0, part.node_id, axis=0, start=start, end=end, stride=stride, part_size=abs(stride)),
+        PortMapEntry(False, 1, total.node_id),
+        PortMapEntry(True, 0, r_all.id, axis=0, start=start, end=end, stride=stride, part_size=abs(stride)),
+        PortMapEntry(True, 1, r_all.id),
+    )
+    node.bodies = (Body("body", body, port_map, (BackEdge(r_all.id, total.node_id),)),)
+    model.result(OutputPort(node.id, 0), name="sums")
+    model.result(OutputPort(node.id, 1), name="total")
+    return model
+
+
+def if_model() -> ir.Model:
+    """If(cond): then a + b, else a + 10 (weights in the else body)."""
+    then_body = ir.Model("then")
+    ta, tb = then_body.parameter("ta", [2]), then_body.parameter("tb", [2])
+    then_result = then_body.result(_add(then_body, ta, tb), name="then_out")
+    else_body = ir.Model("else")
+    ea = else_body.parameter("ea", [2])
+    else_result = else_body.result(_add(else_body, ea, else_body.const(np.float32([10, 20]))), name="else_out")
+    model = ir.Model("if")
+    cond = model.parameter("cond", [], "boolean")
+    a, b = model.parameter("a", [2]), model.parameter("b", [2])
+    node = model.add_node(If(), "if", [cond, a, b], num_outputs=1)
+    node.bodies = (
+        Body("then_body", then_body, (PortMapEntry(False, 1, ta.node_id), PortMapEntry(False, 2, tb.node_id),
+                                      PortMapEntry(True, 0, then_result.id))),
+        Body("else_body", else_body, (PortMapEntry(False, 1, ea.node_id), PortMapEntry(True, 0, else_result.id))),
+    )
+    model.result(OutputPort(node.id, 0), name="y")
+    return model
+
+
+def nested_loops(depth: int, trip: int = 2) -> ir.Model:
+    """``depth`` Loops, each in the body of the one outside it; the innermost adds 1 to v: the result is
+    v + trip**depth."""
+    inner = ir.Model("body")
+    v = inner.parameter("v", [2])
+    r = inner.result(_add(inner, v, inner.const(np.float32(1))), name="r")
+    inner_parameter, inner_result = v.node_id, r.id
+    for level in range(depth):
+        outer = ir.Model("body" if level < depth - 1 else "deep")
+        x = outer.parameter(f"x{level}", [2])
+        node = outer.add_node(Loop(), f"loop{level}", [outer.const(np.int64(trip)), outer.const(np.bool_(True)), x],
+                              num_outputs=1)
+        port_map = (PortMapEntry(False, 2, inner_parameter), PortMapEntry(True, 0, inner_result))
+        node.bodies = (Body("body", inner, port_map, (BackEdge(inner_result, inner_parameter),)),)
+        result = outer.result(OutputPort(node.id, 0), name=f"y{level}")
+        inner, inner_parameter, inner_result = outer, x.node_id, result.id
+    return inner
+
+
+# ------------------------------------------------------------------------------------ Loop
+def test_a_counting_loop_runs_its_trip_count() -> None:
+    outputs = ir.run(counting_loop(5), {"v0": np.zeros(4, np.float32)})
+    np.testing.assert_array_equal(outputs["v"], np.full(4, 5, np.float32))
+    np.testing.assert_array_equal(outputs["steps"], np.arange(5, dtype=np.int64))
+
+
+def test_the_body_condition_stops_the_loop_after_the_iteration_that_computed_it() -> None:
+    outputs = ir.run(counting_loop(100, below=3), {"v0": np.zeros(4, np.float32)})
+    np.testing.assert_array_equal(outputs["steps"], np.arange(4, dtype=np.int64))  # it = 0, 1, 2, 3 (3 < 3 stops)
+    np.testing.assert_array_equal(outputs["v"], np.full(4, 4, np.float32))
+
+
+def test_trip_count_minus_one_runs_until_the_body_condition_says_stop() -> None:
+    model = counting_loop(None, below=6)
+    outputs = ir.run(model, {"trip": np.int64(-1), "v0": np.ones(4, np.float32)})
+    np.testing.assert_array_equal(outputs["steps"], np.arange(7, dtype=np.int64))
+    np.testing.assert_array_equal(outputs["v"], np.full(4, 8, np.float32))
+
+
+def test_the_trip_count_and_condition_are_read_at_run_time() -> None:
+    runner = ir.Interpreter(counting_loop(None, condition=None))
+    v0 = np.arange(4, dtype=np.float32)
+    for trip in (1, 3, 7):
+        outputs = runner.run({"trip": np.int64(trip), "go": np.bool_(True), "v0": v0})
+        np.testing.assert_array_equal(outputs["steps"], np.arange(trip, dtype=np.int64))
+        np.testing.assert_array_equal(outputs["v"], v0 + trip)
+
+
+@pytest.mark.parametrize(("trip", "go"), [(0, True), (5, False)])
+def test_a_loop_of_zero_iterations_gives_the_initial_value_and_empty_concatenations(trip: int, go: bool) -> None:
+    v0 = np.array([1, 2, 3, 4], np.float32)
+    outputs = ir.run(counting_loop(None, condition=None), {"trip": np.int64(trip), "go": np.bool_(go), "v0": v0})
+    np.testing.assert_array_equal(outputs["v"], v0)  # the back edge's initial value, as openvino 2026.4.1 gives
+    assert outputs["steps"].shape == (0,) and outputs["steps"].dtype == np.int64
+
+
+def test_an_int64_trip_count_is_not_cut_to_32_bits() -> None:
+    """openvino 2026.4.1's CPU plugin reads the low 32 bits (2**32 + 2 runs 2 iterations); irgraph reads int64."""
+    outputs = ir.run(counting_loop(2**32 + 2, below=9), {"v0": np.zeros(4, np.float32)})
+    np.testing.assert_array_equal(outputs["steps"], np.arange(10, dtype=np.int64))
+
+
+def test_ten_thousand_iterations_run_fast() -> None:
+    runner = ir.Interpreter(counting_loop(10_000))
+    started = time.perf_counter()
+    outputs = runner.run({"v0": np.zeros(4, np.float32)})
+    elapsed = time.perf_counter() - started
+    np.testing.assert_array_equal(outputs["v"], np.full(4, 10_000, np.float32))
+    np.testing.assert_array_equal(outputs["steps"], np.arange(10_000, dtype=np.int64))
+    assert elapsed < 5  # a generous bound for a shared machine; it takes ~0.1 s alone
+
+
+# ------------------------------------------------------------------------------------ bounded
+def test_an_endless_loop_stops_at_the_iteration_limit_with_the_layer_named() -> None:
+    model = counting_loop(None)  # the body condition is always true
+    runner = ir.Interpreter(model, iteration_limit=50)
+    with pytest.raises(ResourceLimitError) as caught:
+        runner.run({"trip": np.int64(-1), "v0": np.zeros(4, np.float32)})
+    assert str(caught.value) == (
+        "layer 3 'loop' (Loop): Loop-5 would run more than 50 iterations, above the iteration limit of 50 (raise it "
+        "with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
+
+
+def test_a_known_trip_count_above_the_limit_is_refused_before_any_iteration() -> None:
+    runner = ir.Interpreter(counting_loop(None), iteration_limit=1000)
+    started = time.perf_counter()
+    with pytest.raises(ResourceLimitError, match=r"Loop-5 would run 1099511627776 iterations, above the iteration "
+                                                 r"limit of 1000 "):
+        runner.run({"trip": np.int64(2**40), "v0": np.zeros(4, np.float32)})
+    assert time.perf_counter() - started < 1
+
+
+def test_a_huge_trip_count_with_a_body_condition_runs_while_the_condition_holds() -> None:
+    runner = ir.Interpreter(counting_loop(None, below=4), iteration_limit=10)
+    outputs = runner.run({"trip": np.int64(2**62), "v0": np.zeros(4, np.float32)})
+    np.testing.assert_array_equal(outputs["steps"], np.arange(5, dtype=np.int64))
+
+
+def test_the_iteration_limit_is_exactly_the_count_allowed() -> None:
+    model = counting_loop(20)
+    np.testing.assert_array_equal(ir.Interpreter(model, iteration_limit=20).run(
+        {"v0": np.zeros(4, np.float32)})["steps"], np.arange(20))
+    with pytest.raises(ResourceLimitError, match="would run 20 iterations, above the iteration limit of 19"):
+        ir.Interpreter(model, iteration_limit=19).run({"v0": np.zeros(4, np.float32)})
+
+
+def test_a_tensor_iterator_above_the_limit_is_refused_up_front() -> None:
+    runner = ir.Interpreter(running_sum(8), iteration_limit=7)
+    with pytest.raises(ResourceLimitError, match=r"layer 2 'ti' \(TensorIterator\): TensorIterator-1 would run 8 "
+                                                 r"iterations"):
+        runner.run({"x": np.zeros((8, 2), np.float32), "s0": np.zeros((1, 2), np.float32)})
+
+
+def test_concatenated_outputs_count_against_the_element_limit_before_they_are_joined() -> None:
+    runner = ir.Interpreter(counting_loop(None), element_limit=100)
+    assert runner.run({"trip": np.int64(100), "v0": np.zeros(4, np.float32)})["steps"].shape == (100,)
+    with pytest.raises(ResourceLimitError, match=r"output 1 \(concatenated\) would have more than 100 elements after "
+                                                 r"iteration 100"):
+        runner.run({"trip": np.int64(101), "v0": np.zeros(4, np.float32)})
+
+
+def test_bodies_fifty_deep_run() -> None:
+    model = nested_loops(50, trip=1)
+    outputs = ir.run(model, {"x49": np.array([1, 2], np.float32)})
+    np.testing.assert_array_equal(outputs["y49"], np.array([2, 3], np.float32))
+
+
+def test_nested_loops_multiply_their_iterations() -> None:
+    outputs = ir.run(nested_loops(4, trip=3), {"x3": np.zeros(2, np.float32)})
+    np.testing.assert_array_equal(outputs["y3"], np.full(2, 81, np.float32))
+
+
+def test_bodies_are_prepared_once_per_interpreter_not_per_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = []
+    original = ir.Interpreter._prepare
+
+    def counting(self: ir.Interpreter) -> None:
+        prepared.append(self.model.name)
+        original(self)
+
+    monkeypatch.setattr(ir.Interpreter, "_prepare", counting)
+    runner = ir.Interpreter(nested_loops(3, trip=4))
+    runner.run({"x2": np.zeros(2, np.float32)})
+    runner.run({"x2": np.zeros(2, np.float32)})
+    assert prepared == ["deep", "body", "body", "body"]
+
+
+def test_bodies_nested_past_the_limit_are_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    import irgraph.control_flow
+
+    monkeypatch.setattr(irgraph.control_flow, "MAX_BODY_DEPTH", 3)
+    ir.Interpreter(nested_loops(3))
+    with pytest.raises(ResourceLimitError) as caught:
+        ir.Interpreter(nested_loops(4))
+    assert str(caught.value) == (
+        "layer 3 'loop0' (Loop): in <body> of layer 3 'loop3' (Loop): in <body> of layer 3 'loop2' (Loop): in <body> "
+        "of layer 3 'loop1' (Loop): sub-graph bodies nest more than 3 levels deep; irgraph runs at most 3")
+
+
+# ------------------------------------------------------------------------------------ TensorIterator
+def test_a_tensor_iterator_slices_its_input_and_carries_its_sum() -> None:
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    outputs = ir.run(running_sum(4), {"x": x, "s0": np.array([[100, 200]], np.float32)})
+    np.testing.assert_array_equal(outputs["sums"], np.array([[100, 201], [102, 204], [106, 209], [112, 216]],
+                                                            np.float32))
+    np.testing.assert_array_equal(outputs["total"], np.array([[112, 216]], np.float32))
+
+
+def test_a_negative_stride_slices_from_the_end_and_concatenates_backwards() -> None:
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    outputs = ir.run(running_sum(4, stride=-1), {"x": x, "s0": np.zeros((1, 2), np.float32)})
+    # iterations see rows 3, 2, 1, 0: sums [6,7], [10,12], [12,15], [12,16], written back to front
+    np.testing.assert_array_equal(outputs["sums"], np.array([[12, 16], [12, 15], [10, 12], [6, 7]], np.float32))
+    np.testing.assert_array_equal(outputs["total"], np.array([[12, 16]], np.float32))
+
+
+def test_a_partial_slicing_range_is_refused() -> None:
+    model = running_sum(4)
+    node = model.nodes[2]
+    body = node.bodies[0]
+    entries = list(body.port_map or ())
+    entries[0] = PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0, start=1, end=-1, stride=1, part_size=1)
+    node.bodies = (Body("body", body.model, tuple(entries), body.back_edges),)
+    with pytest.raises(EvaluationError, match=r"start 1 and end -1 cover part of the axis \(size 4\); irgraph slices "
+                                              r"whole axes only"):
+        ir.run(model, {"x": np.zeros((4, 2), np.float32), "s0": np.zeros((1, 2), np.float32)})
+
+
+# ------------------------------------------------------------------------------------ If
+@pytest.mark.parametrize(("cond", "expected"), [(True, [4, 6]), (False, [11, 22])])
+def test_if_runs_the_branch_its_condition_picks(cond: bool, expected: list[float]) -> None:
+    a, b = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
+    outputs = ir.run(if_model(), {"cond": np.bool_(cond), "a": a, "b": b})
+    np.testing.assert_array_equal(outputs["y"], np.array(expected, np.float32))
+
+
+def test_an_error_inside_a_body_names_the_body_layer_the_layer_and_the_iteration() -> None:
+    model = running_sum(4, total_shape=[1, -1])
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"x": np.zeros((4, 2), np.float32), "s0": np.zeros((1, 3), np.float32)})
+    assert str(caught.value).startswith(
+        "layer 2 'new_total' (Add): in <body> of layer 2 'ti' (TensorIterator), iteration 0: ")
+
+
+# ------------------------------------------------------------------------------------ the CLI
+def test_ir_run_runs_a_loop_and_takes_an_iteration_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    from irgraph.cli import ir_run
+
+    xml = str(CORPUS / "loop-static-trip" / "model.xml")
+    assert ir_run.main([xml]) == 0
+    assert "Result_185" in capsys.readouterr().out
+    assert ir_run.main([xml, "--iteration-limit", "3"]) == 1
+    warning, error, nothing = capsys.readouterr().err.split("\n")
+    assert warning.startswith("warning: no input data given") and nothing == ""
+    assert error.startswith(f"error: {xml}:") and error.endswith(
+        "(Loop): Loop-5 would run 4 iterations, above the iteration limit of 3 (raise it with "
+        "Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
