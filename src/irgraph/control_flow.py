@@ -21,7 +21,8 @@ Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the or
   iteration; the ``current_iteration`` Parameter gets the iteration number. Unlike the plugin,
   an int64 trip count is not cut to 32 bits. A Loop that runs no iteration gives the initial
   value for an output fed back by a back edge, zeros for other last-iteration outputs (the plugin
-  leaves that memory unwritten) and empty concatenated outputs; dims not known from inference are 0.
+  leaves that memory unwritten) and empty concatenated outputs, of the layer's inferred output
+  types with unknown dims 0 (a constant false condition infers [0, ...]).
 * If: the condition (input 0, one element) picks ``then_body`` or ``else_body``.
 
 Bounded: a TensorIterator or Loop runs at most ``iteration_limit`` iterations per execution (it is
@@ -46,7 +47,6 @@ from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     from irgraph.interpreter import Interpreter
@@ -125,12 +125,6 @@ class _Program:
             raise EvaluationError(f"<{self.body.tag}> {what} names body layer {layer_id}, which is not a connected "
                                   "body Result", self.owner.location)
         return slot
-
-    def result_type(self, layer_id: int) -> TensorType | None:
-        """The inferred type of body Result ``layer_id``'s value."""
-        model = self.body.model
-        source = model.input_sources(model._nodes[layer_id])[0]
-        return None if source is None else model.output_type(source)
 
     def run(
         self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int], iteration: int | None
@@ -439,10 +433,11 @@ class _Iterations:
             if last is not None:
                 produced[port] = last[position]
             else:
-                produced[port] = self._unrun(result_id, inputs)
-        for (port, _, sliced, result_id), parts in zip(self.concatenated, gathered, strict=True):
+                initial = self.back_edge_results.get(result_id)
+                produced[port] = self._zeros(port) if initial is None else np.asarray(inputs[initial])
+        for (port, _, sliced, _), parts in zip(self.concatenated, gathered, strict=True):
             if not parts:
-                empty = self._zeros(result_id)
+                empty = self._zeros(port)
                 if empty.ndim == 0:
                     empty = empty.reshape(1)
                 shape = list(empty.shape)
@@ -456,19 +451,11 @@ class _Iterations:
             produced[port] = np.concatenate(parts, axis=sliced.axis(parts[0].ndim))
         return produced  # type: ignore[return-value]
 
-    def _unrun(self, result_id: int, inputs: Sequence[np.ndarray]) -> np.ndarray:
-        """A last-iteration output when no iteration ran: the initial value of a back edge, else zeros."""
-        port = self.back_edge_results.get(result_id)
-        if port is not None:
-            return np.asarray(inputs[port])
-        return self._zeros(result_id)
-
-    def _zeros(self, result_id: int) -> np.ndarray:
-        """Zeros of the body Result's inferred type, unknown dims 0."""
-        tensor = self.program.result_type(result_id)
+    def _zeros(self, port: int) -> np.ndarray:
+        """Zeros of outer output ``port``'s inferred type, unknown dims 0 (what a Loop of no iteration gives)."""
+        tensor = self.node.output_types[port]
         if tensor is None or tensor.element_type.numpy_dtype is None:
-            raise EvaluationError(f"the type of body Result {result_id} is unknown, so its output for zero "
-                                  "iterations is too")
+            raise EvaluationError(f"the type of output {port} is unknown, so its value after zero iterations is too")
         dims = () if tensor.shape.rank_is_dynamic else tuple(d.value if d.is_static else 0 for d in tensor.shape)
         return np.zeros(dims, tensor.element_type.numpy_dtype)
 
