@@ -63,30 +63,45 @@ to raise the limit, instead of never returning."""
 
 MakeInterpreter = Callable[[Model], "Interpreter"]
 
-_depth: ContextVar[int] = ContextVar("irgraph_body_depth", default=0)
-"""How many bodies deep the Interpreter being prepared is (per thread, as preparation recurses)."""
+_prepared: ContextVar[dict[int, Any] | None] = ContextVar("irgraph_prepared_runners", default=None)
+"""Runners prepared ahead for the layers (by ``id``) under the one being prepared (per thread)."""
 
 
 def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
     """What runs ``node`` in a plan: a runner for a TensorIterator, Loop or If (its bodies prepared
     now with ``make_interpreter``), or the op itself for any other op a file gave bodies (they are
-    ignored, as OpenVINO ignores them)."""
-    runner = RUNNERS.get(type(node.op))
-    if runner is None:
+    ignored, as OpenVINO ignores them).
+
+    Preparation does not recurse with the nesting: the layers with bodies under ``node`` are listed
+    with an explicit stack and prepared deepest first, so a body's Interpreter finds the runners of
+    its own layers ready. (Running recurses: a few Python frames per level, well within Python's
+    limit at ``MAX_BODY_DEPTH``.)
+    """
+    prepared = _prepared.get()
+    if prepared is not None and id(node) in prepared:
+        return prepared.pop(id(node))
+    if type(node.op) not in RUNNERS:
         if isinstance(node.op, SubGraphOp):
             raise EvaluationError(f"{node.op.title()} has sub-graph bodies irgraph cannot run", node.location)
         return node.op
-    depth = _depth.get()
-    if depth >= MAX_BODY_DEPTH:
-        raise ResourceLimitError(
-            f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph runs at most {MAX_BODY_DEPTH}",
-            node.location,
-        )
-    token = _depth.set(depth + 1)
+    order: list[Node] = []
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_BODY_DEPTH:
+            raise ResourceLimitError(f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph runs at "
+                                     f"most {MAX_BODY_DEPTH}", current.location)
+        order.append(current)
+        for body in current.bodies:
+            stack.extend((inner, depth + 1) for inner in body.model if inner.bodies and type(inner.op) in RUNNERS)
+    prepared = {}
+    token = _prepared.set(prepared)
     try:
-        return runner(node, make_interpreter)
+        for current in reversed(order):  # every layer comes after the layers whose bodies hold it
+            prepared[id(current)] = RUNNERS[type(current.op)](current, make_interpreter)
     finally:
-        _depth.reset(token)
+        _prepared.reset(token)
+    return prepared[id(node)]
 
 
 # ------------------------------------------------------------------------------------ one body
@@ -125,15 +140,6 @@ class _Program:
             raise EvaluationError(f"<{self.body.tag}> {what} names body layer {layer_id}, which is not a connected "
                                   "body Result", self.owner.location)
         return slot
-
-    def run(
-        self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int], iteration: int | None
-    ) -> list[np.ndarray]:
-        """Run the body with ``bound[i]`` in ``slots[i]``; the arrays of the ``wanted`` slots."""
-        try:
-            return self.interpreter._run_slots(slots, bound, wanted)
-        except IrError as err:
-            raise _in_body(err, self.body, self.owner, iteration) from None
 
 
 def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
@@ -328,20 +334,7 @@ class _Iterations:
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the iterations; the outer outputs in order."""
-        count, condition = self._iterations(inputs)
-        return self._iterate(inputs, count, condition)
-
-    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
-        """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
-        raise NotImplementedError
-
-    def _refuse(self, iterations: str) -> ResourceLimitError:
-        return ResourceLimitError(
-            f"{self.node.op.title()} would run {iterations} iterations, above the iteration limit of "
-            f"{self.iteration_limit} (raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)"
-        )
-
-    def _iterate(self, inputs: Sequence[np.ndarray], count: int, stoppable: bool) -> list[np.ndarray]:
+        count, stoppable = self._iterations(inputs)
         limit = self.iteration_limit
         if count > limit and not stoppable:
             raise self._refuse(str(count))
@@ -370,6 +363,7 @@ class _Iterations:
             counter_dtype, counter_shape = counter[1], counter[2]
         condition = self.condition
         program = self.program
+        run = program.interpreter._run_slots
         wanted = self.wanted
         concatenated = self.concatenated
         gathered: list[list[np.ndarray]] = [[] for _ in concatenated]
@@ -387,7 +381,10 @@ class _Iterations:
                 bound[index] = part(iteration)
             if counter is not None:
                 bound[-1] = np.array(iteration, counter_dtype).reshape(counter_shape)
-            outputs = program.run(slots, bound, wanted, iteration)
+            try:
+                outputs = run(slots, bound, wanted)
+            except IrError as err:
+                raise _in_body(err, program.body, self.node, iteration) from None
             for index, (_, position, sliced, _) in enumerate(concatenated):
                 value = outputs[position]
                 joined = gathered[index]
@@ -408,6 +405,16 @@ class _Iterations:
             if condition is not None and not bool(_one_element(outputs[condition], "the body condition")[0]):
                 break
         return self._outputs(outputs, gathered, inputs)
+
+    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
+        """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
+        raise NotImplementedError
+
+    def _refuse(self, iterations: str) -> ResourceLimitError:
+        return ResourceLimitError(
+            f"{self.node.op.title()} would run {iterations} iterations, above the iteration limit of "
+            f"{self.iteration_limit} (raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)"
+        )
 
     @staticmethod
     def _check_part(sliced: _Sliced, value: np.ndarray, iteration: int) -> None:
@@ -530,7 +537,10 @@ class _IfRunner:
         """Run the body the condition picks."""
         condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
         program, slots, ports, wanted, produced = self.branches[0 if condition else 1]
-        outputs = program.run(slots, [inputs[port] for port in ports], wanted, None)
+        try:
+            outputs = program.interpreter._run_slots(slots, [inputs[port] for port in ports], wanted)
+        except IrError as err:
+            raise _in_body(err, program.body, self.node, None) from None
         return [outputs[position] for position in produced]
 
 
