@@ -20,6 +20,7 @@ from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.comparison.less import Less
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
+from irgraph.ops.infrastructure.parameter import Parameter
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 
@@ -85,6 +86,34 @@ def running_sum(length: int = 4, stride: int = 1, total_shape: list[int] | None 
     model.result(OutputPort(node.id, 0), name="sums")
     model.result(OutputPort(node.id, 1), name="total")
     return model
+
+
+def column_loop(*, axis: int = -1, stride: int = 1, x_shape: object = (3, 4), trip: int = 4) -> ir.Model:
+    """Loop(trip, true) slicing x column by column (``axis``), adding 1, joining the columns again on ``axis``
+    (both with ``stride``): x + 1, columns reversed when stride < 0."""
+    body = ir.Model("body")
+    column = body.parameter("column", [3, 1])
+    r = body.result(_add(body, column, body.const(np.float32(1))), name="r")
+    keep = body.result(body.const(np.bool_(True)), name="keep")
+    model = ir.Model("columns")
+    x = model.parameter("x", list(x_shape) if isinstance(x_shape, tuple) else x_shape)
+    node = model.add_node(Loop(), "loop", [model.const(np.int64(trip)), model.const(np.bool_(True)), x],
+                          num_outputs=1)
+    start, end = (0, -1) if stride > 0 else (-1, 0)
+    node.bodies = (Body("body", body, (
+        PortMapEntry(False, 2, column.node_id, axis=axis, start=start, end=end, stride=stride, part_size=abs(stride)),
+        PortMapEntry(True, 0, r.id, axis=axis, start=start, end=end, stride=stride, part_size=abs(stride)),
+        PortMapEntry(True, -1, keep.id, purpose=EXECUTION_CONDITION),
+    )),)
+    model.result(OutputPort(node.id, 0), name="y")
+    return model
+
+
+def replace_port_map(model: ir.Model, node_name: str, change: object) -> None:
+    """Give layer ``node_name``'s body the port map ``change(entries)`` returns."""
+    node = next(node for node in model if node.name == node_name)
+    body = node.bodies[0]
+    node.bodies = (Body(body.tag, body.model, tuple(change(list(body.port_map or ()))), body.back_edges),)  # type: ignore[operator]
 
 
 def if_model() -> ir.Model:
@@ -312,6 +341,213 @@ def test_an_error_inside_a_body_names_the_body_layer_the_layer_and_the_iteration
         ir.run(model, {"x": np.zeros((4, 2), np.float32), "s0": np.zeros((1, 3), np.float32)})
     assert str(caught.value).startswith(
         "layer 2 'new_total' (Add): in <body> of layer 2 'ti' (TensorIterator), iteration 0: ")
+
+
+# ------------------------------------------------------------------------------------ slicing rules
+def test_a_loop_slices_and_joins_along_negative_axes() -> None:
+    """openvino 2026.4.1 builds such a Loop (its IR reader refuses a negative port map axis); shape inference
+    normalizes the axis as OpenVINO's does, and so does the run."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(ir.run(column_loop(), {"x": x})["y"], x + 1)
+    np.testing.assert_array_equal(ir.run(column_loop(axis=1), {"x": x})["y"], x + 1)
+
+
+def test_a_loop_joins_as_many_columns_as_its_trip_count_allows() -> None:
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(ir.run(column_loop(trip=2), {"x": x})["y"], x[:, :2] + 1)
+
+
+def test_a_loop_slicing_backwards_is_refused_as_openvino_refuses_it() -> None:
+    with pytest.raises(EvaluationError) as caught:
+        ir.Interpreter(column_loop(stride=-1))
+    assert str(caught.value) == (
+        "layer 3 'loop' (Loop): port map input (external_port_id 2, internal_layer_id 0) has start -1, stride -1, "
+        "part_size 1 and end 0: a Loop slices and concatenates with start 0, stride 1, part_size 1 and end -1 only "
+        "(openvino 2026.4.1 refuses to build others and runs them wrongly from a file)")
+
+
+def test_a_sliced_axis_outside_the_fed_rank_is_refused_at_run_time() -> None:
+    model = column_loop(axis=2, x_shape="...")  # dynamic rank: inference cannot check the axis
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"x": np.zeros((3, 4), np.float32)})
+    assert str(caught.value) == ("layer 3 'loop' (Loop): port map input (external_port_id 2, internal_layer_id 0) "
+                                 "axis 2 is out of the range [-2, 1] of a rank-2 value")
+
+
+def test_a_scalar_cannot_be_sliced() -> None:
+    with pytest.raises(EvaluationError, match=r"port map input \(external_port_id 2, internal_layer_id 0\) slices a "
+                                              r"scalar"):
+        ir.run(column_loop(x_shape="..."), {"x": np.float32(1)})
+
+
+@pytest.mark.parametrize(("start", "end", "stride", "message"), [
+    (0, 0, 1, "start 0, end 0 and stride 1 make no range of input 0 (size 4 along the axis)"),
+    (2, 1, 1, "start 2, end 1 and stride 1 make no range of input 0 (size 4 along the axis)"),
+    (0, 6, 1, "start 0, end 6 and stride 1 make no range of input 0 (size 4 along the axis)"),
+    (-6, -1, 1, "start -6, end -1 and stride 1 make no range of input 0 (size 4 along the axis)"),
+    (0, -1, 3, "the range 0..4 of input 0 does not divide into parts of 3"),
+    (1, -1, 1, "start 1 and end -1 cover part of the axis (size 4); irgraph slices whole axes only"),
+    (-1, 1, -1, "start -1 and end 1 cover part of the axis (size 4); irgraph slices whole axes only"),
+])
+def test_slicing_ranges_follow_openvinos_count_and_must_cover_the_axis(start: int, end: int, stride: int,
+                                                                       message: str) -> None:
+    model = running_sum(4)
+    replace_port_map(model, "ti", lambda entries: [
+        PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0, start=start, end=end, stride=stride,
+                     part_size=abs(stride)), *entries[1:]])
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"x": np.zeros((4, 2), np.float32), "s0": np.zeros((1, 2), np.float32)})
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(("stride", "part_size", "message"), [
+    (0, 1, "has stride 0 (an endless iteration)"),
+    (1, 2, "has part_size 2 and stride 1: irgraph (as openvino 2026.4.1's CPU plugin) takes parts of |stride| "
+           "elements, so they must be equal"),
+    (-2, 1, "has part_size 1 and stride -2"),
+])
+def test_stride_and_part_size_are_checked_when_the_interpreter_is_built(stride: int, part_size: int,
+                                                                        message: str) -> None:
+    model = running_sum(4)
+    replace_port_map(model, "ti", lambda entries: [
+        PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0, start=0, end=-1, stride=stride,
+                     part_size=part_size), *entries[1:]])
+    with pytest.raises(EvaluationError) as caught:
+        ir.Interpreter(model)
+    assert str(caught.value).startswith("layer 2 'ti' (TensorIterator): port map input (external_port_id 0, "
+                                        "internal_layer_id 0) " + message)
+
+
+def two_sliced_inputs() -> ir.Model:
+    """TensorIterator over x f32[4,2] and y f32[?,2], both sliced on axis 0; outputs every x + y."""
+    body = ir.Model("body")
+    px, py = body.parameter("px", [1, 2]), body.parameter("py", [1, 2])
+    r = body.result(_add(body, px, py), name="r")
+    model = ir.Model("two")
+    x, y = model.parameter("x", [4, 2]), model.parameter("y", [-1, 2])
+    node = model.add_node(TensorIterator(), "ti", [x, y], num_outputs=1)
+    whole = {"axis": 0, "start": 0, "end": -1, "stride": 1, "part_size": 1}
+    node.bodies = (Body("body", body, (PortMapEntry(False, 0, px.node_id, **whole),
+                                       PortMapEntry(False, 1, py.node_id, **whole),
+                                       PortMapEntry(True, 0, r.id, **whole))),)
+    model.result(OutputPort(node.id, 0), name="sums")
+    return model
+
+
+def test_sliced_inputs_of_a_tensor_iterator_must_give_one_iteration_count() -> None:
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    np.testing.assert_array_equal(ir.run(two_sliced_inputs(), {"x": x, "y": x})["sums"], 2 * x)
+    with pytest.raises(EvaluationError, match=r"\(TensorIterator\): the sliced inputs give different numbers of "
+                                              r"iterations: \[3, 4\]"):
+        ir.run(two_sliced_inputs(), {"x": x, "y": x[:3]})
+
+
+def unsliced_tensor_iterator(concatenated: bool) -> ir.Model:
+    """TensorIterator without sliced inputs: h = h + p per iteration; the output every h on axis 0 (start 0, end 3)
+    or the last h."""
+    body = ir.Model("body")
+    p, h = body.parameter("p", [1, 2]), body.parameter("h", [1, 2])
+    r = body.result(_add(body, p, h), name="r")
+    model = ir.Model("unsliced")
+    x = model.parameter("x", [1, 2])
+    node = model.add_node(TensorIterator(), "ti", [x, x], num_outputs=1)
+    output = (PortMapEntry(True, 0, r.id, axis=0, start=0, end=3, stride=1, part_size=1) if concatenated
+              else PortMapEntry(True, 0, r.id))
+    node.bodies = (Body("body", body, (PortMapEntry(False, 0, p.node_id), PortMapEntry(False, 1, h.node_id), output),
+                        (BackEdge(r.id, h.node_id),)),)
+    model.result(OutputPort(node.id, 0), name="y")
+    return model
+
+
+def test_a_tensor_iterator_without_sliced_inputs_counts_its_concatenated_outputs_range() -> None:
+    x = np.array([[1, 10]], np.float32)
+    np.testing.assert_array_equal(ir.run(unsliced_tensor_iterator(True), {"x": x})["y"],
+                                  np.array([[2, 20], [3, 30], [4, 40]], np.float32))
+    np.testing.assert_array_equal(ir.run(unsliced_tensor_iterator(False), {"x": x})["y"], 2 * x)  # once
+
+
+# ------------------------------------------------------------------------------------ run-time values and port maps
+def test_the_iteration_limit_defaults_to_a_million() -> None:
+    from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
+
+    assert DEFAULT_ITERATION_LIMIT == 1_000_000
+    assert ir.Interpreter(counting_loop()).iteration_limit == 1_000_000
+
+
+def test_the_trip_count_and_conditions_must_hold_one_element() -> None:
+    model = counting_loop(None, condition=None)
+    model.parameters[1].op = Parameter(shape=ir.Shape.parse("..."), element_type=ir.ElementType.BOOLEAN)
+    model_inputs = {"go": np.bool_(True), "v0": np.zeros(4, np.float32)}
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"trip": np.int64(2), **model_inputs, "go": np.array([True, False])})  # type: ignore[dict-item]
+    assert str(caught.value).endswith("(Loop): the execution condition (input 1) must hold one element; got shape [2]")
+    body = model.nodes[3].bodies[0].model
+    keep_going = next(node for node in body if node.name == "condition")
+    body.remove_node(keep_going.id)
+    condition = body.result(body.const(np.array([True, True])), name="condition")
+    replace_port_map(model, "loop", lambda entries: [*entries[:4], PortMapEntry(True, -1, condition.id,
+                                                                                purpose=EXECUTION_CONDITION)])
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"trip": np.int64(2), **model_inputs})
+    assert str(caught.value).endswith("(Loop): the body condition must hold one element; got shape [2]")
+
+
+def test_the_trip_count_must_be_an_integer() -> None:
+    model = counting_loop(None)
+    trip = model.parameters[0]
+    trip.op = Parameter(shape=ir.Shape.parse("2"), element_type=ir.ElementType.I64)
+    with pytest.raises(EvaluationError, match=r"the trip count \(input 0\) must hold one element; got shape \[2\]"):
+        ir.run(model, {"trip": np.array([1, 2]), "v0": np.zeros(4, np.float32)})
+    trip.op = Parameter(shape=ir.Shape.parse(""), element_type=ir.ElementType.F32)
+    with pytest.raises(EvaluationError, match=r"the trip count \(input 0\) must be an integer; got float32"):
+        ir.run(model, {"trip": np.float32(2), "v0": np.zeros(4, np.float32)})
+
+
+def test_an_if_condition_must_hold_one_element() -> None:
+    model = if_model()
+    model.parameters[0].op = Parameter(shape=ir.Shape.parse("2"), element_type=ir.ElementType.BOOLEAN)
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"cond": np.array([True, True]), "a": np.zeros(2, np.float32), "b": np.zeros(2, np.float32)})
+    assert str(caught.value) == "layer 3 'if' (If): the condition (input 0) must hold one element; got shape [2]"
+
+
+def test_the_current_iteration_parameter_must_be_an_integer_of_one_element() -> None:
+    model = counting_loop()
+    body = model.nodes[3].bodies[0].model
+    body.nodes[0].op = Parameter(shape=ir.Shape.parse(""), element_type=ir.ElementType.F32)
+    with pytest.raises(EvaluationError, match="the current_iteration Parameter has element type f32; it must be an "
+                                              "integer"):
+        ir.Interpreter(model)
+
+
+def test_a_special_port_naming_no_body_parameter_is_refused() -> None:
+    model = counting_loop()
+    replace_port_map(model, "loop", lambda entries: [
+        *entries[:3], PortMapEntry(False, -1, 4, purpose=CURRENT_ITERATION), entries[4]])
+    with pytest.raises(EvaluationError, match=r"layer 3 'loop' \(Loop\): <body> port map input \(external_port_id "
+                                              r"-1, internal_layer_id 4\) names no body Parameter"):
+        ir.Interpreter(model)
+
+
+def test_a_body_parameter_nothing_feeds_is_refused() -> None:
+    model = counting_loop()
+    replace_port_map(model, "loop", lambda entries: entries[1:])  # v0 no longer feeds body Parameter v
+    with pytest.raises(EvaluationError) as caught:
+        ir.Interpreter(model)
+    assert "<back_edges> edge to-layer 1 names a body Parameter no port map input gives a first value" in str(
+        caught.value)
+    model = two_sliced_inputs()
+    replace_port_map(model, "ti", lambda entries: [entries[0], entries[2]])
+    with pytest.raises(EvaluationError, match=r"<body> body Parameter 1 \('py'\) gets no value: no port map input, "
+                                              r"back edge or special port names it"):
+        ir.Interpreter(model)
+    model = if_model()
+    branch = model.nodes[3]
+    then_body = branch.bodies[0]
+    branch.bodies = (Body("then_body", then_body.model, (then_body.port_map or ())[1:]), branch.bodies[1])
+    with pytest.raises(EvaluationError, match=r"layer 3 'if' \(If\): <then_body> body Parameter 0 \('ta'\) gets no "
+                                              r"value"):
+        ir.Interpreter(model)
 
 
 # ------------------------------------------------------------------------------------ the CLI

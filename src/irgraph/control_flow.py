@@ -12,7 +12,8 @@ Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the or
   first to last, or last to first when ``stride`` < 0; the range (``start``, ``end``) must cover
   the whole axis (the plugin gives wrong values for a partial range). A TensorIterator runs once
   per part (its sliced inputs must agree), or without sliced inputs as often as a concatenated
-  output's static size says, else once.
+  output's static size says, else once. A Loop takes start 0, stride 1, part_size 1 and end -1
+  only (OpenVINO's Loop refuses others), and may stop before its slices run out, not after.
 * A concatenated output joins each iteration's value along ``axis`` (reversed when ``stride`` <
   0); every iteration must give ``|stride|`` along the axis and the same shape (the plugin
   refuses otherwise). A last-iteration output is the value of the last iteration.
@@ -41,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.errors import EvaluationError, IrError, OpError, ResourceLimitError
-from irgraph.graph import Body, Model, Node, PortMapEntry
+from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, MAX_BODY_DEPTH
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
@@ -133,13 +134,17 @@ class _Program:
             raise EvaluationError(f"<{self.body.tag}> {entry.describe()} names no body Parameter", self.owner.location)
         return slot
 
-    def result(self, layer_id: int, what: str) -> int:
-        """The slot of the value body Result ``layer_id`` gives."""
-        slot = self.result_slots.get(layer_id)
-        if slot is None:
-            raise EvaluationError(f"<{self.body.tag}> {what} names body layer {layer_id}, which is not a connected "
-                                  "body Result", self.owner.location)
-        return slot
+    def result(self, layer_id: int) -> int:
+        """The slot of the value body Result ``layer_id`` gives (shape inference checked it names one)."""
+        return self.result_slots[layer_id]
+
+    def check_bound(self, bound: set[int]) -> None:
+        """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
+        model = self.body.model
+        for parameter in model.parameters:
+            if self.parameter_slots[parameter.id] not in bound and model.consumers(OutputPort(parameter.id, 0)):
+                raise OpError(f"<{self.body.tag}> body Parameter {parameter.id} ({parameter.name!r}) gets no value: "
+                              "no port map input, back edge or special port names it")
 
 
 def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
@@ -147,10 +152,7 @@ def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> Ir
     where = f"in <{body.tag}> of {owner.location.layer()}"
     if iteration is not None:
         where += f", iteration {iteration}"
-    cls = type(err) if type(err).__init__ is IrError.__init__ else EvaluationError
-    if isinstance(err, OpError):
-        cls = EvaluationError
-    return cls(f"{where}: {err.message}", err.location)
+    return type(err)(f"{where}: {err.message}", err.location)
 
 
 def _want(wanted: list[int], slot: int) -> int:
@@ -180,6 +182,10 @@ class _Sliced:
         self.loop = loop
         stride = 1 if entry.stride is None else entry.stride
         part_size = 1 if entry.part_size is None else entry.part_size
+        if loop and (entry.start not in (None, 0) or stride != 1 or part_size != 1 or entry.end not in (None, -1)):
+            raise OpError(f"{entry.describe()} has start {entry.start}, stride {stride}, part_size {part_size} and end "
+                          f"{entry.end}: a Loop slices and concatenates with start 0, stride 1, part_size 1 and end -1 "
+                          "only (openvino 2026.4.1 refuses to build others and runs them wrongly from a file)")
         if stride == 0:
             raise OpError(f"{entry.describe()} has stride 0 (an endless iteration)")
         if part_size != abs(stride):
@@ -200,8 +206,8 @@ class _Sliced:
         return axis + rank if axis < 0 else axis
 
     def count(self, size: int, what: str) -> int:
-        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``
-        (openvino's ``getNumIterations``); the range must cover the whole axis (``whole``)."""
+        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``, as
+        openvino's ``getNumIterations`` counts them (a negative bound counts from ``size + 1``)."""
         entry = self.entry
         start = 0 if entry.start is None else entry.start
         end = -1 if entry.end is None else entry.end
@@ -209,7 +215,7 @@ class _Sliced:
         last = end + size + 1 if end < 0 else end
         step = abs(self.stride)
         low, high = (last, first) if self.stride < 0 else (first, last)
-        if low < 0 or low >= high or high > size or high - low < step:
+        if low < 0 or high > size or high - low < step:
             raise OpError(f"{entry.describe()}: start {start}, end {end} and stride {self.stride} make no range of "
                           f"{what} (size {size} along the axis)")
         if (high - low) % step:
@@ -247,11 +253,7 @@ class _Iterations:
 
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
-        self.iteration_limit: int = 0
-        self.element_limit: int = 0
-        (body,) = [body for body in node.bodies if body.tag == "body"] or [None]
-        if body is None or body.port_map is None:
-            raise EvaluationError(f"{node.op.title()} has no <body> with a <port_map>", node.location)
+        body = next(body for body in node.bodies if body.tag == "body")  # inference checked it is there
         program = self.program = _Program(body, node, make_interpreter)
         interpreter = program.interpreter
         self.iteration_limit = interpreter.iteration_limit
@@ -266,8 +268,8 @@ class _Iterations:
         fed_back = {edge.to_layer: edge.from_layer for edge in body.back_edges}
         self.invariant: list[tuple[int, int]] = []
         """(body slot, outer input) of inputs given whole to every iteration."""
-        self.carried: list[tuple[int, int | None, int]] = []
-        """(body slot, outer input or None, position of the back edge's Result in ``wanted``)."""
+        self.carried: list[tuple[int, int, int]] = []
+        """(body slot, outer input of its first value, position of the back edge's Result in ``wanted``)."""
         self.sliced: list[_Sliced] = []
         self.current_iteration: tuple[int, np.dtype, tuple[int, ...]] | None = None
         self.condition: int | None = None
@@ -289,14 +291,16 @@ class _Iterations:
                 raise OpError(f"<back_edges> edge to-layer {edge.to_layer} is not a body Parameter")
             if self.current_iteration is not None and slot == self.current_iteration[0]:
                 continue  # the plugin writes the iteration number there whatever the back edge says
-            source = program.result(edge.from_layer, f"<back_edges> edge from-layer {edge.from_layer}")
-            self.carried.append((slot, initial.get(edge.to_layer), _want(wanted, source)))
+            if edge.to_layer not in initial:
+                raise OpError(f"<back_edges> edge to-layer {edge.to_layer} names a body Parameter no port map input "
+                              "gives a first value")
+            self.carried.append((slot, initial[edge.to_layer], _want(wanted, program.result(edge.from_layer))))
         self.last: list[tuple[int, int, int]] = []
         """(outer output, position in ``wanted``, body Result id) of last-iteration outputs."""
         self.concatenated: list[tuple[int, int, _Sliced, int]] = []
         """(outer output, position in ``wanted``, its slicing, body Result id) of concatenated outputs."""
         for entry in body.outputs:
-            slot = program.result(entry.internal_layer_id, entry.describe())
+            slot = program.result(entry.internal_layer_id)
             if entry.purpose == EXECUTION_CONDITION:
                 if self.loop:
                     self.condition = _want(wanted, slot)
@@ -307,11 +311,11 @@ class _Iterations:
                                           entry.internal_layer_id))
             else:
                 self.last.append((entry.external_port, _want(wanted, slot), entry.internal_layer_id))
-        ports = sorted(port for port, *_ in self.last + self.concatenated)
-        if ports != list(range(self.node.num_outputs)):
-            missing = sorted(set(range(self.node.num_outputs)) - set(ports))
-            raise OpError(f"output {missing[0]} of the layer has no port map output entry" if missing else
-                          "two port map output entries give the same output")
+        bound = {slot for slot, _ in self.invariant} | {slot for slot, _, _ in self.carried}
+        bound |= {sliced.slot for sliced in self.sliced}
+        if self.current_iteration is not None:
+            bound.add(self.current_iteration[0])
+        program.check_bound(bound)
         self.wanted = wanted
         self.back_edge_results = {edge.from_layer: initial.get(edge.to_layer) for edge in body.back_edges}
 
@@ -342,16 +346,14 @@ class _Iterations:
         available = -1
         for sliced in self.sliced:
             parts, part = sliced.parts(np.asarray(inputs[sliced.port]))
-            if available not in (-1, parts) and not self.loop:
-                raise OpError(f"the sliced inputs give different numbers of iterations: {available} and {parts}")
-            available = parts if available == -1 else min(available, parts)
+            available = parts if available == -1 else min(available, parts)  # a Loop stops at the shortest
             slices.append((sliced.slot, part))
         # One list of body inputs, updated in place: invariants, then carried values, then slices, then the counter.
         slots = [slot for slot, _ in self.invariant] + [slot for slot, _, _ in self.carried]
         slots += [slot for slot, _ in slices]
         bound: list[Any] = [inputs[port] for _, port in self.invariant]
         carried_from = len(bound)
-        bound += [None if port is None else inputs[port] for _, port, _ in self.carried]
+        bound += [inputs[port] for _, port, _ in self.carried]
         carried_results = [position for _, _, position in self.carried]
         sliced_from = len(bound)
         bound += [None] * len(slices)
@@ -461,8 +463,7 @@ class _Iterations:
     def _zeros(self, port: int) -> np.ndarray:
         """Zeros of outer output ``port``'s inferred type, unknown dims 0 (what a Loop of no iteration gives)."""
         tensor = self.node.output_types[port]
-        if tensor is None or tensor.element_type.numpy_dtype is None:
-            raise EvaluationError(f"the type of output {port} is unknown, so its value after zero iterations is too")
+        assert tensor is not None  # inferred when the Interpreter was prepared
         dims = () if tensor.shape.rank_is_dynamic else tuple(d.value if d.is_static else 0 for d in tensor.shape)
         return np.zeros(dims, tensor.element_type.numpy_dtype)
 
@@ -510,23 +511,21 @@ class _IfRunner:
 
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
-        bodies = {body.tag: body for body in node.bodies}
+        bodies = {body.tag: body for body in node.bodies}  # inference checked both are there, with port maps
         self.branches = []
         for tag in ("then_body", "else_body"):
-            body = bodies.get(tag)
-            if body is None or body.port_map is None:
-                raise EvaluationError(f"{node.op.title()} has no <{tag}> with a port map", node.location)
+            body = bodies[tag]
             program = _Program(body, node, make_interpreter)
             wanted: list[int] = []
             slots = [program.parameter(entry) for entry in body.inputs]
             ports = [entry.external_port for entry in body.inputs]
-            produced = [-1] * node.num_outputs
+            try:
+                program.check_bound(set(slots))
+            except OpError as err:
+                raise EvaluationError(err.message, node.location) from None
+            produced = [0] * node.num_outputs  # inference checked every output has an entry in each body
             for entry in body.outputs:
-                if 0 <= entry.external_port < node.num_outputs:
-                    produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id,
-                                                                                 entry.describe()))
-            if -1 in produced:
-                raise EvaluationError(f"<{tag}> gives no value for output {produced.index(-1)}", node.location)
+                produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
             self.branches.append((program, slots, ports, wanted, produced))
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:

@@ -53,6 +53,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                     ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",
                      "tests/core/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
                      "tests/hostile/test_outputs.py")),
+    "control_flow": (("src/irgraph/control_flow.py",),
+                     ("tests/test_control_flow.py", "tests/oracle/test_control_flow_vs_openvino.py")),
     "writer": (("src/irgraph/io/xml_writer.py",),
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),

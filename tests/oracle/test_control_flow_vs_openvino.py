@@ -240,6 +240,32 @@ def test_a_loop_slicing_its_input_stops_at_its_trip_count_and_refuses_to_run_pas
                                   "(openvino 2026.4.1's CPU plugin refuses too)")
 
 
+def column_loop() -> ov.Model:
+    """Loop(trip, true) slicing x f32[3,4] column by column, adding the iteration's number, joining the columns
+    again (openvino 2026.4.1 builds Loops with start 0, stride 1, part_size 1, end -1 only, and its IR reader
+    takes no negative axis)."""
+    x = ops.parameter([3, 4], F32, name="x")
+    trip = ops.parameter([], np.int64, name="trip")
+    column = ops.parameter([3, 1], F32, name="column")
+    it = ops.parameter([], np.int64, name="it")
+    r = ops.result(ops.add(column, ops.convert(it, F32)))
+    loop = ops.loop(trip, ops.constant(True))
+    loop.set_function(ov.Model([ops.result(ops.constant(True)), r], [it, column], "body"))
+    loop.set_special_body_ports([0, 0])
+    loop.set_sliced_input(column, x.output(0), 0, 1, 1, -1, 1)
+    return ov.Model([loop.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 1)], [x, trip])
+
+
+@pytest.mark.parametrize("trip", [1, 2, 4, 5])
+def test_a_loop_slicing_columns_runs_as_openvino_runs_it(trip: int, tmp_path: Path) -> None:
+    xml = saved(column_loop(), tmp_path)
+    feeds = {"x": np.arange(12, dtype=F32).reshape(3, 4), "trip": np.int64(trip)}
+    ours = irgraph_run(xml, feeds)
+    assert_same(ours, openvino_run(xml, feeds), f"trip {trip}")
+    if trip <= 4:
+        np.testing.assert_array_equal(ours[0], feeds["x"][:, :trip] + np.arange(trip, dtype=F32))  # type: ignore[index]
+
+
 def zero_iteration_loop() -> ov.Model:
     """Loop(trip, cond) with a back-edge output, a last-iteration output of another Result, a concatenated one."""
     x = ops.parameter([2, 3], F32, name="x")
@@ -271,6 +297,34 @@ def test_a_loop_of_zero_iterations_gives_what_openvino_gives(trip: int, cond: bo
         np.testing.assert_array_equal(ours[0], feeds["x"])
         np.testing.assert_array_equal(ours[1], np.zeros((2, 3), F32))
         assert ours[2].shape == (2, 0, 3)
+
+
+def growing_loop() -> ov.Model:
+    """Loop(trip, true) whose back edge grows v by a row each iteration; the last v, and each iteration's row sum
+    (one element per iteration) concatenated."""
+    x = ops.parameter([1, 2], F32, name="x")
+    trip = ops.parameter([], np.int64, name="trip")
+    v = ops.parameter([-1, 2], F32, name="v")
+    grown = ops.concat([v, ops.constant(np.full((1, 2), 0.5, F32))], 0)
+    total = ops.reduce_sum(grown, ops.constant(np.array([0, 1], np.int64)), True)  # [1, 1]
+    r_v, r_total = ops.result(grown), ops.result(ops.squeeze(total, ops.constant(np.array([1], np.int64))))
+    loop = ops.loop(trip, ops.constant(True))
+    loop.set_function(ov.Model([ops.result(ops.constant(True)), r_v, r_total], [v], "body"))
+    loop.set_special_body_ports([-1, 0])
+    loop.set_merged_input(v, x.output(0), r_v.output(0))
+    return ov.Model([loop.get_iter_value(r_v.output(0), -1), loop.get_concatenated_slices(r_total.output(0), 0, 1, 1,
+                                                                                           -1, 0)], [x, trip])
+
+
+@pytest.mark.parametrize("trip", [0, 1, 4])
+def test_a_back_edge_value_that_grows_each_iteration_runs_as_openvino_runs_it(trip: int, tmp_path: Path) -> None:
+    xml = saved(growing_loop(), tmp_path)
+    feeds = {"x": np.array([[1, 2]], F32), "trip": np.int64(trip)}
+    ours = irgraph_run(xml, feeds)
+    assert_same(ours, openvino_run(xml, feeds), f"trip {trip}")
+    expected_v = np.concatenate([feeds["x"], np.full((trip, 2), 0.5, F32)])
+    np.testing.assert_array_equal(ours[0], expected_v)  # type: ignore[index]
+    np.testing.assert_array_equal(ours[1], np.array([3 + k for k in range(1, trip + 1)], F32))  # type: ignore[index]
 
 
 def if_in_loop_in_if() -> ov.Model:
