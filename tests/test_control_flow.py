@@ -65,15 +65,16 @@ def counting_loop(trip: int | None = 5, *, below: int | None = None, condition: 
 
 
 def running_sum(length: int = 4, stride: int = 1, total_shape: list[int] | None = None) -> ir.Model:
-    """TensorIterator: s += x[t] over axis 0 of x f32[length, 2] (backwards when stride < 0); every s and the last."""
+    """TensorIterator: s += x[t] over axis 0 of x f32[length, 2], |stride| rows at a time (backwards when stride < 0);
+    every s and the last."""
     body = ir.Model("body")
-    part = body.parameter("part", [1, 2])
-    total = body.parameter("total", total_shape or [1, 2])
+    part = body.parameter("part", [abs(stride), 2])
+    total = body.parameter("total", total_shape or [abs(stride), 2])
     new_total = _add(body, total, part, "new_total")
     r_all = body.result(new_total, name="all")
     model = ir.Model("ti")
     x = model.parameter("x", [length, 2])
-    s0 = model.parameter("s0", total_shape or [1, 2])
+    s0 = model.parameter("s0", total_shape or [abs(stride), 2])
     node = model.add_node(TensorIterator(), "ti", [x, s0], num_outputs=2)
     start, end = (0, -1) if stride > 0 else (-1, 0)
     port_map = (
@@ -243,6 +244,12 @@ def test_the_iteration_limit_is_exactly_the_count_allowed() -> None:
         ir.Interpreter(model, iteration_limit=19).run({"v0": np.zeros(4, np.float32)})
 
 
+def test_a_tensor_iterator_at_the_limit_runs() -> None:
+    x = np.ones((8, 2), np.float32)
+    outputs = ir.Interpreter(running_sum(8), iteration_limit=8).run({"x": x, "s0": np.zeros((1, 2), np.float32)})
+    np.testing.assert_array_equal(outputs["total"], np.full((1, 2), 8, np.float32))
+
+
 def test_a_tensor_iterator_above_the_limit_is_refused_up_front() -> None:
     runner = ir.Interpreter(running_sum(8), iteration_limit=7)
     with pytest.raises(ResourceLimitError, match=r"layer 2 'ti' \(TensorIterator\): TensorIterator-1 would run 8 "
@@ -315,6 +322,22 @@ def test_a_negative_stride_slices_from_the_end_and_concatenates_backwards() -> N
     np.testing.assert_array_equal(outputs["total"], np.array([[12, 16]], np.float32))
 
 
+@pytest.mark.parametrize("stride", [2, -2])
+def test_parts_of_two_rows_forwards_and_backwards(stride: int) -> None:
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    outputs = ir.run(running_sum(6, stride=stride), {"x": x, "s0": np.zeros((2, 2), np.float32)})
+    pairs = [x[0:2], x[2:4], x[4:6]] if stride > 0 else [x[4:6], x[2:4], x[0:2]]  # in iteration order
+    sums = np.cumsum(pairs, axis=0)
+    np.testing.assert_array_equal(outputs["sums"], np.concatenate(list(sums) if stride > 0 else list(sums[::-1])))
+    np.testing.assert_array_equal(outputs["total"], sums[-1])
+
+
+def test_a_tensor_iterator_over_one_part_runs_once() -> None:
+    x = np.array([[3, 4]], np.float32)
+    outputs = ir.run(running_sum(1), {"x": x, "s0": np.ones((1, 2), np.float32)})
+    np.testing.assert_array_equal(outputs["sums"], x + 1)
+
+
 def test_a_partial_slicing_range_is_refused() -> None:
     model = running_sum(4)
     node = model.nodes[2]
@@ -322,7 +345,7 @@ def test_a_partial_slicing_range_is_refused() -> None:
     entries = list(body.port_map or ())
     entries[0] = PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0, start=1, end=-1, stride=1, part_size=1)
     node.bodies = (Body("body", body.model, tuple(entries), body.back_edges),)
-    with pytest.raises(EvaluationError, match=r"start 1 and end -1 cover part of the axis \(size 4\); irgraph slices "
+    with pytest.raises(EvaluationError, match=r"the range 1..4 covers part of the axis \(size 4\); irgraph slices "
                                               r"whole axes only"):
         ir.run(model, {"x": np.zeros((4, 2), np.float32), "s0": np.zeros((1, 2), np.float32)})
 
@@ -386,8 +409,9 @@ def test_a_scalar_cannot_be_sliced() -> None:
     (0, 6, 1, "start 0, end 6 and stride 1 make no range of input 0 (size 4 along the axis)"),
     (-6, -1, 1, "start -6, end -1 and stride 1 make no range of input 0 (size 4 along the axis)"),
     (0, -1, 3, "the range 0..4 of input 0 does not divide into parts of 3"),
-    (1, -1, 1, "start 1 and end -1 cover part of the axis (size 4); irgraph slices whole axes only"),
-    (-1, 1, -1, "start -1 and end 1 cover part of the axis (size 4); irgraph slices whole axes only"),
+    (1, -1, 1, "the range 1..4 covers part of the axis (size 4); irgraph slices whole axes only"),
+    (-1, 1, -1, "the range 1..4 covers part of the axis (size 4); irgraph slices whole axes only"),
+    (0, 3, 1, "the range 0..3 covers part of the axis (size 4)"),
 ])
 def test_slicing_ranges_follow_openvinos_count_and_must_cover_the_axis(start: int, end: int, stride: int,
                                                                        message: str) -> None:
@@ -464,6 +488,55 @@ def test_a_tensor_iterator_without_sliced_inputs_counts_its_concatenated_outputs
     np.testing.assert_array_equal(ir.run(unsliced_tensor_iterator(True), {"x": x})["y"],
                                   np.array([[2, 20], [3, 30], [4, 40]], np.float32))
     np.testing.assert_array_equal(ir.run(unsliced_tensor_iterator(False), {"x": x})["y"], 2 * x)  # once
+
+
+def scalar_steps_loop() -> ir.Model:
+    """Loop(trip, true) concatenating its scalar current iteration on axis 0."""
+    body = ir.Model("body")
+    it = body.parameter("it", [], "i64")
+    r_it = body.result(it, name="it_out")
+    keep = body.result(body.const(np.bool_(True)), name="keep")
+    model = ir.Model("scalar_steps")
+    trip = model.parameter("trip", [], "i64")
+    node = model.add_node(Loop(), "loop", [trip, model.const(np.bool_(True))], num_outputs=1)
+    node.bodies = (Body("body", body, (
+        PortMapEntry(False, -1, it.node_id, purpose=CURRENT_ITERATION),
+        PortMapEntry(True, 0, r_it.id, axis=0, start=0, end=-1, stride=1, part_size=1),
+        PortMapEntry(True, -1, keep.id, purpose=EXECUTION_CONDITION),
+    )),)
+    model.result(OutputPort(node.id, 0), name="steps")
+    return model
+
+
+@pytest.mark.parametrize("trip", [0, 1, 3])
+def test_scalar_iterations_concatenate_into_a_vector(trip: int) -> None:
+    steps = ir.run(scalar_steps_loop(), {"trip": np.int64(trip)})["steps"]
+    np.testing.assert_array_equal(steps, np.arange(trip, dtype=np.int64))
+    assert steps.shape == (trip,) and steps.dtype == np.int64
+
+
+def test_concatenated_parts_must_keep_one_shape() -> None:
+    """A back edge that grows v by a row, each iteration's v concatenated on a new axis: the parts differ."""
+    body = ir.Model("body")
+    v = body.parameter("v", [-1, 2])
+    grown = body.concat([v, body.const(np.zeros((1, 2), np.float32))], axis=0, name="grown")
+    r_v = body.result(grown, name="v_out")
+    r_step = body.result(OutputPort(body.add_node(Unsqueeze(), "step", [grown, body.const(np.int64(0))]).id, 0))
+    keep = body.result(body.const(np.bool_(True)), name="keep")
+    model = ir.Model("uneven")
+    x = model.parameter("x", [1, 2])
+    node = model.add_node(Loop(), "loop", [model.const(np.int64(3)), model.const(np.bool_(True)), x], num_outputs=1)
+    node.bodies = (Body("body", body, (
+        PortMapEntry(False, 2, v.node_id),
+        PortMapEntry(True, 0, r_step.id, axis=0, start=0, end=-1, stride=1, part_size=1),
+        PortMapEntry(True, -1, keep.id, purpose=EXECUTION_CONDITION),
+    ), (BackEdge(r_v.id, v.node_id),)),)
+    model.result(OutputPort(node.id, 0), name="steps")
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"x": np.ones((1, 2), np.float32)})
+    assert str(caught.value).endswith(
+        f"(Loop): port map output (external_port_id 0, internal_layer_id {r_step.id}): iteration 1 gives shape [1,3,2] "
+        "but iteration 0 gave [1,2,2]; concatenated parts must have one shape")
 
 
 # ------------------------------------------------------------------------------------ run-time values and port maps

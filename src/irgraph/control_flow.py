@@ -175,7 +175,7 @@ class _Sliced:
 
     __slots__ = ("entry", "slot", "port", "loop")
 
-    def __init__(self, entry: PortMapEntry, slot: int, loop: bool) -> None:
+    def __init__(self, entry: PortMapEntry, slot: int | None, loop: bool) -> None:
         self.entry = entry
         self.slot = slot
         self.port = entry.external_port
@@ -206,8 +206,13 @@ class _Sliced:
         return axis + rank if axis < 0 else axis
 
     def count(self, size: int, what: str) -> int:
-        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``, as
-        openvino's ``getNumIterations`` counts them (a negative bound counts from ``size + 1``)."""
+        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``."""
+        low, high = self.range(size, what)
+        return (high - low) // abs(self.stride)
+
+    def range(self, size: int, what: str) -> tuple[int, int]:
+        """The range (``start``, ``end``) of an axis of ``size`` as openvino's ``getNumIterations`` reads it
+        (a negative bound counts from ``size + 1``), checked to hold a whole number of parts."""
         entry = self.entry
         start = 0 if entry.start is None else entry.start
         end = -1 if entry.end is None else entry.end
@@ -221,7 +226,7 @@ class _Sliced:
         if (high - low) % step:
             raise OpError(f"{entry.describe()}: the range {low}..{high} of {what} does not divide into parts of "
                           f"{step}")
-        return (high - low) // step
+        return low, high
 
     def parts(self, value: np.ndarray) -> tuple[int, Callable[[int], np.ndarray]]:
         """The number of parts of ``value`` and a function giving part ``i`` (a view) in iteration order."""
@@ -229,14 +234,13 @@ class _Sliced:
             raise OpError(f"{self.entry.describe()} slices a scalar")
         axis = self.axis(value.ndim)
         size = value.shape[axis]
-        count = self.count(size, f"input {self.port}")
-        start = 0 if self.entry.start is None else self.entry.start
-        end = -1 if self.entry.end is None else self.entry.end
-        if count * abs(self.stride) != size:
-            raise OpError(f"{self.entry.describe()}: start {start} and end {end} cover part of the axis (size {size}); "
+        low, high = self.range(size, f"input {self.port}")
+        if high - low != size:
+            raise OpError(f"{self.entry.describe()}: the range {low}..{high} covers part of the axis (size {size}); "
                           "irgraph slices whole axes only (openvino 2026.4.1's CPU plugin gives wrong values for a "
                           "partial range)")
         step = abs(self.stride)
+        count = size // step
         head = (slice(None),) * axis
         if self.stride > 0:
             return count, lambda i: value[(*head, slice(i * step, (i + 1) * step))]
@@ -307,7 +311,7 @@ class _Iterations:
             elif entry.external_port < 0:
                 continue
             elif entry.sliced:
-                self.concatenated.append((entry.external_port, _want(wanted, slot), _Sliced(entry, -1, self.loop),
+                self.concatenated.append((entry.external_port, _want(wanted, slot), _Sliced(entry, None, self.loop),
                                           entry.internal_layer_id))
             else:
                 self.last.append((entry.external_port, _want(wanted, slot), entry.internal_layer_id))
