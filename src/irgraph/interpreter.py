@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from irgraph._gc import paused_collector
+from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
@@ -69,14 +70,24 @@ class Interpreter:
     not run in two threads at once. An output fed back as an input is never written over: that
     run writes a new array. Outputs that are inputs or views of inputs are returned as they are,
     in both modes.
+
+    TensorIterator, Loop and If layers run their bodies with Interpreters of their own, prepared
+    here once (``irgraph.control_flow``); a Loop or TensorIterator that would run more than
+    ``iteration_limit`` iterations is refused.
     """
 
     def __init__(
-        self, model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT, reuse_outputs: bool = False
+        self,
+        model: Model,
+        *,
+        element_limit: int = DEFAULT_ELEMENT_LIMIT,
+        reuse_outputs: bool = False,
+        iteration_limit: int = DEFAULT_ITERATION_LIMIT,
     ) -> None:
         self.model = model
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
+        self.iteration_limit = iteration_limit
         with paused_collector():
             self._prepare()
 
@@ -136,6 +147,8 @@ class Interpreter:
                 continue
             if isinstance(op, Parameter):
                 continue
+            if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
+                op = body_runner(node, self._body_interpreter)
             inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources[node.id])  # type: ignore[union-attr]
             outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
             if isinstance(op, Const):
@@ -170,11 +183,17 @@ class Interpreter:
             _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
             for position, step in enumerate(steps)
         ]
+        self._slots = slots
+        """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._template: list[Any] = [None] * len(slots)
         read = keep.union(*(step[3] for step in steps))
         for slot, value in constants.items():
             if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
                 self._template[slot] = value
+
+    def _body_interpreter(self, body: Model) -> Interpreter:
+        """An Interpreter for a body of one of this model's layers, with this one's limits."""
+        return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit)
 
     def _fold(
         self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray]
@@ -202,9 +221,23 @@ class Interpreter:
             self._bind(feeds, values)
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
+        self.state.begin()
+        self._execute(values)
+        self.state.commit()  # Assign values land only once the whole run succeeded
+        return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+
+    def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
+        """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""
+        values = self._template.copy()
+        for slot, value in zip(slots, bound, strict=True):
+            values[slot] = value
+        self._execute(values)
+        return [_dense(values[slot]) for slot in wanted]
+
+    def _execute(self, values: list[Any]) -> None:
+        """Run the plan on ``values`` (one entry per slot, the inputs bound), in place."""
         limit = self.element_limit
         node = None
-        self.state.begin()
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
                 arguments = [values[slot] for slot in inputs]
@@ -240,8 +273,6 @@ class Interpreter:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:
             raise err.locate(node.location) from None  # type: ignore[union-attr]
-        self.state.commit()
-        return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
 
     def reset_state(self, variable_id: str | None = None) -> None:
         """Forget the value of every variable (or of one): the next run reads their initial values."""

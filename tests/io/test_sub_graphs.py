@@ -17,7 +17,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_validate
-from irgraph.errors import ConversionError, EvaluationError
+from irgraph.errors import ConversionError
 from irgraph.graph import Body, OutputPort, PortMapEntry
 from irgraph.io.xml.reader import _Reader
 from irgraph.io.xml.security import load_xml
@@ -105,17 +105,6 @@ def test_nested_bodies_keep_their_weights() -> None:
     else_weights = next(n for n in branch.bodies[1].model if n.name == "if_else_w").op.value
     np.testing.assert_array_equal(then_weights, np.full((2, 3), 0.25, np.float32))
     np.testing.assert_array_equal(else_weights, np.full((2, 3), 0.5, np.float32))
-
-
-def test_running_a_sub_graph_layer_is_refused_naming_the_layer() -> None:
-    model = ir.read_model(CORPUS / "if" / "model.xml")
-    with pytest.raises(EvaluationError) as caught:
-        ir.Interpreter(model)
-    message = str(caught.value)
-    assert "\n" not in message
-    assert message.endswith("(If): If-8 (a layer with sub-graph bodies) cannot run yet: irgraph does not execute "
-                            "bodies")
-    assert "layer 3 'If_" in message
 
 
 def test_onnx_export_refuses_bodies() -> None:
@@ -273,13 +262,7 @@ def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
     assert bodies["1"].tag == "then_body" and bodies["1"].find("x").sourceline == 8
 
 
-def test_ir_run_and_ir_convert_to_onnx_refuse_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from irgraph.cli import ir_run
-
-    assert ir_run.main([str(CORPUS / "if" / "model.xml")]) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: ") and err.rstrip().endswith(
-        "(If): If-8 (a layer with sub-graph bodies) cannot run yet: irgraph does not execute bodies")
+def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
     target = tmp_path / "model.onnx"
     assert ir_convert.main([str(CORPUS / "loop-static-trip" / "model.xml"), str(target)]) == 1

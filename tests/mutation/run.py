@@ -55,6 +55,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                      "tests/hostile/test_outputs.py", "tests/core/test_state.py")),
     "state": (("src/irgraph/state.py",),
               ("tests/core/test_state.py", "tests/cli/test_ir_run_steps.py", "tests/core/test_state_openvino.py")),
+    "control_flow": (("src/irgraph/control_flow.py",),
+                     ("tests/test_control_flow.py", "tests/oracle/test_control_flow_vs_openvino.py")),
     "writer": (("src/irgraph/io/xml/writer.py",),
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),

@@ -16,6 +16,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.cli._npz import NpzArchive
+from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
 from irgraph.element_types import ElementType
 from irgraph.errors import InputError, IrParseError, Location, ResourceLimitError, printable
 from irgraph.graph import Model, Node
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "step's outputs are kept, keyed stepK/NAME (K = 1..N) in the table, --output, "
                              "--compare and --json; all steps' outputs together count against --max-elements")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
+    parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
+                        help="most iterations one TensorIterator or Loop may run (default: 1000000)")
     common.add_max_elements(parser)
     return parser
 
@@ -121,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
 
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
-        interpreter = Interpreter(model, element_limit=args.max_elements)
+        interpreter = Interpreter(model, element_limit=args.max_elements, iteration_limit=args.iteration_limit)
     inputs = model.input_index()
     shapes = resolve_shapes(model, inputs, shapes)
 
