@@ -1,0 +1,275 @@
+"""Input data for a run: shape specs, feeds read from .npz/.npy files, seeded random data.
+
+The pieces ``ir-run`` uses, as a library: parse ``NAME[1,?,1..8]`` shape specs and merge them with
+the model's partial shapes, open input files (names listed, nothing read) and read their arrays
+once the model says which names, element types and shapes it takes (every header is checked
+before its data is read or inflated), or make seeded random data for every input.
+
+Errors: what the caller asked for that cannot be done (a malformed spec, an unknown input in a
+spec, a dynamic rank without a shape) is a :class:`FeedError`; an unreadable file an
+``IrIOError``; data that does not fit the model an ``InputError``; sizes above the element budget
+a ``ResourceLimitError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from irgraph import npz
+from irgraph.compare import element_type_name
+from irgraph.element_types import ElementType
+from irgraph.errors import InputError, IrError, IrParseError, Location, ResourceLimitError
+from irgraph.graph import Model, Node
+from irgraph.interpreter import check_feed_type
+from irgraph.npz import NpzArchive
+from irgraph.ops import Parameter
+from irgraph.ops.op import shape_text
+from irgraph.shapes import Dim, Shape
+
+__all__ = [
+    "Feed", "FeedError", "FeedSource", "close_sources", "describe_inputs", "load_feeds", "open_sources",
+    "parse_shape_specs", "random_array", "random_feeds", "resolve_shapes",
+]
+
+
+class FeedError(IrError, ValueError):
+    """Input data that was asked for cannot be made: a malformed spec, an unknown name in it, a missing shape."""
+
+
+@dataclass
+class Feed:
+    """One input's data: the name it was given by, the array, and where it came from (a path, or "random")."""
+
+    name: str
+    array: np.ndarray
+    source: str
+
+
+@dataclass
+class FeedSource:
+    """Where one input's data is: a member of an opened .npz, or a .npy file (``archive`` None)."""
+
+    name: str
+    path: str
+    archive: NpzArchive | None = None
+
+
+# ------------------------------------------------------------------------------------ shapes
+def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
+    """``NAME[1,?,1..8]`` / ``NAME:[...]`` items (several per value, comma separated) -> shapes."""
+    shapes: dict[str, Shape] = {}
+    for value in values:
+        for item in split_outside_brackets(value):
+            name, bracket, rest = item.partition("[")
+            name = name.strip()
+            if name.endswith(":"):
+                name = name[:-1].strip()
+            if not bracket or not rest.rstrip().endswith("]") or not name:
+                raise FeedError(f"--shape expects NAME[d0,d1,...] (dims N, ?, -1 or lo..hi), got {item!r}")
+            try:
+                shape = Shape.parse("[" + rest.strip())
+            except (IrParseError, ValueError) as err:
+                raise FeedError(f"--shape {item!r}: {err}") from None
+            if name in shapes:
+                raise FeedError(f"--shape gives input {name!r} twice")
+            shapes[name] = shape
+    return shapes
+
+
+def split_outside_brackets(text: str) -> list[str]:
+    """``text`` split at the commas outside ``[...]``, items stripped, empty ones dropped."""
+    items, depth, current = [], 0, []
+    for char in text:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [item.strip() for item in items if item.strip()]
+
+
+def resolve_shapes(model: Model, shapes: Mapping[str, Shape]) -> dict[int, Shape]:
+    """Shape specs keyed by Parameter id, each merged with the Parameter's own partial shape."""
+    inputs = model.input_index()
+    resolved: dict[int, Shape] = {}
+    for name, shape in shapes.items():
+        parameter = inputs.get(name)
+        if parameter is None:
+            raise FeedError(f"--shape names {name!r}, but the model has no such input; inputs: {input_names(model)}")
+        if parameter.id in resolved:
+            raise FeedError(f"--shape gives input {parameter.name!r} twice")
+        declared = parameter_op(parameter).shape
+        merged = declared.merge(shape)
+        if merged is None:
+            raise FeedError(f"--shape {name}{shape} does not fit input {parameter.name!r}, which is {declared}")
+        resolved[parameter.id] = merged
+    return resolved
+
+
+def parameter_op(parameter: Node) -> Parameter:
+    """The Parameter op of an input layer."""
+    op = parameter.op
+    assert isinstance(op, Parameter)
+    return op
+
+
+def input_names(model: Model) -> str:
+    """The model's input names, quoted, for messages ("none" when it has none)."""
+    return ", ".join(repr(p.name) for p in model.parameters) or "none"
+
+
+# ------------------------------------------------------------------------------------ files
+def open_sources(
+    npz_files: Sequence[str], npy_files: Sequence[tuple[str, str]], element_limit: int
+) -> list[FeedSource]:
+    """Every input named in the files, keyed as given: .npz files are opened and listed, nothing is read.
+
+    Close the archives with :func:`close_sources` once the feeds are loaded.
+    """
+    sources: dict[str, FeedSource] = {}
+
+    def add(source: FeedSource) -> None:
+        if source.name in sources:
+            raise FeedError(f"input {source.name!r} is given twice ({sources[source.name].path} and {source.path})")
+        sources[source.name] = source
+
+    opened: list[NpzArchive] = []
+    try:
+        for path in npz_files:
+            archive = npz.open_npz(path, element_limit)
+            opened.append(archive)
+            for name in archive:
+                add(FeedSource(name, path, archive))
+        for name, path in npy_files:
+            npz.require_file(path, "input file")
+            add(FeedSource(name, path))
+    except BaseException:
+        for archive in opened:
+            archive.close()
+        raise
+    return list(sources.values())
+
+
+def close_sources(sources: Iterable[FeedSource]) -> None:
+    """Close the .npz archives ``sources`` opened."""
+    for archive in {id(source.archive): source.archive for source in sources if source.archive}.values():
+        archive.close()
+
+
+def load_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping[int, Shape], element_limit: int,
+               ) -> list[Feed]:
+    """Read the arrays of ``sources``: every name is checked before anything is read, and every header
+    (element type, shape) before its data is read or inflated.
+
+    Stored ml_dtypes data (raw ``|Vn`` items) is viewed as its input's type; data must fit its shape spec.
+    """
+    inputs = model.input_index()
+    for source in sources:
+        if source.name not in inputs:
+            known = ", ".join(sorted(inputs)) or "none"  # worded as the interpreter words it
+            raise InputError(f"the model has no input named {source.name!r}; inputs: {known}",
+                             Location(file=model.source))
+    feeds = []
+    for source in sources:
+        parameter = inputs[source.name]
+        expect = functools.partial(_check_header, source, parameter, shapes.get(parameter.id), element_limit)
+        if source.archive is not None:
+            array = npz.load_member(source.archive, source.name, element_limit, expect)
+        else:
+            array = npz.load_npy(source.path, element_limit, expect)
+        feeds.append(Feed(source.name, npz.decode_stored(array, parameter_op(parameter).element_type), source.path))
+    return feeds
+
+
+def _check_header(source: FeedSource, parameter: Node, shape: Shape | None, element_limit: int, dtype: np.dtype,
+                  dims: tuple[int, ...]) -> None:
+    """A feed's header against its Parameter (element type, partial shape, budget) and its shape spec."""
+    element_type = parameter_op(parameter).element_type
+    wanted = element_type.numpy_dtype
+    if wanted is not None and npz.is_ml_dtype(wanted) and dtype == npz.storage_dtype(wanted):
+        dtype = wanted  # stored as raw bytes
+    check_feed_type(parameter, source.name, dtype, dims, element_limit)
+    if shape is not None and not shape.accepts(dims):
+        raise InputError(
+            f"input {source.name!r} from {source.path} has shape {shape_text(dims)}, which does not fit --shape "
+            f"{shape}",
+            parameter.location,
+        )
+
+
+# ------------------------------------------------------------------------------------ random data
+def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_limit: int) -> tuple[list[Feed], str]:
+    """Seeded random data for every input, and a note saying what was chosen (empty for a model without inputs).
+
+    Dynamic dims take their smallest size >= 1; a dynamic rank needs a shape spec.
+    """
+    rng = np.random.default_rng(seed)
+    feeds, described, chose_dims = [], [], False
+    for parameter in model.parameters:
+        op = parameter_op(parameter)
+        shape = shapes.get(parameter.id, op.shape)
+        if shape.dims is None:
+            raise FeedError(
+                f"input {parameter.name!r} has a dynamic rank, so random data needs its shape: "
+                f'--shape "{parameter.name}[d0,d1,...]"'
+            )
+        sizes = tuple(_smallest_size(dim) for dim in shape.dims)
+        chose_dims = chose_dims or not shape.is_static
+        count = math.prod(sizes)
+        if count > element_limit:
+            raise ResourceLimitError(
+                f"random data for input {parameter.name!r} would have {count} elements, above the limit of "
+                f"{element_limit} (see --max-elements)",
+                parameter.location,
+            )
+        feeds.append(Feed(parameter.name, random_array(rng, op.element_type, sizes), "random"))
+        described.append(f"{parameter.name} {op.element_type}{shape_text(sizes)}")
+    if not feeds:
+        return feeds, ""
+    note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
+    return feeds, (f"no input data given: every input is filled with random data (seed {seed}): "
+                   f"{', '.join(described)}{note}")
+
+
+def _smallest_size(dim: Dim) -> int:
+    if dim.min > 0:
+        return dim.min
+    return 1 if dim.max is None or dim.max >= 1 else 0
+
+
+def random_array(rng: np.random.Generator, element_type: ElementType, shape: tuple[int, ...]) -> np.ndarray:
+    """Random data of ``element_type``: booleans, small integers, floats in [-1, 1), short strings."""
+    dtype = element_type.numpy_dtype
+    if element_type is ElementType.BOOLEAN:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if element_type is ElementType.STRING:
+        words = np.array(["alpha", "beta", "gamma", "delta", "", "ε-unicode"])
+        return words[rng.integers(0, len(words), size=shape)]
+    if element_type is ElementType.F8E8M0:  # powers of two only; no zero, no sign
+        return np.exp2(rng.integers(-3, 4, size=shape)).astype(dtype)
+    if element_type.is_real and element_type is not ElementType.NF4:
+        return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32).astype(dtype)
+    # Integers (and nf4/u3/u6 codes): a small range inside the type's range.
+    bits = element_type.bitwidth
+    if element_type.ir_name.startswith("i"):
+        low, high = max(-(2 ** (bits - 1)), -5), min(2 ** (bits - 1) - 1, 5)
+    else:
+        low, high = 0, min(2**bits - 1, 9)
+    assert dtype is not None
+    return rng.integers(low, high + 1, size=shape).astype(dtype)
+
+
+def describe_inputs(feeds: Sequence[Feed]) -> list[dict[str, object]]:
+    """Name, element type, shape and source of each feed (the ``inputs`` of a JSON summary)."""
+    return [{"name": feed.name, "element_type": element_type_name(feed.array), "shape": list(feed.array.shape),
+             "source": feed.source} for feed in feeds]
