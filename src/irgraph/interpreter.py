@@ -17,7 +17,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,6 +26,7 @@ from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
+from irgraph.marking import Mark, resolve_marks
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
 
@@ -68,14 +69,19 @@ class Interpreter:
     not run in two threads at once. An output fed back as an input is never written over: that
     run writes a new array. Outputs that are inputs or views of inputs are returned as they are,
     in both modes.
+
+    ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
+    as :mod:`irgraph.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
     """
 
     def __init__(
-        self, model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT, reuse_outputs: bool = False
+        self, model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT, reuse_outputs: bool = False,
+        mark: str | Iterable[str] | None = None,
     ) -> None:
         self.model = model
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
+        self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
         with paused_collector():
             self._prepare()
 
@@ -153,7 +159,8 @@ class Interpreter:
             steps.append((node, kind, op, inputs, outputs))
         # Outputs in model output order (Result document order), not in the topological order of the walk.
         self._results = [result_slots[node.id] for node in results if node.id in result_slots]
-        keep = {slot for _, slot in self._results}
+        self._marked = [(mark.key, slots[(mark.port.node_id, mark.port.index)]) for mark in self.marks]
+        keep = {slot for _, slot in self._results}.union(slot for _, slot in self._marked)
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
             if slot not in keep and slot not in constants:
@@ -228,7 +235,10 @@ class Interpreter:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:
             raise err.locate(node.location) from None  # type: ignore[union-attr]
-        return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+        outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+        for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
+            outputs[key] = _dense(values[slot])
+        return outputs
 
     def _output(self, position: int, value: Any) -> np.ndarray:
         """The array of one output: a deferred Concat is written here (into the kept array if any)."""

@@ -37,6 +37,8 @@ EXAMPLES = """\
   ir-run model.xml --shape "data[1,3,8..16]" --seed 7          # random data, dynamic dims chosen
   ir-run model.xml --inputs in.npz --compare ref.npz --atol 1e-4 --rtol 1e-4
   ir-run model.xml --inputs in.npz --json
+  ir-run model.xml --mark all --output all.npz                 # every intermediate tensor too
+  ir-run model.xml --mark conv1 --mark relu1:0 --output t.npz  # a layer's outputs, one port
 """
 
 
@@ -61,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="absolute tolerance for --compare (default: 1e-5)")
     parser.add_argument("--rtol", type=common.non_negative_float, default=1e-5,
                         help="relative tolerance for --compare (default: 1e-5): |out-ref| <= atol + rtol*|ref|")
+    parser.add_argument("--mark", metavar="NAME", action="append", default=[],
+                        help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
+                             "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
+                             "under its tensor name, else LAYER:PORT")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     common.add_max_elements(parser)
     return parser
@@ -120,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
-        interpreter = Interpreter(model, element_limit=args.max_elements)
+        interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None)
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
@@ -138,13 +144,15 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         common.write_npz_atomically(args.output, stored)
+    marked = {mark.key for mark in interpreter.marks}
     comparison = None
-    if reference is not None:
-        comparison = compare_outputs(stored, reference, args.atol, args.rtol)
+    if reference is not None:  # marked tensors are compared when the reference has them
+        compared = {key: array for key, array in stored.items() if key not in marked or key in reference}
+        comparison = compare_outputs(compared, reference, args.atol, args.rtol)
         reference.archive.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
-        print(json.dumps(_summary(args, feeds, stored, comparison), indent=2))
+        print(json.dumps(_summary(args, feeds, stored, marked, comparison), indent=2))
     else:
         print(format_stats_table([tensor_stats(key, array) for key, array in stored.items()]))
         if comparison is not None:
@@ -180,16 +188,20 @@ def _summary(
     args: argparse.Namespace,
     feeds: list[Feed],
     stored: Mapping[str, np.ndarray],
+    marked: set[str],
     comparison: Comparison | None,
 ) -> dict[str, object]:
-    return {
+    summary: dict[str, object] = {
         "model": args.model,
         "inputs": feeds_lib.describe_inputs(feeds),
-        "outputs": [tensor_stats(key, array) for key, array in stored.items()],
+        "outputs": [tensor_stats(key, array) for key, array in stored.items() if key not in marked],
         "output_file": os.path.abspath(args.output) if args.output else None,
         "compare": dict(comparison.to_json(), reference=args.compare) if comparison is not None else None,
         "ok": comparison is None or comparison.passed,
     }
+    if marked:
+        summary["marked"] = [tensor_stats(key, array) for key, array in stored.items() if key in marked]
+    return summary
 
 
 if __name__ == "__main__":
