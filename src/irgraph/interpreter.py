@@ -17,7 +17,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -82,6 +82,8 @@ class Interpreter:
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
+        self.on_step: Callable[[Node], None] | None = None
+        """Called with each layer before it runs (progress reporting); None: nothing is called."""
         with paused_collector():
             self._prepare()
 
@@ -195,6 +197,11 @@ class Interpreter:
             constants[slot] = value
         return True
 
+    @property
+    def steps(self) -> int:
+        """How many layers a run executes (Consts and constant sub-graphs are computed once, ahead)."""
+        return len(self._plan)
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         values = self._template.copy()
@@ -204,8 +211,11 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         limit = self.element_limit
         node = None
+        on_step = self.on_step
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
+                if on_step is not None:
+                    on_step(node)
                 arguments = [values[slot] for slot in inputs]
                 if kind == _JOIN:
                     produced: Sequence[Any] = (_join(op, arguments, limit),)

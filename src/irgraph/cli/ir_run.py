@@ -11,12 +11,22 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
+from irgraph import backends
 from irgraph import feeds as feeds_lib
+from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.compare import Comparison, compare_outputs, format_comparison, format_stats_table, tensor_stats
+from irgraph.compare import (
+    Comparison,
+    Tolerance,
+    compare_outputs,
+    format_comparison,
+    format_stats_table,
+    tensor_stats,
+)
 from irgraph.feeds import Feed, FeedError
 from irgraph.interpreter import Interpreter
+from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.npz import NpzArchive
 
 DESCRIPTION = """\
@@ -39,6 +49,9 @@ EXAMPLES = """\
   ir-run model.xml --inputs in.npz --json
   ir-run model.xml --mark all --output all.npz                 # every intermediate tensor too
   ir-run model.xml --mark conv1 --mark relu1:0 --output t.npz  # a layer's outputs, one port
+  ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
+  ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
+  ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
 """
 
 
@@ -59,10 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write every output to this .npz (atomically; untouched when the run fails)")
     parser.add_argument("--compare", metavar="REF.npz", help="compare the outputs with a reference .npz; exit 1 "
                         "on a mismatch")
-    parser.add_argument("--atol", type=common.non_negative_float, default=1e-5,
-                        help="absolute tolerance for --compare (default: 1e-5)")
-    parser.add_argument("--rtol", type=common.non_negative_float, default=1e-5,
-                        help="relative tolerance for --compare (default: 1e-5): |out-ref| <= atol + rtol*|ref|")
+    parser.add_argument("--atol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]A",
+                        help="absolute tolerance for --compare and --compare-with (default: 1e-5); NAME:A sets it "
+                             "for one tensor (key, tensor name or layer name); repeatable")
+    parser.add_argument("--rtol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]R",
+                        help="relative tolerance (default: 1e-5): |out-ref| <= atol + rtol*|ref|; NAME:R for one "
+                             "tensor; repeatable")
+    debug = parser.add_argument_group("comparing with another runtime")
+    debug.add_argument("--compare-with", choices=("openvino", "onnxruntime"),
+                       help="run the same inputs with OpenVINO (this IR) or onnxruntime (--onnx) and compare every "
+                            "output and, with --mark, every marked tensor both expose; reports the first layer in "
+                            "topological order whose output diverges; exit 1 on a mismatch")
+    debug.add_argument("--device", default="CPU", help="OpenVINO device for --compare-with openvino (default: CPU)")
+    debug.add_argument("--precision", choices=backends.PRECISIONS, default="f32",
+                       help="OpenVINO inference precision hint (default: f32)")
+    debug.add_argument("--reference-model", metavar="REF.xml",
+                       help="the IR OpenVINO runs instead of MODEL.xml (layers matched by name), e.g. the model "
+                            "before an edit")
+    debug.add_argument("--onnx", metavar="MODEL.onnx", help="the ONNX model onnxruntime runs for "
+                       "--compare-with onnxruntime (tensors matched by name)")
     parser.add_argument("--mark", metavar="NAME", action="append", default=[],
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
                              "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
@@ -80,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 # ------------------------------------------------------------------------------------ the run
 # Re-exported for callers of the earlier module-level helpers; the library modules hold them now.
 parse_shape_specs = feeds_lib.parse_shape_specs
+DEFAULT_TOLERANCE = 1e-5
 random_array = feeds_lib.random_array
 
 
@@ -107,7 +136,41 @@ def _input_files(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, s
     return npz_files, npy_files
 
 
+def _tolerance_arg(text: str) -> tuple[str | None, float]:
+    """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
+    name, colon, value = text.rpartition(":")
+    return (name if colon else None), common.non_negative_float(value if colon else text)
+
+
+def _tolerances(args: argparse.Namespace) -> tuple[float, float, dict[str, Tolerance]]:
+    """The default atol and rtol (the last bare value given) and the per-tensor overrides."""
+    atol = next((value for name, value in reversed(args.atol) if name is None), DEFAULT_TOLERANCE)
+    rtol = next((value for name, value in reversed(args.rtol) if name is None), DEFAULT_TOLERANCE)
+    named_atol = {name: value for name, value in args.atol if name is not None}
+    named_rtol = {name: value for name, value in args.rtol if name is not None}
+    overrides = {name: Tolerance(named_atol.get(name, atol), named_rtol.get(name, rtol))
+                 for name in {**named_atol, **named_rtol}}
+    return atol, rtol, overrides
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.compare_with is not None and args.compare is not None:
+        raise CliError("--compare and --compare-with cannot be combined: compare with one reference at a time")
+    if args.compare_with == "onnxruntime" and args.onnx is None:
+        raise CliError("--compare-with onnxruntime needs the ONNX model: --onnx MODEL.onnx")
+    if args.onnx is not None and args.compare_with != "onnxruntime":
+        raise CliError("--onnx is the model of --compare-with onnxruntime")
+    if args.reference_model is not None and args.compare_with != "openvino":
+        raise CliError("--reference-model is the IR of --compare-with openvino")
+    if args.reference_model is not None:
+        common.require_file(args.reference_model, "model file")
+    if args.onnx is not None:
+        common.require_file(args.onnx, "ONNX file")
+
+
 def _run(args: argparse.Namespace) -> int:
+    _check_arguments(args)
+    atol, rtol, overrides = _tolerances(args)
     with _usage():
         shape_specs = feeds_lib.parse_shape_specs(args.shapes)
     npz_files, npy_files = _input_files(args)
@@ -115,8 +178,7 @@ def _run(args: argparse.Namespace) -> int:
         reads = [(args.model, "the model file"), (common.weights_path(args.model, args.weights), "the weights file")]
         reads += [(path, "the input file") for path in npz_files]
         reads += [(path, "the input file") for _, path in npy_files]
-        if args.compare is not None:
-            reads.append((args.compare, "the reference file"))
+        reads += [(path, "the reference file") for path in (args.compare, args.reference_model, args.onnx) if path]
         common.check_output(args.output, reads)
     # Input files are opened (names listed and checked) before the model is read, so I/O errors come
     # first; their arrays are read once the model says which names, types and shapes it takes.
@@ -138,8 +200,14 @@ def _run(args: argparse.Namespace) -> int:
             feeds, note = feeds_lib.random_feeds(model, shapes, args.seed, args.max_elements)
             if note:
                 common.warn(note)
+    arrays = {feed.name: feed.array for feed in feeds}
+    layerwise = None
     with common.locating(args.model):
-        outputs = interpreter.run({feed.name: feed.array for feed in feeds})
+        if args.compare_with is not None:
+            layerwise = _compare_with(args, interpreter, arrays, atol, rtol, overrides)
+            outputs = layerwise.values
+        else:
+            outputs = interpreter.run(arrays)
     stored = {key: common.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
@@ -148,22 +216,50 @@ def _run(args: argparse.Namespace) -> int:
     comparison = None
     if reference is not None:  # marked tensors are compared when the reference has them
         compared = {key: array for key, array in stored.items() if key not in marked or key in reference}
-        comparison = compare_outputs(compared, reference, args.atol, args.rtol)
+        comparison = compare_outputs(compared, reference, atol, rtol, overrides)
         reference.archive.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
-        print(json.dumps(_summary(args, feeds, stored, marked, comparison), indent=2))
+        summary = _summary(args, feeds, stored, marked, comparison)
+        if layerwise is not None:
+            summary["compare_with"] = layerwise.to_json()
+            summary["ok"] = layerwise.passed
+        print(json.dumps(summary, indent=2))
     else:
         print(format_stats_table([tensor_stats(key, array) for key, array in stored.items()]))
         if comparison is not None:
             print()
             print(format_comparison(comparison, args.compare))
+        if layerwise is not None:
+            print()
+            print("\n".join(format_report(layerwise, verbose=True)))
     if comparison is not None and not comparison.passed:
         failed = ", ".join(item.name for item in comparison.failed)
-        common.report(f"{args.compare}: outputs do not match the reference (atol {args.atol:g}, rtol "
-                      f"{args.rtol:g}): {failed}", common.EXIT_FAILURE)
+        common.report(f"{args.compare}: outputs do not match the reference (atol {atol:g}, rtol "
+                      f"{rtol:g}): {failed}", common.EXIT_FAILURE)
+        return common.EXIT_FAILURE
+    if layerwise is not None and not layerwise.passed:
+        first = layerwise.first_divergence
+        assert first is not None
+        where = first.where() or args.model
+        common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
+
+
+def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
+                  rtol: float, overrides: Mapping[str, Tolerance]) -> LayerwiseReport:
+    """Run irgraph and the reference runtime; a missing runtime is a usage error (exit 2)."""
+    try:
+        if args.compare_with == "openvino":
+            reference_model = args.reference_model
+            return compare_with_openvino(
+                interpreter, feeds, xml=reference_model or args.model,
+                weights=None if reference_model else args.weights, device=args.device, precision=args.precision,
+                atol=atol, rtol=rtol, tolerances=overrides)
+        return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides)
+    except BackendUnavailableError as err:
+        raise CliError(err.message) from None
 
 
 class _Reference(Mapping[str, np.ndarray]):
