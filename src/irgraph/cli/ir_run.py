@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from irgraph import backends
+from irgraph import backends, polygraphy_json
 from irgraph import feeds as feeds_lib
 from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
@@ -49,6 +49,8 @@ EXAMPLES = """\
   ir-run model.xml --inputs in.npz --json
   ir-run model.xml --mark all --output all.npz                 # every intermediate tensor too
   ir-run model.xml --mark conv1 --mark relu1:0 --output t.npz  # a layer's outputs, one port
+  ir-run model.xml --val-range x:[0,255] --save-inputs in.json  # random data Polygraphy can --load-inputs
+  ir-run model.xml --load-inputs in.json --save-outputs out.json # and its outputs as Polygraphy run results
   ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
   ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
@@ -67,11 +69,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shape", dest="shapes", metavar="SPEC", action="append", default=[],
                         help='shape of an input, OpenVINO syntax "NAME[1,?,1..8]" or "NAME:[...]"; several '
                              "separated by commas; sets the dims of random data and checks given data")
+    parser.add_argument("--load-inputs", metavar="IN.json", action="append", default=[],
+                        help="input data from a Polygraphy JSON file (polygraphy run --save-inputs); repeatable")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random input data (default: 0)")
+    parser.add_argument("--val-range", metavar="[NAME:][LO,HI]", action="extend", nargs="+", default=[],
+                        help="range of the random data, Polygraphy's syntax: [LO,HI] for every input, "
+                             "NAME:[LO,HI] for one (floats in [LO,HI), integers in [LO,HI])")
+    parser.add_argument("--save-inputs", metavar="IN.npz|IN.json",
+                        help="write the exact inputs of the run (random or given) before it runs: an .npz, or "
+                             "Polygraphy's JSON for a .json name (polygraphy run --load-inputs reads it)")
     parser.add_argument("--output", metavar="OUT.npz",
                         help="write every output to this .npz (atomically; untouched when the run fails)")
-    parser.add_argument("--compare", metavar="REF.npz", help="compare the outputs with a reference .npz; exit 1 "
-                        "on a mismatch")
+    parser.add_argument("--save-outputs", metavar="OUT.json",
+                        help="write the outputs (and marked tensors) as Polygraphy's run results (polygraphy run "
+                             "--load-outputs reads them)")
+    parser.add_argument("--compare", metavar="REF.npz", help="compare the outputs with a reference .npz (or "
+                        "Polygraphy's run results .json); exit 1 on a mismatch")
     parser.add_argument("--atol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]A",
                         help="absolute tolerance for --compare and --compare-with (default: 1e-5); NAME:A sets it "
                              "for one tensor (key, tensor name or layer name); repeatable")
@@ -168,23 +181,46 @@ def _check_arguments(args: argparse.Namespace) -> None:
         common.require_file(args.onnx, "ONNX file")
 
 
+def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_files: list[tuple[str, str]]) -> None:
+    """Every file the run writes can be written and is none of the files it reads, nor another one it writes."""
+    writes = [(flag, path) for flag, path in (("--output", args.output), ("--save-inputs", args.save_inputs),
+                                              ("--save-outputs", args.save_outputs)) if path is not None]
+    if not writes:
+        return
+    reads = [(args.model, "the model file"), (common.weights_path(args.model, args.weights), "the weights file")]
+    reads += [(path, "the input file") for path in [*npz_files, *args.load_inputs]]
+    reads += [(path, "the input file") for _, path in npy_files]
+    reads += [(path, "the reference file") for path in (args.compare, args.reference_model, args.onnx) if path]
+    for flag, path in writes:
+        common.check_output(path, reads)
+        reads.append((path, f"the file of {flag}"))
+
+
+def _open_reference(path: str, element_limit: int) -> _Reference:
+    """The reference of --compare: an .npz read member by member, or Polygraphy's run results (.json)."""
+    if path.lower().endswith(".json"):
+        iterations = polygraphy_json.read_arrays(path, element_limit)
+        return _Reference(None, iterations[0] if iterations else {})
+    return _Reference(common.open_npz(path, element_limit))
+
+
 def _run(args: argparse.Namespace) -> int:
     _check_arguments(args)
     atol, rtol, overrides = _tolerances(args)
     with _usage():
         shape_specs = feeds_lib.parse_shape_specs(args.shapes)
+    with _usage():
+        value_ranges = feeds_lib.parse_value_ranges(args.val_range)
     npz_files, npy_files = _input_files(args)
-    if args.output is not None:
-        reads = [(args.model, "the model file"), (common.weights_path(args.model, args.weights), "the weights file")]
-        reads += [(path, "the input file") for path in npz_files]
-        reads += [(path, "the input file") for _, path in npy_files]
-        reads += [(path, "the reference file") for path in (args.compare, args.reference_model, args.onnx) if path]
-        common.check_output(args.output, reads)
+    _check_destinations(args, npz_files, npy_files)
     # Input files are opened (names listed and checked) before the model is read, so I/O errors come
     # first; their arrays are read once the model says which names, types and shapes it takes.
+    notes: list[str] = []
     with _usage():
-        sources = feeds_lib.open_sources(npz_files, npy_files, args.max_elements)
-    reference = _Reference(common.open_npz(args.compare, args.max_elements)) if args.compare is not None else None
+        sources = feeds_lib.open_sources(npz_files, npy_files, args.max_elements, args.load_inputs, notes)
+    for note in notes:
+        common.warn(note)
+    reference = _open_reference(args.compare, args.max_elements) if args.compare is not None else None
 
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
@@ -192,14 +228,19 @@ def _run(args: argparse.Namespace) -> int:
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
+            if args.val_range:
+                feeds_lib.close_sources(sources)
+                raise FeedError("--val-range sets the range of random data, but input data is given")
             try:
                 feeds = feeds_lib.load_feeds(sources, model, shapes, args.max_elements)
             finally:
                 feeds_lib.close_sources(sources)
         else:
-            feeds, note = feeds_lib.random_feeds(model, shapes, args.seed, args.max_elements)
+            feeds, note = feeds_lib.random_feeds(model, shapes, args.seed, args.max_elements, value_ranges)
             if note:
                 common.warn(note)
+    if args.save_inputs is not None:  # before the run: a run that fails can be reproduced from them
+        feeds_lib.save_inputs(args.save_inputs, feeds)
     arrays = {feed.name: feed.array for feed in feeds}
     layerwise = None
     with common.locating(args.model):
@@ -212,12 +253,14 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.output is not None:
         common.write_npz_atomically(args.output, stored)
+    if args.save_outputs is not None:
+        polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
     comparison = None
     if reference is not None:  # marked tensors are compared when the reference has them
         compared = {key: array for key, array in stored.items() if key not in marked or key in reference}
         comparison = compare_outputs(compared, reference, atol, rtol, overrides)
-        reference.archive.close()
+        reference.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         summary = _summary(args, feeds, stored, marked, comparison)
@@ -263,21 +306,30 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
 
 
 class _Reference(Mapping[str, np.ndarray]):
-    """A reference .npz whose members are read only when compared (names known up front)."""
+    """A reference .npz whose members are read only when compared (names known up front), or arrays read."""
 
-    def __init__(self, archive: NpzArchive) -> None:
+    def __init__(self, archive: NpzArchive | None, arrays: Mapping[str, np.ndarray] | None = None) -> None:
         self.archive = archive
+        self.arrays = arrays
 
     def __getitem__(self, key: str) -> np.ndarray:
+        if self.arrays is not None:
+            return self.arrays[key]
+        assert self.archive is not None
         if key not in self.archive:
             raise KeyError(key)
         return common.load_member(self.archive, key, self.archive.element_limit)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.archive)
+        return iter(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
-        return len(self.archive)
+        return len(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Close the archive (if any)."""
+        if self.archive is not None:
+            self.archive.close()
 
 
 def _summary(
