@@ -29,6 +29,7 @@ from irgraph.compare import TensorComparison, Tolerance, compare_arrays, format_
 from irgraph.errors import InputError, printable
 from irgraph.graph import InputPort, Model, Node
 from irgraph.interpreter import Interpreter
+from irgraph.progress import Progress
 
 __all__ = [
     "ComparedTensor", "LayerwiseReport", "compare_with_onnxruntime", "compare_with_openvino", "format_report",
@@ -116,11 +117,17 @@ def _tensor_json(tensor: ComparedTensor) -> dict[str, object]:
 
 
 # ------------------------------------------------------------------------------------ running both
-def _run_ours(interpreter: Interpreter, feeds: Mapping[str, np.ndarray]) -> tuple[list[ComparedTensor],
-                                                                                   dict[str, np.ndarray]]:
+def _run_ours(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], progress: Progress
+              ) -> tuple[list[ComparedTensor], dict[str, np.ndarray]]:
     """irgraph's outputs and marked tensors, in topological order of their producers."""
     model = interpreter.model
-    values = interpreter.run(feeds)
+    progress.stage("irgraph: running", interpreter.steps)
+    hook = interpreter.on_step
+    interpreter.on_step = progress.step
+    try:
+        values = interpreter.run(feeds)
+    finally:
+        interpreter.on_step = hook
     position = {node.id: order for order, node in enumerate(model.topological_order())}
     tensors = []
     for result in model.results:
@@ -168,6 +175,7 @@ def compare_with_openvino(
     atol: float = 1e-5,
     rtol: float = 1e-5,
     tolerances: Mapping[str, Tolerance] | None = None,
+    progress: Progress | None = None,
 ) -> LayerwiseReport:
     """Run the interpreter's model (outputs and marked tensors) and the IR ``xml`` (default: the model's own
     file) with OpenVINO; compare.
@@ -180,12 +188,16 @@ def compare_with_openvino(
     if path is None:
         raise InputError("the model was not read from a file: give the IR for OpenVINO to run (xml=...)")
     version = backends.backend_version("openvino")
-    tensors, values = _run_ours(interpreter, feeds)
+    progress = progress or Progress(enabled=False)
+    tensors, values = _run_ours(interpreter, feeds, progress)
+    progress.stage(f"openvino: compiling and running ({device}, {precision})")
     theirs = backends.run_openvino(path, weights, _by_parameter(model, feeds),
                                    [(tensor.node.name, tensor.index) for tensor in tensors],
                                    device=device, precision=precision)
     default = Tolerance(atol, rtol)
+    progress.stage("comparing tensors", len(tensors))
     for tensor, array in zip(tensors, theirs, strict=True):
+        progress.advance()
         if array is not None:
             tensor.reference_name = f"{tensor.node.name}:{tensor.index}"
             _compare(tensor, values[tensor.key], array, _tolerance(tensor, default, tolerances or {}))
@@ -200,16 +212,21 @@ def compare_with_onnxruntime(
     atol: float = 1e-5,
     rtol: float = 1e-5,
     tolerances: Mapping[str, Tolerance] | None = None,
+    progress: Progress | None = None,
 ) -> LayerwiseReport:
     """Run the interpreter's model and the ONNX model ``onnx`` with onnxruntime; compare tensors of the same name."""
     model = interpreter.model
     version = backends.backend_version("onnxruntime")
-    tensors, values = _run_ours(interpreter, feeds)
+    progress = progress or Progress(enabled=False)
+    tensors, values = _run_ours(interpreter, feeds, progress)
     candidates = {tensor.key: _names(model, tensor) for tensor in tensors}
     wanted = list(dict.fromkeys(name for names in candidates.values() for name in names))
+    progress.stage("onnxruntime: running")
     theirs = backends.run_onnxruntime(onnx, _by_parameter(model, feeds), wanted)
     default = Tolerance(atol, rtol)
+    progress.stage("comparing tensors", len(tensors))
     for tensor in tensors:
+        progress.advance()
         name = next((name for name in candidates[tensor.key] if name in theirs), None)
         if name is not None:
             tensor.reference_name = name

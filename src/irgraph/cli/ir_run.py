@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -28,6 +29,7 @@ from irgraph.feeds import Feed, FeedError
 from irgraph.interpreter import Interpreter
 from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.npz import NpzArchive
+from irgraph.progress import Progress
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -113,9 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``ir-run``."""
-    return common.run_cli(build_parser(), _run, argv)
+def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
+    """Entry point of ``ir-run``; ``tty`` overrides whether stderr is a terminal (the progress bar)."""
+    return common.run_cli(build_parser(), functools.partial(_run, tty=tty), argv)
 
 
 # ------------------------------------------------------------------------------------ the run
@@ -204,7 +206,7 @@ def _open_reference(path: str, element_limit: int) -> _Reference:
     return _Reference(common.open_npz(path, element_limit))
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     _check_arguments(args)
     atol, rtol, overrides = _tolerances(args)
     with _usage():
@@ -243,11 +245,13 @@ def _run(args: argparse.Namespace) -> int:
         feeds_lib.save_inputs(args.save_inputs, feeds)
     arrays = {feed.name: feed.array for feed in feeds}
     layerwise = None
-    with common.locating(args.model):
+    with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress:
         if args.compare_with is not None:
-            layerwise = _compare_with(args, interpreter, arrays, atol, rtol, overrides)
+            layerwise = _compare_with(args, interpreter, arrays, atol, rtol, overrides, progress)
             outputs = layerwise.values
         else:
+            progress.stage(f"running {os.path.basename(args.model)}", interpreter.steps)
+            interpreter.on_step = progress.step if progress.enabled else None
             outputs = interpreter.run(arrays)
     stored = {key: common.for_storage(array) for key, array in outputs.items()}
 
@@ -291,7 +295,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
-                  rtol: float, overrides: Mapping[str, Tolerance]) -> LayerwiseReport:
+                  rtol: float, overrides: Mapping[str, Tolerance], progress: Progress) -> LayerwiseReport:
     """Run irgraph and the reference runtime; a missing runtime is a usage error (exit 2)."""
     try:
         if args.compare_with == "openvino":
@@ -299,8 +303,9 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
             return compare_with_openvino(
                 interpreter, feeds, xml=reference_model or args.model,
                 weights=None if reference_model else args.weights, device=args.device, precision=args.precision,
-                atol=atol, rtol=rtol, tolerances=overrides)
-        return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides)
+                atol=atol, rtol=rtol, tolerances=overrides, progress=progress)
+        return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides,
+                                        progress=progress)
     except BackendUnavailableError as err:
         raise CliError(err.message) from None
 
