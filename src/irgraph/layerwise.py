@@ -247,9 +247,9 @@ def _names(model: Model, tensor: ComparedTensor) -> list[str]:
 # ------------------------------------------------------------------------------------ the text report
 def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
     """A line per tensor (mismatches and outputs; ``verbose``: every one), then the first divergence in detail."""
+    compared, hidden = len(report.compared), len(report.tensors) - len(report.compared)
     lines = [f"compare with {report.reference} (atol {report.atol:g}, rtol {report.rtol:g}): "
-             f"{len(report.compared)} tensors compared, {len(report.tensors) - len(report.compared)} not exposed by "
-             "the reference"]
+             f"{_count(compared, 'tensor')} compared, {hidden} not exposed by the reference"]
     rows = []
     for tensor in report.tensors:
         item = tensor.comparison
@@ -285,8 +285,12 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
             lines += format_histogram(item.histogram)
     later = sum(1 for tensor in report.tensors if tensor.diverges) - 1
     if later:
-        lines.append(f"  ({later} tensors after it differ too)")
+        lines.append(f"  ({_count(later, 'tensor')} after it differ{'s' if later == 1 else ''} too)")
     return lines
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _g(value: float | None) -> str:

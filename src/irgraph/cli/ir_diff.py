@@ -38,6 +38,7 @@ EXAMPLES = """\
   ir-diff before.xml after.xml --all                # also list the types that follow from a change
   ir-diff a.xml b.xml --json | jq '.differences[].text'
   ir-diff a.xml b.xml > /dev/null && echo same      # exit 0 when equivalent
+  ir-run b.xml --compare-with openvino --reference-model a.xml --mark all   # which layer the change breaks
 """
 
 
