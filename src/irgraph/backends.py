@@ -9,6 +9,8 @@ dependency of irgraph (the ``oracle`` extra installs both): a missing one raises
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -20,7 +22,8 @@ import numpy as np
 from irgraph.errors import IrError, Location, printable
 
 __all__ = [
-    "BackendError", "BackendUnavailableError", "PRECISIONS", "backend_version", "run_onnxruntime", "run_openvino",
+    "BackendError", "BackendUnavailableError", "PRECISIONS", "backend_version", "require", "run_onnxruntime",
+    "run_openvino",
 ]
 
 PRECISIONS = ("f32", "f16", "bf16")
@@ -37,12 +40,31 @@ class BackendError(IrError):
     """The reference runtime refused the model or failed to run it."""
 
 
+def require(name: str) -> None:
+    """Raise BackendUnavailableError unless ``name`` can be imported; does not import it.
+
+    Checked before irgraph's own run, the import itself comes after it: importing openvino starts a
+    telemetry thread that forks a process, and a fork while NumPy's OpenBLAS threads are busy in
+    irgraph's MatMul or Convolution deadlocks the process (observed with openvino 2026.4.1).
+    """
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise _unavailable(name)
+
+
+def _unavailable(name: str) -> BackendUnavailableError:
+    return BackendUnavailableError(f"comparing with {name} needs the {name} package, which is not installed: "
+                                   f"{INSTALL_HINT}")
+
+
 def _import(name: str) -> ModuleType:
     try:
-        return __import__(name)
+        return importlib.import_module(name)
     except ImportError:
-        raise BackendUnavailableError(f"comparing with {name} needs the {name} package, which is not installed: "
-                                      f"{INSTALL_HINT}") from None
+        raise _unavailable(name) from None
 
 
 def backend_version(name: str) -> str:

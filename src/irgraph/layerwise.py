@@ -187,9 +187,10 @@ def compare_with_openvino(
     path = xml if xml is not None else model.source
     if path is None:
         raise InputError("the model was not read from a file: give the IR for OpenVINO to run (xml=...)")
-    version = backends.backend_version("openvino")
+    backends.require("openvino")
     progress = progress or Progress(enabled=False)
     tensors, values = _run_ours(interpreter, feeds, progress)
+    version = backends.backend_version("openvino")  # imported after irgraph's run: see backends.require
     progress.stage(f"openvino: compiling and running ({device}, {precision})")
     theirs = backends.run_openvino(path, weights, _by_parameter(model, feeds),
                                    [(tensor.node.name, tensor.index) for tensor in tensors],
@@ -216,9 +217,10 @@ def compare_with_onnxruntime(
 ) -> LayerwiseReport:
     """Run the interpreter's model and the ONNX model ``onnx`` with onnxruntime; compare tensors of the same name."""
     model = interpreter.model
-    version = backends.backend_version("onnxruntime")
+    backends.require("onnxruntime")
     progress = progress or Progress(enabled=False)
     tensors, values = _run_ours(interpreter, feeds, progress)
+    version = backends.backend_version("onnxruntime")
     candidates = {tensor.key: _names(model, tensor) for tensor in tensors}
     wanted = list(dict.fromkeys(name for names in candidates.values() for name in names))
     progress.stage("onnxruntime: running")
