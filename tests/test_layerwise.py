@@ -130,6 +130,8 @@ def test_per_tensor_tolerance_lets_a_tensor_through(convnet, tmp_path, capsys) -
     assert ir_run.main(argv) == 1  # the output (prob) differs too
     assert ir_run.main([*argv, "--atol", "prob:1"]) == 0
     capsys.readouterr()
+    assert ir_run.main([*argv, "--atol", "porb:1"]) == 1
+    assert "warning: --atol/--rtol name 'porb', which is no tensor or layer of this run\n" in capsys.readouterr().err
 
 
 def test_onnxruntime_matches_tensors_by_name(convnet_f32, capsys) -> None:

@@ -280,6 +280,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         if layerwise is not None:
             print()
             print("\n".join(format_report(layerwise, verbose=True)))
+    _warn_unused_tolerances(overrides, stored, layerwise)
     if comparison is not None and not comparison.passed:
         failed = ", ".join(item.name for item in comparison.failed)
         common.report(f"{args.compare}: outputs do not match the reference (atol {atol:g}, rtol "
@@ -292,6 +293,18 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
+
+
+def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[str, np.ndarray],
+                            layerwise: LayerwiseReport | None) -> None:
+    """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
+    names = set(stored)
+    if layerwise is not None:
+        for tensor in layerwise.tensors:
+            names.update([tensor.node.name, *tensor.node.tensor_names[tensor.index]])
+    for name in overrides:
+        if name not in names:
+            common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
 
 
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
