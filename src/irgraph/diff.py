@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,17 +180,18 @@ class ModelDiff:
         return text
 
 
-def diff_models(a: Model, b: Model) -> ModelDiff:
+def diff_models(a: Model, b: Model, *, on_layer: Callable[[Node], None] | None = None) -> ModelDiff:
     """Compare model ``a`` (the old one) with model ``b`` (the new one); see the module docstring.
 
     Ports whose type the file does not declare (models built in code) are compared by their
     inferred types: shapes are inferred first for such models (failures leave those types unknown).
+    ``on_layer`` is called with each layer of ``a`` as it is compared (progress reporting).
     """
     with paused_collector():
-        return _diff(a, b)
+        return _diff(a, b, on_layer)
 
 
-def _diff(a: Model, b: Model) -> ModelDiff:
+def _diff(a: Model, b: Model, on_layer: Callable[[Node], None] | None = None) -> ModelDiff:
     for model in (a, b):
         _ensure_types(model)
     order_a, order_b = a.topological_order(), b.topological_order()
@@ -203,6 +204,8 @@ def _diff(a: Model, b: Model) -> ModelDiff:
     out += _model_differences(a, b, matching)
     changed: set[int] = set()  # layers of A whose outputs may differ: what differs after them is derived
     for node in order_a:
+        if on_layer is not None:
+            on_layer(node)
         other_id = matching.a_to_b.get(node.id)
         if other_id is None:
             out.append(Difference(REMOVED, LayerRef.of(node), None))

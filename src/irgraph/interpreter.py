@@ -17,7 +17,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,6 +27,7 @@ from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
+from irgraph.marking import Mark, resolve_marks
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
 from irgraph.state import Variables
@@ -74,6 +75,9 @@ class Interpreter:
     TensorIterator, Loop and If layers run their bodies with Interpreters of their own, prepared
     here once (``irgraph.control_flow``); a Loop or TensorIterator that would run more than
     ``iteration_limit`` iterations is refused.
+
+    ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
+    as :mod:`irgraph.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
     """
 
     def __init__(
@@ -83,11 +87,15 @@ class Interpreter:
         element_limit: int = DEFAULT_ELEMENT_LIMIT,
         reuse_outputs: bool = False,
         iteration_limit: int = DEFAULT_ITERATION_LIMIT,
+        mark: str | Iterable[str] | None = None,
     ) -> None:
         self.model = model
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
+        self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
+        self.on_step: Callable[[Node], None] | None = None
+        """Called with each layer before it runs (progress reporting); None: nothing is called."""
         with paused_collector():
             self._prepare()
 
@@ -173,7 +181,8 @@ class Interpreter:
             steps.append((node, kind, self.state.bind(node, op, inputs, constants), inputs, outputs))
         # Outputs in model output order (Result document order), not in the topological order of the walk.
         self._results = [result_slots[node.id] for node in results if node.id in result_slots]
-        keep = {slot for _, slot in self._results}
+        self._marked = [(mark.key, slots[(mark.port.node_id, mark.port.index)]) for mark in self.marks]
+        keep = {slot for _, slot in self._results}.union(slot for _, slot in self._marked)
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
             if slot not in keep and slot not in constants:
@@ -214,6 +223,11 @@ class Interpreter:
             constants[slot] = value
         return True
 
+    @property
+    def steps(self) -> int:
+        """How many layers a run executes (Consts and constant sub-graphs are computed once, ahead)."""
+        return len(self._plan)
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         values = self._template.copy()
@@ -224,7 +238,10 @@ class Interpreter:
         self.state.begin()
         self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
-        return {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+        outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
+        for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
+            outputs[key] = _dense(values[slot])
+        return outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
         """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""
@@ -238,8 +255,11 @@ class Interpreter:
         """Run the plan on ``values`` (one entry per slot, the inputs bound), in place."""
         limit = self.element_limit
         node = None
+        on_step = self.on_step
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
+                if on_step is not None:
+                    on_step(node)
                 arguments = [values[slot] for slot in inputs]
                 if kind == _JOIN:
                     produced: Sequence[Any] = (_join(op, arguments, limit),)

@@ -18,7 +18,8 @@ import zlib
 import numpy as np
 import pytest
 
-from irgraph.cli import _npz, ir_run
+from irgraph import npz
+from irgraph.cli import ir_run
 from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, run_tool, split_model
 
 X = np.arange(12, dtype=np.float32).reshape(2, 6)
@@ -171,5 +172,5 @@ def test_an_npz_of_150000_members_is_refused_before_they_are_listed(lie, model, 
                           declared_count=1 if lie else None))
     message = f"it has about {count} members" if lie else f"it has {count} members"
     _, peak = _peak(lambda: expect_cli_error(ir_run.main, [model.xml, "--inputs", path], capsys, EXIT_USAGE,
-                                             f"{message}; irgraph reads at most {_npz.MAX_NPZ_MEMBERS}"))
+                                             f"{message}; irgraph reads at most {npz.MAX_NPZ_MEMBERS}"))
     assert peak < 32 << 20, peak  # the member records are read once (9 MB), never listed one by one

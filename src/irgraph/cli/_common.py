@@ -9,25 +9,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import lzma
 import math
 import os
 import sys
 import traceback
-import zipfile
-import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, NoReturn
+from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn
 
 import numpy as np
 
 import irgraph
-from irgraph.cli._npz import Expect, NpzArchive, load_npy_file
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError, Location, printable
+from irgraph import compare, npz
+from irgraph.errors import IrError, IrIOError, Location, printable
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
-from irgraph.io.regular_file import NotARegularFileError
+from irgraph.npz import Expect, NpzArchive
 from irgraph.shapes import TensorType
 
 EXIT_OK = 0
@@ -219,115 +215,47 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
 
 
 # ------------------------------------------------------------------------------------ arrays
-# How an array is stored in an .npz and read back, in one place: strings (object arrays) are
-# written as unicode (``for_storage``); ml_dtypes' types are written as raw ``|Vn`` items
-# (``to_stored``, ``storage_dtype``) and viewed as their own dtype again when read (``decode_stored``).
-def is_ml_dtype(dtype: np.dtype) -> bool:
-    """True for ml_dtypes' types (bf16, f8, 4-bit...), which ``.npz`` files hold as raw ``|Vn`` bytes.
-
-    Most of them already save as ``|Vn``, but float8_e5m2 reports kind ``f`` and saves as ``<f1``,
-    which ``np.load`` cannot read back, so every one of them is stored explicitly as raw bytes.
-    """
-    return dtype.type.__module__.startswith("ml_dtypes")
-
-
-def storage_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
-    if is_ml_dtype(dtype):
-        return np.dtype(f"V{dtype.itemsize}")
-    return dtype
-
-
-def for_storage(array: np.ndarray) -> np.ndarray:
-    """An array ``np.lib.format`` can write without pickling: string (object) tensors become unicode."""
-    if array.dtype.kind == "O":
-        items = [str(item) for item in array.reshape(-1).tolist()]
-        return np.array(items, dtype=str).reshape(array.shape) if items else np.zeros(array.shape, dtype="<U1")
-    return array
-
-
-def to_stored(array: np.ndarray) -> np.ndarray:
-    """``array`` as an ``.npz`` member holds it: ml_dtypes items as raw ``|Vn`` bytes (a view, no copy)."""
-    array = np.asarray(array)
-    return array.view(storage_dtype(array.dtype))
-
-
-def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray:
-    """Undo ``to_stored``: raw ``|Vn`` items become ``want``'s ml_dtypes dtype; anything else is unchanged."""
-    dtype = want.numpy_dtype if isinstance(want, ElementType) else want
-    if dtype is not None and is_ml_dtype(dtype) and array.dtype == storage_dtype(dtype):
-        return array.view(dtype)
-    return array
-
-
-_UNREADABLE = (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
-               lzma.LZMAError)
+# The .npz helpers live in the library (irgraph.npz); these names stay for the tools and their tests.
+# Unreadable data files raise IrIOError there, which run_cli reports with exit 2 like any I/O error.
+is_ml_dtype = npz.is_ml_dtype
+storage_dtype = npz.storage_dtype
+for_storage = npz.for_storage
+to_stored = npz.to_stored
+decode_stored = npz.decode_stored
+write_npz_atomically = npz.write_npz
 
 
 @contextlib.contextmanager
-def _reading(path: str, kind: str) -> Iterator[None]:
-    """Turn what reading an untrusted input file raises into an exit-2 CliError naming ``path`` (or locate IrErrors)."""
+def _data_file() -> Iterator[None]:
+    """An unreadable data file (IrIOError from irgraph.npz) is a CliError, exit 2."""
     try:
         yield
-    except IrError as err:
-        raise err.locate(Location(file=path)) from None
-    except NotARegularFileError as err:
-        raise CliError(f"{path}: {err.strerror}") from None
-    except _UNREADABLE as err:
-        if isinstance(err, OSError) and err.filename is not None and not isinstance(err, zipfile.BadZipFile):
-            raise
-        raise CliError(f"{path}: cannot read the {kind} file: {one_line(str(err)) or type(err).__name__}") from None
+    except IrIOError as err:
+        raise CliError(str(err)) from None
 
 
 def load_npy(path: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
     """One untrusted .npy file: header checked (and ``expect``-ed) before reading data, never unpickled. Exit 2."""
-    require_file(path, "input file")
-    with _reading(path, ".npy"):
-        return load_npy_file(path, element_limit, expect)
+    with _data_file():
+        return npz.load_npy(path, element_limit, expect)
 
 
 def open_npz(path: str, element_limit: int) -> NpzArchive:
     """An untrusted .npz with its member names checked (see NpzArchive); read members with ``load_member``."""
-    require_file(path, "file")
-    with _reading(path, ".npz"):
-        return NpzArchive(path, element_limit)
+    with _data_file():
+        return npz.open_npz(path, element_limit)
 
 
 def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
     """Member ``key`` of ``archive``: header checked (and ``expect``-ed) before it is inflated. Errors exit 2."""
-    with _reading(archive.path, ".npz"):
-        try:
-            return archive.load(key, element_limit, expect)
-        except (IrError, NotARegularFileError):
-            raise
-        except Exception as err:  # noqa: BLE001 - numpy raises many kinds on corrupt headers
-            raise ValueError(f"array {key!r}: {one_line(str(err)) or type(err).__name__}") from None
+    with _data_file():
+        return npz.load_member(archive, key, element_limit, expect)
 
 
 def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
-    """Every array of an untrusted .npz, by key: headers checked before inflating, never unpickled.
-
-    A file that is not a readable .npz (corrupt, truncated, pickled members, non-.npy members,
-    two members of one name, too many members) exits 2 like any other unreadable input file.
-    """
-    with open_npz(path, element_limit) as archive:
-        return {key: load_member(archive, key, element_limit) for key in archive}
-
-
-def write_npz_atomically(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """Write ``arrays`` to ``path`` as an .npz via a temporary file in the same directory and a rename.
-
-    Keys may hold any character (``np.savez(**arrays)`` cannot take every tensor name). On any
-    failure the temporary file is removed and an existing ``path`` is left untouched.
-    """
-
-    def write(stream: IO[bytes]) -> None:
-        with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
-            for key, array in arrays.items():
-                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, to_stored(array), allow_pickle=False)
-
-    atomic.replace_files([(path, write)])
+    """Every array of an untrusted .npz, by key (see irgraph.npz.load_npz); unreadable files exit 2."""
+    with _data_file():
+        return npz.load_npz(path, element_limit)
 
 
 def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
@@ -344,10 +272,4 @@ def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
     atomic.check_not_read(path, reads)
 
 
-def format_columns(rows: list[tuple[str, ...]], indent: str = "") -> list[str]:
-    """Rows of cells as left-aligned columns separated by two spaces."""
-    if not rows:
-        return []
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-            for row in rows]
+format_columns = compare.format_columns

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import sys
 
 from irgraph.cli import _common as common
 from irgraph.diff import Difference, ModelDiff, diff_models
 from irgraph.errors import IrError
 from irgraph.graph import Model
+from irgraph.progress import Progress
 
 DESCRIPTION = """\
 Compare two OpenVINO IR models layer by layer and print one line per difference:
@@ -35,6 +38,7 @@ EXAMPLES = """\
   ir-diff before.xml after.xml --all                # also list the types that follow from a change
   ir-diff a.xml b.xml --json | jq '.differences[].text'
   ir-diff a.xml b.xml > /dev/null && echo same      # exit 0 when equivalent
+  ir-run b.xml --compare-with openvino --reference-model a.xml --mark all   # which layer the change breaks
 """
 
 
@@ -51,9 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``ir-diff``."""
-    return common.run_cli(build_parser(), _diff, argv)
+def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
+    """Entry point of ``ir-diff``; ``tty`` overrides whether stderr is a terminal (the progress bar)."""
+    return common.run_cli(build_parser(), functools.partial(_diff, tty=tty), argv)
 
 
 def _read(path: str, weights: str | None, element_limit: int) -> Model:
@@ -66,13 +70,17 @@ def _read(path: str, weights: str | None, element_limit: int) -> Model:
         raise common.CliError(str(err), common.EXIT_USAGE) from None
 
 
-def _diff(args: argparse.Namespace) -> int:
-    model_a = _read(args.old, args.weights_a, args.max_elements)
-    model_b = _read(args.new, args.weights_b, args.max_elements)
-    try:
-        result = diff_models(model_a, model_b)
-    except IrError as err:  # a graph that cannot be walked (a cycle): not a valid IR, exit 2 as for reading
-        raise common.CliError(str(err), common.EXIT_USAGE) from None
+def _diff(args: argparse.Namespace, tty: bool | None = None) -> int:
+    with Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress:
+        progress.stage(f"reading {os.path.basename(args.old)}")
+        model_a = _read(args.old, args.weights_a, args.max_elements)
+        progress.stage(f"reading {os.path.basename(args.new)}")
+        model_b = _read(args.new, args.weights_b, args.max_elements)
+        progress.stage("comparing layers", len(model_a))
+        try:
+            result = diff_models(model_a, model_b, on_layer=progress.step if progress.enabled else None)
+        except IrError as err:  # a graph that cannot be walked (a cycle): not a valid IR, exit 2 as for reading
+            raise common.CliError(str(err), common.EXIT_USAGE) from None
     if args.json:
         print(json.dumps(to_json(result, args.old, args.new), indent=2))
     else:

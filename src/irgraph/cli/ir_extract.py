@@ -34,6 +34,7 @@ EXAMPLES = """\
   ir-extract model.xml head.xml --inputs pool1:0 --outputs prob,logits
   ir-extract model.xml part.xml --outputs split:1 --ir-version 10   # from the model inputs
   ir-run block.xml                                  # runs on its own (random inputs)
+  ir-run block.xml --compare-with openvino --device GPU   # debug one block on a device
 """
 
 

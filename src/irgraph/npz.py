@@ -1,4 +1,5 @@
-"""Reading untrusted ``.npy`` files and ``.npz`` archives: every size is checked before it is read or inflated.
+"""Reading untrusted ``.npy`` files and ``.npz`` archives, and writing ``.npz`` files: every size is checked
+before it is read or inflated.
 
 DESIGN.md section 7. A ``.npy`` header is read with a bounded length and checked (no Python
 objects, the element budget, and, through ``expect``, the Parameter it feeds) before any data is
@@ -12,9 +13,11 @@ chunk of 4 KiB to whatever it expands to, gigabytes for a bomb).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import io
 import lzma
 import math
+import os
 import struct
 import zipfile
 import zlib
@@ -23,10 +26,16 @@ from typing import IO
 
 import numpy as np
 
-from irgraph.errors import ResourceLimitError
-from irgraph.io.regular_file import SizedReader
+from irgraph.element_types import ElementType
+from irgraph.errors import IrError, IrIOError, Location, ResourceLimitError, printable
+from irgraph.io import atomic
+from irgraph.io.regular_file import NotARegularFileError, SizedReader
 
-__all__ = ["MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "NpzArchive", "read_npy"]
+__all__ = [
+    "MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "Expect", "NpzArchive", "decode_stored", "for_storage", "is_ml_dtype",
+    "load_member", "load_npy", "load_npz", "open_npz", "read_npy", "require_file", "storage_dtype", "to_stored",
+    "write_npz",
+]
 
 MAX_NPY_HEADER_BYTES = 10_000
 """Longest ``.npy`` header read (NumPy's own default limit, ``max_header_size``); checked before reading it."""
@@ -304,3 +313,128 @@ class _MemberReader(io.RawIOBase):
             raise ValueError(f"member {self._info.filename!r} holds more data than its size says")
         if self._crc != self._info.CRC:
             raise zipfile.BadZipFile(f"Bad CRC-32 for file {self._info.filename!r}")
+
+
+# ------------------------------------------------------------------------------------ stored arrays
+# How an array is stored in an .npz and read back, in one place: strings (object arrays) are
+# written as unicode (``for_storage``); ml_dtypes' types are written as raw ``|Vn`` items
+# (``to_stored``, ``storage_dtype``) and viewed as their own dtype again when read (``decode_stored``).
+def is_ml_dtype(dtype: np.dtype) -> bool:
+    """True for ml_dtypes' types (bf16, f8, 4-bit...), which ``.npz`` files hold as raw ``|Vn`` bytes.
+
+    Most of them already save as ``|Vn``, but float8_e5m2 reports kind ``f`` and saves as ``<f1``,
+    which ``np.load`` cannot read back, so every one of them is stored explicitly as raw bytes.
+    """
+    return dtype.type.__module__.startswith("ml_dtypes")
+
+
+def storage_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype an array of ``dtype`` has after an ``.npz`` round trip (ml_dtypes types become ``|Vn``)."""
+    if is_ml_dtype(dtype):
+        return np.dtype(f"V{dtype.itemsize}")
+    return dtype
+
+
+def for_storage(array: np.ndarray) -> np.ndarray:
+    """An array ``np.lib.format`` can write without pickling: string (object) tensors become unicode."""
+    if array.dtype.kind == "O":
+        items = [str(item) for item in array.reshape(-1).tolist()]
+        return np.array(items, dtype=str).reshape(array.shape) if items else np.zeros(array.shape, dtype="<U1")
+    return array
+
+
+def to_stored(array: np.ndarray) -> np.ndarray:
+    """``array`` as an ``.npz`` member holds it: ml_dtypes items as raw ``|Vn`` bytes (a view, no copy)."""
+    array = np.asarray(array)
+    return array.view(storage_dtype(array.dtype))
+
+
+def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray:
+    """Undo ``to_stored``: raw ``|Vn`` items become ``want``'s ml_dtypes dtype; anything else is unchanged."""
+    dtype = want.numpy_dtype if isinstance(want, ElementType) else want
+    if dtype is not None and is_ml_dtype(dtype) and array.dtype == storage_dtype(dtype):
+        return array.view(dtype)
+    return array
+
+
+# ------------------------------------------------------------------------------------ files
+_UNREADABLE = (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
+               lzma.LZMAError)
+
+
+def require_file(path: str, what: str = "file") -> None:
+    """Raise IrIOError unless ``path`` is an existing regular file."""
+    if not os.path.exists(path):
+        raise IrIOError(f"no such {what}", Location(file=path))
+    if not os.path.isfile(path):
+        raise IrIOError("not a regular file", Location(file=path))
+
+
+@contextlib.contextmanager
+def reading(path: str, kind: str) -> Iterator[None]:
+    """Turn what reading an untrusted data file raises into an IrIOError naming ``path`` (or locate IrErrors).
+
+    OSErrors that name their own file (permission denied, ...) pass through unchanged.
+    """
+    try:
+        yield
+    except IrError as err:
+        raise err.locate(Location(file=path)) from None
+    except NotARegularFileError as err:
+        raise IrIOError(str(err.strerror), Location(file=path)) from None
+    except _UNREADABLE as err:
+        if isinstance(err, OSError) and err.filename is not None and not isinstance(err, zipfile.BadZipFile):
+            raise
+        reason = printable(str(err)).strip(" ") or type(err).__name__
+        raise IrIOError(f"cannot read the {kind} file: {reason}", Location(file=path)) from None
+
+
+def load_npy(path: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
+    """One untrusted .npy file: header checked (and ``expect``-ed) before reading data, never unpickled."""
+    require_file(path, "input file")
+    with reading(path, ".npy"):
+        return load_npy_file(path, element_limit, expect)
+
+
+def open_npz(path: str, element_limit: int) -> NpzArchive:
+    """An untrusted .npz with its member names checked (see NpzArchive); read members with ``load_member``."""
+    require_file(path, "file")
+    with reading(path, ".npz"):
+        return NpzArchive(path, element_limit)
+
+
+def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
+    """Member ``key`` of ``archive``: header checked (and ``expect``-ed) before it is inflated."""
+    with reading(archive.path, ".npz"):
+        try:
+            return archive.load(key, element_limit, expect)
+        except (IrError, NotARegularFileError):
+            raise
+        except Exception as err:  # noqa: BLE001 - numpy raises many kinds on corrupt headers
+            raise ValueError(f"array {key!r}: {printable(str(err)).strip(' ') or type(err).__name__}") from None
+
+
+def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
+    """Every array of an untrusted .npz, by key: headers checked before inflating, never unpickled.
+
+    A file that is not a readable .npz (corrupt, truncated, pickled members, non-.npy members,
+    two members of one name, too many members) raises IrIOError like any other unreadable file.
+    """
+    with open_npz(path, element_limit) as archive:
+        return {key: load_member(archive, key, element_limit) for key in archive}
+
+
+def write_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write ``arrays`` to ``path`` as an .npz via a temporary file in the same directory and a rename.
+
+    Keys may hold any character (``np.savez(**arrays)`` cannot take every tensor name). On any
+    failure the temporary file is removed and an existing ``path`` is left untouched.
+    """
+
+    def write(stream: IO[bytes]) -> None:
+        with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
+            for key, array in arrays.items():
+                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, to_stored(array), allow_pickle=False)
+
+    atomic.replace_files([(path, write)])

@@ -1,0 +1,45 @@
+"""An ONNX model with extra graph outputs, so onnxruntime returns intermediate tensors (``ir-run --compare-with``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from irgraph.errors import ConversionError, Location
+
+__all__ = ["onnx_value_names", "onnx_with_outputs"]
+
+
+def onnx_value_names(path: str | os.PathLike[str]) -> tuple[bytes, list[str], list[str]]:
+    """The model at ``path`` serialized, its graph input names, and every value name a node produces (in order)."""
+    onnx = _onnx()
+    try:
+        model = onnx.load(os.fspath(path))
+    except Exception as err:  # noqa: BLE001 - protobuf raises many kinds on corrupt files
+        raise ConversionError(f"cannot read the ONNX file: {err}", Location(file=os.fspath(path))) from None
+    inputs = [value.name for value in model.graph.input]
+    produced = [name for node in model.graph.node for name in node.output if name]
+    return model.SerializeToString(), inputs, produced
+
+
+def onnx_with_outputs(serialized: bytes, names: Sequence[str], max_ir_version: int | None = None) -> bytes:
+    """``serialized`` with ``names`` appended to the graph outputs (untyped: the runtime infers their types).
+
+    ``max_ir_version`` lowers the model's IR version stamp to what a runtime reads (nothing else changes).
+    """
+    onnx = _onnx()
+    model = onnx.load_model_from_string(serialized)
+    have = {value.name for value in model.graph.output}
+    for name in names:
+        if name not in have:
+            model.graph.output.append(onnx.ValueInfoProto(name=name))
+            have.add(name)
+    if max_ir_version is not None and model.ir_version > max_ir_version:
+        model.ir_version = max_ir_version
+    return model.SerializeToString()
+
+
+def _onnx():  # type: ignore[no-untyped-def]
+    from irgraph.io.onnx_common import require_onnx
+
+    return require_onnx()

@@ -1,0 +1,92 @@
+"""The progress bar: drawn on a terminal only (forced here with tty=True, never a real terminal), after a delay,
+throttled, erased when done; never in a pipe or with --json."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import irgraph as ir
+from irgraph import progress as progress_module
+from irgraph.cli import ir_diff, ir_run
+from irgraph.progress import Progress
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_nothing_is_drawn_before_the_delay_and_the_line_is_erased() -> None:
+    stream, clock = io.StringIO(), Clock()
+    bar = Progress(stream, delay=0.5, interval=0.1, clock=clock)
+    bar.stage("running m.xml", 4)
+    bar.advance()
+    assert stream.getvalue() == ""  # a quick run shows nothing
+    clock.now += 0.6
+    bar.advance()
+    assert stream.getvalue() == "\rrunning m.xml [############............] 2/4"
+    clock.now += 0.05
+    bar.advance()  # within the interval: not redrawn
+    assert stream.getvalue().count("\r") == 1
+    clock.now += 0.1
+    bar.stage("openvino: compiling and running")
+    line = "\rrunning m.xml [############............] 2/4\ropenvino: compiling and running ..."
+    assert stream.getvalue() == line + " " * (len("running m.xml [############............] 2/4") - 35)
+    bar.close()
+    assert stream.getvalue().endswith("\r" + " " * 44 + "\r")  # the widest line drawn, blanked
+
+
+def test_disabled_progress_writes_nothing() -> None:
+    stream = io.StringIO()
+    bar = Progress.on_terminal(stream)  # a StringIO is not a terminal
+    assert not bar.enabled
+    bar.stage("x", 3)
+    bar.advance(3)
+    bar.close()
+    assert stream.getvalue() == ""
+    assert not Progress.on_terminal(stream, tty=True, quiet=True).enabled  # --json
+    assert Progress.on_terminal(stream, tty=True).enabled
+
+
+def _model(tmp_path):
+    m = ir.Model("m")
+    x = m.parameter("x", [2, 6])
+    parts = m.split(x, axis=1, num_splits=2, name="split")
+    m.result(m.concat([parts[1], parts[0]], axis=1, name="join"), name="y")
+    path = tmp_path / "m.xml"
+    ir.write_model(m, path)
+    return path
+
+
+@pytest.fixture
+def no_delay(monkeypatch):
+    monkeypatch.setattr(progress_module, "DELAY", 0.0)
+    monkeypatch.setattr(progress_module, "INTERVAL", 0.0)
+
+
+def test_ir_run_shows_the_layers_on_a_terminal_only(tmp_path, capsys, no_delay) -> None:
+    xml = _model(tmp_path)
+    np.savez(tmp_path / "in.npz", x=np.zeros((2, 6), np.float32))
+    argv = [str(xml), "--inputs", str(tmp_path / "in.npz")]
+    assert ir_run.main(argv, tty=True) == 0
+    err = capsys.readouterr().err
+    assert "\rrunning m.xml [" in err and "] 2/2" in err and err.endswith("\r")
+    assert ir_run.main(argv, tty=False) == 0
+    assert capsys.readouterr().err == ""
+    assert ir_run.main([*argv, "--json"], tty=True) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_ir_diff_shows_reading_and_comparing(tmp_path, capsys, no_delay) -> None:
+    xml = _model(tmp_path)
+    assert ir_diff.main([str(xml), str(xml)], tty=True) == 0
+    err = capsys.readouterr().err
+    assert "\rreading m.xml ..." in err and "\rcomparing layers [" in err
+    assert ir_diff.main([str(xml), str(xml)]) == 0  # pytest's captured stderr is not a terminal
+    assert capsys.readouterr().err == ""
