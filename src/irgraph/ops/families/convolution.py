@@ -4,11 +4,15 @@ All four take ``strides``, ``dilations``, ``pads_begin``, ``pads_end`` and ``aut
 list means ones (strides, dilations) or zeros (pads), as in OpenVINO. Shapes follow OpenVINO
 2026.4.1's convolution shape inference (see ``irgraph.ops.families.spatial``), messages too.
 
-Evaluation is one batched matrix product per kernel tap (``kh * kw`` of them for 2-D): data laid
-out as ``(groups, channels per group, batch * positions)`` and the tap's weights as
-``(groups, out per group, in per group)``; each product is added into a strided slice of the
-output (``spatial.offset_slices``), so padding allocates nothing and no loop runs over output
-positions. f16 and bf16 compute in f32 and round once; integers wrap in their own width (their
+A forward convolution is one batched matrix product (``convolve_windows``): the windows of the
+(padded) data, a strided view, are copied once into columns ``(batch, groups, in per group * taps,
+positions)`` and multiplied by the weights ``(groups, out per group, in per group * taps)``, which
+writes the output in its final layout; a 1x1 convolution with unit strides and no padding multiplies
+the data itself. When the columns or the padded copy would be large against the data and the output
+(huge kernels, strides or pads of hostile models), and for the transposed convolutions, evaluation is
+one batched matrix product per kernel tap (``convolve_taps``): each product is added into a strided
+slice of the output (``spatial.offset_slices``), so padding allocates nothing and no loop runs over
+output positions. f16 and bf16 compute in f32 and round once; integers wrap in their own width (their
 products and sums modulo 2^bits are the ones C++ makes).
 """
 
@@ -215,6 +219,63 @@ def convolve_taps(
     return _finish(result, batch, groups * out_per_group, out_spatial, dtype)
 
 
+WINDOW_COPY_LIMIT = 1 << 22
+"""Columns (and padded copies) of up to this many elements are always allowed; beyond it they may be
+at most ``WINDOW_COPY_FACTOR`` times the data plus the output, else the per-tap path runs."""
+WINDOW_COPY_FACTOR = 16
+
+
+def convolve_windows(
+    data: np.ndarray,
+    weights: np.ndarray,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    out_spatial: Sequence[int],
+) -> np.ndarray | None:
+    """The forward grouped convolution of ``data`` (N, G*Ci, *S) with ``weights`` (G, Co, Ci, *K) as one
+    batched matmul over the windows (im2col); None when the copies it needs are too large (see
+    ``WINDOW_COPY_LIMIT``)."""
+    batch, channels = data.shape[:2]
+    groups, out_per_group, in_per_group = weights.shape[:3]
+    kernel = weights.shape[3:]
+    in_spatial = data.shape[2:]
+    positions, taps = math.prod(out_spatial), math.prod(kernel)
+    # The span of data the windows read on each axis, counted from the start of the padding.
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_spatial, strides, kernel, dilations, strict=True)]
+    padded = any(p > 0 for p in pads_begin) or any(e > p + n for e, p, n in zip(extent, pads_begin, in_spatial,
+                                                                                 strict=True))
+    budget = max(WINDOW_COPY_LIMIT, WINDOW_COPY_FACTOR * (data.size + batch * groups * out_per_group * positions))
+    if batch * channels * taps * positions > budget or (padded and batch * channels * math.prod(extent) > budget):
+        return None
+    dtype = data.dtype
+    source = widen(data)
+    compute = source.dtype
+    matrix = widen(weights).astype(compute, copy=False).reshape(groups, out_per_group, in_per_group * taps)
+    if taps == 1 and not padded and all(s == 1 for s in strides):
+        columns = source.reshape(batch, groups, in_per_group, positions)  # 1x1: the data are the columns
+    else:
+        if padded:
+            window = np.zeros((batch, channels, *extent), dtype=compute)
+            inner = tuple(slice(p, min(p + n, e)) for p, n, e in zip(pads_begin, in_spatial, extent, strict=True))
+            copied = tuple(slice(0, max(0, piece.stop - piece.start)) for piece in inner)
+            window[(slice(None), slice(None), *inner)] = source[(slice(None), slice(None), *copied)]
+        else:
+            window = source
+        steps = window.strides
+        view = np.lib.stride_tricks.as_strided(
+            window,
+            shape=(batch, channels, *kernel, *out_spatial),
+            strides=(steps[0], steps[1], *(t * d for t, d in zip(steps[2:], dilations, strict=True)),
+                     *(t * s for t, s in zip(steps[2:], strides, strict=True))),
+            writeable=False,
+        )
+        columns = view.reshape(batch, groups, in_per_group * taps, positions)  # the one copy
+    with np.errstate(all="ignore"):
+        result = np.matmul(matrix, columns)  # (N, G, Co, P): the output's layout
+    return result.reshape(batch, groups * out_per_group, *out_spatial).astype(dtype, copy=False)
+
+
 def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """(G, Co, N, *O) -> (N, G*Co, *O) in the output dtype, contiguous."""
     moved = np.moveaxis(result.reshape(channels, batch, *out_spatial), 1, 0)
@@ -273,13 +334,17 @@ class ForwardConvolution(ConvolutionFamily):
         return [self.infer(types, [None, None])[0].shape.to_tuple()]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """One batched matmul per kernel tap, accumulated into strided slices of the output."""
+        """One batched matmul over the windows (or, for huge copies, one per kernel tap)."""
         data, filters = inputs
         self.check_arrays(data, filters)
         (shape,) = self.output_shapes(inputs)
         weights = self.grouped_weights(filters)
         strides, dilations, _, _ = self.resolved(data.ndim - 2)
         begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
+        if 0 not in shape and 0 not in data.shape:
+            result = convolve_windows(data, weights, strides, dilations, begin, shape[2:])
+            if result is not None:
+                return [result]
         return [convolve_taps(data, weights, strides, dilations, begin, shape[2:])]
 
 
