@@ -159,12 +159,14 @@ class Interpreter:
             if slot not in keep and slot not in constants:
                 frees.setdefault(position, []).append(slot)
         keys = {slot: key for key, slot in slots.items()}
+        read = keep.union(*(step[3] for step in steps))
+        # Ops told which outputs nothing reads can skip them (MaxPool's indices).
+        steps = [(*step[:2], step[2].for_outputs([slot in read for slot in step[4]]), *step[3:]) for step in steps]
         self._plan = [
             _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
             for position, step in enumerate(steps)
         ]
         self._template: list[Any] = [None] * len(slots)
-        read = keep.union(*(step[3] for step in steps))
         for slot, value in constants.items():
             if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
                 self._template[slot] = value

@@ -287,6 +287,12 @@ class Op:
         """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
         raise NotImplementedError
 
+    def for_outputs(self, used: Sequence[bool]) -> Op:
+        """The op to run when only the outputs marked ``used`` are read (the interpreter asks once, when it
+        schedules). Ops that can skip work for an unread output return a copy that puts a placeholder there
+        (MaxPool-8's indices); the default is the op itself."""
+        return self
+
     bound_inputs: ClassVar[tuple[int, ...] | None] = ()
     """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,
     every Concat input; None for every input); the others must be known exactly. Ops that set it

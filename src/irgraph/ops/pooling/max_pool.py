@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import ml_dtypes
 import numpy as np
@@ -114,6 +114,9 @@ class MaxPool8(MaxPoolBase):
     dilations: tuple[int, ...] = attribute(())
     index_element_type: ElementType = attribute(ElementType.I64)
     axis: int = attribute(0)
+    indices_read: bool = field(default=True, compare=False, repr=False)
+    """False when nothing reads the indices (see ``for_outputs``): ``evaluate`` then gives a zero-memory
+    placeholder of their shape and type instead of computing them."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -143,12 +146,22 @@ class MaxPool8(MaxPoolBase):
         shape = self.output_shape(Shape.static(inputs[0].shape)).to_tuple()
         return [shape, shape]
 
+    def for_outputs(self, used: Sequence[bool]) -> MaxPool8:
+        """Without the indices when nothing reads them (most networks read only the maxima)."""
+        if len(used) < 2 or used[1] or not self.indices_read:
+            return self
+        return replace(self, indices_read=False)
+
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Window maxima and their flat indices, one pass per kernel tap."""
         (data,) = inputs
         axis = normalize_axis(self.axis, data.ndim)
+        index_type = self.index_element_type.numpy_dtype
+        if not self.indices_read:
+            values, _ = max_pool(data, self.geometry(data), None)
+            return [values, np.broadcast_to(np.zeros((), index_type), values.shape)]
         values, indices = max_pool(data, self.geometry(data), axis)
-        return [values, indices.astype(self.index_element_type.numpy_dtype)]  # type: ignore[union-attr]
+        return [values, indices.astype(index_type)]  # type: ignore[union-attr]
 
 
 @register
