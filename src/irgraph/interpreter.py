@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from irgraph import _in_place
 from irgraph._gc import paused_collector
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -37,7 +38,7 @@ MAX_PARTS = 4096
 MAX_DEPTH = 16
 """A deferred Concat nested deeper than this (concats along alternating axes) is written at once."""
 
-_GENERIC, _SPLIT, _JOIN, _CONST = range(4)
+_GENERIC, _SPLIT, _JOIN, _CONST, _IN_PLACE = range(5)
 
 
 class _Step(NamedTuple):
@@ -162,6 +163,10 @@ class Interpreter:
         read = keep.union(*(step[3] for step in steps))
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
         steps = [(*step[:2], step[2].for_outputs([slot in read for slot in step[4]]), *step[3:]) for step in steps]
+        for position, (node, kind, op, inputs, outputs) in enumerate(steps):
+            if kind == _GENERIC and op.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
+                    and inputs[0] not in inputs[1:]:
+                steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
         self._plan = [
             _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
             for position, step in enumerate(steps)
@@ -199,6 +204,7 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         limit = self.element_limit
         node = None
+        private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
                 arguments = [values[slot] for slot in inputs]
@@ -215,7 +221,8 @@ class Interpreter:
                                 raise ResourceLimitError(
                                     f"output {index} has {math.prod(shape)} elements, above the limit of {limit}"
                                 )
-                    produced = op.evaluate(dense)
+                    produced = op.evaluate(dense, _in_place.donor(dense, inputs, private)) if kind == _IN_PLACE \
+                        else op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
                     produced = produced[: len(outputs)]
                 for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
@@ -224,8 +231,11 @@ class Interpreter:
                             f"output {index} has {value.size} elements, above the limit of {limit}"
                         )
                     values[slot] = value
+                _in_place.track(private, kind in (_GENERIC, _IN_PLACE), kind == _IN_PLACE, inputs, outputs, produced,
+                                arguments)
                 for slot in frees:
                     values[slot] = None
+                produced = value = None  # no stale references: _in_place counts them
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:

@@ -216,6 +216,10 @@ class Op:
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
+    writes_in_place: ClassVar[bool] = False
+    """True when ``evaluate(inputs, out=(array,))`` may write its one output into ``array`` (input 0, which
+    the interpreter offers when nothing else can see it) and return it; the op still allocates when the
+    output's shape or dtype differ from the array's or its computation cannot write there."""
     is_sink: ClassVar[bool] = False
     """True for sinks (Assign): roots of the graph like Results, though they have no output."""
 

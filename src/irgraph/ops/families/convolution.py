@@ -271,9 +271,10 @@ def convolve_windows(
             writeable=False,
         )
         columns = view.reshape(batch, groups, in_per_group * taps, positions)  # the one copy
+    result = np.empty((batch, groups * out_per_group, *out_spatial), dtype=compute)
     with np.errstate(all="ignore"):
-        result = np.matmul(matrix, columns)  # (N, G, Co, P): the output's layout
-    return result.reshape(batch, groups * out_per_group, *out_spatial).astype(dtype, copy=False)
+        np.matmul(matrix, columns, out=result.reshape(batch, groups, out_per_group, positions))  # the output's layout
+    return result.astype(dtype, copy=False)  # an array of its own (base None): later steps may write over it
 
 
 def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence[int], dtype: np.dtype) -> np.ndarray:
