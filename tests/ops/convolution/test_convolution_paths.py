@@ -1,5 +1,6 @@
-"""The forward convolutions' two evaluation paths: one matmul over copied windows (im2col) and one matmul per
-kernel tap. They must agree (the tap path is the one the differential tests checked first), and copies that
+"""The forward convolutions' evaluation paths: one matmul over copied windows (im2col), one matmul of all taps'
+weights followed by shifted adds (fewer output than input channels), and one matmul per kernel tap. They must
+agree (the tap path is the one the differential tests checked first), and copies that
 would be large against the data and the output must send evaluation to the tap path."""
 
 from __future__ import annotations
@@ -24,10 +25,14 @@ CASES = [
     ((2, 6, 9, 9), (3, 2, 2, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), True),  # 3 groups
     ((1, 8, 6, 6), (8, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1), True),  # depthwise
     ((1, 2, 4, 4), (1, 2, 3, 3), (1, 1), (1, 1), (7, 7), (7, 7), False),  # windows wholly in the padding
+    ((2, 8, 6, 5), (3, 8, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), False),  # fewer outputs than inputs: shifted
+    ((1, 6, 9, 8), (2, 2, 3, 2, 3), (1, 1), (2, 1), (2, 0), (1, 3), True),  # shifted, groups, dilation, pads
+    ((1, 4, 15), (1, 4, 5), (1,), (3,), (0,), (0,), False),  # shifted, dilated, no padding
 ]
 
 
 def _evaluate(case, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """The op's result (windows or shifted products) and the per-tap path's."""
     data_shape, filter_shape, strides, dilations, begin, end, grouped = case
     rng = np.random.default_rng(len(data_shape) + sum(filter_shape))
     data = rng.integers(-8, 8, data_shape).astype(dtype)
@@ -56,5 +61,6 @@ def test_large_copies_take_the_tap_path(monkeypatch):
     data, filters = np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1_000_001), np.float32)
     monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1000)
     assert family.convolve_windows(data, filters[None], (1,), (1,), (1_000_000,), (1,)) is None
+    assert family.convolve_shifted(data, filters[None], (1,), (1_000_000,), (1,)) is None
     (result,) = op.evaluate([data, filters])
     assert result.tolist() == [[[1.0]]]

@@ -8,8 +8,11 @@ A forward convolution is one batched matrix product (``convolve_windows``): the 
 (padded) data, a strided view, are copied once into columns ``(batch, groups, in per group * taps,
 positions)`` and multiplied by the weights ``(groups, out per group, in per group * taps)``, which
 writes the output in its final layout; a 1x1 convolution with unit strides and no padding multiplies
-the data itself. When the columns or the padded copy would be large against the data and the output
-(huge kernels, strides or pads of hostile models), and for the transposed convolutions, evaluation is
+the data itself. With unit strides and at most half as many output as input channels, the data are
+multiplied as they are by every tap's weights at once and each tap's product is added, shifted, into
+the output (``convolve_shifted``), which moves fewer values than the window copy. When the columns
+or the padded copy would be large against the data and the output (huge kernels, strides or pads of
+hostile models), and for the transposed convolutions, evaluation is
 one batched matrix product per kernel tap (``convolve_taps``): each product is added into a strided
 slice of the output (``spatial.offset_slices``), so padding allocates nothing and no loop runs over
 output positions. f16 and bf16 compute in f32 and round once; integers wrap in their own width (their
@@ -277,6 +280,47 @@ def convolve_windows(
     return result.astype(dtype, copy=False)  # an array of its own (base None): later steps may write over it
 
 
+def convolve_shifted(
+    data: np.ndarray,
+    weights: np.ndarray,
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    out_spatial: Sequence[int],
+) -> np.ndarray | None:
+    """The forward grouped convolution with unit strides as one batched matmul of every tap's weights with
+    the data as they are, ``(taps * out per group, in per group) @ (in per group, positions)``, then one
+    shifted add per tap into the output. It moves ``taps * out channels`` values per position where the
+    window copy of ``convolve_windows`` moves ``taps * in channels``: the cheaper one when a convolution
+    has fewer output than input channels (DenseNet's 3x3 layers: 128 in, 32 out). None when the
+    per-tap products would be large (see ``WINDOW_COPY_LIMIT``)."""
+    batch, channels = data.shape[:2]
+    groups, out_per_group, in_per_group = weights.shape[:3]
+    kernel = weights.shape[3:]
+    in_spatial = data.shape[2:]
+    taps, positions = math.prod(kernel), math.prod(in_spatial)
+    outputs = batch * groups * out_per_group * math.prod(out_spatial)
+    if batch * groups * taps * out_per_group * positions > max(WINDOW_COPY_LIMIT,
+                                                                WINDOW_COPY_FACTOR * (data.size + outputs)):
+        return None
+    dtype = data.dtype
+    source = widen(data)
+    compute = source.dtype
+    stacked = widen(weights).astype(compute, copy=False).reshape(groups, out_per_group, in_per_group, taps)
+    matrix = np.moveaxis(stacked, 3, 1).reshape(groups, taps * out_per_group, in_per_group)
+    with np.errstate(all="ignore"):
+        products = np.matmul(matrix, source.reshape(batch, groups, in_per_group, positions))
+        products = products.reshape(batch, groups, *kernel, out_per_group, *in_spatial)
+        result = np.zeros((batch, groups, out_per_group, *out_spatial), dtype=compute)
+        per_axis = [spatial.live_taps(kernel[axis], dilations[axis], in_spatial[axis], out_spatial[axis], 1,
+                                      pads_begin[axis]) for axis in range(len(kernel))]
+        every = (slice(None),) * 3
+        for combination in itertools.product(*per_axis):
+            tap = tuple(t[0] for t in combination)
+            target = every + tuple(t[1] for t in combination)
+            result[target] += products[(slice(None), slice(None), *tap, slice(None), *(t[2] for t in combination))]
+    return result.reshape(batch, groups * out_per_group, *out_spatial).astype(dtype, copy=False)
+
+
 def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence[int], dtype: np.dtype) -> np.ndarray:
     """(G, Co, N, *O) -> (N, G*Co, *O) in the output dtype, contiguous."""
     moved = np.moveaxis(result.reshape(channels, batch, *out_spatial), 1, 0)
@@ -342,8 +386,13 @@ class ForwardConvolution(ConvolutionFamily):
         weights = self.grouped_weights(filters)
         strides, dilations, _, _ = self.resolved(data.ndim - 2)
         begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
-        if 0 not in shape and 0 not in data.shape:
-            result = convolve_windows(data, weights, strides, dilations, begin, shape[2:])
+        if 0 not in shape and 0 not in data.shape and 0 not in weights.shape:
+            result = None
+            if all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1 \
+                    and 2 * weights.shape[1] <= weights.shape[2]:  # half the output channels or fewer: shift
+                result = convolve_shifted(data, weights, dilations, begin, shape[2:])
+            if result is None:
+                result = convolve_windows(data, weights, strides, dilations, begin, shape[2:])
             if result is not None:
                 return [result]
         return [convolve_taps(data, weights, strides, dilations, begin, shape[2:])]
