@@ -86,6 +86,8 @@ def run(quick: bool = False) -> Section:
             "python": [PYTHON, "-c", "pass"],
             "python+numpy": [PYTHON, "-c", "import numpy"],
             "imports": [PYTHON, "-c", "import irgraph.cli.ir_run"],
+            "import irgraph": [PYTHON, "-c", "import irgraph"],
+            "ir-run --help": [_ir_run(), "--help"],
         }
         if have("onnxruntime") and have("onnx"):
             commands["onnxruntime"] = [PYTHON, "-c", ONNXRUNTIME_COLD, str(models.onnx_a(folder / "a.onnx")), npz]
@@ -104,6 +106,12 @@ def run(quick: bool = False) -> Section:
                             "python: OpenVINO cold (as above)", times["openvino"]))
     section.rows.append(Row("b", "python -c 'import irgraph.cli.ir_run'",
                             times["imports"], "python: OpenVINO cold (as above)", times["openvino"]))
+    # Issue 15's start-up targets: against the floor of any NumPy tool.
+    section.rows.append(Row("b", "python -c 'import irgraph'", times["import irgraph"],
+                            "floor: python -c 'import numpy'", floor, target=1.2))
+    section.rows.append(Row("b", "ir-run --help", times["ir-run --help"], "floor: python -c 'import numpy'", floor))
+    section.rows.append(Row("b", "ir-run MODEL.xml --inputs in.npz", times["ir-run"], "floor: python -c 'import numpy'",
+                            floor, target=1.2))
     wall, numpy_s, rest_s, work_s = phases
     section.notes.append(
         f"(b) profile of ir-run (median wall ms over {repeats} processes): ir-run {times['ir-run'] * 1e3:.0f}; "

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from irgraph.element_types import ElementType
-from irgraph.errors import (
-    ConversionError,
-    EvaluationError,
-    GraphError,
-    InputError,
-    IrError,
-    IrIOError,
-    IrParseError,
-    Location,
-    OpError,
-    ResourceLimitError,
-    ShapeInferenceError,
-    WeightsError,
-)
-from irgraph.graph import InputPort, Model, Node, OutputPort
-from irgraph.interpreter import Interpreter, run
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import Dim, Shape, TensorType
-from irgraph.validation import Diagnostic, Severity, validate
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so `import irgraph` costs nothing
+    from irgraph.element_types import ElementType
+    from irgraph.errors import (
+        ConversionError,
+        EvaluationError,
+        GraphError,
+        InputError,
+        IrError,
+        IrIOError,
+        IrParseError,
+        Location,
+        OpError,
+        ResourceLimitError,
+        ShapeInferenceError,
+        WeightsError,
+    )
+    from irgraph.graph import InputPort, Model, Node, OutputPort
+    from irgraph.interpreter import Interpreter, run
+    from irgraph.shape_inference import infer_shapes
+    from irgraph.shapes import Dim, Shape, TensorType
+    from irgraph.validation import Diagnostic, Severity, validate
 
 __version__ = "0.1.0"
 
@@ -46,10 +49,38 @@ _LAZY = {
 __all__ += list(_LAZY)
 
 
+# The core API loads on first use too: a tool that needs one part (ir-run --help, ir-info) imports only that part.
+_CORE = {
+    "ElementType": "irgraph.element_types",
+    **{name: "irgraph.errors" for name in (
+        "ConversionError", "EvaluationError", "GraphError", "InputError", "IrError", "IrIOError", "IrParseError",
+        "Location", "OpError", "ResourceLimitError", "ShapeInferenceError", "WeightsError")},
+    **{name: "irgraph.graph" for name in ("InputPort", "Model", "Node", "OutputPort")},
+    "Interpreter": "irgraph.interpreter",
+    "run": "irgraph.interpreter",
+    "infer_shapes": "irgraph.shape_inference",
+    **{name: "irgraph.shapes" for name in ("Dim", "Shape", "TensorType")},
+    **{name: "irgraph.validation" for name in ("Diagnostic", "Severity", "validate")},
+}
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'irgraph' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    module = _LAZY.get(name) or _CORE.get(name)
+    if module is None:
+        # A subpackage used as an attribute (irgraph.ops.Relu after `import irgraph`), as when it loaded eagerly.
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+        raise AttributeError(f"module 'irgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    if name in _CORE:
+        globals()[name] = value  # later look-ups skip this function
+    return value

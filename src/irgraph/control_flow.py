@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from irgraph._plan_step import PlanStep
 from irgraph.errors import EvaluationError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, MAX_BODY_DEPTH
@@ -247,14 +248,10 @@ class _Sliced:
         return count, lambda i: value[(*head, slice(size - (i + 1) * step, size - i * step))]
 
 
-class _Iterations:
+class _Iterations(PlanStep):
     """TensorIterator-1 and Loop-5: the port map worked out once; ``evaluate`` runs the iterations."""
 
-    joins_inputs = False
-    slices_data = False
-    unconnected_extra_outputs = False
     loop = False
-    keeps_run_state = False  # a body's RandomUniform keeps its own, in the body's Interpreter
 
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
@@ -337,9 +334,6 @@ class _Iterations:
         return slot, np.dtype(element_type.numpy_dtype), dims
 
     # -------------------------------------------------------------------------------- the interpreter's op protocol
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
-        """Unknown before the body runs."""
-        return None
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the iterations; the outer outputs in order."""
@@ -507,13 +501,8 @@ class _LoopRunner(_Iterations):
         return (-1 if count < 0 else count), self.condition is not None
 
 
-class _IfRunner:
+class _IfRunner(PlanStep):
     """If-8: the condition picks a body; its port map gives the outer outputs."""
-
-    joins_inputs = False
-    slices_data = False
-    unconnected_extra_outputs = False
-    keeps_run_state = False
 
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
@@ -534,9 +523,6 @@ class _IfRunner:
                 produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
             self.branches.append((program, slots, ports, wanted, produced))
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
-        """Unknown before the body runs."""
-        return None
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the body the condition picks."""

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from irgraph import _in_place
 from irgraph._gc import paused_collector
 from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
 from irgraph.element_types import ElementType
@@ -40,7 +41,7 @@ MAX_PARTS = 4096
 MAX_DEPTH = 16
 """A deferred Concat nested deeper than this (concats along alternating axes) is written at once."""
 
-_GENERIC, _SPLIT, _JOIN, _CONST, _STATEFUL = range(5)
+_GENERIC, _SPLIT, _JOIN, _CONST, _STATEFUL, _IN_PLACE = range(6)
 
 
 class _Step(NamedTuple):
@@ -188,6 +189,13 @@ class Interpreter:
             if slot not in keep and slot not in constants:
                 frees.setdefault(position, []).append(slot)
         keys = {slot: key for key, slot in slots.items()}
+        read = keep.union(*(step[3] for step in steps))
+        # Ops told which outputs nothing reads can skip them (MaxPool's indices).
+        steps = [(*step[:2], step[2].for_outputs([slot in read for slot in step[4]]), *step[3:]) for step in steps]
+        for position, (node, kind, op, inputs, outputs) in enumerate(steps):
+            if kind == _GENERIC and op.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
+                    and inputs[0] not in inputs[1:]:
+                steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
         self._plan = [
             _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
             for position, step in enumerate(steps)
@@ -195,7 +203,6 @@ class Interpreter:
         self._slots = slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._template: list[Any] = [None] * len(slots)
-        read = keep.union(*(step[3] for step in steps))
         for slot, value in constants.items():
             if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
                 self._template[slot] = value
@@ -256,6 +263,7 @@ class Interpreter:
         limit = self.element_limit
         node = None
         on_step = self.on_step
+        private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
@@ -277,6 +285,8 @@ class Interpreter:
                     if kind == _STATEFUL:
                         produced, self._run_states[node.id] = op.evaluate_with_state(
                             dense, self._run_states.get(node.id))
+                    elif kind == _IN_PLACE:
+                        produced = op.evaluate(dense, _in_place.donor(dense, inputs, private))
                     else:
                         produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
@@ -287,8 +297,11 @@ class Interpreter:
                             f"output {index} has {value.size} elements, above the limit of {limit}"
                         )
                     values[slot] = value
+                _in_place.track(private, kind in (_GENERIC, _IN_PLACE), kind == _IN_PLACE, inputs, outputs, produced,
+                                arguments)
                 for slot in frees:
                     values[slot] = None
+                produced = value = None  # no stale references: _in_place counts them
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:

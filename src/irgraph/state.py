@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from irgraph._plan_step import PlanStep
 from irgraph.errors import EvaluationError, InputError, Location, ResourceLimitError
 from irgraph.graph import Model, Node
 from irgraph.ops import Op
@@ -257,15 +258,12 @@ class Variables:
         return constant
 
 
-class _ReadStep:
+class _ReadStep(PlanStep):
     """A ReadValue as the interpreter runs it: the variable's value, else its initial value (shape inference
     made the declared shape relax the initial value's, and the Assign's value is checked at the end)."""
 
     def __init__(self, variables: Variables, op: ReadValueBase, variable: Variable) -> None:
         self.variables, self.op, self.variable = variables, op, variable
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
-        return None
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         value = self.variables._values.get(self.variable.variable_id)
@@ -276,14 +274,11 @@ class _ReadStep:
         return [inputs[0]]
 
 
-class _AssignStep:
+class _AssignStep(PlanStep):
     """An Assign as the interpreter runs it: the value is kept until the run ends, and passed through."""
 
     def __init__(self, variables: Variables, node: Node, op: AssignBase) -> None:
         self.variables, self.node, self.op = variables, node, op
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> None:
-        return None
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         self.variables._pending[self.op.variable_id] = (self.node, inputs[0])

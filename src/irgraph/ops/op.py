@@ -233,6 +233,10 @@ class Op:
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
+    writes_in_place: ClassVar[bool] = False
+    """True when ``evaluate(inputs, out=(array,))`` may write its one output into ``array`` (input 0, which
+    the interpreter offers when nothing else can see it) and return it; the op still allocates when the
+    output's shape or dtype differ from the array's or its computation cannot write there."""
     is_sink: ClassVar[bool] = False
     """True for sinks (Assign): roots of the graph like Results, though they have no output."""
     keeps_run_state: ClassVar[bool] = False
@@ -312,6 +316,12 @@ class Op:
         """``evaluate`` for ops that keep a run state: the outputs from ``state`` (None for the first run)
         and the state of the next run."""
         return self.evaluate(inputs), state
+
+    def for_outputs(self, used: Sequence[bool]) -> Op:
+        """The op to run when only the outputs marked ``used`` are read (the interpreter asks once, when it
+        schedules). Ops that can skip work for an unread output return a copy that puts a placeholder there
+        (MaxPool-8's indices); the default is the op itself."""
+        return self
 
     bound_inputs: ClassVar[tuple[int, ...] | None] = ()
     """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,

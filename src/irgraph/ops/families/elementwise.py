@@ -182,6 +182,11 @@ def widened(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], dt
         return np.asarray(compute(*arrays))
 
 
+def fits(target: np.ndarray, shape: tuple[int, ...], dtype: np.dtype) -> bool:
+    """True when an output of ``shape`` and ``dtype`` can be written into ``target`` as it is."""
+    return target.shape == shape and target.dtype == dtype and target.flags.writeable
+
+
 # ------------------------------------------------------------------------------------ binary
 @dataclass(frozen=True)
 class BinaryElementwise(Op):
@@ -221,15 +226,24 @@ class BinaryElementwise(Op):
         """The broadcast output shape, computed without allocating."""
         return [broadcast_arrays(inputs[0], inputs[1], self.auto_broadcast)[2]]
 
+    writes_in_place = True
+
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``compute`` over the broadcast inputs."""
+        """``compute`` over the broadcast inputs (into ``out[0]`` when it fits: see ``Op.writes_in_place``)."""
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
         self.type_rule.check(ElementType.from_numpy(a.dtype))
         a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
-        result = widened(self.compute_values, (a, b), a.dtype)
         expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
+        target = out[0] if out else None
+        ufunc = self.in_place_ufunc()
+        if target is not None and ufunc is not None and fits(target, shape, a.dtype) and expected == a.dtype \
+                and a.dtype not in _WIDENED:
+            with np.errstate(all="ignore"):
+                ufunc(a, b, out=target)
+            return [target]
+        result = widened(self.compute_values, (a, b), a.dtype)
         if result.dtype != expected:
             result = result.astype(expected)
         return [result if result.shape == shape else np.broadcast_to(result, shape).copy()]
@@ -237,6 +251,14 @@ class BinaryElementwise(Op):
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> Any:
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(a, b)
+
+    @classmethod
+    def in_place_ufunc(cls) -> np.ufunc | None:
+        """``compute`` when it is a NumPy ufunc used as it is (it can then write into an ``out`` array)."""
+        compute = getattr(cls, "compute", None)
+        if isinstance(compute, np.ufunc) and cls.compute_values is BinaryElementwise.compute_values:
+            return compute
+        return None
 
 
 @dataclass(frozen=True)
@@ -313,16 +335,41 @@ class UnaryElementwise(Op):
         """The input shape."""
         return [inputs[0].shape]
 
+    writes_in_place = True
+    compute_into: ClassVar[Callable[[np.ndarray, np.ndarray], None] | None] = None
+    """``compute_into(data, target)`` writes ``compute(data)`` into ``target`` (same shape and dtype, possibly
+    ``data`` itself), for members whose ``compute`` is not a ufunc (Relu); it must give the same values."""
+
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``compute`` of the input, in the input's dtype."""
+        """``compute`` of the input, in the input's dtype (into ``out[0]`` when it fits: see ``Op.writes_in_place``)."""
         (data,) = inputs
         self.type_rule.check(ElementType.from_numpy(data.dtype))
+        target = out[0] if out else None
+        if target is not None and fits(target, data.shape, data.dtype):
+            into = self.in_place_function(data.dtype)
+            if into is not None:
+                with np.errstate(all="ignore"):
+                    into(data, target)
+                return [target]
         result = widened(self.compute_values, (data,), data.dtype)
         return [result if result.dtype == data.dtype else result.astype(data.dtype)]
 
     def compute_values(self, data: np.ndarray) -> Any:
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(data)
+
+    @classmethod
+    def in_place_function(cls, dtype: np.dtype) -> Callable[[np.ndarray, np.ndarray], Any] | None:
+        """How to write the values of ``dtype`` data into a target: ``compute_into``, else ``compute`` when
+        it is a ufunc applied as it is (floats computed in their own precision), else None."""
+        if cls.compute_into is not None:
+            return cls.compute_into
+        compute = getattr(cls, "compute", None)
+        if not isinstance(compute, np.ufunc) or dtype.kind != "f" or dtype in _WIDENED:
+            return None
+        if cls.compute_values not in (UnaryElementwise.compute_values, UnaryMath.compute_values):
+            return None
+        return lambda data, target: compute(data, out=target)
 
 
 @dataclass(frozen=True)

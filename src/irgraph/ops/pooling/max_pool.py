@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import ml_dtypes
 import numpy as np
@@ -28,6 +28,21 @@ def lowest(dtype: np.dtype) -> object:
     return ml_dtypes.finfo(dtype).min
 
 
+def _maximum_is_exact(data: np.ndarray) -> bool:
+    """True when one ``fmax`` (``maximum`` for integers and booleans) per tap gives the reference's values.
+
+    fmax skips NaN as the reference's ``>`` does (the running maximum starts at a number, so it never
+    becomes NaN), and it agrees on every other pair except +0 against -0, where the reference keeps the
+    first: so float data must hold no -0.0 (its bit pattern is the signed integer minimum; one compare).
+    """
+    if data.dtype.kind in "biu":
+        return True
+    if data.dtype.kind != "f" and data.dtype != ml_dtypes.bfloat16:
+        return False
+    bits = np.dtype(f"i{data.dtype.itemsize}")
+    return not np.any(data.view(bits) == np.iinfo(bits).min)
+
+
 def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Window maxima as OpenVINO's reference finds them, and their flat input indices counted from ``axis``.
 
@@ -38,6 +53,12 @@ def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np
     """
     shape = (*data.shape[:2], *geometry.out_spatial)
     best = np.full(shape, lowest(data.dtype), dtype=data.dtype)
+    if axis is None and _maximum_is_exact(data):
+        maximum = np.fmax if data.dtype.kind not in "biu" else np.maximum
+        for out_slices, in_slices in geometry.taps():
+            target = best[(slice(None), slice(None), *out_slices)]
+            maximum(target, data[(slice(None), slice(None), *in_slices)], out=target)
+        return best, None
     multipliers = np.cumprod((1, *data.shape[::-1]))[-2::-1].tolist()  # element strides of each dim
     where = None
     if axis is not None:  # start at the index of the window's channel: (n, c, 0, ...) counted from axis
@@ -114,6 +135,9 @@ class MaxPool8(MaxPoolBase):
     dilations: tuple[int, ...] = attribute(())
     index_element_type: ElementType = attribute(ElementType.I64)
     axis: int = attribute(0)
+    indices_read: bool = field(default=True, compare=False, repr=False)
+    """False when nothing reads the indices (see ``for_outputs``): ``evaluate`` then gives a zero-memory
+    placeholder of their shape and type instead of computing them."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -143,12 +167,22 @@ class MaxPool8(MaxPoolBase):
         shape = self.output_shape(Shape.static(inputs[0].shape)).to_tuple()
         return [shape, shape]
 
+    def for_outputs(self, used: Sequence[bool]) -> MaxPool8:
+        """Without the indices when nothing reads them (most networks read only the maxima)."""
+        if len(used) < 2 or used[1] or not self.indices_read:
+            return self
+        return replace(self, indices_read=False)
+
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Window maxima and their flat indices, one pass per kernel tap."""
         (data,) = inputs
         axis = normalize_axis(self.axis, data.ndim)
+        index_type = self.index_element_type.numpy_dtype
+        if not self.indices_read:
+            values, _ = max_pool(data, self.geometry(data), None)
+            return [values, np.broadcast_to(np.zeros((), index_type), values.shape)]
         values, indices = max_pool(data, self.geometry(data), axis)
-        return [values, indices.astype(self.index_element_type.numpy_dtype)]  # type: ignore[union-attr]
+        return [values, indices.astype(index_type)]  # type: ignore[union-attr]
 
 
 @register

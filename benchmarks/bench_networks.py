@@ -1,0 +1,292 @@
+"""(g) Real networks: warm inference of the onnx wheel's light models (ResNet-50, DenseNet-121, ...), converted to
+IR by OpenVINO with its defaults (fp16-compressed weights), against OpenVINO's CPU plugin, onnxruntime and
+``onnx.reference`` on the ONNX original, measured side by side in one process; and peak memory, one fresh
+process per backend and network.
+
+Settings, so that the contenders do the same work on this machine's cores:
+- irgraph: ``Interpreter(model).run``; NumPy's BLAS uses its default thread count (the cores);
+- OpenVINO CPU: ``INFERENCE_PRECISION_HINT=f32``, ``PERFORMANCE_HINT=LATENCY``, ``NUM_STREAMS=1``,
+  ``INFERENCE_NUM_THREADS`` = the core count, one infer request;
+- onnxruntime: CPU provider, ``intra_op_num_threads`` = the core count, ``inter_op_num_threads=1``, no spinning
+  (its idle workers would otherwise keep a core busy while the next contender runs);
+- onnx.reference: ``ReferenceEvaluator`` (single-threaded NumPy apart from BLAS).
+
+Each contender runs in its own worker process (two thread pools in one process, OpenBLAS's and OpenVINO's,
+spin against each other on a small machine). A worker imports what it needs and reads the input, records VmRSS,
+then loads (reads, compiles), runs once and reports VmHWM minus that baseline; then it times calls when asked,
+the contenders taking turns. irgraph's bound from issue 15 is the weights it
+keeps (Consts after folding the f16 -> f32 Converts) plus twice the largest set of tensors alive at once
+during a run (computed from the inferred shapes and the interpreter's schedule).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import MiB, Row, Section, have, reset_peak, status
+
+HERE = Path(__file__).resolve()
+ROOT = HERE.parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.real_networks import SMALL_NETWORKS, convert  # noqa: E402
+
+THREADS = os.cpu_count() or 1
+CACHE = Path(os.environ.get("IRGRAPH_BENCH_CACHE", Path(tempfile.gettempdir()) / "irgraph-bench-networks"))
+"""Where the converted IR files are kept between runs (converting all six takes a few seconds)."""
+
+
+def network_input(xml: Path) -> np.ndarray:
+    """The one f32 input of a network, standard normal with a fixed seed."""
+    import irgraph as ir
+
+    (parameter,) = ir.read_model(xml).parameters
+    shape = tuple(dim.value for dim in parameter.op.shape.dims)
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+# ------------------------------------------------------------------------------ contenders
+def load_irgraph(xml: Path, onnx_path: Path):
+    import irgraph as ir
+    from irgraph.interpreter import Interpreter
+
+    model = ir.read_model(xml)
+    name = model.parameters[0].name
+    interpreter = Interpreter(model)
+    return lambda x: next(iter(interpreter.run({name: x}).values()))
+
+
+def load_openvino(xml: Path, onnx_path: Path):
+    import openvino as ov
+
+    config = {"INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1",
+              "INFERENCE_NUM_THREADS": str(THREADS)}
+    compiled = ov.Core().compile_model(str(xml), "CPU", config)
+    request = compiled.create_infer_request()
+    return lambda x: request.infer({0: x})[compiled.outputs[0]]
+
+
+def onnx_input_name(onnx_path: Path) -> str:
+    """The network's data input: old ONNX files list every initializer among the graph inputs too."""
+    import onnx
+
+    graph = onnx.load(str(onnx_path), load_external_data=False).graph
+    initialized = {tensor.name for tensor in graph.initializer}
+    return next(value.name for value in graph.input if value.name not in initialized)
+
+
+def load_onnxruntime(xml: Path, onnx_path: Path):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = THREADS
+    options.inter_op_num_threads = 1
+    # Its workers spin after a run by default, which takes a core from whoever runs next in the rounds.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+    name = onnx_input_name(onnx_path)
+    return lambda x: session.run(None, {name: x})[0]
+
+
+def load_reference(xml: Path, onnx_path: Path):
+    import onnx
+    from onnx.reference import ReferenceEvaluator
+
+    model = onnx.load(str(onnx_path))
+    evaluator = ReferenceEvaluator(model)
+    name = onnx_input_name(onnx_path)
+    return lambda x: evaluator.run(None, {name: x})[0]
+
+
+LOADERS = {"irgraph": load_irgraph, "openvino": load_openvino, "onnxruntime": load_onnxruntime,
+           "onnx.reference": load_reference}
+NEEDS = {"irgraph": "irgraph", "openvino": "openvino", "onnxruntime": "onnxruntime", "onnx.reference": "onnx"}
+LABELS = {"openvino": "OpenVINO CPU warm (f32 hint, latency, 1 stream)", "onnxruntime": "onnxruntime warm (ONNX)",
+          "onnx.reference": "onnx.reference ReferenceEvaluator (ONNX)"}
+TARGETS = {"openvino": 3.0, "onnx.reference": 0.05}
+
+
+def irgraph_bound(xml: Path) -> dict[str, int]:
+    """Bytes of the weights an Interpreter keeps and of the largest set of tensors alive at once in a run."""
+    import irgraph as ir
+    from irgraph.graph.ports import OutputPort
+    from irgraph.interpreter import Interpreter
+
+    model = ir.read_model(xml)
+    interpreter = Interpreter(model)
+    weights = sum(value.nbytes for value in interpreter._template if isinstance(value, np.ndarray))
+
+    def nbytes(key: tuple[int, int]) -> int:
+        tensor = model.output_type(OutputPort(*key))
+        return math.prod(tensor.shape.to_tuple()) * tensor.element_type.numpy_dtype.itemsize
+
+    slot_keys = {}
+    for step in interpreter._plan:
+        for index, slot in enumerate(step.outputs):
+            slot_keys[slot] = (step.node.id, index)
+    live = sum(nbytes((parameter.id, 0)) for parameter in model.parameters)
+    largest = live
+    for step in interpreter._plan:
+        live += sum(nbytes(slot_keys[slot]) for slot in step.outputs)
+        largest = max(largest, live)
+        live -= sum(nbytes(key) for key in step.frees)
+    return {"weights": weights, "activations": largest}
+
+
+# ------------------------------------------------------------------------------ the workers (one process each)
+def worker(backend: str, name: str) -> None:
+    """Serve one contender: report the peak memory of loading and a first run, then time calls on request.
+
+    Protocol on stdin/stdout, one JSON line each: the worker first prints its memory report; then each
+    line ``N`` it reads makes it time N calls and print their durations; an empty line ends it.
+    """
+    network = convert(name, CACHE)
+    x = network_input(network.xml)
+    __import__(NEEDS[backend])
+    baseline = status("VmRSS")
+    reset_peak()
+    start = time.perf_counter()
+    run = LOADERS[backend](network.xml, network.onnx)
+    loaded = time.perf_counter()
+    first = np.asarray(run(x))
+    done = time.perf_counter()
+    report = {"peak": status("VmHWM") - baseline, "load": loaded - start, "first": done - loaded}
+    if backend == "irgraph":
+        report.update(irgraph_bound(network.xml))
+    np.save(CACHE / f"{name}-{backend}.npy", first)
+    print(json.dumps(report), flush=True)
+    gc.disable()
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        samples = []
+        for _ in range(int(line)):
+            begun = time.perf_counter()
+            kept = run(x)
+            samples.append(time.perf_counter() - begun)
+            del kept
+        gc.collect()
+        print(json.dumps(samples), flush=True)
+
+
+class Worker:
+    """A contender's worker process (see :func:`worker`)."""
+
+    def __init__(self, backend: str, name: str) -> None:
+        self.process = subprocess.Popen([sys.executable, str(HERE), "--worker", backend, name], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        self.report = self._answer()
+
+    def _answer(self):
+        line = self.process.stdout.readline()  # type: ignore[union-attr]
+        if not line:
+            raise RuntimeError(f"worker {self.process.args} ended with {self.process.wait()}")
+        return json.loads(line)
+
+    def time(self, calls: int) -> list[float]:
+        self.process.stdin.write(f"{calls}\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+        return self._answer()
+
+    def close(self) -> None:
+        self.process.communicate("\n", timeout=60)
+
+
+# ------------------------------------------------------------------------------ the benchmark
+def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Section:
+    section = Section()
+    backends = [b for b in LOADERS if have(NEEDS[b])]
+    if "openvino" not in backends:
+        section.notes.append("(g) skipped: OpenVINO is not installed (it converts the ONNX models to IR)")
+        return section
+    rounds, per_round = (3, 3) if quick else (7, 5)
+    load_before = os.getloadavg()[0]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    summary = []
+    for name in networks:
+        convert(name, CACHE)
+        workers = {}
+        try:
+            for backend in backends:
+                workers[backend] = Worker(backend, name)
+            rounds_of = {backend: [] for backend in backends}
+            for backend, worker_process in workers.items():
+                worker_process.time(1 if backend == "onnx.reference" else 2)  # warm-up
+            for index in range(rounds):
+                order = backends[index % len(backends):] + backends[: index % len(backends)]
+                for backend in order:
+                    if backend == "onnx.reference" and index >= (1 if quick else 3):
+                        continue  # seconds per call: a few are enough
+                    time.sleep(0.2)  # the previous contender's idle threads stop spinning
+                    calls = 1 if backend == "onnx.reference" else per_round
+                    rounds_of[backend].append(statistics.median(workers[backend].time(calls)))
+        finally:
+            for worker_process in workers.values():
+                worker_process.close()
+        medians = {backend: statistics.median(values) for backend, values in rounds_of.items()}
+        for backend in backends:
+            if backend == "irgraph":
+                continue
+            pairs = list(zip(rounds_of["irgraph"], rounds_of[backend], strict=False))
+            paired = statistics.median(a / b for a, b in pairs)
+            section.rows.append(Row("g", f"{name}: Interpreter.run, warm", medians["irgraph"], LABELS[backend],
+                                    medians[backend], target=TARGETS.get(backend), paired=paired))
+        memory = {backend: worker_process.report for backend, worker_process in workers.items()}
+        ours = memory["irgraph"]
+        bound = ours["weights"] + 2 * ours["activations"]
+        section.rows.append(Row("g", f"{name}: peak RSS growth, read + Interpreter + one run", ours["peak"],
+                                "weights kept + 2x the largest live activations", bound, unit="MiB", target=1.0))
+        for backend in backends:
+            if backend != "irgraph":
+                section.rows.append(Row("g", f"{name}: peak RSS growth, read + Interpreter + one run", ours["peak"],
+                                        f"{backend}: load + one run", memory[backend]["peak"], unit="MiB"))
+        reference = np.load(CACHE / f"{name}-openvino.npy")
+        error = float(np.max(np.abs(np.load(CACHE / f"{name}-irgraph.npy") - reference)) / np.max(np.abs(reference)))
+        summary.append(f"{name} {medians['irgraph'] * 1e3:.0f}/{medians['openvino'] * 1e3:.1f} ms (max |irgraph - "
+                       f"OpenVINO| / max |OpenVINO| {error:.1e}; weights {ours['weights'] / MiB:.1f} MiB, largest "
+                       f"live activations {ours['activations'] / MiB:.1f} MiB)")
+    section.notes.append(
+        f"(g) one worker process per contender and network, taking turns (order rotating) for {rounds} rounds of "
+        f"{per_round} calls (onnx.reference: 1 call in each of the first {1 if quick else 3} rounds), 0.2 s apart so "
+        f"that idle thread pools stop spinning; figures are medians of round medians, ratios medians of per-round "
+        f"ratios. {THREADS} threads for OpenVINO and onnxruntime, NumPy's BLAS at its default. irgraph / OpenVINO "
+        f"warm: " + "; ".join(summary))
+    section.notes.append(
+        f"(g) load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on {THREADS} cores: "
+        "above the core count, OpenBLAS's threads wait for each other at every product and irgraph's times grow "
+        "several-fold (OPENBLAS_NUM_THREADS=1 is then faster); OpenVINO's grow less.")
+    return section
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", nargs=2, metavar=("BACKEND", "NETWORK"), help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("networks", nargs="*", default=list(SMALL_NETWORKS))
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(*args.worker)
+        return 0
+    from run import text_table
+
+    section = run(args.quick, tuple(args.networks))
+    print(text_table(section.rows))
+    print("\n".join(section.notes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

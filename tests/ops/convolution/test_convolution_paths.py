@@ -1,0 +1,66 @@
+"""The forward convolutions' evaluation paths: one matmul over copied windows (im2col), one matmul of all taps'
+weights followed by shifted adds (fewer output than input channels), and one matmul per kernel tap. They must
+agree (the tap path is the one the differential tests checked first), and copies that
+would be large against the data and the output must send evaluation to the tap path."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from irgraph.ops.convolution.convolution import Convolution
+from irgraph.ops.convolution.group_convolution import GroupConvolution
+from irgraph.ops.families import convolution as family
+
+CASES = [
+    # (data shape, filters shape, strides, dilations, pads_begin, pads_end, grouped)
+    ((1, 3, 9, 9), (4, 3, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), False),
+    ((2, 4, 8, 7), (5, 4, 1, 1), (1, 1), (1, 1), (0, 0), (0, 0), False),  # 1x1: the data are the columns
+    ((1, 4, 8, 7), (5, 4, 1, 1), (2, 2), (1, 1), (0, 0), (0, 0), False),  # 1x1 strided
+    ((2, 3, 11, 10), (6, 3, 3, 2), (2, 3), (2, 1), (3, 0), (1, 2), False),
+    ((1, 2, 7), (3, 2, 3), (2,), (1,), (0,), (5,), False),  # padding at the end only
+    ((1, 2, 5, 4, 6), (3, 2, 2, 3, 1), (1, 2, 1), (1, 1, 2), (1, 0, 2), (0, 1, 0), False),
+    ((2, 6, 9, 9), (3, 2, 2, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), True),  # 3 groups
+    ((1, 8, 6, 6), (8, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1), True),  # depthwise
+    ((1, 2, 4, 4), (1, 2, 3, 3), (1, 1), (1, 1), (7, 7), (7, 7), False),  # windows wholly in the padding
+    ((2, 8, 6, 5), (3, 8, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), False),  # fewer outputs than inputs: shifted
+    ((1, 6, 9, 8), (2, 2, 3, 2, 3), (1, 1), (2, 1), (2, 0), (1, 3), True),  # shifted, groups, dilation, pads
+    ((1, 4, 15), (1, 4, 5), (1,), (3,), (0,), (0,), False),  # shifted, dilated, no padding
+]
+
+
+def _evaluate(case, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """The op's result (windows or shifted products) and the per-tap path's."""
+    data_shape, filter_shape, strides, dilations, begin, end, grouped = case
+    rng = np.random.default_rng(len(data_shape) + sum(filter_shape))
+    data = rng.integers(-8, 8, data_shape).astype(dtype)
+    filters = rng.integers(-8, 8, filter_shape).astype(dtype)
+    kind = GroupConvolution if grouped else Convolution
+    op = kind(strides=strides, dilations=dilations, pads_begin=begin, pads_end=end)
+    (windows,) = op.evaluate([data, filters])
+    weights = op.grouped_weights(filters)
+    (shape,) = op.output_shapes([data, filters])
+    taps = family.convolve_taps(data, weights, strides, dilations, begin, shape[2:])
+    return windows, taps
+
+
+@pytest.mark.parametrize(("case", "dtype"), list(itertools.product(CASES, [np.float32, np.int32, np.float16])),
+                         ids=lambda value: getattr(value, "__name__", None))
+def test_windows_and_taps_agree(case, dtype):
+    windows, taps = _evaluate(case, dtype)  # small integers: every sum is exact in each dtype, so equal bits
+    assert windows.dtype == taps.dtype == np.dtype(dtype)
+    assert windows.flags.c_contiguous
+    np.testing.assert_array_equal(windows, taps)
+
+
+def test_large_copies_take_the_tap_path(monkeypatch):
+    # a 1 x 1 output from a 1,000,000-wide padding: the padded copy would hold a million elements for one
+    op = Convolution(strides=(1,), dilations=(1,), pads_begin=(1_000_000,), pads_end=(0,))
+    data, filters = np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1_000_001), np.float32)
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1000)
+    assert family.convolve_windows(data, filters[None], (1,), (1,), (1_000_000,), (1,)) is None
+    assert family.convolve_shifted(data, filters[None], (1,), (1_000_000,), (1,)) is None
+    (result,) = op.evaluate([data, filters])
+    assert result.tolist() == [[[1.0]]]
