@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import input_rank, onnx_type_code, static_shape
+from irgraph.io.onnx.export_rules.patterns import input_rank, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
@@ -27,20 +27,36 @@ from irgraph.shapes import Dim
 _AUTO_PAD = {"same_upper": "SAME_UPPER", "same_lower": "SAME_LOWER", "valid": "VALID"}
 
 
-def window_attributes(op: Any, count: int, *, dilations: tuple[int, ...] = ()) -> dict[str, Any]:
-    """strides, dilations and pads (or auto_pad) as ONNX attributes for ``count`` spatial dims."""
+def window_attributes(op: Any, count: int, *, dilations: tuple[int, ...] = (),
+                      resolved: tuple[list[int], list[int]] | None = None) -> dict[str, Any]:
+    """strides, dilations and pads (or auto_pad) as ONNX attributes for ``count`` spatial dims.
+
+    ``resolved`` are same_* pads computed on static shapes: written as explicit pads, because
+    onnxruntime 1.31.1 sizes a dilated SAME_UPPER window without its dilation (5 -> 4 for a 2x2
+    kernel dilated by 2).
+    """
     attributes: dict[str, Any] = {}
     if op.strides:
         attributes["strides"] = list(op.strides)
     if dilations:
         attributes["dilations"] = list(dilations)
-    if op.auto_pad in _AUTO_PAD:
+    if resolved is not None:
+        attributes["pads"] = resolved[0] + resolved[1]
+    elif op.auto_pad in _AUTO_PAD:
         attributes["auto_pad"] = _AUTO_PAD[op.auto_pad]
     else:
         begin = list(op.pads_begin) or [0] * count
         end = list(op.pads_end) or [0] * count
         attributes["pads"] = begin + end
     return attributes
+
+
+def _static_spatial(ctx: ExportContext, node: Node, index: int, prefix: int) -> list[int] | None:
+    """The static spatial dims of input ``index`` (after ``prefix`` leading dims), else None."""
+    shape = ctx.input_type(node, index).shape
+    if shape.rank_is_dynamic or not all(d.is_static for d in tuple(shape)[prefix:]):
+        return None
+    return [d.value for d in tuple(shape)[prefix:]]  # type: ignore[misc]
 
 
 def _grouped_filters(ctx: ExportContext, node: Node, made: list, inner: int) -> tuple[str, int]:
@@ -63,7 +79,13 @@ def convolution(node: Node, op: Any, ctx: ExportContext) -> list:
     count = input_rank(ctx, node, 0) - 2
     data, filters = ctx.inputs(node)[:2]
     made: list = []
-    attributes = window_attributes(op, count, dilations=op.dilations)
+    resolved = None
+    if op.auto_pad in ("same_upper", "same_lower"):
+        prefix = 3 if isinstance(op, GroupConvolution) else 2
+        data_dims, kernel_dims = _static_spatial(ctx, node, 0, 2), _static_spatial(ctx, node, 1, prefix)
+        if data_dims is not None and kernel_dims is not None:
+            resolved = op.forward_pads(data_dims, kernel_dims)
+    attributes = window_attributes(op, count, dilations=op.dilations, resolved=resolved)
     if isinstance(op, GroupConvolution):
         filters, attributes["group"] = _grouped_filters(ctx, node, made, 2)
     made.append(ctx.make(node, "Conv", [data, filters], ctx.outputs(node), **attributes))
@@ -104,7 +126,8 @@ def max_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """MaxPool; MaxPool-8's indices are ONNX's Indices output (flat over the whole tensor, row-major)
     when its axis is 0, cast to i32 when asked."""
     count = len(op.kernel)
-    attributes = window_attributes(op, count, dilations=getattr(op, "dilations", ()))
+    attributes = window_attributes(op, count, dilations=getattr(op, "dilations", ()),
+                                   resolved=_pool_pads(ctx, node, op))
     attributes.update(_ceil_mode(ctx, op), kernel_shape=list(op.kernel))
     (data,) = ctx.inputs(node)
     outputs = ctx.outputs(node)
@@ -130,14 +153,21 @@ def avg_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """AveragePool: exclude-pad is count_include_pad=0; without it OpenVINO divides by the kernel size
     where there is padding (count_include_pad=1) and by the taps inside the data where there is none."""
     count = len(op.kernel)
-    attributes = window_attributes(op, count)
+    resolved = _pool_pads(ctx, node, op)
+    attributes = window_attributes(op, count, resolved=resolved)
     attributes.update(_ceil_mode(ctx, op), kernel_shape=list(op.kernel))
-    padded = op.auto_pad in ("same_upper", "same_lower") or any((*op.pads_begin, *op.pads_end))
-    if op.auto_pad == "valid":
-        padded = False
-    if padded and op.auto_pad in ("same_upper", "same_lower"):
-        shape = static_shape(ctx, node, 0, "data")  # whether same_* pads at all depends on the sizes
-        begin, end = op.pads_for([Dim.static(d) for d in shape[2:]])
-        padded = any((*begin, *end))
+    if op.auto_pad in ("same_upper", "same_lower") and resolved is None:
+        raise ctx.refuse("AvgPool same_* padding on dynamic dims: whether it pads (and so what it divides by) "
+                         "depends on the run")
+    begin, end = resolved if resolved is not None else (op.pads_begin, op.pads_end)
+    padded = op.auto_pad != "valid" and any((*begin, *end))
     attributes["count_include_pad"] = int(padded and not op.exclude_pad)
     return [ctx.make(node, "AveragePool", ctx.inputs(node), ctx.outputs(node), **attributes)]
+
+
+def _pool_pads(ctx: ExportContext, node: Node, op: Any) -> tuple[list[int], list[int]] | None:
+    """same_* pads resolved on static spatial dims (None for other auto_pad values or dynamic dims)."""
+    if op.auto_pad not in ("same_upper", "same_lower"):
+        return None
+    dims = _static_spatial(ctx, node, 0, 2)
+    return None if dims is None else op.pads_for([Dim.static(d) for d in dims])

@@ -149,7 +149,7 @@ def divide(node: Node, op: Divide, ctx: ExportContext) -> list:
     made: list = []
     a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
     element_type = ctx.input_type(node, 0).element_type
-    if not (op.m_pythondiv and element_type.is_integral and element_type.is_signed):
+    if not (op.m_pythondiv and element_type.is_integral and element_type.numpy_dtype.kind == "i"):
         made.append(ctx.make(node, "Div", [a, b], ctx.outputs(node)))
         return made
     names = {step: ctx.temp(node, step) for step in
@@ -173,10 +173,25 @@ def divide(node: Node, op: Divide, ctx: ExportContext) -> list:
 
 @exports(Mod)
 def mod(node: Node, op: Mod, ctx: ExportContext) -> list:
-    """Mod (the sign of the dividend, C's fmod): ONNX Mod with fmod=1."""
+    """Mod (the sign of the dividend): ONNX Mod fmod=1 for integers (C's exact %); floats as OpenVINO's
+    reference computes them, a - trunc(a / b) * b (trunc is Ceil below 0, Floor above), not the exact fmod."""
     made: list = []
-    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
-    made.append(ctx.make(node, "Mod", inputs, ctx.outputs(node), fmod=1))
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    element_type = ctx.input_type(node, 0).element_type
+    if not element_type.is_real:
+        made.append(ctx.make(node, "Mod", [a, b], ctx.outputs(node), fmod=1))
+        return made
+    zero = _scalar(ctx, node, "zero", 0, element_type)
+    steps = {step: ctx.temp(node, step) for step in ("quotient", "negative", "ceil", "floor", "trunc", "product")}
+    made += [
+        ctx.make(node, "Div", [a, b], [steps["quotient"]], step="quotient"),
+        ctx.make(node, "Less", [steps["quotient"], zero], [steps["negative"]], step="negative"),
+        ctx.make(node, "Ceil", [steps["quotient"]], [steps["ceil"]], step="ceil"),
+        ctx.make(node, "Floor", [steps["quotient"]], [steps["floor"]], step="floor"),
+        ctx.make(node, "Where", [steps["negative"], steps["ceil"], steps["floor"]], [steps["trunc"]], step="trunc"),
+        ctx.make(node, "Mul", [steps["trunc"], b], [steps["product"]], step="product"),
+        ctx.make(node, "Sub", [a, steps["product"]], ctx.outputs(node)),
+    ]
     return made
 
 

@@ -307,7 +307,7 @@ def strided_slice(node: Node, op: StridedSlice, ctx: ExportContext) -> list:
     strides = constant_ints(ctx, node, 3, "strides") if len(names) > 3 and names[3] else [1] * len(begin)
 
     def mask(values: tuple[int, ...], i: int) -> bool:
-        return i < len(values) and values[i] == 1
+        return i < len(values) and values[i] != 0
 
     consuming = sum(1 for i in range(len(begin)) if not mask(op.new_axis_mask, i) and not mask(op.ellipsis_mask, i))
     axes, starts, ends, steps, shrunk, new_axes = [], [], [], [], [], []
