@@ -78,11 +78,15 @@ from irgraph.ops.comparison.is_nan import IsNaN
 from irgraph.ops.comparison.less import Less
 from irgraph.ops.comparison.less_equal import LessEqual
 from irgraph.ops.comparison.not_equal import NotEqual
+from irgraph.ops.condition.bucketize import Bucketize
+from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.condition.select import Select
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
+from irgraph.ops.generation.eye import Eye
+from irgraph.ops.generation.range import Range, Range4
 from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
@@ -90,14 +94,17 @@ from irgraph.ops.logical.logical_xor import LogicalXor
 from irgraph.ops.matrix.einsum import Einsum
 from irgraph.ops.matrix.mat_mul import MatMul
 from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
+from irgraph.ops.movement.col2im import Col2Im
 from irgraph.ops.movement.depth_to_space import DepthToSpace
 from irgraph.ops.movement.gather import Gather, Gather7, Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
 from irgraph.ops.movement.pad import Pad, Pad12
 from irgraph.ops.movement.reverse import Reverse
+from irgraph.ops.movement.roll import Roll
 from irgraph.ops.movement.scatter_elements_update import ScatterElementsUpdate3, ScatterElementsUpdate12
 from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate3, ScatterNDUpdate15
+from irgraph.ops.movement.scatter_update import ScatterUpdate
 from irgraph.ops.movement.shuffle_channels import ShuffleChannels
 from irgraph.ops.movement.slice import Slice
 from irgraph.ops.movement.space_to_depth import SpaceToDepth
@@ -120,6 +127,7 @@ from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.reduction.reduce_min import ReduceMin
 from irgraph.ops.reduction.reduce_prod import ReduceProd
 from irgraph.ops.reduction.reduce_sum import ReduceSum
+from irgraph.ops.sequence.one_hot import OneHot1, OneHot16
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
@@ -343,6 +351,7 @@ def movement_cases() -> list[Case]:
         Case(Reshape(special_zero=True), [data, i64(0, -1)], constant=(1,), note="special-zero"),
         Case(Reshape(special_zero=False), [data, np.asarray([4, 6], np.int32)], constant=(1,), note="i32"),
         Case(Reshape(special_zero=False), [f32(0, 3), i64(3, 0)], constant=(1,), note="zero-dim"),
+        Case(Reshape(special_zero=True), [data, np.asarray([0, 12], np.int32)], note="computed-i32"),
         Case(Squeeze(), [f32(1, 3, 1)], note="all"),
         Case(Squeeze(), [f32(1, 3, 1), np.asarray(-1, np.int32)], constant=(1,), note="axis"),
         Case(Squeeze15(allow_axis_skip=True), [f32(1, 3, 1), i64(0, 1)], constant=(1,)),
@@ -372,6 +381,8 @@ def movement_cases() -> list[Case]:
                                                         i64(1)], constant=(3,), note="max"),
         Case(Slice(), [data, i64(-1, 0), i64(-100, 4), i64(-1, 2), i64(1, 2)], constant=(1, 2, 3, 4)),
         Case(Slice(), [data, i64(1), i64(3), i64(1)], note="inputs"),
+        Case(Slice(), [data, np.asarray([2, 0], np.int32), np.asarray([0, 3], np.int32), np.asarray([-1, 2], np.int32),
+                       np.asarray([2, 1], np.int32)], note="inputs-i32"),
         Case(StridedSlice(begin_mask=(0, 1, 0), end_mask=(1, 0, 0), new_axis_mask=(0, 0, 1)),
              [data, i64(1, 0, 0), i64(0, 2, 0), i64(1, 1, 1)], constant=(1, 2, 3),
              note="new-axis"),
@@ -395,8 +406,46 @@ def movement_cases() -> list[Case]:
     ]
 
 
+def generation_cases() -> list[Case]:
+    data = f32(2, 3, 4)
+    return [
+        Case(Range(), [np.asarray(v, np.int32) for v in (2, 11, 3)], note="i32"),
+        Case(Range(), [np.asarray(v, np.float32) for v in (0.5, -3.1, -0.7)], note="f32"),
+        Case(Range4(output_type=ElementType.F32), [np.asarray(1, np.int64), np.asarray([7.5], np.float32),
+                                                   np.asarray(0.25, np.float32)], note="mixed"),
+        Case(Range4(output_type=ElementType.I64), [np.asarray(v, np.float32) for v in (1.7, 9.2, 2.9)],
+             constant=(0, 1, 2), note="truncated"),
+        Case(NonZero(), [np.asarray([[0, 1.5, 0], [2, 0, -1]], np.float32)]),
+        Case(NonZero(output_type=ElementType.I32), [boolean(3, 4)], note="i32"),
+        Case(OneHot1(axis=-1), [i64(0, 2, -1, 5, 1), i64(4).reshape(()), np.asarray(5, np.float32),
+                                np.asarray(-1, np.float32)], constant=(1,)),
+        Case(OneHot16(axis=0, negative_indices_mode="normalize"), [i64(0, 2, -1, 3), i64(4).reshape(()),
+                                                                   np.asarray(5, np.float32),
+                                                                   np.asarray(-1, np.float32)], constant=(1,)),
+        Case(Eye(output_type=ElementType.F32), [i64(3), i64(4), i64(1)], constant=(0, 1, 2)),
+        Case(Eye(output_type=ElementType.I32), [i64(3).reshape(()), np.asarray(2, np.int32), i64(-1), i64(2)],
+             constant=(2,), note="batch"),
+        Case(Bucketize(), [f32(3, 4), np.asarray([-1, 0, 0.5, 2], np.float32)], note="right"),
+        Case(Bucketize(with_right_bound=False, output_type=ElementType.I32),
+             [np.asarray([-1, 0, 0.25, 0.5, 3], np.float32), np.asarray([-1, 0, 0.5, 2], np.float32)], note="left"),
+        Case(Gather8(batch_dims=1), [data, RNG.integers(0, 4, (2, 5)).astype(np.int64), i64(2)], constant=(2,),
+             note="batch-dims"),
+        Case(Gather8(batch_dims=1), [data, RNG.integers(0, 3, (2, 2)).astype(np.int64), i64(1)], constant=(2,),
+             note="batch-dims-at-axis"),
+        Case(Gather8(batch_dims=-1), [f32(2, 3, 4, 2), RNG.integers(0, 2, (2, 3, 2)).astype(np.int32), i64(-1)],
+             constant=(2,), note="negative-batch-dims"),
+        Case(ScatterUpdate(), [data, i64(1, 0), f32(2, 2, 4), i64(1)], constant=(3,)),
+        Case(ScatterUpdate(), [data, np.asarray([1], np.int32), f32(1, 3, 4), i64(0)], constant=(3,), note="axis-0"),
+        Case(Roll(), [data, i64(1, -5), i64(2, 0)], constant=(1, 2)),
+        Case(Roll(), [data, np.asarray(2, np.int32), i64(1, 1)], constant=(1, 2), note="scalar-shift"),
+        Case(Col2Im(strides=(2, 2), pads_begin=(1, 0), pads_end=(1, 0)), [f32(1, 8, 6), i64(4, 4), i64(2, 2)],
+             constant=(1, 2)),
+        Case(Col2Im(), [f32(4, 9), i64(4, 4), i64(2, 2)], constant=(1, 2), note="unbatched"),
+    ]
+
+
 CASES = (unary_cases() + binary_cases() + activation_cases() + convolution_cases() + reduction_cases()
-         + matrix_cases() + type_cases() + normalization_cases() + movement_cases())
+         + matrix_cases() + type_cases() + normalization_cases() + movement_cases() + generation_cases())
 
 
 def one_op_model(case: Case) -> tuple[ir.Model, dict[str, np.ndarray]]:

@@ -22,6 +22,7 @@ from irgraph.io.onnx.export_rules.patterns import (
 )
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
+from irgraph.ops.movement.col2im import Col2Im
 from irgraph.ops.movement.concat import Concat
 from irgraph.ops.movement.depth_to_space import DepthToSpace
 from irgraph.ops.movement.gather import Gather, Gather7, Gather8
@@ -29,8 +30,10 @@ from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
 from irgraph.ops.movement.pad import Pad, Pad12
 from irgraph.ops.movement.reverse import Reverse
+from irgraph.ops.movement.roll import Roll
 from irgraph.ops.movement.scatter_elements_update import ScatterElementsUpdate3, ScatterElementsUpdate12
 from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate3, ScatterNDUpdate15
+from irgraph.ops.movement.scatter_update import ScatterUpdate
 from irgraph.ops.movement.shuffle_channels import ShuffleChannels
 from irgraph.ops.movement.slice import Slice
 from irgraph.ops.movement.space_to_depth import SpaceToDepth
@@ -70,7 +73,8 @@ def _axis(ctx: ExportContext, node: Node, index: int, rank_of: int = 0) -> int:
 def reshape(node: Node, op: Reshape, ctx: ExportContext) -> list:
     """Reshape; special_zero is ONNX's default (0 copies the input dim), its absence allowzero=1 (opset 14)."""
     data = ctx.inputs(node)[0]
-    shape = int64_input(ctx, node, 1, "shape", scalar=False)
+    made: list = []
+    shape = int64_input(ctx, node, 1, "shape", made, scalar=False)
     attributes = {}
     if not op.special_zero:
         value = ctx.constant(node, 1)
@@ -79,7 +83,7 @@ def reshape(node: Node, op: Reshape, ctx: ExportContext) -> list:
                 raise ctx.refuse("special_zero=false with a 0 (or a computed shape) needs ONNX allowzero "
                                  "(opset 14)")
             attributes["allowzero"] = 1
-    return [ctx.make(node, "Reshape", [data, shape], ctx.outputs(node), **attributes)]
+    return [*made, ctx.make(node, "Reshape", [data, shape], ctx.outputs(node), **attributes)]
 
 
 @exports(Squeeze, Squeeze15)
@@ -102,14 +106,17 @@ def squeeze(node: Node, op: Any, ctx: ExportContext) -> list:
                 kept.append(axis)
         axes_name = ctx.initializer(node, "axes", np.asarray(kept, np.int64))
         return [ctx.make(node, "Squeeze", [names[0], axes_name], ctx.outputs(node))]
-    return [ctx.make(node, "Squeeze", [names[0], int64_input(ctx, node, 1, "axes", scalar=False)], ctx.outputs(node))]
+    made: list = []
+    axes_name = int64_input(ctx, node, 1, "axes", made, scalar=False)
+    return [*made, ctx.make(node, "Squeeze", [names[0], axes_name], ctx.outputs(node))]
 
 
 @exports(Unsqueeze)
 def unsqueeze(node: Node, op: Unsqueeze, ctx: ExportContext) -> list:
     """Unsqueeze with int64 axes (a scalar axis becomes a 1-element list)."""
-    return [ctx.make(node, "Unsqueeze", [ctx.inputs(node)[0], int64_input(ctx, node, 1, "axes", scalar=False)],
-                     ctx.outputs(node))]
+    made: list = []
+    axes = int64_input(ctx, node, 1, "axes", made, scalar=False)
+    return [*made, ctx.make(node, "Unsqueeze", [ctx.inputs(node)[0], axes], ctx.outputs(node))]
 
 
 @exports(ShapeOf1, ShapeOf3)
@@ -234,13 +241,40 @@ def space_to_depth(node: Node, op: SpaceToDepth, ctx: ExportContext) -> list:
 # ------------------------------------------------------------------------------------ gathers, scatters
 @exports(Gather, Gather7, Gather8)
 def gather(node: Node, op: Any, ctx: ExportContext) -> list:
-    """Gather along a constant axis; batch_dims > 0 is refused (ONNX Gather has no batch dims)."""
+    """Gather along a constant axis. With batch_dims b, GatherND(batch_dims=b) on the indices with a
+    trailing unit dim picks the same slices once the axis is moved to position b (a Transpose of the
+    data), and a Transpose of the result puts the indices' dims back where Gather puts them."""
     axis = _axis(ctx, node, 2)
-    batch_dims = getattr(op, "batch_dims", 0)
-    if batch_dims:
-        raise ctx.refuse(f"Gather with batch_dims={batch_dims} has no ONNX Gather form")
     data, indices = ctx.inputs(node)[:2]
-    return [ctx.make(node, "Gather", [data, indices], ctx.outputs(node), axis=axis)]
+    batch_dims = getattr(op, "batch_dims", 0)
+    if not batch_dims:
+        return [ctx.make(node, "Gather", [data, indices], ctx.outputs(node), axis=axis)]
+    rank, index_rank = input_rank(ctx, node, 0), input_rank(ctx, node, 1)
+    axis = normalize_axis(axis, rank)
+    batch = batch_dims + index_rank if batch_dims < 0 else batch_dims
+    made: list = []
+    indices = int64_input(ctx, node, 1, "indices", made)  # GatherND takes int64 indices only
+    if axis != batch:
+        order = [*range(batch), axis, *(a for a in range(batch, rank) if a != axis)]
+        moved = ctx.temp(node, "moved")
+        made.append(ctx.make(node, "Transpose", [data], [moved], step="moved", perm=order))
+        data = moved
+    last = ctx.initializer(node, "last_axis", np.asarray([-1], np.int64))
+    tuples = ctx.temp(node, "tuples")
+    made.append(ctx.make(node, "Unsqueeze", [indices, last], [tuples], step="tuples"))
+    output = ctx.outputs(node)[0]
+    if axis == batch:
+        made.append(ctx.make(node, "GatherND", [data, tuples], [output], batch_dims=batch))
+        return made
+    # GatherND gives batch + index dims + data[batch:axis] + data[axis+1:]; Gather puts the index dims at axis.
+    gathered = ctx.temp(node, "gathered")
+    made.append(ctx.make(node, "GatherND", [data, tuples], [gathered], step="gathered", batch_dims=batch))
+    picked = index_rank - batch
+    between = axis - batch
+    order = [*range(batch), *(batch + picked + i for i in range(between)), *(batch + i for i in range(picked)),
+             *range(batch + picked + between, rank - 1 + picked)]
+    made.append(ctx.make(node, "Transpose", [gathered], [output], perm=order))
+    return made
 
 
 @exports(GatherElements)
@@ -288,12 +322,13 @@ def scatter_elements_update(node: Node, op: Any, ctx: ExportContext) -> list:
 def slice_(node: Node, op: Slice, ctx: ExportContext) -> list:
     """Slice-8 (data, start, stop, step, axes) is ONNX Slice (data, starts, ends, axes, steps) in int64."""
     names = ctx.inputs(node)
-    starts, ends, steps = (int64_input(ctx, node, i, s, scalar=False) for i, s in ((1, "starts"), (2, "ends"),
+    made: list = []
+    starts, ends, steps = (int64_input(ctx, node, i, s, made, scalar=False) for i, s in ((1, "starts"), (2, "ends"),
                                                                                      (3, "steps")))
     inputs = [names[0], starts, ends]
-    inputs.append(int64_input(ctx, node, 4, "axes", scalar=False) if len(names) > 4 and names[4] else "")
+    inputs.append(int64_input(ctx, node, 4, "axes", made, scalar=False) if len(names) > 4 and names[4] else "")
     inputs.append(steps)
-    return [ctx.make(node, "Slice", inputs, ctx.outputs(node))]
+    return [*made, ctx.make(node, "Slice", inputs, ctx.outputs(node))]
 
 
 @exports(StridedSlice)
@@ -393,8 +428,8 @@ def tile(node: Node, op: Tile, ctx: ExportContext) -> list:
     if value is None:
         if ctx.input_type(node, 1).shape.rank_is_dynamic or ctx.input_type(node, 1).shape[0] != rank:
             raise ctx.refuse("computed repeats must have one entry per data dim to export")
-        repeats = int64_input(ctx, node, 1, "repeats", scalar=False)
-        return [ctx.make(node, "Tile", [data, repeats], ctx.outputs(node))]
+        repeats = int64_input(ctx, node, 1, "repeats", made, scalar=False)
+        return [*made, ctx.make(node, "Tile", [data, repeats], ctx.outputs(node))]
     repeats = [int(v) for v in np.asarray(value).reshape(-1)]
     if len(repeats) > rank:
         axes = ctx.initializer(node, "lead_axes", np.arange(len(repeats) - rank, dtype=np.int64))
@@ -423,9 +458,9 @@ def pad(node: Node, op: Any, ctx: ExportContext) -> list:
                                                              np.asarray(end).reshape(-1)]).astype(np.int64))
     else:
         pads = ctx.temp(node, "pads")
-        made.append(ctx.make(node, "Concat", [int64_input(ctx, node, 1, "begin", scalar=False),
-                                              int64_input(ctx, node, 2, "end", scalar=False)], [pads], step="pads",
-                             axis=0))
+        begins = int64_input(ctx, node, 1, "begin", made, scalar=False)
+        ends = int64_input(ctx, node, 2, "end", made, scalar=False)
+        made.append(ctx.make(node, "Concat", [begins, ends], [pads], step="pads", axis=0))
     inputs = [names[0], pads]
     if op.pad_mode == "constant" and len(names) > 3 and names[3]:
         inputs.append(names[3])
@@ -439,8 +474,8 @@ def broadcast(node: Node, op: Any, ctx: ExportContext) -> list:
     data's dims to their axes_mapping places."""
     names = ctx.inputs(node)
     data = names[0]
-    target = int64_input(ctx, node, 1, "target_shape", scalar=False)
     made: list = []
+    target = int64_input(ctx, node, 1, "target_shape", made, scalar=False)
     if op.mode == "explicit":
         mapping = constant_ints(ctx, node, 2, "axes_mapping")
         shape = ctx.input_type(node, 1).shape
@@ -459,3 +494,96 @@ def broadcast(node: Node, op: Any, ctx: ExportContext) -> list:
     return made
 
 
+
+
+@exports(ScatterUpdate)
+def scatter_update(node: Node, op: ScatterUpdate, ctx: ExportContext) -> list:
+    """ScatterND: the axis moved to the front of data and updates (Transposes), the indices given a
+    trailing unit dim, and the result's axis moved back."""
+    axis = _axis(ctx, node, 3)
+    rank, index_rank = input_rank(ctx, node, 0), input_rank(ctx, node, 1)
+    axis = normalize_axis(axis, rank)
+    data, _, updates = ctx.inputs(node)[:3]
+    made: list = []
+    indices = int64_input(ctx, node, 1, "indices", made)  # ScatterND takes int64 indices only
+    last = ctx.initializer(node, "last_axis", np.asarray([-1], np.int64))
+    tuples = ctx.temp(node, "tuples")
+    made.append(ctx.make(node, "Unsqueeze", [indices, last], [tuples], step="tuples"))
+    output = ctx.outputs(node)[0]
+    if axis == 0:
+        made.append(ctx.make(node, "ScatterND", [data, tuples, updates], [output]))
+        return made
+    data_order = [axis, *(a for a in range(rank) if a != axis)]
+    # updates: data[:axis] + indices + data[axis+1:] -> indices + data[:axis] + data[axis+1:]
+    update_order = [*range(axis, axis + index_rank), *range(axis), *range(axis + index_rank, rank - 1 + index_rank)]
+    moved_data, moved_updates, scattered = (ctx.temp(node, s) for s in ("moved_data", "moved_updates", "scattered"))
+    back = [data_order.index(a) for a in range(rank)]
+    made += [ctx.make(node, "Transpose", [data], [moved_data], step="moved_data", perm=data_order),
+             ctx.make(node, "Transpose", [updates], [moved_updates], step="moved_updates", perm=update_order),
+             ctx.make(node, "ScatterND", [moved_data, tuples, moved_updates], [scattered], step="scattered"),
+             ctx.make(node, "Transpose", [scattered], [output], perm=back)]
+    return made
+
+
+@exports(Roll)
+def roll(node: Node, op: Roll, ctx: ExportContext) -> list:
+    """Per rolled axis (constant shifts and axes, static dims): the last shift % dim elements, then the rest
+    (two Slices and a Concat)."""
+    rank = input_rank(ctx, node, 0)
+    shifts = constant_ints(ctx, node, 1, "shift")
+    axes = [normalize_axis(a, rank) for a in constant_ints(ctx, node, 2, "axes")]
+    if np.ndim(ctx.constant(node, 1)) == 0:
+        shifts = shifts * len(axes)
+    shape = ctx.input_type(node, 0).shape
+    total: dict[int, int] = {}
+    for axis, shift in zip(axes, shifts, strict=True):
+        total[axis] = total.get(axis, 0) + shift
+    made: list = []
+    current = ctx.inputs(node)[0]
+    output = ctx.outputs(node)[0]
+    moves = []
+    for axis, shift in sorted(total.items()):
+        dim = shape[axis]
+        if not dim.is_static:
+            raise ctx.refuse(f"Roll over the dynamic dim {dim} (axis {axis})")
+        if dim.value and shift % dim.value:
+            moves.append((axis, shift % dim.value))
+    if not moves:
+        return [ctx.make(node, "Identity", [current], [output])]
+    for number, (axis, shift) in enumerate(moves):
+        step = f"axis{axis}"
+        axis_name = ctx.initializer(node, f"{step}_axes", np.asarray([axis], np.int64))
+        split = ctx.initializer(node, f"{step}_split", np.asarray([-shift], np.int64))
+        start = ctx.initializer(node, f"{step}_start", np.asarray([0], np.int64))
+        end = ctx.initializer(node, f"{step}_end", np.asarray([_INT64_MAX], np.int64))
+        tail, head = ctx.temp(node, f"{step}_tail"), ctx.temp(node, f"{step}_head")
+        rolled = output if number == len(moves) - 1 else ctx.temp(node, step)
+        made += [ctx.make(node, "Slice", [current, split, end, axis_name], [tail], step=f"{step}_tail"),
+                 ctx.make(node, "Slice", [current, start, split, axis_name], [head], step=f"{step}_head"),
+                 ctx.make(node, "Concat", [tail, head], [rolled], axis=axis,
+                          **({} if rolled == output else {"step": step}))]
+        current = rolled
+    return made
+
+
+@exports(Col2Im)
+def col2im(node: Node, op: Col2Im, ctx: ExportContext) -> list:
+    """Col2Im (opset 18) with the same strides, dilations and pads; unbatched data gets a batch dim
+    (an Unsqueeze before, a Squeeze after)."""
+    if ctx.opset < 18:
+        raise ctx.refuse("ONNX Col2Im arrives in opset 18")
+    names = ctx.inputs(node)
+    output = ctx.outputs(node)[0]
+    attributes = {"strides": list(op.strides), "dilations": list(op.dilations),
+                  "pads": [*op.pads_begin, *op.pads_end]}
+    made: list = []
+    image_shape = int64_input(ctx, node, 1, "image_shape", made, scalar=False)
+    block_shape = int64_input(ctx, node, 2, "block_shape", made, scalar=False)
+    if input_rank(ctx, node, 0) == 3:
+        return [*made, ctx.make(node, "Col2Im", [names[0], image_shape, block_shape], [output], **attributes)]
+    first = ctx.initializer(node, "batch_axis", np.asarray([0], np.int64))
+    batched, image = ctx.temp(node, "batched"), ctx.temp(node, "image")
+    made += [ctx.make(node, "Unsqueeze", [names[0], first], [batched], step="batched"),
+             ctx.make(node, "Col2Im", [batched, image_shape, block_shape], [image], step="image", **attributes),
+             ctx.make(node, "Squeeze", [image, first], [output])]
+    return made

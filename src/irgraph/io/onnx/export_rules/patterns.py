@@ -21,10 +21,11 @@ def constant_ints(ctx: ExportContext, node: Node, index: int, what: str) -> list
     return [int(v) for v in np.asarray(value).reshape(-1)]
 
 
-def int64_input(ctx: ExportContext, node: Node, index: int, step: str, *, scalar: bool | None = None) -> str:
+def int64_input(ctx: ExportContext, node: Node, index: int, step: str, made: list, *,
+                scalar: bool | None = None) -> str:
     """Input ``index`` as an int64 tensor (ONNX shape, axes and index inputs are int64): a Const becomes
-    an int64 initializer, a computed tensor of another type goes through a Cast. ``scalar`` True makes a
-    constant a 0-d tensor, False a 1-d one (None keeps its shape)."""
+    an int64 initializer, a computed tensor of another type goes through a Cast appended to ``made``.
+    ``scalar`` True makes a constant a 0-d tensor, False a 1-d one (None keeps its shape)."""
     value = ctx.constant(node, index)
     if value is not None:
         array = np.asarray(value).astype(np.int64)
@@ -38,7 +39,7 @@ def int64_input(ctx: ExportContext, node: Node, index: int, step: str, *, scalar
     name = ctx.inputs(node)[index]
     if ctx.input_type(node, index).element_type is ElementType.I64:
         return name
-    return cast(ctx, node, name, ElementType.I64, f"{step}_i64", [])
+    return cast(ctx, node, name, ElementType.I64, f"{step}_i64", made)
 
 
 def cast(ctx: ExportContext, node: Node, name: str, element_type: ElementType, step: str, made: list) -> str:

@@ -46,8 +46,9 @@ def _reduce_node(ctx: ExportContext, node: Node, onnx_op: str, data: str, output
     input_form = ctx.opset >= 18 or (onnx_op == "ReduceSum" and ctx.opset >= 13)
     extra = {} if step is None else {"step": step}
     if input_form:
-        axes = int64_input(ctx, node, 1, "axes", scalar=False)
-        return [ctx.make(node, onnx_op, [data, axes], [output], **extra, **attributes)]
+        made: list = []
+        axes = int64_input(ctx, node, 1, "axes", made, scalar=False)
+        return [*made, ctx.make(node, onnx_op, [data, axes], [output], **extra, **attributes)]
     if value is None:
         raise ctx.refuse(f"computed axes need ONNX {onnx_op}'s axes input (opset 18); opset {ctx.opset} takes "
                          "them as an attribute")
@@ -93,11 +94,12 @@ def log_softmax(node: Node, op: LogSoftmax, ctx: ExportContext) -> list:
 def cum_sum(node: Node, op: CumSum, ctx: ExportContext) -> list:
     """CumSum with exclusive and reverse; the axis is 0 when absent (ONNX needs the input)."""
     names = ctx.inputs(node)
+    made: list = []
     if len(names) > 1 and names[1]:
-        axis = int64_input(ctx, node, 1, "axis", scalar=True)
+        axis = int64_input(ctx, node, 1, "axis", made, scalar=True)
     else:
         axis = ctx.initializer(node, "axis", np.asarray(0, np.int64))
-    return [ctx.make(node, "CumSum", [names[0], axis], ctx.outputs(node), exclusive=int(op.exclusive),
+    return [*made, ctx.make(node, "CumSum", [names[0], axis], ctx.outputs(node), exclusive=int(op.exclusive),
                      reverse=int(op.reverse))]
 
 
@@ -109,10 +111,10 @@ def top_k(node: Node, op: Any, ctx: ExportContext) -> list:
         raise ctx.refuse(f"sort={op.sort} has no ONNX TopK form (ONNX sorts by value, or leaves the order open)")
     k = constant_ints(ctx, node, 1, "k") if ctx.constant(node, 1) is not None else None
     names = ctx.inputs(node)
-    k_name = ctx.initializer(node, "k", np.asarray(k, np.int64).reshape(1)) if k is not None else \
-        int64_input(ctx, node, 1, "k", scalar=False)
-    outputs = ctx.outputs(node)
     made: list = []
+    k_name = ctx.initializer(node, "k", np.asarray(k, np.int64).reshape(1)) if k is not None else \
+        int64_input(ctx, node, 1, "k", made, scalar=False)
+    outputs = ctx.outputs(node)
     indices = outputs[1] if len(outputs) > 1 else ctx.temp(node, "indices")
     wide = indices
     if op.index_element_type is not ElementType.I64:
