@@ -87,6 +87,7 @@ from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.generation.eye import Eye
 from irgraph.ops.generation.range import Range, Range4
+from irgraph.ops.image.interpolate import Interpolate4, Interpolate11
 from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
@@ -144,6 +145,8 @@ RNG = np.random.default_rng(20261123)
 ORT = "onnxruntime 1.31.1"
 PATTERN = Tolerance(ulp=4, eps=4)
 """A few ONNX ops in a row, each rounding to the element type, where irgraph rounds once."""
+CUBIC = Tolerance(ulp=8, eps=8)
+"""Sixteen weighted taps per value (cubic over two axes), summed in another order than OpenVINO's reference."""
 ORT_SOFTSIGN = Tolerance(ulp=1)
 """onnxruntime 1.31.1's Softsign is 1 ULP from x / (1 + |x|) on 7 of 24 values (its own vectorised division)."""
 
@@ -444,8 +447,43 @@ def generation_cases() -> list[Case]:
     ]
 
 
+def image_cases() -> list[Case]:
+    image = f32(1, 2, 5, 6)
+
+    def v11(**attributes):
+        return Interpolate11(**attributes)
+
+    cases = []
+    for mode, transform, extra in (
+        ("nearest", "asymmetric", {"nearest_mode": "floor"}),
+        ("nearest", "half_pixel", {"nearest_mode": "round_prefer_ceil"}),
+        ("nearest", "tf_half_pixel_for_nn", {"nearest_mode": "ceil"}),
+        ("linear_onnx", "half_pixel", {}),
+        ("linear_onnx", "align_corners", {}),
+        ("linear_onnx", "pytorch_half_pixel", {}),
+        ("linear", "half_pixel", {}),
+        ("linear", "asymmetric", {}),
+        ("cubic", "asymmetric", {"cube_coeff": -0.5}),
+    ):
+        op = v11(mode=mode, coordinate_transformation_mode=transform, shape_calculation_mode="sizes", **extra)
+        cases.append(Case(op, [image, i64(9, 4), i64(2, 3)], constant=(1, 2), opsets=(13, 18),
+                          tolerance=CUBIC if mode == "cubic" else PATTERN, note=f"{mode}-{transform}"))
+    cases += [
+        Case(v11(mode="linear_onnx", shape_calculation_mode="scales"), [image, np.asarray([2.0, 0.5], np.float32),
+                                                                        i64(2, 3)], constant=(1, 2),
+             opsets=(13, 18), tolerance=PATTERN, note="scales"),
+        Case(v11(mode="nearest", shape_calculation_mode="sizes", pads_begin=(0, 0, 1, 0), pads_end=(0, 0, 0, 2)),
+             [image, i64(1, 2, 4, 4)], constant=(1,), note="padded-all-axes"),
+        Case(Interpolate4(mode="cubic", shape_calculation_mode="scales"),
+             [image, i64(1, 1), np.asarray([1.5, 2.0], np.float32), i64(2, 3)], constant=(1, 2, 3),
+             tolerance=CUBIC, note="v4-scales"),
+    ]
+    return cases
+
+
 CASES = (unary_cases() + binary_cases() + activation_cases() + convolution_cases() + reduction_cases()
-         + matrix_cases() + type_cases() + normalization_cases() + movement_cases() + generation_cases())
+         + matrix_cases() + type_cases() + normalization_cases() + movement_cases() + generation_cases()
+         + image_cases())
 
 
 def one_op_model(case: Case) -> tuple[ir.Model, dict[str, np.ndarray]]:
@@ -537,6 +575,20 @@ def test_every_unexportable_layer_is_named_in_one_message():
         "form (ONNX's ceil_mode keeps windows that start in the padding); layer 3 'pool1': rounding_type "
         "ceil_torch has no ONNX form (ONNX's ceil_mode keeps windows that start in the padding)); SpaceToDepth x1 "
         "(layer 1 's2d': SpaceToDepth depth_first has no ONNX form (ONNX orders the blocks first))")
+
+
+def test_interpolate_modes_without_an_exact_resize_form_are_refused():
+    m = ir.Model("resize")
+    x = m.parameter("x", [1, 1, 8, 9], "f32")
+    sizes, axes = m.const(i64(3, 4)), m.const(i64(2, 3))
+    for name, attributes in (("aa", {"mode": "linear", "antialias": True}), ("pillow", {"mode": "bilinear_pillow"}),
+                             ("simple", {"mode": "nearest", "nearest_mode": "simple"})):
+        node = m.add_node(Interpolate11(shape_calculation_mode="sizes", **attributes), name, [x, sizes, axes])
+        m.result(ir.OutputPort(node.id, 0), name=f"y_{name}")
+    with pytest.raises(ConversionError, match=r"^3 layers cannot be exported to ONNX: Interpolate x3 \(layer 3 'aa': "
+                                              r"antialias has no exact ONNX Resize form .*; layer 5 'pillow': mode "
+                                              r"bilinear_pillow has no .*; layer 7 'simple': nearest_mode simple"):
+        ir.export_onnx(m)
 
 
 def test_a_type_the_onnx_op_does_not_take_is_refused_by_its_schema():

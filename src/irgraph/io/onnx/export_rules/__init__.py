@@ -7,6 +7,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     convolution,
     elementwise,
     generation,
+    image,
     matrix,
     movement,
     normalization,
