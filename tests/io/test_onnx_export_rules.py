@@ -112,6 +112,7 @@ from irgraph.ops.movement.space_to_depth import SpaceToDepth
 from irgraph.ops.movement.strided_slice import StridedSlice
 from irgraph.ops.movement.tile import Tile
 from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.movement.unique import Unique
 from irgraph.ops.normalization.batch_norm_inference import BatchNormInference, BatchNormInference5
 from irgraph.ops.normalization.lrn import LRN
 from irgraph.ops.normalization.mvn import MVN, MVN6
@@ -129,6 +130,7 @@ from irgraph.ops.reduction.reduce_min import ReduceMin
 from irgraph.ops.reduction.reduce_prod import ReduceProd
 from irgraph.ops.reduction.reduce_sum import ReduceSum
 from irgraph.ops.sequence.one_hot import OneHot1, OneHot16
+from irgraph.ops.sequence.scaled_dot_product_attention import ScaledDotProductAttention
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
@@ -304,6 +306,9 @@ def reduction_cases() -> list[Case]:
         Case(TopK11(axis=-1, mode="max", sort="value", stable=True), [np.asarray([3, 1, 3, 2, 1], np.float32),
                                                                        i64(5).reshape(())], constant=(1,),
              note="ties"),
+        Case(TopK11(axis=1, mode="min", sort="index", index_element_type=ElementType.I32),
+             [f32(3, 7), i64(4).reshape(())], constant=(1,), note="by-index"),
+        Case(TopK3(axis=0, mode="max", sort="none"), [f32(6, 2), i64(3).reshape(())], constant=(1,), note="none"),
     ]
     return cases
 
@@ -314,6 +319,15 @@ def matrix_cases() -> list[Case]:
         Case(MatMul(transpose_a=True, transpose_b=True), [f32(2, 4, 3), f32(5, 4)], note="transposed"),
         Case(MatMul(transpose_a=True), [f32(4), f32(4, 2)], note="1d"),
         Case(Einsum(equation="ij,jk->ik"), [f32(2, 3), f32(3, 4)]),
+        Case(ScaledDotProductAttention(), [f32(2, 3, 4), f32(2, 5, 4), f32(2, 5, 6)], tolerance=PATTERN),
+        Case(ScaledDotProductAttention(causal=True), [f32(1, 2, 4, 4), f32(1, 2, 4, 4), f32(1, 2, 4, 3),
+                                                      f32(1), np.asarray(0.3, np.float32)], tolerance=PATTERN,
+             note="causal-scale"),
+        Case(ScaledDotProductAttention(), [f32(2, 3, 4), f32(2, 5, 4), f32(2, 5, 6),
+                                           np.asarray([[True] * 5, [True, False] * 2 + [True], [False] * 4 + [True]])],
+             tolerance=PATTERN, note="bool-mask"),
+        Case(ScaledDotProductAttention(), [f32(2, 3, 4), f32(2, 5, 4), f32(2, 5, 6), f32(3, 5)], tolerance=PATTERN,
+             note="float-mask"),
     ]
 
 
@@ -406,6 +420,10 @@ def movement_cases() -> list[Case]:
         Case(Broadcast(mode="numpy"), [f32(3, 1), i64(2, 3, 4)], constant=(1,)),
         Case(Broadcast3(mode="bidirectional"), [f32(3, 1), i64(2, 1, 4)], constant=(1,), note="bidirectional"),
         Case(Broadcast3(mode="explicit"), [f32(3), i64(2, 3, 4), i64(1)], constant=(1, 2), note="explicit"),
+        Case(Unique(), [np.asarray([3, 1, 3, 2, 1, 5], np.int32)], note="sorted"),
+        Case(Unique(sorted=False, index_element_type=ElementType.I32, count_element_type=ElementType.I32),
+             [np.asarray([[3, 1], [3, 1], [0, 2]], np.float32), i64(0).reshape(())], constant=(1,),
+             note="rows-first-occurrence"),
     ]
 
 

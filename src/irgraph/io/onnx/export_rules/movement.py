@@ -15,6 +15,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import (
+    cast,
     constant_ints,
     input_rank,
     int64_input,
@@ -41,6 +42,7 @@ from irgraph.ops.movement.split import Split
 from irgraph.ops.movement.strided_slice import StridedSlice
 from irgraph.ops.movement.tile import Tile
 from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.movement.unique import Unique
 from irgraph.ops.movement.variadic_split import VariadicSplit, resolve_lengths
 from irgraph.ops.op import normalize_axis
 from irgraph.ops.shape.reshape import Reshape
@@ -587,3 +589,39 @@ def col2im(node: Node, op: Col2Im, ctx: ExportContext) -> list:
              ctx.make(node, "Col2Im", [batched, image_shape, block_shape], [image], step="image", **attributes),
              ctx.make(node, "Squeeze", [image, first], [output])]
     return made
+
+
+@exports(Unique)
+def unique(node: Node, op: Unique, ctx: ExportContext) -> list:
+    """ONNX Unique (sorted ascending or by first occurrence, flattened without an axis: both as OpenVINO);
+    its int64 indices, inverse indices and counts cast to the asked types. Integers other than i8 and i64
+    go through i64 (onnxruntime 1.31.1 has no Unique kernel for them; the order of integers is kept)."""
+    names = ctx.inputs(node)
+    attributes: dict[str, Any] = {"sorted": int(op.sorted)}
+    if len(names) > 1 and names[1]:
+        attributes["axis"] = _axis(ctx, node, 1)
+    outputs = ctx.outputs(node)
+    wanted_types = [op.index_element_type, op.index_element_type, op.count_element_type]
+    made: list = []
+    produced = [outputs[0]]
+    casts = []
+    for index, element_type in enumerate(wanted_types, start=1):
+        if index >= len(outputs):
+            produced.append(ctx.temp(node, f"unused{index}"))
+        elif element_type is ElementType.I64:
+            produced.append(outputs[index])
+        else:
+            wide = ctx.temp(node, f"output{index}_i64")
+            produced.append(wide)
+            casts.append(ctx.make(node, "Cast", [wide], [outputs[index]], step=f"output{index}",
+                                  to=onnx_type_code(element_type)))
+    data_type = ctx.input_type(node, 0).element_type
+    data = names[0]
+    if data_type.is_integral and data_type not in (ElementType.I64, ElementType.I8):
+        data = cast(ctx, node, data, ElementType.I64, "data_i64", made)
+        wide_values = ctx.temp(node, "unique_i64")
+        casts.insert(0, ctx.make(node, "Cast", [wide_values], [produced[0]], step="unique",
+                                 to=onnx_type_code(data_type)))
+        produced[0] = wide_values
+    made.append(ctx.make(node, "Unique", [data], produced, **attributes))
+    return made + casts

@@ -14,7 +14,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast, constant_ints, int64_input, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import cast, int64_input, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.activation.log_softmax import LogSoftmax
 from irgraph.ops.activation.soft_max import SoftMax1, SoftMax8
@@ -105,22 +105,27 @@ def cum_sum(node: Node, op: CumSum, ctx: ExportContext) -> list:
 
 @exports(TopK1, TopK3, TopK11)
 def top_k(node: Node, op: Any, ctx: ExportContext) -> list:
-    """TopK sorted by value (ONNX's only defined order: sort=index or none is refused), indices cast
-    to i32 when asked."""
-    if op.sort not in ("value",):
-        raise ctx.refuse(f"sort={op.sort} has no ONNX TopK form (ONNX sorts by value, or leaves the order open)")
-    k = constant_ints(ctx, node, 1, "k") if ctx.constant(node, 1) is not None else None
+    """TopK (sorted by value, ties to the lower index as in both); sort=index or none (irgraph orders
+    those by index) sorts the k indices with a second TopK and gathers the values in that order;
+    indices cast to i32 when asked."""
     names = ctx.inputs(node)
     made: list = []
-    k_name = ctx.initializer(node, "k", np.asarray(k, np.int64).reshape(1)) if k is not None else \
+    value = ctx.constant(node, 1)
+    k_name = ctx.initializer(node, "k", np.asarray(value, np.int64).reshape(1)) if value is not None else \
         int64_input(ctx, node, 1, "k", made, scalar=False)
     outputs = ctx.outputs(node)
-    indices = outputs[1] if len(outputs) > 1 else ctx.temp(node, "indices")
-    wide = indices
-    if op.index_element_type is not ElementType.I64:
-        wide = ctx.temp(node, "indices_i64")
-    made.append(ctx.make(node, "TopK", [names[0], k_name], [outputs[0], wide], axis=op.axis,
+    by_index = op.sort != "value"
+    values = ctx.temp(node, "by_value") if by_index else outputs[0]
+    wanted = outputs[1] if len(outputs) > 1 else ctx.temp(node, "indices")
+    wide = ctx.temp(node, "indices_i64") if by_index or op.index_element_type is not ElementType.I64 else wanted
+    made.append(ctx.make(node, "TopK", [names[0], k_name], [values, wide], axis=op.axis,
                          largest=int(op.mode == "max"), sorted=1))
-    if wide != indices:
-        made.append(ctx.make(node, "Cast", [wide], [indices], step="indices", to=onnx_type_code(op.index_element_type)))
+    if by_index:
+        ordered, positions = ctx.temp(node, "ordered_indices"), ctx.temp(node, "positions")
+        made += [ctx.make(node, "TopK", [wide, k_name], [ordered, positions], step="by_index", axis=op.axis,
+                          largest=0, sorted=1),
+                 ctx.make(node, "GatherElements", [values, positions], [outputs[0]], step="values", axis=op.axis)]
+        wide = ordered
+    if wide != wanted:
+        made.append(ctx.make(node, "Cast", [wide], [wanted], step="indices", to=onnx_type_code(op.index_element_type)))
     return made
