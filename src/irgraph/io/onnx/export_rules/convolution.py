@@ -114,27 +114,89 @@ def convolution_backprop_data(node: Node, op: Any, ctx: ExportContext) -> list:
     return made
 
 
-def _ceil_mode(ctx: ExportContext, op: Any) -> dict[str, int]:
-    if op.rounding_type == "ceil_torch":
-        raise ctx.refuse("rounding_type ceil_torch has no ONNX form (ONNX's ceil_mode keeps windows that start "
-                         "in the padding)")
-    return {"ceil_mode": 1} if op.rounding_type == "ceil" else {}
+def _pool_window(ctx: ExportContext, node: Node, op: Any, made: list, *, pad_value: float | None,
+                 dilations: tuple[int, ...] = ()) -> tuple[str, dict[str, Any], tuple[list[int], list[int]] | None]:
+    """The data to pool (padded first where ONNX cannot pad), the window attributes and the pads OpenVINO
+    resolved (before any widening below).
+
+    Rounding: ceil_mode is not written, as onnx 1.23's shape inference keeps a last window starting
+    in the end padding and onnxruntime 1.31.1 drops it. OpenVINO's ceil and ceil_torch become floor
+    rounding over end pads widened until the last window fits: the same windows, which for AvgPool
+    divide by the whole kernel where OpenVINO does (any padding) and by the data taps where it does
+    not (count_include_pad 0). onnxruntime refuses pads not smaller than the kernel: those become a
+    Pad node first (``pad_value``: the lowest value for MaxPool, zeros for AvgPool that counts the
+    padding), or a refusal where ``pad_value`` is None.
+    """
+    count = len(op.kernel)
+    resolved = _pool_pads(ctx, node, op)
+    if resolved is None and op.auto_pad not in ("same_upper", "same_lower"):
+        resolved = ([0] * count, [0] * count) if op.auto_pad == "valid" else \
+            (list(op.pads_begin) or [0] * count, list(op.pads_end) or [0] * count)
+    dilations = dilations or (1,) * count
+    pads = resolved
+    if op.rounding_type in ("ceil", "ceil_torch"):
+        pads = _ceil_pads(ctx, node, op, resolved, dilations)
+    data = ctx.inputs(node)[0]
+    if pads is not None and any(p >= k for side in pads for p, k in zip(side, op.kernel, strict=True)):
+        if pad_value is None:
+            raise ctx.refuse(f"pads {pads[0]} + {pads[1]} not smaller than the kernel {list(op.kernel)}: "
+                             "onnxruntime refuses them, and an explicit Pad would move the indices or the divisor")
+        if ctx.opset < 18:
+            raise ctx.refuse(f"pads {pads[0]} + {pads[1]} not smaller than the kernel {list(op.kernel)} need a Pad "
+                             "with axes (opset 18): onnxruntime 1.31.1 fuses a Pad without them back into pool pads, "
+                             "which it then refuses")
+        dtype = ctx.input_type(node, 0).element_type.numpy_dtype
+        padded = ctx.temp(node, "padded")
+        # The axes input (spatial axes) also keeps onnxruntime from fusing the Pad back into the pool.
+        made.append(ctx.make(node, "Pad", [data, ctx.initializer(node, "pads", np.asarray([*pads[0], *pads[1]],
+                                                                                          np.int64)),
+                                           ctx.initializer(node, "pad_value", np.asarray(pad_value, dtype)),
+                                           ctx.initializer(node, "pad_axes", np.arange(2, count + 2, dtype=np.int64))],
+                             [padded], step="padded", mode="constant"))
+        data = padded
+        pads = ([0] * count, [0] * count)
+    attributes = window_attributes(op, count, dilations=tuple(dilations) if dilations != (1,) * count else (),
+                                   resolved=pads)
+    attributes["kernel_shape"] = list(op.kernel)
+    return data, attributes, resolved
+
+
+def _ceil_pads(ctx: ExportContext, node: Node, op: Any, resolved: tuple[list[int], list[int]] | None,
+               dilations: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """Pads under which floor rounding gives the IR's (ceil or ceil_torch) output dims: the end pads widened."""
+    spatial = _static_spatial(ctx, node, 0, 2)
+    out = ctx.output_type(node, 0).shape
+    if spatial is None or resolved is None or out.rank_is_dynamic or not all(d.is_static for d in tuple(out)[2:]):
+        raise ctx.refuse(f"rounding_type {op.rounding_type} on dynamic dims (ONNX's ceil_mode is not written: onnx "
+                         "1.23 and onnxruntime 1.31.1 disagree on it, so the windows are fixed by pads)")
+    ends = list(resolved[1])
+    for axis, size in enumerate(spatial):
+        begin, stride = resolved[0][axis], op.strides[axis]
+        window = (op.kernel[axis] - 1) * dilations[axis] + 1
+        wanted = tuple(out)[axis + 2].value
+        ends[axis] = max(ends[axis], (wanted - 1) * stride + window - size - begin)
+        if (size + begin + ends[axis] - window) // stride + 1 != wanted:
+            raise ctx.refuse(f"rounding_type {op.rounding_type}: no end padding of axis {axis + 2} gives its "
+                             f"{wanted} windows under floor rounding")
+    return list(resolved[0]), ends
 
 
 @exports(MaxPool, MaxPool8, MaxPool14)
 def max_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """MaxPool; MaxPool-8's indices are ONNX's Indices output (flat over the whole tensor, row-major)
     when its axis is 0, cast to i32 when asked."""
-    count = len(op.kernel)
-    attributes = window_attributes(op, count, dilations=getattr(op, "dilations", ()),
-                                   resolved=_pool_pads(ctx, node, op))
-    attributes.update(_ceil_mode(ctx, op), kernel_shape=list(op.kernel))
-    (data,) = ctx.inputs(node)
-    outputs = ctx.outputs(node)
     made: list = []
-    if node.num_outputs == 1:
+    indices_read = node.num_outputs > 1
+    element_type = ctx.input_type(node, 0).element_type
+    lowest = np.finfo(element_type.numpy_dtype).min if element_type.is_real else \
+        np.iinfo(element_type.numpy_dtype).min
+    data, attributes, resolved = _pool_window(ctx, node, op, made, pad_value=None if indices_read else lowest,
+                                              dilations=getattr(op, "dilations", ()))
+    outputs = ctx.outputs(node)
+    if not indices_read:
         made.append(ctx.make(node, "MaxPool", [data], outputs, **attributes))
         return made
+    _refuse_empty_windows(ctx, node, op, resolved)
     if op.axis not in (0, -input_rank(ctx, node, 0)):
         raise ctx.refuse(f"MaxPool indices counted from axis {op.axis} have no ONNX form (ONNX counts over the "
                          "whole tensor, axis 0)")
@@ -148,21 +210,46 @@ def max_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     return made
 
 
+def _refuse_empty_windows(ctx: ExportContext, node: Node, op: Any,
+                          resolved: tuple[list[int], list[int]] | None) -> None:
+    """Refuse MaxPool indices where a window holds no data element: OpenVINO gives index 0 there,
+    onnxruntime 1.31.1 a negative one."""
+    spatial = _static_spatial(ctx, node, 0, 2)
+    out = ctx.output_type(node, 0).shape
+    if spatial is None or resolved is None or out.rank_is_dynamic or not all(d.is_static for d in tuple(out)[2:]):
+        raise ctx.refuse("MaxPool indices on dynamic dims: a window holding only padding (OpenVINO's index 0, "
+                         "onnxruntime's a negative one) cannot be ruled out")
+    dilations = getattr(op, "dilations", ()) or (1,) * len(op.kernel)
+    for axis, size in enumerate(spatial):
+        starts = np.arange(tuple(out)[axis + 2].value) * op.strides[axis] - resolved[0][axis]
+        taps = starts[:, None] + np.arange(op.kernel[axis]) * dilations[axis]
+        if not np.all(np.any((taps >= 0) & (taps < size), axis=1)):
+            raise ctx.refuse(f"a window of axis {axis + 2} holds only padding: OpenVINO's index there is 0, "
+                             "onnxruntime 1.31.1's a negative one")
+
+
 @exports(AvgPool, AvgPool14)
 def avg_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """AveragePool: exclude-pad is count_include_pad=0; without it OpenVINO divides by the kernel size
     where there is padding (count_include_pad=1) and by the taps inside the data where there is none."""
-    count = len(op.kernel)
-    resolved = _pool_pads(ctx, node, op)
-    attributes = window_attributes(op, count, resolved=resolved)
-    attributes.update(_ceil_mode(ctx, op), kernel_shape=list(op.kernel))
-    if op.auto_pad in ("same_upper", "same_lower") and resolved is None:
+    if op.auto_pad in ("same_upper", "same_lower") and _pool_pads(ctx, node, op) is None:
         raise ctx.refuse("AvgPool same_* padding on dynamic dims: whether it pads (and so what it divides by) "
                          "depends on the run")
-    begin, end = resolved if resolved is not None else (op.pads_begin, op.pads_end)
-    padded = op.auto_pad != "valid" and any((*begin, *end))
-    attributes["count_include_pad"] = int(padded and not op.exclude_pad)
-    return [ctx.make(node, "AveragePool", ctx.inputs(node), ctx.outputs(node), **attributes)]
+    made: list = []
+    padded = op.auto_pad != "valid" and _any_pads(ctx, node, op)
+    counts_padding = padded and not op.exclude_pad
+    data, attributes, _ = _pool_window(ctx, node, op, made, pad_value=0 if counts_padding else None)
+    attributes["count_include_pad"] = int(counts_padding)
+    made.append(ctx.make(node, "AveragePool", [data], ctx.outputs(node), **attributes))
+    return made
+
+
+def _any_pads(ctx: ExportContext, node: Node, op: Any) -> bool:
+    """True when OpenVINO pads the data (after auto_pad): AvgPool then divides by the whole kernel."""
+    resolved = _pool_pads(ctx, node, op)
+    if resolved is not None:
+        return any((*resolved[0], *resolved[1]))
+    return any((*op.pads_begin, *op.pads_end))
 
 
 def _pool_pads(ctx: ExportContext, node: Node, op: Any) -> tuple[list[int], list[int]] | None:

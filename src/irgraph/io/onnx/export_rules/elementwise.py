@@ -80,7 +80,7 @@ from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
 
 _BINARY = {
-    Add: "Add", Subtract: "Sub", Multiply: "Mul", Maximum: "Max", Minimum: "Min", Power: "Pow",
+    Add: "Add", Subtract: "Sub", Multiply: "Mul", Power: "Pow",
     Equal: "Equal", Greater: "Greater", GreaterEqual: "GreaterOrEqual", Less: "Less", LessEqual: "LessOrEqual",
     LogicalAnd: "And", LogicalOr: "Or", LogicalXor: "Xor",
 }
@@ -110,6 +110,21 @@ def binary(node: Node, op: Any, ctx: ExportContext) -> list:
     made: list = []
     inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
     made.append(ctx.make(node, _BINARY[type(op)], inputs, ctx.outputs(node)))
+    return made
+
+
+@exports(Maximum, Minimum)
+def maximum_minimum(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Max/Min for integers; floats as OpenVINO's std::max / std::min, ``a < b ? b : a`` / ``b < a ? b : a``
+    (a Less and a Where): ONNX's Max and Min differ on NaN and on -0.0 against 0.0."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    if not ctx.input_type(node, 0).element_type.is_real:
+        made.append(ctx.make(node, "Max" if isinstance(op, Maximum) else "Min", [a, b], ctx.outputs(node)))
+        return made
+    takes_b = ctx.temp(node, "takes_b")
+    made += [ctx.make(node, "Less", [a, b] if isinstance(op, Maximum) else [b, a], [takes_b], step="takes_b"),
+             ctx.make(node, "Where", [takes_b, b, a], ctx.outputs(node))]
     return made
 
 
@@ -206,7 +221,7 @@ def floor_mod(node: Node, op: FloorMod, ctx: ExportContext) -> list:
         made.append(ctx.make(node, "Mod", [a, b], ctx.outputs(node), fmod=0))
         return made
     zero = _scalar(ctx, node, "zero", 0, element_type)
-    steps = {step: ctx.temp(node, step) for step in ("fmod", "r_neg", "b_neg", "signs", "nonzero", "fix", "fixed")}
+    steps = {step: ctx.temp(node, step) for step in ("fmod", "r_neg", "b_neg", "signs", "nonzero", "fix", "shift")}
     made += [
         ctx.make(node, "Mod", [a, b], [steps["fmod"]], step="fmod", fmod=1),
         ctx.make(node, "Less", [steps["fmod"], zero], [steps["r_neg"]], step="r_neg"),
@@ -215,8 +230,10 @@ def floor_mod(node: Node, op: FloorMod, ctx: ExportContext) -> list:
         ctx.make(node, "Equal", [steps["fmod"], zero], [steps["nonzero"]], step="zero"),
         ctx.make(node, "Not", [steps["nonzero"]], [steps["nonzero"] + "_not"], step="nonzero"),
         ctx.make(node, "And", [steps["signs"], steps["nonzero"] + "_not"], [steps["fix"]], step="fix"),
-        ctx.make(node, "Add", [steps["fmod"], b], [steps["fixed"]], step="fixed"),
-        ctx.make(node, "Where", [steps["fix"], steps["fixed"], steps["fmod"]], ctx.outputs(node)),
+        # fmod + b where the signs differ, fmod + 0 elsewhere: a -0.0 remainder becomes +0.0, as
+        # OpenVINO's x - y * floor(x / y) gives it.
+        ctx.make(node, "Where", [steps["fix"], b, zero], [steps["shift"]], step="shift"),
+        ctx.make(node, "Add", [steps["fmod"], steps["shift"]], ctx.outputs(node)),
     ]
     return made
 
