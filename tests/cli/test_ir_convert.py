@@ -71,6 +71,7 @@ def test_failed_conversion_leaves_destination_untouched(tmp_path: Path, capsys) 
      (["a.xml", "b.xml", "--opset", "18"], "--opset applies"),
      (["a.onnx", "b.xml", "--weights", "w.bin"], "--weights applies"),
      (["a.xml", "b.xml", "--explain"], "--explain applies"),
+     (["a.xml", "b.xml", "--fold-decompression"], "--fold-decompression applies"),
      (["a.xml", "b.xml", "--ir-version", "9"], "invalid choice"),
      (["a.xml", "missing-dir/b.xml"], "does not exist")],
 )
@@ -146,6 +147,35 @@ def test_ir_to_onnx_runs_in_onnxruntime(tmp_path: Path, capsys, opset: int | Non
     got = dict(zip([o.name for o in session.get_outputs()], session.run(None, inputs), strict=True))
     for key, value in load(sample / "expected.npz").items():
         np.testing.assert_array_equal(got[key], value)
+
+
+@needs_onnx
+@pytest.mark.parametrize("fold", [False, True])
+def test_ir_to_onnx_keeps_or_folds_fp16_weights(tmp_path: Path, capsys, fold: bool) -> None:
+    import onnx
+
+    import irgraph as ir
+    from irgraph.element_types import ElementType
+    from irgraph.ops.arithmetic.add import Add
+    from irgraph.ops.type.convert import Convert
+
+    m = ir.Model("compressed")
+    x = m.parameter("x", [3], "f32")
+    weights = m.const(np.array([0.5, 1.5, -2.0], np.float16), name="weights")
+    decompressed = ir.OutputPort(m.add_node(Convert(destination_type=ElementType.F32), "decompress",
+                                            [weights]).id, 0)
+    m.result(ir.OutputPort(m.add_node(Add(), "add", [x, decompressed]).id, 0), name="y")
+    ir.write_model(m, tmp_path / "m.xml")
+    code, out, err = run(capsys, tmp_path / "m.xml", tmp_path / "m.onnx", "--explain",
+                         *(["--fold-decompression"] if fold else []))
+    assert code == 0, err
+    assert "layer 2 'decompress' Convert-1 -> ONNX " + ("an initializer (folded)" if fold else "Cast") in out
+    proto = onnx.load(tmp_path / "m.onnx")
+    assert [n.op_type for n in proto.graph.node] == (["Add"] if fold else ["Cast", "Add"])
+    (initializer,) = proto.graph.initializer
+    value = onnx.numpy_helper.to_array(initializer)
+    assert value.dtype == (np.float32 if fold else np.float16)
+    assert value.tolist() == [0.5, 1.5, -2.0]
 
 
 @needs_onnx

@@ -30,6 +30,7 @@ EXAMPLES = """\
   ir-convert old.xml new.xml --ir-version 11
   ir-convert model.onnx model.xml --explain         # ONNX -> IR (needs the onnx extra)
   ir-convert model.xml model.onnx --opset 18        # IR -> ONNX (needs the onnx extra)
+  ir-convert model.xml model.onnx --fold-decompression  # fp16 weights become f32 initializers
 """
 
 _FORMATS = {".xml": "ir", ".onnx": "onnx"}
@@ -43,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--weights", metavar="BIN", help="weights of an IR SRC (default: SRC.bin beside the .xml)")
     parser.add_argument("--ir-version", type=int, choices=(10, 11), help="IR version to write (DST .xml)")
     parser.add_argument("--opset", type=common.positive_int, metavar="N", help="ONNX opset to write (DST .onnx)")
-    parser.add_argument("--explain", action="store_true", help="print each conversion decision (ONNX SRC)")
+    parser.add_argument("--fold-decompression", action="store_true",
+                        help="fold the Converts of constant weights (fp16-compressed IR) into initializers of the "
+                             "converted type (DST .onnx); without it the f16 weights and a Cast are kept")
+    parser.add_argument("--explain", action="store_true",
+                        help="print each conversion decision (ONNX SRC or ONNX DST)")
     common.add_max_elements(parser)
     return parser
 
@@ -72,8 +77,10 @@ def _convert(args: argparse.Namespace) -> int:
         raise CliError("--opset applies to an ONNX DST (.onnx)")
     if args.weights is not None and source != "ir":
         raise CliError("--weights applies to an IR SRC (.xml)")
-    if args.explain and source != "onnx":
-        raise CliError("--explain applies to an ONNX SRC (.onnx)")
+    if args.explain and source != "onnx" and destination != "onnx":
+        raise CliError("--explain applies to an ONNX SRC or DST (.onnx)")
+    if args.fold_decompression and destination != "onnx":
+        raise CliError("--fold-decompression applies to an ONNX DST (.onnx)")
     reads = [(args.source, "the source model")]
     if source == "ir":
         reads.append((common.weights_path(args.source, args.weights), "the source weights"))
@@ -111,7 +118,8 @@ def _convert(args: argparse.Namespace) -> int:
                 common.warn(f"{args.destination}: {loss}")
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:
-        _export_onnx(model, args.destination, args.opset, args.source)
+        _export_onnx(model, args.destination, args.opset, args.source, explain=args.explain,
+                     fold_decompression=args.fold_decompression)
         print(f"wrote {args.destination}: {len(model)} layers" + (f", opset {args.opset}" if args.opset else ""))
     return common.EXIT_OK
 
@@ -137,10 +145,12 @@ def _import_onnx(path: str, explain: bool, element_limit: int) -> Model:
         return irgraph.convert_onnx(path, explain=print if explain else None, element_limit=element_limit)
 
 
-def _export_onnx(model: Model, path: str, opset: int | None, source: str) -> None:
+def _export_onnx(model: Model, path: str, opset: int | None, source: str, *, explain: bool,
+                 fold_decompression: bool) -> None:
     kwargs = {} if opset is None else {"opset": opset}
     with common.locating(source):
-        irgraph.export_onnx(model, path, **kwargs)
+        irgraph.export_onnx(model, path, explain=print if explain else None, fold_decompression=fold_decompression,
+                            **kwargs)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,25 @@
-"""IR -> ONNX: ``export_onnx`` writes a Model of Parameter, Const, Result, Split, VariadicSplit and Concat as ONNX.
+"""IR -> ONNX: ``export_onnx`` writes a Model as ONNX, one export rule per op type (``export_rules``).
 
 Parameters become graph inputs named by their layer name (else a tensor name), Consts
 become initializers where a tensor consumes them, Results become graph outputs named by their
-output key (DESIGN.md section 6), and every other port keeps its first tensor name. The model is
-stamped with the lowest ONNX IR version its opset and types need (never above 13, the newest
-onnxruntime 1.31 loads) and checked with ``onnx.checker.check_model(full_check=True)``.
+output key (DESIGN.md section 6), every other layer becomes the ONNX nodes its rule makes (the
+first named by the layer name, helper nodes ``layer/step``) and every port keeps its first tensor
+name. What ONNX cannot express is refused with one ConversionError listing every such layer. The
+model is stamped with the lowest ONNX IR version its opset and types need (never above 13, the
+newest onnxruntime 1.31 loads) and checked with ``onnx.checker.check_model(full_check=True)``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError
+from irgraph.errors import ConversionError, IrError, IrIOError, Location
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.atomic import check_destination, replace_files
 from irgraph.io.onnx.common import (
@@ -30,32 +32,47 @@ from irgraph.io.onnx.common import (
     port_type,
     require_onnx,
 )
-from irgraph.ops import Concat, Const, Parameter, Result, Split, VariadicSplit
-from irgraph.ops.movement.variadic_split import resolve_lengths
-from irgraph.ops.op import integer_values, normalize_axis, shape_text
+from irgraph.io.onnx.export_rules import RULES, Rule
+from irgraph.ops import Const, Parameter, Result
+from irgraph.ops.op import shape_text
 from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import Shape, TensorType
+from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types
 
-__all__ = ["DEFAULT_OPSET", "EXPORTABLE_OPS", "MIN_OPSET", "export_onnx"]
+__all__ = ["DEFAULT_OPSET", "MIN_OPSET", "export_onnx", "exportable_ops"]
 
 DEFAULT_OPSET = 18
-MIN_OPSET = 11
-"""Split takes its lengths as an attribute in opsets 11-12, as an input from 13, num_outputs from 18."""
-EXPORTABLE_OPS = ("Concat", "Const", "Parameter", "Result", "Split", "VariadicSplit")
+MIN_OPSET = 13
+"""Opset 13 is where Split, Squeeze, Unsqueeze and ReduceSum take their axes as inputs; the rules
+write those forms (and ReduceX's input axes from 18)."""
+_LISTED_NAMES = 3
+"""Layer names quoted per op type in a refusal (the count says how many more)."""
+
+
+def exportable_ops() -> list[str]:
+    """The IR op types (with versions) that have an export rule, sorted."""
+    names = {f"{op_class.type_name}-{op_class.opsets.start}" for op_class in RULES}
+    return sorted(names | {"Const-1", "Parameter-1", "Result-1"})
 
 
 def export_onnx(
-    model: Model, path: str | os.PathLike[str] | None = None, *, opset: int = DEFAULT_OPSET, explain: Explain = None
+    model: Model,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    opset: int = DEFAULT_OPSET,
+    explain: Explain = None,
+    fold_decompression: bool = False,
 ) -> onnx_types.ModelProto:
     """Export ``model`` as an ONNX model of the ai.onnx ``opset``; write it to ``path`` when given.
 
     Returns the ModelProto. ``explain`` receives one line per decision (a list or a callable).
+    ``fold_decompression`` folds Converts of constant weights (OpenVINO's fp16-compressed weights)
+    into initializers of the converted type; without it the f16 initializer and a Cast are kept.
     The file is written through a temporary file, an fsync and a rename, so a failure leaves
     ``path`` as it was; a directory, FIFO, socket or device node at ``path`` is refused up front.
-    Raises ConversionError for what ONNX cannot express (naming the layer and the rule) and
+    Raises ConversionError for what ONNX cannot express (one message naming every such layer) and
     IrIOError when the file cannot be written.
     """
     onnx = require_onnx()
@@ -68,7 +85,7 @@ def export_onnx(
     if path is not None:
         check_destination(path)
     infer_shapes(model)
-    proto = _Exporter(onnx, model, opset, Explainer(explain)).build()
+    proto = _Exporter(onnx, model, opset, Explainer(explain), fold_decompression).build()
     if path is not None:
         _write(proto, os.fspath(path))
     return proto
@@ -87,56 +104,69 @@ def _write(proto: onnx_types.ModelProto, path: str) -> None:
         raise IrIOError(f"cannot write the ONNX file: {err.strerror or err}", Location(file=path)) from None
 
 
-class _Exporter:
-    """One export: names every needed port, then emits inputs, initializers, nodes and outputs."""
+class _Refusal(ConversionError):
+    """A rule's refusal: collected with every other one into the export's single error."""
 
-    def __init__(self, onnx: ModuleType, model: Model, opset: int, explain: Explainer) -> None:
+
+class _Exporter:
+    """One export: names every needed port, then emits inputs, initializers, nodes and outputs.
+
+    It is the ``ExportContext`` the rules write through.
+    """
+
+    def __init__(self, onnx: ModuleType, model: Model, opset: int, explain: Explainer,
+                 fold_decompression: bool) -> None:
         self.onnx = onnx
         self.helper = onnx.helper
         self.model = model
         self.opset = opset
         self.explain = explain
+        self.fold_decompression = fold_decompression
         self.names: dict[tuple[int, int], str] = {}
+        self.element_types: dict[str, ElementType] = {}
+        """ONNX tensor name -> its IR element type, for the ports of the model (schema checks)."""
         self.taken: set[str] = set()
         self.reserved: dict[str, tuple[int, int]] = {}
         self.node_names: set[str] = set()
-        self.inputs: list[Any] = []
-        self.outputs: list[Any] = []
+        self.inputs_: list[Any] = []
+        self.outputs_: list[Any] = []
         self.initializers: list[Any] = []
         self.nodes: list[Any] = []
         self.types_used: set[str] = set()
-        self.handlers: dict[type, Callable[[Node], None]] = {
-            Parameter: self._parameter, Const: lambda node: None, Result: lambda node: None,
-            Split: self._split, VariadicSplit: self._variadic_split, Concat: self._concat,
-        }
 
     def build(self) -> onnx_types.ModelProto:
         """The checked ModelProto."""
         needed = self.model.reachable_from_results()
         order = self.model.topological_order()
-        for node in order:
-            if node.bodies:  # refused even when unreachable: nothing of a body is ever dropped silently
-                tags = ", ".join(f"<{body.tag}>" for body in node.bodies)
-                raise ConversionError(
-                    f"{node.type_name} has sub-graph bodies ({tags}); irgraph cannot export bodies to ONNX yet",
-                    node.location,
-                )
-            if node.id in needed and type(node.op) not in self.handlers:
-                raise ConversionError(
-                    f"{node.type_name} cannot be exported to ONNX; exportable ops: {', '.join(EXPORTABLE_OPS)}",
-                    node.location,
-                )
+        self._refuse_unexportable(order, needed)
         self._reserve_output_keys()
         self.explain(f"opset: ai.onnx {self.opset}")
+        refusals: list[tuple[Node, str]] = []
         for node in order:
-            if node.id in needed or isinstance(node.op, Parameter):
-                self.handlers[type(node.op)](node)
-            elif not isinstance(node.op, Const):
+            if isinstance(node.op, Parameter):
+                self._parameter(node)
+            elif isinstance(node.op, (Const, Result)):
+                continue
+            elif node.id in needed:
+                try:
+                    self._layer(node, RULES[type(node.op)])
+                except _Refusal as err:
+                    refusals.append((node, err.message))
+            else:
                 self.explain(f"layer {node.id} {node.name!r} ({node.type_name}): reaches no Result, not exported")
         for result in self.model.results:
-            self._result(result)
+            try:
+                self._result(result)
+            except _Refusal as err:
+                refusals.append((result, err.message))
+        if refusals:
+            raise ConversionError(_refusal_message(refusals))
+        # A rule may replace a Const input by a converted copy (int64 axes, reshaped filters): the
+        # Const's own initializer is then read by nothing, and onnxruntime warns about it.
+        read = {name for onnx_node in self.nodes for name in onnx_node.input} | {o.name for o in self.outputs_}
+        initializers = [tensor for tensor in self.initializers if tensor.name in read]
         graph = self.helper.make_graph(
-            self.nodes, self.model.name, self.inputs, self.outputs, initializer=self.initializers
+            self.nodes, self.model.name, self.inputs_, self.outputs_, initializer=initializers
         )
         from irgraph import __version__
 
@@ -150,6 +180,29 @@ class _Exporter:
         except Exception as err:  # checker.ValidationError and shape inference errors
             raise ConversionError(f"the exported ONNX model fails onnx.checker: {first_line(err)}") from None
         return proto
+
+    def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
+        """One error naming every layer no rule exports (and every layer with bodies), by type."""
+        missing: dict[str, list[Node]] = {}
+        for node in order:
+            if node.bodies:  # refused even when unreachable: nothing of a body is ever dropped silently
+                missing.setdefault(f"{node.type_name} (sub-graph bodies are not exported yet)", []).append(node)
+            elif node.id in needed and not isinstance(node.op, (Parameter, Const, Result)) \
+                    and type(node.op) not in RULES:
+                version = getattr(node.op, "op_version", "") or f"opset{node.op.opsets.start}"
+                missing.setdefault(f"{node.type_name} ({version})", []).append(node)
+        if not missing:
+            return
+        count = sum(len(nodes) for nodes in missing.values())
+        parts = []
+        for what, nodes in sorted(missing.items()):
+            names = ", ".join(repr(n.name) for n in nodes[:_LISTED_NAMES])
+            more = f" and {len(nodes) - _LISTED_NAMES} more" if len(nodes) > _LISTED_NAMES else ""
+            parts.append(f"{what} x{len(nodes)}: {names}{more}")
+        raise ConversionError(
+            f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX (no export rule): "
+            + "; ".join(parts) + f". Exportable op types: {', '.join(exportable_ops())}"
+        )
 
     def _ir_version(self) -> int:
         lowest = self.helper.find_min_ir_version_for([self.helper.make_opsetid("", self.opset)])
@@ -192,6 +245,9 @@ class _Exporter:
         fallback = node.name if node.num_outputs == 1 else f"{node.name}:{port.index}"
         name = self._claim([*node.tensor_names[port.index], *keys], key) or self._fresh(fallback)
         self.names[key] = name
+        tensor_type = self.model.output_type(port)
+        if tensor_type is not None:
+            self.element_types[name] = tensor_type.element_type
         if isinstance(node.op, Const):
             self._initializer(node, name)
         return name
@@ -214,148 +270,115 @@ class _Exporter:
             self.explain(f"{what}: interval dims {', '.join(bounded)} become unknown dims (ONNX has no bounds)")
         return self.helper.make_tensor_value_info(name, code, [d.value if d.is_static else None for d in shape])
 
-    def _node_name(self, node: Node) -> str:
-        name, suffix = node.name, 1
+    def _node_name(self, base: str) -> str:
+        name, suffix = base, 1
         while name in self.node_names:
-            name, suffix = f"{node.name}_{suffix}", suffix + 1
+            name, suffix = f"{base}_{suffix}", suffix + 1
         self.node_names.add(name)
         return name
 
-    def _check_type(self, node: Node, onnx_op: str, element_type: ElementType) -> None:
-        schema = self.onnx.defs.get_schema(onnx_op, self.opset, "")
-        wanted = f"tensor({onnx_type_name(element_type, f'{node.type_name} {node.name!r}').lower()})"
-        allowed = schema.type_constraints[0].allowed_type_strs
-        if wanted not in allowed:
-            takes = ", ".join(sorted(t[7:-1] for t in allowed))
-            raise ConversionError(
-                f"ONNX {onnx_op}-{schema.since_version} (opset {self.opset}) does not take {element_type} tensors; "
-                f"it takes {takes}", node.location,
-            )
+    def _check_types(self, op_type: str, inputs: Sequence[str]) -> None:
+        """Refuse an ONNX node whose schema (at this opset) excludes the IR element type of an input."""
+        try:
+            schema = self.onnx.defs.get_schema(op_type, self.opset, "")
+        except Exception:  # SchemaError: the op is newer than the opset
+            raise _Refusal(f"ONNX {op_type} does not exist in opset {self.opset}") from None
+        constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+        formals = schema.inputs
+        for index, name in enumerate(inputs):
+            element_type = self.element_types.get(name)
+            if element_type is None or not formals:
+                continue
+            formal = formals[min(index, len(formals) - 1)]
+            allowed = constraints.get(formal.type_str, [formal.type_str])
+            wanted = f"tensor({onnx_type_name(element_type, f'ONNX {op_type} input {name!r}').lower()})"
+            if wanted not in allowed:
+                takes = ", ".join(sorted(t[7:-1] for t in allowed if t.startswith("tensor(")))
+                raise _Refusal(f"ONNX {op_type}-{schema.since_version} (opset {self.opset}) does not take "
+                               f"{element_type} tensors; it takes {takes}")
+
+    # ---------------------------------------------------------------------------- the rules' context
+    def inputs(self, node: Node) -> list[str]:
+        """The ONNX names of the layer's inputs ('' for an unconnected one)."""
+        return [self.tensor_name(source) if source is not None else "" for source in self.model.input_sources(node)]
+
+    def outputs(self, node: Node) -> list[str]:
+        """The ONNX names of the layer's outputs."""
+        return [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
+
+    def input_type(self, node: Node, index: int) -> TensorType:
+        """The inferred type of input ``index``."""
+        source = self.model.input_sources(node)[index]
+        if source is None:
+            raise _Refusal(f"input {index} is not connected")
+        return port_type(self.model, source)
+
+    def output_type(self, node: Node, index: int) -> TensorType:
+        """The inferred type of output ``index``."""
+        return port_type(self.model, OutputPort(node.id, index))
+
+    def constant(self, node: Node, index: int) -> np.ndarray | None:
+        """The value of input ``index`` when a Const computes it."""
+        sources = self.model.input_sources(node)
+        return self.model.constant_value(sources[index]) if index < len(sources) else None
+
+    def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
+             step: str | None = None, **attributes: Any) -> onnx_types.NodeProto:
+        """An ONNX node named after the layer (``layer/step`` for a helper of a pattern), its input types checked."""
+        self._check_types(op_type, inputs)
+        base = node.name if step is None else f"{node.name}/{step}"
+        return self.helper.make_node(op_type, list(inputs), list(outputs), name=self._node_name(base), **attributes)
+
+    def temp(self, node: Node, step: str) -> str:
+        """A fresh intermediate tensor name."""
+        return self._fresh(f"{node.name}/{step}")
+
+    def initializer(self, node: Node, step: str, value: np.ndarray) -> str:
+        """A new initializer holding ``value``."""
+        name = self._fresh(f"{node.name}/{step}")
+        self._add_initializer(name, np.asarray(value), f"{node.name}/{step}")
+        return name
+
+    def define(self, name: str, value: np.ndarray) -> None:
+        """The output tensor ``name`` becomes an initializer holding ``value``."""
+        self._add_initializer(name, value, name)
+
+    def refuse(self, message: str) -> ConversionError:
+        """The error a rule raises for what ONNX cannot express."""
+        return _Refusal(message)
 
     # ---------------------------------------------------------------------------- layers
+    def _layer(self, node: Node, rule: Rule) -> None:
+        made = rule(node, node.op, self)
+        self.nodes.extend(made)
+        version = f"{node.type_name}-{node.op.opsets.start}"
+        onnx_ops = ", ".join(n.op_type for n in made) or "an initializer (folded)"
+        self.explain(f"layer {node.id} {node.name!r} {version} -> ONNX {onnx_ops}")
+
     def _parameter(self, node: Node) -> None:
         # The layer name first: input .npz files are keyed by it (DESIGN.md sections 5 and 6).
         name = self._claim([node.name, *node.tensor_names[0]], (node.id, 0)) or self._fresh(node.name)
         self.names[(node.id, 0)] = name
         tensor_type = port_type(self.model, OutputPort(node.id, 0))
-        self.inputs.append(self._value_info(name, tensor_type, f"Parameter {node.name!r}"))
+        self.element_types[name] = tensor_type.element_type
+        self.inputs_.append(self._value_info(name, tensor_type, f"Parameter {node.name!r}"))
         self.explain(f"Parameter {node.name!r} -> graph input {name!r} {tensor_type}")
 
     def _initializer(self, node: Node, name: str) -> None:
         op: Const = node.op  # type: ignore[assignment]
         if op.value is None:
             raise ConversionError("Const has no value (its weights were not loaded)", node.location)
-        self._onnx_type(op.element_type, f"Const {node.name!r}")
-        value = op.value
-        if op.element_type is ElementType.STRING:
-            value = np.asarray([str(v).encode("utf-8") for v in value.reshape(-1)], dtype=object).reshape(value.shape)
-        self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
+        self._add_initializer(name, op.value, f"Const {node.name!r}", op.element_type)
         self.explain(f"Const {node.name!r} -> initializer {name!r} {op.element_type}{shape_text(op.shape)}")
 
-    def _axis(self, node: Node, port: OutputPort | None, shape: Shape) -> int:
-        value = self.model.constant_value(port)
-        if value is None or np.size(value) != 1:
-            raise ConversionError(
-                f"{node.type_name}'s axis must come straight from a one-element Const to export it (ONNX takes "
-                "the axis as an attribute)", node.location,
-            )
-        axis = integer_values(value, "axis")[0]
-        if not shape.rank_is_dynamic:
-            try:
-                normalize_axis(axis, shape.rank)
-            except OpError as err:
-                raise ConversionError(err.message, node.location) from None
-        return axis
-
-    def _emit(self, node: Node, op_type: str, inputs: list[str], produced: int = 0, **attributes: Any) -> None:
-        """One ONNX node; ``produced`` > the layer's ports adds outputs nothing reads (ONNX needs them all)."""
-        outputs = [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
-        outputs += [self._fresh(f"{node.name}:{i}") for i in range(node.num_outputs, produced)]
-        self.nodes.append(self.helper.make_node(op_type, inputs, outputs, name=self._node_name(node), **attributes))
-
-    def _split_data(self, node: Node) -> tuple[OutputPort, Shape, int]:
-        """Split or VariadicSplit: the data port, its shape and the axis, checked for ONNX Split."""
-        data, axis_port = self.model.input_sources(node)[:2]
-        data_type = port_type(self.model, data)  # type: ignore[arg-type]
-        axis = self._axis(node, axis_port, data_type.shape)
-        self._check_type(node, "Split", data_type.element_type)
-        return data, data_type.shape, axis  # type: ignore[return-value]
-
-    def _split(self, node: Node) -> None:
-        data, _, axis = self._split_data(node)
-        parts = node.op.num_splits  # type: ignore[attr-defined]
-        attributes = {"num_outputs": parts} if self.opset >= 18 else {}
-        self._emit(node, "Split", [self.tensor_name(data)], axis=axis, **attributes)
-        how = f"num_outputs={parts}" if self.opset >= 18 else f"no split (equal parts over {parts} outputs)"
-        self.explain(f"layer {node.id} {node.name!r} Split-1 num_splits={parts} -> ONNX Split axis={axis} {how}")
-
-    def _variadic_split(self, node: Node) -> None:
-        data, shape, axis = self._split_data(node)
-        lengths_port = self.model.input_sources(node)[2]
-        value = self.model.constant_value(lengths_port)
-        inputs = [self.tensor_name(data)]
-        if value is None:
-            inputs.append(self._lengths_input(node, lengths_port))  # type: ignore[arg-type]
-            self._emit(node, "Split", inputs, axis=axis)
-            return
-        lengths = integer_values(value, "split_lengths")
-        if -1 in lengths:
-            dim = None if shape.rank_is_dynamic else shape[axis]
-            if dim is None or not dim.is_static:
-                raise ConversionError(
-                    f"split_lengths {lengths} hold -1 on a dynamic axis dim ({dim or 'dynamic rank'}); ONNX Split "
-                    "lengths must be >= 0, so the -1 can only be resolved on a static dim", node.location,
-                )
-            try:
-                resolved = [int(v) for v in resolve_lengths(lengths, dim)]  # type: ignore[arg-type]
-            except OpError as err:
-                raise ConversionError(err.message, node.location) from None
-            self.explain(f"layer {node.id} {node.name!r}: split_lengths {lengths} resolved to {resolved} "
-                         f"on the static dim {dim}")
-            lengths = resolved
-        if len(lengths) > node.num_outputs:
-            self.explain(f"layer {node.id} {node.name!r}: {len(lengths)} split_lengths but {node.num_outputs} output "
-                         f"ports; the other {len(lengths) - node.num_outputs} ONNX outputs are left unread")
-        if self.opset < 13:
-            self._emit(node, "Split", inputs, len(lengths), axis=axis, split=lengths)
-            how = f"split attribute {lengths}"
-        else:
-            inputs.append(self._lengths_initializer(node, lengths_port, lengths))  # type: ignore[arg-type]
-            self._emit(node, "Split", inputs, len(lengths), axis=axis)
-            how = f"split input {inputs[1]!r} = {lengths}"
-        self.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split axis={axis} {how}")
-
-    def _lengths_input(self, node: Node, port: OutputPort) -> str:
-        tensor_type = port_type(self.model, port)
-        if self.opset < 13:
-            raise ConversionError(f"non-constant split_lengths need opset >= 13 (ONNX Split-{self.opset} takes "
-                                  "the lengths as an attribute)", node.location)
-        if tensor_type.element_type is not ElementType.I64:
-            raise ConversionError(f"non-constant split_lengths must be i64 for ONNX Split; got "
-                                  f"{tensor_type.element_type}", node.location)
-        name = self.tensor_name(port)
-        self.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split with the non-constant split "
-                     f"input {name!r} (ONNX requires every length >= 0: a -1 fails in onnxruntime)")
-        return name
-
-    def _lengths_initializer(self, node: Node, port: OutputPort, lengths: list[int]) -> str:
-        """The Const's own initializer when it already holds these int64 lengths, else a new one."""
-        op = self.model.node(port.node_id).op
-        same = isinstance(op, Const) and op.element_type is ElementType.I64 and op.value.ndim == 1
-        if same and op.value.tolist() == lengths:  # type: ignore[union-attr]
-            return self.tensor_name(port)
-        name = self._fresh(f"{node.name}/split")
-        self.initializers.append(self.onnx.numpy_helper.from_array(np.asarray(lengths, dtype=np.int64), name))
-        self.types_used.add("INT64")
-        return name
-
-    def _concat(self, node: Node) -> None:
-        sources = self.model.input_sources(node)
-        first = port_type(self.model, sources[0])  # type: ignore[arg-type]
-        self._check_type(node, "Concat", first.element_type)
-        axis = node.op.axis  # type: ignore[attr-defined]
-        self._emit(node, "Concat", [self.tensor_name(s) for s in sources], axis=axis)  # type: ignore[arg-type]
-        self.explain(f"layer {node.id} {node.name!r} Concat-1 axis={axis} -> ONNX Concat axis={axis}")
+    def _add_initializer(self, name: str, value: np.ndarray, what: str,
+                         element_type: ElementType | None = None) -> None:
+        element_type = element_type or ElementType.from_numpy(value.dtype)
+        self._onnx_type(element_type, what)
+        self.element_types[name] = element_type
+        if element_type is ElementType.STRING:
+            value = np.asarray([str(v).encode("utf-8") for v in value.reshape(-1)], dtype=object).reshape(value.shape)
+        self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
 
     def _result(self, result: Node) -> None:
         key = self.model.output_key(result)
@@ -364,10 +387,22 @@ class _Exporter:
             raise ConversionError("Result has no input", result.location)
         name = self.tensor_name(source)
         if name != key:
-            self._check_type(result, "Identity", port_type(self.model, source).element_type)
             self.taken.add(key)
-            self.nodes.append(self.helper.make_node("Identity", [name], [key], name=self._node_name(result)))
+            self.nodes.append(self.make(result, "Identity", [name], [key]))
             self.explain(f"Result {result.name!r}: output {key!r} is an Identity of {name!r} "
                          "(the tensor already has another name)")
-        self.outputs.append(self._value_info(key, port_type(self.model, source), f"Result {result.name!r}"))
+        self.outputs_.append(self._value_info(key, port_type(self.model, source), f"Result {result.name!r}"))
         self.explain(f"Result {result.name!r} -> graph output {key!r}")
+
+
+def _refusal_message(refusals: list[tuple[Node, str]]) -> str:
+    """Every refused layer, grouped by type: ``3 layers cannot be exported to ONNX: Add x2 (layer 4 'a': ...``."""
+    by_type: dict[str, list[tuple[Node, str]]] = {}
+    for node, message in refusals:
+        by_type.setdefault(node.type_name, []).append((node, message))
+    parts = []
+    for type_name, layers in sorted(by_type.items()):
+        reasons = "; ".join(f"layer {node.id} {node.name!r}: {message}" for node, message in layers)
+        parts.append(f"{type_name} x{len(layers)} ({reasons})")
+    count = len(refusals)
+    return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + "; ".join(parts)

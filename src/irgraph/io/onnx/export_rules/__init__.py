@@ -1,0 +1,19 @@
+"""IR -> ONNX export rules, one per op type, registered by op class (see ``registry``).
+
+Importing this package imports every rule module, so ``RULES`` holds them all.
+"""
+
+from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    convolution,
+    elementwise,
+    generation,
+    image,
+    matrix,
+    movement,
+    normalization,
+    reduction,
+    type,
+)
+from irgraph.io.onnx.export_rules.registry import RULES, ExportContext, Rule, exports
+
+__all__ = ["RULES", "ExportContext", "Rule", "exports"]

@@ -1,0 +1,430 @@
+"""Element-wise ops: binary arithmetic, comparisons, logical and bitwise ops, unary math and activations.
+
+Binary ops keep their ``auto_broadcast``: numpy is ONNX's broadcasting, none has equal shapes
+already (shape inference checked them), pdpd becomes numpy's after a Squeeze/Unsqueeze of input 1
+(``patterns.broadcast_inputs``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.graph import Node
+from irgraph.io.onnx.export_rules.patterns import broadcast_inputs, onnx_type_code
+from irgraph.io.onnx.export_rules.registry import ExportContext, exports
+from irgraph.ops.activation.clamp import Clamp
+from irgraph.ops.activation.elu import Elu
+from irgraph.ops.activation.exp import Exp
+from irgraph.ops.activation.gelu import Gelu2, Gelu7
+from irgraph.ops.activation.h_sigmoid import HSigmoid
+from irgraph.ops.activation.h_swish import HSwish
+from irgraph.ops.activation.mish import Mish
+from irgraph.ops.activation.p_re_lu import PReLU
+from irgraph.ops.activation.relu import Relu
+from irgraph.ops.activation.sigmoid import Sigmoid
+from irgraph.ops.activation.soft_plus import SoftPlus
+from irgraph.ops.activation.soft_sign import SoftSign
+from irgraph.ops.activation.swish import Swish
+from irgraph.ops.arithmetic.abs import Abs
+from irgraph.ops.arithmetic.acos import Acos
+from irgraph.ops.arithmetic.acosh import Acosh
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.asin import Asin
+from irgraph.ops.arithmetic.asinh import Asinh
+from irgraph.ops.arithmetic.atan import Atan
+from irgraph.ops.arithmetic.atanh import Atanh
+from irgraph.ops.arithmetic.ceiling import Ceiling
+from irgraph.ops.arithmetic.cos import Cos
+from irgraph.ops.arithmetic.cosh import Cosh
+from irgraph.ops.arithmetic.divide import Divide
+from irgraph.ops.arithmetic.erf import Erf
+from irgraph.ops.arithmetic.floor import Floor
+from irgraph.ops.arithmetic.floor_mod import FloorMod
+from irgraph.ops.arithmetic.log import Log
+from irgraph.ops.arithmetic.maximum import Maximum
+from irgraph.ops.arithmetic.minimum import Minimum
+from irgraph.ops.arithmetic.mod import Mod
+from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.negative import Negative
+from irgraph.ops.arithmetic.power import Power
+from irgraph.ops.arithmetic.round import Round
+from irgraph.ops.arithmetic.sign import Sign
+from irgraph.ops.arithmetic.sin import Sin
+from irgraph.ops.arithmetic.sinh import Sinh
+from irgraph.ops.arithmetic.sqrt import Sqrt
+from irgraph.ops.arithmetic.squared_difference import SquaredDifference
+from irgraph.ops.arithmetic.subtract import Subtract
+from irgraph.ops.arithmetic.tan import Tan
+from irgraph.ops.arithmetic.tanh import Tanh
+from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
+from irgraph.ops.bitwise.bitwise_not import BitwiseNot
+from irgraph.ops.bitwise.bitwise_or import BitwiseOr
+from irgraph.ops.bitwise.bitwise_xor import BitwiseXor
+from irgraph.ops.comparison.equal import Equal
+from irgraph.ops.comparison.greater import Greater
+from irgraph.ops.comparison.greater_equal import GreaterEqual
+from irgraph.ops.comparison.is_finite import IsFinite
+from irgraph.ops.comparison.is_inf import IsInf
+from irgraph.ops.comparison.is_nan import IsNaN
+from irgraph.ops.comparison.less import Less
+from irgraph.ops.comparison.less_equal import LessEqual
+from irgraph.ops.comparison.not_equal import NotEqual
+from irgraph.ops.condition.select import Select
+from irgraph.ops.logical.logical_and import LogicalAnd
+from irgraph.ops.logical.logical_not import LogicalNot
+from irgraph.ops.logical.logical_or import LogicalOr
+from irgraph.ops.logical.logical_xor import LogicalXor
+
+_BINARY = {
+    Add: "Add", Subtract: "Sub", Multiply: "Mul", Power: "Pow",
+    Equal: "Equal", Greater: "Greater", GreaterEqual: "GreaterOrEqual", Less: "Less", LessEqual: "LessOrEqual",
+    LogicalAnd: "And", LogicalOr: "Or", LogicalXor: "Xor",
+}
+"""IR binary ops whose ONNX op computes the same values under numpy broadcasting."""
+
+_BITWISE = {BitwiseAnd: ("BitwiseAnd", "And"), BitwiseOr: ("BitwiseOr", "Or"), BitwiseXor: ("BitwiseXor", "Xor")}
+"""Bitwise ops: the ONNX op for integers (opset 18) and for booleans (ONNX's bitwise ops take no bool)."""
+
+_UNARY = {
+    Abs: "Abs", Acos: "Acos", Acosh: "Acosh", Asin: "Asin", Asinh: "Asinh", Atan: "Atan", Atanh: "Atanh",
+    Ceiling: "Ceil", Cos: "Cos", Cosh: "Cosh", Erf: "Erf", Floor: "Floor", Log: "Log", Negative: "Neg",
+    Sign: "Sign", Sin: "Sin", Sinh: "Sinh", Sqrt: "Sqrt", Tan: "Tan", Tanh: "Tanh", Exp: "Exp",
+    Relu: "Relu", Sigmoid: "Sigmoid", SoftPlus: "Softplus", SoftSign: "Softsign", IsNaN: "IsNaN",
+    LogicalNot: "Not",
+}
+"""IR unary ops with an ONNX op of the same name and values."""
+
+
+def _scalar(ctx: ExportContext, node: Node, step: str, value: float, element_type: ElementType) -> str:
+    """An initializer holding ``value`` as a 0-d tensor of ``element_type``."""
+    return ctx.initializer(node, step, np.asarray(value, dtype=element_type.numpy_dtype))
+
+
+@exports(*_BINARY)
+def binary(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Add, Subtract, ..., comparisons and logical ops: one ONNX node of the same meaning."""
+    made: list = []
+    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    made.append(ctx.make(node, _BINARY[type(op)], inputs, ctx.outputs(node)))
+    return made
+
+
+@exports(Maximum, Minimum)
+def maximum_minimum(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Max/Min for integers; floats as OpenVINO's std::max / std::min, ``a < b ? b : a`` / ``b < a ? b : a``
+    (a Less and a Where): ONNX's Max and Min differ on NaN and on -0.0 against 0.0."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    if not ctx.input_type(node, 0).element_type.is_real:
+        made.append(ctx.make(node, "Max" if isinstance(op, Maximum) else "Min", [a, b], ctx.outputs(node)))
+        return made
+    takes_b = ctx.temp(node, "takes_b")
+    made += [ctx.make(node, "Less", [a, b] if isinstance(op, Maximum) else [b, a], [takes_b], step="takes_b"),
+             ctx.make(node, "Where", [takes_b, b, a], ctx.outputs(node))]
+    return made
+
+
+@exports(NotEqual)
+def not_equal(node: Node, op: NotEqual, ctx: ExportContext) -> list:
+    """ONNX has no NotEqual: Not(Equal)."""
+    made: list = []
+    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    equal = ctx.temp(node, "equal")
+    made.append(ctx.make(node, "Equal", inputs, [equal], step="equal"))
+    made.append(ctx.make(node, "Not", [equal], ctx.outputs(node)))
+    return made
+
+
+@exports(*_BITWISE)
+def bitwise(node: Node, op: Any, ctx: ExportContext) -> list:
+    """BitwiseAnd/Or/Xor: ONNX's bitwise op for integers, its logical op for booleans."""
+    made: list = []
+    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    integer, logical = _BITWISE[type(op)]
+    boolean = ctx.input_type(node, 0).element_type is ElementType.BOOLEAN
+    made.append(ctx.make(node, logical if boolean else integer, inputs, ctx.outputs(node)))
+    return made
+
+
+@exports(BitwiseNot)
+def bitwise_not(node: Node, op: BitwiseNot, ctx: ExportContext) -> list:
+    """BitwiseNot: ONNX BitwiseNot (opset 18), Not for booleans."""
+    boolean = ctx.input_type(node, 0).element_type is ElementType.BOOLEAN
+    return [ctx.make(node, "Not" if boolean else "BitwiseNot", ctx.inputs(node), ctx.outputs(node))]
+
+
+@exports(Divide)
+def divide(node: Node, op: Divide, ctx: ExportContext) -> list:
+    """Div; signed integers with ``m_pythondiv`` (floor division) get the floor correction ONNX's
+    truncating Div lacks: q - (q * b != a and (a < 0) != (b < 0))."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    element_type = ctx.input_type(node, 0).element_type
+    if not (op.m_pythondiv and element_type.is_integral and element_type.numpy_dtype.kind == "i"):
+        made.append(ctx.make(node, "Div", [a, b], ctx.outputs(node)))
+        return made
+    names = {step: ctx.temp(node, step) for step in
+             ("q", "qb", "inexact", "a_neg", "b_neg", "signs", "floor", "correction")}
+    zero = _scalar(ctx, node, "zero", 0, element_type)
+    made += [
+        ctx.make(node, "Div", [a, b], [names["q"]], step="q"),
+        ctx.make(node, "Mul", [names["q"], b], [names["qb"]], step="qb"),
+        ctx.make(node, "Equal", [names["qb"], a], [names["inexact"] + "_eq"], step="exact"),
+        ctx.make(node, "Not", [names["inexact"] + "_eq"], [names["inexact"]], step="inexact"),
+        ctx.make(node, "Less", [a, zero], [names["a_neg"]], step="a_neg"),
+        ctx.make(node, "Less", [b, zero], [names["b_neg"]], step="b_neg"),
+        ctx.make(node, "Xor", [names["a_neg"], names["b_neg"]], [names["signs"]], step="signs"),
+        ctx.make(node, "And", [names["inexact"], names["signs"]], [names["floor"]], step="floor"),
+        ctx.make(node, "Cast", [names["floor"]], [names["correction"]], step="correction",
+                 to=onnx_type_code(element_type)),
+        ctx.make(node, "Sub", [names["q"], names["correction"]], ctx.outputs(node)),
+    ]
+    return made
+
+
+@exports(Mod)
+def mod(node: Node, op: Mod, ctx: ExportContext) -> list:
+    """Mod (the sign of the dividend): ONNX Mod fmod=1 for integers (C's exact %); floats as OpenVINO's
+    reference computes them, a - trunc(a / b) * b (trunc is Ceil below 0, Floor above), not the exact fmod."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    element_type = ctx.input_type(node, 0).element_type
+    if not element_type.is_real:
+        made.append(ctx.make(node, "Mod", [a, b], ctx.outputs(node), fmod=1))
+        return made
+    zero = _scalar(ctx, node, "zero", 0, element_type)
+    steps = {step: ctx.temp(node, step) for step in ("quotient", "negative", "ceil", "floor", "trunc", "product")}
+    made += [
+        ctx.make(node, "Div", [a, b], [steps["quotient"]], step="quotient"),
+        ctx.make(node, "Less", [steps["quotient"], zero], [steps["negative"]], step="negative"),
+        ctx.make(node, "Ceil", [steps["quotient"]], [steps["ceil"]], step="ceil"),
+        ctx.make(node, "Floor", [steps["quotient"]], [steps["floor"]], step="floor"),
+        ctx.make(node, "Where", [steps["negative"], steps["ceil"], steps["floor"]], [steps["trunc"]], step="trunc"),
+        ctx.make(node, "Mul", [steps["trunc"], b], [steps["product"]], step="product"),
+        ctx.make(node, "Sub", [a, steps["product"]], ctx.outputs(node)),
+    ]
+    return made
+
+
+@exports(FloorMod)
+def floor_mod(node: Node, op: FloorMod, ctx: ExportContext) -> list:
+    """FloorMod (the sign of the divisor): ONNX Mod fmod=0 for integers; floats (which ONNX's Mod
+    takes only with fmod=1) are fmod corrected by the divisor where the signs differ."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    element_type = ctx.input_type(node, 0).element_type
+    if not element_type.is_real:
+        made.append(ctx.make(node, "Mod", [a, b], ctx.outputs(node), fmod=0))
+        return made
+    zero = _scalar(ctx, node, "zero", 0, element_type)
+    steps = {step: ctx.temp(node, step) for step in ("fmod", "r_neg", "b_neg", "signs", "nonzero", "fix", "shift")}
+    made += [
+        ctx.make(node, "Mod", [a, b], [steps["fmod"]], step="fmod", fmod=1),
+        ctx.make(node, "Less", [steps["fmod"], zero], [steps["r_neg"]], step="r_neg"),
+        ctx.make(node, "Less", [b, zero], [steps["b_neg"]], step="b_neg"),
+        ctx.make(node, "Xor", [steps["r_neg"], steps["b_neg"]], [steps["signs"]], step="signs"),
+        ctx.make(node, "Equal", [steps["fmod"], zero], [steps["nonzero"]], step="zero"),
+        ctx.make(node, "Not", [steps["nonzero"]], [steps["nonzero"] + "_not"], step="nonzero"),
+        ctx.make(node, "And", [steps["signs"], steps["nonzero"] + "_not"], [steps["fix"]], step="fix"),
+        # fmod + b where the signs differ, fmod + 0 elsewhere: a -0.0 remainder becomes +0.0, as
+        # OpenVINO's x - y * floor(x / y) gives it.
+        ctx.make(node, "Where", [steps["fix"], b, zero], [steps["shift"]], step="shift"),
+        ctx.make(node, "Add", [steps["fmod"], steps["shift"]], ctx.outputs(node)),
+    ]
+    return made
+
+
+@exports(SquaredDifference)
+def squared_difference(node: Node, op: SquaredDifference, ctx: ExportContext) -> list:
+    """(a - b)^2: Sub then Mul by itself."""
+    made: list = []
+    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    difference = ctx.temp(node, "difference")
+    made.append(ctx.make(node, "Sub", inputs, [difference], step="difference"))
+    made.append(ctx.make(node, "Mul", [difference, difference], ctx.outputs(node)))
+    return made
+
+
+@exports(Select)
+def select(node: Node, op: Select, ctx: ExportContext) -> list:
+    """Select -> Where (numpy broadcasting; pdpd aligns the else branch to the then branch)."""
+    made: list = []
+    inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made, indices=(1, 2))
+    made.append(ctx.make(node, "Where", inputs, ctx.outputs(node)))
+    return made
+
+
+@exports(*_UNARY)
+def unary(node: Node, op: Any, ctx: ExportContext) -> list:
+    """One ONNX op of the same meaning."""
+    return [ctx.make(node, _UNARY[type(op)], ctx.inputs(node), ctx.outputs(node))]
+
+
+@exports(IsInf)
+def is_inf(node: Node, op: IsInf, ctx: ExportContext) -> list:
+    """IsInf with the same detect_negative / detect_positive."""
+    return [ctx.make(node, "IsInf", ctx.inputs(node), ctx.outputs(node),
+                     detect_negative=int(op.detect_negative), detect_positive=int(op.detect_positive))]
+
+
+@exports(IsFinite)
+def is_finite(node: Node, op: IsFinite, ctx: ExportContext) -> list:
+    """Not(IsInf or IsNaN)."""
+    (x,) = ctx.inputs(node)
+    inf, nan, either = ctx.temp(node, "inf"), ctx.temp(node, "nan"), ctx.temp(node, "either")
+    return [ctx.make(node, "IsInf", [x], [inf], step="inf"), ctx.make(node, "IsNaN", [x], [nan], step="nan"),
+            ctx.make(node, "Or", [inf, nan], [either], step="either"),
+            ctx.make(node, "Not", [either], ctx.outputs(node))]
+
+
+@exports(Round)
+def round_(node: Node, op: Round, ctx: ExportContext) -> list:
+    """half_to_even is ONNX Round; half_away_from_zero is Sign(x) * Floor(|x| + 0.5); integers pass."""
+    (x,) = ctx.inputs(node)
+    element_type = ctx.input_type(node, 0).element_type
+    if not element_type.is_real:
+        return [ctx.make(node, "Identity", [x], ctx.outputs(node))]
+    if op.mode == "half_to_even":
+        return [ctx.make(node, "Round", [x], ctx.outputs(node))]
+    names = {step: ctx.temp(node, step) for step in ("abs", "plus_half", "floor", "sign")}
+    half = _scalar(ctx, node, "half", 0.5, element_type)
+    return [ctx.make(node, "Abs", [x], [names["abs"]], step="abs"),
+            ctx.make(node, "Add", [names["abs"], half], [names["plus_half"]], step="plus_half"),
+            ctx.make(node, "Floor", [names["plus_half"]], [names["floor"]], step="floor"),
+            ctx.make(node, "Sign", [x], [names["sign"]], step="sign"),
+            ctx.make(node, "Mul", [names["sign"], names["floor"]], ctx.outputs(node))]
+
+
+@exports(Clamp)
+def clamp(node: Node, op: Clamp, ctx: ExportContext) -> list:
+    """Clip with min and max initializers of the data type (integers: ceil(min), floor(max), saturated)."""
+    (x,) = ctx.inputs(node)
+    element_type = ctx.input_type(node, 0).element_type
+    dtype = element_type.numpy_dtype
+    if element_type.is_integral:
+        info = np.iinfo(dtype)
+        low = min(max(math.ceil(op.min), info.min), info.max)
+        high = min(max(math.floor(op.max), info.min), info.max)
+    else:
+        low, high = op.min, op.max
+    bounds = [ctx.initializer(node, "min", np.asarray(low).astype(dtype)),
+              ctx.initializer(node, "max", np.asarray(high).astype(dtype))]
+    return [ctx.make(node, "Clip", [x, *bounds], ctx.outputs(node))]
+
+
+@exports(Elu)
+def elu(node: Node, op: Elu, ctx: ExportContext) -> list:
+    """Elu with the same alpha."""
+    return [ctx.make(node, "Elu", ctx.inputs(node), ctx.outputs(node), alpha=float(op.alpha))]
+
+
+@exports(HSigmoid)
+def h_sigmoid(node: Node, op: HSigmoid, ctx: ExportContext) -> list:
+    """min(max(x + 3, 0), 6) / 6 is HardSigmoid alpha=1/6 beta=0.5."""
+    return [ctx.make(node, "HardSigmoid", ctx.inputs(node), ctx.outputs(node), alpha=1.0 / 6.0, beta=0.5)]
+
+
+@exports(HSwish)
+def h_swish(node: Node, op: HSwish, ctx: ExportContext) -> list:
+    """HardSwish (opset 14); x * HardSigmoid(x) before."""
+    (x,) = ctx.inputs(node)
+    if ctx.opset >= 14:
+        return [ctx.make(node, "HardSwish", [x], ctx.outputs(node))]
+    gate = ctx.temp(node, "gate")
+    return [ctx.make(node, "HardSigmoid", [x], [gate], step="gate", alpha=1.0 / 6.0, beta=0.5),
+            ctx.make(node, "Mul", [x, gate], ctx.outputs(node))]
+
+
+@exports(Mish)
+def mish(node: Node, op: Mish, ctx: ExportContext) -> list:
+    """Mish (opset 18); x * tanh(softplus(x)) before."""
+    (x,) = ctx.inputs(node)
+    if ctx.opset >= 18:
+        return [ctx.make(node, "Mish", [x], ctx.outputs(node))]
+    soft, tanh = ctx.temp(node, "softplus"), ctx.temp(node, "tanh")
+    return [ctx.make(node, "Softplus", [x], [soft], step="softplus"),
+            ctx.make(node, "Tanh", [soft], [tanh], step="tanh"),
+            ctx.make(node, "Mul", [x, tanh], ctx.outputs(node))]
+
+
+@exports(Swish)
+def swish(node: Node, op: Swish, ctx: ExportContext) -> list:
+    """x * sigmoid(beta * x) (beta 1 when absent)."""
+    names = ctx.inputs(node)
+    x = names[0]
+    made: list = []
+    scaled = x
+    if len(names) > 1 and names[1]:
+        scaled = ctx.temp(node, "scaled")
+        made.append(ctx.make(node, "Mul", [x, names[1]], [scaled], step="scaled"))
+    gate = ctx.temp(node, "gate")
+    made += [ctx.make(node, "Sigmoid", [scaled], [gate], step="gate"),
+             ctx.make(node, "Mul", [x, gate], ctx.outputs(node))]
+    return made
+
+
+@exports(Gelu2, Gelu7)
+def gelu(node: Node, op: Any, ctx: ExportContext) -> list:
+    """ONNX Gelu (opset 20, approximate none/tanh); before it, 0.5 x (1 + erf(x / sqrt 2)) or the tanh form."""
+    (x,) = ctx.inputs(node)
+    tanh_mode = getattr(op, "approximation_mode", "ERF") == "TANH"
+    if ctx.opset >= 20:
+        return [ctx.make(node, "Gelu", [x], ctx.outputs(node), approximate="tanh" if tanh_mode else "none")]
+    element_type = ctx.input_type(node, 0).element_type
+    made: list = []
+    if tanh_mode:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        names = {s: ctx.temp(node, s) for s in ("cube", "scaled_cube", "inner", "arg", "tanh", "one_plus", "half_x")}
+        made += [
+            ctx.make(node, "Mul", [x, x], [names["cube"] + "_sq"], step="square"),
+            ctx.make(node, "Mul", [names["cube"] + "_sq", x], [names["cube"]], step="cube"),
+            ctx.make(node, "Mul", [names["cube"], _scalar(ctx, node, "c", 0.044715, element_type)],
+                     [names["scaled_cube"]], step="scaled_cube"),
+            ctx.make(node, "Add", [x, names["scaled_cube"]], [names["inner"]], step="inner"),
+            ctx.make(node, "Mul", [names["inner"], _scalar(ctx, node, "k", math.sqrt(2 / math.pi), element_type)],
+                     [names["arg"]], step="arg"),
+            ctx.make(node, "Tanh", [names["arg"]], [names["tanh"]], step="tanh"),
+        ]
+        inner = names["tanh"]
+    else:
+        names = {s: ctx.temp(node, s) for s in ("arg", "erf", "one_plus", "half_x")}
+        made += [
+            ctx.make(node, "Mul", [x, _scalar(ctx, node, "k", 1 / math.sqrt(2), element_type)], [names["arg"]],
+                     step="arg"),
+            ctx.make(node, "Erf", [names["arg"]], [names["erf"]], step="erf"),
+        ]
+        inner = names["erf"]
+    made += [
+        ctx.make(node, "Add", [inner, _scalar(ctx, node, "one", 1.0, element_type)], [names["one_plus"]],
+                 step="one_plus"),
+        ctx.make(node, "Mul", [x, _scalar(ctx, node, "half", 0.5, element_type)], [names["half_x"]], step="half_x"),
+        ctx.make(node, "Mul", [names["half_x"], names["one_plus"]], ctx.outputs(node)),
+    ]
+    return made
+
+
+@exports(PReLU)
+def prelu(node: Node, op: PReLU, ctx: ExportContext) -> list:
+    """PRelu; a 1-D slope as long as the channel dim (OpenVINO's per-channel form) is unsqueezed to
+    (C, 1, ...) so ONNX's numpy broadcasting puts it on dim 1."""
+    x, slope = ctx.inputs(node)
+    data, slope_shape = ctx.input_type(node, 0).shape, ctx.input_type(node, 1).shape
+    made: list = []
+    if data.rank_is_dynamic or slope_shape.rank_is_dynamic:
+        raise ctx.refuse("PReLU's slope placement depends on ranks and shapes; they must be known")
+    if slope_shape.rank == 1 and data.rank > 2:
+        channels, length = data[1], slope_shape[0]
+        if not (channels.is_static and length.is_static):
+            raise ctx.refuse("a 1-D PReLU slope needs static channel and slope dims to place it")
+        if channels.value == length.value != 1:
+            axes = ctx.initializer(node, "slope_axes", np.arange(1, data.rank - 1, dtype=np.int64))
+            placed = ctx.temp(node, "slope")
+            made.append(ctx.make(node, "Unsqueeze", [slope, axes], [placed], step="slope"))
+            slope = placed
+    made.append(ctx.make(node, "PRelu", [x, slope], ctx.outputs(node)))
+    return made
+
+

@@ -1,0 +1,91 @@
+"""Interpolate-4 and Interpolate-11: ONNX Resize (axes as an attribute from opset 18), after a Pad when
+OpenVINO's pads_begin/pads_end pad the data with zeros first.
+
+nearest (but for OpenVINO's ``simple`` rounding), linear_onnx and linear (both ONNX's ``linear``:
+OpenVINO's triangle filter without antialias computes the same values, within 2 ULP, up and down)
+and cubic (its cube_coeff is ONNX's cubic_coeff_a) map onto Resize with the same coordinate
+transformation; in scales mode the scales are passed on, so coordinates map as in OpenVINO, once the
+output lengths ONNX computes (floor(length * scale)) are checked to be the IR's (OpenVINO adds 1e-6
+to the scale first). antialias and the Pillow modes are refused: onnxruntime 1.31.1's antialiased
+linear Resize differs from OpenVINO's by 0.13 on a 8x9 -> 3x4 downscale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from irgraph.graph import Node
+from irgraph.io.onnx.export_rules.patterns import constant_ints, input_rank
+from irgraph.io.onnx.export_rules.registry import ExportContext, exports
+from irgraph.ops.image.interpolate import Interpolate4, Interpolate11
+from irgraph.ops.op import normalize_axis
+
+_MODES = {"nearest": "nearest", "linear_onnx": "linear", "linear": "linear", "cubic": "cubic"}
+
+
+@exports(Interpolate4, Interpolate11)
+def interpolate(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Resize of the (padded) data over the constant axes, by the constant scales or sizes."""
+    if op.mode not in _MODES:
+        raise ctx.refuse(f"mode {op.mode} has no exact ONNX Resize form (nearest, linear, linear_onnx and cubic do)")
+    if op.antialias:
+        raise ctx.refuse("antialias has no exact ONNX Resize form (ONNX's antialiased filter differs from OpenVINO's)")
+    if op.mode == "nearest" and op.nearest_mode == "simple":
+        raise ctx.refuse("nearest_mode simple has no ONNX Resize form")
+    rank = input_rank(ctx, node, 0)
+    names = ctx.inputs(node)
+    values_index, axes_index = (2 if op.uses_scales else 1, 3) if isinstance(op, Interpolate4) else (1, 2)
+    has_axes = len(names) > axes_index and names[axes_index]
+    axes = [normalize_axis(a, rank) for a in constant_ints(ctx, node, axes_index, "axes")] if has_axes else \
+        list(range(rank))
+    values = ctx.constant(node, values_index)
+    if values is None:
+        raise ctx.refuse(f"the {'scales' if op.uses_scales else 'sizes'} must come straight from a Const")
+    flat = np.asarray(values).reshape(-1)[:len(axes)]
+    made: list = []
+    data = names[0]
+    begin = [op.pads_begin[a] if a < len(op.pads_begin) else 0 for a in range(rank)]
+    end = [op.pads_end[a] if a < len(op.pads_end) else 0 for a in range(rank)]
+    if any(begin) or any(end):
+        padded = ctx.temp(node, "padded")
+        made.append(ctx.make(node, "Pad", [data, ctx.initializer(node, "pads", np.asarray(begin + end, np.int64))],
+                             [padded], step="padded", mode="constant"))
+        data = padded
+    attributes: dict[str, Any] = {"mode": _MODES[op.mode],
+                                  "coordinate_transformation_mode": op.coordinate_transformation_mode}
+    if op.mode == "nearest":
+        attributes["nearest_mode"] = op.nearest_mode
+    if op.mode == "cubic":
+        attributes["cubic_coeff_a"] = float(op.cube_coeff)
+    shape = ctx.input_type(node, 0).shape
+    output_shape = ctx.output_type(node, 0).shape
+    if ctx.opset >= 18:
+        attributes["axes"] = axes
+        chosen = flat
+    else:  # Resize before 18 takes one scale or size per dim
+        if op.uses_scales:
+            full = np.ones(rank, np.float32)
+        else:
+            if not all(shape[a].is_static for a in range(rank) if a not in axes):
+                raise ctx.refuse("sizes over some axes need the other dims static before ONNX Resize-18 (its axes)")
+            full = np.asarray([shape[a].value + begin[a] + end[a] if a not in axes else 0 for a in range(rank)],
+                              np.int64)
+        for axis, value in zip(axes, flat, strict=True):
+            full[axis] = value
+        chosen = full
+    if op.uses_scales:
+        scales = np.asarray(chosen, np.float32)
+        for axis, scale in zip(axes, np.asarray(flat, np.float32), strict=True):
+            length, wanted = shape[axis], output_shape[axis]
+            if length.is_static and wanted.is_static:
+                onnx_length = int(np.float32(length.value + begin[axis] + end[axis]) * scale)
+                if onnx_length != wanted.value:
+                    raise ctx.refuse(f"scale {scale} of axis {axis} gives {onnx_length} elements in ONNX Resize "
+                                     f"(floor(length * scale)) but {wanted.value} in OpenVINO (which adds 1e-6)")
+        inputs = [data, "", ctx.initializer(node, "scales", scales)]
+    else:
+        inputs = [data, "", "", ctx.initializer(node, "sizes", np.asarray(chosen, np.int64))]
+    made.append(ctx.make(node, "Resize", inputs, ctx.outputs(node), **attributes))
+    return made

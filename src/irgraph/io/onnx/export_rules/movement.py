@@ -1,0 +1,627 @@
+"""Shape and data-movement ops: Reshape, Squeeze, Unsqueeze, ShapeOf, Concat, Split, Transpose, Gather,
+Slice, StridedSlice, Tile, Pad, Broadcast, ShuffleChannels, DepthToSpace, Reverse, ...
+
+ONNX takes shapes, axes, pads and repeats as int64 input tensors (from opset 13 for Split, Squeeze
+and Unsqueeze): a Const becomes an int64 initializer, a computed tensor is cast to int64.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.graph import Node
+from irgraph.io.onnx.export_rules.patterns import (
+    cast,
+    constant_ints,
+    input_rank,
+    int64_input,
+    onnx_type_code,
+)
+from irgraph.io.onnx.export_rules.registry import ExportContext, exports
+from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
+from irgraph.ops.movement.col2im import Col2Im
+from irgraph.ops.movement.concat import Concat
+from irgraph.ops.movement.depth_to_space import DepthToSpace
+from irgraph.ops.movement.gather import Gather, Gather7, Gather8
+from irgraph.ops.movement.gather_elements import GatherElements
+from irgraph.ops.movement.gather_nd import GatherND, GatherND8
+from irgraph.ops.movement.pad import Pad, Pad12
+from irgraph.ops.movement.reverse import Reverse
+from irgraph.ops.movement.roll import Roll
+from irgraph.ops.movement.scatter_elements_update import ScatterElementsUpdate3, ScatterElementsUpdate12
+from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate3, ScatterNDUpdate15
+from irgraph.ops.movement.scatter_update import ScatterUpdate
+from irgraph.ops.movement.shuffle_channels import ShuffleChannels
+from irgraph.ops.movement.slice import Slice
+from irgraph.ops.movement.space_to_depth import SpaceToDepth
+from irgraph.ops.movement.split import Split
+from irgraph.ops.movement.strided_slice import StridedSlice
+from irgraph.ops.movement.tile import Tile
+from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.movement.unique import Unique
+from irgraph.ops.movement.variadic_split import VariadicSplit, resolve_lengths
+from irgraph.ops.op import normalize_axis
+from irgraph.ops.shape.reshape import Reshape
+from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
+from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+
+_INT64_MAX = 2**63 - 1
+_INT64_MIN = -(2**63)
+
+
+def _axis(ctx: ExportContext, node: Node, index: int, rank_of: int = 0) -> int:
+    """A one-element constant axis input, checked against the rank of input ``rank_of`` when known."""
+    value = ctx.constant(node, index)
+    if value is None or np.size(value) != 1:
+        raise ctx.refuse(f"{node.type_name}'s axis must come straight from a one-element Const to export it (ONNX "
+                         "takes the axis as an attribute)")
+    axis = int(np.asarray(value).reshape(-1)[0])
+    shape = ctx.input_type(node, rank_of).shape
+    if not shape.rank_is_dynamic:
+        try:
+            normalize_axis(axis, shape.rank)
+        except OpError as err:
+            raise ctx.refuse(err.message) from None
+    return axis
+
+
+# ------------------------------------------------------------------------------------ shape ops
+@exports(Reshape)
+def reshape(node: Node, op: Reshape, ctx: ExportContext) -> list:
+    """Reshape; special_zero is ONNX's default (0 copies the input dim), its absence allowzero=1 (opset 14)."""
+    data = ctx.inputs(node)[0]
+    made: list = []
+    shape = int64_input(ctx, node, 1, "shape", made, scalar=False)
+    attributes = {}
+    if not op.special_zero:
+        value = ctx.constant(node, 1)
+        if value is None or 0 in np.asarray(value):
+            if ctx.opset < 14:
+                raise ctx.refuse("special_zero=false with a 0 (or a computed shape) needs ONNX allowzero "
+                                 "(opset 14)")
+            attributes["allowzero"] = 1
+    return [*made, ctx.make(node, "Reshape", [data, shape], ctx.outputs(node), **attributes)]
+
+
+@exports(Squeeze, Squeeze15)
+def squeeze(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Squeeze with int64 axes; Squeeze-15's allow_axis_skip drops axes whose static dim is not 1."""
+    names = ctx.inputs(node)
+    if len(names) < 2 or not names[1]:
+        return [ctx.make(node, "Squeeze", [names[0]], ctx.outputs(node))]
+    if getattr(op, "allow_axis_skip", False):
+        shape = ctx.input_type(node, 0).shape
+        axes = constant_ints(ctx, node, 1, "axes")
+        if shape.rank_is_dynamic:
+            raise ctx.refuse("allow_axis_skip on data of dynamic rank has no ONNX form")
+        kept = []
+        for axis in axes:
+            dim = shape[normalize_axis(axis, shape.rank)]
+            if not dim.is_static:
+                raise ctx.refuse(f"allow_axis_skip on the dynamic dim {dim} depends on the run")
+            if dim.value == 1:
+                kept.append(axis)
+        axes_name = ctx.initializer(node, "axes", np.asarray(kept, np.int64))
+        return [ctx.make(node, "Squeeze", [names[0], axes_name], ctx.outputs(node))]
+    made: list = []
+    axes_name = int64_input(ctx, node, 1, "axes", made, scalar=False)
+    return [*made, ctx.make(node, "Squeeze", [names[0], axes_name], ctx.outputs(node))]
+
+
+@exports(Unsqueeze)
+def unsqueeze(node: Node, op: Unsqueeze, ctx: ExportContext) -> list:
+    """Unsqueeze with int64 axes (a scalar axis becomes a 1-element list)."""
+    made: list = []
+    axes = int64_input(ctx, node, 1, "axes", made, scalar=False)
+    return [*made, ctx.make(node, "Unsqueeze", [ctx.inputs(node)[0], axes], ctx.outputs(node))]
+
+
+@exports(ShapeOf1, ShapeOf3)
+def shape_of(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Shape (int64), cast to i32 when ShapeOf-3 asks for it."""
+    output_type = ctx.output_type(node, 0).element_type
+    if output_type is ElementType.I64:
+        return [ctx.make(node, "Shape", ctx.inputs(node), ctx.outputs(node))]
+    shape = ctx.temp(node, "shape")
+    return [ctx.make(node, "Shape", ctx.inputs(node), [shape], step="shape"),
+            ctx.make(node, "Cast", [shape], ctx.outputs(node), to=onnx_type_code(output_type))]
+
+
+# ------------------------------------------------------------------------------------ concat, split
+@exports(Concat)
+def concat(node: Node, op: Concat, ctx: ExportContext) -> list:
+    """Concat with the same axis."""
+    return [ctx.make(node, "Concat", ctx.inputs(node), ctx.outputs(node), axis=op.axis)]
+
+
+@exports(Split)
+def split(node: Node, op: Split, ctx: ExportContext) -> list:
+    """Split into equal parts: num_outputs from opset 18, equal parts by the output count before."""
+    axis = _axis(ctx, node, 1)
+    attributes = {"num_outputs": op.num_splits} if ctx.opset >= 18 else {}
+    return [ctx.make(node, "Split", [ctx.inputs(node)[0]], ctx.outputs(node), axis=axis, **attributes)]
+
+
+@exports(VariadicSplit)
+def variadic_split(node: Node, op: VariadicSplit, ctx: ExportContext) -> list:
+    """Split with an int64 split input; a -1 length is resolved on a static dim (ONNX lengths are >= 0)."""
+    axis = _axis(ctx, node, 1)
+    names = ctx.inputs(node)
+    value = ctx.constant(node, 2)
+    outputs = ctx.outputs(node)
+    if value is None:
+        if ctx.input_type(node, 2).element_type is not ElementType.I64:
+            raise ctx.refuse(f"non-constant split_lengths must be i64 for ONNX Split; got "
+                             f"{ctx.input_type(node, 2).element_type}")
+        ctx.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split with the non-constant split "
+                    f"input {names[2]!r} (ONNX requires every length >= 0: a -1 fails in onnxruntime)")
+        return [ctx.make(node, "Split", [names[0], names[2]], outputs, axis=axis)]
+    lengths = [int(v) for v in np.asarray(value).reshape(-1)]
+    if -1 in lengths:
+        shape = ctx.input_type(node, 0).shape
+        dim = None if shape.rank_is_dynamic else shape[axis]
+        if dim is None or not dim.is_static:
+            raise ctx.refuse(f"split_lengths {lengths} hold -1 on a dynamic axis dim ({dim or 'dynamic rank'}); ONNX "
+                             "Split lengths must be >= 0, so the -1 can only be resolved on a static dim")
+        try:
+            resolved = [int(v) for v in resolve_lengths(lengths, dim)]  # type: ignore[arg-type]
+        except OpError as err:
+            raise ctx.refuse(err.message) from None
+        ctx.explain(f"layer {node.id} {node.name!r}: split_lengths {lengths} resolved to {resolved} "
+                    f"on the static dim {dim}")
+        lengths = resolved
+    extra = [ctx.temp(node, f"unread{i}") for i in range(len(outputs), len(lengths))]
+    same = np.asarray(value).dtype == np.int64 and np.ndim(value) == 1 and list(np.asarray(value)) == lengths
+    split_input = names[2] if same else ctx.initializer(node, "split", np.asarray(lengths, np.int64))
+    return [ctx.make(node, "Split", [names[0], split_input], [*outputs, *extra], axis=axis)]
+
+
+# ------------------------------------------------------------------------------------ transpose & co
+@exports(Transpose)
+def transpose(node: Node, op: Transpose, ctx: ExportContext) -> list:
+    """Transpose with a constant order (an empty order reverses the axes)."""
+    order = constant_ints(ctx, node, 1, "input_order")
+    if not order:
+        order = list(range(input_rank(ctx, node, 0)))[::-1]
+    rank = len(order)
+    return [ctx.make(node, "Transpose", [ctx.inputs(node)[0]], ctx.outputs(node),
+                     perm=[normalize_axis(a, rank) for a in order])]
+
+
+@exports(ShuffleChannels)
+def shuffle_channels(node: Node, op: ShuffleChannels, ctx: ExportContext) -> list:
+    """Reshape to (outer, group, size / group, inner), swap dims 1 and 2, reshape back to the input's shape."""
+    shape = ctx.input_type(node, 0).shape
+    if shape.rank_is_dynamic:
+        raise ctx.refuse("ShuffleChannels on data of dynamic rank")
+    axis = normalize_axis(op.axis, shape.rank)
+    dims = list(shape)
+    if not dims[axis].is_static:
+        raise ctx.refuse(f"ShuffleChannels over the dynamic dim {dims[axis]}")
+    outer = [d.value for d in dims[:axis]] if all(d.is_static for d in dims[:axis]) else None
+    inner = [d.value for d in dims[axis + 1:]] if all(d.is_static for d in dims[axis + 1:]) else None
+    if outer is None and inner is None:
+        raise ctx.refuse("ShuffleChannels needs static dims on one side of its axis")
+    size = dims[axis].value
+    grouped = [-1 if outer is None else int(np.prod(outer)), op.group, size // op.group,
+               -1 if inner is None else int(np.prod(inner))]
+    (x,) = ctx.inputs(node)
+    split_shape = ctx.initializer(node, "grouped_shape", np.asarray(grouped, np.int64))
+    grouped_name, swapped, original = ctx.temp(node, "grouped"), ctx.temp(node, "swapped"), ctx.temp(node, "shape")
+    return [
+        ctx.make(node, "Reshape", [x, split_shape], [grouped_name], step="grouped"),
+        ctx.make(node, "Transpose", [grouped_name], [swapped], step="swapped", perm=[0, 2, 1, 3]),
+        ctx.make(node, "Shape", [x], [original], step="shape"),
+        ctx.make(node, "Reshape", [swapped, original], ctx.outputs(node)),
+    ]
+
+
+@exports(DepthToSpace)
+def depth_to_space(node: Node, op: DepthToSpace, ctx: ExportContext) -> list:
+    """DepthToSpace of 4-D data: blocks_first is ONNX's DCR mode, depth_first its CRD."""
+    if input_rank(ctx, node, 0) != 4:
+        raise ctx.refuse("ONNX DepthToSpace takes 4-D data only")
+    mode = "DCR" if op.mode == "blocks_first" else "CRD"
+    return [ctx.make(node, "DepthToSpace", ctx.inputs(node), ctx.outputs(node), blocksize=op.block_size, mode=mode)]
+
+
+@exports(SpaceToDepth)
+def space_to_depth(node: Node, op: SpaceToDepth, ctx: ExportContext) -> list:
+    """SpaceToDepth of 4-D data in blocks_first mode (ONNX's only order)."""
+    if input_rank(ctx, node, 0) != 4:
+        raise ctx.refuse("ONNX SpaceToDepth takes 4-D data only")
+    if op.mode != "blocks_first":
+        raise ctx.refuse("SpaceToDepth depth_first has no ONNX form (ONNX orders the blocks first)")
+    return [ctx.make(node, "SpaceToDepth", ctx.inputs(node), ctx.outputs(node), blocksize=op.block_size)]
+
+
+# ------------------------------------------------------------------------------------ gathers, scatters
+@exports(Gather, Gather7, Gather8)
+def gather(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Gather along a constant axis. With batch_dims b, GatherND(batch_dims=b) on the indices with a
+    trailing unit dim picks the same slices once the axis is moved to position b (a Transpose of the
+    data), and a Transpose of the result puts the indices' dims back where Gather puts them."""
+    axis = _axis(ctx, node, 2)
+    data, indices = ctx.inputs(node)[:2]
+    batch_dims = getattr(op, "batch_dims", 0)
+    if not batch_dims:
+        return [ctx.make(node, "Gather", [data, indices], ctx.outputs(node), axis=axis)]
+    rank, index_rank = input_rank(ctx, node, 0), input_rank(ctx, node, 1)
+    axis = normalize_axis(axis, rank)
+    batch = batch_dims + index_rank if batch_dims < 0 else batch_dims
+    made: list = []
+    indices = int64_input(ctx, node, 1, "indices", made)  # GatherND takes int64 indices only
+    if axis != batch:
+        order = [*range(batch), axis, *(a for a in range(batch, rank) if a != axis)]
+        moved = ctx.temp(node, "moved")
+        made.append(ctx.make(node, "Transpose", [data], [moved], step="moved", perm=order))
+        data = moved
+    last = ctx.initializer(node, "last_axis", np.asarray([-1], np.int64))
+    tuples = ctx.temp(node, "tuples")
+    made.append(ctx.make(node, "Unsqueeze", [indices, last], [tuples], step="tuples"))
+    output = ctx.outputs(node)[0]
+    if axis == batch:
+        made.append(ctx.make(node, "GatherND", [data, tuples], [output], batch_dims=batch))
+        return made
+    # GatherND gives batch + index dims + data[batch:axis] + data[axis+1:]; Gather puts the index dims at axis.
+    gathered = ctx.temp(node, "gathered")
+    made.append(ctx.make(node, "GatherND", [data, tuples], [gathered], step="gathered", batch_dims=batch))
+    picked = index_rank - batch
+    between = axis - batch
+    order = [*range(batch), *(batch + picked + i for i in range(between)), *(batch + i for i in range(picked)),
+             *range(batch + picked + between, rank - 1 + picked)]
+    made.append(ctx.make(node, "Transpose", [gathered], [output], perm=order))
+    return made
+
+
+@exports(GatherElements)
+def gather_elements(node: Node, op: GatherElements, ctx: ExportContext) -> list:
+    """GatherElements with the same axis."""
+    return [ctx.make(node, "GatherElements", ctx.inputs(node), ctx.outputs(node), axis=op.axis)]
+
+
+@exports(GatherND, GatherND8)
+def gather_nd(node: Node, op: Any, ctx: ExportContext) -> list:
+    """GatherND: GatherND-8's batch dims are ONNX's; GatherND-5 merges them, so only batch_dims=0 maps."""
+    if isinstance(op, GatherND) and op.batch_dims:
+        raise ctx.refuse("GatherND-5 with batch_dims > 0 flattens the batch dims, which ONNX GatherND does not")
+    return [ctx.make(node, "GatherND", ctx.inputs(node), ctx.outputs(node), batch_dims=op.batch_dims)]
+
+
+_SCATTER_REDUCTIONS = {"none": "none", "sum": "add", "prod": "mul", "min": "min", "max": "max"}
+
+
+@exports(ScatterNDUpdate3, ScatterNDUpdate15)
+def scatter_nd_update(node: Node, op: Any, ctx: ExportContext) -> list:
+    """ScatterND; ScatterNDUpdate-15's sum/prod/min/max are ONNX's add/mul/min/max reductions."""
+    reduction = getattr(op, "reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ctx.refuse(f"reduction {reduction!r} has no ONNX ScatterND form")
+    attributes = {"reduction": _SCATTER_REDUCTIONS[reduction]} if reduction != "none" else {}
+    return [ctx.make(node, "ScatterND", ctx.inputs(node)[:3], ctx.outputs(node), **attributes)]
+
+
+@exports(ScatterElementsUpdate3, ScatterElementsUpdate12)
+def scatter_elements_update(node: Node, op: Any, ctx: ExportContext) -> list:
+    """ScatterElements along a constant axis; reductions as ONNX names them (mean and use_init_val=false refused)."""
+    axis = _axis(ctx, node, 3)
+    reduction = getattr(op, "reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ctx.refuse(f"reduction {reduction!r} has no ONNX ScatterElements form")
+    if reduction != "none" and not getattr(op, "use_init_val", True):
+        raise ctx.refuse("use_init_val=false has no ONNX ScatterElements form")
+    attributes = {"reduction": _SCATTER_REDUCTIONS[reduction]} if reduction != "none" else {}
+    return [ctx.make(node, "ScatterElements", ctx.inputs(node)[:3], ctx.outputs(node), axis=axis, **attributes)]
+
+
+# ------------------------------------------------------------------------------------ slicing
+@exports(Slice)
+def slice_(node: Node, op: Slice, ctx: ExportContext) -> list:
+    """Slice-8 (data, start, stop, step, axes) is ONNX Slice (data, starts, ends, axes, steps) in int64."""
+    names = ctx.inputs(node)
+    made: list = []
+    starts, ends, steps = (int64_input(ctx, node, i, s, made, scalar=False) for i, s in ((1, "starts"), (2, "ends"),
+                                                                                     (3, "steps")))
+    inputs = [names[0], starts, ends]
+    inputs.append(int64_input(ctx, node, 4, "axes", made, scalar=False) if len(names) > 4 and names[4] else "")
+    inputs.append(steps)
+    return [*made, ctx.make(node, "Slice", inputs, ctx.outputs(node))]
+
+
+@exports(StridedSlice)
+def strided_slice(node: Node, op: StridedSlice, ctx: ExportContext) -> list:
+    """Slice over the addressed axes (masks resolved into starts/ends), then a Squeeze of the shrunk axes
+    and an Unsqueeze of the new ones; begin, end and strides must be constant."""
+    rank = input_rank(ctx, node, 0)
+    begin = constant_ints(ctx, node, 1, "begin")
+    end = constant_ints(ctx, node, 2, "end")
+    names = ctx.inputs(node)
+    strides = constant_ints(ctx, node, 3, "strides") if len(names) > 3 and names[3] else [1] * len(begin)
+
+    def mask(values: tuple[int, ...], i: int) -> bool:
+        return i < len(values) and values[i] != 0
+
+    consuming = sum(1 for i in range(len(begin)) if not mask(op.new_axis_mask, i) and not mask(op.ellipsis_mask, i))
+    axes, starts, ends, steps, shrunk, new_axes = [], [], [], [], [], []
+    in_axis = out_axis = 0
+    for i in range(len(begin)):
+        if mask(op.ellipsis_mask, i):
+            covered = rank - consuming
+            in_axis += covered
+            out_axis += covered
+        elif mask(op.new_axis_mask, i):
+            new_axes.append(out_axis)
+            out_axis += 1
+        elif mask(op.shrink_axis_mask, i):
+            axes.append(in_axis)
+            starts.append(begin[i])
+            ends.append(_INT64_MAX if begin[i] == -1 else begin[i] + 1)
+            steps.append(1)
+            shrunk.append(in_axis)
+            in_axis += 1
+        else:
+            stride = strides[i]
+            axes.append(in_axis)
+            starts.append((_INT64_MAX if stride < 0 else 0) if mask(op.begin_mask, i) else begin[i])
+            ends.append((_INT64_MIN if stride < 0 else _INT64_MAX) if mask(op.end_mask, i) else end[i])
+            steps.append(stride)
+            in_axis += 1
+            out_axis += 1
+    made: list = []
+    current = names[0]
+    final = ctx.outputs(node)[0]
+    stages = [bool(axes), bool(shrunk), bool(new_axes)]
+    if not any(stages):
+        return [ctx.make(node, "Identity", [current], [final])]
+
+    def target(stage: int) -> str:
+        return final if not any(stages[stage + 1:]) else ctx.temp(node, ("sliced", "squeezed", "unsqueezed")[stage])
+
+    if axes:
+        out = target(0)
+        inputs = [current, *(ctx.initializer(node, step, np.asarray(v, np.int64)) for step, v in
+                             (("starts", starts), ("ends", ends), ("axes", axes), ("steps", steps)))]
+        made.append(ctx.make(node, "Slice", inputs, [out], **({} if out == final else {"step": "slice"})))
+        current = out
+    if shrunk:
+        out = target(1)
+        axes_name = ctx.initializer(node, "shrink_axes", np.asarray(shrunk, np.int64))
+        made.append(ctx.make(node, "Squeeze", [current, axes_name], [out], **({} if out == final else
+                                                                              {"step": "squeeze"})))
+        current = out
+    if new_axes:
+        axes_name = ctx.initializer(node, "new_axes", np.asarray(new_axes, np.int64))
+        made.append(ctx.make(node, "Unsqueeze", [current, axes_name], [final]))
+    return made
+
+
+@exports(Reverse)
+def reverse(node: Node, op: Reverse, ctx: ExportContext) -> list:
+    """Slice with step -1 over the reversed axes (mode index: the axes; mode mask: where the mask is true)."""
+    value = ctx.constant(node, 1)
+    if value is None:
+        raise ctx.refuse("Reverse's axes must come straight from a Const")
+    rank = input_rank(ctx, node, 0)
+    flat = np.asarray(value).reshape(-1)
+    axes = [int(i) for i in np.flatnonzero(flat)] if op.mode == "mask" else [normalize_axis(int(a), rank)
+                                                                           for a in flat]
+    if not axes:
+        return [ctx.make(node, "Identity", [ctx.inputs(node)[0]], ctx.outputs(node))]
+    count = len(axes)
+    inputs = [ctx.inputs(node)[0]] + [ctx.initializer(node, step, np.asarray(v, np.int64)) for step, v in (
+        ("starts", [-1] * count), ("ends", [_INT64_MIN] * count), ("axes", axes), ("steps", [-1] * count))]
+    return [ctx.make(node, "Slice", inputs, ctx.outputs(node))]
+
+
+# ------------------------------------------------------------------------------------ tile, pad, broadcast
+@exports(Tile)
+def tile(node: Node, op: Tile, ctx: ExportContext) -> list:
+    """Tile: ONNX wants one repeat per dim, so shorter repeats get leading 1s and longer ones
+    unsqueeze the data first (as OpenVINO aligns them)."""
+    rank = input_rank(ctx, node, 0)
+    value = ctx.constant(node, 1)
+    data = ctx.inputs(node)[0]
+    made: list = []
+    if value is None:
+        if ctx.input_type(node, 1).shape.rank_is_dynamic or ctx.input_type(node, 1).shape[0] != rank:
+            raise ctx.refuse("computed repeats must have one entry per data dim to export")
+        repeats = int64_input(ctx, node, 1, "repeats", made, scalar=False)
+        return [*made, ctx.make(node, "Tile", [data, repeats], ctx.outputs(node))]
+    repeats = [int(v) for v in np.asarray(value).reshape(-1)]
+    if len(repeats) > rank:
+        axes = ctx.initializer(node, "lead_axes", np.arange(len(repeats) - rank, dtype=np.int64))
+        lifted = ctx.temp(node, "lifted")
+        made.append(ctx.make(node, "Unsqueeze", [data, axes], [lifted], step="lifted"))
+        data = lifted
+    repeats = [1] * (rank - len(repeats)) + repeats
+    made.append(ctx.make(node, "Tile", [data, ctx.initializer(node, "repeats", np.asarray(repeats, np.int64))],
+                         ctx.outputs(node)))
+    return made
+
+
+_PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect"}
+
+
+@exports(Pad, Pad12)
+def pad(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Pad: begins and ends joined into ONNX's one pads input; symmetric has no ONNX mode."""
+    if op.pad_mode not in _PAD_MODES:
+        raise ctx.refuse(f"pad_mode {op.pad_mode} has no ONNX Pad mode (ONNX has constant, reflect, edge, wrap)")
+    names = ctx.inputs(node)
+    begin, end = ctx.constant(node, 1), ctx.constant(node, 2)
+    made: list = []
+    if begin is not None and end is not None:
+        pads = ctx.initializer(node, "pads", np.concatenate([np.asarray(begin).reshape(-1),
+                                                             np.asarray(end).reshape(-1)]).astype(np.int64))
+    else:
+        pads = ctx.temp(node, "pads")
+        begins = int64_input(ctx, node, 1, "begin", made, scalar=False)
+        ends = int64_input(ctx, node, 2, "end", made, scalar=False)
+        made.append(ctx.make(node, "Concat", [begins, ends], [pads], step="pads", axis=0))
+    inputs = [names[0], pads]
+    if op.pad_mode == "constant" and len(names) > 3 and names[3]:
+        inputs.append(names[3])
+    made.append(ctx.make(node, "Pad", inputs, ctx.outputs(node), mode=_PAD_MODES[op.pad_mode]))
+    return made
+
+
+@exports(Broadcast, Broadcast3)
+def broadcast(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Expand to the target shape (numpy and bidirectional are its rules); explicit first unsqueezes the
+    data's dims to their axes_mapping places."""
+    names = ctx.inputs(node)
+    data = names[0]
+    made: list = []
+    target = int64_input(ctx, node, 1, "target_shape", made, scalar=False)
+    if op.mode == "explicit":
+        mapping = constant_ints(ctx, node, 2, "axes_mapping")
+        shape = ctx.input_type(node, 1).shape
+        if shape.rank_is_dynamic or not shape[0].is_static:
+            raise ctx.refuse("explicit Broadcast needs a target shape of known length")
+        missing = [a for a in range(shape[0].value) if a not in mapping]
+        if missing:
+            placed = ctx.temp(node, "placed")
+            made.append(ctx.make(node, "Unsqueeze", [data, ctx.initializer(node, "axes", np.asarray(missing,
+                                                                                                   np.int64))],
+                                 [placed], step="placed"))
+            data = placed
+    elif op.mode not in ("numpy", "bidirectional"):
+        raise ctx.refuse(f"Broadcast mode {op.mode} has no ONNX form")
+    made.append(ctx.make(node, "Expand", [data, target], ctx.outputs(node)))
+    return made
+
+
+
+
+@exports(ScatterUpdate)
+def scatter_update(node: Node, op: ScatterUpdate, ctx: ExportContext) -> list:
+    """ScatterND: the axis moved to the front of data and updates (Transposes), the indices given a
+    trailing unit dim, and the result's axis moved back."""
+    axis = _axis(ctx, node, 3)
+    rank, index_rank = input_rank(ctx, node, 0), input_rank(ctx, node, 1)
+    axis = normalize_axis(axis, rank)
+    data, _, updates = ctx.inputs(node)[:3]
+    made: list = []
+    indices = int64_input(ctx, node, 1, "indices", made)  # ScatterND takes int64 indices only
+    last = ctx.initializer(node, "last_axis", np.asarray([-1], np.int64))
+    tuples = ctx.temp(node, "tuples")
+    made.append(ctx.make(node, "Unsqueeze", [indices, last], [tuples], step="tuples"))
+    output = ctx.outputs(node)[0]
+    if axis == 0:
+        made.append(ctx.make(node, "ScatterND", [data, tuples, updates], [output]))
+        return made
+    data_order = [axis, *(a for a in range(rank) if a != axis)]
+    # updates: data[:axis] + indices + data[axis+1:] -> indices + data[:axis] + data[axis+1:]
+    update_order = [*range(axis, axis + index_rank), *range(axis), *range(axis + index_rank, rank - 1 + index_rank)]
+    moved_data, moved_updates, scattered = (ctx.temp(node, s) for s in ("moved_data", "moved_updates", "scattered"))
+    back = [data_order.index(a) for a in range(rank)]
+    made += [ctx.make(node, "Transpose", [data], [moved_data], step="moved_data", perm=data_order),
+             ctx.make(node, "Transpose", [updates], [moved_updates], step="moved_updates", perm=update_order),
+             ctx.make(node, "ScatterND", [moved_data, tuples, moved_updates], [scattered], step="scattered"),
+             ctx.make(node, "Transpose", [scattered], [output], perm=back)]
+    return made
+
+
+@exports(Roll)
+def roll(node: Node, op: Roll, ctx: ExportContext) -> list:
+    """Per rolled axis (constant shifts and axes, static dims): the last shift % dim elements, then the rest
+    (two Slices and a Concat)."""
+    rank = input_rank(ctx, node, 0)
+    shifts = constant_ints(ctx, node, 1, "shift")
+    axes = [normalize_axis(a, rank) for a in constant_ints(ctx, node, 2, "axes")]
+    if np.ndim(ctx.constant(node, 1)) == 0:
+        shifts = shifts * len(axes)
+    shape = ctx.input_type(node, 0).shape
+    total: dict[int, int] = {}
+    for axis, shift in zip(axes, shifts, strict=True):
+        total[axis] = total.get(axis, 0) + shift
+    made: list = []
+    current = ctx.inputs(node)[0]
+    output = ctx.outputs(node)[0]
+    moves = []
+    for axis, shift in sorted(total.items()):
+        dim = shape[axis]
+        if not dim.is_static:
+            raise ctx.refuse(f"Roll over the dynamic dim {dim} (axis {axis})")
+        if dim.value and shift % dim.value:
+            moves.append((axis, shift % dim.value))
+    if not moves:
+        return [ctx.make(node, "Identity", [current], [output])]
+    for number, (axis, shift) in enumerate(moves):
+        step = f"axis{axis}"
+        axis_name = ctx.initializer(node, f"{step}_axes", np.asarray([axis], np.int64))
+        split = ctx.initializer(node, f"{step}_split", np.asarray([-shift], np.int64))
+        start = ctx.initializer(node, f"{step}_start", np.asarray([0], np.int64))
+        end = ctx.initializer(node, f"{step}_end", np.asarray([_INT64_MAX], np.int64))
+        tail, head = ctx.temp(node, f"{step}_tail"), ctx.temp(node, f"{step}_head")
+        rolled = output if number == len(moves) - 1 else ctx.temp(node, step)
+        made += [ctx.make(node, "Slice", [current, split, end, axis_name], [tail], step=f"{step}_tail"),
+                 ctx.make(node, "Slice", [current, start, split, axis_name], [head], step=f"{step}_head"),
+                 ctx.make(node, "Concat", [tail, head], [rolled], axis=axis,
+                          **({} if rolled == output else {"step": step}))]
+        current = rolled
+    return made
+
+
+@exports(Col2Im)
+def col2im(node: Node, op: Col2Im, ctx: ExportContext) -> list:
+    """Col2Im (opset 18) with the same strides, dilations and pads; unbatched data gets a batch dim
+    (an Unsqueeze before, a Squeeze after)."""
+    if ctx.opset < 18:
+        raise ctx.refuse("ONNX Col2Im arrives in opset 18")
+    names = ctx.inputs(node)
+    output = ctx.outputs(node)[0]
+    attributes = {"strides": list(op.strides), "dilations": list(op.dilations),
+                  "pads": [*op.pads_begin, *op.pads_end]}
+    made: list = []
+    image_shape = int64_input(ctx, node, 1, "image_shape", made, scalar=False)
+    block_shape = int64_input(ctx, node, 2, "block_shape", made, scalar=False)
+    if input_rank(ctx, node, 0) == 3:
+        return [*made, ctx.make(node, "Col2Im", [names[0], image_shape, block_shape], [output], **attributes)]
+    first = ctx.initializer(node, "batch_axis", np.asarray([0], np.int64))
+    batched, image = ctx.temp(node, "batched"), ctx.temp(node, "image")
+    made += [ctx.make(node, "Unsqueeze", [names[0], first], [batched], step="batched"),
+             ctx.make(node, "Col2Im", [batched, image_shape, block_shape], [image], step="image", **attributes),
+             ctx.make(node, "Squeeze", [image, first], [output])]
+    return made
+
+
+@exports(Unique)
+def unique(node: Node, op: Unique, ctx: ExportContext) -> list:
+    """ONNX Unique (sorted ascending or by first occurrence, flattened without an axis: both as OpenVINO);
+    its int64 indices, inverse indices and counts cast to the asked types. Integers other than i8 and i64
+    go through i64 (onnxruntime 1.31.1 has no Unique kernel for them; the order of integers is kept)."""
+    names = ctx.inputs(node)
+    attributes: dict[str, Any] = {"sorted": int(op.sorted)}
+    if len(names) > 1 and names[1]:
+        attributes["axis"] = _axis(ctx, node, 1)
+    outputs = ctx.outputs(node)
+    wanted_types = [op.index_element_type, op.index_element_type, op.count_element_type]
+    made: list = []
+    produced = [outputs[0]]
+    casts = []
+    for index, element_type in enumerate(wanted_types, start=1):
+        if index >= len(outputs):
+            produced.append(ctx.temp(node, f"unused{index}"))
+        elif element_type is ElementType.I64:
+            produced.append(outputs[index])
+        else:
+            wide = ctx.temp(node, f"output{index}_i64")
+            produced.append(wide)
+            casts.append(ctx.make(node, "Cast", [wide], [outputs[index]], step=f"output{index}",
+                                  to=onnx_type_code(element_type)))
+    data_type = ctx.input_type(node, 0).element_type
+    data = names[0]
+    if data_type.is_integral and data_type not in (ElementType.I64, ElementType.I8):
+        data = cast(ctx, node, data, ElementType.I64, "data_i64", made)
+        wide_values = ctx.temp(node, "unique_i64")
+        casts.insert(0, ctx.make(node, "Cast", [wide_values], [produced[0]], step="unique",
+                                 to=onnx_type_code(data_type)))
+        produced[0] = wide_values
+    made.append(ctx.make(node, "Unique", [data], produced, **attributes))
+    return made + casts
