@@ -1,0 +1,89 @@
+"""(r) Reading real networks: ``irgraph.read_model`` against OpenVINO ``Core.read_model`` on the IR files
+OpenVINO 2026.4.1 writes for the onnx wheel's light models (SqueezeNet, ShuffleNet, ResNet-50, Inception v1/v2,
+DenseNet-121), converted with OpenVINO's defaults (``convert_model`` + ``save_model``, fp16-compressed weights
+behind ``decompression`` Converts, conversion parameters in the model's rt_info).
+
+Both sides read the same files in one process with a warm file cache, taking turns (see ``_common.interleaved``);
+the ratio of each file is the median of per-round ratios, and the target applies to the median and the worst of
+them. The IR files are converted once into a cache folder (``IRGRAPH_BENCH_CACHE``, else the temp folder).
+
+What each side does while reading (so the comparison is like for like):
+- OpenVINO parses the XML (pugixml), maps the .bin, builds every node and validates it, which runs its shape
+  inference on every node, and keeps the rt_info.
+- irgraph parses the XML (its fast path for OpenVINO's own layout, lxml otherwise), maps the .bin and decodes
+  every Const into a NumPy view of the mapping, builds and checks every op's attributes, keeps every layer's
+  declared port types, names, rt_info and line, and checks the structure (ids, ports, one producer per input).
+  It infers types later, on first need (``infer_shapes``, validation, running): that is not part of this row.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import Row, Section, have, interleaved
+from bench_read_write import _profile
+
+import irgraph as ir
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def networks() -> list:
+    """The small real networks as OpenVINO writes them (converted on first use, then cached)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from tests.real_networks import SMALL_NETWORKS, convert
+
+    import openvino as ov
+
+    cache = Path(os.environ.get("IRGRAPH_BENCH_CACHE") or Path(tempfile.gettempdir()) / "irgraph-bench-cache")
+    folder = cache / f"real-networks-openvino-{ov.get_version().split('-')[0]}"
+    return [convert(name, folder) for name in SMALL_NETWORKS]
+
+
+def run(quick: bool = False) -> Section:
+    rounds, per_round = (5, 3) if quick else (15, 3)
+    section = Section()
+    if not have("openvino") or not have("onnx"):
+        section.notes.append("(r) skipped: OpenVINO and onnx are needed to make the real-network IR files")
+        return section
+    import openvino as ov
+
+    core = ov.Core()
+    ratios = []
+    profiles = []
+    for network in networks():
+        xml = str(network.xml)
+        layers = network.xml.read_bytes().count(b"<layer ")
+        times = interleaved(
+            {"irgraph": lambda path=xml: ir.read_model(path), "openvino": lambda path=xml: core.read_model(path)},
+            rounds, per_round, warmup=2,
+        )
+        ratio = times.ratio("irgraph", "openvino")
+        ratios.append(ratio)
+        section.rows.append(Row(
+            "r", f"irgraph.read_model, {network.name} ({layers} layers, f16 weights)", times["irgraph"],
+            "OpenVINO Core.read_model", times["openvino"], paired=ratio,
+        ))
+        profiles.append(f"{network.name}: " + _profile(lambda path=xml: ir.read_model(path), top=6))
+    median, worst = statistics.median(ratios), max(ratios)
+    section.rows.append(Row("r", f"median ratio over the {len(ratios)} networks", median, "1.0x", 1.0,
+                            unit="x", target=1.0, paired=median))
+    section.rows.append(Row("r", f"worst ratio over the {len(ratios)} networks", worst, "1.0x", 1.0,
+                            unit="x", target=1.0, paired=worst))
+    section.notes.append(
+        f"(r) {rounds} rounds of {per_round} reads per side and network; irgraph infers no types while reading "
+        "(OpenVINO does): see bench_real_read.py for what each side does."
+    )
+    section.notes.append("(r) profiles of irgraph.read_model (cProfile, one read each):\n" + "\n".join(profiles))
+    return section
+
+
+if __name__ == "__main__":
+    from run import main
+
+    main(["--only", "r"])
