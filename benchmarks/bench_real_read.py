@@ -36,9 +36,8 @@ def networks() -> list:
     """The small real networks as OpenVINO writes them (converted on first use, then cached)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from tests.real_networks import SMALL_NETWORKS, convert
-
     import openvino as ov
+    from tests.real_networks import SMALL_NETWORKS, convert
 
     cache = Path(os.environ.get("IRGRAPH_BENCH_CACHE") or Path(tempfile.gettempdir()) / "irgraph-bench-cache")
     folder = cache / f"real-networks-openvino-{ov.get_version().split('-')[0]}"

@@ -24,7 +24,7 @@ from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList, non_negative
+from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["read_fast"]
 
 _SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
-_VALUE = r'[^"<&\t\n\r]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\t\n\r]*)*'  # tabs/newlines would be normalised to spaces
+# Tabs and newlines would be normalised to spaces; other controls, U+FFFE and U+FFFF are not XML.
+_VALUE = r'[^"<&\x00-\x1f\ufffe\uffff]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\x00-\x1f\ufffe\uffff]*)*'
 _INT = CANONICAL  # ids, port ids and dims as OpenVINO writes them: ASCII digits, never above int64
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,999}"
 
@@ -44,17 +45,15 @@ _HEAD = re.compile(
     rf"""(?:<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:UTF-8|utf-8)\2)?\?>)?{_SPACE}"""
     rf'<net name="(?P<name>{_VALUE})" version="(?P<version>10|11)">{_SPACE}<layers>'
 )
-_LAYER = re.compile(
-    rf'{_SPACE}<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"'
-    rf'(?: output_names="({_VALUE})")?>'
+_LAYER_START = re.compile(
+    rf'<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"(?: output_names="({_VALUE})")?>'
 )
+_LAYER_END = re.compile(rf"{_SPACE}</layer>{_SPACE}\Z")
 _DATA = re.compile(rf'{_SPACE}<data((?: {_NAME}="{_VALUE}")*) />')
 _RT_INFO = re.compile(rf"{_SPACE}<rt_info(?:>| />)")
 _OPEN = {False: re.compile(rf"{_SPACE}<input>"), True: re.compile(rf"{_SPACE}<output>")}
 _CLOSE = {False: re.compile(rf"{_SPACE}</input>"), True: re.compile(rf"{_SPACE}</output>")}
-_END = re.compile(rf"{_SPACE}\Z")
-_PORT_NAMES = re.compile(r' names="([^"]*)"')  # cut out of a body: the rest repeats across layers
-_VALID_VALUE = re.compile(_VALUE)
+_PORT_NAMES = re.compile(rf' names="({_VALUE})"')  # cut out of the layers: the bodies left repeat
 _ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
 _PORT = re.compile(
     rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
@@ -63,19 +62,21 @@ _PORT = re.compile(
     re.DOTALL,
 )
 _DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
-_SECTIONS = re.compile(rf"{_SPACE}</layers>{_SPACE}<edges>")
-_EDGE = rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
-_EDGES = re.compile(rf"(?:{_SPACE}{_EDGE})*{_SPACE}")
-_EDGE_FIELDS = re.compile(_EDGE)
+_SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
+_EDGE_START = re.compile(
+    rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
+)
 _TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
-_SUB_GRAPH = re.compile(rb"<(?:body|then_body|else_body|port_map|then_port_map|else_port_map|back_edges)[\s/>]")
-_CONTROL_BYTES = bytes(range(0x09)) + bytes(range(0x0B, 0x20))
 
 # libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
 # counted from where its input buffer starts, which moves with the parse. Every such piece lies
 # between two '<', so a file with no long run without one is far inside those limits.
 _MAX_RUN = 1_000_000  # bytes
 _RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
+
+
+_Placed = tuple[int, dict[str, int], dict[str, int]]
+"""A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
 
 
 class NotCanonical(Exception):
@@ -96,36 +97,39 @@ def read_fast(reader: ReadContext) -> ReadResult | None:
 
 class _FastReader:
     def __init__(self, reader: ReadContext, data: bytes) -> None:
-        # XML forbids these characters (and the lxml path would say where): controls but tab and
-        # newline (carriage returns too: lines are counted by newlines), U+FFFE and U+FFFF.
-        if len(data.translate(None, _CONTROL_BYTES)) != len(data) or (
-            b"\xef" in data and (b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data)
-        ):
+        # Carriage returns would change how lines are counted (by newlines). Other characters XML
+        # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
+        # it parses rt_info, so such a file is left to the lxml path, which says where they are.
+        if b"\r" in data:
             raise NotCanonical
         if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
-            raise NotCanonical
-        if _SUB_GRAPH.search(data):  # bodies (TensorIterator, Loop, If) are read by the lxml path
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
-        self._bodies: dict[tuple[str, str, str], LayerBody] = {}
+        self._templates: dict[tuple[str, str, str], tuple] = {}
         self._port_types: dict[tuple[bool, str, str | None], TensorType | None] = {}
-        self._parser = hardened_parser()
+        self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
+        self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
+        self.v11 = True
 
     def read(self) -> Model:
         text = self.text
         head = _HEAD.match(text)
         if head is None:
             raise NotCanonical
-        version = non_negative(head["version"])
+        version = int(head["version"])
+        self.v11 = version >= 11
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
         self._layer_reader = LayerReader(self.reader, model, version)
-        by_text, position = self._layers(head.end())
-        sections = _SECTIONS.match(text, position)
+        end = text.find("</layers>", head.end())
+        if end < 0:
+            raise NotCanonical
+        by_text = self._layers(model, head.end(), end)
+        sections = _SECTIONS.match(text, end)
         if sections is None:
             raise NotCanonical
         end = text.find("</edges>", sections.end())
@@ -140,58 +144,78 @@ class _FastReader:
         )
         return model
 
-    def _layers(self, position: int) -> tuple[dict[str, LayerPorts], int]:
-        text, file, bodies, escaped = self.text, self.reader.file, self._bodies, self.escaped
-        layers = self._layer_reader
-        place, model = layers.place, layers.model  # type: ignore[union-attr]
-        match, find, count, cut = _LAYER.match, text.find, text.count, _PORT_NAMES.split
-        by_text: dict[str, LayerPorts] = {}
-        line, counted = 1, 0
-        while (layer := match(text, position)) is not None:
-            id_text, name, type_name, version, output_names = layer.groups()
-            start, body_start = layer.start(1), layer.end()
+    def _layers(self, model: Model, start: int, end: int) -> dict[str, _Placed]:
+        """Every layer between ``start`` and ``end`` (the ``</layers>``) placed in ``model``.
+
+        Tensor names make most layer bodies unique; without them most repeat. So the names are cut
+        out of the whole section at once, the section is split at the layer start tags (both in C),
+        and each distinct (type, version, body) is read once into a template every such layer shares.
+        """
+        text, file, escaped, v11 = self.text, self.reader.file, self.escaped, self.v11
+        section = text[start:end]
+        names: list[str] = []
+        if ' names="' in section:
+            pieces = _PORT_NAMES.split(section)
+            names = pieces[1::2]
+            section = ' names=""'.join(pieces[::2])
+        parts = _LAYER_START.split(section)
+        if parts[0].strip(" \t\n"):
+            raise NotCanonical
+        line = text.count("\n", 0, start) + parts[0].count("\n") + 1
+        templates = self._templates
+        known = templates.get
+        add_node = model.add_node
+        by_text: dict[str, _Placed] = {}
+        cursor = 0
+        for id_text, name, type_name, version, output_names, body in zip(
+            parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
+        ):
             if escaped:
                 name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
                 output_names = None if output_names is None else _unescape(output_names)
-            line += count("\n", counted, start)
-            counted = start
-            body_end = find("</layer>", body_start)
-            if body_end < 0:
-                raise NotCanonical
-            # Tensor names make most bodies unique; without them most repeat, so they are cut out
-            # and the rest is looked up (or parsed once).
-            pieces = cut(text[body_start:body_end])
-            key = (type_name, version, ' names=""'.join(pieces[::2]) if len(pieces) > 1 else pieces[0])
-            layer_id = non_negative(id_text)
+            layer_id = int(id_text)  # canonical digits: what non_negative reads
             location = Location(file, line, layer_id, name, type_name)
-            body = bodies.get(key)
-            if body is None:
-                body = bodies[key] = self._body(key, location)
-            if layer_id in model:  # a repeated id (also when written differently, as 01 and 1)
+            key = (type_name, version, body)
+            template = known(key)
+            if template is None:
+                template = templates[key] = self._template(type_name, version, body, location)
+            (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
+             newlines, in_labels, out_labels) = template
+            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+            node = add_node(op, name, node_id=layer_id, num_inputs=num_inputs, num_outputs=num_outputs,
+                            location=location)
+            if slots:
+                tensor_names: list[list[str]] = [[] for _ in out_types]
+                for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
+                    if slot is not None:  # None: an input port's names, which OpenVINO ignores
+                        tensor_names[slot] = split_names(_unescape(value) if escaped else value)
+                cursor += len(slots)
+                node.tensor_names = tensor_names
+            node.declared_input_types = list(in_types)
+            node.declared_output_types = list(out_types)
+            if extras:
+                node.extra_attributes = dict(extras)
+            if v11:
+                if rt_info is not None:
+                    node.rt_info = rt_info
+                if in_rt:
+                    node.input_rt_info = dict(in_rt)
+                if out_rt:
+                    node.output_rt_info = dict(out_rt)
+                if output_names is not None and is_result:
+                    node.result_names = split_names(output_names)
+            elif output_names is not None:  # IR v10 has none: the lxml path notes it
                 raise NotCanonical
-            by_text[id_text] = place(
-                body, layer_id, name, location, output_names,
-                tensor_names=self._tensor_names(body, pieces[1::2]) if len(pieces) > 1 else None,
-            )
-            position = body_end + len("</layer>")
-        return by_text, position
+            by_text[id_text] = (layer_id, in_labels, out_labels)
+            line += newlines
+        return by_text
 
-    def _tensor_names(self, body: LayerBody, values: list[str]) -> list[list[str]]:
-        """Each output port's tensor names, from the ``names`` values cut out of a layer's body."""
-        names: list[list[str]] = [[] for _ in body.outputs[1]]
-        for slot, value in zip(body.name_slots, values, strict=True):
-            if _VALID_VALUE.fullmatch(value) is None:
-                raise NotCanonical
-            if slot is not None:  # None: an input port's names, which OpenVINO ignores
-                names[slot] = split_names(self._value(value))
-        return names
-
-    def _body(self, key: tuple[str, str, str], location: Location) -> LayerBody:
+    def _template(self, type_name: str, version: str, body: str, location: Location) -> tuple:
         """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
 
-        The body's ``names`` values are blank here; ``name_slots`` says which output port each fills.
+        ``body`` runs from the end of the layer's start tag to the next layer's start tag, its
+        ``names`` values blanked; the template's ``slots`` say which output port each value names.
         """
-        type_name, version, body = key
         data = _DATA.match(body)
         position = data.end() if data else 0
         rt_info = None
@@ -205,7 +229,7 @@ class _FastReader:
                 rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
         (inputs, input_slots), position = self._ports(body, position, False)
         (outputs, output_slots), position = self._ports(body, position, True)
-        if _END.match(body, position) is None:
+        if _LAYER_END.match(body, position) is None:
             raise NotCanonical
         slots = [None] * input_slots + output_slots
         if len(slots) != body.count(' names="'):  # a names attribute off a port start tag (rt_info, <data>)
@@ -215,8 +239,14 @@ class _FastReader:
             attrs=None if data is None else self._attributes(data.group(1)),
             inputs=inputs, outputs=outputs, rt_info=rt_info,
         )
-        prepared.name_slots = slots
-        return prepared
+        in_labels, in_types, in_rt, _ = prepared.inputs
+        out_labels, out_types, out_rt, _ = prepared.outputs
+        if not self.v11 and (rt_info is not None or in_rt or out_rt):
+            raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
+        return (
+            prepared.op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras,
+            prepared.rt_info, in_rt, out_rt, prepared.is_result, tuple(slots), body.count("\n"), in_labels, out_labels,
+        )
 
     def _ports(self, body: str, position: int, outputs: bool) -> tuple[tuple[PortList, Any], int]:
         """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
@@ -233,7 +263,8 @@ class _FastReader:
         named: list[int] = []
         where = Location(self.reader.file)
         port_type, known_types = self._layer_reader.port_type, self._port_types  # type: ignore[union-attr]
-        while (port := _PORT.match(body, position)) is not None:
+        match = _PORT.match
+        while (port := match(body, position)) is not None:
             label, precision, port_names, dims_text, rt_info, empty_rt_info = port.groups()
             if label in labels:
                 raise NotCanonical
@@ -256,19 +287,22 @@ class _FastReader:
         ports = (labels, types, rt, [[] for _ in types] if outputs else [])
         return (ports, named if outputs else len(named)), closing.end()
 
-    def _edges(self, model: Model, section: str, by_text: dict[str, LayerPorts]) -> None:
-        if _EDGES.fullmatch(section) is None:
+    def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
+        parts = _EDGE_START.split(section)
+        if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
         connect = model.connect
-        for from_layer, from_port, to_layer, to_port in _EDGE_FIELDS.findall(section):
+        for from_layer, from_port, to_layer, to_port in zip(
+            parts[1::5], parts[2::5], parts[3::5], parts[4::5], strict=True
+        ):
             source, target = by_text.get(from_layer), by_text.get(to_layer)
             if source is None or target is None:
                 raise NotCanonical
-            out_index, in_index = source.outputs.get(from_port), target.inputs.get(to_port)
+            out_index, in_index = source[2].get(from_port), target[1].get(to_port)
             if out_index is None or in_index is None:
                 raise NotCanonical
             # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-            connect(OutputPort(source.node.id, out_index), InputPort(target.node.id, in_index))
+            connect(OutputPort(source[0], out_index), InputPort(target[0], in_index))
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
@@ -282,14 +316,24 @@ class _FastReader:
         return attrs
 
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
-        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds)."""
+        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
+
+        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse.
+        """
+        key = (content, parent)
+        found = self._rt_infos.get(key)
+        if found is not None:
+            return found
         if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
             raise NotCanonical
+        if self._parser is None:
+            self._parser = hardened_parser()
         depth = _RT_INFO_DEPTH[parent]
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]
-        return read_rt_info(element)
+        found = self._rt_infos[key] = read_rt_info(element)
+        return found
 
 
 def _has_long_run(data: bytes) -> bool:
