@@ -15,7 +15,9 @@ layout allows free text (rt_info) the pieces are still parsed by lxml.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
@@ -28,6 +30,7 @@ from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
+from irgraph.ops import Op, OpaqueOp
 from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
@@ -57,11 +60,12 @@ _PORT_NAMES = re.compile(rf' names="({_VALUE})"')  # cut out of the layers: the 
 _ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
 _PORT = re.compile(
     rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
-    rf"(?: />|>((?:{_SPACE}<dim>-?{_INT}</dim>)*){_SPACE}"
+    rf"(?: />|>(?:{_SPACE}(\x00))?{_SPACE}"
     rf"(?:<rt_info>(.*?)</rt_info>{_SPACE}|(<rt_info />){_SPACE})?</port>)",
     re.DOTALL,
 )
 _DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
+_DIMS = re.compile(rf"(<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*)")  # a port's dims, cut out of the layers
 _SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
 _EDGE_START = re.compile(
     rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
@@ -74,6 +78,38 @@ _TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}
 _MAX_RUN = 1_000_000  # bytes
 _RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
 
+
+def _fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
+    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
+    reader makes one Location per layer and two ports per edge. ``cls`` itself when its fields differ."""
+    if tuple(field.name for field in dataclasses.fields(cls)) != names or not hasattr(cls, "__slots__"):
+        return cls
+    new = object.__new__
+    setters = tuple(getattr(cls, name).__set__ for name in names)
+    if len(names) == 2:
+        first, second = setters
+
+        def make_pair(a: object, b: object) -> Any:
+            made = new(cls)
+            first(made, a)
+            second(made, b)
+            return made
+
+        return make_pair
+
+    def make(*values: object) -> Any:
+        made = new(cls)
+        for setter, value in zip(setters, values, strict=True):
+            setter(made, value)
+        return made
+
+    return make
+
+
+_location = _fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
+_output_port = _fast_constructor(OutputPort, ("node_id", "index"))
+_input_port = _fast_constructor(InputPort, ("node_id", "index"))
 
 _Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
@@ -100,7 +136,7 @@ class _FastReader:
         # Carriage returns would change how lines are counted (by newlines). Other characters XML
         # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
         # it parses rt_info, so such a file is left to the lxml path, which says where they are.
-        if b"\r" in data:
+        if b"\r" in data or b"\x00" in data:  # NUL: it stands for cut-out dims below (and is not XML)
             raise NotCanonical
         if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
@@ -108,10 +144,13 @@ class _FastReader:
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._templates: dict[tuple[str, str, str], tuple] = {}
-        self._port_types: dict[tuple[bool, str, str | None], TensorType | None] = {}
+        self._port_types: dict[tuple[str, str], tuple[TensorType | None, int]] = {}
         self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
         self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
+        self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
+        self._opaque_ops: dict[tuple, Op] = {}
+        self._where = Location(reader.file)
         self.v11 = True
 
     def read(self) -> Model:
@@ -147,9 +186,11 @@ class _FastReader:
     def _layers(self, model: Model, start: int, end: int) -> dict[str, _Placed]:
         """Every layer between ``start`` and ``end`` (the ``</layers>``) placed in ``model``.
 
-        Tensor names make most layer bodies unique; without them most repeat. So the names are cut
-        out of the whole section at once, the section is split at the layer start tags (both in C),
-        and each distinct (type, version, body) is read once into a template every such layer shares.
+        Tensor names and port dims make most layer bodies unique; without them most repeat. So
+        they are cut out of the whole section at once (names left blank, each run of ``<dim>``
+        elements replaced by a NUL, which no XML file holds), the section is split at the layer
+        start tags (all in C), and each distinct (type, version, body) is read once into a template
+        that every such layer shares. Per layer, only its id, name, names and dims are read.
         """
         text, file, escaped, v11 = self.text, self.reader.file, self.escaped, self.v11
         section = text[start:end]
@@ -158,15 +199,20 @@ class _FastReader:
             pieces = _PORT_NAMES.split(section)
             names = pieces[1::2]
             section = ' names=""'.join(pieces[::2])
+        blocks: list[str] = []
+        if "<dim>" in section:
+            pieces = _DIMS.split(section)
+            blocks = pieces[1::2]
+            section = "\x00".join(pieces[::2])
         parts = _LAYER_START.split(section)
         if parts[0].strip(" \t\n"):
             raise NotCanonical
         line = text.count("\n", 0, start) + parts[0].count("\n") + 1
-        templates = self._templates
+        templates, port_types, block_type = self._templates, self._port_types, self._block_type
         known = templates.get
-        add_node = model.add_node
+        add_node, make_location = model.add_node, _location
         by_text: dict[str, _Placed] = {}
-        cursor = 0
+        cursor = block_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
             parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
         ):
@@ -174,13 +220,27 @@ class _FastReader:
                 name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
                 output_names = None if output_names is None else _unescape(output_names)
             layer_id = int(id_text)  # canonical digits: what non_negative reads
-            location = Location(file, line, layer_id, name, type_name)
+            location = make_location(file, line, layer_id, name, type_name)
             key = (type_name, version, body)
             template = known(key)
             if template is None:
                 template = templates[key] = self._template(type_name, version, body, location)
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
-             newlines, in_labels, out_labels) = template
+             dim_slots, newlines, in_labels, out_labels) = template
+            input_types, output_types = list(in_types), list(out_types)
+            if dim_slots:
+                count = len(dim_slots)
+                for (outputs, index, precision), block in zip(
+                    dim_slots, blocks[block_cursor:block_cursor + count], strict=True
+                ):
+                    found = port_types.get((precision, block))
+                    if found is None:
+                        found = block_type(outputs, precision, block)
+                    (output_types if outputs else input_types)[index] = found[0]
+                    newlines += found[1]
+                block_cursor += count
+                if op is None:  # an op irgraph does not know: its declared outputs are part of it
+                    op = self._opaque(key, output_types, location)
             # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
             node = add_node(op, name, node_id=layer_id, num_inputs=num_inputs, num_outputs=num_outputs,
                             location=location)
@@ -191,8 +251,8 @@ class _FastReader:
                         tensor_names[slot] = split_names(_unescape(value) if escaped else value)
                 cursor += len(slots)
                 node.tensor_names = tensor_names
-            node.declared_input_types = list(in_types)
-            node.declared_output_types = list(out_types)
+            node.declared_input_types = input_types
+            node.declared_output_types = output_types
             if extras:
                 node.extra_attributes = dict(extras)
             if v11:
@@ -214,7 +274,9 @@ class _FastReader:
         """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
 
         ``body`` runs from the end of the layer's start tag to the next layer's start tag, its
-        ``names`` values blanked; the template's ``slots`` say which output port each value names.
+        ``names`` values blanked and its dims cut out; the template's ``slots`` say which output port
+        each names value names, its ``dim_slots`` which port each run of dims shapes. The op is
+        None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
         """
         data = _DATA.match(body)
         position = data.end() if data else 0
@@ -227,31 +289,62 @@ class _FastReader:
                 if end < 0:
                     raise NotCanonical
                 rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
-        (inputs, input_slots), position = self._ports(body, position, False)
-        (outputs, output_slots), position = self._ports(body, position, True)
+        dim_slots: list[tuple[bool, int, str]] = []
+        (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
+        (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
         if _LAYER_END.match(body, position) is None:
             raise NotCanonical
         slots = [None] * input_slots + output_slots
-        if len(slots) != body.count(' names="'):  # a names attribute off a port start tag (rt_info, <data>)
+        # A names attribute or dims off a port (in rt_info, <data>) would be read in the wrong place.
+        if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
+        attrs = None if data is None else self._attributes(data.group(1))
         prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
-            type_name, version, location,
-            attrs=None if data is None else self._attributes(data.group(1)),
-            inputs=inputs, outputs=outputs, rt_info=rt_info,
+            type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
         )
         in_labels, in_types, in_rt, _ = prepared.inputs
         out_labels, out_types, out_rt, _ = prepared.outputs
         if not self.v11 and (rt_info is not None or in_rt or out_rt):
             raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
+        op = prepared.op
+        if isinstance(op, OpaqueOp) and any(outputs for outputs, _, _ in dim_slots):
+            op = None
+            self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
         return (
-            prepared.op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras,
-            prepared.rt_info, in_rt, out_rt, prepared.is_result, tuple(slots), body.count("\n"), in_labels, out_labels,
+            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
+            in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
+            out_labels,
         )
 
-    def _ports(self, body: str, position: int, outputs: bool) -> tuple[tuple[PortList, Any], int]:
+    def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
+        """The op of a type irgraph does not know, with these declared outputs (shared by equal layers)."""
+        output_types_key = (key, tuple(output_types))
+        op = self._opaque_ops.get(output_types_key)
+        if op is None:
+            attrs, rt_info = self._opaque_heads[key]
+            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+                key[0], key[1], location, attrs=None if attrs is None else dict(attrs),
+                inputs=NO_PORTS, outputs=({}, output_types, {}, []), rt_info=rt_info,
+            )
+            op = self._opaque_ops[output_types_key] = prepared.op
+        return op
+
+    def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
+        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines."""
+        dims = _DIM.findall(block) if block else []
+        tensor = self._layer_reader.port_type(precision, dims, outputs, None, self._where)  # type: ignore[union-attr]
+        found = (tensor, block.count("\n"))
+        if tensor is not None:  # None: an input port's unknown precision, noted (so the lxml path reads the file)
+            self._port_types[(precision, block)] = found  # for inputs and outputs alike: a known precision
+        return found
+
+    def _ports(
+        self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str]]
+    ) -> tuple[tuple[PortList, Any], int]:
         """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
 
         For inputs the second item is how many ports carry a names attribute; for outputs, their indices.
+        A port whose dims were cut out gets the type None here and an entry in ``dim_slots``.
         """
         opening = _OPEN[outputs].match(body, position)
         if opening is None:
@@ -261,19 +354,19 @@ class _FastReader:
         types: list = []
         rt: dict[int, tuple[RtEntry, ...]] = {}
         named: list[int] = []
-        where = Location(self.reader.file)
-        port_type, known_types = self._layer_reader.port_type, self._port_types  # type: ignore[union-attr]
+        port_types, block_type = self._port_types, self._block_type
         match = _PORT.match
         while (port := match(body, position)) is not None:
-            label, precision, port_names, dims_text, rt_info, empty_rt_info = port.groups()
+            label, precision, port_names, dims, rt_info, empty_rt_info = port.groups()
             if label in labels:
                 raise NotCanonical
             index = labels[label] = len(types)
-            tensor = known_types.get((outputs, precision, dims_text), False)
-            if tensor is False:
-                dims = _DIM.findall(dims_text) if dims_text else []
-                tensor = known_types[(outputs, precision, dims_text)] = port_type(precision, dims, outputs, None, where)
-            types.append(tensor)
+            if dims is None:  # no <dim>: a scalar
+                found = port_types.get((precision, ""))
+                types.append((found or block_type(outputs, precision, ""))[0])
+            else:
+                types.append(None)
+                dim_slots.append((outputs, index, precision))
             if rt_info is not None:
                 rt[index] = self._rt_info(rt_info, "port")
             elif empty_rt_info:
@@ -291,7 +384,8 @@ class _FastReader:
         parts = _EDGE_START.split(section)
         if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
-        connect = model.connect
+        connect, output_port, input_port = model.connect, _output_port, _input_port
+        outputs: dict[tuple[str, int], OutputPort] = {}  # ports are immutable: one per output, for all its edges
         for from_layer, from_port, to_layer, to_port in zip(
             parts[1::5], parts[2::5], parts[3::5], parts[4::5], strict=True
         ):
@@ -302,7 +396,10 @@ class _FastReader:
             if out_index is None or in_index is None:
                 raise NotCanonical
             # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-            connect(OutputPort(source[0], out_index), InputPort(target[0], in_index))
+            source_port = outputs.get((from_layer, out_index))
+            if source_port is None:
+                source_port = outputs[(from_layer, out_index)] = output_port(source[0], out_index)
+            connect(source_port, input_port(target[0], in_index))
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
