@@ -85,6 +85,21 @@ class Model:
             self.connect(source, InputPort(node_id, index))
         return node
 
+    def place(self, node: Node) -> Node:
+        """Place a node built whole (a reader's: id, ports, types and location set); GraphError if its id is taken.
+
+        ``add_node`` builds the node itself with empty per-port lists a reader would replace at once.
+        """
+        node_id = node.id
+        if node_id in self._nodes:
+            raise GraphError(f"layer id {node_id} is used twice", node.location)
+        self._nodes[node_id] = node
+        self._graph = None
+        self._revision += 1
+        if node_id >= self._next_id:
+            self._next_id = node_id + 1
+        return node
+
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)

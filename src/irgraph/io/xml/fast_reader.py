@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lxml import etree
 
 from irgraph.errors import IrError, Location
-from irgraph.graph import InputPort, Model, OutputPort, RtEntry
+from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
@@ -65,7 +65,10 @@ _PORT = re.compile(
     re.DOTALL,
 )
 _DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
-_DIMS = re.compile(rf"(<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*)")  # a port's dims, cut out of the layers
+# A port's dims, cut out of the layers by a loose pattern (a fast character loop); each distinct
+# run is then checked against the strict one (_DIMS) before it is read.
+_DIMS_CUT = re.compile(r"(<dim>[-0-9dim<>/ \t\n]*</dim>)")
+_DIMS = re.compile(rf"<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*")
 _SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
 _EDGE_START = re.compile(
     rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
@@ -201,7 +204,7 @@ class _FastReader:
             section = ' names=""'.join(pieces[::2])
         blocks: list[str] = []
         if "<dim>" in section:
-            pieces = _DIMS.split(section)
+            pieces = _DIMS_CUT.split(section)
             blocks = pieces[1::2]
             section = "\x00".join(pieces[::2])
         parts = _LAYER_START.split(section)
@@ -210,7 +213,7 @@ class _FastReader:
         line = text.count("\n", 0, start) + parts[0].count("\n") + 1
         templates, port_types, block_type = self._templates, self._port_types, self._block_type
         known = templates.get
-        add_node, make_location = model.add_node, _location
+        place, make_location = model.place, _location
         by_text: dict[str, _Placed] = {}
         cursor = block_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
@@ -241,31 +244,25 @@ class _FastReader:
                 block_cursor += count
                 if op is None:  # an op irgraph does not know: its declared outputs are part of it
                     op = self._opaque(key, output_types, location)
-            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
-            node = add_node(op, name, node_id=layer_id, num_inputs=num_inputs, num_outputs=num_outputs,
-                            location=location)
+            tensor_names: list[list[str]] | None = None
             if slots:
-                tensor_names: list[list[str]] = [[] for _ in out_types]
+                tensor_names = [[] for _ in out_types]
                 for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
                     if slot is not None:  # None: an input port's names, which OpenVINO ignores
                         tensor_names[slot] = split_names(_unescape(value) if escaped else value)
                 cursor += len(slots)
-                node.tensor_names = tensor_names
-            node.declared_input_types = input_types
-            node.declared_output_types = output_types
-            if extras:
-                node.extra_attributes = dict(extras)
             if v11:
-                if rt_info is not None:
-                    node.rt_info = rt_info
-                if in_rt:
-                    node.input_rt_info = dict(in_rt)
-                if out_rt:
-                    node.output_rt_info = dict(out_rt)
-                if output_names is not None and is_result:
-                    node.result_names = split_names(output_names)
+                result_names = split_names(output_names) if output_names is not None and is_result else None
             elif output_names is not None:  # IR v10 has none: the lxml path notes it
                 raise NotCanonical
+            else:
+                result_names = None  # and no rt_info: the template said so
+            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+            place(Node(
+                layer_id, name, op, num_inputs, num_outputs, tensor_names, None, input_types, output_types,
+                result_names, () if rt_info is None else rt_info, dict(in_rt) if in_rt else None,
+                dict(out_rt) if out_rt else None, dict(extras) if extras else None, location,
+            ))
             by_text[id_text] = (layer_id, in_labels, out_labels)
             line += newlines
         return by_text
@@ -331,6 +328,8 @@ class _FastReader:
 
     def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
         """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines."""
+        if block and _DIMS.fullmatch(block) is None:
+            raise NotCanonical
         dims = _DIM.findall(block) if block else []
         tensor = self._layer_reader.port_type(precision, dims, outputs, None, self._where)  # type: ignore[union-attr]
         found = (tensor, block.count("\n"))
