@@ -26,7 +26,7 @@ from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
+from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
@@ -154,6 +154,8 @@ class _FastReader:
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
+        self._tensor_types: dict[tuple[str, str], bool] = {}
+        self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
         self.v11 = True
 
     def read(self) -> Model:
@@ -212,7 +214,7 @@ class _FastReader:
             raise NotCanonical
         line = text.count("\n", 0, start) + parts[0].count("\n") + 1
         templates, port_types, block_type = self._templates, self._port_types, self._block_type
-        known = templates.get
+        known, tensor_types = templates.get, self._tensor_types
         place, make_location = model.place, _location
         by_text: dict[str, _Placed] = {}
         cursor = block_cursor = 0
@@ -224,12 +226,23 @@ class _FastReader:
                 output_names = None if output_names is None else _unescape(output_names)
             layer_id = int(id_text)  # canonical digits: what non_negative reads
             location = make_location(file, line, layer_id, name, type_name)
-            key = (type_name, version, body)
+            data = None
+            tensor = tensor_types.get((type_name, version))
+            if tensor is None:
+                tensor = self._carries_tensor(type_name, version)
+            if tensor and (data := _DATA.match(body)) is not None:
+                # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
+                key = (type_name, version, body[data.end():])
+            else:
+                key = (type_name, version, body)
             template = known(key)
             if template is None:
-                template = templates[key] = self._template(type_name, version, body, location)
+                template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
              dim_slots, newlines, in_labels, out_labels) = template
+            if data is not None:
+                op, extras = self._tensor(type_name, version, data.group(1), location)
+                newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
             input_types, output_types = list(in_types), list(out_types)
             if dim_slots:
                 count = len(dim_slots)
@@ -249,7 +262,10 @@ class _FastReader:
                 tensor_names = [[] for _ in out_types]
                 for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
                     if slot is not None:  # None: an input port's names, which OpenVINO ignores
-                        tensor_names[slot] = split_names(_unescape(value) if escaped else value)
+                        if escaped:
+                            value = _unescape(value)
+                        # One name without commas (most ports): what split_names gives, without the call.
+                        tensor_names[slot] = [value] if value and "," not in value else split_names(value)
                 cursor += len(slots)
             if v11:
                 result_names = split_names(output_names) if output_names is not None and is_result else None
@@ -267,7 +283,29 @@ class _FastReader:
             line += newlines
         return by_text
 
-    def _template(self, type_name: str, version: str, body: str, location: Location) -> tuple:
+    def _carries_tensor(self, type_name: str, version: str) -> bool:
+        """Whether layers of this type hold a tensor (Const): their ops are made per layer."""
+        key = (type_name, version)
+        found = self._tensor_types.get(key)
+        if found is None:
+            op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
+            found = self._tensor_types[key] = op_class is not None and op_class.carries_tensor
+        return found
+
+    def _tensor(self, type_name: str, version: str, data: str, location: Location) -> tuple[Op, dict[str, str]]:
+        """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
+        OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
+        key = (type_name, version, data)
+        found = self._tensors.get(key)
+        if found is None:
+            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+                type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
+                rt_info=None,
+            )
+            found = self._tensors[key] = (prepared.op, prepared.extras)
+        return found
+
+    def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:
         """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
 
         ``body`` runs from the end of the layer's start tag to the next layer's start tag, its
@@ -296,9 +334,14 @@ class _FastReader:
         if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
         attrs = None if data is None else self._attributes(data.group(1))
-        prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
-            type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
-        )
+        if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
+            if data is not None:
+                raise NotCanonical  # a second <data>
+            prepared = LayerBody(None, False, {}, inputs, outputs, rt_info)  # type: ignore[arg-type]
+        else:
+            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+                type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
+            )
         in_labels, in_types, in_rt, _ = prepared.inputs
         out_labels, out_types, out_rt, _ = prepared.outputs
         if not self.v11 and (rt_info is not None or in_rt or out_rt):

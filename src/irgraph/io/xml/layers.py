@@ -10,6 +10,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
 from lxml import etree
 
 from irgraph.element_types import ElementType
@@ -26,6 +27,13 @@ if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
+_PLAIN_DTYPES = {
+    element_type: element_type.numpy_dtype
+    for element_type in ElementType
+    if not element_type.is_dynamic and element_type is not ElementType.STRING and not element_type.is_packed
+    and element_type is not ElementType.BOOLEAN
+}
+"""Element types whose .bin bytes are their NumPy array as it is (no unpacking, no normalising)."""
 SUB_GRAPH_TAGS = frozenset(
     ("body", "then_body", "else_body", "port_map", "then_port_map", "else_port_map", "back_edges")
 )
@@ -38,6 +46,8 @@ def non_negative(text: str) -> int:
     ValueError says what the text must be. OpenVINO 2026.4.1 (``pugixml::get_uint64_attr``) also
     takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.integers`).
     """
+    if len(text) <= 18 and text.isdigit() and text.isascii():  # the usual spelling: int() reads it alike
+        return int(text)
     return parse_int(text, 0, INT64_MAX, UNSIGNED)
 
 
@@ -185,10 +195,7 @@ class LayerReader:
         has_data = attrs is not None
         if attrs is None:
             attrs = {}
-        key = (type_name, version)
-        op_class = self._classes.get(key, False)
-        if op_class is False:
-            op_class = self._classes[key] = lookup(type_name, version)
+        op_class = self.op_class(type_name, version)
         extras: dict[str, str] = {}
         if op_class is None:
             declared = tuple(
@@ -214,6 +221,14 @@ class LayerReader:
                 if not known.issuperset(attrs):
                     extras = {k: v for k, v in attrs.items() if k not in known}
         return LayerBody(op, op_class is Result, extras, inputs, outputs, rt_info)
+
+    def op_class(self, type_name: str, version: str) -> type[Op] | None:
+        """The op class of a layer type and version (None: irgraph has none), looked up once per read."""
+        key = (type_name, version)
+        op_class = self._classes.get(key, False)
+        if op_class is False:
+            op_class = self._classes[key] = lookup(type_name, version)
+        return op_class
 
     def place(
         self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None,
@@ -292,7 +307,13 @@ class LayerReader:
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
             try:
-                value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+                data = self.reader.weights().view(offset, size)
+                dtype = _PLAIN_DTYPES.get(element_type)
+                # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
+                value = (
+                    decode_tensor(data, element_type, shape) if dtype is None
+                    else np.frombuffer(data, dtype=dtype, count=math.prod(shape)).reshape(shape)
+                )
             except (WeightsError, IrIOError) as err:
                 if not self.reader.weights_optional:
                     raise
