@@ -9,7 +9,7 @@ type with its attribute values; *OutputPort*/*InputPort* are (node id, index) ha
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -128,6 +128,31 @@ class Model:
             consumers.append(target)
         self._graph = None
         self._revision += 1
+
+    def connect_all(self, edges: Iterable[tuple[OutputPort, InputPort]]) -> None:
+        """``connect`` every ``(source, target)`` in turn, with its checks, in one call (a reader's edges)."""
+        nodes, producers, consumers = self._nodes, self._producers, self._consumers
+        connected = 0
+        try:
+            for source, target in edges:
+                producer, consumer = nodes.get(source.node_id), nodes.get(target.node_id)
+                key = (target.node_id, target.index)
+                if (
+                    producer is None or consumer is None or not 0 <= source.index < producer.num_outputs
+                    or not 0 <= target.index < consumer.num_inputs or key in producers
+                ):
+                    self.connect(source, target)  # raises GraphError saying what is wrong
+                    continue
+                producers[key] = source
+                outputs = consumers.get((source.node_id, source.index))
+                if outputs is None:
+                    consumers[(source.node_id, source.index)] = [target]
+                else:
+                    outputs.append(target)
+                connected += 1
+        finally:
+            self._graph = None
+            self._revision += connected
 
     def remove_node(self, node_id: int) -> None:
         """Remove a node and every edge touching it."""

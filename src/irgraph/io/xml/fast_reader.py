@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
+from irgraph.element_types import ElementType
 from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
@@ -31,7 +32,7 @@ from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Op, OpaqueOp
-from irgraph.shapes import TensorType
+from irgraph.shapes import Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -113,6 +114,7 @@ def _fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
 _location = _fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
 _output_port = _fast_constructor(OutputPort, ("node_id", "index"))
 _input_port = _fast_constructor(InputPort, ("node_id", "index"))
+_tensor_type = _fast_constructor(TensorType, ("element_type", "shape"))
 
 _Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
@@ -155,6 +157,8 @@ class _FastReader:
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
         self._tensor_types: dict[tuple[str, str], bool] = {}
+        self._shapes: dict[str, Shape] = {}
+        self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
         self.v11 = True
 
@@ -258,7 +262,14 @@ class _FastReader:
                 if op is None:  # an op irgraph does not know: its declared outputs are part of it
                     op = self._opaque(key, output_types, location)
             tensor_names: list[list[str]] | None = None
-            if slots:
+            if slots == (0,):  # the usual layer: one output port with names, no input port with any
+                value = names[cursor]
+                if escaped:
+                    value = _unescape(value)
+                cursor += 1
+                tensor_names = [[value] if value and "," not in value else split_names(value)]
+                tensor_names += [[] for _ in range(len(out_types) - 1)]
+            elif slots:
                 tensor_names = [[] for _ in out_types]
                 for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
                     if slot is not None:  # None: an input port's names, which OpenVINO ignores
@@ -370,14 +381,25 @@ class _FastReader:
         return op
 
     def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
-        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines."""
-        if block and _DIMS.fullmatch(block) is None:
-            raise NotCanonical
-        dims = _DIM.findall(block) if block else []
-        tensor = self._layer_reader.port_type(precision, dims, outputs, None, self._where)  # type: ignore[union-attr]
-        found = (tensor, block.count("\n"))
-        if tensor is not None:  # None: an input port's unknown precision, noted (so the lxml path reads the file)
-            self._port_types[(precision, block)] = found  # for inputs and outputs alike: a known precision
+        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines.
+
+        A run's shape is read once for all precisions (a Const's f16 output, its Convert's f32 output).
+        """
+        shape = self._shapes.get(block)
+        if shape is None:
+            if block and _DIMS.fullmatch(block) is None:
+                raise NotCanonical
+            dims = _DIM.findall(block) if block else []
+            tensor = self._layer_reader.port_type(precision, dims, outputs, None, self._where)  # type: ignore[union-attr]
+            if tensor is None:  # an input port's unknown precision, noted (so the lxml path reads the file)
+                return None, 0
+            self._shapes[block] = tensor.shape
+        else:
+            element_type = self._element_types.get(precision)
+            if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
+                element_type = self._element_types[precision] = ElementType.from_precision(precision)
+            tensor = _tensor_type(element_type, shape)
+        found = self._port_types[(precision, block)] = (tensor, block.count("\n"))
         return found
 
     def _ports(
@@ -426,8 +448,10 @@ class _FastReader:
         parts = _EDGE_START.split(section)
         if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
-        connect, output_port, input_port = model.connect, _output_port, _input_port
+        output_port, input_port = _output_port, _input_port
         outputs: dict[tuple[str, int], OutputPort] = {}  # ports are immutable: one per output, for all its edges
+        edges: list[tuple[OutputPort, InputPort]] = []
+        add = edges.append
         for from_layer, from_port, to_layer, to_port in zip(
             parts[1::5], parts[2::5], parts[3::5], parts[4::5], strict=True
         ):
@@ -437,11 +461,12 @@ class _FastReader:
             out_index, in_index = source[2].get(from_port), target[1].get(to_port)
             if out_index is None or in_index is None:
                 raise NotCanonical
-            # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
             source_port = outputs.get((from_layer, out_index))
             if source_port is None:
                 source_port = outputs[(from_layer, out_index)] = output_port(source[0], out_index)
-            connect(source_port, input_port(target[0], in_index))
+            add((source_port, input_port(target[0], in_index)))
+        # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
+        model.connect_all(edges)
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
