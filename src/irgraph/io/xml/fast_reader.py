@@ -53,6 +53,10 @@ _LAYER_START = re.compile(
     rf'<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"(?: output_names="({_VALUE})")?>'
 )
 _LAYER_END = re.compile(rf"{_SPACE}</layer>{_SPACE}\Z")
+_CONST_ATTRIBUTES = ("element_type", "shape", "offset", "size")
+_CONST_DATA = re.compile(  # a Const's <data> as OpenVINO writes it (no value needs unescaping)
+    r' element_type="([a-z0-9]{1,16})" shape="([0-9, ]{0,1000})" offset="([0-9]{1,18})" size="([0-9]{1,18})"'
+)
 _DATA = re.compile(rf'{_SPACE}<data((?: {_NAME}="{_VALUE}")*) />')
 _RT_INFO = re.compile(rf"{_SPACE}<rt_info(?:>| />)")
 _OPEN = {False: re.compile(rf"{_SPACE}<input>"), True: re.compile(rf"{_SPACE}<output>")}
@@ -309,11 +313,20 @@ class _FastReader:
         key = (type_name, version, data)
         found = self._tensors.get(key)
         if found is None:
-            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
-                type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
-                rt_info=None,
-            )
-            found = self._tensors[key] = (prepared.op, prepared.extras)
+            layers = self._layer_reader
+            plain = _CONST_DATA.fullmatch(data)
+            if plain is None:
+                prepared = layers.prepare(  # type: ignore[union-attr]
+                    type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
+                    rt_info=None,
+                )
+                found = (prepared.op, prepared.extras)
+            else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
+                op_class = layers.op_class(type_name, version)  # type: ignore[union-attr]
+                attrs = dict(zip(_CONST_ATTRIBUTES, plain.groups(), strict=True))
+                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
+                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
+            self._tensors[key] = found
         return found
 
     def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:

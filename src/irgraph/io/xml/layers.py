@@ -212,15 +212,20 @@ class LayerReader:
             else:
                 op = self._op(op_class, attrs)
             if attrs:
-                known = self._known.get(op_class)
-                if known is None:
-                    known = frozenset(f.ir_name for f in op_class.attribute_fields())
-                    if op_class.carries_tensor:
-                        known |= frozenset(_CONST_PLACEMENT)
-                    self._known[op_class] = known
-                if not known.issuperset(attrs):
-                    extras = {k: v for k, v in attrs.items() if k not in known}
+                extras = self.unknown_attributes(op_class, attrs)
         return LayerBody(op, op_class is Result, extras, inputs, outputs, rt_info)
+
+    def unknown_attributes(self, op_class: type[Op], attrs: dict[str, str]) -> dict[str, str]:
+        """The ``<data>`` attributes ``op_class`` does not declare (kept on the node, as OpenVINO ignores them)."""
+        known = self._known.get(op_class)
+        if known is None:
+            known = frozenset(f.ir_name for f in op_class.attribute_fields())
+            if op_class.carries_tensor:
+                known |= frozenset(_CONST_PLACEMENT)
+            self._known[op_class] = known
+        if known.issuperset(attrs):
+            return {}
+        return {k: v for k, v in attrs.items() if k not in known}
 
     def op_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type and version (None: irgraph has none), looked up once per read."""
@@ -274,6 +279,10 @@ class LayerReader:
         if op is None:
             op = self._ops[key] = op_class.from_attributes(attrs)
         return op
+
+    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+        """The op of a layer that holds a tensor (Const), its value read from the weights file."""
+        return self._const(op_class, attrs, location)
 
     def _const(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
