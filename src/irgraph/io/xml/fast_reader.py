@@ -2,9 +2,10 @@
 
 OpenVINO's serializer (pugixml) writes one fixed layout: tabs and newlines between elements,
 attributes in a fixed order, ``&amp;``-style escapes. This module recognises that layout with
-regular expressions and feeds the same :meth:`LayerReader.build` the lxml walk feeds, remembering
-what repeats (a layer's whole body, a port list, a port type), so most layers cost a dictionary
-lookup instead of a dozen element visits.
+regular expressions and feeds the same :meth:`LayerReader.prepare` the lxml walk feeds. What makes
+layers differ (tensor names, port dims, a Const's ``<data>``) is cut out of the whole ``<layers>``
+section in C first; what is left of a layer's body repeats across the network, so each distinct
+body is read once into a template, and a layer costs a few dictionary lookups and its Node.
 
 The lxml path stays the reference. Anything outside the layout (another attribute order,
 comments, character references, carriage returns, unknown elements, anything near libxml2's size
@@ -106,13 +107,20 @@ def _fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
 
         return make_pair
 
-    def make(*values: object) -> Any:
-        made = new(cls)
-        for setter, value in zip(setters, values, strict=True):
-            setter(made, value)
-        return made
+    if len(names) == 5:
+        set_a, set_b, set_c, set_d, set_e = setters
 
-    return make
+        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
+            made = new(cls)
+            set_a(made, a)
+            set_b(made, b)
+            set_c(made, c)
+            set_d(made, d)
+            set_e(made, e)
+            return made
+
+        return make_five
+    return cls
 
 
 _location = _fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
@@ -462,22 +470,24 @@ class _FastReader:
         if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
         output_port, input_port = _output_port, _input_port
-        outputs: dict[tuple[str, int], OutputPort] = {}  # ports are immutable: one per output, for all its edges
+        outputs: dict[tuple[str, str], OutputPort] = {}  # ports are immutable: one per output, for all its edges
         edges: list[tuple[OutputPort, InputPort]] = []
         add = edges.append
         for from_layer, from_port, to_layer, to_port in zip(
             parts[1::5], parts[2::5], parts[3::5], parts[4::5], strict=True
         ):
-            source, target = by_text.get(from_layer), by_text.get(to_layer)
-            if source is None or target is None:
-                raise NotCanonical
-            out_index, in_index = source[2].get(from_port), target[1].get(to_port)
-            if out_index is None or in_index is None:
-                raise NotCanonical
-            source_port = outputs.get((from_layer, out_index))
+            source_port = outputs.get((from_layer, from_port))
             if source_port is None:
-                source_port = outputs[(from_layer, out_index)] = output_port(source[0], out_index)
-            add((source_port, input_port(target[0], in_index)))
+                source = by_text.get(from_layer)
+                out_index = None if source is None else source[2].get(from_port)
+                if out_index is None:
+                    raise NotCanonical
+                source_port = outputs[(from_layer, from_port)] = output_port(source[0], out_index)  # type: ignore[index]
+            target = by_text.get(to_layer)
+            in_index = None if target is None else target[1].get(to_port)
+            if in_index is None:
+                raise NotCanonical
+            add((source_port, input_port(target[0], in_index)))  # type: ignore[index]
         # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
         model.connect_all(edges)
 
