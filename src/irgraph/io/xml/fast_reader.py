@@ -469,27 +469,23 @@ class _FastReader:
         parts = _EDGE_START.split(section)
         if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
+        from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
         output_port, input_port = _output_port, _input_port
-        outputs: dict[tuple[str, str], OutputPort] = {}  # ports are immutable: one per output, for all its edges
-        edges: list[tuple[OutputPort, InputPort]] = []
-        add = edges.append
-        for from_layer, from_port, to_layer, to_port in zip(
-            parts[1::5], parts[2::5], parts[3::5], parts[4::5], strict=True
-        ):
-            source_port = outputs.get((from_layer, from_port))
-            if source_port is None:
-                source = by_text.get(from_layer)
-                out_index = None if source is None else source[2].get(from_port)
-                if out_index is None:
-                    raise NotCanonical
-                source_port = outputs[(from_layer, from_port)] = output_port(source[0], out_index)  # type: ignore[index]
-            target = by_text.get(to_layer)
-            in_index = None if target is None else target[1].get(to_port)
-            if in_index is None:
-                raise NotCanonical
-            add((source_port, input_port(target[0], in_index)))  # type: ignore[index]
+        try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
+            # Ports are immutable: one OutputPort per output, shared by all its edges.
+            source_keys = list(zip(from_layers, from_ports, strict=True))
+            outputs = {
+                key: output_port((layer := by_text[key[0]])[0], layer[2][key[1]]) for key in set(source_keys)
+            }
+            sources = list(map(outputs.__getitem__, source_keys))
+            targets = [
+                input_port((layer := by_text[name])[0], layer[1][port])
+                for name, port in zip(to_layers, to_ports, strict=True)
+            ]
+        except KeyError:
+            raise NotCanonical from None
         # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-        model.connect_all(edges)
+        model.connect_all(zip(sources, targets, strict=True))
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
