@@ -205,3 +205,22 @@ def test_the_fast_paths_constructors_make_what_the_classes_make():
         made, reference = fast(*values), cls(*values)
         assert type(made) is cls and made == reference
         assert hash(made) == hash(reference) and repr(made) == repr(reference)
+
+
+def test_consts_made_without_their_checks_equal_checked_ones(tmp_path):
+    """The reader makes Const ops without ``__post_init__`` (layers._checked_tensor_constructor): every field
+    as the checked constructor sets it."""
+    import numpy as np
+
+    from irgraph.ops import Const
+
+    model = ir.Model()
+    x = model.parameter("x", [2, 3])
+    weights = model.const(np.arange(6, dtype=np.float32).reshape(2, 3))
+    model.result(model.concat([x, weights, model.const(np.ones((1, 3), np.float32))], 0), "y")
+    ir.write_model(model, tmp_path / "m.xml")
+    consts = [node.op for node in ir.read_model(tmp_path / "m.xml") if isinstance(node.op, Const)]
+    assert len(consts) == 2
+    for op in consts:
+        checked = Const(element_type=op.element_type, shape=op.shape, value=op.value)
+        assert vars(op) == vars(checked) and op == checked and repr(op) == repr(checked)

@@ -16,9 +16,7 @@ layout allows free text (rt_info) the pieces are still parsed by lxml.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
@@ -28,7 +26,7 @@ from irgraph.errors import IrError, Location
 from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
+from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
@@ -88,45 +86,10 @@ _MAX_RUN = 1_000_000  # bytes
 _RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
 
 
-def _fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
-    reader makes one Location per layer and two ports per edge. ``cls`` itself when its fields differ."""
-    if tuple(field.name for field in dataclasses.fields(cls)) != names or not hasattr(cls, "__slots__"):
-        return cls
-    new = object.__new__
-    setters = tuple(getattr(cls, name).__set__ for name in names)
-    if len(names) == 2:
-        first, second = setters
-
-        def make_pair(a: object, b: object) -> Any:
-            made = new(cls)
-            first(made, a)
-            second(made, b)
-            return made
-
-        return make_pair
-
-    if len(names) == 5:
-        set_a, set_b, set_c, set_d, set_e = setters
-
-        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
-            made = new(cls)
-            set_a(made, a)
-            set_b(made, b)
-            set_c(made, c)
-            set_d(made, d)
-            set_e(made, e)
-            return made
-
-        return make_five
-    return cls
-
-
-_location = _fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
-_output_port = _fast_constructor(OutputPort, ("node_id", "index"))
-_input_port = _fast_constructor(InputPort, ("node_id", "index"))
-_tensor_type = _fast_constructor(TensorType, ("element_type", "shape"))
+_location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
+_output_port = fast_constructor(OutputPort, ("node_id", "index"))
+_input_port = fast_constructor(InputPort, ("node_id", "index"))
+_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
 
 _Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from lxml import etree
@@ -315,9 +316,9 @@ class LayerReader:
         placed = (key, offset, size)
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
+            dtype = _PLAIN_DTYPES.get(element_type)
             try:
                 data = self.reader.weights().view(offset, size)
-                dtype = _PLAIN_DTYPES.get(element_type)
                 # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
                 value = (
                     decode_tensor(data, element_type, shape) if dtype is None
@@ -327,8 +328,13 @@ class LayerReader:
                 if not self.reader.weights_optional:
                     raise
                 self.reader.without_data(err)
-                value = None
-            op = self._placed_consts[placed] = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+                value = dtype = None
+            make = _checked_tensor_constructor(op_class) if dtype is not None else None
+            if make is not None:
+                op = make(element_type, shape, value)
+            else:
+                op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+            self._placed_consts[placed] = op
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
@@ -407,7 +413,81 @@ class LayerReader:
                     raise IrParseError(f"port <dim> must be {err}. Got: {text!r}", location) from None
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
-        return TensorType(element_type, Shape(tuple(parsed)))
+        return _tensor_type(element_type, _shape(tuple(parsed)))
+
+
+def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
+    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
+    reader makes one Location per layer, two ports per edge, a type per distinct port declaration.
+    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
+    fields = tuple(field.name for field in dataclasses.fields(cls))
+    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+        return cls
+    new = object.__new__
+    setters = tuple(getattr(cls, name).__set__ for name in names)
+    if len(names) == 1:
+        (only,) = setters
+
+        def make_one(a: object) -> Any:
+            made = new(cls)
+            only(made, a)
+            return made
+
+        return make_one
+    if len(names) == 2:
+        first, second = setters
+
+        def make_pair(a: object, b: object) -> Any:
+            made = new(cls)
+            first(made, a)
+            second(made, b)
+            return made
+
+        return make_pair
+
+    if len(names) == 5:
+        set_a, set_b, set_c, set_d, set_e = setters
+
+        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
+            made = new(cls)
+            set_a(made, a)
+            set_b(made, b)
+            set_c(made, c)
+            set_d(made, d)
+            set_e(made, e)
+            return made
+
+        return make_five
+    return cls
+
+
+_shape = fast_constructor(Shape, ("dims",))
+_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+
+_TENSOR_FIELDS = ("element_type", "shape", "value")
+_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
+
+
+def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
+    """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
+    of the dtype and shape the op's own checks passed (``from_attributes`` in ``_const``): what those checks
+    would find is known, and a real network has thousands of Consts. None when the class has other fields."""
+    if op_class in _tensor_constructors:
+        return _tensor_constructors[op_class]
+    make = None
+    if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
+        new, set_field = object.__new__, object.__setattr__
+
+        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
+            op = new(op_class)
+            set_field(op, "element_type", element_type)
+            set_field(op, "shape", shape)
+            set_field(op, "value", value)
+            return op
+
+    _tensor_constructors[op_class] = make
+    return make
 
 
 def _placement(attrs: dict[str, str], what: str) -> int:
