@@ -31,7 +31,7 @@ from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Op, OpaqueOp
-from irgraph.shapes import Shape, TensorType
+from irgraph.shapes import Dim, Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -90,6 +90,7 @@ _location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name"
 _output_port = fast_constructor(OutputPort, ("node_id", "index"))
 _input_port = fast_constructor(InputPort, ("node_id", "index"))
 _tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+_shape = fast_constructor(Shape, ("dims",))
 
 _Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
@@ -131,7 +132,8 @@ class _FastReader:
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
-        self._tensor_types: dict[tuple[str, str], bool] = {}
+        self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
+        self._dims: dict[str, Dim] = {}
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
@@ -206,10 +208,10 @@ class _FastReader:
             layer_id = int(id_text)  # canonical digits: what non_negative reads
             location = make_location(file, line, layer_id, name, type_name)
             data = None
-            tensor = tensor_types.get((type_name, version))
-            if tensor is None:
-                tensor = self._carries_tensor(type_name, version)
-            if tensor and (data := _DATA.match(body)) is not None:
+            tensor = tensor_types.get((type_name, version), False)
+            if tensor is False:
+                tensor = self._tensor_class(type_name, version)
+            if tensor is not None and (data := _DATA.match(body)) is not None:
                 # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
                 key = (type_name, version, body[data.end():])
             else:
@@ -220,7 +222,7 @@ class _FastReader:
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
              dim_slots, newlines, in_labels, out_labels) = template
             if data is not None:
-                op, extras = self._tensor(type_name, version, data.group(1), location)
+                op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
             input_types, output_types = list(in_types), list(out_types)
             if dim_slots:
@@ -269,16 +271,17 @@ class _FastReader:
             line += newlines
         return by_text
 
-    def _carries_tensor(self, type_name: str, version: str) -> bool:
-        """Whether layers of this type hold a tensor (Const): their ops are made per layer."""
-        key = (type_name, version)
-        found = self._tensor_types.get(key)
-        if found is None:
-            op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
-            found = self._tensor_types[key] = op_class is not None and op_class.carries_tensor
+    def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
+        """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
+        op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
+        found = self._tensor_types[(type_name, version)] = (
+            op_class if op_class is not None and op_class.carries_tensor else None
+        )
         return found
 
-    def _tensor(self, type_name: str, version: str, data: str, location: Location) -> tuple[Op, dict[str, str]]:
+    def _tensor(
+        self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
+    ) -> tuple[Op, dict[str, str]]:
         """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
         OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
         key = (type_name, version, data)
@@ -293,7 +296,6 @@ class _FastReader:
                 )
                 found = (prepared.op, prepared.extras)
             else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
-                op_class = layers.op_class(type_name, version)  # type: ignore[union-attr]
                 attrs = dict(zip(_CONST_ATTRIBUTES, plain.groups(), strict=True))
                 found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
                          layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
@@ -373,17 +375,20 @@ class _FastReader:
         if shape is None:
             if block and _DIMS.fullmatch(block) is None:
                 raise NotCanonical
-            dims = _DIM.findall(block) if block else []
-            tensor = self._layer_reader.port_type(precision, dims, outputs, None, self._where)  # type: ignore[union-attr]
-            if tensor is None:  # an input port's unknown precision, noted (so the lxml path reads the file)
-                return None, 0
-            self._shapes[block] = tensor.shape
-        else:
-            element_type = self._element_types.get(precision)
-            if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
-                element_type = self._element_types[precision] = ElementType.from_precision(precision)
-            tensor = _tensor_type(element_type, shape)
-        found = self._port_types[(precision, block)] = (tensor, block.count("\n"))
+            dims = []
+            for text in _DIM.findall(block) if block else ():
+                dim = self._dims.get(text)
+                if dim is None:
+                    value = int(text)  # canonical digits (at most 18): what parse_int reads
+                    if value < -1:  # the lxml path says what a dim must be
+                        raise NotCanonical
+                    dim = self._dims[text] = Dim.of(value)
+                dims.append(dim)
+            shape = self._shapes[block] = _shape(tuple(dims))
+        element_type = self._element_types.get(precision)
+        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
+            element_type = self._element_types[precision] = ElementType.from_precision(precision)
+        found = self._port_types[(precision, block)] = (_tensor_type(element_type, shape), block.count("\n"))
         return found
 
     def _ports(
