@@ -125,7 +125,8 @@ class _FastReader:
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._templates: dict[tuple[str, str, str], tuple] = {}
-        self._port_types: dict[tuple[str, str], tuple[TensorType | None, int]] = {}
+        self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
+        """precision -> run of dims -> (the port type, the run's newlines)."""
         self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
         self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
@@ -194,7 +195,7 @@ class _FastReader:
         if parts[0].strip(" \t\n"):
             raise NotCanonical
         line = text.count("\n", 0, start) + parts[0].count("\n") + 1
-        templates, port_types, block_type = self._templates, self._port_types, self._block_type
+        templates, block_type = self._templates, self._block_type
         known, tensor_types = templates.get, self._tensor_types
         place, make_location = model.place, _location
         by_text: dict[str, _Placed] = {}
@@ -227,10 +228,10 @@ class _FastReader:
             input_types, output_types = list(in_types), list(out_types)
             if dim_slots:
                 count = len(dim_slots)
-                for (outputs, index, precision), block in zip(
+                for (outputs, index, precision, port_types), block in zip(
                     dim_slots, blocks[block_cursor:block_cursor + count], strict=True
                 ):
-                    found = port_types.get((precision, block))
+                    found = port_types.get(block)
                     if found is None:
                         found = block_type(outputs, precision, block)
                     (output_types if outputs else input_types)[index] = found[0]
@@ -321,7 +322,7 @@ class _FastReader:
                 if end < 0:
                     raise NotCanonical
                 rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
-        dim_slots: list[tuple[bool, int, str]] = []
+        dim_slots: list[tuple[bool, int, str, dict[str, tuple[TensorType, int]]]] = []
         (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
         (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
         if _LAYER_END.match(body, position) is None:
@@ -344,7 +345,7 @@ class _FastReader:
         if not self.v11 and (rt_info is not None or in_rt or out_rt):
             raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
         op = prepared.op
-        if isinstance(op, OpaqueOp) and any(outputs for outputs, _, _ in dim_slots):
+        if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
             op = None
             self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
         return (
@@ -388,11 +389,12 @@ class _FastReader:
         element_type = self._element_types.get(precision)
         if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
             element_type = self._element_types[precision] = ElementType.from_precision(precision)
-        found = self._port_types[(precision, block)] = (_tensor_type(element_type, shape), block.count("\n"))
+        found = (_tensor_type(element_type, shape), block.count("\n"))
+        self._port_types.setdefault(precision, {})[block] = found
         return found
 
     def _ports(
-        self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str]]
+        self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str, dict]]
     ) -> tuple[tuple[PortList, Any], int]:
         """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
 
@@ -415,11 +417,12 @@ class _FastReader:
                 raise NotCanonical
             index = labels[label] = len(types)
             if dims is None:  # no <dim>: a scalar
-                found = port_types.get((precision, ""))
+                found = port_types.get(precision, {}).get("")
                 types.append((found or block_type(outputs, precision, ""))[0])
             else:
                 types.append(None)
-                dim_slots.append((outputs, index, precision))
+                # The types this precision has been seen with: what each layer looks its dims up in.
+                dim_slots.append((outputs, index, precision, port_types.setdefault(precision, {})))
             if rt_info is not None:
                 rt[index] = self._rt_info(rt_info, "port")
             elif empty_rt_info:

@@ -289,9 +289,13 @@ class LayerReader:
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
         known = self._consts.get(key)
         if known is None:
-            base = op_class.from_attributes(attrs)
-            element_type: ElementType = base.element_type  # type: ignore[attr-defined]
-            shape: tuple[int, ...] = base.shape  # type: ignore[attr-defined]
+            plain = _plain_tensor_attributes(op_class, attrs)
+            if plain is not None:
+                element_type, shape = plain
+            else:
+                base = op_class.from_attributes(attrs)
+                element_type = base.element_type  # type: ignore[attr-defined]
+                shape = base.shape  # type: ignore[attr-defined]
             count = math.prod(shape)
             if count > self.reader.element_limit:
                 raise ResourceLimitError(
@@ -488,6 +492,23 @@ def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tu
 
     _tensor_constructors[op_class] = make
     return make
+
+
+def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple[ElementType, tuple[int, ...]] | None:
+    """A tensor op's ``element_type`` and ``shape`` read by its own codecs, when they are a plain numeric type
+    and dims >= 0: what ``from_attributes`` accepts, without building an op only to read them back (a real
+    network has a distinct shape per weight). None otherwise: ``from_attributes`` reads them, or says why not."""
+    fields = op_class.attribute_fields()
+    if tuple(field.name for field in fields) != ("element_type", "shape"):
+        return None
+    try:
+        element_type = fields[0].codec.read(attrs[fields[0].ir_name])
+        shape = fields[1].codec.read(attrs[fields[1].ir_name])
+    except (KeyError, ValueError):
+        return None
+    if element_type not in _PLAIN_DTYPES or (shape and min(shape) < 0):
+        return None
+    return element_type, shape
 
 
 def _placement(attrs: dict[str, str], what: str) -> int:
