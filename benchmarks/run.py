@@ -32,6 +32,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
           "OpenVINO) once on in.npz"),
     "c": ("bench_read_write", "run_read", "read a 20,003-layer IR written by OpenVINO: Parameter, 6,667 x (axis "
           "Const, Split in 2, Concat reversed), Result"),
+    "r": ("bench_real_read", "run", "read real networks (the onnx wheel's light models as OpenVINO writes them, "
+          "fp16 weights) against OpenVINO Core.read_model"),
     "d": ("bench_read_write", "run_write", "write that 20,003-layer model"),
     "e": ("bench_memory", "run_chain", "a 4-stage split/concat chain (Split/VariadicSplit on 3 axes) on a 1 GiB "
           "f32 input, in fresh processes"),

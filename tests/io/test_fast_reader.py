@@ -185,3 +185,42 @@ def test_long_runs_without_a_tag_are_found_exactly(data, limit):
         assert fast_reader._has_long_run(data) == (longest >= limit)
     finally:
         fast_reader._MAX_RUN = original
+
+
+def test_the_fast_paths_constructors_make_what_the_classes_make():
+    """Locations, ports and port types are made through their slots (``_fast_constructor``): equal, same hash."""
+    from irgraph.element_types import ElementType
+    from irgraph.errors import Location
+    from irgraph.graph import InputPort, OutputPort
+    from irgraph.shapes import Shape, TensorType
+
+    cases = [
+        (fast_reader._location, Location, ("model.xml", 7, 3, "conv", "Convolution")),
+        (fast_reader._output_port, OutputPort, (3, 1)),
+        (fast_reader._input_port, InputPort, (4, 0)),
+        (fast_reader._tensor_type, TensorType, (ElementType.F32, Shape.static((1, 3)))),
+    ]
+    for fast, cls, values in cases:
+        assert fast is not cls  # the fields are as _fast_constructor expects (else it falls back to cls)
+        made, reference = fast(*values), cls(*values)
+        assert type(made) is cls and made == reference
+        assert hash(made) == hash(reference) and repr(made) == repr(reference)
+
+
+def test_consts_made_without_their_checks_equal_checked_ones(tmp_path):
+    """The reader makes Const ops without ``__post_init__`` (layers._checked_tensor_constructor): every field
+    as the checked constructor sets it."""
+    import numpy as np
+
+    from irgraph.ops import Const
+
+    model = ir.Model()
+    x = model.parameter("x", [2, 3])
+    weights = model.const(np.arange(6, dtype=np.float32).reshape(2, 3))
+    model.result(model.concat([x, weights, model.const(np.ones((1, 3), np.float32))], 0), "y")
+    ir.write_model(model, tmp_path / "m.xml")
+    consts = [node.op for node in ir.read_model(tmp_path / "m.xml") if isinstance(node.op, Const)]
+    assert len(consts) == 2
+    for op in consts:
+        checked = Const(element_type=op.element_type, shape=op.shape, value=op.value)
+        assert vars(op) == vars(checked) and op == checked and repr(op) == repr(checked)

@@ -119,3 +119,12 @@ def test_squeezenet_logits_are_openvinos_within_summation_order(networks):
     (ours,) = ir.run(extract(model, None, [f"{producer}:0"]), {input_name: x}).values()
     expected = theirs[compiled.outputs[-1]]
     np.testing.assert_allclose(ours, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_id)
+def test_the_fast_path_reads_them_exactly_as_the_lxml_path_does(networks, variant):
+    from tests.io.test_fast_reader import read_both
+
+    fast, reference, answered = read_both(networks[variant].xml)
+    assert answered  # the fast path takes the files OpenVINO writes, rt_info-rich ones included
+    assert fast == reference

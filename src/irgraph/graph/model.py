@@ -9,7 +9,7 @@ type with its attribute values; *OutputPort*/*InputPort* are (node id, index) ha
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -85,6 +85,21 @@ class Model:
             self.connect(source, InputPort(node_id, index))
         return node
 
+    def place(self, node: Node) -> Node:
+        """Place a node built whole (a reader's: id, ports, types and location set); GraphError if its id is taken.
+
+        ``add_node`` builds the node itself with empty per-port lists a reader would replace at once.
+        """
+        node_id = node.id
+        if node_id in self._nodes:
+            raise GraphError(f"layer id {node_id} is used twice", node.location)
+        self._nodes[node_id] = node
+        self._graph = None
+        self._revision += 1
+        if node_id >= self._next_id:
+            self._next_id = node_id + 1
+        return node
+
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
@@ -113,6 +128,31 @@ class Model:
             consumers.append(target)
         self._graph = None
         self._revision += 1
+
+    def connect_all(self, edges: Iterable[tuple[OutputPort, InputPort]]) -> None:
+        """``connect`` every ``(source, target)`` in turn, with its checks, in one call (a reader's edges)."""
+        nodes, producers, consumers = self._nodes, self._producers, self._consumers
+        connected = 0
+        try:
+            for source, target in edges:
+                producer, consumer = nodes.get(source.node_id), nodes.get(target.node_id)
+                key = (target.node_id, target.index)
+                if (
+                    producer is None or consumer is None or not 0 <= source.index < producer.num_outputs
+                    or not 0 <= target.index < consumer.num_inputs or key in producers
+                ):
+                    self.connect(source, target)  # raises GraphError saying what is wrong
+                    continue
+                producers[key] = source
+                outputs = consumers.get((source.node_id, source.index))
+                if outputs is None:
+                    consumers[(source.node_id, source.index)] = [target]
+                else:
+                    outputs.append(target)
+                connected += 1
+        finally:
+            self._graph = None
+            self._revision += connected
 
     def remove_node(self, node_id: int) -> None:
         """Remove a node and every edge touching it."""

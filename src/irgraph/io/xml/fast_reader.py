@@ -2,9 +2,10 @@
 
 OpenVINO's serializer (pugixml) writes one fixed layout: tabs and newlines between elements,
 attributes in a fixed order, ``&amp;``-style escapes. This module recognises that layout with
-regular expressions and feeds the same :meth:`LayerReader.build` the lxml walk feeds, remembering
-what repeats (a layer's whole body, a port list, a port type), so most layers cost a dictionary
-lookup instead of a dozen element visits.
+regular expressions and feeds the same :meth:`LayerReader.prepare` the lxml walk feeds. What makes
+layers differ (tensor names, port dims, a Const's ``<data>``) is cut out of the whole ``<layers>``
+section in C first; what is left of a layer's body repeats across the network, so each distinct
+body is read once into a template, and a layer costs a few dictionary lookups and its Node.
 
 The lxml path stays the reference. Anything outside the layout (another attribute order,
 comments, character references, carriage returns, unknown elements, anything near libxml2's size
@@ -20,15 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
+from irgraph.element_types import ElementType
 from irgraph.errors import IrError, Location
-from irgraph.graph import InputPort, Model, OutputPort, RtEntry
+from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerPorts, LayerReader, PortList, non_negative
+from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
-from irgraph.shapes import TensorType
+from irgraph.ops import Op, OpaqueOp
+from irgraph.shapes import Dim, Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -36,7 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["read_fast"]
 
 _SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
-_VALUE = r'[^"<&\t\n\r]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\t\n\r]*)*'  # tabs/newlines would be normalised to spaces
+# Tabs and newlines would be normalised to spaces; other controls, U+FFFE and U+FFFF are not XML.
+_VALUE = r'[^"<&\x00-\x1f\ufffe\uffff]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\x00-\x1f\ufffe\uffff]*)*'
 _INT = CANONICAL  # ids, port ids and dims as OpenVINO writes them: ASCII digits, never above int64
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,999}"
 
@@ -44,38 +48,52 @@ _HEAD = re.compile(
     rf"""(?:<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:UTF-8|utf-8)\2)?\?>)?{_SPACE}"""
     rf'<net name="(?P<name>{_VALUE})" version="(?P<version>10|11)">{_SPACE}<layers>'
 )
-_LAYER = re.compile(
-    rf'{_SPACE}<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"'
-    rf'(?: output_names="({_VALUE})")?>'
+_LAYER_START = re.compile(
+    rf'<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"(?: output_names="({_VALUE})")?>'
+)
+_LAYER_END = re.compile(rf"{_SPACE}</layer>{_SPACE}\Z")
+_CONST_ATTRIBUTES = ("element_type", "shape", "offset", "size")
+_CONST_DATA = re.compile(  # a Const's <data> as OpenVINO writes it (no value needs unescaping)
+    r' element_type="([a-z0-9]{1,16})" shape="([0-9, ]{0,1000})" offset="([0-9]{1,18})" size="([0-9]{1,18})"'
 )
 _DATA = re.compile(rf'{_SPACE}<data((?: {_NAME}="{_VALUE}")*) />')
 _RT_INFO = re.compile(rf"{_SPACE}<rt_info(?:>| />)")
 _OPEN = {False: re.compile(rf"{_SPACE}<input>"), True: re.compile(rf"{_SPACE}<output>")}
 _CLOSE = {False: re.compile(rf"{_SPACE}</input>"), True: re.compile(rf"{_SPACE}</output>")}
-_END = re.compile(rf"{_SPACE}\Z")
-_PORT_NAMES = re.compile(r' names="([^"]*)"')  # cut out of a body: the rest repeats across layers
-_VALID_VALUE = re.compile(_VALUE)
+_PORT_NAMES = re.compile(rf' names="({_VALUE})"')  # cut out of the layers: the bodies left repeat
 _ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
 _PORT = re.compile(
     rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
-    rf"(?: />|>((?:{_SPACE}<dim>-?{_INT}</dim>)*){_SPACE}"
+    rf"(?: />|>(?:{_SPACE}(\x00))?{_SPACE}"
     rf"(?:<rt_info>(.*?)</rt_info>{_SPACE}|(<rt_info />){_SPACE})?</port>)",
     re.DOTALL,
 )
 _DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
-_SECTIONS = re.compile(rf"{_SPACE}</layers>{_SPACE}<edges>")
-_EDGE = rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
-_EDGES = re.compile(rf"(?:{_SPACE}{_EDGE})*{_SPACE}")
-_EDGE_FIELDS = re.compile(_EDGE)
+# A port's dims, cut out of the layers by a loose pattern (a fast character loop); each distinct
+# run is then checked against the strict one (_DIMS) before it is read.
+_DIMS_CUT = re.compile(r"(<dim>[-0-9dim<>/ \t\n]*</dim>)")
+_DIMS = re.compile(rf"<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*")
+_SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
+_EDGE_START = re.compile(
+    rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
+)
 _TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
-_SUB_GRAPH = re.compile(rb"<(?:body|then_body|else_body|port_map|then_port_map|else_port_map|back_edges)[\s/>]")
-_CONTROL_BYTES = bytes(range(0x09)) + bytes(range(0x0B, 0x20))
 
 # libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
 # counted from where its input buffer starts, which moves with the parse. Every such piece lies
 # between two '<', so a file with no long run without one is far inside those limits.
 _MAX_RUN = 1_000_000  # bytes
 _RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
+
+
+_location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
+_output_port = fast_constructor(OutputPort, ("node_id", "index"))
+_input_port = fast_constructor(InputPort, ("node_id", "index"))
+_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+_shape = fast_constructor(Shape, ("dims",))
+
+_Placed = tuple[int, dict[str, int], dict[str, int]]
+"""A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
 
 
 class NotCanonical(Exception):
@@ -96,36 +114,48 @@ def read_fast(reader: ReadContext) -> ReadResult | None:
 
 class _FastReader:
     def __init__(self, reader: ReadContext, data: bytes) -> None:
-        # XML forbids these characters (and the lxml path would say where): controls but tab and
-        # newline (carriage returns too: lines are counted by newlines), U+FFFE and U+FFFF.
-        if len(data.translate(None, _CONTROL_BYTES)) != len(data) or (
-            b"\xef" in data and (b"\xef\xbf\xbe" in data or b"\xef\xbf\xbf" in data)
-        ):
+        # Carriage returns would change how lines are counted (by newlines). Other characters XML
+        # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
+        # it parses rt_info, so such a file is left to the lxml path, which says where they are.
+        if b"\r" in data or b"\x00" in data:  # NUL: it stands for cut-out dims below (and is not XML)
             raise NotCanonical
         if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
-            raise NotCanonical
-        if _SUB_GRAPH.search(data):  # bodies (TensorIterator, Loop, If) are read by the lxml path
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
-        self._bodies: dict[tuple[str, str, str], LayerBody] = {}
-        self._port_types: dict[tuple[bool, str, str | None], TensorType | None] = {}
-        self._parser = hardened_parser()
+        self._templates: dict[tuple[str, str, str], tuple] = {}
+        self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
+        """precision -> run of dims -> (the port type, the run's newlines)."""
+        self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
+        self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
+        self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
+        self._opaque_ops: dict[tuple, Op] = {}
+        self._where = Location(reader.file)
+        self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
+        self._dims: dict[str, Dim] = {}
+        self._shapes: dict[str, Shape] = {}
+        self._element_types: dict[str, ElementType] = {}
+        self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
+        self.v11 = True
 
     def read(self) -> Model:
         text = self.text
         head = _HEAD.match(text)
         if head is None:
             raise NotCanonical
-        version = non_negative(head["version"])
+        version = int(head["version"])
+        self.v11 = version >= 11
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
         self._layer_reader = LayerReader(self.reader, model, version)
-        by_text, position = self._layers(head.end())
-        sections = _SECTIONS.match(text, position)
+        end = text.find("</layers>", head.end())
+        if end < 0:
+            raise NotCanonical
+        by_text = self._layers(model, head.end(), end)
+        sections = _SECTIONS.match(text, end)
         if sections is None:
             raise NotCanonical
         end = text.find("</edges>", sections.end())
@@ -140,58 +170,147 @@ class _FastReader:
         )
         return model
 
-    def _layers(self, position: int) -> tuple[dict[str, LayerPorts], int]:
-        text, file, bodies, escaped = self.text, self.reader.file, self._bodies, self.escaped
-        layers = self._layer_reader
-        place, model = layers.place, layers.model  # type: ignore[union-attr]
-        match, find, count, cut = _LAYER.match, text.find, text.count, _PORT_NAMES.split
-        by_text: dict[str, LayerPorts] = {}
-        line, counted = 1, 0
-        while (layer := match(text, position)) is not None:
-            id_text, name, type_name, version, output_names = layer.groups()
-            start, body_start = layer.start(1), layer.end()
+    def _layers(self, model: Model, start: int, end: int) -> dict[str, _Placed]:
+        """Every layer between ``start`` and ``end`` (the ``</layers>``) placed in ``model``.
+
+        Tensor names and port dims make most layer bodies unique; without them most repeat. So
+        they are cut out of the whole section at once (names left blank, each run of ``<dim>``
+        elements replaced by a NUL, which no XML file holds), the section is split at the layer
+        start tags (all in C), and each distinct (type, version, body) is read once into a template
+        that every such layer shares. Per layer, only its id, name, names and dims are read.
+        """
+        text, file, escaped, v11 = self.text, self.reader.file, self.escaped, self.v11
+        section = text[start:end]
+        names: list[str] = []
+        if ' names="' in section:
+            pieces = _PORT_NAMES.split(section)
+            names = pieces[1::2]
+            section = ' names=""'.join(pieces[::2])
+        blocks: list[str] = []
+        if "<dim>" in section:
+            pieces = _DIMS_CUT.split(section)
+            blocks = pieces[1::2]
+            section = "\x00".join(pieces[::2])
+        parts = _LAYER_START.split(section)
+        if parts[0].strip(" \t\n"):
+            raise NotCanonical
+        line = text.count("\n", 0, start) + parts[0].count("\n") + 1
+        templates, block_type = self._templates, self._block_type
+        known, tensor_types = templates.get, self._tensor_types
+        place, make_location = model.place, _location
+        by_text: dict[str, _Placed] = {}
+        cursor = block_cursor = 0
+        for id_text, name, type_name, version, output_names, body in zip(
+            parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
+        ):
             if escaped:
                 name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
                 output_names = None if output_names is None else _unescape(output_names)
-            line += count("\n", counted, start)
-            counted = start
-            body_end = find("</layer>", body_start)
-            if body_end < 0:
+            layer_id = int(id_text)  # canonical digits: what non_negative reads
+            location = make_location(file, line, layer_id, name, type_name)
+            data = None
+            tensor = tensor_types.get((type_name, version), False)
+            if tensor is False:
+                tensor = self._tensor_class(type_name, version)
+            if tensor is not None and (data := _DATA.match(body)) is not None:
+                # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
+                key = (type_name, version, body[data.end():])
+            else:
+                key = (type_name, version, body)
+            template = known(key)
+            if template is None:
+                template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+            (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
+             dim_slots, newlines, in_labels, out_labels) = template
+            if data is not None:
+                op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
+                newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
+            input_types, output_types = list(in_types), list(out_types)
+            if dim_slots:
+                count = len(dim_slots)
+                for (outputs, index, precision, port_types), block in zip(
+                    dim_slots, blocks[block_cursor:block_cursor + count], strict=True
+                ):
+                    found = port_types.get(block)
+                    if found is None:
+                        found = block_type(outputs, precision, block)
+                    (output_types if outputs else input_types)[index] = found[0]
+                    newlines += found[1]
+                block_cursor += count
+                if op is None:  # an op irgraph does not know: its declared outputs are part of it
+                    op = self._opaque(key, output_types, location)
+            tensor_names: list[list[str]] | None = None
+            if slots == (0,):  # the usual layer: one output port with names, no input port with any
+                value = names[cursor]
+                if escaped:
+                    value = _unescape(value)
+                cursor += 1
+                tensor_names = [[value] if value and "," not in value else split_names(value)]
+                tensor_names += [[] for _ in range(len(out_types) - 1)]
+            elif slots:
+                tensor_names = [[] for _ in out_types]
+                for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
+                    if slot is not None:  # None: an input port's names, which OpenVINO ignores
+                        if escaped:
+                            value = _unescape(value)
+                        # One name without commas (most ports): what split_names gives, without the call.
+                        tensor_names[slot] = [value] if value and "," not in value else split_names(value)
+                cursor += len(slots)
+            if v11:
+                result_names = split_names(output_names) if output_names is not None and is_result else None
+            elif output_names is not None:  # IR v10 has none: the lxml path notes it
                 raise NotCanonical
-            # Tensor names make most bodies unique; without them most repeat, so they are cut out
-            # and the rest is looked up (or parsed once).
-            pieces = cut(text[body_start:body_end])
-            key = (type_name, version, ' names=""'.join(pieces[::2]) if len(pieces) > 1 else pieces[0])
-            layer_id = non_negative(id_text)
-            location = Location(file, line, layer_id, name, type_name)
-            body = bodies.get(key)
-            if body is None:
-                body = bodies[key] = self._body(key, location)
-            if layer_id in model:  # a repeated id (also when written differently, as 01 and 1)
-                raise NotCanonical
-            by_text[id_text] = place(
-                body, layer_id, name, location, output_names,
-                tensor_names=self._tensor_names(body, pieces[1::2]) if len(pieces) > 1 else None,
-            )
-            position = body_end + len("</layer>")
-        return by_text, position
+            else:
+                result_names = None  # and no rt_info: the template said so
+            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+            place(Node(
+                layer_id, name, op, num_inputs, num_outputs, tensor_names, None, input_types, output_types,
+                result_names, () if rt_info is None else rt_info, dict(in_rt) if in_rt else None,
+                dict(out_rt) if out_rt else None, dict(extras) if extras else None, location,
+            ))
+            by_text[id_text] = (layer_id, in_labels, out_labels)
+            line += newlines
+        return by_text
 
-    def _tensor_names(self, body: LayerBody, values: list[str]) -> list[list[str]]:
-        """Each output port's tensor names, from the ``names`` values cut out of a layer's body."""
-        names: list[list[str]] = [[] for _ in body.outputs[1]]
-        for slot, value in zip(body.name_slots, values, strict=True):
-            if _VALID_VALUE.fullmatch(value) is None:
-                raise NotCanonical
-            if slot is not None:  # None: an input port's names, which OpenVINO ignores
-                names[slot] = split_names(self._value(value))
-        return names
+    def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
+        """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
+        op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
+        found = self._tensor_types[(type_name, version)] = (
+            op_class if op_class is not None and op_class.carries_tensor else None
+        )
+        return found
 
-    def _body(self, key: tuple[str, str, str], location: Location) -> LayerBody:
+    def _tensor(
+        self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
+    ) -> tuple[Op, dict[str, str]]:
+        """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
+        OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
+        key = (type_name, version, data)
+        found = self._tensors.get(key)
+        if found is None:
+            layers = self._layer_reader
+            plain = _CONST_DATA.fullmatch(data)
+            if plain is None:
+                prepared = layers.prepare(  # type: ignore[union-attr]
+                    type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
+                    rt_info=None,
+                )
+                found = (prepared.op, prepared.extras)
+            else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
+                attrs = dict(zip(_CONST_ATTRIBUTES, plain.groups(), strict=True))
+                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
+                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
+            self._tensors[key] = found
+        return found
+
+    def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:
         """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
 
-        The body's ``names`` values are blank here; ``name_slots`` says which output port each fills.
+        ``body`` runs from the end of the layer's start tag to the next layer's start tag, its
+        ``names`` values blanked and its dims cut out; the template's ``slots`` say which output port
+        each names value names, its ``dim_slots`` which port each run of dims shapes. The op is
+        None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
         """
-        type_name, version, body = key
         data = _DATA.match(body)
         position = data.end() if data else 0
         rt_info = None
@@ -203,25 +322,84 @@ class _FastReader:
                 if end < 0:
                     raise NotCanonical
                 rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
-        (inputs, input_slots), position = self._ports(body, position, False)
-        (outputs, output_slots), position = self._ports(body, position, True)
-        if _END.match(body, position) is None:
+        dim_slots: list[tuple[bool, int, str, dict[str, tuple[TensorType, int]]]] = []
+        (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
+        (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
+        if _LAYER_END.match(body, position) is None:
             raise NotCanonical
         slots = [None] * input_slots + output_slots
-        if len(slots) != body.count(' names="'):  # a names attribute off a port start tag (rt_info, <data>)
+        # A names attribute or dims off a port (in rt_info, <data>) would be read in the wrong place.
+        if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
-        prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
-            type_name, version, location,
-            attrs=None if data is None else self._attributes(data.group(1)),
-            inputs=inputs, outputs=outputs, rt_info=rt_info,
+        attrs = None if data is None else self._attributes(data.group(1))
+        if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
+            if data is not None:
+                raise NotCanonical  # a second <data>
+            prepared = LayerBody(None, False, {}, inputs, outputs, rt_info)  # type: ignore[arg-type]
+        else:
+            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+                type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
+            )
+        in_labels, in_types, in_rt, _ = prepared.inputs
+        out_labels, out_types, out_rt, _ = prepared.outputs
+        if not self.v11 and (rt_info is not None or in_rt or out_rt):
+            raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
+        op = prepared.op
+        if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
+            op = None
+            self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
+        return (
+            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
+            in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
+            out_labels,
         )
-        prepared.name_slots = slots
-        return prepared
 
-    def _ports(self, body: str, position: int, outputs: bool) -> tuple[tuple[PortList, Any], int]:
+    def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
+        """The op of a type irgraph does not know, with these declared outputs (shared by equal layers)."""
+        output_types_key = (key, tuple(output_types))
+        op = self._opaque_ops.get(output_types_key)
+        if op is None:
+            attrs, rt_info = self._opaque_heads[key]
+            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+                key[0], key[1], location, attrs=None if attrs is None else dict(attrs),
+                inputs=NO_PORTS, outputs=({}, output_types, {}, []), rt_info=rt_info,
+            )
+            op = self._opaque_ops[output_types_key] = prepared.op
+        return op
+
+    def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
+        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines.
+
+        A run's shape is read once for all precisions (a Const's f16 output, its Convert's f32 output).
+        """
+        shape = self._shapes.get(block)
+        if shape is None:
+            if block and _DIMS.fullmatch(block) is None:
+                raise NotCanonical
+            dims = []
+            for text in _DIM.findall(block) if block else ():
+                dim = self._dims.get(text)
+                if dim is None:
+                    value = int(text)  # canonical digits (at most 18): what parse_int reads
+                    if value < -1:  # the lxml path says what a dim must be
+                        raise NotCanonical
+                    dim = self._dims[text] = Dim.of(value)
+                dims.append(dim)
+            shape = self._shapes[block] = _shape(tuple(dims))
+        element_type = self._element_types.get(precision)
+        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
+            element_type = self._element_types[precision] = ElementType.from_precision(precision)
+        found = (_tensor_type(element_type, shape), block.count("\n"))
+        self._port_types.setdefault(precision, {})[block] = found
+        return found
+
+    def _ports(
+        self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str, dict]]
+    ) -> tuple[tuple[PortList, Any], int]:
         """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
 
         For inputs the second item is how many ports carry a names attribute; for outputs, their indices.
+        A port whose dims were cut out gets the type None here and an entry in ``dim_slots``.
         """
         opening = _OPEN[outputs].match(body, position)
         if opening is None:
@@ -231,18 +409,20 @@ class _FastReader:
         types: list = []
         rt: dict[int, tuple[RtEntry, ...]] = {}
         named: list[int] = []
-        where = Location(self.reader.file)
-        port_type, known_types = self._layer_reader.port_type, self._port_types  # type: ignore[union-attr]
-        while (port := _PORT.match(body, position)) is not None:
-            label, precision, port_names, dims_text, rt_info, empty_rt_info = port.groups()
+        port_types, block_type = self._port_types, self._block_type
+        match = _PORT.match
+        while (port := match(body, position)) is not None:
+            label, precision, port_names, dims, rt_info, empty_rt_info = port.groups()
             if label in labels:
                 raise NotCanonical
             index = labels[label] = len(types)
-            tensor = known_types.get((outputs, precision, dims_text), False)
-            if tensor is False:
-                dims = _DIM.findall(dims_text) if dims_text else []
-                tensor = known_types[(outputs, precision, dims_text)] = port_type(precision, dims, outputs, None, where)
-            types.append(tensor)
+            if dims is None:  # no <dim>: a scalar
+                found = port_types.get(precision, {}).get("")
+                types.append((found or block_type(outputs, precision, ""))[0])
+            else:
+                types.append(None)
+                # The types this precision has been seen with: what each layer looks its dims up in.
+                dim_slots.append((outputs, index, precision, port_types.setdefault(precision, {})))
             if rt_info is not None:
                 rt[index] = self._rt_info(rt_info, "port")
             elif empty_rt_info:
@@ -256,19 +436,27 @@ class _FastReader:
         ports = (labels, types, rt, [[] for _ in types] if outputs else [])
         return (ports, named if outputs else len(named)), closing.end()
 
-    def _edges(self, model: Model, section: str, by_text: dict[str, LayerPorts]) -> None:
-        if _EDGES.fullmatch(section) is None:
+    def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
+        parts = _EDGE_START.split(section)
+        if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
-        connect = model.connect
-        for from_layer, from_port, to_layer, to_port in _EDGE_FIELDS.findall(section):
-            source, target = by_text.get(from_layer), by_text.get(to_layer)
-            if source is None or target is None:
-                raise NotCanonical
-            out_index, in_index = source.outputs.get(from_port), target.inputs.get(to_port)
-            if out_index is None or in_index is None:
-                raise NotCanonical
-            # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-            connect(OutputPort(source.node.id, out_index), InputPort(target.node.id, in_index))
+        from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
+        output_port, input_port = _output_port, _input_port
+        try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
+            # Ports are immutable: one OutputPort per output, shared by all its edges.
+            source_keys = list(zip(from_layers, from_ports, strict=True))
+            outputs = {
+                key: output_port((layer := by_text[key[0]])[0], layer[2][key[1]]) for key in set(source_keys)
+            }
+            sources = list(map(outputs.__getitem__, source_keys))
+            targets = [
+                input_port((layer := by_text[name])[0], layer[1][port])
+                for name, port in zip(to_layers, to_ports, strict=True)
+            ]
+        except KeyError:
+            raise NotCanonical from None
+        # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
+        model.connect_all(zip(sources, targets, strict=True))
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
@@ -282,14 +470,24 @@ class _FastReader:
         return attrs
 
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
-        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds)."""
+        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
+
+        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse.
+        """
+        key = (content, parent)
+        found = self._rt_infos.get(key)
+        if found is not None:
+            return found
         if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
             raise NotCanonical
+        if self._parser is None:
+            self._parser = hardened_parser()
         depth = _RT_INFO_DEPTH[parent]
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]
-        return read_rt_info(element)
+        found = self._rt_infos[key] = read_rt_info(element)
+        return found
 
 
 def _has_long_run(data: bytes) -> bool:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from lxml import etree
 
 from irgraph.element_types import ElementType
@@ -26,6 +28,13 @@ if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
+_PLAIN_DTYPES = {
+    element_type: element_type.numpy_dtype
+    for element_type in ElementType
+    if not element_type.is_dynamic and element_type is not ElementType.STRING and not element_type.is_packed
+    and element_type is not ElementType.BOOLEAN
+}
+"""Element types whose .bin bytes are their NumPy array as it is (no unpacking, no normalising)."""
 SUB_GRAPH_TAGS = frozenset(
     ("body", "then_body", "else_body", "port_map", "then_port_map", "else_port_map", "back_edges")
 )
@@ -38,6 +47,8 @@ def non_negative(text: str) -> int:
     ValueError says what the text must be. OpenVINO 2026.4.1 (``pugixml::get_uint64_attr``) also
     takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.integers`).
     """
+    if len(text) <= 18 and text.isdigit() and text.isascii():  # the usual spelling: int() reads it alike
+        return int(text)
     return parse_int(text, 0, INT64_MAX, UNSIGNED)
 
 
@@ -185,10 +196,7 @@ class LayerReader:
         has_data = attrs is not None
         if attrs is None:
             attrs = {}
-        key = (type_name, version)
-        op_class = self._classes.get(key, False)
-        if op_class is False:
-            op_class = self._classes[key] = lookup(type_name, version)
+        op_class = self.op_class(type_name, version)
         extras: dict[str, str] = {}
         if op_class is None:
             declared = tuple(
@@ -205,15 +213,28 @@ class LayerReader:
             else:
                 op = self._op(op_class, attrs)
             if attrs:
-                known = self._known.get(op_class)
-                if known is None:
-                    known = frozenset(f.ir_name for f in op_class.attribute_fields())
-                    if op_class.carries_tensor:
-                        known |= frozenset(_CONST_PLACEMENT)
-                    self._known[op_class] = known
-                if not known.issuperset(attrs):
-                    extras = {k: v for k, v in attrs.items() if k not in known}
+                extras = self.unknown_attributes(op_class, attrs)
         return LayerBody(op, op_class is Result, extras, inputs, outputs, rt_info)
+
+    def unknown_attributes(self, op_class: type[Op], attrs: dict[str, str]) -> dict[str, str]:
+        """The ``<data>`` attributes ``op_class`` does not declare (kept on the node, as OpenVINO ignores them)."""
+        known = self._known.get(op_class)
+        if known is None:
+            known = frozenset(f.ir_name for f in op_class.attribute_fields())
+            if op_class.carries_tensor:
+                known |= frozenset(_CONST_PLACEMENT)
+            self._known[op_class] = known
+        if known.issuperset(attrs):
+            return {}
+        return {k: v for k, v in attrs.items() if k not in known}
+
+    def op_class(self, type_name: str, version: str) -> type[Op] | None:
+        """The op class of a layer type and version (None: irgraph has none), looked up once per read."""
+        key = (type_name, version)
+        op_class = self._classes.get(key, False)
+        if op_class is False:
+            op_class = self._classes[key] = lookup(type_name, version)
+        return op_class
 
     def place(
         self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None,
@@ -260,13 +281,21 @@ class LayerReader:
             op = self._ops[key] = op_class.from_attributes(attrs)
         return op
 
+    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+        """The op of a layer that holds a tensor (Const), its value read from the weights file."""
+        return self._const(op_class, attrs, location)
+
     def _const(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
         known = self._consts.get(key)
         if known is None:
-            base = op_class.from_attributes(attrs)
-            element_type: ElementType = base.element_type  # type: ignore[attr-defined]
-            shape: tuple[int, ...] = base.shape  # type: ignore[attr-defined]
+            plain = _plain_tensor_attributes(op_class, attrs)
+            if plain is not None:
+                element_type, shape = plain
+            else:
+                base = op_class.from_attributes(attrs)
+                element_type = base.element_type  # type: ignore[attr-defined]
+                shape = base.shape  # type: ignore[attr-defined]
             count = math.prod(shape)
             if count > self.reader.element_limit:
                 raise ResourceLimitError(
@@ -291,14 +320,25 @@ class LayerReader:
         placed = (key, offset, size)
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
+            dtype = _PLAIN_DTYPES.get(element_type)
             try:
-                value = decode_tensor(self.reader.weights().view(offset, size), element_type, shape)
+                data = self.reader.weights().view(offset, size)
+                # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
+                value = (
+                    decode_tensor(data, element_type, shape) if dtype is None
+                    else np.frombuffer(data, dtype=dtype, count=math.prod(shape)).reshape(shape)
+                )
             except (WeightsError, IrIOError) as err:
                 if not self.reader.weights_optional:
                     raise
                 self.reader.without_data(err)
-                value = None
-            op = self._placed_consts[placed] = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+                value = dtype = None
+            make = _checked_tensor_constructor(op_class) if dtype is not None else None
+            if make is not None:
+                op = make(element_type, shape, value)
+            else:
+                op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+            self._placed_consts[placed] = op
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
@@ -377,7 +417,98 @@ class LayerReader:
                     raise IrParseError(f"port <dim> must be {err}. Got: {text!r}", location) from None
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
-        return TensorType(element_type, Shape(tuple(parsed)))
+        return _tensor_type(element_type, _shape(tuple(parsed)))
+
+
+def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
+    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
+    reader makes one Location per layer, two ports per edge, a type per distinct port declaration.
+    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
+    fields = tuple(field.name for field in dataclasses.fields(cls))
+    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+        return cls
+    new = object.__new__
+    setters = tuple(getattr(cls, name).__set__ for name in names)
+    if len(names) == 1:
+        (only,) = setters
+
+        def make_one(a: object) -> Any:
+            made = new(cls)
+            only(made, a)
+            return made
+
+        return make_one
+    if len(names) == 2:
+        first, second = setters
+
+        def make_pair(a: object, b: object) -> Any:
+            made = new(cls)
+            first(made, a)
+            second(made, b)
+            return made
+
+        return make_pair
+
+    if len(names) == 5:
+        set_a, set_b, set_c, set_d, set_e = setters
+
+        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
+            made = new(cls)
+            set_a(made, a)
+            set_b(made, b)
+            set_c(made, c)
+            set_d(made, d)
+            set_e(made, e)
+            return made
+
+        return make_five
+    return cls
+
+
+_shape = fast_constructor(Shape, ("dims",))
+_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+
+_TENSOR_FIELDS = ("element_type", "shape", "value")
+_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
+
+
+def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
+    """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
+    of the dtype and shape the op's own checks passed (``from_attributes`` in ``_const``): what those checks
+    would find is known, and a real network has thousands of Consts. None when the class has other fields."""
+    if op_class in _tensor_constructors:
+        return _tensor_constructors[op_class]
+    make = None
+    if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
+        new, set_field = object.__new__, object.__setattr__
+
+        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
+            op = new(op_class)
+            set_field(op, "element_type", element_type)
+            set_field(op, "shape", shape)
+            set_field(op, "value", value)
+            return op
+
+    _tensor_constructors[op_class] = make
+    return make
+
+
+def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple[ElementType, tuple[int, ...]] | None:
+    """A tensor op's ``element_type`` and ``shape`` read by its own codecs, when they are a plain numeric type
+    and dims >= 0: what ``from_attributes`` accepts, without building an op only to read them back (a real
+    network has a distinct shape per weight). None otherwise: ``from_attributes`` reads them, or says why not."""
+    fields = op_class.attribute_fields()
+    if tuple(field.name for field in fields) != ("element_type", "shape"):
+        return None
+    try:
+        element_type = fields[0].codec.read(attrs[fields[0].ir_name])
+        shape = fields[1].codec.read(attrs[fields[1].ir_name])
+    except (KeyError, ValueError):
+        return None
+    if element_type not in _PLAIN_DTYPES or (shape and min(shape) < 0):
+        return None
+    return element_type, shape
 
 
 def _placement(attrs: dict[str, str], what: str) -> int:
