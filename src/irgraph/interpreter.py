@@ -31,6 +31,7 @@ from irgraph.graph import Model, Node
 from irgraph.marking import Mark, resolve_marks
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
+from irgraph.shapes import TensorType
 from irgraph.state import Variables
 
 DEFAULT_ELEMENT_LIMIT = 2**31
@@ -56,6 +57,9 @@ class _Step(NamedTuple):
     """Slots dropped after the step (their last use)."""
     frees: tuple[tuple[int, int], ...]
     """The same as (node id, output index) keys, for inspection."""
+    unknown: tuple[tuple[int, TensorType], ...] = ()
+    """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
+    a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
 
 
 class Interpreter:
@@ -197,7 +201,8 @@ class Interpreter:
                     and inputs[0] not in inputs[1:]:
                 steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
         self._plan = [
-            _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())))
+            _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())),
+                  _unknown_outputs(step[0]) if step[1] != _JOIN else ())
             for position, step in enumerate(steps)
         ]
         self._slots = slots
@@ -265,7 +270,7 @@ class Interpreter:
         on_step = self.on_step
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
-            for node, kind, op, inputs, outputs, frees, _ in self._plan:  # noqa: B007 - node locates errors
+            for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
                 arguments = [values[slot] for slot in inputs]
@@ -291,6 +296,8 @@ class Interpreter:
                         produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
                     produced = produced[: len(outputs)]
+                if unknown:
+                    _check_unknown(produced, unknown)
                 for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
                     if kind != _CONST and value.size > limit:
                         raise ResourceLimitError(
@@ -353,6 +360,27 @@ class Interpreter:
                 for position, kept in list(self._kept.items()):
                     if np.may_share_memory(kept, values[slot]):
                         del self._kept[position]
+
+
+def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
+    """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
+    return tuple((index, found) for index, found in enumerate(node.output_types)
+                 if found is not None and not found.shape.is_static)
+
+
+def _check_unknown(produced: Sequence[Any], unknown: tuple[tuple[int, TensorType], ...]) -> None:
+    """Refuse an output whose run-time shape or element type contradicts its inferred partial type."""
+    for index, expected in unknown:
+        value = produced[index]
+        shape = getattr(value, "shape", None)
+        if shape is not None and not expected.shape.accepts(shape):
+            raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its inferred shape "
+                                  f"{expected.shape}")
+        element_type = expected.element_type
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and not element_type.is_dynamic and dtype != element_type.numpy_dtype:
+            raise EvaluationError(f"output {index} has element type {value.dtype} at run time; shape inference gives "
+                                  f"{element_type}")
 
 
 class _Joined:

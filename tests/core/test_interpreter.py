@@ -186,3 +186,41 @@ def test_a_feed_given_under_two_names_and_untyped_feeds_are_refused():
     with pytest.raises(InputError, match=r"^layer 0 't' \(Parameter\): input 't' must hold strings; got dtype float32"):
         ir.run(strings, {"t": np.zeros(2, np.float32)})
     assert ir.run(strings, {"t": np.array(["a", "b"])})["y"].tolist() == ["a", "b"]
+
+
+def _non_zero_model():
+    from irgraph.ops.condition.non_zero import NonZero
+
+    model = ir.Model("m")
+    x = model.parameter("x", "2,3", "f32")
+    node = model.add_node(NonZero(), "nz", [x])
+    model.result(ir.OutputPort(node.id, 0), name="where")
+    return model
+
+
+def test_data_dependent_shapes_are_computed_during_the_run():
+    """NonZero's column count is known only at run time: inference says [2,..6], the run says how many."""
+    model = _non_zero_model()
+    runner = ir.Interpreter(model)
+    assert str(model.node(1).output_types[0].shape) == "[2,..6]"
+    x = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32)
+    assert runner.run({"x": x})["where"].tolist() == [[0, 1, 1], [1, 0, 2]]
+    assert runner.run({"x": np.zeros((2, 3), np.float32)})["where"].shape == (2, 0)
+
+
+def test_a_run_time_shape_outside_the_inferred_type_is_refused(monkeypatch):
+    """An op that produced more than shape inference allows (here a NonZero made to add a column) is an error
+    naming the layer, not an output of the wrong type."""
+    from irgraph.ops.condition.non_zero import NonZero
+
+    model = _non_zero_model()
+    runner = ir.Interpreter(model)
+    real = NonZero.evaluate
+    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs, out=(): [np.zeros((2, 7), np.int64)])
+    with pytest.raises(EvaluationError, match=r"layer 1 'nz' \(NonZero\): output 0 has shape \[2, 7\] at run time, "
+                                              r"outside its inferred shape \[2,..6\]"):
+        runner.run({"x": np.ones((2, 3), np.float32)})
+    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs, out=(): [real(self, inputs)[0].astype(np.int32)])
+    with pytest.raises(EvaluationError, match=r"output 0 has element type int32 at run time; shape inference gives "
+                                              r"i64"):
+        runner.run({"x": np.ones((2, 3), np.float32)})
