@@ -127,6 +127,8 @@ class ImportContext(Protocol):
     """One ONNX -> IR conversion as the node converters see it (``importer._Importer`` is one)."""
 
     onnx: ModuleType
+    graph: onnx_types.GraphProto
+    """The graph being converted."""
     explain: Explainer
     location: Location
     opset: int

@@ -1,9 +1,10 @@
-"""ONNX -> IR: ``convert_onnx`` turns an ONNX model of Split, Concat, Constant and Identity nodes into a Model.
+"""ONNX -> IR: ``convert_onnx`` turns an ONNX model into a Model, node by node, through one rule per ONNX op type.
 
 Graph inputs become Parameters named after them, initializers and Constant nodes become Consts
 (created where a tensor is consumed), every ONNX tensor name becomes the tensor name of the port
 that produces it, and graph outputs become Results keyed by the ONNX output names. The Split and
-Concat rules of each opset are in :mod:`irgraph.io.onnx.split`; every decision is explained.
+Concat rules of each opset are in :mod:`irgraph.io.onnx.split`, the others (convolutions, pooling, Gemm,
+normalization, element-wise and shape ops) in :mod:`irgraph.io.onnx.import_rules`; every decision is explained.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
+from irgraph.io.onnx import import_rules  # noqa: F401 - registers the rules of the ops beyond Split/Concat
 from irgraph.io.onnx.common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
-from irgraph.io.onnx.split import KNOWN_VERSIONS, NodeConverter
+from irgraph.io.onnx.split import NodeConverter, supported_ops
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ONNX_BYTES", "SUPPORTED_OPS", "convert_onnx", "external_data_files"]
 
-SUPPORTED_OPS = tuple(sorted(KNOWN_VERSIONS))
+SUPPORTED_OPS = tuple(supported_ops())
 """The ONNX (ai.onnx domain) ops ``convert_onnx`` converts."""
 
 
@@ -272,6 +274,7 @@ class _Importer:
             raise self.error("sparse initializers are not supported; store them as dense initializers")
         for value in self.graph.input:
             self._input(value)
+        self._check_supported()
         converter = NodeConverter(self)
         for index, node in enumerate(self.graph.node):
             converter.convert(node, index)
@@ -283,6 +286,21 @@ class _Importer:
             if tensor.name not in self.ports:
                 self.explain(f"initializer {tensor.name!r}: not consumed as a tensor, so no Const")
         return self.model
+
+    def _check_supported(self) -> None:
+        """One error naming every op type no rule converts, with its node count, before any is converted."""
+        missing: dict[str, int] = {}
+        for node in self.graph.node:
+            if node.domain not in ("", "ai.onnx") or node.op_type not in SUPPORTED_OPS:
+                label = node.op_type + (f" (domain {node.domain!r})" if node.domain not in ("", "ai.onnx") else "")
+                missing[label] = missing.get(label, 0) + 1
+        if missing:
+            ordered = sorted(missing.items(), key=lambda item: (-item[1], item[0]))
+            listing = ", ".join(f"{name}×{count}" for name, count in ordered)
+            nodes = sum(missing.values())
+            raise self.error(f"{nodes} node{'s' if nodes != 1 else ''} of {len(missing)} ONNX op "
+                             f"type{'s' if len(missing) != 1 else ''} irgraph does not convert: {listing}; it converts "
+                             f"(ai.onnx domain): {', '.join(SUPPORTED_OPS)}")
 
     def _opset(self, proto: onnx_types.ModelProto) -> int:
         versions = {entry.domain: entry.version for entry in proto.opset_import}

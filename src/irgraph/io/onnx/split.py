@@ -16,6 +16,7 @@ Decisions where the tools disagree (each one is explained when it applies):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, OpError
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import ImportContext, port_type
+from irgraph.io.onnx.import_registry import RULES
 from irgraph.ops import Concat, Const, Op, Parameter, Split, VariadicSplit
 from irgraph.ops.op import shape_text
 from irgraph.shapes import Shape
@@ -36,11 +38,17 @@ if TYPE_CHECKING:
 
 
 KNOWN_VERSIONS = {"Split": (1, 2, 11, 13, 18), "Concat": (1, 4, 11, 13), "Constant": None, "Identity": None}
-"""The ONNX ops converted (``NodeConverter.handlers`` has one rule each) and the op versions known, None for any."""
+"""The ONNX ops converted here (``NodeConverter.handlers`` has one rule each) and the op versions known, None for
+any; the other rules are in ``import_registry.RULES`` (``import_rules``)."""
+
+
+def supported_ops() -> list[str]:
+    """Every ONNX op type (ai.onnx domain) a rule converts."""
+    return sorted(set(KNOWN_VERSIONS) | set(RULES))
 
 
 @dataclass(frozen=True)
-class _Context:
+class NodeContext:
     """The ONNX node being converted and how to name it in messages."""
 
     node: onnx_types.NodeProto
@@ -58,7 +66,7 @@ class NodeConverter:
     def __init__(self, importer: ImportContext) -> None:
         self.im = importer
         self.onnx = importer.onnx
-        self.handlers: dict[str, Callable[[_Context], None]] = {
+        self.handlers: dict[str, Callable[[NodeContext], None]] = {
             "Concat": self._concat, "Constant": self._constant, "Identity": self._identity, "Split": self._split,
         }
 
@@ -68,29 +76,33 @@ class NodeConverter:
         where = f"node {node.name!r}" if node.name else f"node #{index}"
         if not node.name and outputs:
             where += f" (output {outputs[0]!r})"
-        handler = self.handlers.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        standard = node.domain in ("", "ai.onnx")
+        handler = self.handlers.get(node.op_type) if standard else None
+        known = KNOWN_VERSIONS.get(node.op_type)
+        if handler is None and standard and node.op_type in RULES:
+            found = RULES[node.op_type]
+            handler, known = functools.partial(found.handler, self), found.versions
         if handler is None:
             domain = f" (domain {node.domain!r})" if node.domain else ""
             raise self.im.error(
                 f"{node.op_type}{domain} {where}: this ONNX op is not supported; "
-                f"supported ops (ai.onnx domain): {', '.join(sorted(KNOWN_VERSIONS))}"
+                f"supported ops (ai.onnx domain): {', '.join(supported_ops())}"
             )
         version = self.onnx.defs.get_schema(node.op_type, self.im.opset, "").since_version
-        known = KNOWN_VERSIONS[node.op_type]
         if known is not None and version not in known:
             raise self.im.error(
                 f"{node.op_type}-{version} {where}: irgraph converts {node.op_type} versions "
                 f"{', '.join(map(str, known))}; this opset ({self.im.opset}) has a newer one"
             )
         name = node.name or f"{node.op_type}_{index}"
-        context = _Context(node, version, f"{node.op_type}-{version} {where}", name)
+        context = NodeContext(node, version, f"{node.op_type}-{version} {where}", name)
         try:
             handler(context)
         except ConversionError as err:
             raise err.locate(self.im.location) from None
 
     # ---------------------------------------------------------------------------- shared
-    def _attributes(self, context: _Context, allowed: dict[str, str]) -> dict[str, Any]:
+    def _attributes(self, context: NodeContext, allowed: dict[str, str]) -> dict[str, Any]:
         """Attribute values by name; unknown attributes and wrong attribute types are errors."""
         found: dict[str, Any] = {}
         for attribute in context.node.attribute:
@@ -113,7 +125,7 @@ class NodeConverter:
             found[name] = self.onnx.helper.get_attribute_value(attribute)
         return found
 
-    def _emit(self, context: _Context, op: Op, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> None:
+    def _emit(self, context: NodeContext, op: Op, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> None:
         """Place the IR node for ``context`` and name its output ports after the ONNX outputs."""
         outputs = list(context.node.output)
         try:
@@ -129,7 +141,7 @@ class NodeConverter:
             node.tensor_names[index] = [name]
             self.im.ports[name] = OutputPort(node.id, index)
 
-    def _check_unproduced(self, context: _Context, name: str) -> None:
+    def _check_unproduced(self, context: NodeContext, name: str) -> None:
         """Refuse an output name some input, initializer or earlier node already gave a tensor."""
         if name in self.im.ports or name in self.im.constants:
             raise context.fail(f"output {name!r} is already produced elsewhere (ONNX tensor names are unique)")
@@ -140,7 +152,7 @@ class NodeConverter:
         op = Const(element_type=ElementType.I64, shape=tuple(array.shape), value=array)
         return OutputPort(self.im.add(op, name, []).id, 0)
 
-    def _check_axis(self, context: _Context, axis: int, shape: Shape, what: str) -> None:
+    def _check_axis(self, context: NodeContext, axis: int, shape: Shape, what: str) -> None:
         """Check ``axis`` against the rank and explain negative axes before opset 11."""
         if not shape.rank_is_dynamic and not -shape.rank <= axis < shape.rank:
             raise context.fail(
@@ -153,7 +165,7 @@ class NodeConverter:
             )
 
     # ---------------------------------------------------------------------------- Constant, Identity
-    def _constant(self, context: _Context) -> None:
+    def _constant(self, context: NodeContext) -> None:
         attributes = self._attributes(context, {
             "value": "TENSOR", "value_float": "FLOAT", "value_floats": "FLOATS", "value_int": "INT",
             "value_ints": "INTS", "value_string": "STRING", "value_strings": "STRINGS", "sparse_value": "SPARSE_TENSOR",
@@ -184,7 +196,7 @@ class NodeConverter:
         self.im.explain(f"{context.label}: constant {name!r} {element_type}{shape_text(array.shape)}, "
                         "a Const where it is consumed as a tensor")
 
-    def _identity(self, context: _Context) -> None:
+    def _identity(self, context: NodeContext) -> None:
         inputs, outputs = list(context.node.input), list(context.node.output)
         if len(inputs) != 1 or len(outputs) != 1 or not inputs[0] or not outputs[0]:
             raise context.fail(f"needs one input and one output; got inputs {inputs} and outputs {outputs}")
@@ -195,7 +207,7 @@ class NodeConverter:
         self.im.explain(f"{context.label}: {outputs[0]!r} becomes another tensor name of {inputs[0]!r} (no IR layer)")
 
     # ---------------------------------------------------------------------------- Concat
-    def _concat(self, context: _Context) -> None:
+    def _concat(self, context: NodeContext) -> None:
         attributes = self._attributes(context, {"axis": "INT"})
         axis = attributes.get("axis")
         inputs, outputs = list(context.node.input), list(context.node.output)
@@ -214,7 +226,7 @@ class NodeConverter:
         self.im.explain(f"{context.label}: {len(ports)} inputs on axis {axis} -> Concat-1 axis={axis}")
 
     # ---------------------------------------------------------------------------- Split
-    def _split(self, context: _Context) -> None:
+    def _split(self, context: NodeContext) -> None:
         version = context.version
         allowed = {"axis": "INT"}
         if version < 13:
@@ -283,7 +295,7 @@ class NodeConverter:
         rule = "" if size is not None else f"; the dim must divide by {count} at run time"
         self.im.explain(f"{context.label}: no lengths, {count} outputs on {where} -> Split-1 num_splits={count}{rule}")
 
-    def _num_outputs(self, context: _Context, parts: int, data: OutputPort, axis_port: OutputPort,
+    def _num_outputs(self, context: NodeContext, parts: int, data: OutputPort, axis_port: OutputPort,
                      size: int | None, where: str) -> None:
         count = len(context.node.output)
         if parts < 1 or parts != count:
@@ -314,7 +326,7 @@ class NodeConverter:
         self.im.explain(f"{context.label}: num_outputs={parts} on {where} -> VariadicSplit-1 lengths {values} "
                         f"(ceil-sized chunks of {chunk}, the last smaller, as the Split-18 spec says)")
 
-    def _lengths(self, context: _Context, inputs: list[str], attributes: dict[str, Any],
+    def _lengths(self, context: NodeContext, inputs: list[str], attributes: dict[str, Any],
                  count: int) -> tuple[list[int], str] | OutputPort | None:
         """Explicit lengths as values (and where they came from), a non-constant port, or None."""
         attribute = [int(v) for v in attributes["split"]] if "split" in attributes else None
@@ -342,7 +354,7 @@ class NodeConverter:
             return [int(v) for v in array.tolist()], f"the constant {name!r}"
         return self._lengths_input(context, name, count)
 
-    def _lengths_input(self, context: _Context, name: str, count: int) -> OutputPort:
+    def _lengths_input(self, context: NodeContext, name: str, count: int) -> OutputPort:
         port = self.im.tensor(name, context.label)
         tensor_type = port_type(self.im.model, port)
         wanted = Shape.static([count])
@@ -359,14 +371,14 @@ class NodeConverter:
             raise context.fail(f"input 'split' ({name!r}) must have a static shape [{count}]; got {tensor_type.shape}")
         return port
 
-    def _integral(self, context: _Context, array: np.ndarray, name: str) -> list[int]:
+    def _integral(self, context: NodeContext, array: np.ndarray, name: str) -> list[int]:
         flat = np.asarray(array).reshape(-1)
         numbers = flat.astype(np.float64) if flat.dtype.kind in "iuf" else None
         if numbers is None or not np.all(np.isfinite(numbers)) or np.any(numbers != np.floor(numbers)):
             raise context.fail(f"the lengths in {name!r} must be whole numbers; got {flat.tolist()}")
         return [int(v) for v in flat.tolist()]
 
-    def _check_lengths(self, context: _Context, values: list[int], size: int | None, count: int) -> None:
+    def _check_lengths(self, context: NodeContext, values: list[int], size: int | None, count: int) -> None:
         if len(values) != count:
             raise context.fail(f"has {count} outputs but 'split' lists {len(values)} lengths: {values}")
         if any(v < 0 for v in values):
@@ -375,7 +387,7 @@ class NodeConverter:
         if size is not None and sum(values) != size:
             raise context.fail(f"'split' lengths {values} sum to {sum(values)}, but the axis dim is {size}")
 
-    def _lengths_port(self, context: _Context, values: list[int], inputs: list[str]) -> OutputPort:
+    def _lengths_port(self, context: NodeContext, values: list[int], inputs: list[str]) -> OutputPort:
         """The lengths Const: the ONNX int64 initializer itself when there is one (keeps its name)."""
         name = inputs[1] if len(inputs) > 1 else None
         found = self.im.constant(name) if name else None

@@ -1,0 +1,438 @@
+"""ONNX -> IR rules for the ops of the convolutional networks users bring (the onnx wheel's model zoo: ResNet,
+DenseNet, Inception, SqueezeNet, ShuffleNet, AlexNet, VGG, ZFNet): convolution, pooling, normalization,
+Gemm, element-wise arithmetic, shape ops. Each rule explains where ONNX and IR differ.
+
+Rules read attributes with the converter's checks (an unknown attribute is an error), take their inputs as
+ports, and name the last layer's outputs after the ONNX outputs (``_emit``); helper layers a pattern needs
+are named ``NODE/what``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.graph import OutputPort
+from irgraph.io.onnx.common import port_type
+from irgraph.io.onnx.import_registry import rule
+from irgraph.ops import Const, Op
+from irgraph.ops.activation.relu import Relu
+from irgraph.ops.activation.soft_max import SoftMax1
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.convolution.convolution import Convolution
+from irgraph.ops.convolution.group_convolution import GroupConvolution
+from irgraph.ops.matrix.mat_mul import MatMul
+from irgraph.ops.movement.broadcast import Broadcast3
+from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.normalization.batch_norm_inference import BatchNormInference5
+from irgraph.ops.normalization.lrn import LRN
+from irgraph.ops.pooling.avg_pool import AvgPool
+from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8
+from irgraph.ops.reduction.reduce_mean import ReduceMean
+from irgraph.ops.shape.reshape import Reshape
+from irgraph.ops.shape.shape_of import ShapeOf3 as ShapeOf
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+
+if TYPE_CHECKING:
+    from irgraph.io.onnx.split import NodeContext, NodeConverter
+
+AUTO_PADS = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
+"""ONNX auto_pad -> IR auto_pad."""
+
+
+# ------------------------------------------------------------------------------------ helpers
+def _inputs(context: NodeContext, least: int, most: int) -> list[str]:
+    """The input names, trailing empty (absent optional) ones dropped; their count checked."""
+    names = list(context.node.input)
+    while names and not names[-1]:
+        names.pop()
+    if not least <= len(names) <= most or any(not name for name in names[:least]):
+        raise context.fail(f"takes {least} to {most} inputs; got {list(context.node.input)}")
+    return names
+
+
+def _ports(cv: NodeConverter, context: NodeContext, names: Sequence[str]) -> list[OutputPort]:
+    return [cv.im.tensor(name, context.label) for name in names]
+
+
+def _const(cv: NodeConverter, context: NodeContext, value: Any, element_type: ElementType, what: str) -> OutputPort:
+    """A Const the pattern needs (an axis, a scale), named after the node."""
+    array = np.asarray(value, dtype=element_type.numpy_dtype)
+    op = Const(element_type=element_type, shape=tuple(array.shape), value=array)
+    return OutputPort(cv.im.add(op, f"{context.name}/{what}", []).id, 0)
+
+
+def _helper(cv: NodeConverter, context: NodeContext, op: Op, inputs: Sequence[OutputPort], what: str) -> OutputPort:
+    """A layer in the middle of a pattern."""
+    return OutputPort(cv.im.add(op, f"{context.name}/{what}", inputs).id, 0)
+
+
+def _one_output(context: NodeContext) -> None:
+    outputs = [name for name in context.node.output if name]
+    if len(outputs) != 1 or len(context.node.output) != 1:
+        raise context.fail(f"must have one output; got {list(context.node.output)}")
+
+
+def _spatial(context: NodeContext, attributes: dict[str, Any], rank: int) -> tuple[list[int], list[int], list[int]]:
+    """strides, pads_begin, pads_end of a convolution or pooling over ``rank`` spatial dims."""
+    strides = list(attributes.get("strides", [1] * rank))
+    pads = list(attributes.get("pads", [0] * (2 * rank)))
+    if len(strides) != rank or len(pads) != 2 * rank:
+        raise context.fail(f"strides {strides} and pads {pads} do not fit {rank} spatial dims")
+    return strides, pads[:rank], pads[rank:]
+
+
+def _auto_pad(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any]) -> str:
+    text = attributes.get("auto_pad", b"NOTSET")
+    text = text.decode() if isinstance(text, bytes) else text
+    if text not in AUTO_PADS:
+        raise context.fail(f"auto_pad must be one of {', '.join(AUTO_PADS)}; got {text!r}")
+    return AUTO_PADS[text]
+
+
+def _alias(cv: NodeConverter, context: NodeContext, source: str) -> None:
+    """The node's one output becomes another tensor name of ``source`` (no layer)."""
+    output = context.node.output[0]
+    port = cv.im.tensor(source, context.label)
+    cv._check_unproduced(context, output)
+    cv.im.model.node(port.node_id).tensor_names[port.index].append(output)
+    cv.im.ports[output] = port
+    cv.im.explain(f"{context.label}: {output!r} is another name of {source!r} (no layer)")
+
+
+def _rank(cv: NodeConverter, port: OutputPort, context: NodeContext, what: str) -> int:
+    shape = port_type(cv.im.model, port).shape
+    if shape.rank_is_dynamic:
+        raise context.fail(f"{what} has a dynamic rank; irgraph needs it to convert this node")
+    return shape.rank
+
+
+# ------------------------------------------------------------------------------------ element-wise
+@rule("Relu", versions=(1, 6, 13, 14))
+def relu(cv: NodeConverter, context: NodeContext) -> None:
+    """Relu -> ReLU-1."""
+    cv._attributes(context, {"consumed_inputs": "INTS"} if context.version == 1 else {})
+    _one_output(context)
+    cv._emit(context, Relu(), _ports(cv, context, _inputs(context, 1, 1)))
+
+
+@rule("Add", "Mul", "Sum", versions=(1, 6, 7, 8, 13, 14))
+def arithmetic(cv: NodeConverter, context: NodeContext) -> None:
+    """Add, Mul (numpy broadcasting from opset 7) -> Add-1/Multiply-1; Sum of n inputs -> a chain of Add-1."""
+    op_type = context.node.op_type
+    if context.version < 7:
+        raise context.fail(f"{op_type}-{context.version} broadcasts with the 'broadcast'/'axis' attributes of opset "
+                           "6; irgraph converts opset 7 on (numpy broadcasting)")
+    cv._attributes(context, {})
+    _one_output(context)
+    ports = _ports(cv, context, _inputs(context, 1 if op_type == "Sum" else 2, 2**31 if op_type == "Sum" else 2))
+    kind = Multiply if op_type == "Mul" else Add
+    if len(ports) == 1:  # a Sum of one input is its input
+        _alias(cv, context, context.node.input[0])
+        return
+    total = ports[0]
+    for index, port in enumerate(ports[1:-1], start=1):
+        total = _helper(cv, context, kind(), [total, port], f"partial{index}")
+    cv._emit(context, kind(), [total, ports[-1]])
+    if len(ports) > 2:
+        cv.im.explain(f"{context.label}: {len(ports)} inputs -> {len(ports) - 1} Add-1 layers, left to right "
+                      "(the order onnxruntime sums in)")
+
+
+@rule("Dropout", versions=(1, 6, 7, 10, 12, 13, 22))
+def dropout(cv: NodeConverter, context: NodeContext) -> None:
+    """Dropout at inference is its input: the output becomes another name of the input tensor (no layer)."""
+    allowed = {"ratio": "FLOAT", "is_test": "INT", "consumed_inputs": "INTS", "seed": "INT"}
+    attributes = cv._attributes(context, allowed)
+    if attributes.get("is_test", 1) == 0:
+        raise context.fail("is_test=0 asks for training-mode dropout, which IR has no op for")
+    names = _inputs(context, 1, 3)
+    if len(names) == 3:
+        mode = cv.im.constant(names[2])
+        if mode is None or bool(np.asarray(mode[1]).reshape(-1)[0]):
+            raise context.fail("training_mode is not a constant false: dropout would be random")
+    outputs = list(context.node.output)
+    _alias(cv, context, names[0])
+    if len(outputs) > 1 and outputs[1]:
+        # at inference the mask is all true; made only when something reads it
+        if any(outputs[1] in node.input for node in cv.im.graph.node) or any(
+                value.name == outputs[1] for value in cv.im.graph.output):
+            data = cv.im.tensor(names[0], context.label)
+            shape = _helper(cv, context, ShapeOf(), [data], "shape")
+            # the mask is boolean from Dropout-10 on; before, it has the data's type (ones)
+            mask_type = ElementType.BOOLEAN if context.version >= 10 else port_type(cv.im.model, data).element_type
+            true = _const(cv, context, True, mask_type, "true")
+            if context.version < 10:
+                cv.im.explain(f"{context.label}: the mask -> ones of the data's type (every element kept: onnxruntime "
+                              "1.31.1 gives zeros, onnx.reference 1.23.2 booleans)")
+            mask = cv.im.add(Broadcast3(mode="numpy"), f"{context.name}/mask", [true, shape])
+            mask.tensor_names[0] = [outputs[1]]
+            cv.im.ports[outputs[1]] = OutputPort(mask.id, 0)
+        else:
+            cv.im.explain(f"{context.label}: its mask output {outputs[1]!r} is read by nothing: not made")
+
+
+# ------------------------------------------------------------------------------------ convolution, Gemm
+@rule("Conv", versions=(1, 11, 22))
+def conv(cv: NodeConverter, context: NodeContext) -> None:
+    """Conv -> Convolution-1 (group 1) or GroupConvolution-1 (its weights reshaped to [G, O/G, I/G, ...]), and
+    the bias as an Add-1 of the bias reshaped to [1, C, 1, ...]."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
+                                          "kernel_shape": "INTS", "pads": "INTS", "strides": "INTS"})
+    _one_output(context)
+    names = _inputs(context, 2, 3)
+    data, weights, *bias = _ports(cv, context, names)
+    rank = _rank(cv, data, context, f"input {names[0]!r}") - 2
+    strides, begin, end = _spatial(context, attributes, rank)
+    dilations = list(attributes.get("dilations", [1] * rank))
+    auto_pad = _auto_pad(cv, context, attributes)
+    group = attributes.get("group", 1)
+    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
+              "pads_end": tuple(end), "auto_pad": auto_pad}
+    if group == 1:
+        op: Op = Convolution(**common)
+    else:
+        shape = port_type(cv.im.model, weights).shape
+        if not shape.is_static or shape.to_tuple()[0] % group:
+            raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
+        sizes = shape.to_tuple()
+        grouped = [group, sizes[0] // group, *sizes[1:]]
+        weights = _helper(cv, context, Reshape(special_zero=True),
+                          [weights, _const(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
+        op = GroupConvolution(**common)
+        cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
+    if not bias:
+        cv._emit(context, op, [data, weights])
+        return
+    convolved = _helper(cv, context, op, [data, weights], "convolution")
+    shaped = _helper(cv, context, Reshape(special_zero=False),
+                     [bias[0], _const(cv, context, [1, -1] + [1] * rank, ElementType.I64, "bias_shape")], "bias")
+    cv._emit(context, Add(), [convolved, shaped])
+    cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}] (IR convolutions have "
+                  "no bias input)")
+
+
+@rule("Gemm", versions=(1, 6, 7, 9, 11, 13))
+def gemm(cv: NodeConverter, context: NodeContext) -> None:
+    """Gemm -> MatMul-1 with transpose_a/b, a Multiply-1 by alpha (unless 1), an Add-1 of beta * C."""
+    attributes = cv._attributes(context, {"alpha": "FLOAT", "beta": "FLOAT", "transA": "INT", "transB": "INT",
+                                          "broadcast": "INT"})
+    _one_output(context)
+    names = _inputs(context, 2, 3)
+    a, b, *c = _ports(cv, context, names)
+    element_type = port_type(cv.im.model, a).element_type
+    alpha, beta = attributes.get("alpha", 1.0), attributes.get("beta", 1.0)
+    product_op = MatMul(transpose_a=bool(attributes.get("transA", 0)), transpose_b=bool(attributes.get("transB", 0)))
+    steps: list[tuple[Op, list[OutputPort], str]] = []
+    if alpha != 1.0:
+        steps.append((Multiply(), [_const(cv, context, alpha, element_type, "alpha")], "scaled"))
+    if c:
+        addend = c[0]
+        if beta != 1.0:
+            addend = _helper(cv, context, Multiply(), [addend, _const(cv, context, beta, element_type, "beta")],
+                             "beta_c")
+        steps.append((Add(), [addend], "sum"))
+    if not steps:
+        cv._emit(context, product_op, [a, b])
+        return
+    value = _helper(cv, context, product_op, [a, b], "product")
+    for index, (op, others, what) in enumerate(steps):
+        if index == len(steps) - 1:
+            cv._emit(context, op, [value, *others])
+        else:
+            value = _helper(cv, context, op, [value, *others], what)
+    cv.im.explain(f"{context.label}: alpha={alpha}, beta={beta} -> MatMul-1 (transpose_a={product_op.transpose_a}, "
+                  f"transpose_b={product_op.transpose_b}) then Multiply-1/Add-1 (IR MatMul has no alpha, beta or C)")
+
+
+# ------------------------------------------------------------------------------------ pooling
+def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
+                 data: OutputPort) -> dict[str, Any]:
+    kernel = list(attributes.get("kernel_shape", []))
+    rank = _rank(cv, data, context, "the input") - 2
+    if len(kernel) != rank:
+        raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({rank})")
+    strides, begin, end = _spatial(context, attributes, rank)
+    return {"strides": tuple(strides), "pads_begin": tuple(begin), "pads_end": tuple(end), "kernel": tuple(kernel),
+            "rounding_type": "ceil" if attributes.get("ceil_mode", 0) else "floor",
+            "auto_pad": _auto_pad(cv, context, attributes)}
+
+
+@rule("MaxPool", versions=(1, 8, 10, 11, 12, 22))
+def max_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """MaxPool -> MaxPool-1, or MaxPool-8 with dilations or the Indices output (row-major within the whole
+    tensor as ONNX's storage_order 0 counts them is not OpenVINO's per-channel index: refused)."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
+                                          "kernel_shape": "INTS", "pads": "INTS", "storage_order": "INT",
+                                          "strides": "INTS"})
+    outputs = list(context.node.output)
+    if len(outputs) > 1 and outputs[1]:
+        raise context.fail("its Indices output is used: ONNX counts them across the whole tensor, OpenVINO's "
+                           "MaxPool-8 per channel, so irgraph does not convert it")
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    common = _pool_common(cv, context, attributes, data)
+    dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
+    if any(d != 1 for d in dilations):
+        cv._emit(context, MaxPool8(dilations=dilations, **common), [data], num_outputs=2)
+        return
+    cv._emit(context, MaxPool(**common), [data])
+
+
+@rule("AveragePool", versions=(1, 7, 10, 11, 19, 22))
+def average_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """AveragePool -> AvgPool-1 (count_include_pad=0 is exclude-pad=true)."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "count_include_pad": "INT",
+                                          "dilations": "INTS", "kernel_shape": "INTS", "pads": "INTS",
+                                          "strides": "INTS"})
+    _one_output(context)
+    if any(d != 1 for d in attributes.get("dilations", [])):
+        raise context.fail("dilated average pooling has no IR op")
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    common = _pool_common(cv, context, attributes, data)
+    cv._emit(context, AvgPool(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
+
+
+@rule("GlobalAveragePool", versions=(1, 22))
+def global_average_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """GlobalAveragePool -> ReduceMean-1 over the spatial dims, kept."""
+    cv._attributes(context, {})
+    _one_output(context)
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    rank = _rank(cv, data, context, "the input")
+    axes = _const(cv, context, list(range(2, rank)), ElementType.I64, "axes")
+    cv._emit(context, ReduceMean(keep_dims=True), [data, axes])
+    cv.im.explain(f"{context.label}: -> ReduceMean-1 over axes {list(range(2, rank))}, keep_dims=true")
+
+
+# ------------------------------------------------------------------------------------ normalization
+@rule("BatchNormalization", versions=(1, 6, 7, 9, 14, 15))
+def batch_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """BatchNormalization in inference mode -> BatchNormInference-5 (momentum is unused at inference)."""
+    attributes = cv._attributes(context, {"epsilon": "FLOAT", "momentum": "FLOAT", "spatial": "INT",
+                                          "is_test": "INT", "consumed_inputs": "INTS", "training_mode": "INT"})
+    if attributes.get("training_mode", 0) or attributes.get("is_test", 1) == 0:
+        raise context.fail("training mode computes batch statistics; irgraph converts inference mode only")
+    if attributes.get("spatial", 1) == 0:
+        raise context.fail("spatial=0 (per-element statistics) has no IR op")
+    if len([name for name in context.node.output if name]) != 1:
+        raise context.fail("only the Y output exists at inference; the running statistics outputs are used")
+    ports = _ports(cv, context, _inputs(context, 5, 5))
+    cv._emit(context, BatchNormInference5(epsilon=attributes.get("epsilon", 1e-5)), ports)
+
+
+@rule("LRN", versions=(1, 13))
+def lrn(cv: NodeConverter, context: NodeContext) -> None:
+    """LRN across channels -> LRN-1 with axes [1] (both divide alpha by size)."""
+    attributes = cv._attributes(context, {"alpha": "FLOAT", "beta": "FLOAT", "bias": "FLOAT", "size": "INT"})
+    _one_output(context)
+    if "size" not in attributes:
+        raise context.fail("the 'size' attribute is required")
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    axes = _const(cv, context, [1], ElementType.I64, "axes")
+    cv._emit(context, LRN(alpha=attributes.get("alpha", 1e-4), beta=attributes.get("beta", 0.75),
+                          bias=attributes.get("bias", 1.0), size=attributes["size"]), [data, axes])
+
+
+@rule("Softmax", versions=(1, 11, 13))
+def softmax(cv: NodeConverter, context: NodeContext) -> None:
+    """Softmax -> SoftMax-1. Before opset 13 it normalizes the input flattened to 2D at ``axis``: that is one IR
+    axis only when ``axis`` is the last one; otherwise the input is reshaped to 2D and back."""
+    attributes = cv._attributes(context, {"axis": "INT"})
+    _one_output(context)
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    shape = port_type(cv.im.model, data).shape
+    rank = _rank(cv, data, context, "the input")
+    axis = attributes.get("axis", -1 if context.version >= 13 else 1)
+    if not -rank <= axis < rank:
+        raise context.fail(f"axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    if context.version >= 13 or axis == rank - 1:
+        cv._emit(context, SoftMax1(axis=axis), [data])
+        return
+    if not shape.is_static:
+        raise context.fail(f"Softmax-{context.version} on axis {axis} of {rank} flattens the input to 2D; irgraph "
+                           f"needs a static shape for that, got {shape}")
+    sizes = shape.to_tuple()
+    flat = _helper(cv, context, Reshape(special_zero=False),
+                   [data, _const(cv, context, [math.prod(sizes[:axis]), -1], ElementType.I64, "2d")], "flat")
+    normalized = _helper(cv, context, SoftMax1(axis=1), [flat], "softmax")
+    cv._emit(context, Reshape(special_zero=False), [normalized, _const(cv, context, list(sizes), ElementType.I64,
+                                                                        "shape")])
+    cv.im.explain(f"{context.label}: axis {axis} of {rank} -> Reshape to 2D, SoftMax-1 axis 1, Reshape back "
+                  "(Softmax before opset 13 normalizes the flattened trailing dims together)")
+
+
+# ------------------------------------------------------------------------------------ shape ops
+@rule("Reshape", versions=(5, 13, 14, 19, 21, 23, 24))
+def reshape(cv: NodeConverter, context: NodeContext) -> None:
+    """Reshape -> Reshape-1; ONNX's 0 copies the input dim (special_zero=true) unless allowzero=1."""
+    attributes = cv._attributes(context, {"allowzero": "INT"})
+    _one_output(context)
+    ports = _ports(cv, context, _inputs(context, 2, 2))
+    cv._emit(context, Reshape(special_zero=not attributes.get("allowzero", 0)), ports)
+
+
+@rule("Flatten", versions=(1, 9, 11, 13, 21, 23))
+def flatten(cv: NodeConverter, context: NodeContext) -> None:
+    """Flatten -> Reshape-1 to [d0 * ... * d(axis-1), -1] (for axis 1: [0, -1] with special_zero)."""
+    attributes = cv._attributes(context, {"axis": "INT"})
+    _one_output(context)
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    shape = port_type(cv.im.model, data).shape
+    rank = _rank(cv, data, context, "the input")
+    axis = attributes.get("axis", 1)
+    axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        target = [1, -1]
+    elif axis == 1:
+        target = [0, -1]
+    elif all(dim.is_static for dim in list(shape)[:axis]):
+        target = [math.prod(dim.value for dim in list(shape)[:axis]), -1]
+    else:
+        raise context.fail(f"axis {axis} with dynamic leading dims {shape} needs a computed shape; not converted")
+    cv._emit(context, Reshape(special_zero=True), [data, _const(cv, context, target, ElementType.I64, "shape")])
+
+
+@rule("Unsqueeze", versions=(1, 11, 13, 21, 23))
+def unsqueeze(cv: NodeConverter, context: NodeContext) -> None:
+    """Unsqueeze -> Unsqueeze-1 (axes from the attribute before opset 13, the input after)."""
+    if context.version < 13:
+        attributes = cv._attributes(context, {"axes": "INTS"})
+        (data,) = _ports(cv, context, _inputs(context, 1, 1))
+        axes = _const(cv, context, list(attributes.get("axes", [])), ElementType.I64, "axes")
+    else:
+        cv._attributes(context, {})
+        data, axes = _ports(cv, context, _inputs(context, 2, 2))
+    _one_output(context)
+    cv._emit(context, Unsqueeze(), [data, axes])
+
+
+@rule("Transpose", versions=(1, 13, 21, 23))
+def transpose(cv: NodeConverter, context: NodeContext) -> None:
+    """Transpose -> Transpose-1 with the permutation as a Const (reversed dims without ``perm``)."""
+    attributes = cv._attributes(context, {"perm": "INTS"})
+    _one_output(context)
+    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    perm = list(attributes.get("perm", range(_rank(cv, data, context, "the input") - 1, -1, -1)))
+    cv._emit(context, Transpose(), [data, _const(cv, context, perm, ElementType.I64, "perm")])
+
+
+@rule("ConstantOfShape", versions=(9, 20, 21, 23))
+def constant_of_shape(cv: NodeConverter, context: NodeContext) -> None:
+    """ConstantOfShape -> Broadcast-3 of its value (a one-element tensor, float 0 by default) to the shape."""
+    attributes = cv._attributes(context, {"value": "TENSOR"})
+    _one_output(context)
+    (shape,) = _ports(cv, context, _inputs(context, 1, 1))
+    if "value" in attributes:
+        element_type, value = cv.im.read_tensor(attributes["value"], f"{context.label} value")
+        if value.size != 1:
+            raise context.fail(f"value must hold one element; it has shape {list(value.shape)}")
+    else:
+        element_type, value = ElementType.F32, np.zeros((1,), np.float32)
+    scalar = _const(cv, context, value.reshape(()), element_type, "value")
+    cv._emit(context, Broadcast3(mode="numpy"), [scalar, shape])
