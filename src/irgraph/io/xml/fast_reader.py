@@ -69,9 +69,10 @@ _PORT = re.compile(
     re.DOTALL,
 )
 _DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
-# A port's dims, cut out of the layers by a loose pattern (a fast character loop); each distinct
-# run is then checked against the strict one (_DIMS) before it is read.
-_DIMS_CUT = re.compile(r"(<dim>[-0-9dim<>/ \t\n]*</dim>)")
+# A port's dims, cut out of the layers by a loose pattern (fast character loops, each stopping at the
+# next '<', so a hostile run of '<dim>' costs linear time); each distinct run is then checked against
+# the strict one (_DIMS) before it is read.
+_DIMS_CUT = re.compile(r"(<dim>[^<]*</dim>(?:[ \t\n]*<dim>[^<]*</dim>)*)")
 _DIMS = re.compile(rf"<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*")
 _SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
 _EDGE_START = re.compile(
