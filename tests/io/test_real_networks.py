@@ -93,10 +93,11 @@ def _run_both(network: RealIR, model: ir.Model, outputs: list[str] | None = None
     return x, parameter.name, compiled, compiled({0: x})
 
 
-@pytest.mark.parametrize("name", RUNNABLE)
-def test_runs_like_the_openvino_cpu_plugin(networks, name):
-    """ir-run's engine on OpenVINO's fp16-compressed IR equals OpenVINO 2026.4.1's CPU plugin (f32 hint)."""
-    network = networks[(name, True)]
+@pytest.mark.parametrize("variant", [(name, True) for name in RUNNABLE] + [("shufflenet", False)], ids=_id)
+def test_runs_like_the_openvino_cpu_plugin(networks, variant):
+    """ir-run's engine on OpenVINO's IR (fp16-compressed, and an f32 one: compress_to_fp16=False) equals
+    OpenVINO 2026.4.1's CPU plugin (f32 hint)."""
+    network = networks[variant]
     model = ir.read_model(network.xml)
     x, input_name, compiled, theirs = _run_both(network, model)
     (ours,) = ir.run(model, {input_name: x}).values()
