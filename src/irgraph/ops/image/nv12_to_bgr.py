@@ -1,0 +1,18 @@
+"""NV12toBGR-8: a YUV 4:2:0 image (NV12 layout) to BGR, NHWC."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from irgraph.ops.families.color_convert import NV12
+from irgraph.ops.registry import register
+
+
+@register
+@dataclass(frozen=True)
+class NV12toBGR(NV12):
+    """See irgraph.ops.families.color_convert. Spec: NV12toBGR-8."""
+
+    type_name = "NV12toBGR"
+    introduced = 8
+    bgr = True
