@@ -127,7 +127,7 @@ class Slice(Op):
             if combos is None:
                 return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
             return [TensorType(data.element_type, hull([self.infer(inputs, c)[0].shape for c in combos]))]
-        plan = self._plan(data.shape.rank, values)
+        plan = self.plan(data.shape.rank, values)
         dims = [dim if index not in plan else sliced_dim(dim, *plan[index]) for index, dim in enumerate(data.shape)]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
@@ -143,7 +143,7 @@ class Slice(Op):
             axes = set(range(count))
         return Shape(tuple(Dim(0, d.max) if axes is None or i in axes else d for i, d in enumerate(shape)))
 
-    def _plan(self, rank: int, values: Sequence[np.ndarray | None]) -> dict[int, tuple[int, int, int]]:
+    def plan(self, rank: int, values: Sequence[np.ndarray | None]) -> dict[int, tuple[int, int, int]]:
         start, stop, step = (integer_values(v, n) for v, n in zip(values[1:4], ("start", "stop", "step"), strict=True))
         axes = integer_values(values[4], "axes") if len(values) > 4 else list(range(len(start)))
         check(
@@ -169,7 +169,7 @@ class Slice(Op):
         data = inputs[0]
         for value, name in zip(inputs[1:], ("start", "stop", "step", "axes"), strict=False):
             check(np.ndim(value) == 1, f"Slice `{name}` input must be a 1D tensor. Got rank: {np.ndim(value)}")
-        plan = self._plan(np.ndim(data), inputs)
+        plan = self.plan(np.ndim(data), inputs)
         shape = np.shape(data)
         key = tuple(python_slice(shape[i], *plan[i]) if i in plan else slice(None) for i in range(len(shape)))
         return [data[key]]
