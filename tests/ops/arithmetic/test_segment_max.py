@@ -1,0 +1,53 @@
+"""SegmentMax-16 against OpenVINO 2026.4.1 (reference evaluate and CPU plugin) on generated segments: empty
+segments, both fill modes, num_segments below, at and above the ids, and its refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset16 as ov16
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irgraph.element_types import ElementType
+from irgraph.errors import OpError
+from irgraph.ops.arithmetic.segment_max import SegmentMax
+from tests.ops import strategies as S
+from tests.ops.differential import OP_EXAMPLES, check_op
+from tests.ops.helpers import infer, tt
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_segment_max_matches_openvino(data):
+    element_type = data.draw(st.sampled_from([ElementType.F32, ElementType.F16, ElementType.I32, ElementType.I64,
+                                              ElementType.U8]))
+    rows = data.draw(st.integers(1, 8))
+    ids = np.sort(np.array(data.draw(st.lists(st.integers(0, 5), min_size=rows, max_size=rows)),
+                           np.dtype(data.draw(st.sampled_from(["int32", "int64"])))))
+    x = S.values(element_type, (rows, *data.draw(S.shapes(max_rank=2, max_side=3))), data.draw(S.seeds),
+                 specials=False)
+    mode = data.draw(st.sampled_from(["zero", "lowest"]))
+    op = SegmentMax(fill_mode=mode)
+    if data.draw(st.booleans()):
+        count = np.array(data.draw(st.integers(0, 7)), ids.dtype)
+        check_op(op, [x, ids, count], lambda d, i, n: ov16.segment_max(d, i, n, mode.upper()), constant={1, 2})
+    else:
+        check_op(op, [x, ids], lambda d, i: ov16.segment_max(d, i, None, mode.upper()), constant={1})
+
+
+def test_exact_case():
+    x = np.array([[1, 5], [3, 2], [7, 0], [4, 4]], np.int32)
+    ids = np.array([0, 0, 2, 2], np.int64)
+    assert SegmentMax(fill_mode="zero").evaluate([x, ids])[0].tolist() == [[3, 5], [0, 0], [7, 4]]
+    (lowest,) = SegmentMax(fill_mode="LOWEST").evaluate([x, ids, np.array(2, np.int64)])
+    assert lowest.tolist() == [[3, 5], [np.iinfo(np.int32).min] * 2]  # segment 2 dropped, segment 1 empty
+
+
+def test_refusals():
+    with pytest.raises(OpError, match="^segment_ids must be sorted."):
+        infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("3", "i64")], [None, [1, 0, 2]])
+    with pytest.raises(OpError, match="^The number of elements in segment_ids must match the first dimension"):
+        infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("4", "i64")], [None, None])
+    with pytest.raises(OpError, match="^fill_mode must be one of ZERO, LOWEST"):
+        SegmentMax(fill_mode="max")
