@@ -100,16 +100,21 @@ def test_evaluate_refuses_outside_an_interpreter_so_nothing_folds_them():
         assert op.can_run
 
 
-def test_zeros_of_the_declared_type_need_a_static_declaration():
+def test_zeros_of_the_declared_type_need_a_type_and_a_rank():
+    """Dynamic dims start at their lower bound (``?`` at 0: OpenVINO 2026.4.1's CPU plugin starts an empty KV
+    cache); a dynamic rank or element type has no zeros to start from."""
     op = ReadValue6(variable_id="s", variable_type=ElementType.I32, variable_shape=Shape.parse("2,3"))
     zeros = op.initial_value(tt("2,3", "i32"))
     assert zeros.dtype == np.int32 and zeros.shape == (2, 3) and not zeros.any()
     assert op.initial_value(tt("", "bf16")).dtype.name == "bfloat16"
     assert op.initial_value(tt("2", "string")).tolist() == ["", ""]
+    assert op.initial_value(tt("?,3", "i32")).shape == (0, 3)
+    assert op.initial_value(tt("2..5,3", "i32")).shape == (2, 3)
     with pytest.raises(OpError, match=re.escape(
-        "ReadValue-6 has no initial value input, so variable 's' starts as zeros of its declared type, which must "
-        "then be static; it is i32[?,3]: set the variable's value before the first run (Interpreter.set_state)"
+        "ReadValue-6 has no initial value input, so variable 's' starts as zeros of its declared type, which needs "
+        "an element type and a rank; it is i32[...]: set the variable's value before the first run "
+        "(Interpreter.set_state)"
     )):
-        op.initial_value(tt("?,3", "i32"))
+        op.initial_value(tt("...", "i32"))
     with pytest.raises(OpError, match=r"it is dynamic\[2\]"):
         op.initial_value(TensorType(ElementType.DYNAMIC, Shape.parse("2")))
