@@ -57,6 +57,9 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),
     "xml_text": (("src/irgraph/io/xml_text.py",), ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py")),
+    "debug": (("src/irgraph/compare.py", "src/irgraph/marking.py"),
+              ("tests/test_feeds_compare.py", "tests/test_marking.py", "tests/cli/test_ir_run.py",
+               "tests/cli/test_ir_run_data_files.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 
