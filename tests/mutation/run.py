@@ -48,6 +48,9 @@ OPS_TESTS = ("tests/ops", "tests/core/test_shapes.py", "tests/core/test_seed_exa
              "tests/hostile/test_op_errors.py", "tests/core/test_interpreter.py")
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ops": (("src/irgraph/ops/**/*.py",), OPS_TESTS),
+    "debug": (("src/irgraph/compare.py", "src/irgraph/marking.py"),
+              ("tests/test_feeds_compare.py", "tests/test_marking.py", "tests/cli/test_ir_run.py",
+               "tests/cli/test_ir_run_data_files.py")),
     "shapes": (("src/irgraph/shapes.py",), OPS_TESTS),
     "interpreter": (("src/irgraph/interpreter.py",),
                     ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",
@@ -57,9 +60,6 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),
     "xml_text": (("src/irgraph/io/xml_text.py",), ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py")),
-    "debug": (("src/irgraph/compare.py", "src/irgraph/marking.py"),
-              ("tests/test_feeds_compare.py", "tests/test_marking.py", "tests/cli/test_ir_run.py",
-               "tests/cli/test_ir_run_data_files.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 
