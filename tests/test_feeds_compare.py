@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.compare import Tolerance, compare_arrays, compare_outputs, format_histogram
+from irgraph.compare import (
+    TensorComparison,
+    Tolerance,
+    compare_arrays,
+    compare_outputs,
+    element_type_name,
+    format_columns,
+    format_comparison,
+    format_histogram,
+    format_stats_table,
+    tensor_stats,
+)
 from irgraph.feeds import FeedError, parse_shape_specs, random_feeds, resolve_shapes
 from irgraph.shapes import Shape
 
@@ -61,3 +73,66 @@ def test_per_output_tolerances_override_the_default() -> None:
     assert [item.passed for item in result.items] == [False, True]
     assert result.to_json()["outputs"][1] == {"name": "b", "passed": True, "max_abs_error": pytest.approx(0.1),
                                               "max_rel_error": pytest.approx(0.1 / 1.1)}
+
+
+def test_detailed_json_has_every_statistic() -> None:
+    item = compare_arrays("t", np.array([1.0, 3.0]), np.array([1.0, 1.0]), Tolerance(0.5, 0.25))
+    assert item.to_json(detailed=True) == {
+        "name": "t", "passed": False, "max_abs_error": 2.0, "max_rel_error": 2.0,
+        "reason": "1 of 2 elements differ beyond the tolerance; first at flat index 1: 3 vs 1",
+        "mean_abs_error": 1.0, "mean_rel_error": 1.0, "mismatches": 1, "size": 2,
+        "histogram": [{"low": 2.0 * i / 8, "high": 2.0 * (i + 1) / 8, "count": int(i == 7)} for i in range(8)],
+        "atol": 0.5, "rtol": 0.25}
+    assert "atol" not in TensorComparison("t").to_json(detailed=True)
+
+
+def test_every_key_is_compared_and_extra_reference_keys_fail() -> None:
+    result = compare_outputs({"gone": np.zeros(1), "a": np.zeros(1)}, {"a": np.zeros(1), "extra": np.zeros(1)}, 0, 0)
+    assert [(i.name, i.passed, i.reason) for i in result.items] == [
+        ("gone", False, "missing from the reference"), ("a", True, ""),
+        ("extra", False, "in the reference but not an output of the model")]
+    assert [i.name for i in result.failed] == ["gone", "extra"] and not result.passed
+
+
+def test_strings_empty_arrays_and_infinities() -> None:
+    words = np.array(["a", "b"])
+    assert compare_arrays("s", words, np.array(["a", "b"]), Tolerance(0, 0)).passed
+    assert compare_arrays("s", words, np.array(["a", "c"]), Tolerance(0, 0)).reason == "1 of 2 strings differ"
+    assert compare_arrays("s", words, np.zeros(2), Tolerance(0, 0)).reason == \
+        "dtype <f8 in the reference, the model gives strings"
+    empty = compare_arrays("e", np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32), Tolerance(0, 0))
+    assert empty.passed and (empty.max_abs_error, empty.mean_rel_error, empty.mismatches) == (0.0, 0.0, 0)
+    assert compare_arrays("x", np.array([1.0]), np.array([1.0]), Tolerance(0, 0)).histogram == []
+    nan = compare_arrays("n", np.array([np.nan, 2.0]), np.array([1.0, 1.0]), Tolerance(0, 0))
+    assert nan.histogram[-1] == (math.inf, math.inf, 1) and nan.max_abs_error == math.inf
+    assert nan.mean_rel_error == math.inf  # NaN against 1 is an infinite error, counted where the reference is 1
+
+
+def test_format_histogram_and_comparison() -> None:
+    assert format_histogram([(0.0, 1.0, 4), (1.0, 2.0, 0), (2.0, 3.0, 1)], "") == [
+        "[0, 1]  4  " + "#" * 30, "[1, 2]  0", "[2, 3]  1  " + "#" * 8]
+    assert format_histogram([]) == []
+    result = compare_outputs({"y": np.array([1.0, 2.0]), "z": np.array([1.0])},
+                             {"y": np.array([1.0, 2.5]), "z": np.array([1.0])}, 0.1, 0.0)
+    assert format_comparison(result, "ref.npz").splitlines() == [
+        "compare with ref.npz (atol 0.1, rtol 0):",
+        "  MISMATCH  y  max abs error 0.5  max rel error 0.2  (1 of 2 elements differ beyond the tolerance; first at "
+        "flat index 1: 2 vs 2.5)",
+        "  ok        z  max abs error 0  max rel error 0",
+        "1 of 2 outputs match"]
+
+
+def test_tensor_stats_rows() -> None:
+    assert tensor_stats("i", np.array([3, -1], np.int32)) == {
+        "name": "i", "element_type": "i32", "shape": [2], "min": -1, "max": 3, "mean": 1.0}
+    assert tensor_stats("f", np.array([np.inf, 1.0], np.float32))["max"] == "inf"
+    assert tensor_stats("f", np.array([np.inf, 1.0], np.float32))["min"] == 1.0
+    assert tensor_stats("s", np.array(["b", "a"])) == {
+        "name": "s", "element_type": "string", "shape": [2], "min": "a", "max": "b", "mean": None}
+    assert tensor_stats("e", np.zeros((0,), np.float32))["min"] is None
+    four = tensor_stats("q", np.array([7, -8], dtype=ml_dtypes.int4))
+    assert (four["element_type"], four["min"], four["max"]) == ("i4", -8, 7)
+    assert element_type_name(np.zeros(1, np.complex64)) == "complex64"
+    assert format_columns([]) == []
+    assert format_stats_table([tensor_stats("i", np.array([3, -1], np.int32))]).splitlines() == [
+        "output  type  shape  min  max  mean", "i       i32   [2]    -1   3    1"]

@@ -112,3 +112,17 @@ def test_ir_run_unknown_mark_is_one_error_line(tmp_path: Path, capsys) -> None:
     assert ir_run.main([str(xml), "--mark", "nope"]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[-1] == f"error: {xml}: no tensor is called 'nope'"
+
+
+def test_all_and_names_together_and_clashing_keys() -> None:
+    model = split_concat()
+    keys = [mark.key for mark in resolve_marks(model, ["all", "x"])]
+    assert keys == ["x", "split:0", "split:1", "split:2", "join:0", "split2:0", "split2:1"]
+    join = next(node for node in model if node.name == "join")
+    split = next(node for node in model if node.name == "split")
+    split.tensor_names[0] = ["join:0"]  # a tensor name that is another layer's LAYER:PORT
+    assert [mark.key for mark in resolve_marks(model, ["split:0", "join"])] == ["join:0", f"{join.id}:0"]
+    split2 = next(node for node in model if node.name == "split2")
+    split2.name = "split"  # two layers called 'split': LAYER:PORT would be ambiguous, the id is used
+    assert [mark.key for mark in resolve_marks(model, [f"{split2.id}:1"])] == [f"{split2.id}:1"]
+    assert [mark.spec for mark in resolve_marks(model, [f"{split2.id}:1"])] == ["split:1"]

@@ -48,6 +48,9 @@ OPS_TESTS = ("tests/ops", "tests/core/test_shapes.py", "tests/core/test_seed_exa
              "tests/hostile/test_op_errors.py", "tests/core/test_interpreter.py")
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ops": (("src/irgraph/ops/**/*.py",), OPS_TESTS),
+    "debug": (("src/irgraph/compare.py", "src/irgraph/marking.py"),
+              ("tests/test_feeds_compare.py", "tests/test_marking.py", "tests/cli/test_ir_run.py",
+               "tests/cli/test_ir_run_data_files.py")),
     "shapes": (("src/irgraph/shapes.py",), OPS_TESTS),
     "interpreter": (("src/irgraph/interpreter.py",),
                     ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",

@@ -40,6 +40,10 @@ def onnx_with_outputs(serialized: bytes, names: Sequence[str], max_ir_version: i
 
 
 def _onnx():  # type: ignore[no-untyped-def]
-    from irgraph.io.onnx_common import require_onnx
-
-    return require_onnx()
+    """The onnx module, imported here (not through the importer's helpers, so this module has no sibling to follow)."""
+    try:
+        import onnx
+    except ImportError:
+        raise ConversionError("comparing with onnxruntime reads the ONNX model with the onnx package, which is not "
+                              "installed: pip install 'irgraph[onnx]'") from None
+    return onnx
