@@ -130,7 +130,7 @@ def run_onnxruntime(
 
     ``feeds`` are keyed by ONNX graph input name; names the model does not produce are left out.
     """
-    from irgraph.io.onnx_outputs import onnx_value_names, onnx_with_outputs
+    from irgraph.io.onnx.outputs import onnx_value_names, onnx_with_outputs
 
     ort = _import("onnxruntime")
     path = os.fspath(onnx_path)
