@@ -1,5 +1,5 @@
-"""The progress bar: drawn on a terminal only (forced here with tty=True, never a real terminal), after a delay,
-throttled, erased when done; never in a pipe or with --json."""
+"""The progress bar (tqdm 4.70.1): drawn on a terminal only (forced here with tty=True, never a real terminal),
+after a delay, erased when done; never in a pipe or with --json."""
 
 from __future__ import annotations
 
@@ -14,32 +14,28 @@ from irgraph.cli import ir_diff, ir_run
 from irgraph.progress import Progress
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_nothing_is_drawn_before_the_delay_and_the_line_is_erased() -> None:
-    stream, clock = io.StringIO(), Clock()
-    bar = Progress(stream, delay=0.5, interval=0.1, clock=clock)
+def test_a_stage_is_drawn_by_tqdm_and_erased() -> None:
+    """tqdm 4.70 draws the label, the count and a bar on one line, and erases it when the stage ends."""
+    stream = io.StringIO()
+    bar = Progress(stream, delay=0.0, interval=0.0)
     bar.stage("running m.xml", 4)
     bar.advance()
-    assert stream.getvalue() == ""  # a quick run shows nothing
-    clock.now += 0.6
-    bar.advance()
-    assert stream.getvalue() == "\rrunning m.xml [############............] 2/4"
-    clock.now += 0.05
-    bar.advance()  # within the interval: not redrawn
-    assert stream.getvalue().count("\r") == 1
-    clock.now += 0.1
-    bar.stage("openvino: compiling and running")
-    line = "\rrunning m.xml [############............] 2/4\ropenvino: compiling and running ..."
-    assert stream.getvalue() == line + " " * (len("running m.xml [############............] 2/4") - 35)
+    bar.step("a node")  # a callback's argument is ignored
+    drawn = stream.getvalue()
+    assert "running m.xml" in drawn and "2/4" in drawn and "\n" not in drawn
+    bar.stage("openvino: compiling and running")  # a stage without a total: the label and a count
+    assert "openvino: compiling and running" in stream.getvalue()
     bar.close()
-    assert stream.getvalue().endswith("\r" + " " * 44 + "\r")  # the widest line drawn, blanked
+    assert stream.getvalue().endswith("\r")  # erased: nothing stays on the terminal line
+    bar.close()  # twice is harmless
+
+
+def test_nothing_is_drawn_before_the_delay() -> None:
+    stream = io.StringIO()
+    with Progress(stream, delay=60.0) as bar:
+        bar.stage("quick", 2)
+        bar.advance(2)
+    assert stream.getvalue() == ""
 
 
 def test_disabled_progress_writes_nothing() -> None:
@@ -76,7 +72,7 @@ def test_ir_run_shows_the_layers_on_a_terminal_only(tmp_path, capsys, no_delay) 
     argv = [str(xml), "--inputs", str(tmp_path / "in.npz")]
     assert ir_run.main(argv, tty=True) == 0
     err = capsys.readouterr().err
-    assert "\rrunning m.xml [" in err and "] 2/2" in err and err.endswith("\r")
+    assert "running m.xml" in err and "2/2" in err and err.endswith("\r")
     assert ir_run.main(argv, tty=False) == 0
     assert capsys.readouterr().err == ""
     assert ir_run.main([*argv, "--json"], tty=True) == 0
@@ -87,6 +83,6 @@ def test_ir_diff_shows_reading_and_comparing(tmp_path, capsys, no_delay) -> None
     xml = _model(tmp_path)
     assert ir_diff.main([str(xml), str(xml)], tty=True) == 0
     err = capsys.readouterr().err
-    assert "\rreading m.xml ..." in err and "\rcomparing layers [" in err
+    assert "reading m.xml" in err and "comparing layers" in err and err.endswith("\r")
     assert ir_diff.main([str(xml), str(xml)]) == 0  # pytest's captured stderr is not a terminal
     assert capsys.readouterr().err == ""

@@ -1,19 +1,16 @@
 """A one-line progress bar on a terminal, for commands that can take seconds on real networks.
 
-Drawn on stderr only when it is a terminal (never in a pipe, a file, or with ``--json``), only once a
-command has run for :data:`DELAY` seconds (a quick run shows nothing), redrawn at most every
-:data:`INTERVAL` seconds, and erased when done, so what stays on the screen is the command's output.
-A dependency (tqdm, rich) would do the same with more options; irgraph needs one line, a label, a
-count and a bar, and keeps its dependencies to what it computes with.
+Drawn by tqdm (a well-kept, dependency-free progress library: terminal width, throttling, a delay before
+the first draw and erasing are its job, not irgraph's) on stderr, and only when stderr is a terminal:
+never in a pipe, a file, or with ``--json``. A bar appears once a command has run for :data:`DELAY`
+seconds (a quick run shows nothing), is redrawn at most every :data:`INTERVAL` seconds and is erased
+when done, so what stays on the screen is the command's output. tqdm is imported when a bar is shown.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
-import time
-from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from irgraph.errors import printable
 
@@ -23,28 +20,21 @@ DELAY = 0.5
 """Seconds a command runs before the bar first appears."""
 INTERVAL = 0.1
 """Least seconds between two redraws."""
-BAR_WIDTH = 24
 
 
 class Progress:
-    """Stages of work (a label and, when known, a total) shown as one line that is redrawn in place.
+    """Stages of work (a label and, when known, a total), each one tqdm bar redrawn in place on one line.
 
     ``enabled=False`` makes every method a no-op: callers report progress unconditionally.
     """
 
     def __init__(self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None,
-                 interval: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 interval: float | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled
         self.delay = DELAY if delay is None else delay
         self.interval = INTERVAL if interval is None else interval
-        self.clock = clock
-        self.started = clock()
-        self.label = ""
-        self.total: int | None = None
-        self.done = 0
-        self._drawn_at: float | None = None
-        self._width = 0
+        self._bar: Any = None
 
     @classmethod
     def on_terminal(cls, stream: TextIO | None = None, *, quiet: bool = False, tty: bool | None = None) -> Progress:
@@ -58,58 +48,36 @@ class Progress:
         return cls(stream, enabled=bool(tty) and not quiet)
 
     def stage(self, label: str, total: int | None = None) -> None:
-        """Start a stage of ``total`` steps (None: unknown, the label alone is shown)."""
-        self.label, self.total, self.done = label, total, 0
-        self._draw(force=True)
+        """Start a stage of ``total`` steps (None: unknown, the label and a count are shown)."""
+        if not self.enabled:
+            return
+        self.close()
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, desc=printable(label), file=self.stream, leave=False, delay=self.delay,
+                         mininterval=self.interval, dynamic_ncols=True, ascii=True)
 
     def advance(self, count: int = 1) -> None:
         """``count`` more steps of the current stage are done."""
-        self.done += count
-        self._draw()
+        if self._bar is not None:
+            self._bar.update(count)
 
     def step(self, *_: object) -> None:
         """:meth:`advance` by one, taking any arguments: usable as a callback (``Interpreter.on_step``)."""
-        self.done += 1
-        self._draw()
+        if self._bar is not None:
+            self._bar.update(1)
 
     def close(self) -> None:
         """Erase the line (if one was drawn)."""
-        if self.enabled and self._width:
-            self._write("\r" + " " * self._width + "\r")
-            self._width = 0
+        if self._bar is not None:
+            try:
+                self._bar.close()
+            except (OSError, ValueError):  # a terminal that went away: progress is not worth an error
+                self.enabled = False
+            self._bar = None
 
     def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def line(self) -> str:
-        """The text of the bar as it stands."""
-        label = printable(self.label)
-        if self.total is None:
-            return f"{label} ..."
-        total = max(self.total, 1)
-        filled = min(BAR_WIDTH, BAR_WIDTH * self.done // total)
-        return f"{label} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {self.done}/{self.total}"
-
-    def _draw(self, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = self.clock()
-        if now - self.started < self.delay:
-            return
-        if not force and self._drawn_at is not None and now - self._drawn_at < self.interval:
-            return
-        self._drawn_at = now
-        columns = shutil.get_terminal_size((80, 24)).columns
-        text = self.line()[: max(columns - 1, 10)]
-        self._write("\r" + text + " " * max(self._width - len(text), 0))
-        self._width = max(self._width, len(text))
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):  # a terminal that went away: progress is not worth an error
-            self.enabled = False
