@@ -119,6 +119,18 @@ def test_the_reference_moves_its_state_by_blocks_not_elements():
     assert same_bits(runner.run({})["out"], theirs.view(np.float32) - np.float32(1))
 
 
+def test_the_offset_carries_into_the_counter_between_runs():
+    """n is 64 bits: a run that moves it past 2**64 adds one to the counter, as the CPU plugin's state does."""
+    op = RandomUniform(output_type=ElementType.F32, global_seed=150, op_seed=10)
+    inputs = [np.array([4], np.int64), *bounds(ElementType.F32, 0, 1)]
+    start = (2**64 - 512, 7)
+    (values,), (seed, state) = op.evaluate_with_state(inputs, (150, start))
+    assert seed == 150 and state == (512, 8)  # 2**64 - 512 + 4 * 256 wraps to 512
+    bits = philox_blocks(150, 10, 1, start).reshape(-1)
+    assert same_bits(values, ((bits & 0x7FFFFF) | 0x3F800000).view(np.float32) - np.float32(1))
+    assert philox_blocks(150, 10, 1).tolist() == philox_blocks(150, 10, 1, (0, 10)).tolist()  # counter: op_seed
+
+
 def test_cpu_plugin_deviations():
     """openvino 2026.4.1's CPU plugin generates f16 as f32 numbers rounded afterwards and i64 as i32 numbers
     (it computes i64 in 32 bits); its reference (and irgraph) draw f16 from 10 mantissa bits and i64 from two

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
+from irgraph.ops.registry import lookup
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
@@ -136,6 +137,16 @@ def test_refused_attributes_as_openvino_refuses(attributes, message):
     ours = {k: ElementType.from_ir_name(v) if k == "output_type" else v for k, v in attributes.items()}
     with pytest.raises(OpError, match=message):
         MulticlassNms(**ours)
+
+
+def test_defaults_versions_and_eta_zero():
+    node = ov9.multiclass_nms(ov_parameter(tt("1,2,4")), ov_parameter(tt("1,1,2")))
+    ours = {f.ir_name: getattr(MulticlassNms(), f.name) for f in MulticlassNms().attribute_fields()}
+    assert {k: v.ir_name if isinstance(v, ElementType) else v for k, v in ours.items()} == node.get_attributes()
+    assert lookup("MulticlassNms", "opset8") is MulticlassNms8
+    assert lookup("MulticlassNms", "opset9") is MulticlassNms is lookup("MulticlassNms", "opset16")
+    ov9.multiclass_nms(ov_parameter(tt("1,2,4")), ov_parameter(tt("1,1,2")), nms_eta=0.0)  # accepted: so here
+    assert MulticlassNms(nms_eta=0.0).nms_eta == 0.0
 
 
 def test_attribute_order_and_roisnum_past_the_boxes():
