@@ -83,3 +83,23 @@ def test_the_stateful_gpt2_generates_as_openvino_2026_4_1_cpu_does():
         for state in request.query_state():
             np.testing.assert_allclose(interpreter.get_state(state.name), state.state.data, **TOLERANCE,
                                        err_msg=f"{state.name} at step {step}")
+
+
+@pytest.mark.oracle
+def test_ir_run_compares_a_transformer_with_openvino_layer_by_layer(tmp_path, capsys):
+    """The corpus through the command line: ir-run --compare-with openvino on BERT (every marked tensor) agrees,
+    and --steps runs the stateful GPT-2's KV cache three times."""
+    from irgraph.cli import ir_run
+
+    np.savez(tmp_path / "bert.npz", **inputs_of("bert-tiny"))
+    bert = str(MODELS / "bert-tiny" / "model.xml")
+    assert ir_run.main([bert, "--inputs", str(tmp_path / "bert.npz"), "--compare-with", "openvino", "--mark", "all",
+                        "--atol", "1e-4", "--rtol", "1e-3"]) == 0
+    capsys.readouterr()
+    np.savez(tmp_path / "gpt2.npz", input_ids=np.array([[5]], np.int64))
+    gpt2 = str(MODELS / "gpt2-tiny-stateful" / "model.xml")
+    assert ir_run.main([gpt2, "--inputs", str(tmp_path / "gpt2.npz"), "--steps", "3", "--output",
+                        str(tmp_path / "out.npz")]) == 0
+    with np.load(tmp_path / "out.npz") as saved:
+        assert sorted(saved) == ["step1/logits", "step2/logits", "step3/logits"]
+        assert not np.array_equal(saved["step1/logits"], saved["step3/logits"])  # the cache grew in between
