@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ if str(ROOT) not in sys.path:
 
 from tests.real_networks import SMALL_NETWORKS, convert  # noqa: E402
 
-THREADS = os.cpu_count() or 1
+THREADS = int(os.environ.get("IRGRAPH_BENCH_THREADS", 0)) or os.cpu_count() or 1
+"""Threads for OpenVINO and onnxruntime; ``--threads N`` also sets it for NumPy's BLAS in the workers."""
 CACHE = Path(os.environ.get("IRGRAPH_BENCH_CACHE", Path(tempfile.gettempdir()) / "irgraph-bench-networks"))
 """Where the converted IR files are kept between runs (converting all six takes a few seconds)."""
 
@@ -262,10 +264,14 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Sect
         f"(g) one worker process per contender and network, taking turns (order rotating) for {rounds} rounds of "
         f"{per_round} calls (onnx.reference: 1 call in each of the first {1 if quick else 3} rounds), 0.2 s apart so "
         f"that idle thread pools stop spinning; figures are medians of round medians, ratios medians of per-round "
-        f"ratios. {THREADS} threads for OpenVINO and onnxruntime, NumPy's BLAS at its default. irgraph / OpenVINO "
+        f"ratios. {THREADS} threads for OpenVINO and onnxruntime, NumPy's BLAS "
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'at its default')}. SqueezeNet's output is a SoftMax of ~6.8e9 "
+        f"logits, which turns their last-ULP differences into different one-hot rows (tests/io/test_real_networks.py "
+        f"compares its logits: within 1e-6). irgraph / OpenVINO "
         f"warm: " + "; ".join(summary))
     section.notes.append(
-        f"(g) load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on {THREADS} cores: "
+        f"(g) load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on "
+        f"{os.cpu_count()} cores: "
         "above the core count, OpenBLAS's threads wait for each other at every product and irgraph's times grow "
         "several-fold (OPENBLAS_NUM_THREADS=1 is then faster); OpenVINO's grow less.")
     return section
@@ -275,17 +281,59 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", nargs=2, metavar=("BACKEND", "NETWORK"), help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--results", metavar="FILE.md", help="also write the table into FILE.md (its (g) section)")
+    parser.add_argument("--threads", type=int, help="threads for every contender, NumPy's BLAS included (default: "
+                        "the cores for OpenVINO and onnxruntime, NumPy's default for its BLAS)")
     parser.add_argument("networks", nargs="*", default=list(SMALL_NETWORKS))
     args = parser.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return 0
-    from run import text_table
+    from _common import machine
+    from run import markdown_table, text_table
 
+    if args.threads:
+        global THREADS
+        THREADS = args.threads
+        # The workers read these at start-up: OpenVINO and onnxruntime through THREADS, BLAS through its own.
+        os.environ["IRGRAPH_BENCH_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(args.threads)
+
+    started = time.perf_counter()
     section = run(args.quick, tuple(args.networks))
     print(text_table(section.rows))
     print("\n".join(section.notes))
+    if args.results:
+        command = "python benchmarks/bench_networks.py" + (" --quick" if args.quick else "") + (
+            f" --threads {args.threads}" if args.threads else "") + (
+            "" if tuple(args.networks) == SMALL_NETWORKS else " " + " ".join(args.networks))
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        block = [
+            START,
+            f"## (g) Real networks{f' ({args.threads} thread(s) each)' if args.threads else ''}",
+            "",
+            f"Latest run of `{command} --results benchmarks/RESULTS.md` ({stamp}, "
+            f"{time.perf_counter() - started:.0f} s) on {machine()}. The same table is part of `python "
+            "benchmarks/run.py --only g`. Targets from issue 15: warm run <= 3x OpenVINO CPU and <= 0.05x "
+            "onnx.reference, peak RSS <= the weights kept + 2x the largest set of live activations.",
+            "",
+            markdown_table(section.rows),
+            "",
+            *(f"- {note}" for note in section.notes),
+            END,
+        ]
+        path = Path(args.results)
+        text = path.read_text() if path.exists() else ""
+        if START in text and END in text:
+            text = text[: text.index(START)] + "\n".join(block) + text[text.index(END) + len(END):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + "\n".join(block) + "\n"
+        path.write_text(text)
+        print(f"wrote {path}")
     return 0
+
+
+START, END = "<!-- networks: written by bench_networks.py -->", "<!-- networks: end -->"
 
 
 if __name__ == "__main__":

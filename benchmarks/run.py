@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"Latest run of `{command}` ({stamp}, {elapsed:.0f} s) on {header}.",
             "Ratios are irgraph / the compared figure, measured side by side in the same run (medians); "
-            "the targets come from issue 7. Lower is better.",
+            "the targets come from issues 7 and 15. Lower is better.",
             "",
             *(f"- {line}" for line in legend),
             "",

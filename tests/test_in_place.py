@@ -154,3 +154,32 @@ def test_other_shapes_or_dtypes_are_not_written_into():
     half = np.ones(3, np.float16)
     (result,) = Add().evaluate([half, half], (half,))  # f16 computes in f32 and rounds: allocates
     assert result is not half and result.tolist() == [2, 2, 2]
+
+
+STORED = np.arange(6, dtype=np.float32).reshape(2, 3).copy()  # owns its memory (base None)
+
+
+@dataclass(frozen=True)
+class Stored(Op):
+    """Returns an array it keeps (state, a cache): an array of its own (base None) that something else holds."""
+
+    type_name = "Stored"
+    inputs = Inputs.of(InputSpec("data"))
+
+    def infer(self, inputs: Sequence[TensorType], values) -> list[TensorType]:
+        return [inputs[0]]
+
+    def evaluate(self, inputs, out=()):
+        return [STORED]
+
+
+def test_an_array_held_elsewhere_is_not_written(donations):
+    model = ir.Model("stored")
+    x = model.parameter("x", [2, 3])
+    kept = ir.OutputPort(model.add_node(Stored(), "s", [x]).id, 0)
+    model.result(_add(model, kept, model.const(np.float32(1)), "a"), name="y")  # kept's last use
+    interpreter = interpreter_module.Interpreter(model)
+    for _ in range(2):
+        assert interpreter.run({"x": X})["y"].tolist() == (np.arange(6).reshape(2, 3) + 1).tolist()
+    np.testing.assert_array_equal(STORED, np.arange(6).reshape(2, 3))
+    assert donations == [False, False]  # private by its look, but its reference count gives it away

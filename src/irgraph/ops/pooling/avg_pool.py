@@ -76,7 +76,12 @@ class AvgPool(Pooling):
         else:
             counts = np.full(geometry.out_spatial, math.prod(self.kernel), dtype=np.int64)
         with np.errstate(all="ignore"):
-            mean = np.where(counts > 0, total / np.maximum(counts, 1), 0)
+            # In the sums' own float type, in place: a correctly rounded division either way (f32 through f64 and
+            # back, as this computed before, rounds the same: 53 >= 2 * 24 + 2 bits), without f64 temporaries.
+            np.divide(total, np.maximum(counts, 1).astype(total.dtype), out=total)
+            if not np.all(counts > 0):
+                np.copyto(total, 0, where=np.broadcast_to(counts == 0, total.shape))
+            mean = total
         if data.dtype.kind in "iub":
             if data.dtype == np.bool_:
                 return [mean != 0]
