@@ -201,7 +201,8 @@ class _Exporter:
             parts.append(f"{what} x{len(nodes)}: {names}{more}")
         raise ConversionError(
             f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX (no export rule): "
-            + "; ".join(parts) + f". Exportable op types: {', '.join(exportable_ops())}"
+            + "; ".join(parts)
+            + f" ({len(exportable_ops())} op types export: irgraph.io.onnx.exporter.exportable_ops())"
         )
 
     def _ir_version(self) -> int:
