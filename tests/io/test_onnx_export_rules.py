@@ -136,6 +136,11 @@ from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.ops.sort.top_k import TopK1, TopK3, TopK11
+from irgraph.ops.sparse.embedding_bag_offsets import EmbeddingBagOffsets
+from irgraph.ops.sparse.embedding_bag_offsets_sum import EmbeddingBagOffsetsSum
+from irgraph.ops.sparse.embedding_bag_packed import EmbeddingBagPacked
+from irgraph.ops.sparse.embedding_bag_packed_sum import EmbeddingBagPackedSum
+from irgraph.ops.sparse.embedding_segments_sum import EmbeddingSegmentsSum
 from irgraph.ops.type.convert import Convert
 from irgraph.ops.type.convert_like import ConvertLike
 from irgraph.shapes import Shape, TensorType
@@ -512,9 +517,32 @@ def image_cases() -> list[Case]:
     return cases
 
 
+def sparse_cases() -> list[Case]:
+    table = f32(5, 3)
+    return [
+        Case(EmbeddingBagPackedSum(), [table, i64(0, 2, 2, 4, 1, 0).reshape(3, 2)], tolerance=PATTERN),
+        Case(EmbeddingBagPackedSum(), [table, np.asarray([[1, 3, 3]], np.int32), f32(1, 3)], tolerance=PATTERN,
+             note="weights"),
+        Case(EmbeddingBagPacked(reduction="mean"), [f32(4, 2, 2), i64(3, 1, 0, 0).reshape(2, 2)], tolerance=PATTERN,
+             note="mean"),
+        Case(EmbeddingBagOffsetsSum(), [table, i64(4, 0, 2, 2, 1), i64(1, 3, 3)], tolerance=PATTERN,
+             note="empty-bag-and-unbagged-first"),
+        Case(EmbeddingBagOffsetsSum(), [table, i64(4, 0, 2, 2, 1), i64(0, 2, 2), i64(3).reshape(()), f32(5)],
+             constant=(3,), tolerance=PATTERN, note="default-weights"),
+        Case(EmbeddingBagOffsets(reduction="mean"), [table, np.asarray([4, 0, 2, 2], np.int32),
+                                                     np.asarray([0, 1, 1], np.int32), np.asarray(0, np.int32)],
+             constant=(3,), tolerance=PATTERN, note="mean-default"),
+        Case(EmbeddingSegmentsSum(), [table, i64(0, 3, 3, 1), i64(0, 0, 2, 2), i64(4).reshape(())], constant=(3,),
+             tolerance=PATTERN),
+        Case(EmbeddingSegmentsSum(), [table.astype(np.float16), i64(0, 3, 3, 1), i64(3, 0, 2, 2),
+                                      i64(5).reshape(()), i64(1).reshape(()), f32(4).astype(np.float16)],
+             constant=(3, 4), tolerance=PATTERN, note="f16-default-weights"),
+    ]
+
+
 CASES = (unary_cases() + binary_cases() + activation_cases() + convolution_cases() + reduction_cases()
          + matrix_cases() + type_cases() + normalization_cases() + movement_cases() + generation_cases()
-         + image_cases())
+         + image_cases() + sparse_cases())
 
 
 def one_op_model(case: Case) -> tuple[ir.Model, dict[str, np.ndarray]]:

@@ -12,6 +12,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     movement,
     normalization,
     reduction,
+    sparse,
     type,
 )
 from irgraph.io.onnx.export_rules.registry import RULES, ExportContext, Rule, exports
