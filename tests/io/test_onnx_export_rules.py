@@ -655,6 +655,14 @@ def test_interpolate_modes_without_an_exact_resize_form_are_refused():
         ir.export_onnx(m)
 
 
+def test_scatter_reductions_are_refused_below_the_opset_that_has_them():
+    case = Case(ScatterNDUpdate15(reduction="max"), [f32(2, 3), i64(1, 1).reshape(2, 1), f32(2, 3)])
+    model, _ = one_op_model(case)
+    with pytest.raises(ConversionError, match=r"layer 3 'op': ONNX ScatterND takes reduction 'max' from opset 18\)$"):
+        ir.export_onnx(model, opset=17)
+    assert ir.export_onnx(model, opset=18).graph.node[0].op_type == "ScatterND"
+
+
 def test_a_type_the_onnx_op_does_not_take_is_refused_by_its_schema():
     m = ir.Model("int-sigmoid")
     x = m.parameter("x", [3], "i32")
