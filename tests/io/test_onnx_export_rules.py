@@ -79,6 +79,7 @@ from irgraph.ops.comparison.less import Less
 from irgraph.ops.comparison.less_equal import LessEqual
 from irgraph.ops.comparison.not_equal import NotEqual
 from irgraph.ops.condition.bucketize import Bucketize
+from irgraph.ops.condition.if_ import If
 from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.condition.select import Select
 from irgraph.ops.convolution.convolution import Convolution
@@ -603,8 +604,11 @@ def check_case(case: Case) -> None:
                 raise AssertionError(str(err).replace(ORACLE, ORT)) from None
 
 
+COVERED_ELSEWHERE = {If: "test_onnx_export_sub_graphs.py, against OpenVINO (irgraph does not run bodies yet)"}
+
+
 def test_every_rule_has_a_case():
-    tested = {type(case.op) for case in CASES}
+    tested = {type(case.op) for case in CASES} | set(COVERED_ELSEWHERE)
     missing = sorted(op_class.__name__ for op_class in RULES if op_class not in tested)
     assert missing == []
 

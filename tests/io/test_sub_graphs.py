@@ -122,7 +122,7 @@ def test_onnx_export_refuses_bodies() -> None:
     pytest.importorskip("onnx")
     model = ir.read_model(CORPUS / "loop-static-trip" / "model.xml")
     with pytest.raises(ConversionError, match=r"^1 layer cannot be exported to ONNX \(no export rule\): Loop "
-                                              r"\(sub-graph bodies are not exported yet\) x1: 'Loop_184' "):
+                                              r"\(opset5\) x1: 'Loop_184' "):
         ir.export_onnx(model)
 
 
@@ -285,7 +285,7 @@ def test_ir_run_and_ir_convert_to_onnx_refuse_in_one_line(tmp_path: Path, capsys
     assert ir_convert.main([str(CORPUS / "loop-static-trip" / "model.xml"), str(target)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "cannot be exported to ONNX (no export rule): Loop (sub-graph bodies are not exported yet) x1" in err
+    assert "cannot be exported to ONNX (no export rule): Loop (opset5) x1: 'Loop_184'" in err
     assert not target.exists()
 
 

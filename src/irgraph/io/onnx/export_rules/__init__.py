@@ -4,6 +4,7 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    control,
     convolution,
     elementwise,
     generation,
