@@ -66,8 +66,10 @@ from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.arithmetic.tan import Tan
 from irgraph.ops.arithmetic.tanh import Tanh
 from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
+from irgraph.ops.bitwise.bitwise_left_shift import BitwiseLeftShift
 from irgraph.ops.bitwise.bitwise_not import BitwiseNot
 from irgraph.ops.bitwise.bitwise_or import BitwiseOr
+from irgraph.ops.bitwise.bitwise_right_shift import BitwiseRightShift
 from irgraph.ops.bitwise.bitwise_xor import BitwiseXor
 from irgraph.ops.comparison.equal import Equal
 from irgraph.ops.comparison.greater import Greater
@@ -230,6 +232,13 @@ def binary_cases() -> list[Case]:
         Case(BitwiseAnd(), [i32(2, 3), i32(3)], note="i32"), Case(BitwiseOr(), [i32(2, 3), i32(3)]),
         Case(BitwiseXor(), [i32(2, 3), i32(3)]), Case(BitwiseAnd(), [boolean(2, 3), boolean(3)], note="bool"),
         Case(BitwiseNot(), [i32(5)], note="i32"), Case(BitwiseNot(), [boolean(5)], note="bool"),
+        *(Case(shift(), [np.asarray([-128, -7, -1, 0, 5, 127, 100, -100], dtype),
+                         np.asarray([1, 2, 9, 3, 33, 31, -1, 7], dtype)],
+               note=np.dtype(dtype).name)
+          for shift in (BitwiseLeftShift, BitwiseRightShift) for dtype in (np.int8, np.int32, np.int64)),
+        *(Case(shift(), [np.asarray([255, 7, 1, 0, 200, 128], dtype), np.asarray([1, 2, 9, 3, 33, 7], dtype)],
+               note=np.dtype(dtype).name)
+          for shift in (BitwiseLeftShift, BitwiseRightShift) for dtype in (np.uint8, np.uint32)),
         Case(Select(), [boolean(2, 3), f32(2, 3), f32(3)], note="numpy"),
         Case(Select(auto_broadcast="pdpd"), [boolean(2, 3, 4), f32(2, 3, 4), f32(2, 3)], note="pdpd"),
     ]
