@@ -32,6 +32,20 @@ def assert_close(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarray]) -> 
         np.testing.assert_allclose(theirs[name], value, rtol=1e-4, atol=1e-4 * scale, err_msg=name)
 
 
+def assert_names_kept(model: ir.Model, proto, *, folded: bool) -> None:
+    """Every computing layer's name names an ONNX node, and its first tensor name the ONNX value it computes
+    (a folded Convert's value is an initializer)."""
+    node_names = {node.name for node in proto.graph.node}
+    values = {name for node in proto.graph.node for name in node.output} | {i.name for i in proto.graph.initializer}
+    for node in model:
+        if node.op.type_name in ("Parameter", "Const", "Result"):
+            continue
+        if not (folded and node.op.type_name == "Convert"):
+            assert node.name in node_names, node.name
+        if node.tensor_names[0]:
+            assert node.tensor_names[0][0] in values, (node.name, node.tensor_names[0])
+
+
 @pytest.mark.parametrize("name", SMALL_NETWORKS)
 def test_exports_and_runs_in_onnxruntime_with_irgraphs_outputs(networks, name):  # noqa: F811
     model = with_logits(ir.read_model(networks[(name, True)].xml))
@@ -48,5 +62,6 @@ def test_exports_and_runs_in_onnxruntime_with_irgraphs_outputs(networks, name): 
         proto = ir.export_onnx(model, fold_decompression=fold)
         assert sum(node.op_type == "Cast" for node in proto.graph.node) == (0 if fold else converts)
         assert [i.name for i in proto.graph.input] == [parameter.name]
+        assert_names_kept(model, proto, folded=fold)
         theirs = onnxruntime_run(proto, feeds)
         assert_close(ours, {key: theirs[key] for key in ours})

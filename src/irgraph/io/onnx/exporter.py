@@ -21,6 +21,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrError, IrIOError, Location
 from irgraph.graph import Model, Node, OutputPort
+from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
 from irgraph.io.onnx.common import (
     MAX_IR_VERSION,
@@ -115,24 +116,28 @@ class _Exporter:
     """
 
     def __init__(self, onnx: ModuleType, model: Model, opset: int, explain: Explainer,
-                 fold_decompression: bool) -> None:
+                 fold_decompression: bool, parent: _Exporter | None = None) -> None:
         self.onnx = onnx
         self.helper = onnx.helper
         self.model = model
         self.opset = opset
         self.explain = explain
         self.fold_decompression = fold_decompression
+        self.parent = parent
+        """The exporter of the enclosing graph, for a sub-graph body (names are unique across all scopes)."""
         self.names: dict[tuple[int, int], str] = {}
-        self.element_types: dict[str, ElementType] = {}
+        self.element_types: dict[str, ElementType] = {} if parent is None else parent.element_types
         """ONNX tensor name -> its IR element type, for the ports of the model (schema checks)."""
-        self.taken: set[str] = set()
-        self.reserved: dict[str, tuple[int, int]] = {}
-        self.node_names: set[str] = set()
+        self.taken: set[str] = set() if parent is None else parent.taken
+        self.reserved: dict[str, tuple[int, int]] = {} if parent is None else parent.reserved_for_bodies
+        self.reserved_for_bodies: dict[str, tuple[int, int]] = {} if parent is None else parent.reserved_for_bodies
+        """Body ports may take no output key of the main graph: every key is reserved for a port of no body."""
+        self.node_names: set[str] = set() if parent is None else parent.node_names
         self.inputs_: list[Any] = []
         self.outputs_: list[Any] = []
         self.initializers: list[Any] = []
         self.nodes: list[Any] = []
-        self.types_used: set[str] = set()
+        self.types_used: set[str] = set() if parent is None else parent.types_used
 
     def build(self) -> onnx_types.ModelProto:
         """The checked ModelProto."""
@@ -141,19 +146,7 @@ class _Exporter:
         self._refuse_unexportable(order, needed)
         self._reserve_output_keys()
         self.explain(f"opset: ai.onnx {self.opset}")
-        refusals: list[tuple[Node, str]] = []
-        for node in order:
-            if isinstance(node.op, Parameter):
-                self._parameter(node)
-            elif isinstance(node.op, (Const, Result)):
-                continue
-            elif node.id in needed:
-                try:
-                    self._layer(node, RULES[type(node.op)])
-                except _Refusal as err:
-                    refusals.append((node, err.message))
-            else:
-                self.explain(f"layer {node.id} {node.name!r} ({node.type_name}): reaches no Result, not exported")
+        refusals = self._emit_layers(order, needed)
         for result in self.model.results:
             try:
                 self._result(result)
@@ -161,12 +154,8 @@ class _Exporter:
                 refusals.append((result, err.message))
         if refusals:
             raise ConversionError(_refusal_message(refusals))
-        # A rule may replace a Const input by a converted copy (int64 axes, reshaped filters): the
-        # Const's own initializer is then read by nothing, and onnxruntime warns about it.
-        read = {name for onnx_node in self.nodes for name in onnx_node.input} | {o.name for o in self.outputs_}
-        initializers = [tensor for tensor in self.initializers if tensor.name in read]
         graph = self.helper.make_graph(
-            self.nodes, self.model.name, self.inputs_, self.outputs_, initializer=initializers
+            self.nodes, self.model.name, self.inputs_, self.outputs_, initializer=self._read_initializers()
         )
         from irgraph import __version__
 
@@ -181,16 +170,72 @@ class _Exporter:
             raise ConversionError(f"the exported ONNX model fails onnx.checker: {first_line(err)}") from None
         return proto
 
-    def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
-        """One error naming every layer no rule exports (and every layer with bodies), by type."""
-        missing: dict[str, list[Node]] = {}
+    def _emit_layers(self, order: list[Node], needed: set[int]) -> list[tuple[Node, str]]:
+        """Every needed layer through its rule (Parameters as graph inputs); the refusals collected."""
+        refusals: list[tuple[Node, str]] = []
         for node in order:
-            if node.bodies:  # refused even when unreachable: nothing of a body is ever dropped silently
-                missing.setdefault(f"{node.type_name} (sub-graph bodies are not exported yet)", []).append(node)
-            elif node.id in needed and not isinstance(node.op, (Parameter, Const, Result)) \
-                    and type(node.op) not in RULES:
-                version = getattr(node.op, "op_version", "") or f"opset{node.op.opsets.start}"
-                missing.setdefault(f"{node.type_name} ({version})", []).append(node)
+            if isinstance(node.op, Parameter):
+                if self.parent is None:
+                    self._parameter(node)
+            elif isinstance(node.op, (Const, Result)):
+                continue
+            elif node.id in needed:
+                try:
+                    self._layer(node, RULES[type(node.op)])
+                except _Refusal as err:
+                    refusals.append((node, err.message))
+            else:
+                self.explain(f"layer {node.id} {node.name!r} ({node.type_name}): reaches no Result, not exported")
+        return refusals
+
+    def _read_initializers(self) -> list[Any]:
+        """The initializers some node (or sub-graph node) reads or an output names.
+
+        A rule may replace a Const input by a converted copy (int64 axes, reshaped filters): the
+        Const's own initializer is then read by nothing, and onnxruntime warns about it.
+        """
+        read = _names_read(self.nodes) | {o.name for o in self.outputs_}
+        return [tensor for tensor in self.initializers if tensor.name in read]
+
+    # ---------------------------------------------------------------------------- sub-graphs
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> Any:
+        """The ONNX graph of ``body``: its Parameters read the outer tensors ``outer`` (body layer id ->
+        name) from the enclosing scope, its Results ``outputs`` (body layer ids, in output order) become
+        the graph's outputs, each through an Identity to a fresh name."""
+        child = _Exporter(self.onnx, body.model, self.opset, self.explain, self.fold_decompression, parent=self)
+        for parameter in body.model.parameters:
+            if parameter.id in outer:
+                child.names[(parameter.id, 0)] = outer[parameter.id]
+                parameter_type = port_type(body.model, OutputPort(parameter.id, 0))
+                child.element_types[outer[parameter.id]] = parameter_type.element_type
+        needed = body.model.reachable_from_results()
+        unmapped = [p.name for p in body.model.parameters if p.id not in outer and p.id in needed]
+        if unmapped:
+            raise _Refusal(f"<{body.tag}> Parameters {unmapped} have no port map input")
+        refusals = child._emit_layers(body.model.topological_order(), needed)
+        if refusals:
+            raise _Refusal(f"in <{body.tag}>: " + _refusal_message(refusals))
+        graph_outputs = []
+        for index, result_id in enumerate(outputs):
+            result = body.model.node(result_id)
+            source = body.model.input_sources(result)[0]
+            assert source is not None
+            name = child.tensor_name(source)
+            exposed = self._fresh(f"{node.name}/{body.tag}/out{index}")
+            child.nodes.append(self.helper.make_node("Identity", [name], [exposed],
+                                                     name=self._node_name(f"{node.name}/{body.tag}/out{index}")))
+            tensor_type = port_type(body.model, source)
+            shape = None if tensor_type.shape.rank_is_dynamic else \
+                [d.value if d.is_static else None for d in tensor_type.shape]
+            code = self._onnx_type(tensor_type.element_type, f"<{body.tag}> output {index}")
+            graph_outputs.append(self.helper.make_tensor_value_info(exposed, code, shape))
+        return self.helper.make_graph(child.nodes, f"{node.name}/{body.tag}", [], graph_outputs,
+                                      initializer=child._read_initializers())
+
+    def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
+        """One error naming every layer no rule exports (bodies included), by type."""
+        missing: dict[str, list[Node]] = {}
+        _collect_missing(order, needed, missing)
         if not missing:
             return
         count = sum(len(nodes) for nodes in missing.values())
@@ -201,7 +246,8 @@ class _Exporter:
             parts.append(f"{what} x{len(nodes)}: {names}{more}")
         raise ConversionError(
             f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX (no export rule): "
-            + "; ".join(parts) + f". Exportable op types: {', '.join(exportable_ops())}"
+            + "; ".join(parts)
+            + f" ({len(exportable_ops())} op types export: irgraph.io.onnx.exporter.exportable_ops())"
         )
 
     def _ir_version(self) -> int:
@@ -220,6 +266,7 @@ class _Exporter:
                 raise ConversionError(f"two Results have the output name {key!r}; ONNX output names must be unique",
                                       result.location)
             self.reserved[key] = (source.node_id, source.index) if source else (-1, -1)
+            self.reserved_for_bodies[key] = (-2, -2)
 
     def _claim(self, candidates: list[str], port: tuple[int, int]) -> str | None:
         for name in candidates:
@@ -393,6 +440,32 @@ class _Exporter:
                          "(the tensor already has another name)")
         self.outputs_.append(self._value_info(key, port_type(self.model, source), f"Result {result.name!r}"))
         self.explain(f"Result {result.name!r} -> graph output {key!r}")
+
+
+def _collect_missing(order: list[Node], needed: set[int], missing: dict[str, list[Node]]) -> None:
+    """The layers of ``order`` (and of their bodies) that no rule exports, by type and version."""
+    for node in order:
+        if isinstance(node.op, (Parameter, Const, Result)):
+            continue
+        if type(node.op) not in RULES:
+            if node.id in needed or node.bodies:  # a body is never dropped silently, even unreachable
+                version = getattr(node.op, "op_version", "") or f"opset{node.op.opsets.start}"
+                missing.setdefault(f"{node.type_name} ({version})", []).append(node)
+            continue
+        for body in node.bodies:
+            _collect_missing(body.model.topological_order(), body.model.reachable_from_results(), missing)
+
+
+def _names_read(nodes: list[Any]) -> set[str]:
+    """Every tensor name the nodes read, sub-graph nodes (If branches) included."""
+    read: set[str] = set()
+    for onnx_node in nodes:
+        read.update(onnx_node.input)
+        for attribute in onnx_node.attribute:
+            if attribute.HasField("g"):
+                read |= _names_read(list(attribute.g.node))
+                read |= {o.name for o in attribute.g.output}
+    return read
 
 
 def _refusal_message(refusals: list[tuple[Node, str]]) -> str:

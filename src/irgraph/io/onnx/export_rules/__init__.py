@@ -4,6 +4,7 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    control,
     convolution,
     elementwise,
     generation,
@@ -12,6 +13,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     movement,
     normalization,
     reduction,
+    sparse,
     type,
 )
 from irgraph.io.onnx.export_rules.registry import RULES, ExportContext, Rule, exports

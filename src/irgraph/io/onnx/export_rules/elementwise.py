@@ -14,7 +14,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import broadcast_inputs, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import broadcast_inputs, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.activation.clamp import Clamp
 from irgraph.ops.activation.elu import Elu
@@ -61,8 +61,10 @@ from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.arithmetic.tan import Tan
 from irgraph.ops.arithmetic.tanh import Tanh
 from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
+from irgraph.ops.bitwise.bitwise_left_shift import BitwiseLeftShift
 from irgraph.ops.bitwise.bitwise_not import BitwiseNot
 from irgraph.ops.bitwise.bitwise_or import BitwiseOr
+from irgraph.ops.bitwise.bitwise_right_shift import BitwiseRightShift
 from irgraph.ops.bitwise.bitwise_xor import BitwiseXor
 from irgraph.ops.comparison.equal import Equal
 from irgraph.ops.comparison.greater import Greater
@@ -155,6 +157,61 @@ def bitwise_not(node: Node, op: BitwiseNot, ctx: ExportContext) -> list:
     """BitwiseNot: ONNX BitwiseNot (opset 18), Not for booleans."""
     boolean = ctx.input_type(node, 0).element_type is ElementType.BOOLEAN
     return [ctx.make(node, "Not" if boolean else "BitwiseNot", ctx.inputs(node), ctx.outputs(node))]
+
+
+@exports(BitwiseLeftShift, BitwiseRightShift)
+def bitwise_shift(node: Node, op: Any, ctx: ExportContext) -> list:
+    """x86's shifts (OpenVINO's reference) through ONNX's unsigned BitShift: the data promoted to 32 bits
+    (64 for 64-bit types) and viewed unsigned, the count masked to the promoted width; a signed right
+    shift is arithmetic, ~(~x >> n) where x < 0; the result cast back (wrapping) to the data type."""
+    made: list = []
+    a, b = broadcast_inputs(ctx, node, op.auto_broadcast, made)
+    element_type = ctx.input_type(node, 0).element_type
+    dtype = element_type.numpy_dtype
+    wide_bits = max(dtype.itemsize, 4) * 8
+    signed = dtype.kind == "i"
+    unsigned = ElementType.U64 if wide_bits == 64 else ElementType.U32
+    signed_wide = ElementType.I64 if wide_bits == 64 else ElementType.I32
+    data = a
+    if signed and element_type is not signed_wide:
+        data = cast(ctx, node, data, signed_wide, "promoted", made)  # sign-extends
+    if element_type is not unsigned:
+        data = cast(ctx, node, data, unsigned, "bits", made)  # the same bits, unsigned
+    count = cast(ctx, node, b, unsigned, "count", made) if ctx.input_type(node, 1).element_type is not unsigned \
+        else b
+    mask = ctx.initializer(node, "width_mask", np.asarray(wide_bits - 1, unsigned.numpy_dtype))
+    masked = ctx.temp(node, "masked_count")
+    made.append(ctx.make(node, "BitwiseAnd", [count, mask], [masked], step="masked_count"))
+    direction = "LEFT" if isinstance(op, BitwiseLeftShift) else "RIGHT"
+    shifted = ctx.temp(node, "shifted")
+    made.append(ctx.make(node, "BitShift", [data, masked], [shifted], step="shifted", direction=direction))
+    result = shifted
+    if signed and direction == "RIGHT":
+        names = {s: ctx.temp(node, s) for s in ("inverted", "inverted_shifted", "negative_result", "negative",
+                                                "arithmetic")}
+        zero = ctx.initializer(node, "zero", np.asarray(0, dtype))
+        made += [
+            ctx.make(node, "BitwiseNot", [data], [names["inverted"]], step="inverted"),
+            ctx.make(node, "BitShift", [names["inverted"], masked], [names["inverted_shifted"]],
+                     step="inverted_shifted", direction="RIGHT"),
+            ctx.make(node, "BitwiseNot", [names["inverted_shifted"]], [names["negative_result"]],
+                     step="negative_result"),
+            ctx.make(node, "Less", [a, zero], [names["negative"]], step="negative"),
+        ]
+        # Chosen among signed values: onnxruntime 1.31.1 has no Where kernel for uint64.
+        negative_result = cast(ctx, node, names["negative_result"], signed_wide, "negative_signed", made)
+        shifted = cast(ctx, node, shifted, signed_wide, "shifted_signed", made)
+        made.append(ctx.make(node, "Where", [names["negative"], negative_result, shifted], [names["arithmetic"]],
+                             step="arithmetic"))
+        result = names["arithmetic"]
+    elif signed:
+        result = cast(ctx, node, result, signed_wide, "signed", made)
+    output = ctx.outputs(node)[0]
+    if element_type is unsigned or element_type is signed_wide:
+        made.append(ctx.make(node, "Identity", [result], [output]))
+        return made
+    made.append(ctx.make(node, "Cast", [result], [output], to=onnx_type_code(element_type)))
+    return made
 
 
 @exports(Divide)

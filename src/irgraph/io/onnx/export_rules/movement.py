@@ -294,15 +294,26 @@ def gather_nd(node: Node, op: Any, ctx: ExportContext) -> list:
 
 
 _SCATTER_REDUCTIONS = {"none": "none", "sum": "add", "prod": "mul", "min": "min", "max": "max"}
+_REDUCTION_OPSET = {"add": 16, "mul": 16, "min": 18, "max": 18}
+"""The opset where ScatterND / ScatterElements take each reduction."""
+
+
+def _reduction(ctx: ExportContext, reduction: str, onnx_op: str) -> dict[str, str]:
+    """The ONNX ``reduction`` attribute of an IR scatter reduction, refused where ONNX has none (yet)."""
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ctx.refuse(f"reduction {reduction!r} has no ONNX {onnx_op} form")
+    name = _SCATTER_REDUCTIONS[reduction]
+    if name == "none":
+        return {}
+    if ctx.opset < _REDUCTION_OPSET[name]:
+        raise ctx.refuse(f"ONNX {onnx_op} takes reduction {name!r} from opset {_REDUCTION_OPSET[name]}")
+    return {"reduction": name}
 
 
 @exports(ScatterNDUpdate3, ScatterNDUpdate15)
 def scatter_nd_update(node: Node, op: Any, ctx: ExportContext) -> list:
     """ScatterND; ScatterNDUpdate-15's sum/prod/min/max are ONNX's add/mul/min/max reductions."""
-    reduction = getattr(op, "reduction", "none")
-    if reduction not in _SCATTER_REDUCTIONS:
-        raise ctx.refuse(f"reduction {reduction!r} has no ONNX ScatterND form")
-    attributes = {"reduction": _SCATTER_REDUCTIONS[reduction]} if reduction != "none" else {}
+    attributes = _reduction(ctx, getattr(op, "reduction", "none"), "ScatterND")
     return [ctx.make(node, "ScatterND", ctx.inputs(node)[:3], ctx.outputs(node), **attributes)]
 
 
@@ -311,11 +322,9 @@ def scatter_elements_update(node: Node, op: Any, ctx: ExportContext) -> list:
     """ScatterElements along a constant axis; reductions as ONNX names them (mean and use_init_val=false refused)."""
     axis = _axis(ctx, node, 3)
     reduction = getattr(op, "reduction", "none")
-    if reduction not in _SCATTER_REDUCTIONS:
-        raise ctx.refuse(f"reduction {reduction!r} has no ONNX ScatterElements form")
+    attributes = _reduction(ctx, reduction, "ScatterElements")
     if reduction != "none" and not getattr(op, "use_init_val", True):
         raise ctx.refuse("use_init_val=false has no ONNX ScatterElements form")
-    attributes = {"reduction": _SCATTER_REDUCTIONS[reduction]} if reduction != "none" else {}
     return [ctx.make(node, "ScatterElements", ctx.inputs(node)[:3], ctx.outputs(node), axis=axis, **attributes)]
 
 

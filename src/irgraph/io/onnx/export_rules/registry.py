@@ -17,6 +17,7 @@ import numpy as np
 
 from irgraph.errors import ConversionError
 from irgraph.graph import Node
+from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
 from irgraph.shapes import TensorType
 
@@ -67,6 +68,10 @@ class ExportContext(Protocol):
 
     def define(self, name: str, value: np.ndarray) -> None:
         """Make the output tensor ``name`` an initializer holding ``value`` (a folded layer)."""
+        ...
+
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> onnx_types.GraphProto:
+        """The ONNX graph of a sub-graph ``body``: Parameters read ``outer`` names, ``outputs`` Results in order."""
         ...
 
     def explain(self, line: str) -> None:
