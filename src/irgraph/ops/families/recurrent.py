@@ -100,6 +100,7 @@ def check_ranks(inputs: Sequence[TensorType], ranks: Sequence[int]) -> None:
 
 
 def dim_of(shape: Shape, index: int) -> Dim:
+    """Dim ``index`` of ``shape``; ``?`` when the rank is dynamic."""
     return Dim.dynamic() if shape.rank_is_dynamic else shape[index]
 
 
