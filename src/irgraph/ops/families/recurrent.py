@@ -221,7 +221,7 @@ def gru_step(op: Recurrent, functions: list[Activation], clipped: Clipped) -> St
     def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
         (h,) = states
         size = h.shape[-1]
-        hr = h @ r.T if linear else h @ r[:2 * size].T  # without linear_before_reset, Rh multiplies r * H
+        hr = h @ r.T  # without linear_before_reset its last block goes unused: Rh multiplies r * H instead
         z = clipped(xw[:, :size] + (hr[:, :size] + b[:size]), functions[0])
         reset = clipped(xw[:, size:2 * size] + (hr[:, size:2 * size] + b[size:2 * size]), functions[0])
         if linear:  # B is [z, r, Wbh, Rbh]
