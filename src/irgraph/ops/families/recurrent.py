@@ -138,7 +138,7 @@ class Recurrent(Op):
               f"{self.title()} needs {self.ACTIVATION_COUNT} activation functions. Got: {list(names)}")
         for name in names[:self.ACTIVATION_COUNT]:
             activation(name)
-        check(np.isfinite(self.clip), f"Attribute 'clip' must be a finite number. Got: {self.clip}")
+        check(not np.isnan(self.clip), f"Attribute 'clip' must be a number. Got: {self.clip}")  # inf: no clip
 
     @property
     def gates(self) -> int:
