@@ -97,3 +97,10 @@ def test_refusals():
         CTCGreedyDecoderSeqLen(classes_index_type=ElementType.F32)
     with pytest.raises(OpError, match="the logits hold NaN"):
         CTCGreedyDecoder().evaluate([np.full((1, 1, 2), np.nan, np.float32), np.ones((1, 1), np.float32)])
+
+
+def test_defaults_are_openvinos():
+    """openvino 2026.4.1's defaults: ctc_merge_repeated=true; merge_repeated=true with i32 and i32."""
+    assert CTCGreedyDecoder.from_attributes({}).to_attributes() == {"ctc_merge_repeated": "true"}
+    assert CTCGreedyDecoderSeqLen.from_attributes({}).to_attributes() == {
+        "merge_repeated": "true", "classes_index_type": "i32", "sequence_length_type": "i32"}
