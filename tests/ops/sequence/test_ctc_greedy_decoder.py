@@ -104,3 +104,13 @@ def test_defaults_are_openvinos():
     assert CTCGreedyDecoder.from_attributes({}).to_attributes() == {"ctc_merge_repeated": "true"}
     assert CTCGreedyDecoderSeqLen.from_attributes({}).to_attributes() == {
         "merge_repeated": "true", "classes_index_type": "i32", "sequence_length_type": "i32"}
+
+
+def test_one_step_and_empty_inputs():
+    logits = np.array([[[0.0, 1.0, 0.0]], [[0.0, 0.0, 1.0]]], np.float32)  # [N=2, T=1, C=3]; class 2 is blank
+    decoded, counts = CTCGreedyDecoderSeqLen().evaluate([logits, np.array([1, 1], np.int32)])
+    assert decoded.tolist() == [[1], [-1]] and counts.tolist() == [1, 0]
+    decoded, counts = CTCGreedyDecoderSeqLen().evaluate([np.zeros((2, 0, 3), np.float32), np.zeros(2, np.int32)])
+    assert decoded.shape == (2, 0) and counts.tolist() == [0, 0]
+    (out,) = CTCGreedyDecoder().evaluate([logits.transpose(1, 0, 2), np.ones((1, 2), np.float32)])
+    assert out.reshape(2).tolist() == [1, -1]
