@@ -69,3 +69,13 @@ def test_length_zero_is_all_end_tokens():
     (out,) = GatherTree().evaluate([step_ids, np.zeros_like(step_ids), np.array([0], np.float32),
                                     np.array(9, np.float32)])
     assert out.tolist() == [[[9, 9]]] * 3
+
+
+def test_run_time_shapes_are_checked():
+    ids = np.zeros((2, 1, 2), np.int32)
+    with pytest.raises(OpError, match=r"same shape with rank 3. Got: \[2, 1, 2\] and \[2, 1, 3\], respectively"):
+        GatherTree().evaluate([ids, np.zeros((2, 1, 3), np.int32), np.array([2], np.int32), np.array(0, np.int32)])
+    with pytest.raises(OpError, match=r"max_seq_len must hold BATCH_SIZE \(1\) values. Got shape \[2\]"):
+        GatherTree().evaluate([ids, ids, np.array([2, 2], np.int32), np.array(0, np.int32)])
+    with pytest.raises(OpError, match=r"end_token input must be scalar. Got shape \[1\]"):
+        GatherTree().evaluate([ids, ids, np.array([2], np.int32), np.array([0], np.int32)])

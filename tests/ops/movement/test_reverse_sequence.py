@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
 from irgraph.ops.movement.reverse_sequence import ReverseSequence
+from irgraph.shapes import PartialValue
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
 from tests.ops.helpers import infer, tt
@@ -70,3 +71,12 @@ def test_refusals():
         ReverseSequence().evaluate([np.zeros((2, 3)), np.array([-1, 1])])
     with pytest.raises(OpError, match="batch_axis and seq_axis must be different axes. Got: 1 and -1"):
         infer(ReverseSequence(batch_axis=1, seq_axis=-1), [tt("3,3"), tt("3", "i32")], [None, None])
+
+
+def test_bounds_move_as_the_values_do():
+    """A shape vector reversed per row keeps its bounds in step (lengths known exactly)."""
+    lower, upper = np.array([[1, 2, 3], [4, 5, 6]]), np.array([[1, 9, 3], [4, 5, 8]])
+    found = ReverseSequence().bounds([tt("2,3", "i64"), tt("2", "i64")],
+                                     [PartialValue(lower, upper), PartialValue.exact(np.array([3, 2]))])
+    assert found is not None
+    assert found[0].lower.tolist() == [[3, 2, 1], [5, 4, 6]] and found[0].upper.tolist() == [[3, 9, 1], [5, 4, 8]]

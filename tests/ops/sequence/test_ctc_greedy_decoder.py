@@ -97,3 +97,20 @@ def test_refusals():
         CTCGreedyDecoderSeqLen(classes_index_type=ElementType.F32)
     with pytest.raises(OpError, match="the logits hold NaN"):
         CTCGreedyDecoder().evaluate([np.full((1, 1, 2), np.nan, np.float32), np.ones((1, 1), np.float32)])
+
+
+def test_defaults_are_openvinos():
+    """openvino 2026.4.1's defaults: ctc_merge_repeated=true; merge_repeated=true with i32 and i32."""
+    assert CTCGreedyDecoder.from_attributes({}).to_attributes() == {"ctc_merge_repeated": "true"}
+    assert CTCGreedyDecoderSeqLen.from_attributes({}).to_attributes() == {
+        "merge_repeated": "true", "classes_index_type": "i32", "sequence_length_type": "i32"}
+
+
+def test_one_step_and_empty_inputs():
+    logits = np.array([[[0.0, 1.0, 0.0]], [[0.0, 0.0, 1.0]]], np.float32)  # [N=2, T=1, C=3]; class 2 is blank
+    decoded, counts = CTCGreedyDecoderSeqLen().evaluate([logits, np.array([1, 1], np.int32)])
+    assert decoded.tolist() == [[1], [-1]] and counts.tolist() == [1, 0]
+    decoded, counts = CTCGreedyDecoderSeqLen().evaluate([np.zeros((2, 0, 3), np.float32), np.zeros(2, np.int32)])
+    assert decoded.shape == (2, 0) and counts.tolist() == [0, 0]
+    (out,) = CTCGreedyDecoder().evaluate([logits.transpose(1, 0, 2), np.ones((1, 2), np.float32)])
+    assert out.reshape(2).tolist() == [1, -1]

@@ -129,6 +129,8 @@ CELL_SHAPES = [
     ("?,3", "...", "...", "...", "...", "..."),
     ("1..4,3", "2..6,4", "?,4", "12,3", "12,4", "12"),
     ("2,3", "3,4", "2,4", "12,3", "12,4", "12"),  # batch mismatch
+    ("2,3", "2,4", "3,4", "12,3", "12,4", "12"),  # C's batch (LSTM)
+    ("2,3", "2,4", "2,5", "12,3", "12,4", "12"),  # C's hidden_size (LSTM)
     ("2,3", "2,4", "2,4", "11,3", "12,4", "12"),  # W
     ("2,3", "2,4", "2,4", "12,3", "12,5", "12"),  # R's hidden_size
     ("2,3", "2,4", "2,4", "12,3", "12,4", "1,12"),  # B rank
@@ -186,6 +188,16 @@ def test_sequence_partial_shapes_infer_as_openvino(op_class, shapes, direction):
     types = [tt(scaled[0]), tt(scaled[1])] + ([tt(scaled[1])] if op_class.KIND == "lstm" else []) + \
         [tt(scaled[2], "i32")] + [tt(s) for s in scaled[3:]]
     op = op_class(hidden_size=4, direction=direction, activations=op_class.DEFAULT_ACTIVATIONS)
+    check_types(op, types, same_op(op))
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 4, 5, 6])
+def test_sequence_element_types_must_match(index):
+    types = [tt("2,5,3"), tt("2,1,4"), tt("2,1,4"), tt("2", "i32"), tt("1,16,3"), tt("1,16,4"), tt("1,16")]
+    types[index] = tt(str(types[index].shape)[1:-1], "f16")
+    op = LSTMSequence(hidden_size=4)
+    with pytest.raises(OpError, match="Element types for X, initial_hidden_state, initial_cell_state, W, R and B"):
+        op.infer(types, [None] * 7)
     check_types(op, types, same_op(op))
 
 

@@ -100,6 +100,7 @@ def check_ranks(inputs: Sequence[TensorType], ranks: Sequence[int]) -> None:
 
 
 def dim_of(shape: Shape, index: int) -> Dim:
+    """Dim ``index`` of ``shape``; ``?`` when the rank is dynamic."""
     return Dim.dynamic() if shape.rank_is_dynamic else shape[index]
 
 
@@ -137,7 +138,7 @@ class Recurrent(Op):
               f"{self.title()} needs {self.ACTIVATION_COUNT} activation functions. Got: {list(names)}")
         for name in names[:self.ACTIVATION_COUNT]:
             activation(name)
-        check(np.isfinite(self.clip), f"Attribute 'clip' must be a finite number. Got: {self.clip}")
+        check(not np.isnan(self.clip), f"Attribute 'clip' must be a number. Got: {self.clip}")  # inf: no clip
 
     @property
     def gates(self) -> int:
@@ -220,7 +221,7 @@ def gru_step(op: Recurrent, functions: list[Activation], clipped: Clipped) -> St
     def step(xw: Array, states: tuple[Array, ...], r: Array, b: Array, peepholes: Array | None) -> tuple:
         (h,) = states
         size = h.shape[-1]
-        hr = h @ r.T if linear else h @ r[:2 * size].T  # without linear_before_reset, Rh multiplies r * H
+        hr = h @ r.T  # without linear_before_reset its last block goes unused: Rh multiplies r * H instead
         z = clipped(xw[:, :size] + (hr[:, :size] + b[:size]), functions[0])
         reset = clipped(xw[:, size:2 * size] + (hr[:, size:2 * size] + b[size:2 * size]), functions[0])
         if linear:  # B is [z, r, Wbh, Rbh]
