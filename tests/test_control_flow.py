@@ -412,6 +412,8 @@ def test_a_scalar_cannot_be_sliced() -> None:
     (1, -1, 1, "the range 1..4 covers part of the axis (size 4); irgraph slices whole axes only"),
     (-1, 1, -1, "the range 1..4 covers part of the axis (size 4); irgraph slices whole axes only"),
     (0, 3, 1, "the range 0..3 covers part of the axis (size 4)"),
+    (1, 3, 1, "the range 1..3 covers part of the axis (size 4)"),
+    (1, -1, 3, "the range 1..4 covers part of the axis (size 4)"),
 ])
 def test_slicing_ranges_follow_openvinos_count_and_must_cover_the_axis(start: int, end: int, stride: int,
                                                                        message: str) -> None:
@@ -621,6 +623,80 @@ def test_a_body_parameter_nothing_feeds_is_refused() -> None:
     with pytest.raises(EvaluationError, match=r"layer 3 'if' \(If\): <then_body> body Parameter 0 \('ta'\) gets no "
                                               r"value"):
         ir.Interpreter(model)
+
+
+def test_slicing_fields_left_out_default_to_the_whole_axis_one_step_at_a_time() -> None:
+    model = running_sum(4)
+    replace_port_map(model, "ti", lambda entries: [
+        PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0), entries[1],
+        PortMapEntry(True, 0, entries[2].internal_layer_id, axis=0), entries[3]])
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    np.testing.assert_array_equal(ir.run(model, {"x": x, "s0": np.zeros((1, 2), np.float32)})["sums"],
+                                  np.cumsum(x, axis=0))
+
+
+def test_bodies_of_a_layer_that_is_not_a_sub_graph_op_are_ignored() -> None:
+    model = counting_loop(3)
+    body = model.nodes[3].bodies[0].model
+    step = next(node for node in body if node.name == "step")
+    joined = body.add_node(ir.ops.Concat(axis=0), "joined", [OutputPort(step.id, 0)])  # type: ignore[attr-defined]
+    joined.bodies = (Body("body", nested_loops(1), ()),)  # a body OpenVINO would ignore too
+    result = next(node for node in body if node.name == "step_out")
+    body.remove_node(result.id)
+    r_step = body.result(OutputPort(joined.id, 0), name="step_out")
+    replace_port_map(model, "loop", lambda entries: [
+        entries[0], entries[1], PortMapEntry(True, 1, r_step.id, axis=0, start=0, end=-1, stride=1, part_size=1),
+        *entries[3:]])
+    np.testing.assert_array_equal(ir.run(model, {"v0": np.zeros(4, np.float32)})["steps"], np.arange(3))
+
+
+def test_a_back_edge_to_a_layer_that_is_not_a_body_parameter_is_refused() -> None:
+    model = counting_loop()
+    node = model.nodes[3]
+    body = node.bodies[0]
+    node.bodies = (Body("body", body.model, body.port_map, (*body.back_edges, BackEdge(body.back_edges[0].from_layer,
+                                                                                       99))),)
+    with pytest.raises(EvaluationError, match=r"\(Loop\): <back_edges> edge to-layer 99 is not a body Parameter"):
+        ir.Interpreter(model)
+
+
+@pytest.mark.parametrize("shape", [[1], [2]])
+def test_the_current_iteration_takes_its_parameters_shape(shape: list[int]) -> None:
+    model = scalar_steps_loop()
+    body = model.nodes[2].bodies[0].model
+    body.nodes[0].op = Parameter(shape=ir.Shape.of(shape), element_type=ir.ElementType.I32)
+    if shape == [2]:
+        with pytest.raises(EvaluationError, match=r"the current_iteration Parameter has shape \[2\]; it must hold one "
+                                                  r"element"):
+            ir.Interpreter(model)
+        return
+    steps = ir.run(model, {"trip": np.int64(3)})["steps"]
+    np.testing.assert_array_equal(steps, np.arange(3, dtype=np.int32))
+    assert steps.dtype == np.int32
+
+
+def test_a_known_count_above_the_limit_runs_no_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = []
+    original = ir.Interpreter._run_slots
+
+    def counting(self: ir.Interpreter, *args: object) -> list[np.ndarray]:
+        runs.append(self.model.name)
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ir.Interpreter, "_run_slots", counting)
+    with pytest.raises(ResourceLimitError):
+        ir.Interpreter(running_sum(8), iteration_limit=7).run({"x": np.zeros((8, 2), np.float32),
+                                                               "s0": np.zeros((1, 2), np.float32)})
+    assert runs == []
+
+
+def test_an_error_inside_an_if_branch_names_the_branch() -> None:
+    model = if_model()
+    for parameter in model.parameters[1:]:
+        parameter.op = Parameter(shape=ir.Shape.parse("?"), element_type=ir.ElementType.F32)
+    with pytest.raises(EvaluationError) as caught:
+        ir.run(model, {"cond": np.bool_(True), "a": np.zeros(2, np.float32), "b": np.zeros(3, np.float32)})
+    assert "(Add): in <then_body> of layer 3 'if' (If): " in str(caught.value)
 
 
 # ------------------------------------------------------------------------------------ the CLI

@@ -47,7 +47,6 @@ from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, MAX_BODY_DEPTH
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 if TYPE_CHECKING:
@@ -82,9 +81,7 @@ def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
     prepared = _prepared.get()
     if prepared is not None and id(node) in prepared:
         return prepared.pop(id(node))
-    if type(node.op) not in RUNNERS:
-        if isinstance(node.op, SubGraphOp):
-            raise EvaluationError(f"{node.op.title()} has sub-graph bodies irgraph cannot run", node.location)
+    if type(node.op) not in RUNNERS:  # every SubGraphOp class has a runner
         return node.op
     order: list[Node] = []
     stack = [(node, 1)]
@@ -205,11 +202,6 @@ class _Sliced:
             raise OpError(f"{self.entry.describe()} axis {axis} is out of the range [{low}, {rank - 1}] of a "
                           f"rank-{rank} value")
         return axis + rank if axis < 0 else axis
-
-    def count(self, size: int, what: str) -> int:
-        """How many parts of ``|stride|`` the range (``start``, ``end``) makes of an axis of ``size``."""
-        low, high = self.range(size, what)
-        return (high - low) // abs(self.stride)
 
     def range(self, size: int, what: str) -> tuple[int, int]:
         """The range (``start``, ``end``) of an axis of ``size`` as openvino's ``getNumIterations`` reads it
@@ -445,9 +437,7 @@ class _Iterations(PlanStep):
                 produced[port] = self._zeros(port) if initial is None else np.asarray(inputs[initial])
         for (port, _, sliced, _), parts in zip(self.concatenated, gathered, strict=True):
             if not parts:
-                empty = self._zeros(port)
-                if empty.ndim == 0:
-                    empty = empty.reshape(1)
+                empty = self._zeros(port)  # inference gives a concatenated output rank 1 at least
                 shape = list(empty.shape)
                 shape[sliced.axis(len(shape))] = 0
                 produced[port] = np.zeros(shape, empty.dtype)
@@ -477,12 +467,10 @@ class _TensorIteratorRunner(_Iterations):
                 raise OpError(f"the sliced inputs give different numbers of iterations: {sorted(counts)}")
             return counts.pop(), False
         for port, _, sliced, _ in self.concatenated:  # the plugin counts the parts of a static concatenated output
-            tensor = self.node.output_types[port]
-            if tensor is None or tensor.shape.rank_is_dynamic or tensor.shape.rank == 0:
-                continue
-            dim = tensor.shape[sliced.axis(tensor.shape.rank)]
-            if dim.is_static:
-                return sliced.count(dim.value, f"output {port}"), False
+            shape = self.node.output_types[port].shape  # type: ignore[union-attr]
+            dim = None if shape.rank_is_dynamic else shape[sliced.axis(shape.rank)]
+            if dim is not None and dim.is_static:
+                return dim.value // abs(sliced.stride), False
         return 1, False
 
 
