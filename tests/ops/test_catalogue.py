@@ -97,10 +97,10 @@ def test_lookup_resolves_registered_ops_for_every_opset_containing_them():
 
 @pytest.fixture
 def fake_category(tmp_path, monkeypatch):
-    """A temporary ``irgraph.ops.detection`` package holding ``detection_output.py``; registry state restored after."""
+    """A temporary ``detection_output.py`` in the ``irgraph.ops.detection`` package (a folder added to its path);
+    registry state restored after."""
     package = tmp_path / "detection"
     package.mkdir()
-    (package / "__init__.py").write_text("")
     (package / "detection_output.py").write_text(textwrap.dedent('''
         from dataclasses import dataclass
         from irgraph.ops.op import Op
@@ -112,14 +112,13 @@ def fake_category(tmp_path, monkeypatch):
             type_name = "DetectionOutput"
             introduced = 8
     '''))
-    import irgraph.ops
+    import irgraph.ops.detection
 
-    monkeypatch.setattr(irgraph.ops, "__path__", [*irgraph.ops.__path__, str(tmp_path)])
+    monkeypatch.setattr(irgraph.ops.detection, "__path__", [*irgraph.ops.detection.__path__, str(package)])
     monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
     monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED) - {"irgraph.ops.detection.detection_output"})
     yield
-    for name in ("irgraph.ops.detection.detection_output", "irgraph.ops.detection"):
-        sys.modules.pop(name, None)
+    sys.modules.pop("irgraph.ops.detection.detection_output", None)
 
 
 def test_lookup_imports_a_catalogued_types_module_on_first_use(fake_category):

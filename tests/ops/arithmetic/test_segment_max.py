@@ -29,11 +29,15 @@ def test_segment_max_matches_openvino(data):
                  specials=False)
     mode = data.draw(st.sampled_from(["zero", "lowest"]))
     op = SegmentMax(fill_mode=mode)
+    # openvino 2026.4.1's CPU plugin fills an empty f16 segment with f32's lowest, -inf once rounded to f16; its
+    # reference (and irgraph) with f16's lowest, -65504: f16 "lowest" is checked against the reference only
+    cpu = not (element_type is ElementType.F16 and mode == "lowest")
     if data.draw(st.booleans()):
         count = np.array(data.draw(st.integers(0, 7)), ids.dtype)
-        check_op(op, [x, ids, count], lambda d, i, n: ov16.segment_max(d, i, n, mode.upper()), constant={1, 2})
+        check_op(op, [x, ids, count], lambda d, i, n: ov16.segment_max(d, i, n, mode.upper()), constant={1, 2},
+                 cpu=cpu)
     else:
-        check_op(op, [x, ids], lambda d, i: ov16.segment_max(d, i, None, mode.upper()), constant={1})
+        check_op(op, [x, ids], lambda d, i: ov16.segment_max(d, i, None, mode.upper()), constant={1}, cpu=cpu)
 
 
 def test_exact_case():
