@@ -24,10 +24,13 @@ from irgraph.ops.activation.exp import Exp
 from irgraph.ops.activation.gelu import Gelu2, Gelu7
 from irgraph.ops.activation.h_sigmoid import HSigmoid
 from irgraph.ops.activation.h_swish import HSwish
+from irgraph.ops.activation.hard_sigmoid import HardSigmoid
+from irgraph.ops.activation.identity import Identity
 from irgraph.ops.activation.log_softmax import LogSoftmax
 from irgraph.ops.activation.mish import Mish
 from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.activation.relu import Relu
+from irgraph.ops.activation.selu import Selu
 from irgraph.ops.activation.sigmoid import Sigmoid
 from irgraph.ops.activation.soft_max import SoftMax1, SoftMax8
 from irgraph.ops.activation.soft_plus import SoftPlus
@@ -95,6 +98,7 @@ from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
+from irgraph.ops.logical.xor import Xor
 from irgraph.ops.matrix.einsum import Einsum
 from irgraph.ops.matrix.mat_mul import MatMul
 from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
@@ -228,7 +232,10 @@ def binary_cases() -> list[Case]:
         Case(FloorMod(), [i32(3, 4), i32(4, low=1, high=5) * np.int32(-1) ** i32(4, low=0, high=2)], note="i32"),
         Case(FloorMod(), [f32(3, 4), np.asarray([-1.5, 0.75, 2.0, -0.5], np.float32)], note="f32"),
         Case(LogicalAnd(), [boolean(2, 3), boolean(3)]), Case(LogicalOr(), [boolean(2, 3), boolean(3)]),
-        Case(LogicalXor(), [boolean(2, 3), boolean(3)]),
+        Case(LogicalXor(), [boolean(2, 3), boolean(3)]), Case(Xor(), [boolean(2, 3), boolean(3)]),
+        Case(Identity(), [f32(2, 3)]),
+        Case(HardSigmoid(), [f32(2, 3), np.float32(0.3), np.float32(0.4)], constant=(1, 2)),
+        Case(Selu(), [f32(2, 3), np.float32(1.67), np.float32(1.05)], constant=(1, 2)),
         Case(BitwiseAnd(), [i32(2, 3), i32(3)], note="i32"), Case(BitwiseOr(), [i32(2, 3), i32(3)]),
         Case(BitwiseXor(), [i32(2, 3), i32(3)]), Case(BitwiseAnd(), [boolean(2, 3), boolean(3)], note="bool"),
         Case(BitwiseNot(), [i32(5)], note="i32"), Case(BitwiseNot(), [boolean(5)], note="bool"),
@@ -696,3 +703,18 @@ def test_fold_decompression_turns_f16_weights_and_their_convert_into_one_f32_ini
     (weights,) = folded.graph.initializer
     assert weights.name == "out0"
     assert onnx.numpy_helper.to_array(weights).tolist() == case.inputs[0].astype(np.float32).tolist()
+
+
+def test_a_layer_of_an_op_added_by_version_is_named_in_the_refusal():
+    """Ops registered with ``introduced`` (their opsets a tuple, FakeQuantize here) are refused by name like any
+    other layer without a rule, not with an AttributeError."""
+    from irgraph.ops.quantization.fake_quantize import FakeQuantize
+
+    model = ir.Model("m")
+    x = model.parameter("x", [2, 3])
+    limits = [model.const(np.float32(v), ElementType.F32, name=f"c{i}") for i, v in enumerate((0, 1, 0, 1))]
+    node = model.add_node(FakeQuantize(levels=4), "fq", [x, *limits])
+    model.result(ir.OutputPort(node.id, 0), name="y")
+    with pytest.raises(ConversionError, match=r"1 layer cannot be exported to ONNX \(no export rule\): "
+                                              r"FakeQuantize \(opset1\) x1: 'fq'"):
+        ir.export_onnx(model)

@@ -54,7 +54,7 @@ _LISTED_NAMES = 3
 
 def exportable_ops() -> list[str]:
     """The IR op types (with versions) that have an export rule, sorted."""
-    names = {f"{op_class.type_name}-{op_class.opsets.start}" for op_class in RULES}
+    names = {op_class.title() for op_class in RULES}
     return sorted(names | {"Const-1", "Parameter-1", "Result-1"})
 
 
@@ -398,7 +398,7 @@ class _Exporter:
     def _layer(self, node: Node, rule: Rule) -> None:
         made = rule(node, node.op, self)
         self.nodes.extend(made)
-        version = f"{node.type_name}-{node.op.opsets.start}"
+        version = node.op.title()
         onnx_ops = ", ".join(n.op_type for n in made) or "an initializer (folded)"
         self.explain(f"layer {node.id} {node.name!r} {version} -> ONNX {onnx_ops}")
 
@@ -449,7 +449,7 @@ def _collect_missing(order: list[Node], needed: set[int], missing: dict[str, lis
             continue
         if type(node.op) not in RULES:
             if node.id in needed or node.bodies:  # a body is never dropped silently, even unreachable
-                version = getattr(node.op, "op_version", "") or f"opset{node.op.opsets.start}"
+                version = getattr(node.op, "op_version", "") or node.op.version
                 missing.setdefault(f"{node.type_name} ({version})", []).append(node)
             continue
         for body in node.bodies:

@@ -34,7 +34,7 @@ class _SoftMax(Op):
     axis: int = attribute(1)
 
     def _axis(self, rank: int) -> int:
-        if self.axis < 0 and self.opsets.start < 8:
+        if self.axis < 0 and min(self.opsets) < 8:
             check(False, f"Reduction axis ({self.axis}) is out of bounds (argument shape rank: {rank}); SoftMax-1 "
                          "takes no negative axis")
         return normalize_axis(self.axis, rank)

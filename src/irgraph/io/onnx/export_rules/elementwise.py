@@ -22,9 +22,12 @@ from irgraph.ops.activation.exp import Exp
 from irgraph.ops.activation.gelu import Gelu2, Gelu7
 from irgraph.ops.activation.h_sigmoid import HSigmoid
 from irgraph.ops.activation.h_swish import HSwish
+from irgraph.ops.activation.hard_sigmoid import HardSigmoid
+from irgraph.ops.activation.identity import Identity
 from irgraph.ops.activation.mish import Mish
 from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.activation.relu import Relu
+from irgraph.ops.activation.selu import Selu
 from irgraph.ops.activation.sigmoid import Sigmoid
 from irgraph.ops.activation.soft_plus import SoftPlus
 from irgraph.ops.activation.soft_sign import SoftSign
@@ -80,11 +83,12 @@ from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
+from irgraph.ops.logical.xor import Xor
 
 _BINARY = {
     Add: "Add", Subtract: "Sub", Multiply: "Mul", Power: "Pow",
     Equal: "Equal", Greater: "Greater", GreaterEqual: "GreaterOrEqual", Less: "Less", LessEqual: "LessOrEqual",
-    LogicalAnd: "And", LogicalOr: "Or", LogicalXor: "Xor",
+    LogicalAnd: "And", LogicalOr: "Or", LogicalXor: "Xor", Xor: "Xor",
 }
 """IR binary ops whose ONNX op computes the same values under numpy broadcasting."""
 
@@ -96,7 +100,7 @@ _UNARY = {
     Ceiling: "Ceil", Cos: "Cos", Cosh: "Cosh", Erf: "Erf", Floor: "Floor", Log: "Log", Negative: "Neg",
     Sign: "Sign", Sin: "Sin", Sinh: "Sinh", Sqrt: "Sqrt", Tan: "Tan", Tanh: "Tanh", Exp: "Exp",
     Relu: "Relu", Sigmoid: "Sigmoid", SoftPlus: "Softplus", SoftSign: "Softsign", IsNaN: "IsNaN",
-    LogicalNot: "Not",
+    LogicalNot: "Not", Identity: "Identity",
 }
 """IR unary ops with an ONNX op of the same name and values."""
 
@@ -377,6 +381,28 @@ def clamp(node: Node, op: Clamp, ctx: ExportContext) -> list:
 def elu(node: Node, op: Elu, ctx: ExportContext) -> list:
     """Elu with the same alpha."""
     return [ctx.make(node, "Elu", ctx.inputs(node), ctx.outputs(node), alpha=float(op.alpha))]
+
+
+def _scalar_input(ctx: ExportContext, node: Node, index: int, what: str) -> float:
+    """The value of a one-element Const input, which ONNX takes as an attribute."""
+    value = ctx.constant(node, index)
+    if value is None or np.size(value) != 1:
+        raise ctx.refuse(f"its {what} input is not a one-element Const; ONNX takes it as an attribute")
+    return float(np.asarray(value).reshape(()))
+
+
+@exports(HardSigmoid)
+def hard_sigmoid(node: Node, op: HardSigmoid, ctx: ExportContext) -> list:
+    """HardSigmoid with its alpha and beta inputs as attributes (ONNX's computes max(0, min(1, alpha*x + beta)))."""
+    alpha, beta = _scalar_input(ctx, node, 1, "alpha"), _scalar_input(ctx, node, 2, "beta")
+    return [ctx.make(node, "HardSigmoid", ctx.inputs(node)[:1], ctx.outputs(node), alpha=alpha, beta=beta)]
+
+
+@exports(Selu)
+def selu(node: Node, op: Selu, ctx: ExportContext) -> list:
+    """Selu: IR's lambda is ONNX's gamma, both constant inputs become attributes."""
+    alpha, gamma = _scalar_input(ctx, node, 1, "alpha"), _scalar_input(ctx, node, 2, "lambda")
+    return [ctx.make(node, "Selu", ctx.inputs(node)[:1], ctx.outputs(node), alpha=alpha, gamma=gamma)]
 
 
 @exports(HSigmoid)
