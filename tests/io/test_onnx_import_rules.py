@@ -5,6 +5,8 @@ irgraph and compared with onnxruntime 1.31.1 on the same inputs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -152,3 +154,90 @@ def test_the_onnx_model_zoo_converts_and_runs_as_onnxruntime_runs_it(name):
     theirs = session.run(None, {session.get_inputs()[0].name: x})
     (output,) = ours.values()
     np.testing.assert_allclose(output, theirs[0], rtol=1e-4, atol=1e-6)
+
+
+I64 = TensorProto.INT64
+B = TensorProto.BOOL
+V = value("v", [2, 3])
+FEED_V = {"v": weights(2, 3, seed=4)}
+TENSOR_CASES = {
+    **{f"unary-{op}": ([helper.make_node(op, ["v"], ["y"])], [], 17) for op in
+       ("Abs", "Neg", "Exp", "Sqrt", "Sigmoid", "Tanh", "Erf", "Floor", "Ceil", "Sin", "Cos")},
+    "log": ([helper.make_node("Abs", ["v"], ["a"]), helper.make_node("Log", ["a"], ["y"])], [], 17),
+    **{f"binary-{op}": ([helper.make_node(op, ["v", "w"], ["y"])], [init("w", weights(3, seed=5))], 17) for op in
+       ("Sub", "Div")},
+    **{f"compare-{op}": ([helper.make_node(op, ["v", "w"], ["y"])], [init("w", weights(3, seed=5))], 17, B) for op in
+       ("Equal", "Less", "Greater")},
+    "pow": ([helper.make_node("Abs", ["v"], ["a"]), helper.make_node("Pow", ["a", "w"], ["y"])],
+            [init("w", weights(3, seed=5))], 17),
+    "matmul": ([helper.make_node("MatMul", ["v", "w"], ["y"])], [init("w", weights(3, 4, seed=6))], 17),
+    "max-min": ([helper.make_node("Max", ["v", "w", "v"], ["m"]), helper.make_node("Min", ["m", "w"], ["y"])],
+                [init("w", weights(3, seed=5))], 17),
+    "where-and-not": ([helper.make_node("Less", ["v", "w"], ["l"]), helper.make_node("Not", ["l"], ["n"]),
+                       helper.make_node("And", ["l", "n"], ["a"]), helper.make_node("Or", ["a", "l"], ["o"]),
+                       helper.make_node("Where", ["o", "v", "w"], ["y"])], [init("w", weights(3, seed=5))], 17),
+    "cast-shape-gather": ([helper.make_node("Shape", ["v"], ["s"]),
+                           helper.make_node("Gather", ["s", "i"], ["g"], axis=0),
+                           helper.make_node("Cast", ["g"], ["y"], to=TensorProto.FLOAT)],
+                          [init("i", np.array([-1, 0], np.int64))], 17),
+    "shape-start": ([helper.make_node("Shape", ["v"], ["y"], start=-1)], [], 17, I64),
+    "slice": ([helper.make_node("Slice", ["v", "s", "e", "a", "t"], ["y"])],
+              [init("s", np.array([2], np.int64)), init("e", np.array([-4], np.int64)),
+               init("a", np.array([1], np.int64)), init("t", np.array([-1], np.int64))], 17),
+    "squeeze-unsqueeze": ([helper.make_node("Unsqueeze", ["v", "a"], ["u"]),
+                           helper.make_node("Squeeze", ["u", "a"], ["y"])], [init("a", np.array([1], np.int64))], 17),
+    "reduce-mean-attribute": ([helper.make_node("ReduceMean", ["v"], ["y"], axes=[1], keepdims=0)], [], 13),
+    "reduce-sum-input": ([helper.make_node("ReduceSum", ["v", "a"], ["y"])], [init("a", np.array([0], np.int64))], 13),
+    "reduce-max-all": ([helper.make_node("ReduceMax", ["v"], ["y"])], [], 17),
+    "expand": ([helper.make_node("Expand", ["v", "s"], ["y"])], [init("s", np.array([4, 1, 3], np.int64))], 17),
+    "range-tile": ([helper.make_node("Range", ["a", "b", "c"], ["r"]), helper.make_node("Tile", ["v", "t"], ["y"])],
+                   [init("a", np.float32(1)), init("b", np.float32(7)), init("c", np.float32(2)),
+                    init("t", np.array([2, 2], np.int64))], 17),
+    "layer-normalization": ([helper.make_node("LayerNormalization", ["v", "g", "b"], ["y"], epsilon=1e-5)],
+                            [init("g", weights(3, seed=7)), init("b", weights(3, seed=8))], 17),
+    "gelu-tanh": ([helper.make_node("Gelu", ["v"], ["y"], approximate="tanh")], [], 20),
+    "gelu-erf": ([helper.make_node("Gelu", ["v"], ["y"])], [], 20),
+}
+
+
+@pytest.mark.parametrize("name", TENSOR_CASES)
+def test_tensor_rules_agree_with_onnxruntime_1_31_1(name):
+    nodes, initializers, opset, *output_type = TENSOR_CASES[name]
+    agree(model(nodes, [V], [value("y", None, *output_type)], opset, initializers), FEED_V)
+
+
+def test_integer_division_truncates_as_onnx_does():
+    proto = model([helper.make_node("Div", ["a", "b"], ["y"])], [value("a", [4], I64)], [value("y", None, I64)], 17,
+                  [init("b", np.array([2, -2, 3, -3], np.int64))])
+    got = ir.run(ir.convert_onnx(proto), {"a": np.array([-7, 7, -7, 5], np.int64)})
+    assert got["y"].tolist() == [-3, -3, -2, -1]
+
+
+@pytest.mark.parametrize(("upper", "k"), [(1, None), (0, None), (1, 2), (0, -1)])
+def test_trilu_agrees_with_onnxruntime_1_31_1(upper, k):
+    names = ["v"] if k is None else ["v", "k"]
+    initializers = [] if k is None else [init("k", np.array(k, np.int64))]
+    agree(model([helper.make_node("Trilu", names, ["y"], upper=upper)], [value("v", [2, 3, 4])], [value("y", None)],
+                17, initializers), {"v": weights(2, 3, 4, seed=2)})
+
+
+MODEL_ONNX = Path(__file__).resolve().parents[1] / "data" / "models" / "onnx"
+
+
+@pytest.mark.parametrize("name", ["bert-tiny", "gpt2-tiny"])
+def test_transformer_exports_convert_and_run_as_onnxruntime_runs_them(name):
+    """BERT and GPT-2 as torch.onnx exports them (tests/data/models/make_models.py, opset 17, dynamic batch and
+    sequence: Gather, LayerNormalization, MatMul, Softmax, Erf, Where, Trilu, Expand, ...), converted by irgraph and
+    run at batch 2, sequence 7 and at batch 1, sequence 3."""
+    path = MODEL_ONNX / f"{name}.onnx"
+    converted = ir.convert_onnx(str(path))
+    assert [d for d in ir.validate(converted) if d.is_error] == []
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for batch, length in ((2, 7), (1, 3)):
+        rng = np.random.default_rng(batch)
+        feeds = {item.name: (rng.integers(0, 100, (batch, length)) if item.name == "input_ids" else
+                             np.ones((batch, length), np.int64) if item.name == "attention_mask" else
+                             np.zeros((batch, length), np.int64)) for item in session.get_inputs()}
+        ours = ir.run(converted, feeds)
+        for output, expected in zip(session.get_outputs(), session.run(None, feeds), strict=True):
+            np.testing.assert_allclose(ours[output.name], expected, rtol=1e-4, atol=1e-5, err_msg=output.name)

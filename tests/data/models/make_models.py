@@ -296,6 +296,31 @@ def whisper_encoder(folder: Path) -> dict:
                                                         "high": 1}})
 
 
+@model("onnx")
+def onnx_exports(folder: Path) -> dict:
+    """The BERT and GPT-2 above exported by torch.onnx (opset 17, dynamic batch and sequence) into ``onnx/``: the
+    ONNX originals users bring to ``ir-convert`` (tests/io/test_onnx_import_rules.py converts and runs them)."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    folder.mkdir(parents=True, exist_ok=True)
+    network, *_ = _gpt2(1)
+    torch.onnx.export(network, (torch.randint(0, 100, (2, 7)),), str(folder / "gpt2-tiny.onnx"),
+                      input_names=["input_ids"], output_names=["logits"],
+                      dynamic_axes={"input_ids": {0: "batch", 1: "sequence"}}, opset_version=17, dynamo=False)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64, type_vocab_size=2,
+                        attn_implementation="eager")
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = (torch.randint(0, 100, (2, 7)), torch.ones(2, 7, dtype=torch.int64), torch.zeros(2, 7, dtype=torch.int64))
+    torch.onnx.export(BertModel(config).eval(), example, str(folder / "bert-tiny.onnx"), input_names=names,
+                      output_names=["last_hidden_state", "pooler_output"],
+                      dynamic_axes={name: {0: "batch", 1: "sequence"} for name in names}, opset_version=17,
+                      dynamo=False)
+    return {}
+
+
 def main(names: list[str]) -> None:
     for name in names or MODELS:
         MODELS[name](HERE / name)

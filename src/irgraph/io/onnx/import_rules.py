@@ -46,7 +46,7 @@ AUTO_PADS = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "sa
 
 
 # ------------------------------------------------------------------------------------ helpers
-def _inputs(context: NodeContext, least: int, most: int) -> list[str]:
+def node_inputs(context: NodeContext, least: int, most: int) -> list[str]:
     """The input names, trailing empty (absent optional) ones dropped; their count checked."""
     names = list(context.node.input)
     while names and not names[-1]:
@@ -56,23 +56,24 @@ def _inputs(context: NodeContext, least: int, most: int) -> list[str]:
     return names
 
 
-def _ports(cv: NodeConverter, context: NodeContext, names: Sequence[str]) -> list[OutputPort]:
+def ports_of(cv: NodeConverter, context: NodeContext, names: Sequence[str]) -> list[OutputPort]:
     return [cv.im.tensor(name, context.label) for name in names]
 
 
-def _const(cv: NodeConverter, context: NodeContext, value: Any, element_type: ElementType, what: str) -> OutputPort:
+def const_of(cv: NodeConverter, context: NodeContext, value: Any, element_type: ElementType, what: str) -> OutputPort:
     """A Const the pattern needs (an axis, a scale), named after the node."""
     array = np.asarray(value, dtype=element_type.numpy_dtype)
     op = Const(element_type=element_type, shape=tuple(array.shape), value=array)
     return OutputPort(cv.im.add(op, f"{context.name}/{what}", []).id, 0)
 
 
-def _helper(cv: NodeConverter, context: NodeContext, op: Op, inputs: Sequence[OutputPort], what: str) -> OutputPort:
+def helper_layer(cv: NodeConverter, context: NodeContext, op: Op, inputs: Sequence[OutputPort],
+                 what: str) -> OutputPort:
     """A layer in the middle of a pattern."""
     return OutputPort(cv.im.add(op, f"{context.name}/{what}", inputs).id, 0)
 
 
-def _one_output(context: NodeContext) -> None:
+def one_output(context: NodeContext) -> None:
     outputs = [name for name in context.node.output if name]
     if len(outputs) != 1 or len(context.node.output) != 1:
         raise context.fail(f"must have one output; got {list(context.node.output)}")
@@ -95,7 +96,7 @@ def _auto_pad(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any
     return AUTO_PADS[text]
 
 
-def _alias(cv: NodeConverter, context: NodeContext, source: str) -> None:
+def alias_output(cv: NodeConverter, context: NodeContext, source: str) -> None:
     """The node's one output becomes another tensor name of ``source`` (no layer)."""
     output = context.node.output[0]
     port = cv.im.tensor(source, context.label)
@@ -105,7 +106,7 @@ def _alias(cv: NodeConverter, context: NodeContext, source: str) -> None:
     cv.im.explain(f"{context.label}: {output!r} is another name of {source!r} (no layer)")
 
 
-def _rank(cv: NodeConverter, port: OutputPort, context: NodeContext, what: str) -> int:
+def static_rank(cv: NodeConverter, port: OutputPort, context: NodeContext, what: str) -> int:
     shape = port_type(cv.im.model, port).shape
     if shape.rank_is_dynamic:
         raise context.fail(f"{what} has a dynamic rank; irgraph needs it to convert this node")
@@ -117,8 +118,8 @@ def _rank(cv: NodeConverter, port: OutputPort, context: NodeContext, what: str) 
 def relu(cv: NodeConverter, context: NodeContext) -> None:
     """Relu -> ReLU-1."""
     cv._attributes(context, {"consumed_inputs": "INTS"} if context.version == 1 else {})
-    _one_output(context)
-    cv._emit(context, Relu(), _ports(cv, context, _inputs(context, 1, 1)))
+    one_output(context)
+    cv._emit(context, Relu(), ports_of(cv, context, node_inputs(context, 1, 1)))
 
 
 @rule("Add", "Mul", "Sum", versions=(1, 6, 7, 8, 13, 14))
@@ -129,15 +130,15 @@ def arithmetic(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"{op_type}-{context.version} broadcasts with the 'broadcast'/'axis' attributes of opset "
                            "6; irgraph converts opset 7 on (numpy broadcasting)")
     cv._attributes(context, {})
-    _one_output(context)
-    ports = _ports(cv, context, _inputs(context, 1 if op_type == "Sum" else 2, 2**31 if op_type == "Sum" else 2))
+    one_output(context)
+    ports = ports_of(cv, context, node_inputs(context, 1 if op_type == "Sum" else 2, 2**31 if op_type == "Sum" else 2))
     kind = Multiply if op_type == "Mul" else Add
     if len(ports) == 1:  # a Sum of one input is its input
-        _alias(cv, context, context.node.input[0])
+        alias_output(cv, context, context.node.input[0])
         return
     total = ports[0]
     for index, port in enumerate(ports[1:-1], start=1):
-        total = _helper(cv, context, kind(), [total, port], f"partial{index}")
+        total = helper_layer(cv, context, kind(), [total, port], f"partial{index}")
     cv._emit(context, kind(), [total, ports[-1]])
     if len(ports) > 2:
         cv.im.explain(f"{context.label}: {len(ports)} inputs -> {len(ports) - 1} Add-1 layers, left to right "
@@ -151,22 +152,22 @@ def dropout(cv: NodeConverter, context: NodeContext) -> None:
     attributes = cv._attributes(context, allowed)
     if attributes.get("is_test", 1) == 0:
         raise context.fail("is_test=0 asks for training-mode dropout, which IR has no op for")
-    names = _inputs(context, 1, 3)
+    names = node_inputs(context, 1, 3)
     if len(names) == 3:
         mode = cv.im.constant(names[2])
         if mode is None or bool(np.asarray(mode[1]).reshape(-1)[0]):
             raise context.fail("training_mode is not a constant false: dropout would be random")
     outputs = list(context.node.output)
-    _alias(cv, context, names[0])
+    alias_output(cv, context, names[0])
     if len(outputs) > 1 and outputs[1]:
         # at inference the mask is all true; made only when something reads it
         if any(outputs[1] in node.input for node in cv.im.graph.node) or any(
                 value.name == outputs[1] for value in cv.im.graph.output):
             data = cv.im.tensor(names[0], context.label)
-            shape = _helper(cv, context, ShapeOf(), [data], "shape")
+            shape = helper_layer(cv, context, ShapeOf(), [data], "shape")
             # the mask is boolean from Dropout-10 on; before, it has the data's type (ones)
             mask_type = ElementType.BOOLEAN if context.version >= 10 else port_type(cv.im.model, data).element_type
-            true = _const(cv, context, True, mask_type, "true")
+            true = const_of(cv, context, True, mask_type, "true")
             if context.version < 10:
                 cv.im.explain(f"{context.label}: the mask -> ones of the data's type (every element kept: onnxruntime "
                               "1.31.1 gives zeros, onnx.reference 1.23.2 booleans)")
@@ -184,10 +185,10 @@ def conv(cv: NodeConverter, context: NodeContext) -> None:
     the bias as an Add-1 of the bias reshaped to [1, C, 1, ...]."""
     attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
                                           "kernel_shape": "INTS", "pads": "INTS", "strides": "INTS"})
-    _one_output(context)
-    names = _inputs(context, 2, 3)
-    data, weights, *bias = _ports(cv, context, names)
-    rank = _rank(cv, data, context, f"input {names[0]!r}") - 2
+    one_output(context)
+    names = node_inputs(context, 2, 3)
+    data, weights, *bias = ports_of(cv, context, names)
+    rank = static_rank(cv, data, context, f"input {names[0]!r}") - 2
     strides, begin, end = _spatial(context, attributes, rank)
     dilations = list(attributes.get("dilations", [1] * rank))
     auto_pad = _auto_pad(cv, context, attributes)
@@ -202,16 +203,16 @@ def conv(cv: NodeConverter, context: NodeContext) -> None:
             raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
         sizes = shape.to_tuple()
         grouped = [group, sizes[0] // group, *sizes[1:]]
-        weights = _helper(cv, context, Reshape(special_zero=True),
-                          [weights, _const(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
+        weights = helper_layer(cv, context, Reshape(special_zero=True),
+                          [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
         op = GroupConvolution(**common)
         cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
     if not bias:
         cv._emit(context, op, [data, weights])
         return
-    convolved = _helper(cv, context, op, [data, weights], "convolution")
-    shaped = _helper(cv, context, Reshape(special_zero=False),
-                     [bias[0], _const(cv, context, [1, -1] + [1] * rank, ElementType.I64, "bias_shape")], "bias")
+    convolved = helper_layer(cv, context, op, [data, weights], "convolution")
+    shaped = helper_layer(cv, context, Reshape(special_zero=False),
+                     [bias[0], const_of(cv, context, [1, -1] + [1] * rank, ElementType.I64, "bias_shape")], "bias")
     cv._emit(context, Add(), [convolved, shaped])
     cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}] (IR convolutions have "
                   "no bias input)")
@@ -222,30 +223,30 @@ def gemm(cv: NodeConverter, context: NodeContext) -> None:
     """Gemm -> MatMul-1 with transpose_a/b, a Multiply-1 by alpha (unless 1), an Add-1 of beta * C."""
     attributes = cv._attributes(context, {"alpha": "FLOAT", "beta": "FLOAT", "transA": "INT", "transB": "INT",
                                           "broadcast": "INT"})
-    _one_output(context)
-    names = _inputs(context, 2, 3)
-    a, b, *c = _ports(cv, context, names)
+    one_output(context)
+    names = node_inputs(context, 2, 3)
+    a, b, *c = ports_of(cv, context, names)
     element_type = port_type(cv.im.model, a).element_type
     alpha, beta = attributes.get("alpha", 1.0), attributes.get("beta", 1.0)
     product_op = MatMul(transpose_a=bool(attributes.get("transA", 0)), transpose_b=bool(attributes.get("transB", 0)))
     steps: list[tuple[Op, list[OutputPort], str]] = []
     if alpha != 1.0:
-        steps.append((Multiply(), [_const(cv, context, alpha, element_type, "alpha")], "scaled"))
+        steps.append((Multiply(), [const_of(cv, context, alpha, element_type, "alpha")], "scaled"))
     if c:
         addend = c[0]
         if beta != 1.0:
-            addend = _helper(cv, context, Multiply(), [addend, _const(cv, context, beta, element_type, "beta")],
+            addend = helper_layer(cv, context, Multiply(), [addend, const_of(cv, context, beta, element_type, "beta")],
                              "beta_c")
         steps.append((Add(), [addend], "sum"))
     if not steps:
         cv._emit(context, product_op, [a, b])
         return
-    value = _helper(cv, context, product_op, [a, b], "product")
+    value = helper_layer(cv, context, product_op, [a, b], "product")
     for index, (op, others, what) in enumerate(steps):
         if index == len(steps) - 1:
             cv._emit(context, op, [value, *others])
         else:
-            value = _helper(cv, context, op, [value, *others], what)
+            value = helper_layer(cv, context, op, [value, *others], what)
     cv.im.explain(f"{context.label}: alpha={alpha}, beta={beta} -> MatMul-1 (transpose_a={product_op.transpose_a}, "
                   f"transpose_b={product_op.transpose_b}) then Multiply-1/Add-1 (IR MatMul has no alpha, beta or C)")
 
@@ -254,7 +255,7 @@ def gemm(cv: NodeConverter, context: NodeContext) -> None:
 def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
                  data: OutputPort) -> dict[str, Any]:
     kernel = list(attributes.get("kernel_shape", []))
-    rank = _rank(cv, data, context, "the input") - 2
+    rank = static_rank(cv, data, context, "the input") - 2
     if len(kernel) != rank:
         raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({rank})")
     strides, begin, end = _spatial(context, attributes, rank)
@@ -274,7 +275,7 @@ def max_pool(cv: NodeConverter, context: NodeContext) -> None:
     if len(outputs) > 1 and outputs[1]:
         raise context.fail("its Indices output is used: ONNX counts them across the whole tensor, OpenVINO's "
                            "MaxPool-8 per channel, so irgraph does not convert it")
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     common = _pool_common(cv, context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
     if any(d != 1 for d in dilations):
@@ -289,10 +290,10 @@ def average_pool(cv: NodeConverter, context: NodeContext) -> None:
     attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "count_include_pad": "INT",
                                           "dilations": "INTS", "kernel_shape": "INTS", "pads": "INTS",
                                           "strides": "INTS"})
-    _one_output(context)
+    one_output(context)
     if any(d != 1 for d in attributes.get("dilations", [])):
         raise context.fail("dilated average pooling has no IR op")
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     common = _pool_common(cv, context, attributes, data)
     cv._emit(context, AvgPool(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
 
@@ -301,10 +302,10 @@ def average_pool(cv: NodeConverter, context: NodeContext) -> None:
 def global_average_pool(cv: NodeConverter, context: NodeContext) -> None:
     """GlobalAveragePool -> ReduceMean-1 over the spatial dims, kept."""
     cv._attributes(context, {})
-    _one_output(context)
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
-    rank = _rank(cv, data, context, "the input")
-    axes = _const(cv, context, list(range(2, rank)), ElementType.I64, "axes")
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    rank = static_rank(cv, data, context, "the input")
+    axes = const_of(cv, context, list(range(2, rank)), ElementType.I64, "axes")
     cv._emit(context, ReduceMean(keep_dims=True), [data, axes])
     cv.im.explain(f"{context.label}: -> ReduceMean-1 over axes {list(range(2, rank))}, keep_dims=true")
 
@@ -321,7 +322,7 @@ def batch_normalization(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail("spatial=0 (per-element statistics) has no IR op")
     if len([name for name in context.node.output if name]) != 1:
         raise context.fail("only the Y output exists at inference; the running statistics outputs are used")
-    ports = _ports(cv, context, _inputs(context, 5, 5))
+    ports = ports_of(cv, context, node_inputs(context, 5, 5))
     cv._emit(context, BatchNormInference5(epsilon=attributes.get("epsilon", 1e-5)), ports)
 
 
@@ -329,11 +330,11 @@ def batch_normalization(cv: NodeConverter, context: NodeContext) -> None:
 def lrn(cv: NodeConverter, context: NodeContext) -> None:
     """LRN across channels -> LRN-1 with axes [1] (both divide alpha by size)."""
     attributes = cv._attributes(context, {"alpha": "FLOAT", "beta": "FLOAT", "bias": "FLOAT", "size": "INT"})
-    _one_output(context)
+    one_output(context)
     if "size" not in attributes:
         raise context.fail("the 'size' attribute is required")
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
-    axes = _const(cv, context, [1], ElementType.I64, "axes")
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    axes = const_of(cv, context, [1], ElementType.I64, "axes")
     cv._emit(context, LRN(alpha=attributes.get("alpha", 1e-4), beta=attributes.get("beta", 0.75),
                           bias=attributes.get("bias", 1.0), size=attributes["size"]), [data, axes])
 
@@ -343,10 +344,10 @@ def softmax(cv: NodeConverter, context: NodeContext) -> None:
     """Softmax -> SoftMax-1. Before opset 13 it normalizes the input flattened to 2D at ``axis``: that is one IR
     axis only when ``axis`` is the last one; otherwise the input is reshaped to 2D and back."""
     attributes = cv._attributes(context, {"axis": "INT"})
-    _one_output(context)
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     shape = port_type(cv.im.model, data).shape
-    rank = _rank(cv, data, context, "the input")
+    rank = static_rank(cv, data, context, "the input")
     axis = attributes.get("axis", -1 if context.version >= 13 else 1)
     if not -rank <= axis < rank:
         raise context.fail(f"axis {axis} is out of range for rank {rank}")
@@ -358,10 +359,10 @@ def softmax(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"Softmax-{context.version} on axis {axis} of {rank} flattens the input to 2D; irgraph "
                            f"needs a static shape for that, got {shape}")
     sizes = shape.to_tuple()
-    flat = _helper(cv, context, Reshape(special_zero=False),
-                   [data, _const(cv, context, [math.prod(sizes[:axis]), -1], ElementType.I64, "2d")], "flat")
-    normalized = _helper(cv, context, SoftMax1(axis=1), [flat], "softmax")
-    cv._emit(context, Reshape(special_zero=False), [normalized, _const(cv, context, list(sizes), ElementType.I64,
+    flat = helper_layer(cv, context, Reshape(special_zero=False),
+                   [data, const_of(cv, context, [math.prod(sizes[:axis]), -1], ElementType.I64, "2d")], "flat")
+    normalized = helper_layer(cv, context, SoftMax1(axis=1), [flat], "softmax")
+    cv._emit(context, Reshape(special_zero=False), [normalized, const_of(cv, context, list(sizes), ElementType.I64,
                                                                         "shape")])
     cv.im.explain(f"{context.label}: axis {axis} of {rank} -> Reshape to 2D, SoftMax-1 axis 1, Reshape back "
                   "(Softmax before opset 13 normalizes the flattened trailing dims together)")
@@ -372,8 +373,8 @@ def softmax(cv: NodeConverter, context: NodeContext) -> None:
 def reshape(cv: NodeConverter, context: NodeContext) -> None:
     """Reshape -> Reshape-1; ONNX's 0 copies the input dim (special_zero=true) unless allowzero=1."""
     attributes = cv._attributes(context, {"allowzero": "INT"})
-    _one_output(context)
-    ports = _ports(cv, context, _inputs(context, 2, 2))
+    one_output(context)
+    ports = ports_of(cv, context, node_inputs(context, 2, 2))
     cv._emit(context, Reshape(special_zero=not attributes.get("allowzero", 0)), ports)
 
 
@@ -381,10 +382,10 @@ def reshape(cv: NodeConverter, context: NodeContext) -> None:
 def flatten(cv: NodeConverter, context: NodeContext) -> None:
     """Flatten -> Reshape-1 to [d0 * ... * d(axis-1), -1] (for axis 1: [0, -1] with special_zero)."""
     attributes = cv._attributes(context, {"axis": "INT"})
-    _one_output(context)
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     shape = port_type(cv.im.model, data).shape
-    rank = _rank(cv, data, context, "the input")
+    rank = static_rank(cv, data, context, "the input")
     axis = attributes.get("axis", 1)
     axis = axis + rank if axis < 0 else axis
     if axis == 0:
@@ -395,7 +396,7 @@ def flatten(cv: NodeConverter, context: NodeContext) -> None:
         target = [math.prod(dim.value for dim in list(shape)[:axis]), -1]
     else:
         raise context.fail(f"axis {axis} with dynamic leading dims {shape} needs a computed shape; not converted")
-    cv._emit(context, Reshape(special_zero=True), [data, _const(cv, context, target, ElementType.I64, "shape")])
+    cv._emit(context, Reshape(special_zero=True), [data, const_of(cv, context, target, ElementType.I64, "shape")])
 
 
 @rule("Unsqueeze", versions=(1, 11, 13, 21, 23))
@@ -403,12 +404,12 @@ def unsqueeze(cv: NodeConverter, context: NodeContext) -> None:
     """Unsqueeze -> Unsqueeze-1 (axes from the attribute before opset 13, the input after)."""
     if context.version < 13:
         attributes = cv._attributes(context, {"axes": "INTS"})
-        (data,) = _ports(cv, context, _inputs(context, 1, 1))
-        axes = _const(cv, context, list(attributes.get("axes", [])), ElementType.I64, "axes")
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        axes = const_of(cv, context, list(attributes.get("axes", [])), ElementType.I64, "axes")
     else:
         cv._attributes(context, {})
-        data, axes = _ports(cv, context, _inputs(context, 2, 2))
-    _one_output(context)
+        data, axes = ports_of(cv, context, node_inputs(context, 2, 2))
+    one_output(context)
     cv._emit(context, Unsqueeze(), [data, axes])
 
 
@@ -416,23 +417,23 @@ def unsqueeze(cv: NodeConverter, context: NodeContext) -> None:
 def transpose(cv: NodeConverter, context: NodeContext) -> None:
     """Transpose -> Transpose-1 with the permutation as a Const (reversed dims without ``perm``)."""
     attributes = cv._attributes(context, {"perm": "INTS"})
-    _one_output(context)
-    (data,) = _ports(cv, context, _inputs(context, 1, 1))
-    perm = list(attributes.get("perm", range(_rank(cv, data, context, "the input") - 1, -1, -1)))
-    cv._emit(context, Transpose(), [data, _const(cv, context, perm, ElementType.I64, "perm")])
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    perm = list(attributes.get("perm", range(static_rank(cv, data, context, "the input") - 1, -1, -1)))
+    cv._emit(context, Transpose(), [data, const_of(cv, context, perm, ElementType.I64, "perm")])
 
 
 @rule("ConstantOfShape", versions=(9, 20, 21, 23))
 def constant_of_shape(cv: NodeConverter, context: NodeContext) -> None:
     """ConstantOfShape -> Broadcast-3 of its value (a one-element tensor, float 0 by default) to the shape."""
     attributes = cv._attributes(context, {"value": "TENSOR"})
-    _one_output(context)
-    (shape,) = _ports(cv, context, _inputs(context, 1, 1))
+    one_output(context)
+    (shape,) = ports_of(cv, context, node_inputs(context, 1, 1))
     if "value" in attributes:
         element_type, value = cv.im.read_tensor(attributes["value"], f"{context.label} value")
         if value.size != 1:
             raise context.fail(f"value must hold one element; it has shape {list(value.shape)}")
     else:
         element_type, value = ElementType.F32, np.zeros((1,), np.float32)
-    scalar = _const(cv, context, value.reshape(()), element_type, "value")
+    scalar = const_of(cv, context, value.reshape(()), element_type, "value")
     cv._emit(context, Broadcast3(mode="numpy"), [scalar, shape])

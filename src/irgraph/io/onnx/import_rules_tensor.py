@@ -1,0 +1,300 @@
+"""ONNX -> IR rules for the op set of transformer and general tensor models (BERT-, GPT-2-like exports):
+element-wise math and logic, MatMul, Cast, Shape, Gather, Slice, Squeeze, reductions, Expand, Range, Tile,
+Where, LayerNormalization and Gelu. One-to-one ops come from tables; the others are one function each.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgraph.element_types import ElementType
+from irgraph.graph import OutputPort
+from irgraph.io.onnx.common import element_type_from_onnx, port_type
+from irgraph.io.onnx.import_registry import rule
+from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, ports_of, static_rank
+from irgraph.ops import Op
+from irgraph.ops.activation.exp import Exp
+from irgraph.ops.activation.gelu import Gelu7
+from irgraph.ops.activation.sigmoid import Sigmoid
+from irgraph.ops.arithmetic.abs import Abs
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.ceiling import Ceiling
+from irgraph.ops.arithmetic.cos import Cos
+from irgraph.ops.arithmetic.divide import Divide
+from irgraph.ops.arithmetic.erf import Erf
+from irgraph.ops.arithmetic.floor import Floor
+from irgraph.ops.arithmetic.log import Log
+from irgraph.ops.arithmetic.maximum import Maximum
+from irgraph.ops.arithmetic.minimum import Minimum
+from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.negative import Negative
+from irgraph.ops.arithmetic.power import Power
+from irgraph.ops.arithmetic.sin import Sin
+from irgraph.ops.arithmetic.sqrt import Sqrt
+from irgraph.ops.arithmetic.subtract import Subtract
+from irgraph.ops.arithmetic.tanh import Tanh
+from irgraph.ops.comparison.equal import Equal
+from irgraph.ops.comparison.greater import Greater
+from irgraph.ops.comparison.greater_equal import GreaterEqual
+from irgraph.ops.comparison.less import Less
+from irgraph.ops.comparison.less_equal import LessEqual
+from irgraph.ops.condition.select import Select
+from irgraph.ops.generation.range import Range4
+from irgraph.ops.logical.logical_and import LogicalAnd
+from irgraph.ops.logical.logical_not import LogicalNot
+from irgraph.ops.logical.logical_or import LogicalOr
+from irgraph.ops.matrix.mat_mul import MatMul
+from irgraph.ops.movement.broadcast import Broadcast3
+from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.movement.slice import Slice
+from irgraph.ops.movement.tile import Tile
+from irgraph.ops.normalization.mvn import MVN6
+from irgraph.ops.reduction.reduce_max import ReduceMax
+from irgraph.ops.reduction.reduce_mean import ReduceMean
+from irgraph.ops.reduction.reduce_min import ReduceMin
+from irgraph.ops.reduction.reduce_sum import ReduceSum
+from irgraph.ops.shape.shape_of import ShapeOf3
+from irgraph.ops.shape.squeeze import Squeeze
+from irgraph.ops.shape.unsqueeze import Unsqueeze
+from irgraph.ops.type.convert import Convert
+
+if TYPE_CHECKING:
+    from irgraph.io.onnx.split import NodeContext, NodeConverter
+
+UNARY: dict[str, type[Op]] = {
+    "Abs": Abs, "Neg": Negative, "Exp": Exp, "Log": Log, "Sqrt": Sqrt, "Sigmoid": Sigmoid, "Tanh": Tanh,
+    "Erf": Erf, "Floor": Floor, "Ceil": Ceiling, "Sin": Sin, "Cos": Cos, "Not": LogicalNot,
+}
+"""ONNX ops computing what one IR op of no attributes computes."""
+BINARY: dict[str, type[Op]] = {
+    "Sub": Subtract, "Div": Divide, "Pow": Power, "Equal": Equal, "Less": Less, "Greater": Greater,
+    "And": LogicalAnd, "Or": LogicalOr, "MatMul": MatMul,
+}
+"""ONNX ops with numpy broadcasting (MatMul: numpy's matmul) and the IR op of the same values."""
+REDUCTIONS: dict[str, type[Op]] = {"ReduceMean": ReduceMean, "ReduceSum": ReduceSum, "ReduceMax": ReduceMax,
+                                   "ReduceMin": ReduceMin}
+
+
+@rule(*UNARY)
+def unary(cv: NodeConverter, context: NodeContext) -> None:
+    """One input, one IR op."""
+    cv._attributes(context, {})
+    one_output(context)
+    cv._emit(context, UNARY[context.node.op_type](), ports_of(cv, context, node_inputs(context, 1, 1)))
+
+
+@rule(*BINARY)
+def binary(cv: NodeConverter, context: NodeContext) -> None:
+    """Two inputs, numpy broadcasting, one IR op."""
+    cv._attributes(context, {})
+    one_output(context)
+    op_class = BINARY[context.node.op_type]
+    # ONNX's integer Div truncates: Divide-1 with m_pythondiv=false (its default floors)
+    op = Divide(m_pythondiv=False) if op_class is Divide else op_class()
+    cv._emit(context, op, ports_of(cv, context, node_inputs(context, 2, 2)))
+
+
+@rule("Max", "Min")
+def max_min(cv: NodeConverter, context: NodeContext) -> None:
+    """Max/Min of n inputs -> a chain of Maximum-1/Minimum-1."""
+    cv._attributes(context, {})
+    one_output(context)
+    ports = ports_of(cv, context, node_inputs(context, 1, 2**31))
+    kind = Maximum if context.node.op_type == "Max" else Minimum
+    total = ports[0]
+    for index, port in enumerate(ports[1:-1], start=1):
+        total = helper_layer(cv, context, kind(), [total, port], f"partial{index}")
+    cv._emit(context, kind(), [total, ports[-1]] if len(ports) > 1 else [total, total])
+
+
+@rule("Where")
+def where(cv: NodeConverter, context: NodeContext) -> None:
+    """Where -> Select-1 (numpy broadcasting)."""
+    cv._attributes(context, {})
+    one_output(context)
+    cv._emit(context, Select(), ports_of(cv, context, node_inputs(context, 3, 3)))
+
+
+@rule("Cast")
+def cast(cv: NodeConverter, context: NodeContext) -> None:
+    """Cast -> Convert-1 to the IR type of ``to``."""
+    attributes = cv._attributes(context, {"to": "INT", "saturate": "INT", "round_mode": "STRING"})
+    one_output(context)
+    target = element_type_from_onnx(cv.onnx, attributes["to"], f"{context.label}: its 'to' type")
+    cv._emit(context, Convert(destination_type=target), ports_of(cv, context, node_inputs(context, 1, 1)))
+
+
+@rule("Shape")
+def shape(cv: NodeConverter, context: NodeContext) -> None:
+    """Shape -> ShapeOf-3 (i64); start/end (opset 15) slice it with a Slice-8."""
+    attributes = cv._attributes(context, {"start": "INT", "end": "INT"})
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    if "start" not in attributes and "end" not in attributes:
+        cv._emit(context, ShapeOf3(output_type=ElementType.I64), [data])
+        return
+    whole = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [data], "shape")
+    start, end = attributes.get("start", 0), attributes.get("end", 2**62)
+    vectors = [const_of(cv, context, [value], ElementType.I64, what)
+               for value, what in ((start, "start"), (end, "end"), (1, "step"))]
+    cv._emit(context, Slice(), [whole, *vectors])
+
+
+@rule("Gather")
+def gather(cv: NodeConverter, context: NodeContext) -> None:
+    """Gather -> Gather-8 with the axis as a Const (negative indices count from the end in both)."""
+    attributes = cv._attributes(context, {"axis": "INT"})
+    one_output(context)
+    data, indices = ports_of(cv, context, node_inputs(context, 2, 2))
+    axis = const_of(cv, context, attributes.get("axis", 0), ElementType.I64, "axis")
+    cv._emit(context, Gather8(batch_dims=0), [data, indices, axis])
+
+
+@rule("Slice")
+def slice_(cv: NodeConverter, context: NodeContext) -> None:
+    """Slice (opset 10 on: starts, ends, axes, steps inputs) -> Slice-8, whose clamping is ONNX's."""
+    if context.version < 10:
+        raise context.fail("Slice-1 takes its bounds as attributes; irgraph converts Slice from opset 10 on")
+    cv._attributes(context, {})
+    one_output(context)
+    names = node_inputs(context, 3, 5)
+    ports = ports_of(cv, context, names[:3])
+    rank_count = port_type(cv.im.model, ports[1]).shape
+    steps = ports_of(cv, context, [names[4]])[0] if len(names) > 4 else None
+    if steps is None:
+        count = rank_count[0].value if not rank_count.rank_is_dynamic and rank_count[0].is_static else None
+        if count is None:
+            raise context.fail("starts has a dynamic length and no steps are given")
+        steps = const_of(cv, context, [1] * count, ElementType.I64, "steps")
+    axes = ports_of(cv, context, [names[3]]) if len(names) > 3 else []
+    cv._emit(context, Slice(), [*ports, steps, *axes])
+
+
+@rule("Squeeze")
+def squeeze(cv: NodeConverter, context: NodeContext) -> None:
+    """Squeeze -> Squeeze-1 (axes from the attribute before opset 13, the input after; none: every 1 dim)."""
+    if context.version < 13:
+        attributes = cv._attributes(context, {"axes": "INTS"})
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        axes = [const_of(cv, context, list(attributes["axes"]), ElementType.I64, "axes")] if "axes" in attributes \
+            else []
+    else:
+        cv._attributes(context, {})
+        data, *axes = ports_of(cv, context, node_inputs(context, 1, 2))
+    one_output(context)
+    cv._emit(context, Squeeze(), [data, *axes])
+
+
+@rule(*REDUCTIONS)
+def reduce(cv: NodeConverter, context: NodeContext) -> None:
+    """ReduceMean/Sum/Max/Min -> the IR reduction (axes from the attribute or, from opset 18 (13 for Sum), the
+    input; no axes: every axis unless noop_with_empty_axes)."""
+    attributes = cv._attributes(context, {"axes": "INTS", "keepdims": "INT", "noop_with_empty_axes": "INT"})
+    one_output(context)
+    names = node_inputs(context, 1, 2)
+    (data,) = ports_of(cv, context, names[:1])
+    if len(names) == 2:
+        axes = cv.im.tensor(names[1], context.label)
+    elif "axes" in attributes:
+        axes = const_of(cv, context, list(attributes["axes"]), ElementType.I64, "axes")
+    elif attributes.get("noop_with_empty_axes", 0):
+        raise context.fail("noop_with_empty_axes with no axes is the identity; not converted")
+    else:
+        axes = const_of(cv, context, list(range(static_rank(cv, data, context, "the input"))), ElementType.I64, "axes")
+    cv._emit(context, REDUCTIONS[context.node.op_type](keep_dims=bool(attributes.get("keepdims", 1))), [data, axes])
+
+
+@rule("Expand")
+def expand(cv: NodeConverter, context: NodeContext) -> None:
+    """Expand -> Broadcast-3 in bidirectional mode (ONNX broadcasts the shape and the input both ways)."""
+    cv._attributes(context, {})
+    one_output(context)
+    cv._emit(context, Broadcast3(mode="bidirectional"), ports_of(cv, context, node_inputs(context, 2, 2)))
+
+
+@rule("Range")
+def range_(cv: NodeConverter, context: NodeContext) -> None:
+    """Range -> Range-4 of the inputs' type."""
+    cv._attributes(context, {})
+    one_output(context)
+    ports = ports_of(cv, context, node_inputs(context, 3, 3))
+    cv._emit(context, Range4(output_type=port_type(cv.im.model, ports[0]).element_type), ports)
+
+
+@rule("Tile")
+def tile(cv: NodeConverter, context: NodeContext) -> None:
+    """Tile -> Tile-1."""
+    cv._attributes(context, {})
+    one_output(context)
+    cv._emit(context, Tile(), ports_of(cv, context, node_inputs(context, 2, 2)))
+
+
+@rule("LayerNormalization")
+def layer_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """LayerNormalization (opset 17) -> MVN-6 over the axes from ``axis`` on (eps inside the root), then
+    Multiply-1 by the scale and Add-1 of the bias, as OpenVINO's converter builds it."""
+    attributes = cv._attributes(context, {"axis": "INT", "epsilon": "FLOAT", "stash_type": "INT"})
+    if len([name for name in context.node.output if name]) != 1 or len(context.node.output) > 1 and any(
+            context.node.output[1:]):
+        raise context.fail("its Mean and InvStdDev outputs are used; irgraph converts the normalized output only")
+    names = node_inputs(context, 2, 3)
+    data, scale, *bias = ports_of(cv, context, names)
+    rank = static_rank(cv, data, context, "the input")
+    axis = attributes.get("axis", -1)
+    axis = axis + rank if axis < 0 else axis
+    axes = const_of(cv, context, list(range(axis, rank)), ElementType.I64, "axes")
+    normalized = helper_layer(cv, context, MVN6(normalize_variance=True, eps=attributes.get("epsilon", 1e-5),
+                                           eps_mode="INSIDE_SQRT"), [data, axes], "mvn")
+    if not bias:
+        cv._emit(context, Multiply(), [normalized, scale])
+        return
+    scaled = helper_layer(cv, context, Multiply(), [normalized, scale], "scaled")
+    cv._emit(context, Add(), [scaled, bias[0]])
+    cv.im.explain(f"{context.label}: -> MVN-6 over axes {list(range(axis, rank))} (eps inside the root), "
+                  "Multiply-1 by the scale, Add-1 of the bias")
+
+
+@rule("Gelu")
+def gelu(cv: NodeConverter, context: NodeContext) -> None:
+    """Gelu (opset 20) -> Gelu-7 with the same approximation (none is erf)."""
+    attributes = cv._attributes(context, {"approximate": "STRING"})
+    one_output(context)
+    mode = attributes.get("approximate", b"none")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode not in ("none", "tanh"):
+        raise context.fail(f"approximate must be none or tanh; got {mode!r}")
+    cv._emit(context, Gelu7(approximation_mode="erf" if mode == "none" else "tanh"),
+             ports_of(cv, context, node_inputs(context, 1, 1)))
+
+
+@rule("Trilu")
+def trilu(cv: NodeConverter, context: NodeContext) -> None:
+    """Trilu (IR has no op for it) -> a pattern: the column minus the row index of every element (two Range-4
+    of the last two dims from a ShapeOf-3), compared with k (GreaterEqual-1 for upper, LessEqual-1 for lower),
+    and Select-1 between the input and 0."""
+    attributes = cv._attributes(context, {"upper": "INT"})
+    one_output(context)
+    names = node_inputs(context, 1, 2)
+    data = cv.im.tensor(names[0], context.label)
+    if static_rank(cv, data, context, "the input") < 2:
+        raise context.fail("needs an input of rank 2 or more")
+    offset = cv.im.tensor(names[1], context.label) if len(names) == 2 else const_of(cv, context, 0, ElementType.I64,
+                                                                                     "k")
+    shape = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [data], "shape")
+    zero, one = (const_of(cv, context, v, ElementType.I64, what) for v, what in ((0, "zero"), (1, "one")))
+
+    def indices(axis: int, what: str) -> OutputPort:
+        size = helper_layer(cv, context, Gather8(batch_dims=0), [shape, const_of(cv, context, axis, ElementType.I64,
+                                                                                  f"{what}_axis"), zero], f"{what}s")
+        return helper_layer(cv, context, Range4(output_type=ElementType.I64), [zero, size, one], what)
+
+    rows = helper_layer(cv, context, Unsqueeze(), [indices(-2, "row"), const_of(cv, context, [1], ElementType.I64,
+                                                                               "row_axes")], "row_column")
+    diagonal = helper_layer(cv, context, Subtract(), [indices(-1, "column"), rows], "diagonal")
+    keep_op = GreaterEqual() if attributes.get("upper", 1) else LessEqual()
+    keep = helper_layer(cv, context, keep_op, [diagonal, offset], "keep")
+    filler = const_of(cv, context, 0, port_type(cv.im.model, data).element_type, "filler")
+    cv._emit(context, Select(), [keep, data, filler])
+    relation = ">=" if attributes.get("upper", 1) else "<="
+    cv.im.explain(f"{context.label}: -> Select-1 of the input where column - row {relation} k (from ShapeOf-3 and "
+                  "Range-4), else 0: IR has no Trilu")
