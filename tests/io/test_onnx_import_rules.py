@@ -241,3 +241,39 @@ def test_transformer_exports_convert_and_run_as_onnxruntime_runs_them(name):
         ours = ir.run(converted, feeds)
         for output, expected in zip(session.get_outputs(), session.run(None, feeds), strict=True):
             np.testing.assert_allclose(ours[output.name], expected, rtol=1e-4, atol=1e-5, err_msg=output.name)
+
+
+def _recurrent_case(kind: str, direction: str, with_optional: bool, seed: int, **attributes):
+    directions, hidden, size, steps, batch = (2 if direction == "bidirectional" else 1), 5, 4, 6, 3
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
+    scale = np.float32(1 / np.sqrt(hidden))
+    initializers = [init("W", weights(directions, gates * hidden, size, seed=seed) * scale),
+                    init("R", weights(directions, gates * hidden, hidden, seed=seed + 1) * scale),
+                    init("B", weights(directions, 2 * gates * hidden, seed=seed + 2) * scale)]
+    names = ["x", "W", "R", "B"]
+    feeds = {"x": weights(steps, batch, size, seed=seed + 3)}
+    inputs = [value("x", [steps, batch, size])]
+    if with_optional:
+        names += ["lengths", "h0"] + (["c0"] if kind == "LSTM" else [])
+        initializers.append(init("lengths", np.array([6, 2, 4], np.int32)))
+        inputs += [value("h0", [directions, batch, hidden])] + ([value("c0", [directions, batch, hidden])]
+                                                                if kind == "LSTM" else [])
+        feeds |= {"h0": weights(directions, batch, hidden, seed=seed + 4)}
+        if kind == "LSTM":
+            feeds["c0"] = weights(directions, batch, hidden, seed=seed + 5)
+    outputs = ["Y", "Y_h"] + (["Y_c"] if kind == "LSTM" else [])
+    node = helper.make_node(kind, names, outputs, hidden_size=hidden, direction=direction, **attributes)
+    return model([node], inputs, [value(name, None) for name in outputs], 14, initializers), feeds
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("with_optional", [False, True], ids=["defaults", "lengths-and-states"])
+def test_recurrent_ops_agree_with_onnxruntime_1_31_1(kind, direction, with_optional):
+    proto, feeds = _recurrent_case(kind, direction, with_optional, seed=len(kind) + len(direction))
+    agree(proto, feeds, rtol=1e-5, atol=1e-5)
+
+
+def test_gru_linear_before_reset_agrees_with_onnxruntime_1_31_1():
+    proto, feeds = _recurrent_case("GRU", "forward", True, seed=3, linear_before_reset=1)
+    agree(proto, feeds, rtol=1e-5, atol=1e-5)

@@ -23,7 +23,11 @@ from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError, IrIOError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.onnx import import_rules, import_rules_tensor  # noqa: F401 - register the rules beyond Split/Concat
+from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
+    import_rules,
+    import_rules_recurrent,
+    import_rules_tensor,
+)
 from irgraph.io.onnx.common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
 from irgraph.io.onnx.split import NodeConverter, supported_ops
 from irgraph.io.regular_file import open_regular, read_range

@@ -1,0 +1,162 @@
+"""ONNX -> IR rules for LSTM, GRU and RNN: the IR sequence ops with ONNX's layout, gate order and bias turned
+into OpenVINO's (constant weights are rearranged at conversion time).
+
+ONNX keeps X time-major ``[seq, batch, input]`` (layout 0), Y ``[seq, dirs, batch, hidden]`` and the states
+``[dirs, batch, hidden]``; IR's sequences are batch-major (``[batch, seq, input]``, ``[batch, dirs, seq,
+hidden]``, ``[batch, dirs, hidden]``), so Transposes go around the sequence op. LSTM's gates are i, o, f, c in
+ONNX and f, i, c, o in IR; GRU's z, r, h in both. ONNX gives the input and recurrence biases apart (``[dirs,
+2*gates*hidden]``); IR adds them, except GRU's h gate with ``linear_before_reset`` (``[dirs, 4*hidden]``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.graph import OutputPort
+from irgraph.io.onnx.common import port_type
+from irgraph.io.onnx.import_registry import rule
+from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs
+from irgraph.ops.movement.broadcast import Broadcast3
+from irgraph.ops.movement.concat import Concat
+from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.sequence.gru_sequence import GRUSequence
+from irgraph.ops.sequence.lstm_sequence import LSTMSequence
+from irgraph.ops.sequence.rnn_sequence import RNNSequence
+from irgraph.ops.shape.shape_of import ShapeOf3
+from irgraph.ops.type.convert import Convert
+
+if TYPE_CHECKING:
+    from irgraph.io.onnx.split import NodeContext, NodeConverter
+
+DIRECTIONS = {"forward": "forward", "reverse": "reverse", "bidirectional": "bidirectional"}
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
+LSTM_ORDER = [2, 0, 3, 1]
+"""IR's f, i, c, o taken from ONNX's i, o, f, c."""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@rule("LSTM", "GRU", "RNN")
+def recurrent(cv: NodeConverter, context: NodeContext) -> None:
+    """LSTM/GRU/RNN -> LSTMSequence-5/GRUSequence-5/RNNSequence-5 between Transposes (module docstring)."""
+    kind = context.node.op_type
+    allowed = {"activation_alpha": "FLOATS", "activation_beta": "FLOATS", "activations": "STRINGS", "clip": "FLOAT",
+               "direction": "STRING", "hidden_size": "INT", "layout": "INT"}
+    if kind == "LSTM":
+        allowed["input_forget"] = "INT"
+    if kind == "GRU":
+        allowed["linear_before_reset"] = "INT"
+    attributes = cv._attributes(context, allowed)
+    if attributes.get("input_forget", 0):
+        raise context.fail("input_forget=1 couples the input and forget gates; LSTMSequence-5 has no such mode")
+    names = node_inputs(context, 3, 8)
+    gates = GATES[kind]
+    direction = _text(attributes.get("direction", "forward"))
+    if direction not in DIRECTIONS:
+        raise context.fail(f"direction must be forward, reverse or bidirectional; got {direction!r}")
+    directions = 2 if direction == "bidirectional" else 1
+    weights, recurrence = (cv.im.constant(name) for name in names[1:3])
+    if weights is None or recurrence is None:
+        raise context.fail("its W and R are not constants; irgraph rearranges them at conversion time")
+    w, r = np.asarray(weights[1]), np.asarray(recurrence[1])
+    hidden = attributes.get("hidden_size", r.shape[-1])
+    bias = cv.im.constant(names[3]) if len(names) > 3 and names[3] else None
+    if len(names) > 3 and names[3] and bias is None:
+        raise context.fail("its B is not a constant; irgraph rearranges it at conversion time")
+    if len(names) > 7 and names[7]:
+        raise context.fail("peepholes (P) have no place in LSTMSequence-5")
+    b = np.asarray(bias[1]) if bias is not None else np.zeros((directions, 2 * gates * hidden), w.dtype)
+    linear = bool(attributes.get("linear_before_reset", 0))
+    w, r, b = _rearranged(kind, w, r, b, gates, hidden, linear)
+    activations = [_text(a).lower() for a in attributes.get("activations", [])]
+    if directions == 2 and activations and activations[:len(activations) // 2] != activations[len(activations) // 2:]:
+        raise context.fail(f"its two directions use different activations {activations}; IR has one set for both")
+    activations = activations[:len(activations) // directions] if activations else []
+    common = {"hidden_size": hidden, "direction": direction, "clip": float(attributes.get("clip", 0.0)),
+              "activations": tuple(activations) or type_of(kind).DEFAULT_ACTIVATIONS,
+              "activations_alpha": tuple(attributes.get("activation_alpha", ())),
+              "activations_beta": tuple(attributes.get("activation_beta", ()))}
+    if kind == "GRU":
+        common["linear_before_reset"] = linear
+    batch_first = bool(attributes.get("layout", 0))
+
+    x = cv.im.tensor(names[0], context.label)
+    element_type = port_type(cv.im.model, x).element_type
+    if not batch_first:
+        x = helper_layer(cv, context, Transpose(), [x, const_of(cv, context, [1, 0, 2], ElementType.I64, "x_order")],
+                         "x_batch_major")
+    shape = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [x], "x_shape")
+    axis = const_of(cv, context, 0, ElementType.I64, "axis")
+    batch = helper_layer(cv, context, Gather8(batch_dims=0),
+                         [shape, const_of(cv, context, [0], ElementType.I64, "b"), axis], "batch")
+    if len(names) > 4 and names[4]:
+        lengths = helper_layer(cv, context, Convert(destination_type=ElementType.I64),
+                               [cv.im.tensor(names[4], context.label)], "lengths")
+    else:
+        steps = helper_layer(cv, context, Gather8(batch_dims=0),
+                             [shape, const_of(cv, context, 1, ElementType.I64, "s"), axis], "steps")
+        lengths = helper_layer(cv, context, Broadcast3(mode="numpy"), [steps, batch], "lengths")
+    states = []
+    for index, what in ((5, "h"), (6, "c"))[: 2 if kind == "LSTM" else 1]:
+        if len(names) > index and names[index]:
+            state = cv.im.tensor(names[index], context.label)
+            states.append(state if batch_first else helper_layer(
+                cv, context, Transpose(), [state, const_of(cv, context, [1, 0, 2], ElementType.I64, f"{what}_order")],
+                f"initial_{what}"))
+        else:
+            size = helper_layer(cv, context, Concat(axis=0), [batch, const_of(cv, context, [directions, hidden],
+                                                                                ElementType.I64, f"{what}_dims")],
+                                f"{what}_shape")
+            zero = const_of(cv, context, 0, element_type, f"{what}_zero")
+            states.append(helper_layer(cv, context, Broadcast3(mode="numpy"), [zero, size], f"initial_{what}"))
+    constants = [const_of(cv, context, array.astype(element_type.numpy_dtype), element_type, what)
+                 for array, what in ((w, "W"), (r, "R"), (b, "B"))]
+    op = type_of(kind)(**common)
+    inputs = [x, states[0], *(states[1:]), lengths, *constants]
+    sequence = cv.im.add(op, f"{context.name}/sequence", inputs)
+    orders = ([2, 1, 0, 3], [1, 0, 2], [1, 0, 2]) if not batch_first else ([0, 2, 1, 3], None, None)
+    for index, name in enumerate(context.node.output):
+        if not name:
+            continue
+        port = OutputPort(sequence.id, index)
+        order = orders[index]
+        if order is None:  # batch-first states are IR's already
+            cv._check_unproduced(context, name)
+            sequence.tensor_names[index] = [name]
+            cv.im.ports[name] = port
+            continue
+        layer = cv.im.add(Transpose(), f"{context.name}/{('Y', 'Y_h', 'Y_c')[index]}",
+                          [port, const_of(cv, context, order, ElementType.I64, f"out{index}_order")])
+        cv._check_unproduced(context, name)
+        layer.tensor_names[0] = [name]
+        cv.im.ports[name] = OutputPort(layer.id, 0)
+    cv.im.explain(f"{context.label}: -> {op.title()} between Transposes (ONNX is time-major), weights rearranged "
+                  f"({'gates i,o,f,c -> f,i,c,o, ' if kind == 'LSTM' else ''}input and recurrence biases added)")
+
+
+def type_of(kind: str) -> Any:
+    """The IR sequence op of an ONNX recurrent op."""
+    return {"LSTM": LSTMSequence, "GRU": GRUSequence, "RNN": RNNSequence}[kind]
+
+
+def _rearranged(kind: str, w: np.ndarray, r: np.ndarray, b: np.ndarray, gates: int, hidden: int,
+                linear: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """W, R and B in IR's gate order, the biases combined as IR's sequence op takes them."""
+    directions = w.shape[0]
+    input_bias, recurrence_bias = b[:, :gates * hidden], b[:, gates * hidden:]
+    if kind == "LSTM":
+        def order(array: np.ndarray) -> np.ndarray:
+            blocks = array.reshape(directions, 4, hidden, *array.shape[2:])
+            return blocks[:, LSTM_ORDER].reshape(array.shape)
+
+        return order(w), order(r), order(input_bias + recurrence_bias)
+    if kind == "GRU" and linear:
+        return w, r, np.concatenate([input_bias[:, :2 * hidden] + recurrence_bias[:, :2 * hidden],
+                                     input_bias[:, 2 * hidden:], recurrence_bias[:, 2 * hidden:]], axis=1)
+    return w, r, input_bias + recurrence_bias
