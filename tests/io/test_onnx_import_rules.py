@@ -277,3 +277,31 @@ def test_recurrent_ops_agree_with_onnxruntime_1_31_1(kind, direction, with_optio
 def test_gru_linear_before_reset_agrees_with_onnxruntime_1_31_1():
     proto, feeds = _recurrent_case("GRU", "forward", True, seed=3, linear_before_reset=1)
     agree(proto, feeds, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ["squeezenet", "densenet121", "bert-tiny", "gpt2-tiny"])
+def test_irgraphs_ir_runs_in_openvino_as_openvinos_own_conversion(tmp_path, name):
+    """ONNX -> IR by irgraph, written and read by OpenVINO 2026.4.1, computes what OpenVINO's own convert_model
+    of the same ONNX file computes (CPU plugin, f32 hint): the two IRs differ in layer names and patterns only."""
+    import openvino as ov
+
+    path = MODEL_ONNX / f"{name}.onnx" if name.endswith("tiny") else onnx_test_data() / "light" / f"light_{name}.onnx"
+    ir.write_model(ir.convert_onnx(str(path)), tmp_path / "model.xml")
+    core, config = ov.Core(), {"INFERENCE_PRECISION_HINT": "f32"}
+    ours = core.compile_model(core.read_model(str(tmp_path / "model.xml")), "CPU", config)
+    theirs = core.compile_model(ov.convert_model(str(path)), "CPU", config)
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for port in theirs.inputs:
+        shape = [dim.get_length() if dim.is_static else (2 if index == 0 else 5)
+                 for index, dim in enumerate(port.get_partial_shape())]
+        name_ = port.get_any_name()
+        feeds[name_] = (rng.integers(0, 100, shape) if name_ == "input_ids" else np.ones(shape, np.int64)
+                        if name_ == "attention_mask" else np.zeros(shape, np.int64)
+                        if port.get_element_type() == ov.Type.i64 else rng.standard_normal(shape).astype(np.float32))
+    expected, got = theirs(feeds), ours(feeds)
+    for output in theirs.outputs:
+        name_ = output.get_any_name()
+        mine = next(o for o in ours.outputs if name_ in o.get_names())
+        np.testing.assert_allclose(got[mine], expected[output], rtol=1e-4, atol=1e-5, err_msg=name_)
