@@ -106,3 +106,17 @@ def test_weights_option(split_model, tmp_path: Path, capsys) -> None:
     assert code == 0, err
     assert json.loads(out)["weights"] == {"file": str(moved), "bytes": 8, "consts": {"i64": 1}, "without_data": 0,
                                           "decompression": 0}
+
+
+def test_a_stateful_models_variables_are_listed(capsys) -> None:
+    """The stateful GPT-2 of the model corpus: its four KV-cache variables, their declared types, their ReadValue."""
+    xml = Path(__file__).resolve().parents[1] / "data" / "models" / "gpt2-tiny-stateful" / "model.xml"
+    assert ir_info.main([str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert "variables (state kept between runs: ReadValue/Assign):" in out
+    assert "  past.0.keypresent.0.key      f32  [1,2,?,16]  (ReadValue ReadValue_15414)" in out
+    assert ir_info.main([str(xml), "--json"]) == 0
+    variables = json.loads(capsys.readouterr().out)["variables"]
+    assert sorted(v["variable_id"] for v in variables) == sorted(
+        f"past.{layer}.{kind}present.{layer}.{kind}" for layer in (0, 1) for kind in ("key", "value"))
+    assert all(v["assigned"] and v["shape"] == "[1,2,?,16]" for v in variables)

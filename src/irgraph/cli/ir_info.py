@@ -16,6 +16,8 @@ from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
+from irgraph.ops.infrastructure.assign import AssignBase
+from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
@@ -105,6 +107,15 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         element_type, shape = _type_text(common.tensor_type_of_output(model, result))
         outputs.append({"name": model.output_key(result), "result": result.name, "element_type": element_type,
                         "shape": shape})
+    written = {node.op.variable_id for node in model if isinstance(node.op, AssignBase)}
+    variables = []
+    for node in model:
+        if isinstance(node.op, ReadValueBase):
+            declared = node.declared_output_types[0] if node.declared_output_types else None
+            element_type, shape = _type_text(node.output_types[0] if node.output_types and node.output_types[0]
+                                             else declared)
+            variables.append({"variable_id": node.op.variable_id, "read_by": node.name, "element_type": element_type,
+                              "shape": shape, "assigned": node.op.variable_id in written})
     bodies = _bodies(model)
     graphs = (model, *bodies)  # bodies' ops included: a TensorIterator's body is most of what it holds
     histogram = Counter(f"{node.type_name}-{_version_number(node)}" for graph in graphs for node in graph)
@@ -131,6 +142,7 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
         },
         "inputs": inputs,
         "outputs": outputs,
+        "variables": variables,
         "ops": dict(sorted(histogram.items(), key=lambda item: (-item[1], item[0]))),
         "op_support": dict(sorted(support.items())),
         "rt_info": rt_info_json(model.rt_info or ()),
@@ -223,6 +235,11 @@ def format_info(info: dict[str, object]) -> str:
     lines += ["", "outputs:"]
     lines += _table([(o["name"], o["element_type"], o["shape"], f"(Result {o['result']})" if o["result"] != o["name"]
                       else "") for o in info["outputs"]])  # type: ignore[attr-defined]
+    if info.get("variables"):
+        lines += ["", "variables (state kept between runs: ReadValue/Assign):"]
+        lines += _table([(v["variable_id"], v["element_type"], v["shape"],
+                          f"(ReadValue {v['read_by']}{'' if v['assigned'] else ', never assigned'})")
+                         for v in info["variables"]])  # type: ignore[attr-defined]
     lines += ["", "ops:"]
     support = info["op_support"]
     lines += _table([(name, str(count), support[name])  # type: ignore[index]
