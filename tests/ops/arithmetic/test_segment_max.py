@@ -55,3 +55,8 @@ def test_refusals():
         infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("4", "i64")], [None, None])
     with pytest.raises(OpError, match="^fill_mode must be one of ZERO, LOWEST"):
         SegmentMax(fill_mode="max")
+
+
+def test_a_dynamic_rank_data_gives_a_dynamic_rank():
+    assert infer(SegmentMax(fill_mode="zero"), [tt("..."), tt("3", "i64")], [None, None]) == ["[...]"]
+    assert infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("...", "i64")], [None, None]) == ["[?,2]"]

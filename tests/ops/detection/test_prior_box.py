@@ -69,3 +69,11 @@ def test_attributes_openvino_miscounts_are_refused():
     op = PriorBox8(min_size=(4.0,), density=(1.0,), fixed_ratio=(2.0, 2.0), fixed_size=(4.0,))
     with pytest.raises(OpError, match="these attributes make 3 boxes per cell but OpenVINO sizes the output for 1"):
         op.infer([tt("2", "i64"), tt("2", "i64")], [np.array([1, 1]), None])
+
+
+def test_fixed_size_boxes_with_density_and_aspect_ratios_match_openvino():
+    """Fixed-size boxes: one per density cell, then one per aspect ratio other than 1 (OpenVINO 2026.4.1)."""
+    op = PriorBox8(fixed_size=(8.0,), density=(2.0,), aspect_ratio=(2.0,), flip=True, step=8.0, offset=0.5,
+                   variance=(0.1, 0.1, 0.2, 0.2))
+    assert op.count() == 12  # (1 + 2 ratios) x density 2 squared
+    check_op(op, [np.array([2, 2], np.int64), np.array([32, 32], np.int64)], same_op(op), constant=(0, 1))

@@ -92,3 +92,13 @@ def test_negative_pads_are_refused():
 def test_unknown_vectors_give_dynamic_dims():
     assert infer(BatchToSpace(), [tt("4,3,5"), tt("3", "i64"), tt("3", "i64"), tt("3", "i64")], [None] * 4) == [
         "[?,?,?]"]
+
+
+def test_interval_dims_and_rank_checks():
+    """OpenVINO 2026.4.1 gives [1..4,?,5] for BatchToSpace of [2..8,?,5] by blocks [1,2,1], crops [0,1,0]/[0,0,0]."""
+    assert infer(BatchToSpace(), [tt("2..8,?,5"), tt("3", "i64"), tt("3", "i64"), tt("3", "i64")],
+                 [None, *_vectors([1, 2, 1], [0, 1, 0], [0, 0, 0])]) == ["[1..4,?,5]"]
+    with pytest.raises(OpError, match="^data input must have rank greater or equal than 2. Got: 1"):
+        infer(SpaceToBatch(), [tt("4"), tt("1", "i64"), tt("1", "i64"), tt("1", "i64")], [None, [1], [0], [0]])
+    with pytest.raises(OpError, match="^block_shape values must be greater than 0"):
+        SpaceToBatch().evaluate([np.zeros((1, 4), np.float32), *_vectors([1, 0], [0, 0], [0, 0])])

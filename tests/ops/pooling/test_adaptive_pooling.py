@@ -63,3 +63,13 @@ def test_shapes_and_refusals():
         infer(AdaptiveAvgPool(), [tt("8,8"), tt("0", "i64")], [None, None])
     with pytest.raises(OpError, match="Index element type must be i32 or i64"):
         AdaptiveMaxPool(index_element_type="f32")
+
+
+def test_zero_sizes_are_empty_and_negative_sizes_refused():
+    x = np.ones((1, 1, 4, 4), np.float32)
+    (pooled,) = AdaptiveAvgPool().evaluate([x, np.array([0, 2])])
+    assert pooled.shape == (1, 1, 0, 2)
+    with pytest.raises(OpError, match="must give one non-negative size per spatial dim"):
+        AdaptiveAvgPool().evaluate([x, np.array([-1, 2])])
+    with pytest.raises(OpError, match="^Output shape must not have negative values. Got: \\[-1, 2\\]"):
+        infer(AdaptiveAvgPool(), [tt("1,1,4,4"), tt("2", "i64")], [None, [-1, 2]])

@@ -128,5 +128,14 @@ def test_integer_data_matches_openvinos_reference(dtype, levels):
     """OpenVINO 2026.4.1's reference evaluates integer FakeQuantize in C++ integer arithmetic (truncating
     divisions); its CPU plugin computes in float, so only the reference is the oracle here."""
     x = np.random.default_rng(levels).integers(-50, 50, (3, 4)).astype(dtype)
+    x[0, :2] = 30  # at input_high: the one place the reference's truncating divisions give a non-zero step
     op = FakeQuantize(levels=levels)
     check_op(op, [x, dtype(-20), dtype(30), dtype(-5), dtype(100)], same_op(op), constant=(1, 2, 3, 4), cpu=False)
+
+
+def test_a_range_that_does_not_broadcast_is_refused():
+    data, wrong = TensorType(ElementType.F32, Shape.parse("2")), TensorType(ElementType.F32, Shape.parse("3"))
+    scalar = TensorType(ElementType.F32, Shape.parse(""))
+    with pytest.raises(OpError, match=r"^Argument shapes are inconsistent: input_low of shape \[3\] does not "
+                                      r"broadcast to the data shape \[2\]"):
+        FakeQuantize(levels=4).infer([data, wrong, scalar, scalar, scalar], [None] * 5)
