@@ -140,3 +140,11 @@ def test_integer_data_follow_the_references_truncating_divisions(dtype, levels):
     (got,) = FakeQuantize(levels=levels).evaluate([x, dtype(-20), dtype(30), dtype(-5), dtype(100)])
     assert got.dtype == dtype
     assert got.tolist() == [-5, -5, -5, -5, -5, -5, 100, 100, 100]
+
+
+def test_a_range_that_does_not_broadcast_is_refused():
+    data, wrong = TensorType(ElementType.F32, Shape.parse("2")), TensorType(ElementType.F32, Shape.parse("3"))
+    scalar = TensorType(ElementType.F32, Shape.parse(""))
+    with pytest.raises(OpError, match=r"^Argument shapes are inconsistent: input_low of shape \[3\] does not "
+                                      r"broadcast to the data shape \[2\]"):
+        FakeQuantize(levels=4).infer([data, wrong, scalar, scalar, scalar], [None] * 5)
