@@ -94,30 +94,64 @@ def interleaved(
     Each round yields one median per contender; the result holds the median of those (seconds
     per call) and, through ``ratio``, paired per-round ratios.
     """
+    (wall,) = _rotating_rounds(contenders, rounds, per_round, warmup, _wall_time, clocks=1)
+    return Timings(wall)
+
+
+def interleaved_with_cpu(
+    contenders: dict[str, Callable[[], object]], rounds: int, per_round: int, warmup: int = 3
+) -> tuple[Timings, Timings]:
+    """``interleaved``, also timing each call's CPU time (``time.process_time``): (wall, CPU)."""
+    wall, cpu = _rotating_rounds(contenders, rounds, per_round, warmup, _wall_and_cpu_time, clocks=2)
+    return Timings(wall), Timings(cpu)
+
+
+def _wall_time(function: Callable[[], object]) -> tuple[float]:
+    start = time.perf_counter()
+    kept = function()
+    elapsed = time.perf_counter() - start
+    del kept  # freeing the result is not part of the call
+    return (elapsed,)
+
+
+def _wall_and_cpu_time(function: Callable[[], object]) -> tuple[float, float]:
+    start, start_cpu = time.perf_counter(), time.process_time()
+    kept = function()
+    cpu = time.process_time() - start_cpu
+    wall = time.perf_counter() - start
+    del kept
+    return wall, cpu
+
+
+def _rotating_rounds(
+    contenders: dict[str, Callable[[], object]],
+    rounds: int,
+    per_round: int,
+    warmup: int,
+    measure: Callable[[Callable[[], object]], tuple[float, ...]],
+    clocks: int,
+) -> list[dict[str, list[float]]]:
+    """For each of the ``clocks`` readings ``measure`` returns, each contender's per-round medians. The
+    contenders take turns in an order that rotates every round, so slow drift of the machine hits all."""
     for function in contenders.values():
         for _ in range(warmup):
             function()
-    medians: dict[str, list[float]] = {name: [] for name in contenders}
     names = list(contenders)
+    medians: list[dict[str, list[float]]] = [{name: [] for name in names} for _ in range(clocks)]
     collecting = gc.isenabled()
     gc.disable()
     try:
         for round_index in range(rounds):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
-                function = contenders[name]
-                samples = []
-                for _ in range(per_round):
-                    start = time.perf_counter()
-                    kept = function()
-                    samples.append(time.perf_counter() - start)
-                    del kept  # freeing the result is not part of the call
-                medians[name].append(statistics.median(samples))
+                samples = [measure(contenders[name]) for _ in range(per_round)]
+                for clock, readings in zip(medians, zip(*samples, strict=True), strict=True):
+                    clock[name].append(statistics.median(readings))
             gc.collect()
     finally:
         if collecting:
             gc.enable()
-    return Timings(medians)
+    return medians
 
 
 def time_processes(

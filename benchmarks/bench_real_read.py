@@ -19,16 +19,13 @@ What each side does while reading (so the comparison is like for like):
 
 from __future__ import annotations
 
-import gc
 import os
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from _common import Row, Section, Timings, have
+from _common import Row, Section, have, interleaved_with_cpu
 from bench_read_write import _profile
 
 import irgraph as ir
@@ -65,7 +62,7 @@ def run(quick: bool = False) -> Section:
     for network in networks():
         xml = str(network.xml)
         layers = network.xml.read_bytes().count(b"<layer ")
-        times, cpu = _interleaved_with_cpu(
+        times, cpu = interleaved_with_cpu(
             {
                 "irgraph": lambda path=xml: ir.read_model(path),
                 "openvino": lambda path=xml: core.read_model(path),
@@ -109,39 +106,6 @@ def _read_and_infer(path: str) -> ir.Model:
     model = ir.read_model(path)
     ir.infer_shapes(model)
     return model
-
-
-def _interleaved_with_cpu(
-    contenders: dict[str, Callable[[], object]], rounds: int, per_round: int, warmup: int
-) -> tuple[Timings, Timings]:
-    """``_common.interleaved``, also timing each call's CPU time (``time.process_time``): (wall, CPU)."""
-    for function in contenders.values():
-        for _ in range(warmup):
-            function()
-    wall: dict[str, list[float]] = {name: [] for name in contenders}
-    cpu: dict[str, list[float]] = {name: [] for name in contenders}
-    names = list(contenders)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for round_index in range(rounds):
-            shift = round_index % len(names)
-            for name in names[shift:] + names[:shift]:
-                function = contenders[name]
-                wall_samples, cpu_samples = [], []
-                for _ in range(per_round):
-                    start, start_cpu = time.perf_counter(), time.process_time()
-                    kept = function()
-                    cpu_samples.append(time.process_time() - start_cpu)
-                    wall_samples.append(time.perf_counter() - start)
-                    del kept  # freeing the result is not part of the call
-                wall[name].append(statistics.median(wall_samples))
-                cpu[name].append(statistics.median(cpu_samples))
-            gc.collect()
-    finally:
-        if collecting:
-            gc.enable()
-    return Timings(wall), Timings(cpu)
 
 
 if __name__ == "__main__":
