@@ -26,6 +26,13 @@ pytestmark = pytest.mark.oracle
 F32 = np.float32
 
 
+def _loop(trip_count: int, body_results: list, body_parameters: list, condition=None):
+    """Loop(trip_count, condition or true) on its body; body output 0 is the continue condition."""
+    node = ops.loop(ops.constant(np.int64(trip_count)), ops.constant(True) if condition is None else condition)
+    node.set_function(ov.Model(body_results, body_parameters, "body"))
+    node.set_special_body_ports([-1, 0])
+    return node
+
 def tensor_iterator(x_shape: str, h_shape: str) -> ov.Model:
     """x sliced on axis 1; body: c = Concat(p, h) on axis 2, h' = Split(c)[1]; outputs every c and the last h'."""
     x = ops.parameter(ov.PartialShape(x_shape), F32, name="x")
@@ -52,9 +59,7 @@ def loop(x_shape: str, h_shape: str) -> ov.Model:
     grown = ops.concat([v, v], 0)
     always = ops.result(ops.constant(True))
     r_grown = ops.result(grown)
-    node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
-    node.set_function(ov.Model([always, r_grown], [v], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(3, [always, r_grown], [v])
     node.set_merged_input(v, x.output(0), r_grown.output(0))
     every = node.get_concatenated_slices(r_grown.output(0), 0, 1, 1, -1, 1)
     last = node.get_iter_value(r_grown.output(0), -1)
@@ -98,9 +103,7 @@ def loop_sliced(x_shape: str, h_shape: str) -> ov.Model:
     p = ops.parameter(ov.PartialShape([1, 3]), F32, name="p")
     always = ops.result(ops.constant(True))
     r = ops.result(ops.concat([p, p], 1))
-    node = ops.loop(ops.constant(np.int64(4)), ops.constant(True))
-    node.set_function(ov.Model([always, r], [p], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(4, [always, r], [p])
     node.set_sliced_input(p, x.output(0), 0, 1, 1, -1, 0)
     out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
     return ov.Model([out], [x], "loop_sliced")
@@ -129,9 +132,7 @@ def loop_scalar(x_shape: str, h_shape: str) -> ov.Model:
     p = ops.parameter(ov.PartialShape([]), F32, name="p")
     always = ops.result(ops.constant(True))
     r = ops.result(p)
-    node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
-    node.set_function(ov.Model([always, r], [p], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(3, [always, r], [p])
     node.set_invariant_input(p, x.output(0))
     out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
     return ov.Model([out], [x], "loop_scalar")
@@ -145,9 +146,7 @@ def loop_condition_parameter(x_shape: str, h_shape: str) -> ov.Model:
     c = ops.parameter(ov.PartialShape([]), np.bool_, name="c")
     keep_going = ops.result(c)
     r = ops.result(ops.concat([v, v], 1))
-    node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
-    node.set_function(ov.Model([keep_going, r], [v, c], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(3, [keep_going, r], [v, c])
     node.set_invariant_input(c, ops.constant(True).output(0))  # first: a later non-constant input must not hide it
     node.set_invariant_input(v, x.output(0))
     out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
@@ -161,9 +160,7 @@ def loop_back_edge_concatenated_only(x_shape: str, h_shape: str) -> ov.Model:
     v = ops.parameter(ov.PartialShape([2, 4]), F32, name="v")
     always = ops.result(ops.constant(True))
     r = ops.result(ops.concat([v, v], 0))
-    node = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
-    node.set_function(ov.Model([always, r], [v], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(3, [always, r], [v])
     node.set_merged_input(v, x.output(0), r.output(0))
     out = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 1)
     return ov.Model([out], [x], "loop_back_edge_concatenated_only")
@@ -186,9 +183,7 @@ def _loop_condition(x_shape: str, condition: object) -> ov.Model:
     v = ops.parameter(ov.PartialShape([2, 4]), F32, name="v")
     always = ops.result(ops.constant(True))
     r = ops.result(ops.concat([v, v], 1))
-    node = ops.loop(ops.constant(np.int64(3)), condition)
-    node.set_function(ov.Model([always, r], [v], "body"))
-    node.set_special_body_ports([-1, 0])
+    node = _loop(3, [always, r], [v], condition)
     node.set_invariant_input(v, x.output(0))
     every = node.get_concatenated_slices(r.output(0), 0, 1, 1, -1, 0)
     last = node.get_iter_value(r.output(0), -1)
