@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -116,6 +117,27 @@ def test_swish_matches_openvino(data):
 def test_named_cases(op, values, expected):
     (got,) = op.evaluate([np.array(values, np.float32)])
     assert got.ravel().tolist() == pytest.approx(np.array(expected, np.float32).ravel().tolist())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("length", [1, 7, 16, 67, 1000])
+def test_relu_keeps_signed_zero_and_nan_payloads_bit_for_bit(dtype, length):
+    """OpenVINO's reference `x < 0 ? 0 : x`: -0.0 stays -0.0 and a NaN keeps its payload, at every position of
+    SIMD blocks and tails, whichever path runs (a new array, or written into the input as the interpreter does)."""
+    bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    info = ml_dtypes.finfo(dtype)
+    sign = 1 << (8 * bits.itemsize - 1)
+    nan = ((1 << info.nexp) - 1) << info.nmant
+    specials = np.array([sign, 0, nan | 1 << (info.nmant - 1) | 1, sign | nan | 3, nan | 1], dtype=bits).view(dtype)
+    for shift in range(length):
+        data = np.random.default_rng(shift).standard_normal(length).astype(dtype)
+        data[np.arange(shift, shift + len(specials)) % length] = specials[: length]
+        expected = np.where(data < 0, dtype(0), data).view(bits)
+        (made,) = Relu().evaluate([data])
+        donated = data.copy()
+        (written,) = Relu().evaluate([donated], [donated])
+        assert written is donated
+        assert np.array_equal(made.view(bits), expected) and np.array_equal(written.view(bits), expected)
 
 
 def test_integer_clamp_rounds_bounds_inward():

@@ -47,3 +47,35 @@ def test_integers_and_booleans_take_the_maximum():
     assert max_pool(data, op.geometry(data), None)[0].ravel().tolist() == [3, 5, 5]
     flags = np.array([[[[False, True, False]]]])
     assert max_pool(flags, op.geometry(flags), None)[0].ravel().tolist() == [True, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize(("kernel", "strides", "dilations", "begin", "end"), [
+    ((3,), (2,), (1,), (1,), (2,)),
+    ((2, 2, 3), (1, 2, 1), (2, 1, 2), (1, 0, 2), (0, 1, 1)),
+    ((3, 2), (3, 1), (1, 3), (2, 0), (2, 2)),
+])
+def test_one_pass_per_axis_equals_the_scan_in_1d_3d_and_dilated(dtype, kernel, strides, dilations, begin, end):
+    rng = np.random.default_rng(11)
+    shape = (2, 3, *[7 - axis for axis in range(len(kernel))])
+    data = rng.choice(SPECIALS, size=shape).astype(dtype) if dtype == np.float32 else rng.integers(-9, 9, shape,
+                                                                                                 dtype=dtype)
+    op = MaxPool8(strides=strides, dilations=dilations, pads_begin=begin, pads_end=end, kernel=kernel,
+                  rounding_type="ceil")
+    geometry = op.geometry(data)
+    fast, _ = max_pool(data, geometry, None)
+    scanned, _ = max_pool(data, geometry, 0)
+    bits = np.dtype(f"u{data.dtype.itemsize}")
+    np.testing.assert_array_equal(fast.view(bits), scanned.view(bits))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_windows_of_nan_or_minus_infinity_give_the_lowest_value(dtype):
+    """The reference's scan starts at numeric_limits::lowest() (-inf for f16) and NaN or -inf never beats it."""
+    data = np.array([[[[np.nan, np.nan, -np.inf, -np.inf], [np.nan, -np.inf, 1.0, np.nan]]]], dtype)
+    op = MaxPool8(strides=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), kernel=(1, 2), rounding_type="floor")
+    values, _ = max_pool(data, op.geometry(data), None)
+    lowest = np.finfo(np.float32).min if dtype == np.float32 else -np.inf
+    assert values.ravel().tolist() == [lowest, lowest]
+    op = MaxPool8(strides=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), kernel=(2, 2), rounding_type="floor")
+    assert max_pool(data, op.geometry(data), None)[0].ravel().tolist() == [lowest, 1.0, 1.0]

@@ -43,6 +43,37 @@ def _maximum_is_exact(data: np.ndarray) -> bool:
     return not np.any(data.view(bits) == np.iinfo(bits).min)
 
 
+def _separable_max(data: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """The window maxima as one pass per spatial axis, innermost last (see :func:`_maximum_is_exact`).
+
+    The maximum over a window is the maximum over its rows of the maximum along each row, and the last
+    pass starts at the lowest value, so a window of padding, NaN or values below it gives the lowest
+    value, as the reference's scan does (fmax keeps NaN only where every value is NaN). An axis pass
+    costs one ufunc call per tap of that axis (3 + 3 for a 3x3 kernel, not 9), and every pass but the
+    last reads whole contiguous rows.
+    """
+    maximum = np.fmax if data.dtype.kind not in "biu" else np.maximum
+    last_axis = len(geometry.kernel) - 1
+    reduced = data
+    for axis, (kernel, dilation, in_size, out_size, stride, pad) in enumerate(zip(
+            geometry.kernel, geometry.dilations, geometry.in_spatial, geometry.out_spatial, geometry.strides,
+            geometry.pads_begin, strict=True)):
+        before = (slice(None),) * (axis + 2)
+        taps = spatial.live_taps(kernel, dilation, in_size, out_size, stride, pad)
+        first_covers = bool(taps) and len(range(out_size)[taps[0][1]]) == out_size
+        if axis < last_axis and first_covers:  # no padding on this axis: start from the first tap's values
+            result = np.array(reduced[(*before, taps[0][2])])
+            taps = taps[1:]
+        else:  # the last pass starts at the lowest value (what an all-NaN or all-padding window gives)
+            shape = (*reduced.shape[: axis + 2], out_size, *reduced.shape[axis + 3:])
+            result = np.full(shape, lowest(data.dtype), dtype=data.dtype)
+        for _, out_slice, in_slice in taps:
+            target = result[(*before, out_slice)]
+            maximum(target, reduced[(*before, in_slice)], out=target)
+        reduced = result
+    return reduced
+
+
 def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Window maxima as OpenVINO's reference finds them, and their flat input indices counted from ``axis``.
 
@@ -52,13 +83,9 @@ def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np
     channel's first element.
     """
     shape = (*data.shape[:2], *geometry.out_spatial)
-    best = np.full(shape, lowest(data.dtype), dtype=data.dtype)
     if axis is None and _maximum_is_exact(data):
-        maximum = np.fmax if data.dtype.kind not in "biu" else np.maximum
-        for out_slices, in_slices in geometry.taps():
-            target = best[(slice(None), slice(None), *out_slices)]
-            maximum(target, data[(slice(None), slice(None), *in_slices)], out=target)
-        return best, None
+        return _separable_max(data, geometry), None
+    best = np.full(shape, lowest(data.dtype), dtype=data.dtype)
     multipliers = np.cumprod((1, *data.shape[::-1]))[-2::-1].tolist()  # element strides of each dim
     where = None
     if axis is not None:  # start at the index of the window's channel: (n, c, 0, ...) counted from axis
