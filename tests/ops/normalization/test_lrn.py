@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 
 from irgraph.element_types import ElementType
 from irgraph.errors import OpError
-from irgraph.ops.normalization.lrn import LRN
+from irgraph.ops.normalization.lrn import LRN, ordered_window_sums, window_sums
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_constant, ov_ops
 from tests.ops.helpers import infer, tt
@@ -28,6 +30,35 @@ def test_spatial_axes_scale_by_size_to_the_axis_count():
     (result,) = LRN(alpha=4.0, beta=0.5, bias=0.0, size=2).evaluate([data, np.array([2, 3])])
     # size 2 windows [i, i]: one element each; scale 4 / 2^2 = 1 -> 1 / sqrt(1)
     np.testing.assert_array_equal(result, data)
+
+
+def _reference_sums(squares: np.ndarray, axes: list[int], size: int) -> np.ndarray:
+    """OpenVINO's reference `sum_region_across_axes`, element by element: from T(0), each square of the
+    clipped window in row-major order, added in the data's precision."""
+    half = (size - 1) // 2
+    sums = np.empty_like(squares)
+    for position in itertools.product(*map(range, squares.shape)):
+        ranges = [range(max(0, i - half), min(n, i + half + 1)) if axis in axes else range(i, i + 1)
+                  for axis, (i, n) in enumerate(zip(position, squares.shape, strict=True))]
+        total = squares.dtype.type(0)
+        for term in itertools.product(*ranges):
+            total = squares.dtype.type(total + squares[term])
+        sums[position] = total
+    return sums
+
+
+@pytest.mark.parametrize("axes", [[1], [2, 3], [1, 2, 3], [0, 3]], ids=str)
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 6])
+def test_small_windows_add_in_the_reference_order_bit_for_bit(axes, size):
+    rng = np.random.default_rng(size)
+    # magnitudes 1e-3 .. 1e3, so that the order of the additions shows in the last bits
+    squares = (10.0 ** rng.uniform(-3, 3, (2, 6, 3, 5))).astype(np.float32)
+    expected = _reference_sums(squares, axes, size)
+    np.testing.assert_array_equal(ordered_window_sums(squares, axes, size).view(np.uint32), expected.view(np.uint32))
+    prefix = squares
+    for axis in axes:
+        prefix = window_sums(prefix, axis, size)
+    np.testing.assert_allclose(prefix, expected, rtol=2e-6)  # the large-window path: the exact sum, rounded
 
 
 @OP_EXAMPLES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,11 @@ from irgraph.ops.families.convolution import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
 from irgraph.shapes import Shape, TensorType
+
+
+ORDERED_WINDOW_TERMS = 64
+"""Windows of up to this many elements are summed term by term in the reference's order (one slice add
+per term); larger ones through prefix sums, whose cost does not grow with the window."""
 
 
 def window_sums(values: np.ndarray, axis: int, size: int) -> np.ndarray:
@@ -25,6 +31,24 @@ def window_sums(values: np.ndarray, axis: int, size: int) -> np.ndarray:
     upper = np.take(prefix, np.minimum(length, positions + half + 1), axis=axis)
     lower = np.take(prefix, np.maximum(0, positions - half), axis=axis)
     return (upper - lower).astype(values.dtype)
+
+
+def ordered_window_sums(values: np.ndarray, axes: Sequence[int], size: int) -> np.ndarray:
+    """The window sums of :func:`window_sums` on every axis of ``axes``, added as OpenVINO's reference adds
+    them: from 0, each term of the window in row-major order, in the data's precision. One slice add per
+    window offset, each over the positions whose term at that offset lies inside the tensor."""
+    half = (size - 1) // 2
+    sums = np.zeros_like(values)
+    every = [slice(None)] * values.ndim
+    for offsets in itertools.product(range(-half, half + 1), repeat=len(axes)):
+        target, source = list(every), list(every)
+        for axis, offset in zip(axes, offsets, strict=True):
+            length = values.shape[axis]
+            target[axis] = slice(max(0, -offset), min(length, length - offset))
+            source[axis] = slice(max(0, offset), min(length, length + offset))
+        window = sums[tuple(target)]
+        window += values[tuple(source)]
+    return sums
 
 
 @register
@@ -72,14 +96,17 @@ class LRN(Op):
         return [inputs[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Separable window sums of the squares, then the scale and power."""
+        """Window sums of the squares (in the reference's order for small windows), then the scale and power."""
         data, axes = inputs
         found = self.axes_of(axes, data.ndim, Shape.static(data.shape))
         values = widen(data)
         with np.errstate(all="ignore"):
             squares = values * values
-            for axis in found:
-                squares = window_sums(squares, axis, self.size)
+            if len(range(-((self.size - 1) // 2), (self.size - 1) // 2 + 1)) ** len(found) <= ORDERED_WINDOW_TERMS:
+                squares = ordered_window_sums(squares, found, self.size)
+            else:
+                for axis in found:
+                    squares = window_sums(squares, axis, self.size)
             kind = values.dtype.type
             scale = kind(self.alpha) / kind(float(self.size) ** len(found))
             result = values / np.power(kind(self.bias) + scale * squares, kind(self.beta))
