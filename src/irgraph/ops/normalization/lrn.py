@@ -13,7 +13,6 @@ from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, i
 from irgraph.ops.registry import register
 from irgraph.shapes import Shape, TensorType
 
-
 ORDERED_WINDOW_TERMS = 64
 """Windows of up to this many elements are summed term by term in the reference's order (one slice add
 per term); larger ones through prefix sums, whose cost does not grow with the window."""
