@@ -67,9 +67,10 @@ def _separable_max(data: np.ndarray, geometry: Geometry) -> np.ndarray:
         else:  # the last pass starts at the lowest value (what an all-NaN or all-padding window gives)
             shape = (*reduced.shape[: axis + 2], out_size, *reduced.shape[axis + 3:])
             result = np.full(shape, lowest(data.dtype), dtype=data.dtype)
-        for _, out_slice, in_slice in taps:
-            target = result[(*before, out_slice)]
-            maximum(target, reduced[(*before, in_slice)], out=target)
+        with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 fmax flags NaN operands
+            for _, out_slice, in_slice in taps:
+                target = result[(*before, out_slice)]
+                maximum(target, reduced[(*before, in_slice)], out=target)
         reduced = result
     return reduced
 
