@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from irgraph import _in_place
+from irgraph import _in_place, _pages
 from irgraph._gc import paused_collector
 from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
 from irgraph.element_types import ElementType
@@ -233,6 +233,8 @@ class Interpreter:
             return False
         for slot, value in zip(outputs, produced, strict=True):
             constants[slot] = value
+        for argument in arguments:  # f16 weights read through the .bin mapping: converted, no longer resident
+            _pages.release(argument)
         return True
 
     @property

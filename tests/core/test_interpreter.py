@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -148,6 +150,37 @@ def test_constant_sub_graphs_are_folded_once_when_the_interpreter_is_built():
     assert not any(value is not None and value.dtype == np.float16 for value in interpreter._template)  # not kept
     out = interpreter.run({"x": np.ones((2, 3), np.float32)})["y"]
     assert out.tolist() == [[1.5, 0.0, 65505.0]] * 2
+
+
+def _resident_kib(path) -> int:
+    """The resident KiB of this process's mappings of ``path`` (Linux /proc/self/smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as maps:
+        for line in maps:
+            if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
+                inside = line.rstrip().endswith(str(path))
+            elif inside and line.startswith("Rss:"):
+                total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads Linux's /proc/self/smaps")
+def test_folded_f16_weights_leave_the_resident_set(tmp_path):
+    """A compressed model's f16 weights are read through the .bin mapping only to be converted to f32 once:
+    after folding, their pages are given back (the f32 copy is what runs), and the model still reads them."""
+    model = ir.Model("compressed")
+    x = model.parameter("x", [1, 1 << 21])
+    weights = model.const(np.linspace(-1, 1, 1 << 21, dtype=np.float16).reshape(1, -1), name="w")  # 4 MiB
+    decompress = model.add_node(Convert(destination_type=ir.ElementType.F32), "decompress", [weights])
+    model.result(ir.OutputPort(model.add_node(Add(), "add", [x, ir.OutputPort(decompress.id, 0)]).id, 0), name="y")
+    ir.write_model(model, tmp_path / "m.xml")
+    read = ir.read_model(tmp_path / "m.xml")
+    interpreter = ir.Interpreter(read)
+    assert _resident_kib(tmp_path / "m.bin") <= 8  # at most the two pages the tensor shares with its neighbours
+    out = interpreter.run({"x": np.zeros((1, 1 << 21), np.float32)})["y"]
+    np.testing.assert_array_equal(out, np.linspace(-1, 1, 1 << 21, dtype=np.float16).astype(np.float32)[None])
+    const = next(node for node in read.nodes if node.name == "w")
+    np.testing.assert_array_equal(const.op.evaluate([])[0], np.linspace(-1, 1, 1 << 21, dtype=np.float16)[None])
 
 
 def test_element_limit_is_checked_before_an_element_wise_op_allocates():

@@ -158,7 +158,8 @@ def convert(values: np.ndarray, source: ElementType, target: ElementType) -> np.
             return _wrap(integers, target)
         if target is ElementType.F64:
             return data.astype(np.float64)
-        single = data.astype(np.float32)  # every other float target is reached through f32
+        # every other float target is reached through f32; f16/bf16 data are f32 already (_as_computable's copy)
+        single = data.astype(np.float32, copy=False)
         if target is ElementType.F32:
             return single
         if target is ElementType.BF16:
