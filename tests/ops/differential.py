@@ -69,6 +69,13 @@ BuildOv = Callable[..., Any]
 """OpenVINO node outputs -> the node under test (e.g. ``lambda a, b: ov_ops.add(a, b)``)."""
 
 
+JUDGED: dict[str, list[int]] = {}
+"""Per test (its node id, set by tests/ops/conftest.py): [configurations irgraph computed, of them the ones an
+oracle judged]. A test whose configurations no oracle ever judged fails (see conftest), so a generated test
+cannot pass by comparing nothing."""
+CURRENT_TEST: str | None = None
+
+
 @dataclass
 class Outcome:
     """What one check found: refused by both, or the values compared (and against whom)."""
@@ -78,6 +85,8 @@ class Outcome:
     """True when OpenVINO's constant folding produced values to compare."""
     cpu: bool = False
     """True when the CPU plugin's values were compared too."""
+    evaluated: bool = False
+    """True when neither did and the node's own ``evaluate`` (the reference kernel) gave the values compared."""
     cpu_deviation: str | None = None
     """Where the CPU plugin differs from the reference irgraph matched (it saturates narrow integers,
     computes i64 as i32 and f64 as f32): noted, not failed."""
@@ -138,6 +147,22 @@ def ov_reference(node: Any) -> list[np.ndarray] | None:
             return None
         values.append(const_value(source))
     return values
+
+
+def ov_evaluate(node: Any, inputs: Sequence[np.ndarray], types: Sequence[TensorType]) -> list[np.ndarray] | None:
+    """Values of ``node`` from its own ``evaluate`` (OpenVINO's reference kernel, no folding pass, no plugin);
+    None when an output shape is not static or the op has no evaluate for these types."""
+    if not all(t.shape.is_static for t in types):
+        return None
+    outputs = [ov.Tensor(ov_type(t.element_type), ov.Shape(list(t.shape.to_tuple()))) for t in types]
+    arguments = [to_tensor(np.ascontiguousarray(x), ElementType.from_numpy(x.dtype).ir_name) for x in inputs]
+    try:
+        if not node.evaluate(outputs, arguments):
+            return None
+    except RuntimeError:  # "Evaluate is not implemented", or a kernel's refusal of these values
+        return None
+    # a 0-d output comes back as [1] from evaluate: the inferred shape is the one to compare
+    return [from_tensor(tensor).reshape(t.shape.to_tuple()) for tensor, t in zip(outputs, types, strict=True)]
 
 
 def assert_attribute_order(op: Op, node: Any) -> None:
@@ -377,6 +402,17 @@ def check_op(
                     if not outcome.reference and mine.dtype.kind in "fb":
                         raise  # the CPU plugin is the only oracle here (it saturates integers: only noted)
                     outcome.cpu_deviation = str(deviation)  # irgraph matches the reference; the CPU differs
+    if not outcome.reference and not outcome.cpu:  # nothing judged the values yet: the op's own evaluate does
+        evaluated = ov_evaluate(node, arrays, expected_types) if folding_is_safe(arrays) else None
+        if evaluated is not None:
+            outcome.evaluated = True
+            for index, (mine, theirs) in enumerate(zip(actual, evaluated, strict=True)):
+                what = f"{op!r} output {index} vs Node.evaluate, inputs {describe(arrays)}"
+                assert_values_close(mine, theirs, op.tolerance, what, magnitudes[index])
+    if CURRENT_TEST is not None:
+        counts = JUDGED.setdefault(CURRENT_TEST, [0, 0])
+        counts[0] += 1
+        counts[1] += outcome.reference or outcome.cpu or outcome.evaluated
     return outcome
 
 

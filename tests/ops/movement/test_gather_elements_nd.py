@@ -55,7 +55,9 @@ def nd_case(draw):
     sizes = np.array(data_shape[batch:batch + depth])
     rng = np.random.default_rng(draw(S.seeds))
     indices = rng.integers(-sizes, sizes, size=index_shape) if index_shape else np.zeros(index_shape, np.int64)
-    return data_shape, indices.astype(np.int64), batch
+    # i32 indices half the time: the CPU plugin (the only oracle: openvino 2026.4.1 neither folds nor evaluates
+    # GatherND) runs no i64 inputs
+    return data_shape, indices.astype(draw(st.sampled_from([np.int32, np.int64]))), batch
 
 
 @OP_EXAMPLES

@@ -89,7 +89,11 @@ def test_roll_matches_openvino(shape, data, element_type):
         shift = np.array(data.draw(st.integers(-10, 10)), np.int64)
     else:
         shift = np.array(data.draw(st.lists(st.integers(-10, 10), min_size=len(axes), max_size=len(axes))), np.int64)
-    check_op(Roll(), [S.values(element_type, shape, 18), shift, np.array(axes, np.int64)], ov7.roll)
+    # i32 shift and axes half the time: the CPU plugin (the only oracle: openvino 2026.4.1 neither folds nor
+    # evaluates Roll) runs no i64 inputs
+    index_type = data.draw(st.sampled_from([np.int32, np.int64]))
+    check_op(Roll(), [S.values(element_type, shape, 18), shift.astype(index_type), np.array(axes, index_type)],
+             ov7.roll)
 
 
 @pytest.mark.parametrize("shape", ["?,6,2..3", "...", "2,?"])

@@ -23,7 +23,13 @@ from tests.ops.movement.test_slice import slice_case
 def test_slice_scatter_matches_openvino(case, with_axes, element_type, seed):
     shape, start, stop, step, axes = case
     data = S.values(element_type, shape, 4)
-    vectors = [np.array(v, np.int64) for v in (start, stop, step)] + ([np.array(axes, np.int64)] if with_axes else [])
+    # i32 vectors for odd seeds: the CPU plugin (the only oracle: openvino 2026.4.1 neither folds nor evaluates
+    # SliceScatter) runs no i64 inputs
+    limit = np.iinfo(np.int32)
+    fits = all(limit.min <= v <= limit.max for v in [*start, *stop, *step])  # slice_case draws the i64 extremes too
+    index_type = np.int32 if seed % 2 and fits else np.int64
+    vectors = [np.array(v, index_type) for v in (start, stop, step)] + (
+        [np.array(axes, index_type)] if with_axes else [])
     (region,) = Slice().evaluate([data, *vectors])
     updates = S.values(element_type, region.shape, seed)
     if with_axes:

@@ -22,7 +22,10 @@ def _case(data, types):
     spatial = data.draw(st.integers(1, 3))
     shape = [data.draw(st.integers(1, 2)), data.draw(st.integers(1, 3))] + [data.draw(st.integers(1, 7))
                                                                            for _ in range(spatial)]
-    sizes = np.array([data.draw(st.integers(1, 2 * size)) for size in shape[2:]], np.int64)
+    # i32 sizes half the time: the CPU plugin (the only oracle: openvino 2026.4.1 neither folds nor evaluates
+    # adaptive pooling) runs no i64 inputs
+    sizes = np.array([data.draw(st.integers(1, 2 * size)) for size in shape[2:]],
+                     data.draw(st.sampled_from([np.int32, np.int64])))
     # small integers make ties; floats without specials (NaN ordering is the kernel's accident)
     x = S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-5, high=5)
     if data.draw(st.booleans()):

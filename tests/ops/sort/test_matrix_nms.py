@@ -18,6 +18,7 @@ from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, o
 from tests.ops.helpers import infer, tt
 
 
+@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @OP_EXAMPLES
 @given(data=st.data())
 def test_matrix_nms_matches_the_cpu_plugin(data):

@@ -46,6 +46,7 @@ def assert_same_as_cpu(op, inputs):
         assert mine.dtype == cpu.dtype and mine.tolist() == cpu.tolist(), (op, [x.tolist() for x in inputs])
 
 
+@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @pytest.mark.parametrize("version", [MulticlassNms8, MulticlassNms], ids=lambda c: c.title())
 @OP_EXAMPLES
 @given(data=st.data())
@@ -57,6 +58,7 @@ def test_shared_boxes_match_the_cpu_plugin(version, data):
     assert_same_as_cpu(draw_op(data, version), [boxes, scores])
 
 
+@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @OP_EXAMPLES
 @given(data=st.data())
 def test_roisnum_format_matches_the_cpu_plugin(data):

@@ -24,6 +24,7 @@ def make(version, encoding="corner", descending=True, output_type=ElementType.I6
     return version(box_encoding=encoding, sort_result_descending=descending, output_type=output_type)
 
 
+@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @pytest.mark.parametrize("version", VERSIONS, ids=lambda c: c.title())
 @OP_EXAMPLES
 @given(data=st.data())
