@@ -140,6 +140,47 @@ def test_relu_keeps_signed_zero_and_nan_payloads_bit_for_bit(dtype, length):
         assert np.array_equal(made.view(bits), expected) and np.array_equal(written.view(bits), expected)
 
 
+def _flawed_maximum(flaw: str):
+    """np.maximum as a platform might compute it, wrong in one way the ReLU probe must notice."""
+    real = np.maximum
+
+    def maximum(zero, data, out=None):
+        result = real(zero, data, out=out)
+        bits = result.view(f"u{result.dtype.itemsize}")
+        sign = np.array(1 << (8 * result.dtype.itemsize - 1), bits.dtype)
+        if flaw == "signed zero":  # maxps keeps +0 for max(+0, -0)
+            bits[data.view(bits.dtype) == sign] = 0
+        elif flaw == "nan payload":  # a NaN comes back as the canonical one
+            result[np.isnan(data)] = np.nan
+        elif flaw == "nan sign":  # a negative NaN comes back positive
+            bits[np.isnan(data)] &= ~sign
+        elif flaw == "scalar tail":  # only the elements past the last SIMD block lose -0.0
+            tail = bits[len(bits) // 16 * 16:]
+            tail[data.view(bits.dtype)[len(bits) // 16 * 16:] == sign] = 0
+        return result
+
+    return maximum
+
+
+@pytest.mark.parametrize("flaw", ["signed zero", "nan payload", "nan sign", "scalar tail"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_relu_probe_refuses_a_maximum_that_is_not_the_reference_selection(monkeypatch, flaw, dtype):
+    """Where NumPy's maximum is not `x < 0 ? 0 : x` bit for bit (another CPU, another NumPy), ReLU takes the
+    masked select: the probe sees each way it can differ."""
+    from irgraph.ops.activation import relu as relu_module
+
+    relu_module._maximum_selects.cache_clear()
+    monkeypatch.setattr(relu_module.np, "maximum", _flawed_maximum(flaw))
+    try:
+        assert relu_module._maximum_selects(np.dtype(dtype)) is False
+    finally:
+        monkeypatch.undo()
+        relu_module._maximum_selects.cache_clear()
+    assert relu_module._maximum_selects(np.dtype(dtype)) is True  # this machine's NumPy 2.4.6 selects exactly
+    assert relu_module._maximum_selects(np.dtype(np.int8)) is True
+    assert relu_module._maximum_selects(np.dtype(np.float16)) is False  # NumPy's f16 maximum turns -0.0 into +0
+
+
 def test_integer_clamp_rounds_bounds_inward():
     """Clamp-1 spec: for integer inputs min is ceil(min) and max is floor(max)."""
     (got,) = Clamp(min=-2.5, max=3.7).evaluate([np.array([-5, -2, 3, 9], np.int32)])

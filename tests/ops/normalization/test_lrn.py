@@ -61,6 +61,23 @@ def test_small_windows_add_in_the_reference_order_bit_for_bit(axes, size):
     np.testing.assert_allclose(prefix, expected, rtol=2e-6)  # the large-window path: the exact sum, rounded
 
 
+@pytest.mark.parametrize(("axes", "size"), [([1], 5), ([1], 4), ([2, 3], 3), ([1, 2, 3], 4), ([1, 2, 3], 5)])
+def test_small_windows_reach_evaluate_in_the_reference_order(axes, size):
+    """Windows of up to 64 terms give evaluate the reference's f32 sums, bit for bit (size 4 spans 3 elements a
+    side: 27 terms on three axes); size 5 on three axes is 125 terms, which take the prefix sums."""
+    rng = np.random.default_rng(3)
+    data = (rng.standard_normal((1, 6, 4, 5)) * 10.0 ** rng.uniform(-2, 2, (1, 6, 4, 5))).astype(np.float32)
+    alpha, beta, bias = np.float32(1e-2), np.float32(0.75), np.float32(1.0)
+    (result,) = LRN(alpha=1e-2, beta=0.75, bias=1.0, size=size).evaluate([data, np.array(axes)])
+    sums = _reference_sums(data * data, axes, size)
+    expected = data / np.power(bias + alpha / np.float32(float(size) ** len(axes)) * sums, beta)
+    if (2 * ((size - 1) // 2) + 1) ** len(axes) <= 64:
+        np.testing.assert_array_equal(result.view(np.uint32), expected.view(np.uint32))
+    else:  # 125 terms: the prefix sums, the exact sum rounded once
+        np.testing.assert_allclose(result, expected, rtol=1e-6)
+        assert not np.array_equal(result, expected)
+
+
 @OP_EXAMPLES
 @given(st.data())
 def test_lrn_matches_openvino(data):

@@ -18,6 +18,8 @@ from irgraph.ops.registry import register
 @functools.cache
 def _maximum_selects(dtype: np.dtype) -> bool:
     """True when ``np.maximum(0, x)`` gives ``x < 0 ? 0 : x`` bit for bit on ``dtype`` (signed zeros, NaNs)."""
+    if dtype.kind in "iu":
+        return True  # integers have one zero and no NaN
     if dtype not in (np.float32, np.float64):
         return False
     bits = np.dtype(f"u{dtype.itemsize}")
