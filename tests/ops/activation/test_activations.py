@@ -173,6 +173,12 @@ def test_relu_probe_refuses_a_maximum_that_is_not_the_reference_selection(monkey
     monkeypatch.setattr(relu_module.np, "maximum", _flawed_maximum(flaw))
     try:
         assert relu_module._maximum_selects(np.dtype(dtype)) is False
+        bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+        data = np.array([-0.0, np.nan, -np.nan, -2.0, 3.0, 0.0] * 5, dtype)
+        expected = np.where(data < 0, dtype(0), data).view(bits)
+        donated = data.copy()  # the masked select runs instead, in both of ReLU's paths
+        assert np.array_equal(Relu().evaluate([data])[0].view(bits), expected)
+        assert np.array_equal(Relu().evaluate([donated], [donated])[0].view(bits), expected)
     finally:
         monkeypatch.undo()
         relu_module._maximum_selects.cache_clear()
