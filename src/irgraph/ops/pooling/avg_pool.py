@@ -10,7 +10,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.ops.families.convolution import widen
-from irgraph.ops.families.pooling import Pooling
+from irgraph.ops.families.pooling import Pooling, separable_reduce
 from irgraph.ops.op import Tolerance, attribute, check
 from irgraph.ops.registry import register
 from irgraph.shapes import Shape, TensorType
@@ -61,15 +61,14 @@ class AvgPool(Pooling):
         return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Sums over the kernel taps divided by the per-position counts."""
+        """Window sums (one pass per axis) divided by the per-position counts."""
         (data,) = inputs
         geometry = self.geometry(data)
         source = widen(data)
         if source.dtype.kind in "iub":
             source = source.astype(np.float64)
-        total = np.zeros((*data.shape[:2], *geometry.out_spatial), dtype=source.dtype)
-        for out_slices, in_slices in geometry.taps():
-            total[(slice(None), slice(None), *out_slices)] += source[(slice(None), slice(None), *in_slices)]
+        with np.errstate(all="ignore"):
+            total = separable_reduce(source, geometry, np.add, 0)  # sums of rows, then of their sums: a new array
         padded = any(geometry.pads_begin) or any(geometry.pads_end)
         if self.exclude_pad or not padded:
             counts = geometry.window_counts(include_padding=False)

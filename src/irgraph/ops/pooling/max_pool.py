@@ -10,7 +10,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.ops.families import spatial
-from irgraph.ops.families.pooling import Geometry, Pooling
+from irgraph.ops.families.pooling import Geometry, Pooling, separable_reduce
 from irgraph.ops.op import attribute, check, normalize_axis
 from irgraph.ops.registry import register
 from irgraph.shapes import Shape, TensorType
@@ -43,66 +43,6 @@ def _maximum_is_exact(data: np.ndarray) -> bool:
     return not np.any(data.view(bits) == np.iinfo(bits).min)
 
 
-def _separable_max(data: np.ndarray, geometry: Geometry) -> np.ndarray:
-    """The window maxima as one pass per spatial axis, innermost last (see :func:`_maximum_is_exact`).
-
-    The maximum over a window is the maximum over its rows of the maximum along each row, and the last
-    pass starts at the lowest value, so a window of padding, NaN or values below it gives the lowest
-    value, as the reference's scan does (fmax keeps NaN only where every value is NaN). An axis pass
-    costs one ufunc call per tap of that axis (3 + 3 for a 3x3 kernel, not 9), and every pass but the
-    last reads whole contiguous rows.
-    """
-    maximum = np.fmax if data.dtype.kind not in "biu" else np.maximum
-    last_axis = len(geometry.kernel) - 1
-    reduced = data
-    for axis, (kernel, dilation, in_size, out_size, stride, pad) in enumerate(zip(
-            geometry.kernel, geometry.dilations, geometry.in_spatial, geometry.out_spatial, geometry.strides,
-            geometry.pads_begin, strict=True)):
-        before = (slice(None),) * (axis + 2)
-        span = out_size + (kernel - 1) * dilation  # the padded row the windows of a unit stride read
-        if axis == last_axis and stride == 1 and pad + in_size <= span <= 2 * (in_size + out_size) + 64:
-            reduced = _last_axis_unit_stride(reduced, kernel, dilation, pad, out_size, maximum)
-            continue
-        taps = spatial.live_taps(kernel, dilation, in_size, out_size, stride, pad)
-        first_covers = bool(taps) and len(range(out_size)[taps[0][1]]) == out_size
-        if axis < last_axis and first_covers:  # no padding on this axis: start from the first tap's values
-            result = np.array(reduced[(*before, taps[0][2])])
-            taps = taps[1:]
-        else:  # the last pass starts at the lowest value (what an all-NaN or all-padding window gives)
-            shape = (*reduced.shape[: axis + 2], out_size, *reduced.shape[axis + 3:])
-            result = np.full(shape, lowest(data.dtype), dtype=data.dtype)
-        with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 fmax flags NaN operands
-            for _, out_slice, in_slice in taps:
-                target = result[(*before, out_slice)]
-                maximum(target, reduced[(*before, in_slice)], out=target)
-        reduced = result
-    return reduced
-
-
-def _last_axis_unit_stride(reduced: np.ndarray, kernel: int, dilation: int, pad: int, out_size: int,
-                           maximum: np.ufunc) -> np.ndarray:
-    """The last pass of :func:`_separable_max` for a unit stride, over whole rows laid end to end.
-
-    Rows padded with the lowest value to the span the windows read, then flattened: tap ``k`` of every
-    window of every row is one contiguous slice, offset ``k * dilation``, so each tap is one ufunc call
-    over the whole tensor instead of one call per short row (2x faster on 13x13 maps). The windows that
-    straddle two rows land in the padding columns, which are cut off.
-    """
-    start = reduced.dtype.type(lowest(reduced.dtype))
-    span = out_size + (kernel - 1) * dilation
-    padded = np.full((*reduced.shape[:-1], span), start, dtype=reduced.dtype)
-    padded[..., pad:pad + reduced.shape[-1]] = reduced  # the caller checked that the row fits
-    flat = padded.reshape(-1)
-    length = flat.size - (kernel - 1) * dilation
-    result = np.empty(flat.size, dtype=reduced.dtype)
-    windows = result[:length]
-    with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 fmax flags NaN operands
-        maximum(flat[:length], start, out=windows)
-        for tap in range(1, kernel):
-            maximum(windows, flat[tap * dilation:tap * dilation + length], out=windows)
-    return np.ascontiguousarray(result.reshape(padded.shape)[..., :out_size])
-
-
 def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
     """Window maxima as OpenVINO's reference finds them, and their flat input indices counted from ``axis``.
 
@@ -113,7 +53,12 @@ def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np
     """
     shape = (*data.shape[:2], *geometry.out_spatial)
     if axis is None and _maximum_is_exact(data):
-        return _separable_max(data, geometry), None
+        maximum = np.fmax if data.dtype.kind not in "biu" else np.maximum
+        with np.errstate(invalid="ignore"):  # ml_dtypes' bfloat16 fmax flags NaN operands
+            # The maximum over a window is the maximum over its rows of the maximum along each row; the last
+            # pass starts at the lowest value, so a window of padding, NaN or values below it gives the lowest
+            # value, as the reference's scan does (fmax keeps NaN only where every value is NaN).
+            return separable_reduce(data, geometry, maximum, data.dtype.type(lowest(data.dtype))), None
     best = np.full(shape, lowest(data.dtype), dtype=data.dtype)
     multipliers = np.cumprod((1, *data.shape[::-1]))[-2::-1].tolist()  # element strides of each dim
     where = None
