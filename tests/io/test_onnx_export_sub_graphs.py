@@ -1,7 +1,9 @@
 """If layers export as ONNX If (branches reading the If's inputs from the enclosing scope): on the If
-files openvino 2026.4.1 wrote, onnxruntime 1.31.1 gives OpenVINO's CPU outputs for both conditions
-(irgraph does not run bodies yet, so OpenVINO is the oracle here). Loop and TensorIterator have no
-export rule yet and are refused by name."""
+files openvino 2026.4.1 wrote, onnxruntime 1.31.1 gives OpenVINO's CPU outputs for both conditions.
+Loop and TensorIterator layers export as ONNX Loop: on every Loop and TensorIterator file of the corpus
+(nested ones too) and on the models tests/test_control_flow.py builds (counters, running sums forwards and
+backwards in parts, columns joined on negative axes, zero iterations), onnxruntime 1.31.1 computes
+irgraph's outputs exactly."""
 
 from __future__ import annotations
 
@@ -12,7 +14,17 @@ import pytest
 
 import irgraph as ir
 from irgraph.errors import ConversionError
+from irgraph.graph import PortMapEntry
+from irgraph.ops.infrastructure.parameter import Parameter
 from tests.io.test_onnx_export import onnxruntime_run
+from tests.test_control_flow import (
+    column_loop,
+    counting_loop,
+    nested_loops,
+    replace_port_map,
+    running_sum,
+    scalar_steps_loop,
+)
 
 pytestmark = pytest.mark.oracle
 
@@ -43,7 +55,124 @@ def test_if_runs_in_onnxruntime_as_in_openvino(case, condition):
         np.testing.assert_array_equal(theirs[output.name], expected[index])
 
 
-def test_loops_and_tensor_iterators_are_refused_by_name():
-    with pytest.raises(ConversionError, match=r"^1 layer cannot be exported to ONNX \(no export rule\): "
-                                              r"TensorIterator \(opset1\) x1: 'TensorIterator_409' "):
-        ir.export_onnx(ir.read_model(CORPUS / "nested-if-loop-ti" / "model.xml"))
+LOOP_CASES = ["loop-special-ports", "loop-special-ports-v10", "loop-static-trip",
+              "nested-if-loop-ti", "nested-if-loop-ti-v10", "onnx-loop", "onnx-scan", "onnx-scan-v10", "ti",
+              "ti-reverse", "ti-v10"]
+
+
+def corpus_feeds(model: ir.Model, rows: int = 3, trip: int = 4) -> dict[str, np.ndarray]:
+    """Seeded inputs: a dynamic dim becomes ``rows``, an integer scalar (a trip count) ``trip``."""
+    feeds = {}
+    for index, parameter in enumerate(model.parameters):
+        shape = [dim.value if dim.is_static else rows for dim in parameter.op.shape.dims]
+        dtype = parameter.op.element_type.numpy_dtype
+        if parameter.op.element_type.ir_name == "boolean":
+            feeds[parameter.name] = np.full(shape, True)
+        elif np.dtype(dtype).kind in "iu":
+            feeds[parameter.name] = np.full(shape, trip, dtype)
+        else:
+            feeds[parameter.name] = np.random.default_rng(index).standard_normal(shape).astype(dtype)
+    return feeds
+
+
+def assert_exported_runs_as_irgraph(model: ir.Model, feeds: dict[str, np.ndarray], opset: int = 18) -> None:
+    feeds = {name: np.asarray(value) for name, value in feeds.items()}
+    ours = ir.run(model, feeds)
+    proto = ir.export_onnx(model, opset=opset)
+    theirs = onnxruntime_run(proto, feeds)
+    assert list(ours) == [output.name for output in proto.graph.output]
+    for name, value in ours.items():
+        assert theirs[name].dtype == value.dtype and theirs[name].shape == value.shape, name
+        np.testing.assert_array_equal(theirs[name], value, err_msg=name)
+
+
+@pytest.mark.parametrize("case", LOOP_CASES)
+def test_loops_and_tensor_iterators_of_the_corpus_run_in_onnxruntime_as_in_irgraph(case):
+    model = ir.read_model(CORPUS / case / "model.xml")
+    proto = ir.export_onnx(model)
+    assert "Loop" in {node.op_type for node in proto.graph.node}
+    assert_exported_runs_as_irgraph(model, corpus_feeds(model))
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+@pytest.mark.parametrize("trip", [0, 1, 3, 7])
+def test_a_loop_with_a_run_time_trip_count_and_condition(trip, opset):
+    model = counting_loop(None, below=5, condition=None)
+    for go in (True, False):
+        feeds = {"trip": np.int64(trip), "go": np.bool_(go), "v0": np.arange(4, dtype=np.float32)}
+        assert_exported_runs_as_irgraph(model, feeds, opset)
+
+
+def test_a_negative_trip_count_runs_until_the_body_condition_stops_it():
+    model = counting_loop(None, below=6, condition=True)
+    assert_exported_runs_as_irgraph(model, {"trip": np.int64(-1), "v0": np.zeros(4, np.float32)})
+    constant = counting_loop(-1, below=2)
+    proto = ir.export_onnx(constant)
+    (loop,) = [node for node in proto.graph.node if node.op_type == "Loop"]
+    assert loop.input[0] == "", "a constant negative trip count is ONNX's empty M (no limit)"
+    assert_exported_runs_as_irgraph(constant, {"v0": np.zeros(4, np.float32)})
+
+
+@pytest.mark.parametrize("stride", [1, -1, 2, -2])
+def test_a_tensor_iterator_slices_in_parts_forwards_and_backwards(stride):
+    model = running_sum(8, stride)
+    feeds = {"x": np.arange(16, dtype=np.float32).reshape(8, 2), "s0": np.ones((abs(stride), 2), np.float32)}
+    assert_exported_runs_as_irgraph(model, feeds)
+
+
+@pytest.mark.parametrize("axis", [1, -1, 0])
+def test_a_loop_slices_and_joins_along_any_axis(axis):
+    x_shape = (3, 4) if axis else (4, 3)
+    model = column_loop(axis=axis, x_shape=x_shape)
+    if axis == 0:
+        replace_parameter_shape(model, [1, 3])
+    assert_exported_runs_as_irgraph(model, {"x": np.arange(12, dtype=np.float32).reshape(x_shape)})
+
+
+def replace_parameter_shape(model: ir.Model, shape: list[int], element_type: str = "f32") -> None:
+    """Declare the first body Parameter of the model's Loop with ``shape`` and ``element_type``."""
+    body = next(node for node in model if node.bodies).bodies[0].model
+    body.parameters[0].op = Parameter(shape=ir.Shape.of(shape), element_type=ir.ElementType.from_ir_name(element_type))
+
+
+@pytest.mark.parametrize("trip", [1, 4])
+@pytest.mark.parametrize("counter", [("i64", []), ("i32", []), ("i32", [1])])
+def test_the_iteration_counter_takes_its_parameters_type_and_shape(trip, counter):
+    model = scalar_steps_loop()
+    element_type, shape = counter
+    replace_parameter_shape(model, shape, element_type)
+    assert_exported_runs_as_irgraph(model, {"trip": np.int64(trip)})
+
+
+def test_nested_loops_export_as_nested_onnx_loops():
+    model = nested_loops(3)
+    proto = ir.export_onnx(model)
+    assert_exported_runs_as_irgraph(model, {"x2": np.zeros(2, np.float32)})
+    depth, graph = 0, proto.graph
+    while True:
+        loops = [node for node in graph.node if node.op_type == "Loop"]
+        if not loops:
+            break
+        depth, graph = depth + 1, loops[0].attribute[0].g
+    assert depth == 3
+
+
+def test_a_partial_slicing_range_is_refused_with_the_layer_named():
+    model = running_sum(4)
+    replace_port_map(model, "ti", lambda entries: [
+        PortMapEntry(False, 0, entries[0].internal_layer_id, axis=0, start=1, end=-1, stride=1, part_size=1),
+        *entries[1:]])
+    with pytest.raises(ConversionError, match=r"^1 layer cannot be exported to ONNX: TensorIterator x1 \(layer 2 "
+                                              r"'ti': port map input \(external_port_id 0, internal_layer_id 0\): "
+                                              r"start 1, end -1, stride 1 do not cover the whole axis of input 0 in "
+                                              r"parts of 1; irgraph runs no other range\)$"):
+        ir.export_onnx(model)
+
+
+def test_a_loop_irgraph_refuses_to_run_is_refused():
+    """loop-dynamic-trip concatenates [?,3] parts on axis 1 with stride 1: irgraph and openvino 2026.4.1's CPU
+    plugin refuse to run it, and the export says why."""
+    with pytest.raises(ConversionError, match=r"Loop x1 \(layer 3 'Loop_238': port map output \(external_port_id 0, "
+                                              r"internal_layer_id 5\) concatenates parts of 3 along axis 1; each "
+                                              r"iteration must give \|stride\| = 1 "):
+        ir.export_onnx(ir.read_model(CORPUS / "loop-dynamic-trip" / "model.xml"))

@@ -198,38 +198,64 @@ class _Exporter:
         return [tensor for tensor in self.initializers if tensor.name in read]
 
     # ---------------------------------------------------------------------------- sub-graphs
-    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> Any:
-        """The ONNX graph of ``body``: its Parameters read the outer tensors ``outer`` (body layer id ->
-        name) from the enclosing scope, its Results ``outputs`` (body layer ids, in output order) become
-        the graph's outputs, each through an Identity to a fresh name."""
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: Sequence[int | str], *,
+                   inputs: Sequence[tuple[str, ElementType, Sequence[int | None] | None]] = (),
+                   prelude: Sequence[Any] = (), scalar_outputs: frozenset[int] = frozenset()) -> Any:
+        """The ONNX graph of ``body``: its Parameters read the tensors ``outer`` names (body layer id ->
+        name, from the enclosing scope or the graph's own inputs), its ``outputs`` become the graph's
+        outputs in order, each through an Identity to a fresh name: a body Result (by layer id), or a
+        tensor already in scope (by name, a pass-through).
+
+        ``inputs`` (name, element type, shape or None) are the graph's inputs (an ONNX Loop body's
+        iteration number, condition and carried values), ``prelude`` nodes run before the body's (a
+        Loop's slicing) and the outputs at positions ``scalar_outputs`` are reshaped to scalars (a
+        Loop body's condition).
+        """
         child = _Exporter(self.onnx, body.model, self.opset, self.explain, self.fold_decompression, parent=self)
+        graph_inputs = []
+        for name, element_type, shape in inputs:
+            self.element_types[name] = element_type
+            code = self._onnx_type(element_type, f"<{body.tag}> input {name!r}")
+            graph_inputs.append(self.helper.make_tensor_value_info(name, code, None if shape is None else list(shape)))
         for parameter in body.model.parameters:
             if parameter.id in outer:
                 child.names[(parameter.id, 0)] = outer[parameter.id]
                 parameter_type = port_type(body.model, OutputPort(parameter.id, 0))
-                child.element_types[outer[parameter.id]] = parameter_type.element_type
+                child.element_types.setdefault(outer[parameter.id], parameter_type.element_type)
         needed = body.model.reachable_from_results()
         unmapped = [p.name for p in body.model.parameters if p.id not in outer and p.id in needed]
         if unmapped:
             raise _Refusal(f"<{body.tag}> Parameters {unmapped} have no port map input")
+        child.nodes.extend(prelude)
         refusals = child._emit_layers(body.model.topological_order(), needed)
         if refusals:
             raise _Refusal(f"in <{body.tag}>: " + _refusal_message(refusals))
         graph_outputs = []
-        for index, result_id in enumerate(outputs):
-            result = body.model.node(result_id)
-            source = body.model.input_sources(result)[0]
-            assert source is not None
-            name = child.tensor_name(source)
-            exposed = self._fresh(f"{node.name}/{body.tag}/out{index}")
-            child.nodes.append(self.helper.make_node("Identity", [name], [exposed],
-                                                     name=self._node_name(f"{node.name}/{body.tag}/out{index}")))
-            tensor_type = port_type(body.model, source)
-            shape = None if tensor_type.shape.rank_is_dynamic else \
-                [d.value if d.is_static else None for d in tensor_type.shape]
-            code = self._onnx_type(tensor_type.element_type, f"<{body.tag}> output {index}")
+        for index, output in enumerate(outputs):
+            step = f"{node.name}/{body.tag}/out{index}"
+            if isinstance(output, str):
+                name, element_type, shape = output, self.element_types[output], None
+            else:
+                result = body.model.node(output)
+                source = body.model.input_sources(result)[0]
+                assert source is not None
+                name = child.tensor_name(source)
+                tensor_type = port_type(body.model, source)
+                element_type = tensor_type.element_type
+                shape = None if tensor_type.shape.rank_is_dynamic else \
+                    [d.value if d.is_static else None for d in tensor_type.shape]
+            if index in scalar_outputs:
+                scalar_shape = self._fresh(f"{step}/scalar_shape")
+                child._add_initializer(scalar_shape, np.zeros(0, np.int64), scalar_shape)
+                scalar = self._fresh(f"{step}/scalar")
+                child.nodes.append(self.helper.make_node("Reshape", [name, scalar_shape], [scalar],
+                                                         name=self._node_name(f"{step}/scalar")))
+                name, shape = scalar, []
+            exposed = self._fresh(step)
+            child.nodes.append(self.helper.make_node("Identity", [name], [exposed], name=self._node_name(step)))
+            code = self._onnx_type(element_type, f"<{body.tag}> output {index}")
             graph_outputs.append(self.helper.make_tensor_value_info(exposed, code, shape))
-        return self.helper.make_graph(child.nodes, f"{node.name}/{body.tag}", [], graph_outputs,
+        return self.helper.make_graph(child.nodes, f"{node.name}/{body.tag}", graph_inputs, graph_outputs,
                                       initializer=child._read_initializers())
 
     def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
@@ -469,13 +495,18 @@ def _names_read(nodes: list[Any]) -> set[str]:
 
 
 def _refusal_message(refusals: list[tuple[Node, str]]) -> str:
-    """Every refused layer, grouped by type: ``3 layers cannot be exported to ONNX: Add x2 (layer 4 'a': ...``."""
-    by_type: dict[str, list[tuple[Node, str]]] = {}
+    """Every refused layer, grouped by type and reason (a reason is said once for the layers it refuses):
+    ``3 layers cannot be exported to ONNX: Add x2 (layers 4 'a', 6 'b': ...); Sin x1 (layer 7 'c': ...)``."""
+    by_type: dict[str, dict[str, list[Node]]] = {}
     for node, message in refusals:
-        by_type.setdefault(node.type_name, []).append((node, message))
+        by_type.setdefault(node.type_name, {}).setdefault(message, []).append(node)
     parts = []
-    for type_name, layers in sorted(by_type.items()):
-        reasons = "; ".join(f"layer {node.id} {node.name!r}: {message}" for node, message in layers)
-        parts.append(f"{type_name} x{len(layers)} ({reasons})")
+    for type_name, reasons in sorted(by_type.items()):
+        said = []
+        for message, nodes in reasons.items():
+            layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
+            said.append(f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}")
+        count = sum(len(nodes) for nodes in reasons.values())
+        parts.append(f"{type_name} x{count} ({'; '.join(said)})")
     count = len(refusals)
     return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + "; ".join(parts)

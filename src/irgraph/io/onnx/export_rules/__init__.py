@@ -4,15 +4,22 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    adaptive,
+    color,
     control,
     convolution,
+    detection,
     elementwise,
     generation,
     image,
     matrix,
     movement,
     normalization,
+    quantization,
+    recurrent,
     reduction,
+    refused,
+    search,
     sparse,
     type,
 )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError
 from irgraph.graph import Node
 from irgraph.graph.subgraph import Body
@@ -70,8 +71,13 @@ class ExportContext(Protocol):
         """Make the output tensor ``name`` an initializer holding ``value`` (a folded layer)."""
         ...
 
-    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> onnx_types.GraphProto:
-        """The ONNX graph of a sub-graph ``body``: Parameters read ``outer`` names, ``outputs`` Results in order."""
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: Sequence[int | str], *,
+                   inputs: Sequence[tuple[str, ElementType, Sequence[int | None] | None]] = (),
+                   prelude: Sequence[onnx_types.NodeProto] = (),
+                   scalar_outputs: frozenset[int] = frozenset()) -> onnx_types.GraphProto:
+        """The ONNX graph of a sub-graph ``body``: Parameters read ``outer`` names, ``outputs`` (body Result ids or
+        names in scope) in order; ``inputs`` are the graph's inputs, ``prelude`` nodes run first, the outputs at
+        ``scalar_outputs`` are reshaped to scalars."""
         ...
 
     def explain(self, line: str) -> None:
