@@ -379,6 +379,10 @@ class _Exporter:
         """The ONNX names of the layer's outputs."""
         return [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
 
+    def output_used(self, node: Node, index: int) -> bool:
+        """True when some layer (or Result) of the graph reads output ``index``."""
+        return bool(self.model.consumers(OutputPort(node.id, index)))
+
     def input_type(self, node: Node, index: int) -> TensorType:
         """The inferred type of input ``index``."""
         source = self.model.input_sources(node)[index]

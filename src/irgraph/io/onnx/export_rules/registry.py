@@ -42,6 +42,10 @@ class ExportContext(Protocol):
         """The ONNX names of the layer's outputs."""
         ...
 
+    def output_used(self, node: Node, index: int) -> bool:
+        """True when some layer (or Result) reads output ``index``."""
+        ...
+
     def input_type(self, node: Node, index: int) -> TensorType:
         """The inferred type of input ``index``."""
         ...
