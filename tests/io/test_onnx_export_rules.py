@@ -283,6 +283,7 @@ def binary_cases() -> list[Case]:
           for shift in (BitwiseLeftShift, BitwiseRightShift) for dtype in (np.uint8, np.uint32)),
         Case(Select(), [boolean(2, 3), f32(2, 3), f32(3)], note="numpy"),
         Case(Select(auto_broadcast="pdpd"), [boolean(2, 3, 4), f32(2, 3, 4), f32(2, 3)], note="pdpd"),
+        Case(Select(), [boolean(2, 3), boolean(2, 3), boolean(3)], note="bool"),
     ]
     return cases
 
@@ -872,4 +873,21 @@ def test_prior_boxes_fold_into_their_boxes(op):
     model.result(ir.OutputPort(node.id, 0), name="boxes")
     with pytest.raises(ConversionError, match=r"layer \d+ 'priors': .* is folded into its boxes at export, which needs "
                                               r"both sizes"):
+        ir.export_onnx(model)
+
+
+def test_max_pool_indices_nothing_reads_are_not_computed():
+    """YOLO's MaxPool-14 counts its (unread) indices from axis 2, which ONNX cannot: only the values export."""
+    model = ir.Model("pool")
+    x = model.parameter("x", [1, 2, 6, 6])
+    node = model.add_node(MaxPool14(strides=(2, 2), kernel=(2, 2), pads_begin=(0, 0), pads_end=(0, 0),
+                                    dilations=(1, 1), axis=2), "pool", [x])
+    model.result(ir.OutputPort(node.id, 0), name="y")
+    proto = ir.export_onnx(model)
+    (pool,) = proto.graph.node
+    assert pool.op_type == "MaxPool" and list(pool.output) == ["y"]
+    feeds = {"x": f32(1, 2, 6, 6)}
+    np.testing.assert_array_equal(onnxruntime_run(proto, feeds)["y"], ir.run(model, feeds)["y"])
+    model.result(ir.OutputPort(node.id, 1), name="where")
+    with pytest.raises(ConversionError, match=r"MaxPool indices counted from axis 2 have no ONNX form"):
         ir.export_onnx(model)
