@@ -172,6 +172,13 @@ from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
+from irgraph.ops.sort.non_max_suppression import (
+    NonMaxSuppression,
+    NonMaxSuppression1,
+    NonMaxSuppression3,
+    NonMaxSuppression4,
+    NonMaxSuppression5,
+)
 from irgraph.ops.sort.search_sorted import SearchSorted
 from irgraph.ops.sort.top_k import TopK1, TopK3, TopK11
 from irgraph.ops.sparse.embedding_bag_offsets import EmbeddingBagOffsets
@@ -715,6 +722,8 @@ COVERED_ELSEWHERE = {
     TensorIterator: "test_onnx_export_sub_graphs.py, on the sub-graph corpus and built TensorIterators",
     **{op_class: "test_onnx_export_recurrent.py, generated configurations" for op_class in (
         GRUCell, GRUSequence, LSTMCell1, LSTMCell4, LSTMSequence, RNNCell, RNNSequence)},
+    **{op_class: "test_onnx_export_nms.py, generated configurations" for op_class in (
+        NonMaxSuppression, NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4, NonMaxSuppression5)},
     **{op_class: "test_prior_boxes_fold_into_their_boxes below" for op_class in (
         PriorBox, PriorBox8, PriorBoxClustered)},
     **{op_class: "test_every_refusal_names_its_reason below" for op_class in (

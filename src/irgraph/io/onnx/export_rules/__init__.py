@@ -14,6 +14,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     image,
     matrix,
     movement,
+    nms,
     normalization,
     quantization,
     recurrent,
