@@ -94,6 +94,7 @@ from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
 from irgraph.ops.detection.prior_box_clustered import PriorBoxClustered
+from irgraph.ops.detection.region_yolo import RegionYolo
 from irgraph.ops.detection.reorg_yolo import ReorgYolo
 from irgraph.ops.generation.eye import Eye
 from irgraph.ops.generation.multinomial import Multinomial
@@ -641,6 +642,10 @@ def pattern_cases() -> list[Case]:
         Case(SegmentMax(fill_mode="zero"), [i32(6), i64(0, 1, 1, 2, 4, 4), np.asarray(3, np.int64)], constant=(1, 2),
              note="dropped-rows-i32"),
         Case(ReorgYolo(stride=(2, 2)), [f32(2, 8, 4, 6)]),
+        Case(RegionYolo(anchors=(1.0, 2.0), axis=1, end_axis=3, coords=4, classes=3, num=2, do_softmax=True),
+             [f32(2, 16, 3, 4)], note="v2"),
+        Case(RegionYolo(anchors=(), axis=1, end_axis=3, coords=4, classes=2, num=6, do_softmax=False, mask=(0, 1, 2)),
+             [f32(1, 21, 2, 3)], note="v3"),
         Case(NV12toRGB(), [u8(2, 4, 6, 1), u8(2, 2, 3, 2)], note="two-planes-u8"),
         Case(NV12toBGR(), [f32(1, 6, 4, 1, low=0, high=255)], note="one-plane-f32"),
         Case(I420toBGR(), [u8(1, 4, 4, 1), u8(1, 2, 2, 1), u8(1, 2, 2, 1)], note="three-planes-u8"),
