@@ -121,6 +121,7 @@ from irgraph.ops.movement.batch_to_space import BatchToSpace
 from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
 from irgraph.ops.movement.col2im import Col2Im
 from irgraph.ops.movement.depth_to_space import DepthToSpace
+from irgraph.ops.movement.extract_image_patches import ExtractImagePatches
 from irgraph.ops.movement.gather import Gather, Gather7, Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
@@ -642,6 +643,8 @@ def pattern_cases() -> list[Case]:
         Case(SegmentMax(fill_mode="zero"), [i32(6), i64(0, 1, 1, 2, 4, 4), np.asarray(3, np.int64)], constant=(1, 2),
              note="dropped-rows-i32"),
         Case(ReorgYolo(stride=(2, 2)), [f32(2, 8, 4, 6)]),
+        *(Case(ExtractImagePatches(sizes=(2, 3), strides=(2, 1), rates=(1, 2), auto_pad=pad), [f32(2, 3, 5, 7)],
+               note=pad) for pad in ("valid", "same_upper", "same_lower")),
         Case(RegionYolo(anchors=(1.0, 2.0), axis=1, end_axis=3, coords=4, classes=3, num=2, do_softmax=True),
              [f32(2, 16, 3, 4)], note="v2"),
         Case(RegionYolo(anchors=(), axis=1, end_axis=3, coords=4, classes=2, num=6, do_softmax=False, mask=(0, 1, 2)),
@@ -819,17 +822,17 @@ def test_fold_decompression_turns_f16_weights_and_their_convert_into_one_f32_ini
 
 
 def test_a_layer_of_an_op_added_by_version_is_named_in_the_refusal():
-    """Ops registered with ``introduced`` (their opsets a tuple, ExtractImagePatches here) are refused by name like
-    any other layer without a rule, not with an AttributeError."""
-    from irgraph.ops.movement.extract_image_patches import ExtractImagePatches
+    """Ops registered with ``introduced`` (their opsets a tuple, GatherTree here) are refused by name like any other
+    layer without a rule, not with an AttributeError."""
+    from irgraph.ops.movement.gather_tree import GatherTree
 
     model = ir.Model("m")
-    x = model.parameter("x", [1, 1, 4, 4])
-    node = model.add_node(ExtractImagePatches(sizes=(2, 2), strides=(2, 2), rates=(1, 1), auto_pad="valid"), "eip",
-                          [x])
+    ids = [model.parameter(name, [3, 1, 2], "i32") for name in ("step_ids", "parent_idx")]
+    node = model.add_node(GatherTree(), "tree", [*ids, model.const(np.asarray([3], np.int32)),
+                                                 model.const(np.int32(0))])
     model.result(ir.OutputPort(node.id, 0), name="y")
     with pytest.raises(ConversionError, match=r"1 layer cannot be exported to ONNX \(no export rule\): "
-                                              r"ExtractImagePatches \(opset3\) x1: 'eip'"):
+                                              r"GatherTree \(opset1\) x1: 'tree'"):
         ir.export_onnx(model)
 
 

@@ -27,6 +27,7 @@ from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
 from irgraph.ops.movement.col2im import Col2Im
 from irgraph.ops.movement.concat import Concat
 from irgraph.ops.movement.depth_to_space import DepthToSpace
+from irgraph.ops.movement.extract_image_patches import ExtractImagePatches
 from irgraph.ops.movement.gather import Gather, Gather7, Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
@@ -761,3 +762,35 @@ def slice_scatter(node: Node, op: SliceScatter, ctx: ExportContext) -> list:
                      [scattered], step="scattered", axis=0),
             ctx.make(node, "Reshape", [scattered, ctx.initializer(node, "shape", np.asarray(dims, np.int64))],
                      ctx.outputs(node))]
+
+
+@exports(ExtractImagePatches)
+def extract_image_patches(node: Node, op: ExtractImagePatches, ctx: ExportContext) -> list:
+    """irgraph's gather on the static shape: a zero row and column padded at the end, the patch rows and columns
+    gathered by index tables worked out at export (out-of-image positions read the zeros), Transpose to
+    [N, KH, KW, C, OH, OW] and Reshape: values are copied, exactly."""
+    shape = ctx.input_type(node, 0).shape
+    if shape.rank_is_dynamic or shape.rank != 4 or not all(d.is_static for d in list(shape)[1:]):
+        raise ctx.refuse(f"its data has the shape {shape}; the index tables need static C, H and W")
+    _, channels, height, width = (d.value for d in shape)
+    if 0 in (height, width):
+        return [ctx.make(node, "Identity", ctx.inputs(node), ctx.outputs(node))]
+    rows, cols = op._out(height, 0), op._out(width, 1)
+    kh, kw = op.sizes
+    row_index = (np.arange(rows)[:, None] * op.strides[0] - op._padding(height, 0)
+                 + np.arange(kh)[None, :] * op.rates[0])
+    col_index = (np.arange(cols)[:, None] * op.strides[1] - op._padding(width, 1)
+                 + np.arange(kw)[None, :] * op.rates[1])
+    row_index = np.where((row_index >= 0) & (row_index < height), row_index, height).astype(np.int64)
+    col_index = np.where((col_index >= 0) & (col_index < width), col_index, width).astype(np.int64)
+    padded, by_rows, patches, ordered = (ctx.temp(node, s) for s in ("padded", "rows", "patches", "ordered"))
+    zero = ctx.initializer(node, "zero", np.zeros((), ctx.input_type(node, 0).element_type.numpy_dtype))
+    return [ctx.make(node, "Pad", [ctx.inputs(node)[0], ctx.initializer(node, "pads", np.asarray(
+                [0, 0, 0, 0, 0, 0, 1, 1], np.int64)), zero], [padded], step="padded", mode="constant"),
+            ctx.make(node, "Gather", [padded, ctx.initializer(node, "row_index", row_index)], [by_rows], step="rows",
+                     axis=2),
+            ctx.make(node, "Gather", [by_rows, ctx.initializer(node, "col_index", col_index)], [patches],
+                     step="patches", axis=4),
+            ctx.make(node, "Transpose", [patches], [ordered], step="ordered", perm=[0, 3, 5, 1, 2, 4]),
+            ctx.make(node, "Reshape", [ordered, ctx.initializer(node, "shape", np.asarray(
+                [0, channels * kh * kw, rows, cols], np.int64))], ctx.outputs(node))]
