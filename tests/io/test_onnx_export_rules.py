@@ -162,6 +162,8 @@ from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.reduction.reduce_min import ReduceMin
 from irgraph.ops.reduction.reduce_prod import ReduceProd
 from irgraph.ops.reduction.reduce_sum import ReduceSum
+from irgraph.ops.sequence.ctc_greedy_decoder import CTCGreedyDecoder
+from irgraph.ops.sequence.ctc_greedy_decoder_seq_len import CTCGreedyDecoderSeqLen
 from irgraph.ops.sequence.gru_cell import GRUCell
 from irgraph.ops.sequence.gru_sequence import GRUSequence
 from irgraph.ops.sequence.lstm_cell import LSTMCell1, LSTMCell4
@@ -643,6 +645,13 @@ def pattern_cases() -> list[Case]:
         Case(SegmentMax(fill_mode="zero"), [i32(6), i64(0, 1, 1, 2, 4, 4), np.asarray(3, np.int64)], constant=(1, 2),
              note="dropped-rows-i32"),
         Case(ReorgYolo(stride=(2, 2)), [f32(2, 8, 4, 6)]),
+        Case(CTCGreedyDecoder(), [np.round(f32(6, 3, 4)), np.asarray([[1, 1, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1],
+                                                                      [1, 1, 1], [1, 1, 1]], np.float32)],
+             note="merged-ties"),
+        Case(CTCGreedyDecoder(ctc_merge_repeated=False), [f32(5, 2, 3), np.ones((5, 2), np.float32)], note="kept"),
+        Case(CTCGreedyDecoderSeqLen(), [np.round(f32(3, 6, 4)), np.asarray([6, 3, 0], np.int32)], note="default-blank"),
+        Case(CTCGreedyDecoderSeqLen(merge_repeated=False, classes_index_type=ElementType.I64),
+             [f32(2, 5, 3), np.asarray([5, 2], np.int64), np.asarray([0], np.int32)], constant=(2,), note="blank-0"),
         *(Case(ExtractImagePatches(sizes=(2, 3), strides=(2, 1), rates=(1, 2), auto_pad=pad), [f32(2, 3, 5, 7)],
                note=pad) for pad in ("valid", "same_upper", "same_lower")),
         Case(RegionYolo(anchors=(1.0, 2.0), axis=1, end_axis=3, coords=4, classes=3, num=2, do_softmax=True),

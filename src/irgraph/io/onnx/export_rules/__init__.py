@@ -8,6 +8,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     color,
     control,
     convolution,
+    ctc,
     detection,
     elementwise,
     generation,
