@@ -102,7 +102,7 @@ from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.generation.range import Range, Range4
 from irgraph.ops.image.i420_to_bgr import I420toBGR
 from irgraph.ops.image.i420_to_rgb import I420toRGB
-from irgraph.ops.image.interpolate import Interpolate4, Interpolate11
+from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
 from irgraph.ops.image.nv12_to_bgr import NV12toBGR
 from irgraph.ops.image.nv12_to_rgb import NV12toRGB
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
@@ -574,6 +574,12 @@ def image_cases() -> list[Case]:
              opsets=(13, 18), tolerance=PATTERN, note="scales"),
         Case(v11(mode="nearest", shape_calculation_mode="sizes", pads_begin=(0, 0, 1, 0), pads_end=(0, 0, 0, 2)),
              [image, i64(1, 2, 4, 4)], constant=(1,), note="padded-all-axes"),
+        Case(Interpolate1(axes=(2, 3), mode="linear"), [image, i64(9, 4)], constant=(1,), tolerance=PATTERN,
+             note="v1-linear-asymmetric"),
+        Case(Interpolate1(axes=(0, 1, 2, 3), mode="linear"), [image, i64(1, 2, 8, 3)], constant=(1,), opsets=(13, 18),
+             tolerance=PATTERN, note="v1-linear-half-pixel"),
+        Case(Interpolate1(axes=(2, 3), mode="cubic", align_corners=True), [image, i64(7, 3)], constant=(1,),
+             tolerance=CUBIC, note="v1-cubic-align"),
         Case(Interpolate4(mode="cubic", shape_calculation_mode="scales"),
              [image, i64(1, 1), np.asarray([1.5, 2.0], np.float32), i64(2, 3)], constant=(1, 2, 3),
              tolerance=CUBIC, note="v4-scales"),
@@ -916,4 +922,12 @@ def test_max_pool_indices_nothing_reads_are_not_computed():
     np.testing.assert_array_equal(onnxruntime_run(proto, feeds)["y"], ir.run(model, feeds)["y"])
     model.result(ir.OutputPort(node.id, 1), name="where")
     with pytest.raises(ConversionError, match=r"MaxPool indices counted from axis 2 have no ONNX form"):
+        ir.export_onnx(model)
+
+
+def test_interpolate1_nearest_is_refused_as_openvino_runs_it_simple():
+    """Interpolate-1 nearest runs with nearest_mode simple (transform_v0_to_v4), which ONNX Resize cannot round."""
+    model, _ = one_op_model(Case(Interpolate1(axes=(2, 3), mode="nearest"), [f32(1, 1, 4, 4), i64(8, 8)],
+                                 constant=(1,)))
+    with pytest.raises(ConversionError, match=r"layer \d+ 'op': nearest_mode simple has no ONNX Resize form"):
         ir.export_onnx(model)
