@@ -125,6 +125,7 @@ from irgraph.ops.movement.extract_image_patches import ExtractImagePatches
 from irgraph.ops.movement.gather import Gather, Gather7, Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
+from irgraph.ops.movement.gather_tree import GatherTree
 from irgraph.ops.movement.pad import Pad, Pad12
 from irgraph.ops.movement.reverse import Reverse
 from irgraph.ops.movement.reverse_sequence import ReverseSequence
@@ -651,6 +652,10 @@ def pattern_cases() -> list[Case]:
         Case(SegmentMax(fill_mode="zero"), [i32(6), i64(0, 1, 1, 2, 4, 4), np.asarray(3, np.int64)], constant=(1, 2),
              note="dropped-rows-i32"),
         Case(ReorgYolo(stride=(2, 2)), [f32(2, 8, 4, 6)]),
+        Case(GatherTree(), [RNG.integers(0, 9, (5, 3, 4)).astype(np.int32), RNG.integers(0, 4, (5, 3, 4)).astype(
+            np.int32), np.asarray([5, 3, -1], np.int32), np.asarray(2, np.int32)], note="i32"),
+        Case(GatherTree(), [RNG.integers(0, 5, (4, 2, 3)).astype(np.float32), RNG.integers(0, 3, (4, 2, 3)).astype(
+            np.float32), np.asarray([9, 0], np.float32), np.asarray(1, np.float32)], constant=(3,), note="f32"),
         Case(CTCGreedyDecoder(), [np.round(f32(6, 3, 4)), np.asarray([[1, 1, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1],
                                                                       [1, 1, 1], [1, 1, 1]], np.float32)],
              note="merged-ties"),
@@ -837,17 +842,21 @@ def test_fold_decompression_turns_f16_weights_and_their_convert_into_one_f32_ini
 
 
 def test_a_layer_of_an_op_added_by_version_is_named_in_the_refusal():
-    """Ops registered with ``introduced`` (their opsets a tuple, GatherTree here) are refused by name like any other
-    layer without a rule, not with an AttributeError."""
-    from irgraph.ops.movement.gather_tree import GatherTree
+    """Ops registered with ``introduced`` (their opsets a tuple) are refused by name like any other layer without a
+    rule, not with an AttributeError: a custom op class registered that way here."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Doubling(Identity):
+        type_name = "Doubling"
+        introduced = 3
 
     model = ir.Model("m")
-    ids = [model.parameter(name, [3, 1, 2], "i32") for name in ("step_ids", "parent_idx")]
-    node = model.add_node(GatherTree(), "tree", [*ids, model.const(np.asarray([3], np.int32)),
-                                                 model.const(np.int32(0))])
+    x = model.parameter("x", [2, 3])
+    node = model.add_node(Doubling(), "double", [x])
     model.result(ir.OutputPort(node.id, 0), name="y")
     with pytest.raises(ConversionError, match=r"1 layer cannot be exported to ONNX \(no export rule\): "
-                                              r"GatherTree \(opset1\) x1: 'tree'"):
+                                              r"Doubling \(opset3\) x1: 'double'"):
         ir.export_onnx(model)
 
 

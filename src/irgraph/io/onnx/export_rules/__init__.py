@@ -11,6 +11,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     ctc,
     detection,
     elementwise,
+    gather_tree,
     generation,
     image,
     matrix,
