@@ -177,6 +177,8 @@ from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
+from irgraph.ops.sort.matrix_nms import MatrixNms
+from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from irgraph.ops.sort.non_max_suppression import (
     NonMaxSuppression,
     NonMaxSuppression1,
@@ -755,7 +757,8 @@ COVERED_ELSEWHERE = {
     **{op_class: "test_prior_boxes_fold_into_their_boxes below" for op_class in (
         PriorBox, PriorBox8, PriorBoxClustered)},
     **{op_class: "test_every_refusal_names_its_reason below" for op_class in (
-        ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse)},
+        ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse, MatrixNms, MulticlassNms8,
+        MulticlassNms)},
 }
 
 
@@ -873,6 +876,10 @@ def test_every_refusal_names_its_reason():
         model.add_node(Inverse(), "inverse", [x]),
         model.add_node(Multinomial(convert_type=ElementType.I64, with_replacement=True, log_probs=False), "draw",
                        [model.const(np.asarray([[0.5, 0.5]], np.float32)), model.const(np.asarray([3], np.int64))]),
+        model.add_node(MatrixNms(), "matrix", [model.const(np.zeros((1, 2, 4), np.float32)),
+                                               model.const(np.zeros((1, 1, 2), np.float32))], num_outputs=3),
+        model.add_node(MulticlassNms(), "multiclass", [model.const(np.zeros((1, 2, 4), np.float32)),
+                                                       model.const(np.zeros((1, 1, 2), np.float32))], num_outputs=3),
     ]
     model.add_node(Assign6(variable_id="v"), "write", [ir.OutputPort(layers[0].id, 0)])
     for node in layers:
@@ -880,8 +887,10 @@ def test_every_refusal_names_its_reason():
     with pytest.raises(ConversionError) as caught:
         ir.export_onnx(model)
     message = str(caught.value)
-    assert message.startswith("5 layers cannot be exported to ONNX: Assign x1 (layer ")
-    for part in ("ReadValue x1 (layer", "a stateful model's variables (ReadValue/Assign) have no ONNX form",
+    assert message.startswith("7 layers cannot be exported to ONNX: Assign x1 (layer ")
+    for part in ("MatrixNms x1 (layer", "decays scores by a matrix of IoUs", "MulticlassNms x1 (layer",
+                 "ONNX has no such op and irgraph writes no pattern for it yet", "ReadValue x1 (layer",
+                 "a stateful model's variables (ReadValue/Assign) have no ONNX form",
                  "RandomUniform x1 (layer", "Multinomial x1 (layer",
                  "ONNX's RandomUniform draws other numbers than OpenVINO's generator for the same seeds",
                  "Inverse x1 (layer", "ai.onnx has no matrix inverse"):
