@@ -1,7 +1,7 @@
 """The recurrent export rules: LSTM/GRU/RNN sequences and cells as ONNX LSTM/GRU/RNN. On generated
 configurations (every activation, clip, direction, GRU's linear_before_reset, seq_lengths within [1, seq_length],
-weights as Consts or computed) onnxruntime 1.31.1 computes irgraph's values within the recurrent row of
-docs/tolerances.md. Bounded examples (``OP_EXAMPLES``)."""
+weights as Consts or computed, f32 and f16) onnxruntime 1.31.1 computes irgraph's values within the recurrent row
+of docs/tolerances.md. Bounded examples (``OP_EXAMPLES``)."""
 
 from __future__ import annotations
 
@@ -54,9 +54,10 @@ def test_sequences_run_in_onnxruntime_as_in_irgraph(op_class, data):
     dirs = op.num_directions
     lengths = np.array(draw(st.lists(st.integers(1, steps), min_size=batch, max_size=batch)),
                        draw(st.sampled_from([np.int32, np.int64])))
-    states = [rng.uniform(-1, 1, (batch, dirs, hidden)).astype(np.float32) for _ in range(op.states)]
-    inputs = [rng.uniform(-1, 1, (batch, steps, input_size)).astype(np.float32), *states, lengths,
-              *weights(op, rng, (dirs,), hidden, input_size, np.float32)]
+    dtype = draw(st.sampled_from([np.float32, np.float32, np.float16]))
+    states = [rng.uniform(-1, 1, (batch, dirs, hidden)).astype(dtype) for _ in range(op.states)]
+    inputs = [rng.uniform(-1, 1, (batch, steps, input_size)).astype(dtype), *states, lengths,
+              *weights(op, rng, (dirs,), hidden, input_size, dtype)]
     check_case(Case(op, inputs, constant=constants(draw, 2 + op.states, 3), opsets=(draw(st.sampled_from([13, 18])),)))
 
 
@@ -68,11 +69,12 @@ def test_cells_run_in_onnxruntime_as_in_irgraph(op_class, data):
     batch, input_size, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
     op = op_class(**attributes(op_class, draw, hidden, sequence=False))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    states = [rng.uniform(-1, 1, (batch, hidden)).astype(np.float32) for _ in range(op.states)]
-    inputs = [rng.uniform(-1, 1, (batch, input_size)).astype(np.float32), *states,
-              *weights(op, rng, (), hidden, input_size, np.float32)]
+    dtype = draw(st.sampled_from([np.float32, np.float32, np.float16]))
+    states = [rng.uniform(-1, 1, (batch, hidden)).astype(dtype) for _ in range(op.states)]
+    inputs = [rng.uniform(-1, 1, (batch, input_size)).astype(dtype), *states,
+              *weights(op, rng, (), hidden, input_size, dtype)]
     if op_class is LSTMCell1 and draw(st.booleans()):
-        inputs.append(rng.uniform(-1, 1, 3 * hidden).astype(np.float32))
+        inputs.append(rng.uniform(-1, 1, 3 * hidden).astype(dtype))
     check_case(Case(op, inputs, constant=constants(draw, 1 + op.states, 3)))
 
 

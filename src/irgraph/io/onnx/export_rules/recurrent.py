@@ -8,7 +8,8 @@ GRU's z, r, h and RNN's one gate agree. IR's B is the sum of the input and recur
 ``[B, 0]``, except GRU with ``linear_before_reset``, whose IR B ``[z, r, Wbh, Rbh]`` keeps the h gate's two
 biases apart: ONNX's is ``[z, r, Wbh, 0, 0, Rbh]``. The weights are rearranged with Split and Concat nodes
 (they are computed tensors in OpenVINO's fp16-compressed IR). ``seq_lengths`` is cast to int32; onnxruntime
-takes lengths in ``[1, seq_length]`` only, where IR also defines zero and longer lengths.
+takes lengths in ``[1, seq_length]`` only, where IR also defines zero and longer lengths. f16 and bf16 layers
+compute in f32 between Casts, as irgraph and OpenVINO's CPU plugin do (rounded once).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast
+from irgraph.io.onnx.export_rules.patterns import cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.families.recurrent import Recurrent
 from irgraph.ops.sequence.gru_cell import GRUCell
@@ -94,6 +95,27 @@ class _Recurrent:
                                   "them the other way (f = 1 - i)")
         return attributes
 
+    def widened(self, names: list[str], indices: range | list[int]) -> tuple[list[str], ElementType]:
+        """The inputs at ``indices`` cast to f32 when they are f16 or bf16 (irgraph and OpenVINO's CPU plugin
+        compute those in f32 and round once; onnxruntime's recurrent kernels take no f16); the computing type."""
+        element_type = self.ctx.input_type(self.node, 0).element_type
+        if element_type not in (ElementType.F16, ElementType.BF16):
+            return names, element_type
+        names = list(names)
+        for index in indices:
+            if index < len(names) and names[index]:
+                names[index] = cast(self.ctx, self.node, names[index], ElementType.F32, f"in{index}_f32", self.made)
+        return names, ElementType.F32
+
+    def finished(self, op_type: str, inputs: list[str], output: str, step: str, wide: bool, **attributes: Any) -> list:
+        """``op_type`` (the layout change) of ``inputs`` to ``output``, then a Cast back when computed wide."""
+        if not wide:
+            return [self.ctx.make(self.node, op_type, inputs, [output], step=step, **attributes)]
+        moved = self.ctx.temp(self.node, f"{step}_f32")
+        element_type = self.ctx.input_type(self.node, 0).element_type
+        return [self.ctx.make(self.node, op_type, inputs, [moved], step=f"{step}_f32", **attributes),
+                self.ctx.make(self.node, "Cast", [moved], [output], step=step, to=onnx_type_code(element_type))]
+
     def hidden_size(self, index: int, axis: int) -> int:
         """The static hidden size from R's last dim (IR ignores the attribute; ONNX needs it)."""
         shape = self.ctx.input_type(self.node, index).shape
@@ -111,8 +133,9 @@ def sequence(node: Node, op: Any, ctx: ExportContext) -> list:
     names = ctx.inputs(node)
     states = op.states
     directions = op.num_directions
-    element_type = ctx.input_type(node, 0).element_type
     hidden = rule.hidden_size(3 + states, 2)
+    names, element_type = rule.widened(names, [0, *range(1, 1 + states), *range(2 + states, 5 + states)])
+    wide = element_type is not ctx.input_type(node, 0).element_type
     x = rule.step("Transpose", [names[0]], "X", perm=[1, 0, 2])[0]
     initial = [rule.step("Transpose", [names[1 + k]], f"initial{k}", perm=[1, 0, 2])[0] for k in range(states)]
     lengths = names[1 + states]
@@ -126,9 +149,9 @@ def sequence(node: Node, op: Any, ctx: ExportContext) -> list:
     onnx_outputs = [ctx.temp(node, what) for what in ("Y", "Y_h", "Y_c")[:1 + states]]
     recurrent = ctx.make(node, ONNX_OPS[op.KIND], [x, w, r, b, lengths, *initial], onnx_outputs,
                          direction=op.direction.lower(), **rule.attributes(directions, hidden))
-    after = [ctx.make(node, "Transpose", [onnx_outputs[0]], [outputs[0]], step="Y", perm=[2, 1, 0, 3])]
-    after += [ctx.make(node, "Transpose", [onnx_outputs[1 + k]], [outputs[1 + k]], step=f"state{k}", perm=[1, 0, 2])
-              for k in range(states)]
+    after = rule.finished("Transpose", [onnx_outputs[0]], outputs[0], "Y", wide, perm=[2, 1, 0, 3])
+    for k in range(states):
+        after += rule.finished("Transpose", [onnx_outputs[1 + k]], outputs[1 + k], f"state{k}", wide, perm=[1, 0, 2])
     return [*rule.made, recurrent, *after]
 
 
@@ -139,8 +162,9 @@ def cell(node: Node, op: Any, ctx: ExportContext) -> list:
     rule = _Recurrent(node, op, ctx)
     names = ctx.inputs(node)
     states = op.states
-    element_type = ctx.input_type(node, 0).element_type
     hidden = rule.hidden_size(2 + states, 1)
+    names, element_type = rule.widened(names, range(len(names)))
+    wide = element_type is not ctx.input_type(node, 0).element_type
     axes = rule.int64("axes", [0])
 
     def unsqueezed(index: int, step: str) -> str:
@@ -159,6 +183,6 @@ def cell(node: Node, op: Any, ctx: ExportContext) -> list:
     onnx_outputs = ["", *(ctx.temp(node, what) for what in ("Y_h", "Y_c")[:states])]
     recurrent = ctx.make(node, ONNX_OPS[op.KIND], inputs, onnx_outputs, direction="forward",
                          **rule.attributes(1, hidden))
-    after = [ctx.make(node, "Squeeze", [onnx_outputs[1 + k], axes], [outputs[k]], step=f"state{k}")
-             for k in range(states)]
+    after = [node_proto for k in range(states)
+             for node_proto in rule.finished("Squeeze", [onnx_outputs[1 + k], axes], outputs[k], f"state{k}", wide)]
     return [*rule.made, recurrent, *after]
