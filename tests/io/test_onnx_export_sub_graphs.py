@@ -11,12 +11,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.errors import ConversionError
-from irgraph.graph import PortMapEntry
+from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.infrastructure.parameter import Parameter
+from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from tests.io.test_onnx_export import onnxruntime_run
+from tests.ops.differential import OP_EXAMPLES
 from tests.test_control_flow import (
     column_loop,
     counting_loop,
@@ -176,3 +182,65 @@ def test_a_loop_irgraph_refuses_to_run_is_refused():
                                               r"internal_layer_id 5\) concatenates parts of 3 along axis 1; each "
                                               r"iteration must give \|stride\| = 1 "):
         ir.export_onnx(ir.read_model(CORPUS / "loop-dynamic-trip" / "model.xml"))
+
+
+def generated_tensor_iterator(shape: list[int], axis: int, stride: int, out_axis: int, out_stride: int,
+                              last_from: str) -> ir.Model:
+    """A TensorIterator slicing x along ``axis`` in parts of |stride| (from the end when negative), adding each part
+    to a carried sum (a back edge) and multiplying it by an invariant; the products concatenated along ``out_axis``
+    (backwards when ``out_stride`` < 0), the last sum or product as a second output."""
+    part_shape = list(shape)
+    part_shape[axis] = abs(stride)
+    body = ir.Model("body")
+    part = body.parameter("part", part_shape)
+    total = body.parameter("total", part_shape)
+    scale = body.parameter("scale", part_shape[-1:])
+    new_total = OutputPort(body.add_node(Add(), "new_total", [total, part]).id, 0)
+    product = OutputPort(body.add_node(Multiply(), "product", [new_total, scale]).id, 0)
+    r_total = body.result(new_total, name="total_out")
+    r_product = body.result(product, name="product_out")
+    model = ir.Model("ti")
+    x = model.parameter("x", shape)
+    s0 = model.parameter("s0", part_shape)
+    k = model.parameter("k", part_shape[-1:])
+    node = model.add_node(TensorIterator(), "ti", [x, s0, k], num_outputs=2)
+    start, end = (0, -1) if stride > 0 else (-1, 0)
+    out_start, out_end = (0, -1) if out_stride > 0 else (-1, 0)
+    port_map = (
+        PortMapEntry(False, 0, part.node_id, axis=axis, start=start, end=end, stride=stride, part_size=abs(stride)),
+        PortMapEntry(False, 1, total.node_id),
+        PortMapEntry(False, 2, scale.node_id),
+        PortMapEntry(True, 0, r_product.id, axis=out_axis, start=out_start, end=out_end, stride=out_stride,
+                     part_size=abs(out_stride)),
+        PortMapEntry(True, 1, (r_total if last_from == "total" else r_product).id),
+    )
+    node.bodies = (Body("body", body, port_map, (BackEdge(r_total.id, total.node_id),)),)
+    model.result(OutputPort(node.id, 0), name="products")
+    model.result(OutputPort(node.id, 1), name="last")
+    return model
+
+
+@OP_EXAMPLES
+@given(st.data())
+def test_generated_tensor_iterators_run_in_onnxruntime_as_in_irgraph(data):
+    """Slicing axis, part size, directions of slicing and joining, joining axis, and which value is the last one:
+    onnxruntime 1.31.1 computes irgraph's outputs exactly (or irgraph refuses the configuration, as OpenVINO)."""
+    draw = data.draw
+    rank = draw(st.integers(1, 3))
+    axis = draw(st.integers(0, rank - 1))
+    stride = draw(st.sampled_from([1, -1, 2, -2, 3]))
+    parts = draw(st.integers(1, 4))
+    shape = [draw(st.integers(1, 3)) for _ in range(rank)]
+    shape[axis] = parts * abs(stride)
+    out_axis = draw(st.integers(0, rank - 1))
+    part_dim = abs(stride) if out_axis == axis else shape[out_axis]
+    out_stride = part_dim * draw(st.sampled_from([1, -1]))
+    model = generated_tensor_iterator(shape, axis, stride, out_axis, out_stride,
+                                      draw(st.sampled_from(["total", "product"])))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    part_shape = list(shape)
+    part_shape[axis] = abs(stride)
+    feeds = {"x": rng.standard_normal(shape).astype(np.float32),
+             "s0": rng.standard_normal(part_shape).astype(np.float32),
+             "k": rng.standard_normal(part_shape[-1:]).astype(np.float32)}
+    assert_exported_runs_as_irgraph(model, feeds, draw(st.sampled_from([13, 18])))
