@@ -90,7 +90,10 @@ def test_lstm_gates_are_reordered_and_the_bias_split():
                                               gates.reshape(1, 4, 1) / 4, gates.reshape(1, 4, 1) / 4,
                                               gates.reshape(1, 4)], constant=(4, 5, 6))
     model, _ = one_op_model(case)
-    proto = ir.export_onnx(model)
+    explained: list[str] = []
+    proto = ir.export_onnx(model, explain=explained)
+    assert "layer 7 'op' LSTMSequence-5: ONNX LSTM between Transposes (time-major), gates f,i,c,o -> i,o,f,c, B " \
+           "followed by a zero recurrence bias" in explained
     nodes = {output: node for node in proto.graph.node for output in node.output}
     (lstm,) = [node for node in proto.graph.node if node.op_type == "LSTM"]
     assert lstm.name == "op"

@@ -273,6 +273,8 @@ class _LoopExport:
             zeros = np.zeros([d.value if d.is_static else 0 for d in output_type.shape],
                              output_type.element_type.numpy_dtype)
             name = ctx.temp(node, f"last{port}")
+            ctx.explain(f"layer {node.id} {node.name!r}: output {port} (the last iteration's value) is an ONNX Loop "
+                        "carried value starting from zeros (irgraph's value when no iteration runs)")
             inputs.append((name, output_type.element_type, None))
             carried_initial.append(ctx.initializer(node, f"last{port}_initial", zeros))
             body_outputs.append(result_id)

@@ -92,6 +92,9 @@ def non_max_suppression(node: Node, op: Any, ctx: ExportContext) -> list:
         elif inclusive:
             bound = np.nextafter(bound, np.float32(-np.inf))
         threshold = ctx.initializer(node, "iou", np.asarray([bound], np.float32))
+        given_value = float(np.asarray(value).reshape(-1)[0])
+        ctx.explain(f"layer {node.id} {node.name!r} {op.title()}: iou_threshold {given_value} "
+                    f"({'IoU >= t' if inclusive else 'IoU > t'}) -> ONNX's IoU > {float(bound)!r}")
     score_threshold = f32_vector(4, "score_threshold") if given(4) else \
         ctx.initializer(node, "score_threshold", np.asarray([0], np.float32))
     selected = step("NonMaxSuppression", [boxes, scores, limit, threshold, score_threshold], "selected",

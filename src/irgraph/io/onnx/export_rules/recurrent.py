@@ -146,6 +146,8 @@ def sequence(node: Node, op: Any, ctx: ExportContext) -> list:
     r = rule.reordered(names[3 + states], order, "R")
     b = rule.bias(names[4 + states], directions, hidden, element_type)
     outputs = ctx.outputs(node)
+    ctx.explain(f"layer {node.id} {node.name!r} {op.title()}: ONNX {ONNX_OPS[op.KIND]} between Transposes (time-major)"
+                f"{', gates f,i,c,o -> i,o,f,c' if op.KIND == 'lstm' else ''}, B followed by a zero recurrence bias")
     onnx_outputs = [ctx.temp(node, what) for what in ("Y", "Y_h", "Y_c")[:1 + states]]
     recurrent = ctx.make(node, ONNX_OPS[op.KIND], [x, w, r, b, lengths, *initial], onnx_outputs,
                          direction=op.direction.lower(), **rule.attributes(directions, hidden))
