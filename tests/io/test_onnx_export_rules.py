@@ -904,7 +904,8 @@ def test_every_refusal_names_its_reason():
     PriorBoxClustered(width=(1.0, 2.5), height=(2.0, 1.5), step=4.0, variance=(0.1,)),
 ], ids=lambda op: op.title())
 def test_prior_boxes_fold_into_their_boxes(op):
-    """Constant sizes: the exported model is irgraph's boxes as one initializer; computed sizes are refused."""
+    """Constant sizes, or sizes sliced from the shapes of static tensors (SSD's form): the exported model is irgraph's
+    boxes as one initializer; sizes that depend on the run are refused."""
     model = ir.Model("priors")
     sizes = [model.const(i64(3, 4), name="output_size"), model.const(i64(12, 16), name="image_size")]
     node = model.add_node(op, "priors", sizes)
@@ -917,12 +918,26 @@ def test_prior_boxes_fold_into_their_boxes(op):
     np.testing.assert_array_equal(onnx.numpy_helper.to_array(boxes), expected)
     np.testing.assert_array_equal(onnxruntime_run(proto, {})["boxes"], expected)
 
+    model = ir.Model("ssd")  # the sizes as SSD IRs compute them: shapes of static tensors, sliced
+    feature, image = model.parameter("feature", [1, 8, 3, 4]), model.parameter("image", [1, 3, 12, 16])
+    sizes = []
+    for tensor in (feature, image):
+        shape = ir.OutputPort(model.add_node(ShapeOf3(), None, [tensor]).id, 0)
+        sizes.append(ir.OutputPort(model.add_node(StridedSlice(begin_mask=(0,), end_mask=(1,)), None, [
+            shape, model.const(i64(2)), model.const(i64(0)), model.const(i64(1))]).id, 0))
+    node = model.add_node(op, "priors", sizes)
+    model.result(ir.OutputPort(node.id, 0), name="boxes")
+    proto = ir.export_onnx(model)
+    assert [i.name for i in proto.graph.input] == ["feature", "image"] and proto.graph.output[0].name == "boxes"
+    feeds = {"feature": f32(1, 8, 3, 4), "image": f32(1, 3, 12, 16)}
+    np.testing.assert_array_equal(onnxruntime_run(proto, feeds)["boxes"], expected)
+
     model = ir.Model("computed")
     image_size = model.parameter("image_size", [2], "i64")
     node = model.add_node(op, "priors", [model.const(i64(3, 4)), image_size])
     model.result(ir.OutputPort(node.id, 0), name="boxes")
     with pytest.raises(ConversionError, match=r"layer \d+ 'priors': .* is folded into its boxes at export, which needs "
-                                              r"both sizes"):
+                                              r"both sizes \(inputs 0 and 1\) computed from Consts and static shapes"):
         ir.export_onnx(model)
 
 

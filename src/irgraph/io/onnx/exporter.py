@@ -36,6 +36,7 @@ from irgraph.io.onnx.common import (
 from irgraph.io.onnx.export_rules import RULES, Rule
 from irgraph.ops import Const, Parameter, Result
 from irgraph.ops.op import shape_text
+from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
@@ -49,6 +50,8 @@ MIN_OPSET = 13
 """Opset 13 is where Split, Squeeze, Unsqueeze and ReduceSum take their axes as inputs; the rules
 write those forms (and ReduceX's input axes from 18)."""
 _LISTED_NAMES = 3
+_FOLD_LIMIT = 1 << 16
+"""Most elements an export-time fold reads or makes (sizes and shapes, not weights)."""
 """Layer names quoted per op type in a refusal (the count says how many more)."""
 
 
@@ -138,6 +141,8 @@ class _Exporter:
         self.initializers: list[Any] = []
         self.nodes: list[Any] = []
         self.types_used: set[str] = set() if parent is None else parent.types_used
+        self._static_values: dict[tuple[int, int], np.ndarray | None] = {}
+        """Port -> its value computed from Consts and static shapes (None: not computable), for ``static_value``."""
 
     def build(self) -> onnx_types.ModelProto:
         """The checked ModelProto."""
@@ -398,6 +403,52 @@ class _Exporter:
         """The value of input ``index`` when a Const computes it."""
         sources = self.model.input_sources(node)
         return self.model.constant_value(sources[index]) if index < len(sources) else None
+
+    def static_value(self, node: Node, index: int) -> np.ndarray | None:
+        """The value of input ``index`` when Consts and static shapes alone compute it (ShapeOf of a static
+        shape, then small runnable ops), else None: what export-time folding may rely on."""
+        source = self.model.input_sources(node)[index] if index < len(self.model.input_sources(node)) else None
+        return None if source is None else self._static_value(source)
+
+    def _static_value(self, port: OutputPort) -> np.ndarray | None:
+        """Iterative post-order over the producers of ``port`` (no recursion), memoised per export."""
+        known = self._static_values
+        stack = [port]
+        while stack:
+            current = stack[-1]
+            key = (current.node_id, current.index)
+            if key in known:
+                stack.pop()
+                continue
+            producer = self.model.node(current.node_id)
+            op = producer.op
+            if isinstance(op, Const):
+                known[key] = op.value
+            elif isinstance(op, (ShapeOf1, ShapeOf3)):
+                source = self.model.input_sources(producer)[0]
+                shape = None if source is None else port_type(self.model, source).shape
+                known[key] = None if shape is None or shape.rank_is_dynamic or not shape.is_static else \
+                    np.asarray([d.value for d in shape], port_type(self.model, current).element_type.numpy_dtype)
+            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.keeps_run_state:
+                known[key] = None
+            else:
+                sources = self.model.input_sources(producer)
+                pending = [s for s in sources if s is not None and (s.node_id, s.index) not in known]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                values = [None if s is None else known[(s.node_id, s.index)] for s in sources]
+                outputs = None
+                if all(v is not None for v in values) and sum(np.size(v) for v in values) <= _FOLD_LIMIT:
+                    try:
+                        outputs = op.evaluate(values)
+                    except IrError:
+                        outputs = None
+                for output_index in range(producer.num_outputs):
+                    value = None if outputs is None else np.asarray(outputs[output_index])
+                    known[(producer.id, output_index)] = value if value is None or value.size <= _FOLD_LIMIT else None
+            stack.pop()
+        return known[(port.node_id, port.index)]
 
     def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
              step: str | None = None, **attributes: Any) -> onnx_types.NodeProto:

@@ -1,7 +1,8 @@
 """Detection layers: ReorgYolo as a Reshape/Transpose/Reshape (data movement, exact); RegionYolo as Sigmoids and a
 Softmax on slices of its [N, regions, entries, H*W] view; PriorBox, PriorBox-8 and
-PriorBoxClustered folded into an initializer when their sizes are constants (ONNX has no prior-box op, and the
-boxes depend on nothing else), refused otherwise."""
+PriorBoxClustered folded into an initializer when Consts and static shapes compute their sizes (as in SSD IRs:
+ShapeOf of a feature map and of the image, sliced; ONNX has no prior-box op, and the boxes depend on nothing
+else), refused otherwise."""
 
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ def reorg_yolo(node: Node, op: ReorgYolo, ctx: ExportContext) -> list:
 @exports(PriorBox, PriorBox8, PriorBoxClustered)
 def prior_box(node: Node, op: Any, ctx: ExportContext) -> list:
     """The boxes irgraph computes, as an initializer (both sizes must be constants)."""
-    values = [ctx.constant(node, index) for index in (0, 1)]
+    values = [ctx.static_value(node, index) for index in (0, 1)]
     if any(value is None for value in values):
         raise ctx.refuse(f"{op.type_name} is folded into its boxes at export, which needs both sizes (inputs 0 and "
-                         "1) straight from Consts; ONNX has no prior-box op")
+                         "1) computed from Consts and static shapes alone; ONNX has no prior-box op")
     try:
         (boxes,) = op.evaluate(values)
     except OpError as err:

@@ -58,6 +58,10 @@ class ExportContext(Protocol):
         """The value of input ``index`` when a Const computes it, else None."""
         ...
 
+    def static_value(self, node: Node, index: int) -> np.ndarray | None:
+        """The value of input ``index`` when Consts and static shapes alone compute it, else None."""
+        ...
+
     def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
              step: str | None = None, **attributes: Any) -> onnx_types.NodeProto:
         """An ONNX node; named after the layer (``layer/step`` for a helper node of a pattern)."""
