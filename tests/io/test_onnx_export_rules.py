@@ -964,3 +964,12 @@ def test_interpolate1_nearest_is_refused_as_openvino_runs_it_simple():
                                  constant=(1,)))
     with pytest.raises(ConversionError, match=r"layer \d+ 'op': nearest_mode simple has no ONNX Resize form"):
         ir.export_onnx(model)
+
+
+def test_exportable_ops_leave_out_the_ops_whose_rule_always_refuses():
+    from irgraph.io.onnx.exporter import exportable_ops
+
+    names = exportable_ops()
+    assert {"Loop-5", "TensorIterator-1", "LSTMSequence-5", "NonMaxSuppression-9", "Const-1"} <= set(names)
+    assert not {"ReadValue-6", "Assign-6", "RandomUniform-8", "Multinomial-13", "Inverse-14", "MatrixNms-8",
+                "MulticlassNms-9"} & set(names)

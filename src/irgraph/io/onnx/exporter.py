@@ -33,7 +33,7 @@ from irgraph.io.onnx.common import (
     port_type,
     require_onnx,
 )
-from irgraph.io.onnx.export_rules import RULES, Rule
+from irgraph.io.onnx.export_rules import REFUSED, RULES, Rule
 from irgraph.ops import Const, Parameter, Result
 from irgraph.ops.op import shape_text
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
@@ -56,8 +56,8 @@ _FOLD_LIMIT = 1 << 16
 
 
 def exportable_ops() -> list[str]:
-    """The IR op types (with versions) that have an export rule, sorted."""
-    names = {op_class.title() for op_class in RULES}
+    """The IR op types (with versions) that export to ONNX (a rule that does not always refuse), sorted."""
+    names = {op_class.title() for op_class in RULES if op_class not in REFUSED}
     return sorted(names | {"Const-1", "Parameter-1", "Result-1"})
 
 

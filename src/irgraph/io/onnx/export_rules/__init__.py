@@ -26,6 +26,6 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     sparse,
     type,
 )
-from irgraph.io.onnx.export_rules.registry import RULES, ExportContext, Rule, exports
+from irgraph.io.onnx.export_rules.registry import REFUSED, RULES, ExportContext, Rule, exports, refuses
 
-__all__ = ["RULES", "ExportContext", "Rule", "exports"]
+__all__ = ["REFUSED", "RULES", "ExportContext", "Rule", "exports", "refuses"]

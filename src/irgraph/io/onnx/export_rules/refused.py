@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.registry import ExportContext, exports
+from irgraph.io.onnx.export_rules.registry import ExportContext, refuses
 from irgraph.ops.generation.multinomial import Multinomial
 from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
@@ -31,7 +31,7 @@ from irgraph.ops.sort.matrix_nms import MatrixNms
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 
 
-@exports(ReadValue3, ReadValue6, Assign3, Assign6)
+@refuses(ReadValue3, ReadValue6, Assign3, Assign6)
 def state(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: model state."""
     raise ctx.refuse("a stateful model's variables (ReadValue/Assign) have no ONNX form: an ONNX graph keeps no "
@@ -39,7 +39,7 @@ def state(node: Node, op: Any, ctx: ExportContext) -> list:
                      "optimum-cli export openvino --disable-stateful)")
 
 
-@exports(RandomUniform, Multinomial)
+@refuses(RandomUniform, Multinomial)
 def random(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: another generator's numbers."""
     raise ctx.refuse(f"ONNX's {op.type_name} draws other numbers than OpenVINO's generator for the same seeds "
@@ -47,14 +47,14 @@ def random(node: Node, op: Any, ctx: ExportContext) -> list:
                      "values; feed the random values as an input instead")
 
 
-@exports(Inverse)
+@refuses(Inverse)
 def inverse(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: no ai.onnx op."""
     raise ctx.refuse("ai.onnx has no matrix inverse (onnxruntime's com.microsoft.Inverse is a contrib op other "
                      "runtimes lack)")
 
 
-@exports(MatrixNms, MulticlassNms8, MulticlassNms)
+@refuses(MatrixNms, MulticlassNms8, MulticlassNms)
 def detection_output_nms(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: no ONNX op, and no pattern written yet."""
     what = "decays scores by a matrix of IoUs" if isinstance(op, MatrixNms) else \

@@ -102,6 +102,20 @@ Rule = Callable[[Node, Any, ExportContext], "list[onnx_types.NodeProto]"]
 RULES: dict[type[Op], Rule] = {}
 
 
+REFUSED: set[type[Op]] = set()
+"""Op classes whose rule always refuses (with the reason ONNX cannot express them): not counted as exportable."""
+
+
+def refuses(*op_classes: type[Op]) -> Callable[[Rule], Rule]:
+    """Decorator: ``rule`` refuses every layer of ``op_classes`` with its reason (registered like ``exports``)."""
+
+    def register(rule: Rule) -> Rule:
+        REFUSED.update(op_classes)
+        return exports(*op_classes)(rule)
+
+    return register
+
+
 def exports(*op_classes: type[Op]) -> Callable[[Rule], Rule]:
     """Decorator: ``rule`` exports layers whose op is exactly one of ``op_classes``."""
 
