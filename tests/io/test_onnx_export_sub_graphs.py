@@ -19,10 +19,14 @@ from irgraph.errors import ConversionError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.families.recurrent import RECURRENT_TOLERANCE
 from irgraph.ops.infrastructure.parameter import Parameter
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
+from irgraph.ops.sequence.lstm_cell import LSTMCell4
+from irgraph.ops.shape.squeeze import Squeeze
+from irgraph.ops.shape.unsqueeze import Unsqueeze
 from tests.io.test_onnx_export import onnxruntime_run
-from tests.ops.differential import OP_EXAMPLES
+from tests.ops.differential import OP_EXAMPLES, assert_values_close
 from tests.test_control_flow import (
     column_loop,
     counting_loop,
@@ -244,3 +248,48 @@ def test_generated_tensor_iterators_run_in_onnxruntime_as_in_irgraph(data):
              "s0": rng.standard_normal(part_shape).astype(np.float32),
              "k": rng.standard_normal(part_shape[-1:]).astype(np.float32)}
     assert_exported_runs_as_irgraph(model, feeds, draw(st.sampled_from([13, 18])))
+
+
+def lstm_tensor_iterator(steps: int = 5, batch: int = 2, inputs: int = 3, hidden: int = 4) -> ir.Model:
+    """The form OpenVINO's older converters gave recurrent networks: a TensorIterator over the time axis whose body
+    squeezes the step, runs an LSTMCell-4 with body weights and carries H and C by back edges; every H is
+    concatenated, the last C is an output."""
+    rng = np.random.default_rng(7)
+    body = ir.Model("body")
+    x_t = body.parameter("x_t", [batch, 1, inputs])
+    h = body.parameter("h", [batch, hidden])
+    c = body.parameter("c", [batch, hidden])
+    squeezed = OutputPort(body.add_node(Squeeze(), "squeeze", [x_t, body.const(np.asarray([1], np.int64))]).id, 0)
+    weights = [body.const((rng.uniform(-1, 1, shape) / np.sqrt(shape[-1])).astype(np.float32))
+               for shape in ((4 * hidden, inputs), (4 * hidden, hidden), (4 * hidden,))]
+    cell = body.add_node(LSTMCell4(hidden_size=hidden), "cell", [squeezed, h, c, *weights])
+    h_next, c_next = OutputPort(cell.id, 0), OutputPort(cell.id, 1)
+    r_h = body.result(h_next, name="h_out")
+    r_c = body.result(c_next, name="c_out")
+    step = OutputPort(body.add_node(Unsqueeze(), "unsqueeze", [h_next, body.const(np.asarray([1], np.int64))]).id, 0)
+    r_step = body.result(step, name="step_out")
+    model = ir.Model("lstm_ti")
+    x = model.parameter("x", [batch, steps, inputs])
+    h0, c0 = model.parameter("h0", [batch, hidden]), model.parameter("c0", [batch, hidden])
+    node = model.add_node(TensorIterator(), "ti", [x, h0, c0], num_outputs=2)
+    port_map = (
+        PortMapEntry(False, 0, x_t.node_id, axis=1, start=0, end=-1, stride=1, part_size=1),
+        PortMapEntry(False, 1, h.node_id), PortMapEntry(False, 2, c.node_id),
+        PortMapEntry(True, 0, r_step.id, axis=1, start=0, end=-1, stride=1, part_size=1),
+        PortMapEntry(True, 1, r_c.id),
+    )
+    node.bodies = (Body("body", body, port_map, (BackEdge(r_h.id, h.node_id), BackEdge(r_c.id, c.node_id))),)
+    model.result(OutputPort(node.id, 0), name="hs")
+    model.result(OutputPort(node.id, 1), name="c_last")
+    return model
+
+
+def test_a_tensor_iterator_over_an_lstm_cell_runs_in_onnxruntime_as_in_irgraph():
+    model = lstm_tensor_iterator()
+    rng = np.random.default_rng(8)
+    feeds = {"x": rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32), "h0": np.zeros((2, 4), np.float32),
+             "c0": rng.uniform(-1, 1, (2, 4)).astype(np.float32)}
+    ours = ir.run(model, feeds)
+    theirs = onnxruntime_run(ir.export_onnx(model), feeds)
+    for name, value in ours.items():  # the LSTM cell's tolerance (docs/tolerances.md), carried over five steps
+        assert_values_close(value, theirs[name], RECURRENT_TOLERANCE, name)
