@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError
+from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from irgraph.ops.sort.non_max_suppression import (
     NonMaxSuppression,
     NonMaxSuppression1,
@@ -77,3 +78,35 @@ def test_soft_nms_and_computed_inclusive_thresholds_are_refused():
                     constant=(2,))
     with pytest.raises(ConversionError, match=r"its iou_threshold is computed: IoU >= threshold"):
         ir.export_onnx(one_op_model(computed)[0])
+
+
+@pytest.mark.parametrize("op_class", [MulticlassNms8, MulticlassNms], ids=lambda c: c.title())
+@OP_EXAMPLES
+@given(data=st.data())
+def test_multiclass_nms_runs_in_onnxruntime_as_in_irgraph(op_class, data):
+    """Ordered corners (as detectors decode them), scores away from score_threshold (module docstring of the rule:
+    OpenVINO treats a score equal to it apart), every sort, cut and background setting."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    batches, classes, count = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 8))
+    corners, scores, _ = boxes_and_scores(rng, batches, classes, count, draw(st.booleans()))
+    corners = np.concatenate([np.minimum(corners[..., :2], corners[..., 2:]),
+                              np.maximum(corners[..., :2], corners[..., 2:])], axis=-1)
+    score_threshold = draw(st.sampled_from([0.0, 0.3, 0.6]))
+    scores = np.where(scores == np.float32(score_threshold), scores + np.float32(0.01), scores)
+    op = op_class(sort_result_type=draw(st.sampled_from(["none", "score", "classid"])),
+                  output_type=draw(st.sampled_from([ElementType.I32, ElementType.I64])),
+                  nms_top_k=draw(st.sampled_from([-1, 0, 1, 3])), keep_top_k=draw(st.sampled_from([-1, 1, 4])),
+                  sort_result_across_batch=draw(st.booleans()),
+                  iou_threshold=draw(st.sampled_from([0.0, 0.3, 0.5, 1.0])), score_threshold=score_threshold,
+                  background_class=draw(st.sampled_from([-1, 0, 1])))
+    check_case(Case(op, [corners, scores], opsets=(draw(st.sampled_from([13, 18])),)))
+
+
+def test_multiclass_nms_forms_onnx_has_none_for_are_refused():
+    rng = np.random.default_rng(0)
+    corners, scores, _ = boxes_and_scores(rng, 1, 2, 4, False)
+    for op, reason in ((MulticlassNms(normalized=False), "normalized=false adds 1 to each side"),
+                       (MulticlassNms8(nms_eta=0.5), "nms_eta 0.5 lowers the threshold")):
+        with pytest.raises(ConversionError, match=reason):
+            ir.export_onnx(one_op_model(Case(op, [corners, scores]))[0])

@@ -16,6 +16,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     image,
     matrix,
     movement,
+    multiclass_nms,
     nms,
     normalization,
     quantization,

@@ -10,10 +10,8 @@ export's one message names every such layer with why (never "no export rule").
   at every run. Exporting anyway would break the one promise an export makes (equal outputs) with nothing
   in the file to say so; a user who wants fresh randomness can feed it as an input.
 * Inverse has no ai.onnx op (onnxruntime's ``com.microsoft.Inverse`` is a contrib op other runtimes lack).
-* MatrixNms decays scores by a matrix of IoUs (no ONNX op), and MulticlassNms adds to ONNX's per-class greedy
-  selection a per-class top-k before it, an adaptive threshold (``nms_eta``), unnormalized boxes, a per-batch
-  top-k after it and three orderings of its [M, 6] rows: their patterns are not written yet, so they are refused
-  with that said rather than as layers without a rule.
+* MatrixNms decays scores by a matrix of IoUs (no ONNX op): its pattern is not written yet, so it is refused with
+  that said rather than as a layer without a rule.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from irgraph.ops.infrastructure.assign import Assign3, Assign6
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6
 from irgraph.ops.matrix.inverse import Inverse
 from irgraph.ops.sort.matrix_nms import MatrixNms
-from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 
 
 @refuses(ReadValue3, ReadValue6, Assign3, Assign6)
@@ -54,9 +51,8 @@ def inverse(node: Node, op: Any, ctx: ExportContext) -> list:
                      "runtimes lack)")
 
 
-@refuses(MatrixNms, MulticlassNms8, MulticlassNms)
-def detection_output_nms(node: Node, op: Any, ctx: ExportContext) -> list:
+@refuses(MatrixNms)
+def matrix_nms(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: no ONNX op, and no pattern written yet."""
-    what = "decays scores by a matrix of IoUs" if isinstance(op, MatrixNms) else \
-        "adds per-class and per-batch top-k, nms_eta and [M, 6] row orderings to ONNX's NonMaxSuppression"
-    raise ctx.refuse(f"{op.type_name} {what}; ONNX has no such op and irgraph writes no pattern for it yet")
+    raise ctx.refuse("MatrixNms decays scores by a matrix of IoUs; ONNX has no such op and irgraph writes no pattern "
+                     "for it yet")
