@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError
+from irgraph.ops.sort.matrix_nms import MatrixNms
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from irgraph.ops.sort.non_max_suppression import (
     NonMaxSuppression,
@@ -29,9 +30,10 @@ pytestmark = pytest.mark.oracle
 VERSIONS = [NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4, NonMaxSuppression5, NonMaxSuppression]
 
 
-def boxes_and_scores(rng: np.random.Generator, batches: int, classes: int, count: int, ties: bool):
+def boxes_and_scores(rng: np.random.Generator, batches: int, classes: int, count: int, ties: bool,
+                     spread: float = 4.0):
     """Boxes clustered so that many overlap (corners in any order), scores in (0, 1) or on a coarse grid (ties)."""
-    centres = rng.uniform(0, 4, (batches, count, 2))
+    centres = rng.uniform(0, spread, (batches, count, 2))
     sizes = rng.uniform(0.5, 2, (batches, count, 2))
     corners = np.concatenate([centres - sizes / 2, centres + sizes / 2], axis=-1)
     flip = rng.integers(0, 2, (batches, count, 1)).astype(bool)
@@ -110,3 +112,22 @@ def test_multiclass_nms_forms_onnx_has_none_for_are_refused():
                        (MulticlassNms8(nms_eta=0.5), "nms_eta 0.5 lowers the threshold")):
         with pytest.raises(ConversionError, match=reason):
             ir.export_onnx(one_op_model(Case(op, [corners, scores]))[0])
+
+
+@OP_EXAMPLES
+@given(data=st.data())
+def test_matrix_nms_runs_in_onnxruntime_as_in_irgraph(data):
+    """Both decays, normalized or not, corners in any order, every cut, sort and background setting."""
+    draw = data.draw
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    batches, classes, count = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(2, 8))
+    corners, scores, _ = boxes_and_scores(rng, batches, classes, count, draw(st.booleans()), spread=1.0)
+    op = MatrixNms(sort_result_type=draw(st.sampled_from(["none", "score", "classid"])),
+                   output_type=draw(st.sampled_from([ElementType.I32, ElementType.I64])),
+                   nms_top_k=draw(st.sampled_from([-1, 0, 2, 5])), keep_top_k=draw(st.sampled_from([-1, 1, 4])),
+                   sort_result_across_batch=draw(st.booleans()),
+                   score_threshold=draw(st.sampled_from([0.0, 0.3])), background_class=draw(st.sampled_from([-1, 0])),
+                   decay_function=draw(st.sampled_from(["linear", "gaussian"])),
+                   gaussian_sigma=draw(st.sampled_from([0.5, 2.0])), post_threshold=draw(st.sampled_from([0.0, 0.2])),
+                   normalized=draw(st.booleans()))
+    check_case(Case(op, [corners, scores], opsets=(draw(st.sampled_from([13, 18])),)))

@@ -754,11 +754,11 @@ COVERED_ELSEWHERE = {
         GRUCell, GRUSequence, LSTMCell1, LSTMCell4, LSTMSequence, RNNCell, RNNSequence)},
     **{op_class: "test_onnx_export_nms.py, generated configurations" for op_class in (
         NonMaxSuppression, NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4, NonMaxSuppression5,
-        MulticlassNms8, MulticlassNms)},
+        MulticlassNms8, MulticlassNms, MatrixNms)},
     **{op_class: "test_prior_boxes_fold_into_their_boxes below" for op_class in (
         PriorBox, PriorBox8, PriorBoxClustered)},
     **{op_class: "test_every_refusal_names_its_reason below" for op_class in (
-        ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse, MatrixNms)},
+        ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse)},
 }
 
 
@@ -876,8 +876,6 @@ def test_every_refusal_names_its_reason():
         model.add_node(Inverse(), "inverse", [x]),
         model.add_node(Multinomial(convert_type=ElementType.I64, with_replacement=True, log_probs=False), "draw",
                        [model.const(np.asarray([[0.5, 0.5]], np.float32)), model.const(np.asarray([3], np.int64))]),
-        model.add_node(MatrixNms(), "matrix", [model.const(np.zeros((1, 2, 4), np.float32)),
-                                               model.const(np.zeros((1, 1, 2), np.float32))], num_outputs=3),
         model.add_node(MulticlassNms(nms_eta=0.5), "multiclass", [model.const(np.zeros((1, 2, 4), np.float32)),
                                                                   model.const(np.zeros((1, 1, 2), np.float32))],
                        num_outputs=3),
@@ -888,9 +886,8 @@ def test_every_refusal_names_its_reason():
     with pytest.raises(ConversionError) as caught:
         ir.export_onnx(model)
     message = str(caught.value)
-    assert message.startswith("7 layers cannot be exported to ONNX: Assign x1 (layer ")
-    for part in ("MatrixNms x1 (layer", "decays scores by a matrix of IoUs", "MulticlassNms x1 (layer",
-                 "ONNX has no such op and irgraph writes no pattern for it yet", "nms_eta 0.5 lowers the threshold",
+    assert message.startswith("6 layers cannot be exported to ONNX: Assign x1 (layer ")
+    for part in ("MulticlassNms x1 (layer", "nms_eta 0.5 lowers the threshold",
                  "ReadValue x1 (layer",
                  "a stateful model's variables (ReadValue/Assign) have no ONNX form",
                  "RandomUniform x1 (layer", "Multinomial x1 (layer",
@@ -973,5 +970,5 @@ def test_exportable_ops_leave_out_the_ops_whose_rule_always_refuses():
 
     names = exportable_ops()
     assert {"Loop-5", "TensorIterator-1", "LSTMSequence-5", "NonMaxSuppression-9", "Const-1"} <= set(names)
-    refusing = {"ReadValue-6", "Assign-6", "RandomUniform-8", "Multinomial-13", "Inverse-14", "MatrixNms-8"}
+    refusing = {"ReadValue-6", "Assign-6", "RandomUniform-8", "Multinomial-13", "Inverse-14"}
     assert not refusing & set(names)

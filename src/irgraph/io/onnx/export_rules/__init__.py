@@ -15,6 +15,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     generation,
     image,
     matrix,
+    matrix_nms,
     movement,
     multiclass_nms,
     nms,

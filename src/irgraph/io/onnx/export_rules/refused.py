@@ -10,8 +10,6 @@ export's one message names every such layer with why (never "no export rule").
   at every run. Exporting anyway would break the one promise an export makes (equal outputs) with nothing
   in the file to say so; a user who wants fresh randomness can feed it as an input.
 * Inverse has no ai.onnx op (onnxruntime's ``com.microsoft.Inverse`` is a contrib op other runtimes lack).
-* MatrixNms decays scores by a matrix of IoUs (no ONNX op): its pattern is not written yet, so it is refused with
-  that said rather than as a layer without a rule.
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6
 from irgraph.ops.matrix.inverse import Inverse
-from irgraph.ops.sort.matrix_nms import MatrixNms
 
 
 @refuses(ReadValue3, ReadValue6, Assign3, Assign6)
@@ -50,9 +47,3 @@ def inverse(node: Node, op: Any, ctx: ExportContext) -> list:
     raise ctx.refuse("ai.onnx has no matrix inverse (onnxruntime's com.microsoft.Inverse is a contrib op other "
                      "runtimes lack)")
 
-
-@refuses(MatrixNms)
-def matrix_nms(node: Node, op: Any, ctx: ExportContext) -> list:
-    """Refused: no ONNX op, and no pattern written yet."""
-    raise ctx.refuse("MatrixNms decays scores by a matrix of IoUs; ONNX has no such op and irgraph writes no pattern "
-                     "for it yet")
