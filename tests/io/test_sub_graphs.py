@@ -17,7 +17,6 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_validate
-from irgraph.errors import ConversionError
 from irgraph.graph import Body, OutputPort, PortMapEntry
 from irgraph.io.xml.reader import _Reader
 from irgraph.io.xml.security import load_xml
@@ -107,12 +106,14 @@ def test_nested_bodies_keep_their_weights() -> None:
     np.testing.assert_array_equal(else_weights, np.full((2, 3), 0.5, np.float32))
 
 
-def test_onnx_export_refuses_bodies() -> None:
+def test_onnx_export_writes_bodies_as_loop_graphs() -> None:
+    """The Loop's body becomes the ONNX Loop's body graph (its values: tests/io/test_onnx_export_sub_graphs.py)."""
     pytest.importorskip("onnx")
     model = ir.read_model(CORPUS / "loop-static-trip" / "model.xml")
-    with pytest.raises(ConversionError, match=r"^1 layer cannot be exported to ONNX \(no export rule\): Loop "
-                                              r"\(opset5\) x1: 'Loop_184' "):
-        ir.export_onnx(model)
+    (loop,) = [node for node in ir.export_onnx(model).graph.node if node.op_type == "Loop"]
+    assert loop.name == "Loop_184"
+    assert [attribute.name for attribute in loop.attribute] == ["body"]
+    assert loop.attribute[0].g.node
 
 
 # ------------------------------------------------------------------------------------ depth
@@ -265,10 +266,10 @@ def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
 def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
     target = tmp_path / "model.onnx"
-    assert ir_convert.main([str(CORPUS / "loop-static-trip" / "model.xml"), str(target)]) == 1
+    assert ir_convert.main([str(CORPUS / "loop-dynamic-trip" / "model.xml"), str(target)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "cannot be exported to ONNX (no export rule): Loop (opset5) x1: 'Loop_184'" in err
+    assert "1 layer cannot be exported to ONNX: Loop x1 (layer 3 'Loop_238': port map output" in err
     assert not target.exists()
 
 

@@ -33,9 +33,10 @@ from irgraph.io.onnx.common import (
     port_type,
     require_onnx,
 )
-from irgraph.io.onnx.export_rules import RULES, Rule
+from irgraph.io.onnx.export_rules import REFUSED, RULES, Rule
 from irgraph.ops import Const, Parameter, Result
 from irgraph.ops.op import shape_text
+from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.shape_inference import infer_shapes
 from irgraph.shapes import TensorType
 
@@ -49,12 +50,14 @@ MIN_OPSET = 13
 """Opset 13 is where Split, Squeeze, Unsqueeze and ReduceSum take their axes as inputs; the rules
 write those forms (and ReduceX's input axes from 18)."""
 _LISTED_NAMES = 3
+_FOLD_LIMIT = 1 << 16
+"""Most elements an export-time fold reads or makes (sizes and shapes, not weights)."""
 """Layer names quoted per op type in a refusal (the count says how many more)."""
 
 
 def exportable_ops() -> list[str]:
-    """The IR op types (with versions) that have an export rule, sorted."""
-    names = {op_class.title() for op_class in RULES}
+    """The IR op types (with versions) that export to ONNX (a rule that does not always refuse), sorted."""
+    names = {op_class.title() for op_class in RULES if op_class not in REFUSED}
     return sorted(names | {"Const-1", "Parameter-1", "Result-1"})
 
 
@@ -138,6 +141,8 @@ class _Exporter:
         self.initializers: list[Any] = []
         self.nodes: list[Any] = []
         self.types_used: set[str] = set() if parent is None else parent.types_used
+        self._static_values: dict[tuple[int, int], np.ndarray | None] = {}
+        """Port -> its value computed from Consts and static shapes (None: not computable), for ``static_value``."""
 
     def build(self) -> onnx_types.ModelProto:
         """The checked ModelProto."""
@@ -198,38 +203,64 @@ class _Exporter:
         return [tensor for tensor in self.initializers if tensor.name in read]
 
     # ---------------------------------------------------------------------------- sub-graphs
-    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> Any:
-        """The ONNX graph of ``body``: its Parameters read the outer tensors ``outer`` (body layer id ->
-        name) from the enclosing scope, its Results ``outputs`` (body layer ids, in output order) become
-        the graph's outputs, each through an Identity to a fresh name."""
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: Sequence[int | str], *,
+                   inputs: Sequence[tuple[str, ElementType, Sequence[int | None] | None]] = (),
+                   prelude: Sequence[Any] = (), scalar_outputs: frozenset[int] = frozenset()) -> Any:
+        """The ONNX graph of ``body``: its Parameters read the tensors ``outer`` names (body layer id ->
+        name, from the enclosing scope or the graph's own inputs), its ``outputs`` become the graph's
+        outputs in order, each through an Identity to a fresh name: a body Result (by layer id), or a
+        tensor already in scope (by name, a pass-through).
+
+        ``inputs`` (name, element type, shape or None) are the graph's inputs (an ONNX Loop body's
+        iteration number, condition and carried values), ``prelude`` nodes run before the body's (a
+        Loop's slicing) and the outputs at positions ``scalar_outputs`` are reshaped to scalars (a
+        Loop body's condition).
+        """
         child = _Exporter(self.onnx, body.model, self.opset, self.explain, self.fold_decompression, parent=self)
+        graph_inputs = []
+        for name, element_type, shape in inputs:
+            self.element_types[name] = element_type
+            code = self._onnx_type(element_type, f"<{body.tag}> input {name!r}")
+            graph_inputs.append(self.helper.make_tensor_value_info(name, code, None if shape is None else list(shape)))
         for parameter in body.model.parameters:
             if parameter.id in outer:
                 child.names[(parameter.id, 0)] = outer[parameter.id]
                 parameter_type = port_type(body.model, OutputPort(parameter.id, 0))
-                child.element_types[outer[parameter.id]] = parameter_type.element_type
+                child.element_types.setdefault(outer[parameter.id], parameter_type.element_type)
         needed = body.model.reachable_from_results()
         unmapped = [p.name for p in body.model.parameters if p.id not in outer and p.id in needed]
         if unmapped:
             raise _Refusal(f"<{body.tag}> Parameters {unmapped} have no port map input")
+        child.nodes.extend(prelude)
         refusals = child._emit_layers(body.model.topological_order(), needed)
         if refusals:
             raise _Refusal(f"in <{body.tag}>: " + _refusal_message(refusals))
         graph_outputs = []
-        for index, result_id in enumerate(outputs):
-            result = body.model.node(result_id)
-            source = body.model.input_sources(result)[0]
-            assert source is not None
-            name = child.tensor_name(source)
-            exposed = self._fresh(f"{node.name}/{body.tag}/out{index}")
-            child.nodes.append(self.helper.make_node("Identity", [name], [exposed],
-                                                     name=self._node_name(f"{node.name}/{body.tag}/out{index}")))
-            tensor_type = port_type(body.model, source)
-            shape = None if tensor_type.shape.rank_is_dynamic else \
-                [d.value if d.is_static else None for d in tensor_type.shape]
-            code = self._onnx_type(tensor_type.element_type, f"<{body.tag}> output {index}")
+        for index, output in enumerate(outputs):
+            step = f"{node.name}/{body.tag}/out{index}"
+            if isinstance(output, str):
+                name, element_type, shape = output, self.element_types[output], None
+            else:
+                result = body.model.node(output)
+                source = body.model.input_sources(result)[0]
+                assert source is not None
+                name = child.tensor_name(source)
+                tensor_type = port_type(body.model, source)
+                element_type = tensor_type.element_type
+                shape = None if tensor_type.shape.rank_is_dynamic else \
+                    [d.value if d.is_static else None for d in tensor_type.shape]
+            if index in scalar_outputs:
+                scalar_shape = self._fresh(f"{step}/scalar_shape")
+                child._add_initializer(scalar_shape, np.zeros(0, np.int64), scalar_shape)
+                scalar = self._fresh(f"{step}/scalar")
+                child.nodes.append(self.helper.make_node("Reshape", [name, scalar_shape], [scalar],
+                                                         name=self._node_name(f"{step}/scalar")))
+                name, shape = scalar, []
+            exposed = self._fresh(step)
+            child.nodes.append(self.helper.make_node("Identity", [name], [exposed], name=self._node_name(step)))
+            code = self._onnx_type(element_type, f"<{body.tag}> output {index}")
             graph_outputs.append(self.helper.make_tensor_value_info(exposed, code, shape))
-        return self.helper.make_graph(child.nodes, f"{node.name}/{body.tag}", [], graph_outputs,
+        return self.helper.make_graph(child.nodes, f"{node.name}/{body.tag}", graph_inputs, graph_outputs,
                                       initializer=child._read_initializers())
 
     def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
@@ -353,6 +384,10 @@ class _Exporter:
         """The ONNX names of the layer's outputs."""
         return [self.tensor_name(OutputPort(node.id, i)) for i in range(node.num_outputs)]
 
+    def output_used(self, node: Node, index: int) -> bool:
+        """True when some layer (or Result) of the graph reads output ``index``."""
+        return bool(self.model.consumers(OutputPort(node.id, index)))
+
     def input_type(self, node: Node, index: int) -> TensorType:
         """The inferred type of input ``index``."""
         source = self.model.input_sources(node)[index]
@@ -368,6 +403,52 @@ class _Exporter:
         """The value of input ``index`` when a Const computes it."""
         sources = self.model.input_sources(node)
         return self.model.constant_value(sources[index]) if index < len(sources) else None
+
+    def static_value(self, node: Node, index: int) -> np.ndarray | None:
+        """The value of input ``index`` when Consts and static shapes alone compute it (ShapeOf of a static
+        shape, then small runnable ops), else None: what export-time folding may rely on."""
+        source = self.model.input_sources(node)[index] if index < len(self.model.input_sources(node)) else None
+        return None if source is None else self._static_value(source)
+
+    def _static_value(self, port: OutputPort) -> np.ndarray | None:
+        """Iterative post-order over the producers of ``port`` (no recursion), memoised per export."""
+        known = self._static_values
+        stack = [port]
+        while stack:
+            current = stack[-1]
+            key = (current.node_id, current.index)
+            if key in known:
+                stack.pop()
+                continue
+            producer = self.model.node(current.node_id)
+            op = producer.op
+            if isinstance(op, Const):
+                known[key] = op.value
+            elif isinstance(op, (ShapeOf1, ShapeOf3)):
+                source = self.model.input_sources(producer)[0]
+                shape = None if source is None else port_type(self.model, source).shape
+                known[key] = None if shape is None or shape.rank_is_dynamic or not shape.is_static else \
+                    np.asarray([d.value for d in shape], port_type(self.model, current).element_type.numpy_dtype)
+            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.keeps_run_state:
+                known[key] = None
+            else:
+                sources = self.model.input_sources(producer)
+                pending = [s for s in sources if s is not None and (s.node_id, s.index) not in known]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                values = [None if s is None else known[(s.node_id, s.index)] for s in sources]
+                outputs = None
+                if all(v is not None for v in values) and sum(np.size(v) for v in values) <= _FOLD_LIMIT:
+                    try:
+                        outputs = op.evaluate(values)
+                    except IrError:
+                        outputs = None
+                for output_index in range(producer.num_outputs):
+                    value = None if outputs is None else np.asarray(outputs[output_index])
+                    known[(producer.id, output_index)] = value if value is None or value.size <= _FOLD_LIMIT else None
+            stack.pop()
+        return known[(port.node_id, port.index)]
 
     def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
              step: str | None = None, **attributes: Any) -> onnx_types.NodeProto:
@@ -469,13 +550,18 @@ def _names_read(nodes: list[Any]) -> set[str]:
 
 
 def _refusal_message(refusals: list[tuple[Node, str]]) -> str:
-    """Every refused layer, grouped by type: ``3 layers cannot be exported to ONNX: Add x2 (layer 4 'a': ...``."""
-    by_type: dict[str, list[tuple[Node, str]]] = {}
+    """Every refused layer, grouped by type and reason (a reason is said once for the layers it refuses):
+    ``3 layers cannot be exported to ONNX: Add x2 (layers 4 'a', 6 'b': ...); Sin x1 (layer 7 'c': ...)``."""
+    by_type: dict[str, dict[str, list[Node]]] = {}
     for node, message in refusals:
-        by_type.setdefault(node.type_name, []).append((node, message))
+        by_type.setdefault(node.type_name, {}).setdefault(message, []).append(node)
     parts = []
-    for type_name, layers in sorted(by_type.items()):
-        reasons = "; ".join(f"layer {node.id} {node.name!r}: {message}" for node, message in layers)
-        parts.append(f"{type_name} x{len(layers)} ({reasons})")
+    for type_name, reasons in sorted(by_type.items()):
+        said = []
+        for message, nodes in reasons.items():
+            layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
+            said.append(f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}")
+        count = sum(len(nodes) for nodes in reasons.values())
+        parts.append(f"{type_name} x{count} ({'; '.join(said)})")
     count = len(refusals)
     return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + "; ".join(parts)

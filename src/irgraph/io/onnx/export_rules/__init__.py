@@ -4,18 +4,30 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    adaptive,
+    color,
     control,
     convolution,
+    ctc,
+    detection,
     elementwise,
+    gather_tree,
     generation,
     image,
     matrix,
+    matrix_nms,
     movement,
+    multiclass_nms,
+    nms,
     normalization,
+    quantization,
+    recurrent,
     reduction,
+    refused,
+    search,
     sparse,
     type,
 )
-from irgraph.io.onnx.export_rules.registry import RULES, ExportContext, Rule, exports
+from irgraph.io.onnx.export_rules.registry import REFUSED, RULES, ExportContext, Rule, exports, refuses
 
-__all__ = ["RULES", "ExportContext", "Rule", "exports"]
+__all__ = ["REFUSED", "RULES", "ExportContext", "Rule", "exports", "refuses"]

@@ -184,9 +184,9 @@ def _ceil_pads(ctx: ExportContext, node: Node, op: Any, resolved: tuple[list[int
 @exports(MaxPool, MaxPool8, MaxPool14)
 def max_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """MaxPool; MaxPool-8's indices are ONNX's Indices output (flat over the whole tensor, row-major)
-    when its axis is 0, cast to i32 when asked."""
+    when its axis is 0, cast to i32 when asked; indices nothing reads are not computed."""
     made: list = []
-    indices_read = node.num_outputs > 1
+    indices_read = node.num_outputs > 1 and ctx.output_used(node, 1)
     element_type = ctx.input_type(node, 0).element_type
     lowest = np.finfo(element_type.numpy_dtype).min if element_type.is_real else \
         np.iinfo(element_type.numpy_dtype).min
@@ -194,7 +194,7 @@ def max_pool(node: Node, op: Any, ctx: ExportContext) -> list:
                                               dilations=getattr(op, "dilations", ()))
     outputs = ctx.outputs(node)
     if not indices_read:
-        made.append(ctx.make(node, "MaxPool", [data], outputs, **attributes))
+        made.append(ctx.make(node, "MaxPool", [data], outputs[:1], **attributes))
         return made
     _refuse_empty_windows(ctx, node, op, resolved)
     if op.axis not in (0, -input_rank(ctx, node, 0)):

@@ -312,10 +312,19 @@ def squared_difference(node: Node, op: SquaredDifference, ctx: ExportContext) ->
 
 @exports(Select)
 def select(node: Node, op: Select, ctx: ExportContext) -> list:
-    """Select -> Where (numpy broadcasting; pdpd aligns the else branch to the then branch)."""
+    """Select -> Where (numpy broadcasting; pdpd aligns the else branch to the then branch). Booleans select
+    as ``Or(And(c, a), And(Not(c), b))``: onnxruntime 1.31.1 has no Where kernel for bool (GPT-2's causal mask)."""
     made: list = []
     inputs = broadcast_inputs(ctx, node, op.auto_broadcast, made, indices=(1, 2))
-    made.append(ctx.make(node, "Where", inputs, ctx.outputs(node)))
+    if ctx.output_type(node, 0).element_type is not ElementType.BOOLEAN:
+        made.append(ctx.make(node, "Where", inputs, ctx.outputs(node)))
+        return made
+    condition, then, otherwise = inputs
+    chosen, negated, other = (ctx.temp(node, s) for s in ("then", "not", "else"))
+    made += [ctx.make(node, "And", [condition, then], [chosen], step="then"),
+             ctx.make(node, "Not", [condition], [negated], step="not"),
+             ctx.make(node, "And", [negated, otherwise], [other], step="else"),
+             ctx.make(node, "Or", [chosen, other], ctx.outputs(node))]
     return made
 
 

@@ -1,4 +1,4 @@
-"""Interpolate-4 and Interpolate-11: ONNX Resize (axes as an attribute from opset 18), after a Pad when
+"""Interpolate-1, -4 and -11: ONNX Resize (axes as an attribute from opset 18), after a Pad when
 OpenVINO's pads_begin/pads_end pad the data with zeros first.
 
 nearest (but for OpenVINO's ``simple`` rounding), linear_onnx and linear (both ONNX's ``linear``:
@@ -12,6 +12,7 @@ linear Resize differs from OpenVINO's by 0.13 on a 8x9 -> 3x4 downscale.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import constant_ints, input_rank
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
-from irgraph.ops.image.interpolate import Interpolate4, Interpolate11
+from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
 from irgraph.ops.op import normalize_axis
 
 _MODES = {"nearest": "nearest", "linear_onnx": "linear", "linear": "linear", "cubic": "cubic"}
@@ -28,12 +29,8 @@ _MODES = {"nearest": "nearest", "linear_onnx": "linear", "linear": "linear", "cu
 @exports(Interpolate4, Interpolate11)
 def interpolate(node: Node, op: Any, ctx: ExportContext) -> list:
     """Resize of the (padded) data over the constant axes, by the constant scales or sizes."""
-    if op.mode not in _MODES:
-        raise ctx.refuse(f"mode {op.mode} has no exact ONNX Resize form (nearest, linear, linear_onnx and cubic do)")
-    if op.antialias:
-        raise ctx.refuse("antialias has no exact ONNX Resize form (ONNX's antialiased filter differs from OpenVINO's)")
-    if op.mode == "nearest" and op.nearest_mode == "simple":
-        raise ctx.refuse("nearest_mode simple has no ONNX Resize form")
+    for reason in _unexportable(op):
+        raise ctx.refuse(reason)
     rank = input_rank(ctx, node, 0)
     names = ctx.inputs(node)
     values_index, axes_index = (2 if op.uses_scales else 1, 3) if isinstance(op, Interpolate4) else (1, 2)
@@ -43,7 +40,52 @@ def interpolate(node: Node, op: Any, ctx: ExportContext) -> list:
     values = ctx.constant(node, values_index)
     if values is None:
         raise ctx.refuse(f"the {'scales' if op.uses_scales else 'sizes'} must come straight from a Const")
-    flat = np.asarray(values).reshape(-1)[:len(axes)]
+    return _resize(node, op, ctx, axes, np.asarray(values).reshape(-1)[:len(axes)])
+
+
+@exports(Interpolate1)
+def interpolate1(node: Node, op: Interpolate1, ctx: ExportContext) -> list:
+    """Interpolate-1 as OpenVINO runs it (``transform_v0_to_v4``, as irgraph does): Interpolate-4 in sizes mode
+    with nearest_mode simple (refused: no Resize form), linear as linear_onnx below rank 5, cubic with
+    cube_coeff -0.75, coordinates asymmetric, align_corners when set, half_pixel for the linear modes without
+    pads unless a rank-4 input resizes axes {2, 3}."""
+    rank = input_rank(ctx, node, 0)
+    axes = sorted({normalize_axis(a, rank) for a in op.axes})
+    values = ctx.constant(node, 1)
+    if values is None:
+        raise ctx.refuse("the output_shape must come straight from a Const")
+    mode = op.mode
+    if mode == "linear":
+        mode = "linear_onnx" if rank < 5 else "linear"
+    transform = "asymmetric"
+    if op.align_corners:
+        transform = "align_corners"
+    elif mode in ("linear_onnx", "linear") and not any(op.pads_begin) and not any(op.pads_end) and \
+            not (rank == 4 and axes == [2, 3]):
+        transform = "half_pixel"
+    as_v4 = SimpleNamespace(mode=mode, antialias=op.antialias, nearest_mode="simple", uses_scales=False,
+                            coordinate_transformation_mode=transform, cube_coeff=-0.75, pads_begin=op.pads_begin,
+                            pads_end=op.pads_end)
+    for reason in _unexportable(as_v4):
+        raise ctx.refuse(reason)
+    return _resize(node, as_v4, ctx, axes, np.asarray(values).reshape(-1)[:len(axes)])
+
+
+def _unexportable(op: Any) -> list[str]:
+    """Why the Interpolate attributes have no exact ONNX Resize form (none when they have one)."""
+    if op.mode not in _MODES:
+        return [f"mode {op.mode} has no exact ONNX Resize form (nearest, linear, linear_onnx and cubic do)"]
+    if op.antialias:
+        return ["antialias has no exact ONNX Resize form (ONNX's antialiased filter differs from OpenVINO's)"]
+    if op.mode == "nearest" and op.nearest_mode == "simple":
+        return ["nearest_mode simple has no ONNX Resize form"]
+    return []
+
+
+def _resize(node: Node, op: Any, ctx: ExportContext, axes: list[int], flat: np.ndarray) -> list:
+    """Resize of the (padded) data over ``axes`` by the scales or sizes ``flat``."""
+    rank = input_rank(ctx, node, 0)
+    names = ctx.inputs(node)
     made: list = []
     data = names[0]
     begin = [op.pads_begin[a] if a < len(op.pads_begin) else 0 for a in range(rank)]

@@ -1,4 +1,4 @@
-"""LRN, BatchNormInference, MVN and NormalizeL2."""
+"""LRN, BatchNormInference, MVN, NormalizeL2, GRN and GroupNormalization."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import constant_ints, input_rank
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.normalization.batch_norm_inference import BatchNormInference, BatchNormInference5
+from irgraph.ops.normalization.grn import GRN
+from irgraph.ops.normalization.group_normalization import GroupNormalization
 from irgraph.ops.normalization.lrn import LRN
 from irgraph.ops.normalization.mvn import MVN, MVN6
 from irgraph.ops.normalization.normalize_l2 import NormalizeL2
@@ -123,4 +125,52 @@ def normalize_l2(node: Node, op: NormalizeL2, ctx: ExportContext) -> list:
                          step="bounded"))
     made += [ctx.make(node, "Sqrt", [bounded], [root], step="root"),
              ctx.make(node, "Div", [data, root], ctx.outputs(node))]
+    return made
+
+
+@exports(GRN)
+def grn(node: Node, op: GRN, ctx: ExportContext) -> list:
+    """GRN: x / sqrt(sum of x^2 over the channels + bias), NormalizeL2's pattern over axis 1."""
+    data = ctx.inputs(node)[0]
+    squared, total, bounded, root = (ctx.temp(node, s) for s in ("squared", "sum", "bounded", "root"))
+    return [ctx.make(node, "Mul", [data, data], [squared], step="squared"),
+            ctx.make(node, "ReduceSum", [squared, _axes_initializer(ctx, node, [1])], [total], step="sum",
+                     keepdims=1),
+            ctx.make(node, "Add", [total, _scalar(ctx, node, "bias", float(op.bias))], [bounded], step="bounded"),
+            ctx.make(node, "Sqrt", [bounded], [root], step="root"),
+            ctx.make(node, "Div", [data, root], ctx.outputs(node))]
+
+
+@exports(GroupNormalization)
+def group_normalization(node: Node, op: GroupNormalization, ctx: ExportContext) -> list:
+    """The data reshaped to [N, groups, -1], normalized over axis 2 (MVN's pattern, eps inside the root),
+    reshaped back and scaled and shifted per channel. ONNX's own GroupNormalization changed at opset 21 (a
+    per-group scale before, per-channel after) and onnxruntime 1.31 runs neither for every opset, so the
+    pattern is exported at every opset."""
+    rank = input_rank(ctx, node, 0)
+    data, scale, bias = ctx.inputs(node)
+    output = ctx.outputs(node)[0]
+    grouped, shape, normalized, restored, scaled = (ctx.temp(node, s) for s in
+                                                    ("grouped", "shape", "normalized", "restored", "scaled"))
+    made = [ctx.make(node, "Reshape", [data, ctx.initializer(node, "groups", np.asarray([0, op.num_groups, -1],
+                                                                                         np.int64))],
+                     [grouped], step="grouped")]
+    mean, node_mean = _reduce_mean(ctx, node, grouped, [2], "mean")
+    centered, squared, shifted, root = (ctx.temp(node, s) for s in ("centered", "squared", "shifted", "root"))
+    made += [node_mean, ctx.make(node, "Sub", [grouped, mean], [centered], step="centered"),
+             ctx.make(node, "Mul", [centered, centered], [squared], step="squared")]
+    variance, node_variance = _reduce_mean(ctx, node, squared, [2], "variance")
+    channel_shape = ctx.initializer(node, "channel_shape", np.asarray([-1] + [1] * (rank - 2), np.int64))
+    per_channel = [ctx.temp(node, s) for s in ("scale", "bias")]
+    made += [node_variance,
+             ctx.make(node, "Add", [variance, _scalar(ctx, node, "eps", float(op.epsilon))], [shifted],
+                      step="shifted"),
+             ctx.make(node, "Sqrt", [shifted], [root], step="root"),
+             ctx.make(node, "Div", [centered, root], [normalized], step="normalized"),
+             ctx.make(node, "Shape", [data], [shape], step="shape"),
+             ctx.make(node, "Reshape", [normalized, shape], [restored], step="restored"),
+             ctx.make(node, "Reshape", [scale, channel_shape], [per_channel[0]], step="scale"),
+             ctx.make(node, "Reshape", [bias, channel_shape], [per_channel[1]], step="bias"),
+             ctx.make(node, "Mul", [restored, per_channel[0]], [scaled], step="scaled"),
+             ctx.make(node, "Add", [scaled, per_channel[1]], [output])]
     return made

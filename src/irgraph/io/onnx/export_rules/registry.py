@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from irgraph.element_types import ElementType
 from irgraph.errors import ConversionError
 from irgraph.graph import Node
 from irgraph.graph.subgraph import Body
@@ -41,6 +42,10 @@ class ExportContext(Protocol):
         """The ONNX names of the layer's outputs."""
         ...
 
+    def output_used(self, node: Node, index: int) -> bool:
+        """True when some layer (or Result) reads output ``index``."""
+        ...
+
     def input_type(self, node: Node, index: int) -> TensorType:
         """The inferred type of input ``index``."""
         ...
@@ -51,6 +56,10 @@ class ExportContext(Protocol):
 
     def constant(self, node: Node, index: int) -> np.ndarray | None:
         """The value of input ``index`` when a Const computes it, else None."""
+        ...
+
+    def static_value(self, node: Node, index: int) -> np.ndarray | None:
+        """The value of input ``index`` when Consts and static shapes alone compute it, else None."""
         ...
 
     def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
@@ -70,8 +79,13 @@ class ExportContext(Protocol):
         """Make the output tensor ``name`` an initializer holding ``value`` (a folded layer)."""
         ...
 
-    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: list[int]) -> onnx_types.GraphProto:
-        """The ONNX graph of a sub-graph ``body``: Parameters read ``outer`` names, ``outputs`` Results in order."""
+    def body_graph(self, node: Node, body: Body, outer: dict[int, str], outputs: Sequence[int | str], *,
+                   inputs: Sequence[tuple[str, ElementType, Sequence[int | None] | None]] = (),
+                   prelude: Sequence[onnx_types.NodeProto] = (),
+                   scalar_outputs: frozenset[int] = frozenset()) -> onnx_types.GraphProto:
+        """The ONNX graph of a sub-graph ``body``: Parameters read ``outer`` names, ``outputs`` (body Result ids or
+        names in scope) in order; ``inputs`` are the graph's inputs, ``prelude`` nodes run first, the outputs at
+        ``scalar_outputs`` are reshaped to scalars."""
         ...
 
     def explain(self, line: str) -> None:
@@ -86,6 +100,20 @@ class ExportContext(Protocol):
 Rule = Callable[[Node, Any, ExportContext], "list[onnx_types.NodeProto]"]
 
 RULES: dict[type[Op], Rule] = {}
+
+
+REFUSED: set[type[Op]] = set()
+"""Op classes whose rule always refuses (with the reason ONNX cannot express them): not counted as exportable."""
+
+
+def refuses(*op_classes: type[Op]) -> Callable[[Rule], Rule]:
+    """Decorator: ``rule`` refuses every layer of ``op_classes`` with its reason (registered like ``exports``)."""
+
+    def register(rule: Rule) -> Rule:
+        REFUSED.update(op_classes)
+        return exports(*op_classes)(rule)
+
+    return register
 
 
 def exports(*op_classes: type[Op]) -> Callable[[Rule], Rule]:
