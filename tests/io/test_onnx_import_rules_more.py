@@ -163,3 +163,28 @@ def test_wrap_padding_is_refused_naming_the_rule():
                   [init("p", np.array([0, 1, 0, 1], np.int64))])
     with pytest.raises(ConversionError, match=r"Pad-19 node #0 \(output 'y'\): mode 'wrap' has no IR Pad mode"):
         ir.convert_onnx(proto)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_upsample_9_with_constant_scales_agrees_with_onnxruntime(mode):
+    x = np.random.default_rng(4).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    proto = model([helper.make_node("Upsample", ["x", "s"], ["y"], mode=mode)], [value("x", [1, 2, 3, 4])],
+                  [value("y")], 9, [init("s", np.array([1, 1, 2, 1.5], np.float32))])
+    np.testing.assert_allclose(ir.run(ir.convert_onnx(proto), {"x": x})["y"], onnxruntime(proto, {"x": x})["y"],
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", [TensorProto.UINT8, TensorProto.INT8])
+def test_per_axis_quantize_and_dequantize_agree_with_onnxruntime_exactly(target):
+    """QuantizeLinear then DequantizeLinear with a scale and zero point per channel (axis 1), ties included."""
+    x = (np.arange(-24, 24, dtype=np.float32) * 1.25).reshape(2, 3, 8)
+    scale = np.array([0.5, 1.0, 2.5], np.float32)
+    zero = np.array([128, 3, 0], np.uint8) if target == TensorProto.UINT8 else np.array([-3, 3, 0], np.int8)
+    proto = model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1),
+                   helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=1)],
+                  [value("x", [2, 3, 8])], [value("q", None, target), value("y")], 13,
+                  [init("s", scale), init("z", zero)])
+    ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
+    for key in ("q", "y"):
+        assert ours[key].dtype == theirs[key].dtype
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)

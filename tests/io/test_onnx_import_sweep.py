@@ -248,7 +248,8 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_castlike_INT2_to_INT8_expanded", "test_castlike_no_saturate_FLOAT16_to_FLOAT8E4M3FNUZ_expanded",
         "test_castlike_no_saturate_FLOAT16_to_FLOAT8E5M2FNUZ_expanded",
         "test_castlike_no_saturate_FLOAT_to_FLOAT8E4M3FNUZ_expanded",
-        "test_castlike_no_saturate_FLOAT_to_FLOAT8E5M2FNUZ_expanded",
+        "test_castlike_no_saturate_FLOAT_to_FLOAT8E5M2FNUZ_expanded", "test_dequantizelinear_int2",
+        "test_quantizelinear_int2",
     ),
     'W and R are not constants': (  # LSTM/GRU/RNN weights fed at run time: the gates are rearranged at conversion time
         "test_gru_batchwise", "test_gru_bidirectional", "test_gru_defaults", "test_gru_reverse",
@@ -257,26 +258,14 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_rnn_seq_length", "test_simple_rnn_batchwise", "test_simple_rnn_bidirectional",
         "test_simple_rnn_defaults", "test_simple_rnn_reverse", "test_simple_rnn_with_initial_bias",
     ),
-    'select_last_index=1': (  # IR's TopK keeps the first of equal values
-        "test_argmax_default_axis_example_select_last_index", "test_argmax_default_axis_random_select_last_index",
-        "test_argmax_keepdims_example_select_last_index", "test_argmax_keepdims_random_select_last_index",
-        "test_argmax_negative_axis_keepdims_example_select_last_index",
-        "test_argmax_negative_axis_keepdims_random_select_last_index",
-        "test_argmax_no_keepdims_example_select_last_index", "test_argmax_no_keepdims_random_select_last_index",
-        "test_argmin_default_axis_example_select_last_index", "test_argmin_default_axis_random_select_last_index",
-        "test_argmin_keepdims_example_select_last_index", "test_argmin_keepdims_random_select_last_index",
-        "test_argmin_negative_axis_keepdims_example_select_last_index",
-        "test_argmin_negative_axis_keepdims_random_select_last_index",
-        "test_argmin_no_keepdims_example_select_last_index", "test_argmin_no_keepdims_random_select_last_index",
-    ),
-    'its scales are computed': (  # Resize scales fed at run time: IR's output lengths cannot be checked against ONNX's
+    'its scales are computed': (  # Resize/Upsample scales fed at run time: IR's output lengths cannot be checked
         "test_resize_downsample_scales_cubic", "test_resize_downsample_scales_cubic_align_corners",
         "test_resize_downsample_scales_linear", "test_resize_downsample_scales_linear_align_corners",
         "test_resize_downsample_scales_nearest", "test_resize_upsample_scales_cubic",
         "test_resize_upsample_scales_cubic_align_corners", "test_resize_upsample_scales_cubic_asymmetric",
         "test_resize_upsample_scales_linear", "test_resize_upsample_scales_linear_align_corners",
         "test_resize_upsample_scales_nearest", "test_resize_upsample_scales_nearest_axes_2_3",
-        "test_resize_upsample_scales_nearest_axes_3_2",
+        "test_resize_upsample_scales_nearest_axes_3_2", "test_upsample_nearest",
     ),
     'dilated average pooling': (  # IR's AvgPool has no dilations
         "test_averagepool_2d_dilations",
@@ -307,17 +296,15 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_resize_tf_crop_and_resize", "test_resize_tf_crop_and_resize_axes_2_3",
         "test_resize_tf_crop_and_resize_axes_3_2", "test_resize_tf_crop_and_resize_extrapolation_value",
     ),
-    'training mode computes batch statistics': (  # training-mode BatchNormalization
-        "test_batchnorm_epsilon_training_mode", "test_batchnorm_example_training_mode",
-    ),
-    'cannot have element type string': (  # IR's Equal takes no strings
-        "test_equal_string", "test_equal_string_broadcast",
-    ),
-    'its Indices output is used': (  # ONNX's MaxPool indices count across the tensor
-        "test_maxpool_with_argmax_2d_precomputed_pads", "test_maxpool_with_argmax_2d_precomputed_strides",
+    '(blocked quantization)': (  # block_size quantization
+        "test_dequantizelinear_blocked", "test_quantizelinear_blocked_asymmetric",
+        "test_quantizelinear_blocked_symmetric",
     ),
     'base with a': (  # an integer base with a float exponent
         "test_pow_types_int32_float32", "test_pow_types_int64_float32",
+    ),
+    'cannot have element type string': (  # IR's Equal takes no strings
+        "test_equal_string", "test_equal_string_broadcast",
     ),
     'exclude_outside=1': (  # IR's cubic resize weighs samples outside
         "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
@@ -327,17 +314,23 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_resize_downsample_scales_linear_half_pixel_symmetric",
         "test_resize_upsample_scales_linear_half_pixel_symmetric",
     ),
-    'optional_type': (  # optionals have no IR type
-        "test_identity_opt",
+    'its Indices output is used': (  # ONNX's MaxPool indices count across the tensor
+        "test_maxpool_with_argmax_2d_precomputed_pads", "test_maxpool_with_argmax_2d_precomputed_strides",
     ),
-    'sequence_type': (  # sequences have no IR type
-        "test_identity_sequence",
+    'training mode computes batch statistics': (  # training-mode BatchNormalization
+        "test_batchnorm_epsilon_training_mode", "test_batchnorm_example_training_mode",
     ),
     'Scan-8 scans a batch': (  # Scan-8's batch axis and sequence_lens
         "test_scan_sum",
     ),
     "mode 'wrap'": (  # IR's Pad has no wrap mode
         "test_wrap_pad",
+    ),
+    'optional_type': (  # optionals have no IR type
+        "test_identity_opt",
+    ),
+    'sequence_type': (  # sequences have no IR type
+        "test_identity_sequence",
     ),
 }
 """Node cases irgraph refuses, grouped by a phrase of the ConversionError it must raise (the IR cannot hold what the

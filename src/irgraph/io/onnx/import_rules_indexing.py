@@ -17,6 +17,7 @@ from irgraph.io.onnx.common import element_type_from_onnx, port_type
 from irgraph.io.onnx.import_registry import rule
 from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, ports_of, static_rank
 from irgraph.ops.arithmetic.cum_sum import CumSum
+from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.generation.eye import Eye
 from irgraph.ops.matrix.einsum import Einsum
@@ -24,6 +25,8 @@ from irgraph.ops.movement.depth_to_space import DepthToSpace
 from irgraph.ops.movement.gather import Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND8
+from irgraph.ops.movement.reverse import Reverse
+from irgraph.ops.movement.reverse_sequence import ReverseSequence
 from irgraph.ops.movement.scatter_elements_update import ScatterElementsUpdate12
 from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate15
 from irgraph.ops.movement.space_to_depth import SpaceToDepth
@@ -73,26 +76,38 @@ def scalar_of(cv: NodeConverter, context: NodeContext, name: str, what: str,
 # ------------------------------------------------------------------------------------ sorting
 @rule("ArgMax", "ArgMin", versions=(1, 11, 12, 13))
 def arg_max_min(cv: NodeConverter, context: NodeContext) -> None:
-    """ArgMax/ArgMin -> the indices (i64) of TopK-11 with k=1, stable (the first of equal values, as ONNX's default
-    select_last_index=0 asks), and a Squeeze-1 of the axis unless keepdims."""
+    """ArgMax/ArgMin -> the indices (i64) of TopK-11 with k=1, stable (the first of equal values), and a Squeeze-1 of
+    the axis unless keepdims. select_last_index=1: the same on the input reversed along the axis (Reverse-1), the
+    index then counted from the end (dim - 1 - index)."""
     attributes = cv._attributes(context, {"axis": "INT", "keepdims": "INT", "select_last_index": "INT"})
     one_output(context)
-    if attributes.get("select_last_index", 0):
-        raise context.fail("select_last_index=1 asks for the last of equal values; IR's TopK keeps the first, so "
-                           "irgraph does not convert it")
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     axis = attributes.get("axis", 0)
+    last = bool(attributes.get("select_last_index", 0))
+    axis_port = const_of(cv, context, [axis], ElementType.I64, "axis")
+    source = helper_layer(cv, context, Reverse(mode="index"), [data, axis_port], "reversed") if last else data
     mode = "max" if context.node.op_type == "ArgMax" else "min"
     op = TopK11(axis=axis, mode=mode, sort="value", index_element_type=ElementType.I64, stable=True)
     k = const_of(cv, context, 1, ElementType.I64, "k")
     keep = attributes.get("keepdims", 1)
-    top = cv.im.add(op, f"{context.name}/top" if not keep else context.name, [data, k])
-    indices = OutputPort(top.id, 1)
-    if keep:
+    indices = OutputPort(cv.im.add(op, f"{context.name}/top", [source, k]).id, 1)
+    if last:
+        shape = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [data], "shape")
+        dim = helper_layer(cv, context, Gather8(batch_dims=0), [shape, axis_port, const_of(
+            cv, context, 0, ElementType.I64, "zero")], "dim")
+        top_index = helper_layer(cv, context, Subtract(), [dim, const_of(cv, context, 1, ElementType.I64, "one")],
+                                 "top_index")
+        if keep:
+            cv._emit(context, Subtract(), [top_index, indices])
+        else:
+            counted = helper_layer(cv, context, Subtract(), [top_index, indices], "counted")
+            cv._emit(context, Squeeze(), [counted, axis_port])
+    elif keep:
         bind(cv, context, indices, context.node.output[0])
     else:
-        cv._emit(context, Squeeze(), [indices, const_of(cv, context, [axis], ElementType.I64, "axis")])
+        cv._emit(context, Squeeze(), [indices, axis_port])
     cv.im.explain(f"{context.label}: -> TopK-11 k=1 mode={mode} stable, its i64 indices"
+                  f"{' of the input reversed (Reverse-1), counted from the end (select_last_index=1)' if last else ''}"
                   f"{'' if keep else ', Squeeze-1 of the axis (keepdims=0)'}")
 
 
@@ -120,6 +135,51 @@ def top_k(cv: NodeConverter, context: NodeContext) -> None:
         cv.im.explain(f"{context.label}: sorted=0 leaves the order unspecified; irgraph gives it sorted by value")
     cv._emit(context, TopK11(axis=attributes.get("axis", -1), mode=mode, sort="value",
                              index_element_type=ElementType.I64, stable=True), [data, k], num_outputs=2)
+
+
+@rule("Hardmax", versions=(1, 11, 13))
+def hardmax(cv: NodeConverter, context: NodeContext) -> None:
+    """Hardmax -> OneHot-16 (1 and 0 of the data's type) of the stable TopK-11 k=1 index on the axis (the first
+    maximum, as ONNX picks). Before opset 13 Hardmax works on the input flattened to 2D at ``axis``: converted
+    when that axis is the last one (the same thing), refused otherwise."""
+    attributes = cv._attributes(context, {"axis": "INT"})
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    tensor = port_type(cv.im.model, data)
+    rank = static_rank(cv, data, context, "the input")
+    axis = attributes.get("axis", -1 if context.version >= 13 else 1)
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise context.fail(f"axis {attributes.get('axis')} is out of range for rank {rank}")
+    if context.version < 13 and axis != rank - 1:
+        raise context.fail(f"Hardmax-{context.version} on axis {axis} of {rank} flattens the input to 2D; irgraph "
+                           "converts it on the last axis only")
+    top = cv.im.add(TopK11(axis=axis, mode="max", sort="value", index_element_type=ElementType.I64, stable=True),
+                    f"{context.name}/top", [data, const_of(cv, context, 1, ElementType.I64, "k")])
+    index = helper_layer(cv, context, Squeeze(), [OutputPort(top.id, 1), const_of(cv, context, [axis], ElementType.I64,
+                                                                                   "axis")], "index")
+    dim = tensor.shape[axis]
+    if dim.is_static:
+        depth = const_of(cv, context, dim.value, ElementType.I64, "depth")
+    else:
+        shape = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [data], "shape")
+        depth = helper_layer(cv, context, Gather8(batch_dims=0), [shape, const_of(cv, context, axis, ElementType.I64,
+                                                                                   "depth_index"),
+                                                                   const_of(cv, context, 0, ElementType.I64, "zero")],
+                             "depth")
+    on, off = (const_of(cv, context, v, tensor.element_type, what) for v, what in ((1, "on"), (0, "off")))
+    cv._emit(context, OneHot16(axis=axis), [index, depth, on, off])
+    cv.im.explain(f"{context.label}: -> OneHot-16 of the TopK-11 (k=1, stable) index on axis {axis}")
+
+
+@rule("ReverseSequence", versions=(10, 28))
+def reverse_sequence(cv: NodeConverter, context: NodeContext) -> None:
+    """ReverseSequence -> ReverseSequence-1 (time_axis is IR's seq_axis)."""
+    attributes = cv._attributes(context, {"batch_axis": "INT", "time_axis": "INT"})
+    one_output(context)
+    cv._emit(context, ReverseSequence(batch_axis=attributes.get("batch_axis", 1),
+                                      seq_axis=attributes.get("time_axis", 0)),
+             ports_of(cv, context, node_inputs(context, 2, 2)))
 
 
 @rule("CumSum", versions=(11, 14))

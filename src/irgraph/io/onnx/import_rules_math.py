@@ -37,7 +37,15 @@ from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.activation.selu import Selu
 from irgraph.ops.activation.soft_plus import SoftPlus
 from irgraph.ops.activation.soft_sign import SoftSign
+from irgraph.ops.activation.swish import Swish
+from irgraph.ops.arithmetic.acos import Acos
+from irgraph.ops.arithmetic.acosh import Acosh
 from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.asin import Asin
+from irgraph.ops.arithmetic.asinh import Asinh
+from irgraph.ops.arithmetic.atan import Atan
+from irgraph.ops.arithmetic.atanh import Atanh
+from irgraph.ops.arithmetic.cosh import Cosh
 from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.floor_mod import FloorMod
 from irgraph.ops.arithmetic.log import Log
@@ -47,13 +55,16 @@ from irgraph.ops.arithmetic.mod import Mod
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.arithmetic.round import Round
 from irgraph.ops.arithmetic.sign import Sign
+from irgraph.ops.arithmetic.sinh import Sinh
 from irgraph.ops.arithmetic.subtract import Subtract
+from irgraph.ops.arithmetic.tan import Tan
 from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
 from irgraph.ops.bitwise.bitwise_left_shift import BitwiseLeftShift
 from irgraph.ops.bitwise.bitwise_not import BitwiseNot
 from irgraph.ops.bitwise.bitwise_or import BitwiseOr
 from irgraph.ops.bitwise.bitwise_right_shift import BitwiseRightShift
 from irgraph.ops.bitwise.bitwise_xor import BitwiseXor
+from irgraph.ops.comparison.equal import Equal
 from irgraph.ops.comparison.greater import Greater
 from irgraph.ops.comparison.greater_equal import GreaterEqual
 from irgraph.ops.comparison.is_inf import IsInf
@@ -98,13 +109,16 @@ def _float_only(cv: NodeConverter, context: NodeContext, port: OutputPort) -> El
 SIMPLE_ACTIVATIONS: dict[str, tuple[type[Op], tuple[int, ...]]] = {
     "Softplus": (SoftPlus, (1, 22)), "Softsign": (SoftSign, (1, 22)), "HardSwish": (HSwish, (14, 22)),
     "Mish": (Mish, (18, 22)), "Sign": (Sign, (9, 13)), "IsNaN": (IsNaN, (9, 13, 20)),
+    "Tan": (Tan, (7, 22)), "Asin": (Asin, (7, 22)), "Acos": (Acos, (7, 22)), "Atan": (Atan, (7, 22)),
+    "Sinh": (Sinh, (9, 22)), "Cosh": (Cosh, (9, 22)), "Asinh": (Asinh, (9, 22)), "Acosh": (Acosh, (9, 22)),
+    "Atanh": (Atanh, (9, 22)),
 }
 """ONNX ops with no attribute -> the IR op of the same formula, and the ONNX versions known."""
 
 
 def simple_activation(cv: NodeConverter, context: NodeContext) -> None:
     """Softplus -> SoftPlus-4, Softsign -> SoftSign-9, HardSwish -> HSwish-4, Mish -> Mish-4, Sign -> Sign-1,
-    IsNaN -> IsNaN-10: the same formula, no attributes."""
+    IsNaN -> IsNaN-10, Tan/Asin/.../Atanh -> the IR op of the name: the same formula, no attributes."""
     data, _ = _unary(cv, context)
     cv._emit(context, SIMPLE_ACTIVATIONS[context.node.op_type][0](), [data])
 
@@ -177,6 +191,14 @@ def _legacy_prelu(cv: NodeConverter, context: NodeContext, data: OutputPort, slo
     cv._emit(context, PReLU(), [data, slope])
     cv.im.explain(f"{context.label}: -> PReLU-1 ({'one slope' if one else 'a slope per channel'}, as PRelu-"
                   f"{context.version} says)")
+
+
+@rule("Swish", versions=(24,))
+def swish(cv: NodeConverter, context: NodeContext) -> None:
+    """Swish -> Swish-4 with its alpha (1.0 by default) as the beta input: x * sigmoid(alpha * x)."""
+    data, attributes = _unary(cv, context, {"alpha": "FLOAT"})
+    beta = const_of(cv, context, attributes.get("alpha", 1.0), _float_only(cv, context, data), "alpha")
+    cv._emit(context, Swish(), [data, beta])
 
 
 @rule("HardSigmoid", versions=(1, 6, 22))
@@ -472,6 +494,37 @@ def global_max_pool(cv: NodeConverter, context: NodeContext) -> None:
     axes = const_of(cv, context, list(range(2, rank)), ElementType.I64, "axes")
     cv._emit(context, ReduceMax(keep_dims=True), [data, axes])
     cv.im.explain(f"{context.label}: -> ReduceMax-1 over axes {list(range(2, rank))}, keep_dims=true")
+
+
+@rule("GlobalLpPool", versions=(2, 22))
+def global_lp_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """GlobalLpPool with p 1 or 2 -> ReduceL1-4/ReduceL2-4 over the spatial dims, kept (other p: no IR op)."""
+    data, attributes = _unary(cv, context, {"p": "INT"})
+    p = attributes.get("p", 2)
+    if p not in (1, 2):
+        raise context.fail(f"p={p}: IR reduces by the L1 and L2 norms only")
+    rank = static_rank(cv, data, context, "the input")
+    axes = const_of(cv, context, list(range(2, rank)), ElementType.I64, "axes")
+    cv._emit(context, (ReduceL1 if p == 1 else ReduceL2)(keep_dims=True), [data, axes])
+    cv.im.explain(f"{context.label}: p={p} -> ReduceL{p}-4 over axes {list(range(2, rank))}, keep_dims=true")
+
+
+@rule("LpNormalization", versions=(1, 22))
+def lp_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """LpNormalization with p 1 or 2 -> Divide-1 of x by ReduceL1-4/ReduceL2-4 on the axis, kept (ONNX's formula,
+    no epsilon), and Select-1 of 0 where the norm is 0."""
+    data, attributes = _unary(cv, context, {"axis": "INT", "p": "INT"})
+    p = attributes.get("p", 2)
+    if p not in (1, 2):
+        raise context.fail(f"p={p}: ONNX defines p 1 and 2 only")
+    axis = const_of(cv, context, [attributes.get("axis", -1)], ElementType.I64, "axis")
+    norm = helper_layer(cv, context, (ReduceL1 if p == 1 else ReduceL2)(keep_dims=True), [data, axis], "norm")
+    divided = helper_layer(cv, context, Divide(m_pythondiv=False), [data, norm], "divided")
+    zero = const_of(cv, context, 0, _float_only(cv, context, data), "zero")
+    empty = helper_layer(cv, context, Equal(), [norm, zero], "zero_norm")
+    cv._emit(context, Select(), [empty, zero, divided])
+    cv.im.explain(f"{context.label}: -> Divide-1 by ReduceL{p}-4 on axis {attributes.get('axis', -1)}, 0 where the "
+                  "norm is 0 (as ONNX's reference gives)")
 
 
 @rule("Size", versions=(1, 13, 19, 21, 23, 24, 25))

@@ -287,6 +287,60 @@ def non_max_suppression(cv: NodeConverter, context: NodeContext) -> None:
 
 
 # ------------------------------------------------------------------------------------ Resize
+def _by_scales(cv: NodeConverter, context: NodeContext, data: OutputPort, scales: np.ndarray, axes: list[int],
+               common: dict[str, Any]) -> tuple[Op, list[OutputPort]]:
+    """Interpolate-11 by ``scales``, refused where its output lengths (``int(f32(length) * (scale + 1e-6))``)
+    are not ONNX's ``floor(length * scale)`` on a static dim."""
+    if scales.size == 0:
+        raise context.fail("has empty scales and no sizes")
+    if scales.size != len(axes):
+        raise context.fail(f"has {scales.size} scales for {len(axes)} axes")
+    shape = port_type(cv.im.model, data).shape
+    for axis, scale in zip(axes, scales.tolist(), strict=True):
+        dim = shape[axis]
+        if not dim.is_static:
+            continue
+        onnx_length = math.floor(dim.value * scale)
+        ir_length = dim.value if scale == 1.0 else int(np.float32(dim.value) * (np.float32(scale) + np.float32(1e-6)))
+        if onnx_length != ir_length:
+            raise context.fail(f"scale {scale} on axis {axis} of length {dim.value}: ONNX gives {onnx_length}, "
+                               f"Interpolate-11 {ir_length}; give sizes instead")
+    return (Interpolate11(shape_calculation_mode="scales", **common),
+            [data, const_of(cv, context, scales, ElementType.F32, "scales")])
+
+
+@rule("Upsample", versions=(7, 9))
+def upsample(cv: NodeConverter, context: NodeContext) -> None:
+    """Upsample (deprecated) -> Interpolate-11 by scales as Resize-10 (asymmetric, nearest_mode simple; linear is
+    linear_onnx); the scales come from the attribute (opset 7) or a constant input (opset 9)."""
+    if context.version == 7:
+        attributes = cv._attributes(context, {"mode": "STRING", "scales": "FLOATS"})
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        if "scales" not in attributes:
+            raise context.fail("the 'scales' attribute is required")
+        scales = np.asarray(attributes["scales"], np.float32)
+    else:
+        attributes = cv._attributes(context, {"mode": "STRING"})
+        names = node_inputs(context, 2, 2)
+        data = cv.im.tensor(names[0], context.label)
+        found = cv.im.constant(names[1])
+        if found is None:
+            raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
+                               "against ONNX's floor(length * scale)")
+        scales = np.asarray(found[1], np.float32).reshape(-1)
+    one_output(context)
+    mode = text(attributes.get("mode", "nearest"))
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise context.fail(f"mode must be nearest or linear; got {mode!r}")
+    common = {"mode": "nearest" if mode == "nearest" else "linear_onnx", "coordinate_transformation_mode": "asymmetric",
+              "nearest_mode": "simple", "cube_coeff": -0.75}
+    axes = list(range(static_rank(cv, data, context, "X")))
+    op, inputs = _by_scales(cv, context, data, scales, axes, common)
+    cv._emit(context, op, [*inputs, const_of(cv, context, axes, ElementType.I64, "axes")])
+    cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, asymmetric by scales "
+                  f"{scales.tolist()} (Upsample's rule, as Resize-10)")
+
+
 RESIZE_TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
 """ONNX coordinate transformations Interpolate-11 computes the same way."""
 RESIZE_MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
@@ -353,24 +407,7 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
         if found is None:
             raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
                                "against ONNX's floor(length * scale)")
-        scales = np.asarray(found[1], np.float32).reshape(-1)
-        if scales.size == 0:
-            raise context.fail("has empty scales and no sizes")
-        if scales.size != len(axes):
-            raise context.fail(f"has {scales.size} scales for {len(axes)} axes")
-        shape = port_type(cv.im.model, data).shape
-        for axis, scale in zip(axes, scales.tolist(), strict=True):
-            dim = shape[axis]
-            if not dim.is_static:
-                continue
-            onnx_length = math.floor(dim.value * scale)
-            ir_length = dim.value if scale == 1.0 else int(np.float32(dim.value) * (np.float32(scale) +
-                                                                                    np.float32(1e-6)))
-            if onnx_length != ir_length:
-                raise context.fail(f"scale {scale} on axis {axis} of length {dim.value}: ONNX gives {onnx_length}, "
-                                   f"Interpolate-11 {ir_length}; give sizes instead")
-        op = Interpolate11(shape_calculation_mode="scales", **common)
-        inputs = [data, const_of(cv, context, scales, ElementType.F32, "scales")]
+        op, inputs = _by_scales(cv, context, data, np.asarray(found[1], np.float32).reshape(-1), axes, common)
     inputs.append(const_of(cv, context, axes, ElementType.I64, "axes"))
     cv._emit(context, op, inputs)
     cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, {transform}"

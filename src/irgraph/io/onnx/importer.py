@@ -29,6 +29,7 @@ from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Co
     import_rules_indexing,
     import_rules_math,
     import_rules_nn,
+    import_rules_quantization,
     import_rules_recurrent,
     import_rules_tensor,
 )
