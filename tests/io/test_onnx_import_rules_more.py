@@ -188,3 +188,21 @@ def test_per_axis_quantize_and_dequantize_agree_with_onnxruntime_exactly(target)
     for key in ("q", "y"):
         assert ours[key].dtype == theirs[key].dtype
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+@pytest.mark.parametrize(("kind", "attributes"), [("LSTM", {"direction": "bidirectional"}),
+                                                  ("GRU", {"linear_before_reset": 1}), ("GRU", {}), ("RNN", {})])
+def test_recurrent_weights_fed_at_run_time_are_rearranged_by_layers(kind, attributes):
+    """W, R and B as graph inputs: the gate order and the bias sums are layers, and the values are onnxruntime's."""
+    rng = np.random.default_rng(5)
+    gates, hidden, size = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind], 3, 2
+    directions = 2 if attributes.get("direction") == "bidirectional" else 1
+    shapes = {"x": [5, 2, size], "W": [directions, gates * hidden, size], "R": [directions, gates * hidden, hidden],
+              "B": [directions, 2 * gates * hidden]}
+    feeds = {name: (rng.standard_normal(shape) * 0.5).astype(np.float32) for name, shape in shapes.items()}
+    outputs = ["Y", "Y_h"]
+    proto = model([helper.make_node(kind, ["x", "W", "R", "B"], outputs, hidden_size=hidden, **attributes)],
+                  [value(name, shape) for name, shape in shapes.items()], [value(name) for name in outputs], 14)
+    ours, theirs = ir.run(ir.convert_onnx(proto), feeds), onnxruntime(proto, feeds)
+    for name in outputs:
+        np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-6, err_msg=name)
