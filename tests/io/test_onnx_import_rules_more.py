@@ -206,3 +206,16 @@ def test_recurrent_weights_fed_at_run_time_are_rearranged_by_layers(kind, attrib
     ours, theirs = ir.run(ir.convert_onnx(proto), feeds), onnxruntime(proto, feeds)
     for name in outputs:
         np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("storage_order", [0, 1])
+def test_maxpool_indices_agree_with_onnxruntime(storage_order):
+    """Indices flat in the whole input (MaxPool-8 axis 0), recounted column-major in each plane for storage_order 1;
+    x has distinct values, so no tie decides."""
+    x = np.random.default_rng(6).permutation(2 * 3 * 5 * 4).astype(np.float32).reshape(2, 3, 5, 4)
+    proto = model([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[1, 2],
+                                    storage_order=storage_order)],
+                  [value("x", [2, 3, 5, 4])], [value("y"), value("i", None, TensorProto.INT64)], 12)
+    ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
+    for key in ("y", "i"):
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)

@@ -272,11 +272,6 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_training_dropout", "test_training_dropout_default", "test_training_dropout_default_mask",
         "test_training_dropout_mask", "test_training_dropout_zero_ratio", "test_training_dropout_zero_ratio_mask",
     ),
-    'its axes or pads are computed': (  # Pad axes fed at run time
-        "test_center_crop_pad_crop_axes_chw_expanded", "test_center_crop_pad_crop_axes_hwc_expanded",
-        "test_center_crop_pad_crop_negative_axes_hwc_expanded", "test_constant_pad_axes",
-        "test_constant_pad_negative_axes",
-    ),
     'antialias=1': (  # IR's antialiased linear resize is not ONNX's
         "test_resize_downsample_scales_cubic_antialias", "test_resize_downsample_scales_linear_antialias",
         "test_resize_downsample_sizes_cubic_antialias", "test_resize_downsample_sizes_linear_antialias",
@@ -306,9 +301,6 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     'half_pixel_symmetric': (  # no Interpolate-11 coordinate transform
         "test_resize_downsample_scales_linear_half_pixel_symmetric",
         "test_resize_upsample_scales_linear_half_pixel_symmetric",
-    ),
-    'its Indices output is used': (  # ONNX's MaxPool indices count across the tensor
-        "test_maxpool_with_argmax_2d_precomputed_pads", "test_maxpool_with_argmax_2d_precomputed_strides",
     ),
     'training mode computes batch statistics': (  # training-mode BatchNormalization
         "test_batchnorm_epsilon_training_mode", "test_batchnorm_example_training_mode",

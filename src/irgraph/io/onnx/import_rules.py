@@ -23,7 +23,9 @@ from irgraph.ops import Const, Op
 from irgraph.ops.activation.relu import Relu
 from irgraph.ops.activation.soft_max import SoftMax1
 from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.matrix.mat_mul import MatMul
@@ -299,26 +301,64 @@ def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, 
 
 @rule("MaxPool", versions=(1, 8, 10, 11, 12, 22))
 def max_pool(cv: NodeConverter, context: NodeContext) -> None:
-    """MaxPool -> MaxPool-1, or MaxPool-8 with dilations or the Indices output (row-major within the whole
-    tensor as ONNX's storage_order 0 counts them is not OpenVINO's per-channel index: refused)."""
+    """MaxPool -> MaxPool-1, or MaxPool-8 with dilations or the Indices output, MaxPool-14 with ceil_mode. The
+    Indices (storage_order 0) are flat positions in the whole input: MaxPool-8/14's with axis 0; storage_order 1
+    (column-major positions) has no IR equivalent and is refused."""
     attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
                                           "kernel_shape": "INTS", "pads": "INTS", "storage_order": "INT",
                                           "strides": "INTS"})
     outputs = list(context.node.output)
-    if len(outputs) > 1 and outputs[1]:
-        raise context.fail("its Indices output is used: ONNX counts them across the whole tensor, OpenVINO's "
-                           "MaxPool-8 per channel, so irgraph does not convert it")
+    indices = len(outputs) > 1 and bool(outputs[1])
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    column_major = indices and bool(attributes.get("storage_order", 0))
+    if column_major:
+        shape = port_type(cv.im.model, data).shape
+        if shape.rank_is_dynamic or shape.rank != 4 or not all(d.is_static for d in list(shape)[2:]):
+            raise context.fail(f"its Indices output is used with storage_order=1 (column-major positions); irgraph "
+                               f"recounts them for a 2-D pooling of static height and width only, got {shape}")
     common = _pool_common(cv, context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
+    with_indices = {"index_element_type": ElementType.I64, "axis": 0}
     if common["rounding_type"] == "ceil_torch":
-        cv._emit(context, MaxPool14(dilations=dilations, **common), [data], num_outputs=2)
+        cv._emit(context, MaxPool14(dilations=dilations, **common, **with_indices), [data], num_outputs=2)
         _explain_ceil(cv, context, "MaxPool-14")
-        return
-    if any(d != 1 for d in dilations):
-        cv._emit(context, MaxPool8(dilations=dilations, **common), [data], num_outputs=2)
-        return
-    cv._emit(context, MaxPool(**common), [data])
+    elif indices or any(d != 1 for d in dilations):
+        cv._emit(context, MaxPool8(dilations=dilations, **common, **with_indices), [data], num_outputs=2)
+    else:
+        cv._emit(context, MaxPool(**common), [data])
+    if column_major:
+        _column_major(cv, context, port_type(cv.im.model, data).shape.to_tuple()[2:])
+    elif indices:
+        cv.im.explain(f"{context.label}: Indices -> MaxPool's i64 indices with axis 0 (flat in the whole input, as "
+                      "storage_order 0 counts them)")
+
+
+def _column_major(cv: NodeConverter, context: NodeContext, plane: tuple[int, ...]) -> None:
+    """Recount MaxPool's row-major indices (``i = p*H*W + h*W + w``) column-major within each H x W plane
+    (``p*H*W + w*H + h``, storage_order 1), and make that the ONNX Indices output."""
+    height, width = plane
+    name = context.node.output[1]
+    row_major = cv.im.ports.pop(name)
+    cv.im.model.node(row_major.node_id).tensor_names[row_major.index] = []
+
+    def constant(value: int, what: str) -> OutputPort:
+        return const_of(cv, context, value, ElementType.I64, what)
+
+    def layer(op: Op, inputs: list[OutputPort], what: str) -> OutputPort:
+        return helper_layer(cv, context, op, inputs, what)
+
+    area = constant(height * width, "area")
+    base = layer(Multiply(), [layer(Divide(m_pythondiv=True), [row_major, area], "plane"), area], "plane_start")
+    within = layer(Subtract(), [row_major, base], "within")
+    row = layer(Divide(m_pythondiv=True), [within, constant(width, "width")], "row")
+    column = layer(Subtract(), [within, layer(Multiply(), [row, constant(width, "width_again")], "row_start")],
+                   "column")
+    recounted = layer(Add(), [base, layer(Add(), [layer(Multiply(), [column, constant(height, "height")],
+                                                        "column_start"), row], "column_major")], "indices")
+    cv.im.model.node(recounted.node_id).tensor_names[0] = [name]
+    cv.im.ports[name] = recounted
+    cv.im.explain(f"{context.label}: storage_order=1 -> the indices recounted column-major within each "
+                  f"{height}x{width} plane (Divide-1, Multiply-1, Subtract-1, Add-1)")
 
 
 def _explain_ceil(cv: NodeConverter, context: NodeContext, title: str) -> None:

@@ -21,16 +21,19 @@ from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, on
 from irgraph.io.onnx.import_rules_indexing import bind, scalar_of, text
 from irgraph.ops import Op
 from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.floor_mod import FloorMod
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.image.interpolate import Interpolate11
 from irgraph.ops.movement.pad import Pad12
+from irgraph.ops.movement.scatter_update import ScatterUpdate
 from irgraph.ops.movement.split import Split
 from irgraph.ops.normalization.group_normalization import GroupNormalization
 from irgraph.ops.normalization.mvn import MVN6
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.sort.non_max_suppression import NonMaxSuppression
+from irgraph.ops.type.convert import Convert
 
 if TYPE_CHECKING:
     from irgraph.io.onnx.split import NodeContext, NodeConverter
@@ -78,11 +81,13 @@ def pad(cv: NodeConverter, context: NodeContext) -> None:
                            if mode == "wrap" else f"mode must be constant, reflect, edge or wrap; got {mode!r}")
     if mode != "constant":
         fill = None
+    if len(names) > 3 and names[3] and (cv.im.constant(names[3]) is None or pads_value is None):
+        begin, end = _spread_pads(cv, context, data, names[1], names[3])
+        cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+        return
     if len(names) > 3 and names[3]:
         axes_found = cv.im.constant(names[3])
-        if axes_found is None or pads_value is None:
-            raise context.fail("its axes or pads are computed; irgraph needs both constant to spread the pads over "
-                               "every axis")
+        assert axes_found is not None and pads_value is not None
         rank = static_rank(cv, data, context, "the data")
         axes = [int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes_found[1]).reshape(-1)]
         if len(pads_value) != 2 * len(axes) or any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
@@ -104,6 +109,30 @@ def pad(cv: NodeConverter, context: NodeContext) -> None:
         begin, end = OutputPort(halves.id, 0), OutputPort(halves.id, 1)
         cv.im.explain(f"{context.label}: computed pads -> Split-1 into pads_begin and pads_end")
     cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+
+
+def _spread_pads(cv: NodeConverter, context: NodeContext, data: OutputPort, pads_name: str,
+                 axes_name: str) -> tuple[OutputPort, OutputPort]:
+    """Computed pads or axes (Pad-18): zeros of the data's rank with each half of the pads scattered to the axes
+    (ScatterUpdate-3; negative axes made positive by FloorMod-1 of the rank)."""
+    rank = static_rank(cv, data, context, "the data")
+    axes = cv.im.tensor(axes_name, context.label)
+    if port_type(cv.im.model, axes).element_type is not ElementType.I64:
+        axes = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [axes], "axes_i64")
+    axes = helper_layer(cv, context, FloorMod(), [axes, const_of(cv, context, rank, ElementType.I64, "rank")],
+                        "axes_positive")
+    pads = cv.im.tensor(pads_name, context.label)
+    if port_type(cv.im.model, pads).element_type is not ElementType.I64:
+        pads = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [pads], "pads_i64")
+    halves = cv.im.add(Split(num_splits=2), f"{context.name}/pads", [pads, const_of(cv, context, 0, ElementType.I64,
+                                                                                      "pads_axis")])
+    zeros = const_of(cv, context, np.zeros(rank, np.int64), ElementType.I64, "zeros")
+    axis = const_of(cv, context, 0, ElementType.I64, "scatter_axis")
+    spread = [helper_layer(cv, context, ScatterUpdate(), [zeros, axes, OutputPort(halves.id, index), axis], what)
+              for index, what in ((0, "pads_begin"), (1, "pads_end"))]
+    cv.im.explain(f"{context.label}: computed pads or axes -> Split-1 of the pads, each half scattered onto zeros of "
+                  f"rank {rank} at the axes (ScatterUpdate-3)")
+    return spread[0], spread[1]
 
 
 # ------------------------------------------------------------------------------------ ConvTranspose
