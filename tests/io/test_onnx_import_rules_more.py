@@ -219,3 +219,22 @@ def test_maxpool_indices_agree_with_onnxruntime(storage_order):
     ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
     for key in ("y", "i"):
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+@pytest.mark.parametrize(("op_type", "infinity"), [("ReduceMax", -np.inf), ("ReduceMin", np.inf)])
+def test_a_reduction_of_only_infinities_is_that_infinity_as_in_onnxruntime(op_type, infinity):
+    """IR's ReduceMax starts from the lowest finite value (openvino 2026.4.1's reference), so a row of -inf alone
+    would give -3.4e38; ONNX gives -inf (attention masks make such rows)."""
+    x = np.array([[infinity, infinity], [1, infinity], [2, 3]], np.float32)
+    proto = model([helper.make_node(op_type, ["x"], ["y"], axes=[1], keepdims=0)], [value("x", [3, 2])],
+                  [value("y")], 13)
+    got = ir.run(ir.convert_onnx(proto), {"x": x})["y"]
+    np.testing.assert_array_equal(got, onnxruntime(proto, {"x": x})["y"])
+    assert got[0] == infinity
+
+
+def test_cast_like_converts_to_the_type_of_its_second_input():
+    proto = model([helper.make_node("CastLike", ["x", "like"], ["y"])], [value("x", [3])],
+                  [value("y", None, TensorProto.INT32)], 19, [init("like", np.zeros(1, np.int32))])
+    got = ir.run(ir.convert_onnx(proto), {"x": np.array([1.7, -2.5, 300], np.float32)})["y"]
+    assert got.dtype == np.int32 and got.tolist() == [1, -2, 300]

@@ -160,6 +160,26 @@ def cast(cv: NodeConverter, context: NodeContext) -> None:
     one_output(context)
     target = element_type_from_onnx(cv.onnx, attributes["to"], f"{context.label}: its 'to' type")
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    _convert(cv, context, data, target, attributes)
+
+
+@rule("CastLike", versions=(15, 19, 21, 23, 24, 25))
+def cast_like(cv: NodeConverter, context: NodeContext) -> None:
+    """CastLike -> Convert-1 to the type of ``target_type`` (known at conversion time), saturating as Cast."""
+    attributes = cv._attributes(context, {"saturate": "INT", "round_mode": "STRING"})
+    one_output(context)
+    data, like = ports_of(cv, context, node_inputs(context, 2, 2))
+    _convert(cv, context, data, port_type(cv.im.model, like).element_type, attributes)
+
+
+def _convert(cv: NodeConverter, context: NodeContext, data: OutputPort, target: ElementType,
+             attributes: dict[str, Any]) -> None:
+    """Convert-1 to ``target``, after a Clamp-1 where ONNX saturates; round_mode (float8e8m0 only) must be 'up',
+    the rounding IR's Convert gives."""
+    round_mode = attributes.get("round_mode", b"up")
+    round_mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    if target is ElementType.F8E8M0 and round_mode != "up":
+        raise context.fail(f"round_mode={round_mode!r}: IR's Convert to f8e8m0 rounds up only")
     largest = SATURATED.get(target)
     if largest is not None and attributes.get("saturate", 1) and port_type(cv.im.model, data).element_type.is_real:
         data = helper_layer(cv, context, Clamp(min=-largest, max=largest), [data], "saturated")
@@ -247,7 +267,8 @@ def squeeze(cv: NodeConverter, context: NodeContext) -> None:
 @rule(*REDUCTIONS)
 def reduce(cv: NodeConverter, context: NodeContext) -> None:
     """ReduceMean/Sum/Max/Min -> the IR reduction (axes from the attribute or, from opset 18 (13 for Sum), the
-    input; no axes: every axis unless noop_with_empty_axes)."""
+    input; no axes: every axis unless noop_with_empty_axes); float ReduceMax/Min give ONNX's infinity for sets of
+    only that infinity or none."""
     attributes = cv._attributes(context, {"axes": "INTS", "keepdims": "INT", "noop_with_empty_axes": "INT"})
     one_output(context)
     names = node_inputs(context, 1, 2)
@@ -260,7 +281,21 @@ def reduce(cv: NodeConverter, context: NodeContext) -> None:
     if port_type(cv.im.model, data).element_type is ElementType.BOOLEAN and kind in BOOLEAN_REDUCTIONS:
         kind = BOOLEAN_REDUCTIONS[kind]
         cv.im.explain(f"{context.label}: boolean data -> {kind.__name__}-1 (max is or, min is and)")
-    cv._emit(context, kind(keep_dims=bool(attributes.get("keepdims", 1))), [data, axes])
+    keep = bool(attributes.get("keepdims", 1))
+    element_type = port_type(cv.im.model, data).element_type
+    if kind not in (ReduceMax, ReduceMin) or not element_type.is_real:
+        cv._emit(context, kind(keep_dims=keep), [data, axes])
+        return
+    # IR's ReduceMax/Min start from the lowest/highest finite value (OpenVINO's reference), so a set of only -inf
+    # (+inf), or an empty one, gives that value where ONNX gives the infinity: selected explicitly.
+    infinity = -np.inf if kind is ReduceMax else np.inf
+    reduced = helper_layer(cv, context, kind(keep_dims=keep), [data, axes], "reduced")
+    infinite = const_of(cv, context, infinity, element_type, "infinity")
+    only = helper_layer(cv, context, ReduceLogicalAnd(keep_dims=keep), [
+        helper_layer(cv, context, Equal(), [data, infinite], "is_infinite"), axes], "only_infinite")
+    cv._emit(context, Select(), [only, infinite, reduced])
+    cv.im.explain(f"{context.label}: -> {kind.__name__}-1, and {infinity} where every element (or none) is {infinity} "
+                  "(IR's reduction starts from the largest finite value)")
 
 
 def reduction_axes(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], names: list[str],
