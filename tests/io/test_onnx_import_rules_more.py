@@ -238,3 +238,17 @@ def test_cast_like_converts_to_the_type_of_its_second_input():
                   [value("y", None, TensorProto.INT32)], 19, [init("like", np.zeros(1, np.int32))])
     got = ir.run(ir.convert_onnx(proto), {"x": np.array([1.7, -2.5, 300], np.float32)})["y"]
     assert got.dtype == np.int32 and got.tolist() == [1, -2, 300]
+
+
+def test_an_op_onnx_defines_as_a_function_is_expanded_into_its_body():
+    """RMSNormalization-23 has no IR op: its ONNX function body (built for these input types) is converted node by
+    node, and gives x / sqrt(mean(x^2) + eps) * scale."""
+    x = np.random.default_rng(7).standard_normal((2, 3, 4)).astype(np.float32)
+    scale = np.linspace(0.5, 2, 4, dtype=np.float32)
+    proto = model([helper.make_node("RMSNormalization", ["x", "s"], ["y"], epsilon=1e-3)], [value("x", [2, 3, 4])],
+                  [value("y")], 23, [init("s", scale)])
+    lines: list[str] = []
+    got = ir.run(ir.convert_onnx(proto, explain=lines), {"x": x})["y"]
+    expected = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(1e-3)) * scale
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+    assert any("-> its ONNX function body of" in line and "each converted by its rule" in line for line in lines)

@@ -26,6 +26,7 @@ from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
     import_rules_control,
+    import_rules_functions,
     import_rules_indexing,
     import_rules_math,
     import_rules_nn,
