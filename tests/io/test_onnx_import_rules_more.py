@@ -252,3 +252,22 @@ def test_an_op_onnx_defines_as_a_function_is_expanded_into_its_body():
     expected = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(1e-3)) * scale
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
     assert any("-> its ONNX function body of" in line and "each converted by its rule" in line for line in lines)
+
+
+def test_dynamic_quantization_as_onnxruntimes_quantizer_writes_it_agrees_exactly():
+    """DynamicQuantizeLinear (its ONNX function body) then MatMulInteger with a per-column zero point of B, the
+    pattern onnxruntime's dynamic quantizer emits: the u8 values, scale, zero point and i32 product equal
+    onnxruntime 1.31.1's."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    b = rng.integers(0, 255, (5, 4)).astype(np.uint8)
+    b_zero = np.array([128, 120, 130, 127], np.uint8)
+    proto = model([helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "scale", "zero"]),
+                   helper.make_node("MatMulInteger", ["q", "b", "zero", "bz"], ["y"])],
+                  [value("x", [3, 5])], [value("q", None, TensorProto.UINT8), value("scale"),
+                                         value("zero", None, TensorProto.UINT8), value("y", None, TensorProto.INT32)],
+                  13, [init("b", b), init("bz", b_zero)])
+    ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
+    for key in ("q", "scale", "zero", "y"):
+        assert ours[key].dtype == theirs[key].dtype, key
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)

@@ -320,6 +320,9 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     'training mode computes batch statistics': (  # training-mode BatchNormalization
         "test_batchnorm_epsilon_training_mode", "test_batchnorm_example_training_mode",
     ),
+    'Col2Im-15 rebuilds 2-D images': (  # IR's Col2Im is 2-D only
+        "test_col2im_5d",
+    ),
     'Scan-8 scans a batch': (  # Scan-8's batch axis and sequence_lens
         "test_scan_sum",
     ),

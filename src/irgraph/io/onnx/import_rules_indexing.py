@@ -21,6 +21,7 @@ from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.generation.eye import Eye
 from irgraph.ops.matrix.einsum import Einsum
+from irgraph.ops.movement.col2im import Col2Im
 from irgraph.ops.movement.depth_to_space import DepthToSpace
 from irgraph.ops.movement.gather import Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
@@ -30,6 +31,7 @@ from irgraph.ops.movement.reverse_sequence import ReverseSequence
 from irgraph.ops.movement.scatter_elements_update import ScatterElementsUpdate12
 from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate15
 from irgraph.ops.movement.space_to_depth import SpaceToDepth
+from irgraph.ops.movement.unique import Unique
 from irgraph.ops.sequence.one_hot import OneHot16
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf3
@@ -180,6 +182,52 @@ def reverse_sequence(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, ReverseSequence(batch_axis=attributes.get("batch_axis", 1),
                                       seq_axis=attributes.get("time_axis", 0)),
              ports_of(cv, context, node_inputs(context, 2, 2)))
+
+
+@rule("Unique", versions=(11, 28))
+def unique(cv: NodeConverter, context: NodeContext) -> None:
+    """Unique -> Unique-10 (i64 indices and counts; the axis as a Const when given, else the flattened input):
+    Y, indices, inverse_indices and counts in ONNX's order."""
+    attributes = cv._attributes(context, {"axis": "INT", "sorted": "INT"})
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    inputs = [data] + ([const_of(cv, context, attributes["axis"], ElementType.I64, "axis")]
+                       if "axis" in attributes else [])
+    cv._emit(context, Unique(sorted=bool(attributes.get("sorted", 1))), inputs, num_outputs=4)
+
+
+@rule("Compress", versions=(9, 11, 28))
+def compress(cv: NodeConverter, context: NodeContext) -> None:
+    """Compress -> Gather-8 of the positions NonZero-3 finds in the condition (squeezed to 1-D), along ``axis``
+    or over the flattened input without it."""
+    attributes = cv._attributes(context, {"axis": "INT"})
+    one_output(context)
+    data, condition = ports_of(cv, context, node_inputs(context, 2, 2))
+    positions = helper_layer(cv, context, NonZero(output_type=ElementType.I64), [condition], "positions")
+    indices = helper_layer(cv, context, Squeeze(), [positions, const_of(cv, context, [0], ElementType.I64,
+                                                                        "positions_axis")], "indices")
+    if "axis" not in attributes:
+        data = helper_layer(cv, context, Reshape(special_zero=False), [data, const_of(
+            cv, context, [-1], ElementType.I64, "flat_shape")], "flat")
+    axis = const_of(cv, context, attributes.get("axis", 0), ElementType.I64, "axis")
+    cv._emit(context, Gather8(batch_dims=0), [data, indices, axis])
+    flat = "" if "axis" in attributes else " over the flattened input"
+    cv.im.explain(f"{context.label}: -> Gather-8 of NonZero-3(condition){flat}")
+
+
+@rule("Col2Im", versions=(18,))
+def col2im(cv: NodeConverter, context: NodeContext) -> None:
+    """Col2Im -> Col2Im-15 (image_shape is output_size, block_shape kernel_size; pads split into begins and ends)."""
+    attributes = cv._attributes(context, {"dilations": "INTS", "pads": "INTS", "strides": "INTS"})
+    one_output(context)
+    pads = list(attributes.get("pads", [0, 0, 0, 0]))
+    ports = ports_of(cv, context, node_inputs(context, 3, 3))
+    image = port_type(cv.im.model, ports[1]).shape
+    if len(pads) != 4 or image.rank_is_dynamic or not image.is_static or image.to_tuple() != (2,):
+        raise context.fail(f"Col2Im-15 rebuilds 2-D images (image_shape of 2 values, 4 pads); got image_shape "
+                           f"{image}, pads {pads}")
+    op = Col2Im(strides=tuple(attributes.get("strides", (1, 1))), dilations=tuple(attributes.get("dilations", (1, 1))),
+                pads_begin=tuple(pads[:2]), pads_end=tuple(pads[2:]))
+    cv._emit(context, op, ports)
 
 
 @rule("CumSum", versions=(11, 14))

@@ -7,7 +7,8 @@ formulas are (IR's FakeQuantize rounds and clamps in another order, so it is not
   ``x / scale + zero_point`` converted (saturated to the largest finite value when ``saturate``).
 
 A 1-D scale of per-axis quantization gets 1s around ``axis`` (Unsqueeze-1) so numpy broadcasting puts it there.
-Blocked quantization (``block_size``) is refused.
+Blocked quantization (``block_size``) is refused. MatMulInteger and QLinearMatMul multiply in i32 exactly and
+requantize as onnxruntime does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.arithmetic.round import Round
 from irgraph.ops.arithmetic.subtract import Subtract
+from irgraph.ops.matrix.mat_mul import MatMul
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.ops.type.convert import Convert
 
@@ -154,3 +156,73 @@ def quantize_linear(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Convert(destination_type=target), [value])
     cv.im.explain(f"{context.label}: -> x / scale{', rounded half to even' if integral else ''}, + zero_point, "
                   f"clamped, Convert-1 to {target}")
+
+
+def _centered(cv: NodeConverter, context: NodeContext, port: OutputPort, zero: OutputPort | None, what: str,
+              per_row: bool) -> OutputPort:
+    """An integer operand minus its zero point, in i32 (a per-row zero point of A gets a trailing 1)."""
+    value = helper_layer(cv, context, Convert(destination_type=ElementType.I32), [port], f"{what}_i32")
+    if zero is None:
+        return value
+    point = helper_layer(cv, context, Convert(destination_type=ElementType.I32), [zero], f"{what}_zero_i32")
+    shape = port_type(cv.im.model, zero).shape
+    if per_row and not shape.rank_is_dynamic and shape.rank == 1 and not (shape[0].is_static and shape[0].value == 1):
+        point = helper_layer(cv, context, Unsqueeze(), [point, const_of(cv, context, [-1], ElementType.I64,
+                                                                        f"{what}_zero_axes")], f"{what}_zero_rows")
+    return helper_layer(cv, context, Subtract(), [value, point], f"{what}_centered")
+
+
+def _integer_product(cv: NodeConverter, context: NodeContext, a: OutputPort, a_zero: OutputPort | None,
+                     b: OutputPort, b_zero: OutputPort | None) -> tuple[OutputPort, OutputPort]:
+    return (_centered(cv, context, a, a_zero, "a", per_row=True), _centered(cv, context, b, b_zero, "b",
+                                                                             per_row=False))
+
+
+@rule("MatMulInteger", versions=(10,))
+def mat_mul_integer(cv: NodeConverter, context: NodeContext) -> None:
+    """MatMulInteger -> MatMul-1 in i32 of (A - a_zero_point) and (B - b_zero_point), each converted to i32 and
+    subtracted exactly (a per-row zero point of A broadcast over its columns)."""
+    cv._attributes(context, {})
+    one_output(context)
+    names = node_inputs(context, 2, 4)
+    names += [""] * (4 - len(names))
+    a, b = (cv.im.tensor(name, context.label) for name in names[:2])
+    zeros = [cv.im.tensor(name, context.label) if name else None for name in names[2:]]
+    left, right = _integer_product(cv, context, a, zeros[0], b, zeros[1])
+    cv._emit(context, MatMul(), [left, right])
+    cv.im.explain(f"{context.label}: -> MatMul-1 in i32 of the operands minus their zero points")
+
+
+@rule("QLinearMatMul", versions=(10, 21))
+def q_linear_mat_mul(cv: NodeConverter, context: NodeContext) -> None:
+    """QLinearMatMul -> the i32 product of MatMulInteger, times a_scale * b_scale / y_scale (f32, in that order),
+    rounded half to even, plus y_zero_point, saturated and converted: onnxruntime's requantization. Scales and
+    zero points must be one value each (per-tensor)."""
+    cv._attributes(context, {})
+    one_output(context)
+    names = node_inputs(context, 8, 8)
+    a, a_scale, a_zero, b, b_scale, b_zero, y_scale, y_zero = (cv.im.tensor(name, context.label) for name in names)
+    for port, name in ((a_scale, names[1]), (a_zero, names[2]), (b_scale, names[4]), (b_zero, names[5]),
+                       (y_scale, names[6]), (y_zero, names[7])):
+        shape = port_type(cv.im.model, port).shape
+        if shape.rank_is_dynamic or not shape.is_static or int(np.prod(shape.to_tuple())) != 1:
+            raise context.fail(f"{name!r} must hold one value (per-tensor quantization); got {shape}")
+    left, right = _integer_product(cv, context, a, a_zero, b, b_zero)
+    product = helper_layer(cv, context, MatMul(), [left, right], "product")
+    scales = [a_scale, b_scale, y_scale]
+    scales = [port if port_type(cv.im.model, port).element_type is ElementType.F32 else helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [port], f"scale{index}_f32")
+        for index, port in enumerate(scales)]
+    multiplier = helper_layer(cv, context, Divide(m_pythondiv=False), [helper_layer(
+        cv, context, Multiply(), scales[:2], "scale_ab"), scales[2]], "multiplier")
+    value = helper_layer(cv, context, Multiply(), [helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [product], "product_f32"), multiplier], "scaled")
+    value = helper_layer(cv, context, Round(mode="half_to_even"), [value], "rounded")
+    value = helper_layer(cv, context, Add(), [value, helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [y_zero], "y_zero_f32")], "shifted")
+    target = port_type(cv.im.model, y_zero).element_type
+    low, high = _limits(target)
+    value = helper_layer(cv, context, Clamp(min=low, max=high), [value], "saturated")
+    cv._emit(context, Convert(destination_type=target), [value])
+    cv.im.explain(f"{context.label}: -> i32 MatMul-1 of the centered operands, times a_scale * b_scale / y_scale, "
+                  f"rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")
