@@ -271,3 +271,20 @@ def test_dynamic_quantization_as_onnxruntimes_quantizer_writes_it_agrees_exactly
     for key in ("q", "scale", "zero", "y"):
         assert ours[key].dtype == theirs[key].dtype, key
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+def test_qlinear_conv_with_per_channel_scales_and_bias_agrees_with_onnxruntime_exactly():
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 255, (1, 4, 6, 6)).astype(np.uint8)
+    w = rng.integers(-100, 100, (6, 2, 3, 3)).astype(np.int8)
+    initializers = [init("xs", np.float32(0.02)), init("xz", np.uint8(120)), init("w", w),
+                    init("ws", np.linspace(0.001, 0.004, 6, dtype=np.float32)), init("wz", np.zeros(6, np.int8)),
+                    init("ys", np.float32(0.05)), init("yz", np.uint8(128)),
+                    init("b", rng.integers(-500, 500, 6).astype(np.int32))]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], group=2,
+                            pads=[1, 1, 1, 1], strides=[2, 1])
+    proto = model([node], [value("x", [1, 4, 6, 6], TensorProto.UINT8)], [value("y", None, TensorProto.UINT8)], 13,
+                  initializers)
+    got, expected = ir.run(ir.convert_onnx(proto), {"x": x})["y"], onnxruntime(proto, {"x": x})["y"]
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)

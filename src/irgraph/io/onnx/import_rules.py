@@ -218,30 +218,12 @@ def dropout(cv: NodeConverter, context: NodeContext) -> None:
 def conv(cv: NodeConverter, context: NodeContext) -> None:
     """Conv -> Convolution-1 (group 1) or GroupConvolution-1 (its weights reshaped to [G, O/G, I/G, ...]), and
     the bias as an Add-1 of the bias reshaped to [1, C, 1, ...]."""
-    attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
-                                          "kernel_shape": "INTS", "pads": "INTS", "strides": "INTS"})
+    attributes = cv._attributes(context, CONV_ATTRIBUTES)
     one_output(context)
     names = node_inputs(context, 2, 3)
     data, weights, *bias = ports_of(cv, context, names)
     rank = static_rank(cv, data, context, f"input {names[0]!r}") - 2
-    strides, begin, end = _spatial(context, attributes, rank)
-    dilations = list(attributes.get("dilations", [1] * rank))
-    auto_pad = _auto_pad(cv, context, attributes)
-    group = attributes.get("group", 1)
-    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
-              "pads_end": tuple(end), "auto_pad": auto_pad}
-    if group == 1:
-        op: Op = Convolution(**common)
-    else:
-        shape = port_type(cv.im.model, weights).shape
-        if not shape.is_static or shape.to_tuple()[0] % group:
-            raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
-        sizes = shape.to_tuple()
-        grouped = [group, sizes[0] // group, *sizes[1:]]
-        weights = helper_layer(cv, context, Reshape(special_zero=True),
-                          [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
-        op = GroupConvolution(**common)
-        cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
+    op, weights = convolution(cv, context, attributes, data, weights)
     if not bias:
         cv._emit(context, op, [data, weights])
         return
@@ -251,6 +233,34 @@ def conv(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Add(), [convolved, shaped])
     cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}] (IR convolutions have "
                   "no bias input)")
+
+
+CONV_ATTRIBUTES = {"auto_pad": "STRING", "dilations": "INTS", "group": "INT", "kernel_shape": "INTS", "pads": "INTS",
+                   "strides": "INTS"}
+
+
+def convolution(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], data: OutputPort,
+                weights: OutputPort) -> tuple[Op, OutputPort]:
+    """The IR convolution of ONNX Conv's attributes, and the weights it takes (reshaped to [G, O/G, I/G, ...] for
+    GroupConvolution-1 when ``group`` > 1)."""
+    rank = static_rank(cv, data, context, "X") - 2
+    strides, begin, end = _spatial(context, attributes, rank)
+    dilations = list(attributes.get("dilations", [1] * rank))
+    auto_pad = _auto_pad(cv, context, attributes)
+    group = attributes.get("group", 1)
+    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
+              "pads_end": tuple(end), "auto_pad": auto_pad}
+    if group == 1:
+        return Convolution(**common), weights
+    shape = port_type(cv.im.model, weights).shape
+    if not shape.is_static or shape.to_tuple()[0] % group:
+        raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
+    sizes = shape.to_tuple()
+    grouped = [group, sizes[0] // group, *sizes[1:]]
+    weights = helper_layer(cv, context, Reshape(special_zero=True),
+                           [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
+    cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
+    return GroupConvolution(**common), weights
 
 
 @rule("Gemm", versions=(1, 6, 7, 9, 11, 13))

@@ -22,7 +22,16 @@ from irgraph.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import element_type_from_onnx, port_type
 from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, static_rank
+from irgraph.io.onnx.import_rules import (
+    CONV_ATTRIBUTES,
+    const_of,
+    convolution,
+    helper_layer,
+    node_inputs,
+    one_output,
+    static_rank,
+)
+from irgraph.io.onnx.import_rules_indexing import bind
 from irgraph.io.onnx.import_rules_tensor import SATURATED
 from irgraph.ops.activation.clamp import Clamp
 from irgraph.ops.arithmetic.add import Add
@@ -226,3 +235,73 @@ def q_linear_mat_mul(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Convert(destination_type=target), [value])
     cv.im.explain(f"{context.label}: -> i32 MatMul-1 of the centered operands, times a_scale * b_scale / y_scale, "
                   f"rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")
+
+
+def _integer_convolution(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], x: OutputPort,
+                         x_zero: OutputPort | None, w: OutputPort, w_zero: OutputPort | None) -> OutputPort:
+    """The i32 convolution of (x - x_zero_point) and (w - w_zero_point); a per-output-channel w zero point gets
+    trailing 1s."""
+    left = _centered(cv, context, x, x_zero, "x", per_row=False)
+    right = helper_layer(cv, context, Convert(destination_type=ElementType.I32), [w], "w_i32")
+    if w_zero is not None:
+        point = helper_layer(cv, context, Convert(destination_type=ElementType.I32), [w_zero], "w_zero_i32")
+        shape = port_type(cv.im.model, w_zero).shape
+        rank = static_rank(cv, w, context, "w")
+        if not shape.rank_is_dynamic and shape.rank == 1 and not (shape[0].is_static and shape[0].value == 1):
+            point = helper_layer(cv, context, Unsqueeze(), [point, const_of(cv, context, list(range(1, rank)),
+                                                                            ElementType.I64, "w_zero_axes")],
+                                 "w_zero_channels")
+        right = helper_layer(cv, context, Subtract(), [right, point], "w_centered")
+    op, right = convolution(cv, context, attributes, left, right)
+    return helper_layer(cv, context, op, [left, right], "convolution")
+
+
+@rule("ConvInteger", versions=(10,))
+def conv_integer(cv: NodeConverter, context: NodeContext) -> None:
+    """ConvInteger -> Convolution-1 (or GroupConvolution-1) in i32 of the operands minus their zero points."""
+    attributes = cv._attributes(context, CONV_ATTRIBUTES)
+    one_output(context)
+    names = node_inputs(context, 2, 4)
+    names += [""] * (4 - len(names))
+    x, w = (cv.im.tensor(name, context.label) for name in names[:2])
+    zeros = [cv.im.tensor(name, context.label) if name else None for name in names[2:]]
+    result = _integer_convolution(cv, context, attributes, x, zeros[0], w, zeros[1])
+    bind(cv, context, result, context.node.output[0])
+    cv.im.explain(f"{context.label}: -> an i32 convolution of the operands minus their zero points")
+
+
+@rule("QLinearConv", versions=(10,))
+def q_linear_conv(cv: NodeConverter, context: NodeContext) -> None:
+    """QLinearConv -> the i32 convolution of ConvInteger plus the i32 bias, times x_scale * w_scale / y_scale (f32,
+    per output channel when w_scale is), rounded half to even, + y_zero_point, saturated and converted: onnxruntime's
+    requantization."""
+    attributes = cv._attributes(context, CONV_ATTRIBUTES)
+    one_output(context)
+    names = node_inputs(context, 8, 9)
+    x, x_scale, x_zero, w, w_scale, w_zero, y_scale, y_zero = (cv.im.tensor(n, context.label) for n in names[:8])
+    value = _integer_convolution(cv, context, attributes, x, x_zero, w, w_zero)
+    rank = static_rank(cv, x, context, "x")
+    if len(names) > 8 and names[8]:
+        bias = helper_layer(cv, context, Unsqueeze(), [cv.im.tensor(names[8], context.label), const_of(
+            cv, context, [0, *range(2, rank)], ElementType.I64, "bias_axes")], "bias")
+        value = helper_layer(cv, context, Add(), [value, bias], "biased")
+    scales = [port if port_type(cv.im.model, port).element_type is ElementType.F32 else helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [port], f"scale{index}_f32")
+        for index, port in enumerate((x_scale, w_scale, y_scale))]
+    multiplier = helper_layer(cv, context, Divide(m_pythondiv=False), [helper_layer(
+        cv, context, Multiply(), scales[:2], "scale_xw"), scales[2]], "multiplier")
+    channels = port_type(cv.im.model, w_scale).shape
+    if not channels.rank_is_dynamic and channels.rank == 1 and not (channels[0].is_static and channels[0].value == 1):
+        multiplier = helper_layer(cv, context, Unsqueeze(), [multiplier, const_of(
+            cv, context, [0, *range(2, rank)], ElementType.I64, "multiplier_axes")], "multiplier_channels")
+    value = helper_layer(cv, context, Multiply(), [helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [value], "value_f32"), multiplier], "scaled")
+    value = helper_layer(cv, context, Round(mode="half_to_even"), [value], "rounded")
+    value = helper_layer(cv, context, Add(), [value, helper_layer(
+        cv, context, Convert(destination_type=ElementType.F32), [y_zero], "y_zero_f32")], "shifted")
+    target = port_type(cv.im.model, y_zero).element_type
+    low, high = _limits(target)
+    value = helper_layer(cv, context, Clamp(min=low, max=high), [value], "saturated")
+    cv._emit(context, Convert(destination_type=target), [value])
+    cv.im.explain(f"{context.label}: -> i32 convolution of the centered operands (+ bias), times x_scale * w_scale / "
+                  f"y_scale, rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")
