@@ -297,7 +297,7 @@ def gemm(cv: NodeConverter, context: NodeContext) -> None:
 
 
 # ------------------------------------------------------------------------------------ pooling
-def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
+def pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
                  data: OutputPort) -> dict[str, Any]:
     kernel = list(attributes.get("kernel_shape", []))
     rank = static_rank(cv, data, context, "the input") - 2
@@ -326,7 +326,7 @@ def max_pool(cv: NodeConverter, context: NodeContext) -> None:
         if shape.rank_is_dynamic or shape.rank != 4 or not all(d.is_static for d in list(shape)[2:]):
             raise context.fail(f"its Indices output is used with storage_order=1 (column-major positions); irgraph "
                                f"recounts them for a 2-D pooling of static height and width only, got {shape}")
-    common = _pool_common(cv, context, attributes, data)
+    common = pool_common(cv, context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
     with_indices = {"index_element_type": ElementType.I64, "axis": 0}
     if common["rounding_type"] == "ceil_torch":
@@ -386,7 +386,7 @@ def average_pool(cv: NodeConverter, context: NodeContext) -> None:
     if any(d != 1 for d in attributes.get("dilations", [])):
         raise context.fail("dilated average pooling has no IR op")
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
-    common = _pool_common(cv, context, attributes, data)
+    common = pool_common(cv, context, attributes, data)
     kind = AvgPool14 if common["rounding_type"] == "ceil_torch" else AvgPool
     cv._emit(context, kind(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
     if kind is AvgPool14:

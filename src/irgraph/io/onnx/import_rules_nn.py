@@ -8,6 +8,7 @@ the result explicitly, so the IR op's own rule for it (which can differ) never a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +18,24 @@ from irgraph.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, ports_of, static_rank
+from irgraph.io.onnx.import_rules import (
+    const_of,
+    convolution,
+    helper_layer,
+    node_inputs,
+    one_output,
+    ports_of,
+    static_rank,
+)
 from irgraph.io.onnx.import_rules_indexing import bind, scalar_of, text
 from irgraph.ops import Op
+from irgraph.ops.arithmetic.abs import Abs
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.floor_mod import FloorMod
 from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.power import Power
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
+from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.image.interpolate import Interpolate11
 from irgraph.ops.movement.pad import Pad12
@@ -220,6 +232,46 @@ def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
     convolved = helper_layer(cv, context, op, [data, weights], "convolution")
     cv._emit(context, Add(), [convolved, _channel_vector(cv, context, bias[0], rank + 2, "bias")])
     cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}]")
+
+
+# ------------------------------------------------------------------------------------ LpPool
+@rule("LpPool", versions=(2, 11, 18, 22))
+def lp_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """LpPool -> (sum over each window of |x|^p)^(1/p): Abs-1, Power-1, a depthwise GroupConvolution-1 with a
+    kernel of ones (the window sum, zero padding and dilations as ONNX's), Power-1 by 1/p (p=1: no powers).
+    ceil_mode=1 is refused (a convolution has no ceil rounding)."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
+                                          "kernel_shape": "INTS", "p": "INT", "pads": "INTS", "strides": "INTS"})
+    one_output(context)
+    if attributes.get("ceil_mode", 0):
+        raise context.fail("ceil_mode=1: the window sum is a convolution, which rounds its output size down only")
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    shape = port_type(cv.im.model, data).shape
+    element_type = port_type(cv.im.model, data).element_type
+    if shape.rank_is_dynamic or shape.rank < 3 or not shape[1].is_static or not element_type.is_real:
+        raise context.fail(f"needs float data of static rank and channels to sum its windows; got "
+                           f"{port_type(cv.im.model, data)}")
+    kernel = list(attributes.get("kernel_shape", []))
+    if len(kernel) != shape.rank - 2:
+        raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({shape.rank - 2})")
+    p = attributes.get("p", 2)
+    if p < 1:
+        raise context.fail(f"p must be >= 1; got {p}")
+    magnitude = helper_layer(cv, context, Abs(), [data], "abs")
+    if p != 1:
+        magnitude = helper_layer(cv, context, Power(), [magnitude, const_of(cv, context, p, element_type, "p")],
+                                 "powered")
+    channels = shape[1].value
+    ones = const_of(cv, context, np.ones((channels, 1, 1, *kernel)), element_type, "window")
+    conv_attributes = {key: value for key, value in attributes.items() if key not in ("ceil_mode", "p", "kernel_shape")}
+    plain, ones = convolution(cv, context, conv_attributes | {"group": 1}, magnitude, ones)
+    op = GroupConvolution(**{field.name: getattr(plain, field.name) for field in dataclasses.fields(plain)})
+    if p == 1:
+        cv._emit(context, op, [magnitude, ones])
+    else:
+        total = helper_layer(cv, context, op, [magnitude, ones], "sum")
+        cv._emit(context, Power(), [total, const_of(cv, context, 1.0 / p, element_type, "inverse_p")])
+    cv.im.explain(f"{context.label}: -> (window sums of |x|^{p}, a GroupConvolution-1 with ones)^(1/{p})")
 
 
 # ------------------------------------------------------------------------------------ normalization
