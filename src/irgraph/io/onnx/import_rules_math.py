@@ -272,8 +272,9 @@ def clip(cv: NodeConverter, context: NodeContext) -> None:
         attributes = cv._attributes(context, {"min": "FLOAT", "max": "FLOAT", "consumed_inputs": "INTS"})
         one_output(context)
         (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
-        low: Any = attributes.get("min")
-        high: Any = attributes.get("max")
+        lowest = float(np.finfo(np.float32).max)  # Clip-6's defaults: the f32 range, not infinities
+        low: Any = attributes.get("min", -lowest)
+        high: Any = attributes.get("max", lowest)
         bounds: list[OutputPort | None] = [None, None]
     else:
         cv._attributes(context, {})
