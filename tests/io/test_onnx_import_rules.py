@@ -129,11 +129,12 @@ def test_a_used_dropout_mask_is_all_true():
     ("nodes", "message"),
     [
         ([helper.make_node("Dropout", ["x"], ["y"], is_test=0)], "is_test=0 asks for training-mode dropout"),
-        ([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])], "its Indices output is used"),
+        ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
+         "dilated average pooling has no IR op"),
         ([helper.make_node("BatchNormalization", ["x", "s", "s", "s", "s"], ["y"], spatial=0)],
          "spatial=0 \\(per-element statistics\\) has no IR op"),
     ],
-    ids=["training-dropout", "maxpool-indices", "batchnorm-spatial-0"],
+    ids=["training-dropout", "dilated-averagepool", "batchnorm-spatial-0"],
 )
 def test_what_ir_cannot_hold_is_refused_naming_the_node(nodes, message):
     outputs = [value(o, None) for o in nodes[-1].output]

@@ -10,7 +10,7 @@ are named ``NODE/what``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +23,9 @@ from irgraph.ops import Const, Op
 from irgraph.ops.activation.relu import Relu
 from irgraph.ops.activation.soft_max import SoftMax1
 from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.matrix.mat_mul import MatMul
@@ -31,8 +33,8 @@ from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.transpose import Transpose
 from irgraph.ops.normalization.batch_norm_inference import BatchNormInference5
 from irgraph.ops.normalization.lrn import LRN
-from irgraph.ops.pooling.avg_pool import AvgPool
-from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8
+from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14
+from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
 from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf3 as ShapeOf
@@ -124,14 +126,14 @@ def relu(cv: NodeConverter, context: NodeContext) -> None:
 
 @rule("Add", "Mul", "Sum", versions=(1, 6, 7, 8, 13, 14))
 def arithmetic(cv: NodeConverter, context: NodeContext) -> None:
-    """Add, Mul (numpy broadcasting from opset 7) -> Add-1/Multiply-1; Sum of n inputs -> a chain of Add-1."""
+    """Add, Mul -> Add-1/Multiply-1 (before opset 7 through ``legacy_operands``); Sum of n inputs -> a chain of
+    Add-1 (before opset 8 its inputs have one shape, so numpy broadcasting changes nothing)."""
     op_type = context.node.op_type
-    if context.version < 7:
-        raise context.fail(f"{op_type}-{context.version} broadcasts with the 'broadcast'/'axis' attributes of opset "
-                           "6; irgraph converts opset 7 on (numpy broadcasting)")
-    cv._attributes(context, {})
+    attributes = cv._attributes(context, legacy_attributes(context))
     one_output(context)
     ports = ports_of(cv, context, node_inputs(context, 1 if op_type == "Sum" else 2, 2**31 if op_type == "Sum" else 2))
+    if op_type != "Sum":
+        ports = legacy_operands(cv, context, attributes, ports)
     kind = Multiply if op_type == "Mul" else Add
     if len(ports) == 1:  # a Sum of one input is its input
         alias_output(cv, context, context.node.input[0])
@@ -143,6 +145,39 @@ def arithmetic(cv: NodeConverter, context: NodeContext) -> None:
     if len(ports) > 2:
         cv.im.explain(f"{context.label}: {len(ports)} inputs -> {len(ports) - 1} Add-1 layers, left to right "
                       "(the order onnxruntime sums in)")
+
+
+def legacy_attributes(context: NodeContext) -> dict[str, str]:
+    """The attributes of a binary op before opset 7 (``broadcast``, ``axis``; ``consumed_inputs`` in opset 1)."""
+    if context.version >= 7:
+        return {}
+    if context.node.op_type in ("Sum", "Max", "Min", "Mean"):
+        return {"consumed_inputs": "INTS"} if context.version == 1 else {}
+    allowed = {"broadcast": "INT", "axis": "INT"}
+    return allowed | ({"consumed_inputs": "INTS"} if context.version == 1 else {})
+
+
+def legacy_operands(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
+                    ports: list[OutputPort]) -> list[OutputPort]:
+    """Before opset 7, ``broadcast=1`` broadcasts B to A with B's dims placed from ``axis`` on (the trailing dims
+    by default): B gets leading and trailing 1s (Unsqueeze-1) so numpy broadcasting means the same. Without it the
+    shapes are equal and the ports are returned as they are."""
+    if context.version >= 7 or not attributes.get("broadcast", 0):
+        return ports
+    a, b = ports
+    rank_a = static_rank(cv, a, context, "A")
+    rank_b = static_rank(cv, b, context, "B")
+    axis = attributes.get("axis", rank_a - rank_b)
+    axis = axis + rank_a if axis < 0 else axis
+    if not 0 <= axis <= rank_a - rank_b:
+        raise context.fail(f"axis {attributes.get('axis')} cannot place B of rank {rank_b} in A of rank {rank_a}")
+    axes = list(range(axis)) + list(range(axis + rank_b, rank_a))
+    if not axes:
+        return ports
+    placed = helper_layer(cv, context, Unsqueeze(), [b, const_of(cv, context, axes, ElementType.I64, "b_axes")],
+                          "b_placed")
+    cv.im.explain(f"{context.label}: broadcast=1, axis {axis} -> B unsqueezed at {axes} (numpy broadcasting)")
+    return [a, placed]
 
 
 @rule("Dropout", versions=(1, 6, 7, 10, 12, 13, 22))
@@ -183,30 +218,12 @@ def dropout(cv: NodeConverter, context: NodeContext) -> None:
 def conv(cv: NodeConverter, context: NodeContext) -> None:
     """Conv -> Convolution-1 (group 1) or GroupConvolution-1 (its weights reshaped to [G, O/G, I/G, ...]), and
     the bias as an Add-1 of the bias reshaped to [1, C, 1, ...]."""
-    attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
-                                          "kernel_shape": "INTS", "pads": "INTS", "strides": "INTS"})
+    attributes = cv._attributes(context, CONV_ATTRIBUTES)
     one_output(context)
     names = node_inputs(context, 2, 3)
     data, weights, *bias = ports_of(cv, context, names)
     rank = static_rank(cv, data, context, f"input {names[0]!r}") - 2
-    strides, begin, end = _spatial(context, attributes, rank)
-    dilations = list(attributes.get("dilations", [1] * rank))
-    auto_pad = _auto_pad(cv, context, attributes)
-    group = attributes.get("group", 1)
-    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
-              "pads_end": tuple(end), "auto_pad": auto_pad}
-    if group == 1:
-        op: Op = Convolution(**common)
-    else:
-        shape = port_type(cv.im.model, weights).shape
-        if not shape.is_static or shape.to_tuple()[0] % group:
-            raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
-        sizes = shape.to_tuple()
-        grouped = [group, sizes[0] // group, *sizes[1:]]
-        weights = helper_layer(cv, context, Reshape(special_zero=True),
-                          [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
-        op = GroupConvolution(**common)
-        cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
+    op, weights = convolution(cv, context, attributes, data, weights)
     if not bias:
         cv._emit(context, op, [data, weights])
         return
@@ -216,6 +233,34 @@ def conv(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Add(), [convolved, shaped])
     cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}] (IR convolutions have "
                   "no bias input)")
+
+
+CONV_ATTRIBUTES = {"auto_pad": "STRING", "dilations": "INTS", "group": "INT", "kernel_shape": "INTS", "pads": "INTS",
+                   "strides": "INTS"}
+
+
+def convolution(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], data: OutputPort,
+                weights: OutputPort) -> tuple[Op, OutputPort]:
+    """The IR convolution of ONNX Conv's attributes, and the weights it takes (reshaped to [G, O/G, I/G, ...] for
+    GroupConvolution-1 when ``group`` > 1)."""
+    rank = static_rank(cv, data, context, "X") - 2
+    strides, begin, end = _spatial(context, attributes, rank)
+    dilations = list(attributes.get("dilations", [1] * rank))
+    auto_pad = _auto_pad(cv, context, attributes)
+    group = attributes.get("group", 1)
+    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
+              "pads_end": tuple(end), "auto_pad": auto_pad}
+    if group == 1:
+        return Convolution(**common), weights
+    shape = port_type(cv.im.model, weights).shape
+    if not shape.is_static or shape.to_tuple()[0] % group:
+        raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got {shape}")
+    sizes = shape.to_tuple()
+    grouped = [group, sizes[0] // group, *sizes[1:]]
+    weights = helper_layer(cv, context, Reshape(special_zero=True),
+                           [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")], "grouped_weights")
+    cv.im.explain(f"{context.label}: group={group} -> GroupConvolution-1, weights reshaped to [G, O/G, I/G, ...]")
+    return GroupConvolution(**common), weights
 
 
 @rule("Gemm", versions=(1, 6, 7, 9, 11, 13))
@@ -252,7 +297,7 @@ def gemm(cv: NodeConverter, context: NodeContext) -> None:
 
 
 # ------------------------------------------------------------------------------------ pooling
-def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
+def pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any],
                  data: OutputPort) -> dict[str, Any]:
     kernel = list(attributes.get("kernel_shape", []))
     rank = static_rank(cv, data, context, "the input") - 2
@@ -260,28 +305,75 @@ def _pool_common(cv: NodeConverter, context: NodeContext, attributes: dict[str, 
         raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({rank})")
     strides, begin, end = _spatial(context, attributes, rank)
     return {"strides": tuple(strides), "pads_begin": tuple(begin), "pads_end": tuple(end), "kernel": tuple(kernel),
-            "rounding_type": "ceil" if attributes.get("ceil_mode", 0) else "floor",
+            "rounding_type": "ceil_torch" if attributes.get("ceil_mode", 0) else "floor",
             "auto_pad": _auto_pad(cv, context, attributes)}
 
 
 @rule("MaxPool", versions=(1, 8, 10, 11, 12, 22))
 def max_pool(cv: NodeConverter, context: NodeContext) -> None:
-    """MaxPool -> MaxPool-1, or MaxPool-8 with dilations or the Indices output (row-major within the whole
-    tensor as ONNX's storage_order 0 counts them is not OpenVINO's per-channel index: refused)."""
+    """MaxPool -> MaxPool-1, or MaxPool-8 with dilations or the Indices output, MaxPool-14 with ceil_mode. The
+    Indices (storage_order 0) are flat positions in the whole input: MaxPool-8/14's with axis 0; storage_order 1
+    (column-major positions) has no IR equivalent and is refused."""
     attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
                                           "kernel_shape": "INTS", "pads": "INTS", "storage_order": "INT",
                                           "strides": "INTS"})
     outputs = list(context.node.output)
-    if len(outputs) > 1 and outputs[1]:
-        raise context.fail("its Indices output is used: ONNX counts them across the whole tensor, OpenVINO's "
-                           "MaxPool-8 per channel, so irgraph does not convert it")
+    indices = len(outputs) > 1 and bool(outputs[1])
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
-    common = _pool_common(cv, context, attributes, data)
+    column_major = indices and bool(attributes.get("storage_order", 0))
+    if column_major:
+        shape = port_type(cv.im.model, data).shape
+        if shape.rank_is_dynamic or shape.rank != 4 or not all(d.is_static for d in list(shape)[2:]):
+            raise context.fail(f"its Indices output is used with storage_order=1 (column-major positions); irgraph "
+                               f"recounts them for a 2-D pooling of static height and width only, got {shape}")
+    common = pool_common(cv, context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
-    if any(d != 1 for d in dilations):
-        cv._emit(context, MaxPool8(dilations=dilations, **common), [data], num_outputs=2)
-        return
-    cv._emit(context, MaxPool(**common), [data])
+    with_indices = {"index_element_type": ElementType.I64, "axis": 0}
+    if common["rounding_type"] == "ceil_torch":
+        cv._emit(context, MaxPool14(dilations=dilations, **common, **with_indices), [data], num_outputs=2)
+        _explain_ceil(cv, context, "MaxPool-14")
+    elif indices or any(d != 1 for d in dilations):
+        cv._emit(context, MaxPool8(dilations=dilations, **common, **with_indices), [data], num_outputs=2)
+    else:
+        cv._emit(context, MaxPool(**common), [data])
+    if column_major:
+        _column_major(cv, context, port_type(cv.im.model, data).shape.to_tuple()[2:])
+    elif indices:
+        cv.im.explain(f"{context.label}: Indices -> MaxPool's i64 indices with axis 0 (flat in the whole input, as "
+                      "storage_order 0 counts them)")
+
+
+def _column_major(cv: NodeConverter, context: NodeContext, plane: tuple[int, ...]) -> None:
+    """Recount MaxPool's row-major indices (``i = p*H*W + h*W + w``) column-major within each H x W plane
+    (``p*H*W + w*H + h``, storage_order 1), and make that the ONNX Indices output."""
+    height, width = plane
+    name = context.node.output[1]
+    row_major = cv.im.ports.pop(name)
+    cv.im.model.node(row_major.node_id).tensor_names[row_major.index] = []
+
+    def constant(value: int, what: str) -> OutputPort:
+        return const_of(cv, context, value, ElementType.I64, what)
+
+    def layer(op: Op, inputs: list[OutputPort], what: str) -> OutputPort:
+        return helper_layer(cv, context, op, inputs, what)
+
+    area = constant(height * width, "area")
+    base = layer(Multiply(), [layer(Divide(m_pythondiv=True), [row_major, area], "plane"), area], "plane_start")
+    within = layer(Subtract(), [row_major, base], "within")
+    row = layer(Divide(m_pythondiv=True), [within, constant(width, "width")], "row")
+    column = layer(Subtract(), [within, layer(Multiply(), [row, constant(width, "width_again")], "row_start")],
+                   "column")
+    recounted = layer(Add(), [base, layer(Add(), [layer(Multiply(), [column, constant(height, "height")],
+                                                        "column_start"), row], "column_major")], "indices")
+    cv.im.model.node(recounted.node_id).tensor_names[0] = [name]
+    cv.im.ports[name] = recounted
+    cv.im.explain(f"{context.label}: storage_order=1 -> the indices recounted column-major within each "
+                  f"{height}x{width} plane (Divide-1, Multiply-1, Subtract-1, Add-1)")
+
+
+def _explain_ceil(cv: NodeConverter, context: NodeContext, title: str) -> None:
+    cv.im.explain(f"{context.label}: ceil_mode=1 -> {title} rounding_type=ceil_torch (a last window that would start "
+                  "in the end padding is dropped, as onnxruntime and the ONNX spec do)")
 
 
 @rule("AveragePool", versions=(1, 7, 10, 11, 19, 22))
@@ -294,8 +386,11 @@ def average_pool(cv: NodeConverter, context: NodeContext) -> None:
     if any(d != 1 for d in attributes.get("dilations", [])):
         raise context.fail("dilated average pooling has no IR op")
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
-    common = _pool_common(cv, context, attributes, data)
-    cv._emit(context, AvgPool(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
+    common = pool_common(cv, context, attributes, data)
+    kind = AvgPool14 if common["rounding_type"] == "ceil_torch" else AvgPool
+    cv._emit(context, kind(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
+    if kind is AvgPool14:
+        _explain_ceil(cv, context, "AvgPool-14")
 
 
 @rule("GlobalAveragePool", versions=(1, 22))
@@ -343,6 +438,12 @@ def lrn(cv: NodeConverter, context: NodeContext) -> None:
 def softmax(cv: NodeConverter, context: NodeContext) -> None:
     """Softmax -> SoftMax-1. Before opset 13 it normalizes the input flattened to 2D at ``axis``: that is one IR
     axis only when ``axis`` is the last one; otherwise the input is reshaped to 2D and back."""
+    softmax_like(cv, context, lambda axis: SoftMax1(axis=axis), "SoftMax-1")
+
+
+def softmax_like(cv: NodeConverter, context: NodeContext, make: Callable[[int], Op], title: str) -> None:
+    """Softmax and LogSoftmax: the IR op ``make(axis)`` on the axis, or on the input flattened to 2D at ``axis``
+    (before opset 13, when the axis is not the last one) and reshaped back."""
     attributes = cv._attributes(context, {"axis": "INT"})
     one_output(context)
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
@@ -353,23 +454,23 @@ def softmax(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"axis {axis} is out of range for rank {rank}")
     axis %= rank
     if context.version >= 13 or axis == rank - 1:
-        cv._emit(context, SoftMax1(axis=axis), [data])
+        cv._emit(context, make(axis), [data])
         return
     if not shape.is_static:
-        raise context.fail(f"Softmax-{context.version} on axis {axis} of {rank} flattens the input to 2D; irgraph "
-                           f"needs a static shape for that, got {shape}")
+        raise context.fail(f"{context.node.op_type}-{context.version} on axis {axis} of {rank} flattens the input to "
+                           f"2D; irgraph needs a static shape for that, got {shape}")
     sizes = shape.to_tuple()
     flat = helper_layer(cv, context, Reshape(special_zero=False),
                    [data, const_of(cv, context, [math.prod(sizes[:axis]), -1], ElementType.I64, "2d")], "flat")
-    normalized = helper_layer(cv, context, SoftMax1(axis=1), [flat], "softmax")
+    normalized = helper_layer(cv, context, make(1), [flat], "softmax")
     cv._emit(context, Reshape(special_zero=False), [normalized, const_of(cv, context, list(sizes), ElementType.I64,
                                                                         "shape")])
-    cv.im.explain(f"{context.label}: axis {axis} of {rank} -> Reshape to 2D, SoftMax-1 axis 1, Reshape back "
-                  "(Softmax before opset 13 normalizes the flattened trailing dims together)")
+    cv.im.explain(f"{context.label}: axis {axis} of {rank} -> Reshape to 2D, {title} axis 1, Reshape back "
+                  f"({context.node.op_type} before opset 13 normalizes the flattened trailing dims together)")
 
 
 # ------------------------------------------------------------------------------------ shape ops
-@rule("Reshape", versions=(5, 13, 14, 19, 21, 23, 24))
+@rule("Reshape", versions=(5, 13, 14, 19, 21, 23, 24, 25))
 def reshape(cv: NodeConverter, context: NodeContext) -> None:
     """Reshape -> Reshape-1; ONNX's 0 copies the input dim (special_zero=true) unless allowzero=1."""
     attributes = cv._attributes(context, {"allowzero": "INT"})
@@ -378,7 +479,7 @@ def reshape(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Reshape(special_zero=not attributes.get("allowzero", 0)), ports)
 
 
-@rule("Flatten", versions=(1, 9, 11, 13, 21, 23))
+@rule("Flatten", versions=(1, 9, 11, 13, 21, 23, 24, 25))
 def flatten(cv: NodeConverter, context: NodeContext) -> None:
     """Flatten -> Reshape-1 to [d0 * ... * d(axis-1), -1] (for axis 1: [0, -1] with special_zero)."""
     attributes = cv._attributes(context, {"axis": "INT"})
@@ -399,7 +500,7 @@ def flatten(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Reshape(special_zero=True), [data, const_of(cv, context, target, ElementType.I64, "shape")])
 
 
-@rule("Unsqueeze", versions=(1, 11, 13, 21, 23))
+@rule("Unsqueeze", versions=(1, 11, 13, 21, 23, 24, 25))
 def unsqueeze(cv: NodeConverter, context: NodeContext) -> None:
     """Unsqueeze -> Unsqueeze-1 (axes from the attribute before opset 13, the input after)."""
     if context.version < 13:
@@ -413,7 +514,7 @@ def unsqueeze(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Unsqueeze(), [data, axes])
 
 
-@rule("Transpose", versions=(1, 13, 21, 23))
+@rule("Transpose", versions=(1, 13, 21, 23, 24, 25))
 def transpose(cv: NodeConverter, context: NodeContext) -> None:
     """Transpose -> Transpose-1 with the permutation as a Const (reversed dims without ``perm``)."""
     attributes = cv._attributes(context, {"perm": "INTS"})
@@ -423,7 +524,7 @@ def transpose(cv: NodeConverter, context: NodeContext) -> None:
     cv._emit(context, Transpose(), [data, const_of(cv, context, perm, ElementType.I64, "perm")])
 
 
-@rule("ConstantOfShape", versions=(9, 20, 21, 23))
+@rule("ConstantOfShape", versions=(9, 20, 21, 23, 24, 25))
 def constant_of_shape(cv: NodeConverter, context: NodeContext) -> None:
     """ConstantOfShape -> Broadcast-3 of its value (a one-element tensor, float 0 by default) to the shape."""
     attributes = cv._attributes(context, {"value": "TENSOR"})

@@ -19,13 +19,17 @@ from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule
 from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs
+from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.concat import Concat
 from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.movement.split import Split
 from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.movement.variadic_split import VariadicSplit
 from irgraph.ops.sequence.gru_sequence import GRUSequence
 from irgraph.ops.sequence.lstm_sequence import LSTMSequence
 from irgraph.ops.sequence.rnn_sequence import RNNSequence
+from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.type.convert import Convert
 
@@ -62,18 +66,24 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"direction must be forward, reverse or bidirectional; got {direction!r}")
     directions = 2 if direction == "bidirectional" else 1
     weights, recurrence = (cv.im.constant(name) for name in names[1:3])
-    if weights is None or recurrence is None:
-        raise context.fail("its W and R are not constants; irgraph rearranges them at conversion time")
-    w, r = np.asarray(weights[1]), np.asarray(recurrence[1])
-    hidden = attributes.get("hidden_size", r.shape[-1])
     bias = cv.im.constant(names[3]) if len(names) > 3 and names[3] else None
-    if len(names) > 3 and names[3] and bias is None:
-        raise context.fail("its B is not a constant; irgraph rearranges it at conversion time")
+    computed = weights is None or recurrence is None or (len(names) > 3 and bool(names[3]) and bias is None)
+    if "hidden_size" in attributes:
+        hidden = attributes["hidden_size"]
+    elif recurrence is not None:
+        hidden = np.asarray(recurrence[1]).shape[-1]
+    else:
+        r_shape = port_type(cv.im.model, cv.im.tensor(names[2], context.label)).shape
+        if r_shape.rank_is_dynamic or not r_shape[-1].is_static:
+            raise context.fail("needs hidden_size or a static R to know the hidden size")
+        hidden = r_shape[-1].value
     if len(names) > 7 and names[7]:
         raise context.fail("peepholes (P) have no place in LSTMSequence-5")
-    b = np.asarray(bias[1]) if bias is not None else np.zeros((directions, 2 * gates * hidden), w.dtype)
     linear = bool(attributes.get("linear_before_reset", 0))
-    w, r, b = _rearranged(kind, w, r, b, gates, hidden, linear)
+    if not computed:
+        w, r = np.asarray(weights[1]), np.asarray(recurrence[1])  # type: ignore[index]
+        b = np.asarray(bias[1]) if bias is not None else np.zeros((directions, 2 * gates * hidden), w.dtype)
+        w, r, b = _rearranged(kind, w, r, b, gates, hidden, linear)
     activations = [_text(a).lower() for a in attributes.get("activations", [])]
     if directions == 2 and activations and activations[:len(activations) // 2] != activations[len(activations) // 2:]:
         raise context.fail(f"its two directions use different activations {activations}; IR has one set for both")
@@ -115,8 +125,11 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
                                 f"{what}_shape")
             zero = const_of(cv, context, 0, element_type, f"{what}_zero")
             states.append(helper_layer(cv, context, Broadcast3(mode="numpy"), [zero, size], f"initial_{what}"))
-    constants = [const_of(cv, context, array.astype(element_type.numpy_dtype), element_type, what)
-                 for array, what in ((w, "W"), (r, "R"), (b, "B"))]
+    if computed:
+        constants = _rearranged_ports(cv, context, kind, names, gates, hidden, directions, linear, element_type)
+    else:
+        constants = [const_of(cv, context, array.astype(element_type.numpy_dtype), element_type, what)
+                     for array, what in ((w, "W"), (r, "R"), (b, "B"))]
     op = type_of(kind)(**common)
     inputs = [x, states[0], *(states[1:]), lengths, *constants]
     sequence = cv.im.add(op, f"{context.name}/sequence", inputs)
@@ -160,3 +173,50 @@ def _rearranged(kind: str, w: np.ndarray, r: np.ndarray, b: np.ndarray, gates: i
         return w, r, np.concatenate([input_bias[:, :2 * hidden] + recurrence_bias[:, :2 * hidden],
                                      input_bias[:, 2 * hidden:], recurrence_bias[:, 2 * hidden:]], axis=1)
     return w, r, input_bias + recurrence_bias
+
+
+def _rearranged_ports(cv: NodeConverter, context: NodeContext, kind: str, names: list[str], gates: int, hidden: int,
+                      directions: int, linear: bool, element_type: ElementType) -> list[OutputPort]:
+    """W, R and B rearranged by layers when some are computed (fed at run time): LSTM's gate blocks reordered by a
+    Gather-8 on [dirs, 4, hidden, ...], the two biases of a Split-1 added (GRU with linear_before_reset keeps the
+    h gate's apart: VariadicSplit-1 and Concat-1)."""
+
+    def order(port: OutputPort, what: str) -> OutputPort:
+        if kind != "LSTM":
+            return port
+        blocks = helper_layer(cv, context, Reshape(special_zero=True), [port, const_of(
+            cv, context, [0, 4, hidden, -1], ElementType.I64, f"{what}_blocks_shape")], f"{what}_blocks")
+        ordered = helper_layer(cv, context, Gather8(batch_dims=0), [blocks, const_of(
+            cv, context, LSTM_ORDER, ElementType.I64, f"{what}_order"), const_of(cv, context, 1, ElementType.I64,
+                                                                                f"{what}_axis")], f"{what}_ordered")
+        return helper_layer(cv, context, Reshape(special_zero=True), [ordered, const_of(
+            cv, context, [0, 4 * hidden, -1], ElementType.I64, f"{what}_shape")], f"{what}_rearranged")
+
+    w, r = (order(cv.im.tensor(name, context.label), what) for name, what in zip(names[1:3], ("W", "R"), strict=True))
+    if len(names) > 3 and names[3]:
+        bias = cv.im.tensor(names[3], context.label)
+        if kind == "GRU" and linear:
+            parts = cv.im.add(VariadicSplit(), f"{context.name}/B_parts", [bias, const_of(
+                cv, context, 1, ElementType.I64, "B_axis"), const_of(
+                cv, context, [2 * hidden, hidden, 2 * hidden, hidden], ElementType.I64, "B_lengths")])
+            w_zr, w_h, r_zr, r_h = (OutputPort(parts.id, index) for index in range(4))
+            summed = helper_layer(cv, context, Add(), [w_zr, r_zr], "B_zr")
+            b = helper_layer(cv, context, Concat(axis=1), [summed, w_h, r_h], "B")
+        else:
+            halves = cv.im.add(Split(num_splits=2), f"{context.name}/B_halves", [bias, const_of(
+                cv, context, 1, ElementType.I64, "B_axis")])
+            summed = helper_layer(cv, context, Add(), [OutputPort(halves.id, 0), OutputPort(halves.id, 1)], "B_sum")
+            if kind == "LSTM":
+                blocks = helper_layer(cv, context, Reshape(special_zero=True), [summed, const_of(
+                    cv, context, [0, 4, hidden], ElementType.I64, "B_blocks_shape")], "B_blocks")
+                ordered = helper_layer(cv, context, Gather8(batch_dims=0), [blocks, const_of(
+                    cv, context, LSTM_ORDER, ElementType.I64, "B_order"), const_of(cv, context, 1, ElementType.I64,
+                                                                                   "B_order_axis")], "B_ordered")
+                summed = helper_layer(cv, context, Reshape(special_zero=True), [ordered, const_of(
+                    cv, context, [0, 4 * hidden], ElementType.I64, "B_shape")], "B_rearranged")
+            b = summed
+    else:
+        width = (gates + 1) * hidden if kind == "GRU" and linear else gates * hidden
+        b = const_of(cv, context, np.zeros((directions, width)), element_type, "B")
+    cv.im.explain(f"{context.label}: W, R or B computed -> rearranged by layers at run time")
+    return [w, r, b]

@@ -5,14 +5,28 @@ Where, LayerNormalization and Gelu. One-to-one ops come from tables; the others 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import element_type_from_onnx, port_type
 from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, ports_of, static_rank
+from irgraph.io.onnx.import_rules import (
+    alias_output,
+    const_of,
+    helper_layer,
+    legacy_attributes,
+    legacy_operands,
+    node_inputs,
+    one_output,
+    ports_of,
+    static_rank,
+)
+from irgraph.io.onnx.import_rules_indexing import bind
 from irgraph.ops import Op
+from irgraph.ops.activation.clamp import Clamp
 from irgraph.ops.activation.exp import Exp
 from irgraph.ops.activation.gelu import Gelu7
 from irgraph.ops.activation.sigmoid import Sigmoid
@@ -49,6 +63,8 @@ from irgraph.ops.movement.gather import Gather8
 from irgraph.ops.movement.slice import Slice
 from irgraph.ops.movement.tile import Tile
 from irgraph.ops.normalization.mvn import MVN6
+from irgraph.ops.reduction.reduce_logical_and import ReduceLogicalAnd
+from irgraph.ops.reduction.reduce_logical_or import ReduceLogicalOr
 from irgraph.ops.reduction.reduce_max import ReduceMax
 from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.reduction.reduce_min import ReduceMin
@@ -73,6 +89,8 @@ BINARY: dict[str, type[Op]] = {
 """ONNX ops with numpy broadcasting (MatMul: numpy's matmul) and the IR op of the same values."""
 REDUCTIONS: dict[str, type[Op]] = {"ReduceMean": ReduceMean, "ReduceSum": ReduceSum, "ReduceMax": ReduceMax,
                                    "ReduceMin": ReduceMin}
+BOOLEAN_REDUCTIONS: dict[type[Op], type[Op]] = {ReduceMax: ReduceLogicalOr, ReduceMin: ReduceLogicalAnd}
+"""ReduceMax/Min of booleans (opset 20 on): IR's numeric reductions take no booleans."""
 
 
 @rule(*UNARY)
@@ -85,19 +103,38 @@ def unary(cv: NodeConverter, context: NodeContext) -> None:
 
 @rule(*BINARY)
 def binary(cv: NodeConverter, context: NodeContext) -> None:
-    """Two inputs, numpy broadcasting, one IR op."""
-    cv._attributes(context, {})
+    """Two inputs, numpy broadcasting (before opset 7 the broadcast/axis attributes: ``legacy_operands``), one IR
+    op."""
+    attributes = cv._attributes(context, legacy_attributes(context) if context.node.op_type != "MatMul" else {})
     one_output(context)
     op_class = BINARY[context.node.op_type]
     # ONNX's integer Div truncates: Divide-1 with m_pythondiv=false (its default floors)
     op = Divide(m_pythondiv=False) if op_class is Divide else op_class()
-    cv._emit(context, op, ports_of(cv, context, node_inputs(context, 2, 2)))
+    ports = legacy_operands(cv, context, attributes, ports_of(cv, context, node_inputs(context, 2, 2)))
+    if op_class is Power:
+        ports = _power_operands(cv, context, ports)
+    cv._emit(context, op, ports)
+
+
+def _power_operands(cv: NodeConverter, context: NodeContext, ports: list[OutputPort]) -> list[OutputPort]:
+    """ONNX's Pow takes an exponent of another type than the base (opset 12 on); IR's Power one type: an integer
+    exponent of a float base is converted to the base's type (exactly). A float exponent of an integer base is
+    refused: onnxruntime raises in float and truncates the result, which no conversion of the exponent gives."""
+    base, exponent = (port_type(cv.im.model, port).element_type for port in ports)
+    if base is exponent:
+        return ports
+    if not base.is_real:
+        raise context.fail(f"a {base} base with a {exponent} exponent: IR's Power takes one type, and converting "
+                           "either operand changes the result")
+    converted = helper_layer(cv, context, Convert(destination_type=base), [ports[1]], "exponent")
+    cv.im.explain(f"{context.label}: the {exponent} exponent -> Convert-1 to {base}, the base's type")
+    return [ports[0], converted]
 
 
 @rule("Max", "Min")
 def max_min(cv: NodeConverter, context: NodeContext) -> None:
     """Max/Min of n inputs -> a chain of Maximum-1/Minimum-1."""
-    cv._attributes(context, {})
+    cv._attributes(context, legacy_attributes(context))
     one_output(context)
     ports = ports_of(cv, context, node_inputs(context, 1, 2**31))
     kind = Maximum if context.node.op_type == "Max" else Minimum
@@ -117,11 +154,41 @@ def where(cv: NodeConverter, context: NodeContext) -> None:
 
 @rule("Cast")
 def cast(cv: NodeConverter, context: NodeContext) -> None:
-    """Cast -> Convert-1 to the IR type of ``to``."""
+    """Cast -> Convert-1 to the IR type of ``to``. To float8 with saturate=1 (the default), a Clamp-1 to the type's
+    largest finite value first: ONNX saturates out-of-range values and infinities there, IR's Convert does not."""
     attributes = cv._attributes(context, {"to": "INT", "saturate": "INT", "round_mode": "STRING"})
     one_output(context)
     target = element_type_from_onnx(cv.onnx, attributes["to"], f"{context.label}: its 'to' type")
-    cv._emit(context, Convert(destination_type=target), ports_of(cv, context, node_inputs(context, 1, 1)))
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    _convert(cv, context, data, target, attributes)
+
+
+@rule("CastLike", versions=(15, 19, 21, 23, 24, 25))
+def cast_like(cv: NodeConverter, context: NodeContext) -> None:
+    """CastLike -> Convert-1 to the type of ``target_type`` (known at conversion time), saturating as Cast."""
+    attributes = cv._attributes(context, {"saturate": "INT", "round_mode": "STRING"})
+    one_output(context)
+    data, like = ports_of(cv, context, node_inputs(context, 2, 2))
+    _convert(cv, context, data, port_type(cv.im.model, like).element_type, attributes)
+
+
+def _convert(cv: NodeConverter, context: NodeContext, data: OutputPort, target: ElementType,
+             attributes: dict[str, Any]) -> None:
+    """Convert-1 to ``target``, after a Clamp-1 where ONNX saturates; round_mode (float8e8m0 only) must be 'up',
+    the rounding IR's Convert gives."""
+    round_mode = attributes.get("round_mode", b"up")
+    round_mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    if target is ElementType.F8E8M0 and round_mode != "up":
+        raise context.fail(f"round_mode={round_mode!r}: IR's Convert to f8e8m0 rounds up only")
+    largest = SATURATED.get(target)
+    if largest is not None and attributes.get("saturate", 1) and port_type(cv.im.model, data).element_type.is_real:
+        data = helper_layer(cv, context, Clamp(min=-largest, max=largest), [data], "saturated")
+        cv.im.explain(f"{context.label}: saturate=1 -> Clamp-1 to [-{largest}, {largest}] before Convert-1 to {target}")
+    cv._emit(context, Convert(destination_type=target), [data])
+
+
+SATURATED = {ElementType.F8E4M3: 448.0, ElementType.F8E5M2: 57344.0, ElementType.F4E2M1: 6.0}
+"""The float8 and float4 types ONNX's Cast saturates to (saturate=1), and their largest finite value."""
 
 
 @rule("Shape")
@@ -152,9 +219,21 @@ def gather(cv: NodeConverter, context: NodeContext) -> None:
 
 @rule("Slice")
 def slice_(cv: NodeConverter, context: NodeContext) -> None:
-    """Slice (opset 10 on: starts, ends, axes, steps inputs) -> Slice-8, whose clamping is ONNX's."""
+    """Slice -> Slice-8, whose clamping is ONNX's (Slice-1's attributes become Consts)."""
     if context.version < 10:
-        raise context.fail("Slice-1 takes its bounds as attributes; irgraph converts Slice from opset 10 on")
+        attributes = cv._attributes(context, {"starts": "INTS", "ends": "INTS", "axes": "INTS"})
+        one_output(context)
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        if "starts" not in attributes or "ends" not in attributes:
+            raise context.fail("the 'starts' and 'ends' attributes are required")
+        starts, ends = list(attributes["starts"]), list(attributes["ends"])
+        axes = list(attributes.get("axes", range(len(starts))))
+        bounds = [const_of(cv, context, values, ElementType.I64, what)
+                  for values, what in ((starts, "starts"), (ends, "ends"), ([1] * len(starts), "steps"),
+                                       (axes, "axes"))]
+        cv._emit(context, Slice(), [data, *bounds])
+        cv.im.explain(f"{context.label}: the starts, ends and axes attributes -> Slice-8 inputs (steps 1)")
+        return
     cv._attributes(context, {})
     one_output(context)
     names = node_inputs(context, 3, 5)
@@ -188,20 +267,56 @@ def squeeze(cv: NodeConverter, context: NodeContext) -> None:
 @rule(*REDUCTIONS)
 def reduce(cv: NodeConverter, context: NodeContext) -> None:
     """ReduceMean/Sum/Max/Min -> the IR reduction (axes from the attribute or, from opset 18 (13 for Sum), the
-    input; no axes: every axis unless noop_with_empty_axes)."""
+    input; no axes: every axis unless noop_with_empty_axes); float ReduceMax/Min give ONNX's infinity for sets of
+    only that infinity or none."""
     attributes = cv._attributes(context, {"axes": "INTS", "keepdims": "INT", "noop_with_empty_axes": "INT"})
     one_output(context)
     names = node_inputs(context, 1, 2)
     (data,) = ports_of(cv, context, names[:1])
+    axes = reduction_axes(cv, context, attributes, names, data)
+    if axes is None:
+        alias_output(cv, context, names[0])
+        return
+    kind = REDUCTIONS[context.node.op_type]
+    if port_type(cv.im.model, data).element_type is ElementType.BOOLEAN and kind in BOOLEAN_REDUCTIONS:
+        kind = BOOLEAN_REDUCTIONS[kind]
+        cv.im.explain(f"{context.label}: boolean data -> {kind.__name__}-1 (max is or, min is and)")
+    keep = bool(attributes.get("keepdims", 1))
+    element_type = port_type(cv.im.model, data).element_type
+    if kind not in (ReduceMax, ReduceMin) or not element_type.is_real:
+        cv._emit(context, kind(keep_dims=keep), [data, axes])
+        return
+    # IR's ReduceMax/Min start from the lowest/highest finite value (OpenVINO's reference), so a set of only -inf
+    # (+inf), or an empty one, gives that value where ONNX gives the infinity: selected explicitly.
+    infinity = -np.inf if kind is ReduceMax else np.inf
+    reduced = helper_layer(cv, context, kind(keep_dims=keep), [data, axes], "reduced")
+    infinite = const_of(cv, context, infinity, element_type, "infinity")
+    only = helper_layer(cv, context, ReduceLogicalAnd(keep_dims=keep), [
+        helper_layer(cv, context, Equal(), [data, infinite], "is_infinite"), axes], "only_infinite")
+    cv._emit(context, Select(), [only, infinite, reduced])
+    cv.im.explain(f"{context.label}: -> {kind.__name__}-1, and {infinity} where every element (or none) is {infinity} "
+                  "(IR's reduction starts from the largest finite value)")
+
+
+def reduction_axes(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], names: list[str],
+                   data: OutputPort) -> OutputPort | None:
+    """The axes of an ONNX reduction: the input (opset 18 on; 13 for ReduceSum), the attribute, or every axis (no
+    axes, or an empty constant axes input); None when ``noop_with_empty_axes`` makes it the identity."""
     if len(names) == 2:
-        axes = cv.im.tensor(names[1], context.label)
+        found = cv.im.constant(names[1])
+        port = cv.im.tensor(names[1], context.label)
+        shape = port_type(cv.im.model, port).shape
+        empty = np.size(found[1]) == 0 if found is not None else shape.is_static and 0 in shape.to_tuple()
+        if not empty:
+            return port
+        if attributes.get("noop_with_empty_axes", 0):
+            return None
+        cv.im.explain(f"{context.label}: empty axes -> every axis (noop_with_empty_axes=0)")
     elif "axes" in attributes:
-        axes = const_of(cv, context, list(attributes["axes"]), ElementType.I64, "axes")
-    elif attributes.get("noop_with_empty_axes", 0):
-        raise context.fail("noop_with_empty_axes with no axes is the identity; not converted")
-    else:
-        axes = const_of(cv, context, list(range(static_rank(cv, data, context, "the input"))), ElementType.I64, "axes")
-    cv._emit(context, REDUCTIONS[context.node.op_type](keep_dims=bool(attributes.get("keepdims", 1))), [data, axes])
+        return const_of(cv, context, list(attributes["axes"]), ElementType.I64, "axes")
+    if attributes.get("noop_with_empty_axes", 0):
+        return None
+    return const_of(cv, context, list(range(static_rank(cv, data, context, "the input"))), ElementType.I64, "axes")
 
 
 @rule("Expand")
@@ -232,26 +347,45 @@ def tile(cv: NodeConverter, context: NodeContext) -> None:
 @rule("LayerNormalization")
 def layer_normalization(cv: NodeConverter, context: NodeContext) -> None:
     """LayerNormalization (opset 17) -> MVN-6 over the axes from ``axis`` on (eps inside the root), then
-    Multiply-1 by the scale and Add-1 of the bias, as OpenVINO's converter builds it."""
+    Multiply-1 by the scale and Add-1 of the bias, as OpenVINO's converter builds it. The Mean and InvStdDev
+    outputs, when used, are ReduceMean-1 of X and 1 / Sqrt-1(ReduceMean-1((X - Mean)^2) + eps), kept dims, in f32
+    (stash_type 1) or the input's type (stash_type 0)."""
     attributes = cv._attributes(context, {"axis": "INT", "epsilon": "FLOAT", "stash_type": "INT"})
-    if len([name for name in context.node.output if name]) != 1 or len(context.node.output) > 1 and any(
-            context.node.output[1:]):
-        raise context.fail("its Mean and InvStdDev outputs are used; irgraph converts the normalized output only")
+    outputs = list(context.node.output)
+    if not outputs or not outputs[0] or len(outputs) > 3:
+        raise context.fail(f"has the outputs Y, Mean and InvStdDev (Y named); got {outputs}")
     names = node_inputs(context, 2, 3)
     data, scale, *bias = ports_of(cv, context, names)
     rank = static_rank(cv, data, context, "the input")
     axis = attributes.get("axis", -1)
     axis = axis + rank if axis < 0 else axis
     axes = const_of(cv, context, list(range(axis, rank)), ElementType.I64, "axes")
-    normalized = helper_layer(cv, context, MVN6(normalize_variance=True, eps=attributes.get("epsilon", 1e-5),
-                                           eps_mode="INSIDE_SQRT"), [data, axes], "mvn")
-    if not bias:
-        cv._emit(context, Multiply(), [normalized, scale])
-        return
+    epsilon = attributes.get("epsilon", 1e-5)
+    normalized = helper_layer(cv, context, MVN6(normalize_variance=True, eps=epsilon, eps_mode="INSIDE_SQRT"),
+                              [data, axes], "mvn")
     scaled = helper_layer(cv, context, Multiply(), [normalized, scale], "scaled")
-    cv._emit(context, Add(), [scaled, bias[0]])
+    y = helper_layer(cv, context, Add(), [scaled, bias[0]], "y") if bias else scaled
+    bind(cv, context, y, outputs[0])
     cv.im.explain(f"{context.label}: -> MVN-6 over axes {list(range(axis, rank))} (eps inside the root), "
-                  "Multiply-1 by the scale, Add-1 of the bias")
+                  f"Multiply-1 by the scale{', Add-1 of the bias' if bias else ''}")
+    if not any(outputs[1:]):
+        return
+    element_type = port_type(cv.im.model, data).element_type
+    stash = ElementType.F32 if attributes.get("stash_type", 1) == 1 else element_type
+    x = data if stash is element_type else helper_layer(cv, context, Convert(destination_type=stash), [data], "x")
+    mean = helper_layer(cv, context, ReduceMean(keep_dims=True), [x, axes], "mean")
+    centered = helper_layer(cv, context, Subtract(), [x, mean], "centered")
+    variance = helper_layer(cv, context, ReduceMean(keep_dims=True),
+                            [helper_layer(cv, context, Multiply(), [centered, centered], "squared"), axes], "variance")
+    root = helper_layer(cv, context, Sqrt(), [helper_layer(cv, context, Add(), [
+        variance, const_of(cv, context, epsilon, stash, "epsilon")], "shifted")], "deviation")
+    inverse = helper_layer(cv, context, Divide(m_pythondiv=False), [const_of(cv, context, 1, stash, "one"), root],
+                           "inverse")
+    for port, name in ((mean, outputs[1]), (inverse, outputs[2] if len(outputs) > 2 else "")):
+        if name:
+            bind(cv, context, port, name)
+    cv.im.explain(f"{context.label}: Mean and InvStdDev -> ReduceMean-1, Subtract-1, Multiply-1, ReduceMean-1, "
+                  f"Add-1, Sqrt-1, Divide-1 in {stash}")
 
 
 @rule("Gelu")

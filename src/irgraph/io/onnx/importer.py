@@ -20,11 +20,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrIOError, Location, OpError, ResourceLimitError
-from irgraph.graph import Model, Node, OutputPort
+from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
+from irgraph.graph import Body, Model, Node, OutputPort
 from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
+    import_rules_control,
+    import_rules_functions,
+    import_rules_indexing,
+    import_rules_math,
+    import_rules_nn,
+    import_rules_quantization,
     import_rules_recurrent,
     import_rules_tensor,
 )
@@ -33,7 +39,9 @@ from irgraph.io.onnx.split import NodeConverter, supported_ops
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape
+from irgraph.shape_inference import walk
+from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.sub_graph_inference import infer_sub_graph
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -292,9 +300,10 @@ class _Importer:
         return self.model
 
     def _check_supported(self) -> None:
-        """One error naming every op type no rule converts, with its node count, before any is converted."""
+        """One error naming every op type no rule converts (in sub-graphs too), with its node count, before any is
+        converted."""
         missing: dict[str, int] = {}
-        for node in self.graph.node:
+        for node in _all_nodes(self.graph):
             if node.domain not in ("", "ai.onnx") or node.op_type not in SUPPORTED_OPS:
                 label = node.op_type + (f" (domain {node.domain!r})" if node.domain not in ("", "ai.onnx") else "")
                 missing[label] = missing.get(label, 0) + 1
@@ -330,7 +339,7 @@ class _Importer:
 
     def _output(self, value: onnx_types.ValueInfoProto) -> None:
         name = value.name
-        if name not in self.ports and name not in self.constants:
+        if not self.knows(name):
             raise self.error(f"graph output {name!r} is not a graph input, an initializer or the output of a node")
         port = self.tensor(name, f"graph output {name!r}")
         if name in self.output_names:
@@ -350,6 +359,29 @@ class _Importer:
             if not shape.compatible(produced.shape):
                 note = f"; its declared shape {shape} does not fit, the computed one is kept"
         self.explain(f"output {name!r}: Result keyed {name!r}, {produced.element_type}{produced.shape}{note}")
+
+    # ---------------------------------------------------------------------------- sub-graphs
+    def knows(self, name: str) -> bool:
+        """True when ONNX tensor ``name`` is visible here (a graph input, initializer or node output so far)."""
+        return name in self.ports or name in self.constants
+
+    def body(self, graph: onnx_types.GraphProto, name: str, label: str) -> _BodyImporter:
+        """An importer for the sub-graph ``graph`` (a Loop/Scan body, an If branch) of a node of this graph."""
+        return _BodyImporter(self, graph, name, label)
+
+    def add_sub_graph(self, op: Op, name: str, inputs: Sequence[OutputPort], bodies: Sequence[Body],
+                      num_outputs: int) -> Node:
+        """Place a Loop, If or TensorIterator with its bodies and infer its outputs through them."""
+        node = self.model.add_node(op, name, list(inputs), num_outputs=num_outputs)
+        node.bodies = tuple(bodies)
+        types = [port_type(self.model, port) for port in inputs]
+        values = [self.model.constant_value(port) for port in inputs]
+        try:
+            node.output_types = infer_sub_graph(node, types, values, lambda body, given: walk(body, None, given))
+        except (OpError, IrError):
+            self.model.remove_node(node.id)
+            raise
+        return node
 
     # ---------------------------------------------------------------------------- helpers
     def add(self, op: Op, name: str, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> Node:
@@ -427,3 +459,91 @@ class _Importer:
                 label = repr(dim.dim_param) if which == "dim_param" else "unknown"
                 notes.append(f"dim {axis} {label} -> ?")
         return element_type, Shape(tuple(dims)), notes
+
+
+def _all_nodes(graph: Any) -> Iterator[Any]:
+    """Every node of ``graph`` and of the sub-graphs in its nodes' attributes (no recursion)."""
+    pending = [graph]
+    while pending:
+        for node in pending.pop().node:
+            yield node
+            for attribute in node.attribute:
+                if attribute.HasField("g"):
+                    pending.append(attribute.g)
+                pending.extend(attribute.graphs)
+
+
+class _BodyImporter(_Importer):
+    """Converts one sub-graph into its own Model. A name of an outer scope becomes a Const of its value when it
+    is constant there, else a body Parameter the layer feeds from outside (``captured``, in first-use order)."""
+
+    def __init__(self, parent: _Importer, graph: onnx_types.GraphProto, name: str, label: str) -> None:
+        self.onnx = parent.onnx
+        self.graph = graph
+        self.parent = parent
+        self.explain = Explainer(lambda line: parent.explain(f"{label}: {line}"))
+        self.location = parent.location
+        self.opset = parent.opset
+        self.model = Model(name)
+        self.model.source = parent.model.source
+        self.ports = {}
+        self.constants = {}
+        self.origins = {}
+        self.output_names = set()
+        self.captured: dict[str, OutputPort] = {}
+        """Outer tensor name -> its port in the parent's model, for each body Parameter made for one."""
+
+    def knows(self, name: str) -> bool:
+        return super().knows(name) or self.parent.knows(name)
+
+    def constant(self, name: str) -> tuple[ElementType, np.ndarray] | None:
+        if super().knows(name):
+            return super().constant(name)
+        return self.parent.constant(name) if self.parent.knows(name) else None
+
+    def tensor(self, name: str, consumer: str) -> OutputPort:
+        if super().knows(name) or not self.parent.knows(name):
+            return super().tensor(name, consumer)
+        found = self.parent.constant(name)
+        if found is not None:
+            self.constants[name] = found
+            self.origins[name] = f"outer-scope constant {name!r}"
+            return super().tensor(name, consumer)
+        outer = self.parent.tensor(name, consumer)
+        tensor_type = port_type(self.parent.model, outer)
+        port = self._source(Parameter(shape=tensor_type.shape, element_type=tensor_type.element_type), name)
+        self.captured[name] = outer
+        self.explain(f"{name!r} of the outer scope -> a body Parameter {tensor_type} the layer feeds")
+        return port
+
+    def parameter(self, name: str, tensor_type: TensorType) -> OutputPort:
+        """A body Parameter of ``tensor_type`` producing ONNX tensor ``name`` (a body input)."""
+        if name in self.ports:
+            raise self.error(f"sub-graph input {name!r} is listed twice")
+        return self._source(Parameter(shape=tensor_type.shape, element_type=tensor_type.element_type), name)
+
+    def declared(self, index: int) -> TensorType | None:
+        """The type the sub-graph declares for its input ``index`` (None when it declares no tensor type)."""
+        value = self.graph.input[index]
+        if not value.type.HasField("tensor_type") or not value.type.tensor_type.elem_type:
+            return None
+        element_type, shape, _ = self.value_type(value, f"sub-graph input {value.name!r}")
+        return TensorType(element_type, shape)
+
+    def convert_body(self) -> list[OutputPort]:
+        """Initializers and nodes (the inputs are made by the caller); the ports of the sub-graph's outputs."""
+        for tensor in self.graph.initializer:
+            self.constants[tensor.name] = self.read_tensor(tensor, f"initializer {tensor.name!r}")
+            self.origins[tensor.name] = f"initializer {tensor.name!r}"
+        if self.graph.sparse_initializer:
+            raise self.error("sparse initializers are not supported; store them as dense initializers")
+        converter = NodeConverter(self)
+        for index, node in enumerate(self.graph.node):
+            converter.convert(node, index)
+        outputs = []
+        for value in self.graph.output:
+            if not self.knows(value.name):
+                raise self.error(f"sub-graph output {value.name!r} is not an input, an initializer, an outer-scope "
+                                 "name or the output of a node")
+            outputs.append(self.tensor(value.name, f"sub-graph output {value.name!r}"))
+        return outputs

@@ -1,0 +1,496 @@
+"""ONNX -> IR rules for the remaining network layers: Pad, ConvTranspose, InstanceNormalization,
+GroupNormalization, MeanVarianceNormalization, NonMaxSuppression and Resize.
+
+Where ONNX computes something from the shapes (ConvTranspose's pads from ``output_shape`` or ``auto_pad``,
+Resize's output lengths from scales), irgraph computes it at conversion time by ONNX's formula and gives IR
+the result explicitly, so the IR op's own rule for it (which can differ) never applies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.element_types import ElementType
+from irgraph.graph import OutputPort
+from irgraph.io.onnx.common import port_type
+from irgraph.io.onnx.import_registry import rule
+from irgraph.io.onnx.import_rules import (
+    const_of,
+    convolution,
+    helper_layer,
+    node_inputs,
+    one_output,
+    ports_of,
+    static_rank,
+)
+from irgraph.io.onnx.import_rules_indexing import bind, scalar_of, text
+from irgraph.ops import Op
+from irgraph.ops.arithmetic.abs import Abs
+from irgraph.ops.arithmetic.add import Add
+from irgraph.ops.arithmetic.floor_mod import FloorMod
+from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.power import Power
+from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
+from irgraph.ops.convolution.group_convolution import GroupConvolution
+from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
+from irgraph.ops.image.interpolate import Interpolate11
+from irgraph.ops.movement.pad import Pad12
+from irgraph.ops.movement.scatter_update import ScatterUpdate
+from irgraph.ops.movement.split import Split
+from irgraph.ops.normalization.group_normalization import GroupNormalization
+from irgraph.ops.normalization.mvn import MVN6
+from irgraph.ops.shape.reshape import Reshape
+from irgraph.ops.sort.non_max_suppression import NonMaxSuppression
+from irgraph.ops.type.convert import Convert
+
+if TYPE_CHECKING:
+    from irgraph.io.onnx.split import NodeContext, NodeConverter
+
+PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
+"""ONNX Pad mode -> IR pad_mode (ONNX's wrap has no IR mode)."""
+
+
+def _channel_vector(cv: NodeConverter, context: NodeContext, port: OutputPort, rank: int, what: str) -> OutputPort:
+    """A per-channel vector [C] reshaped to [1, C, 1, ...] for numpy broadcasting against NC... data."""
+    return helper_layer(cv, context, Reshape(special_zero=False),
+                        [port, const_of(cv, context, [1, -1] + [1] * (rank - 2), ElementType.I64, f"{what}_shape")],
+                        what)
+
+
+# ------------------------------------------------------------------------------------ Pad
+@rule("Pad", versions=(1, 2, 11, 13, 18, 19, 21, 23, 24, 25))
+def pad(cv: NodeConverter, context: NodeContext) -> None:
+    """Pad -> Pad-12: ONNX's pads [b1, ..., bn, e1, ..., en] become pads_begin and pads_end (Consts, or a Split-1
+    of computed pads), ``axes`` (opset 18) spread onto every axis, the constant value a scalar. Modes constant,
+    reflect and edge are IR's; wrap (opset 19) has no IR mode and is refused."""
+    version = context.version
+    if version < 11:
+        key = "paddings" if version == 1 else "pads"
+        attributes = cv._attributes(context, {"mode": "STRING", key: "INTS", "value": "FLOAT"})
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        pads_value: Any = attributes.get(key)
+        if pads_value is None:
+            raise context.fail(f"the {key!r} attribute is required")
+        pads_value = np.asarray(pads_value, np.int64)
+        names: list[str] = []
+        fill: OutputPort | None = const_of(cv, context, attributes.get("value", 0.0),
+                                           port_type(cv.im.model, data).element_type, "value")
+    else:
+        attributes = cv._attributes(context, {"mode": "STRING"})
+        names = node_inputs(context, 2, 4 if version >= 18 else 3)
+        data = cv.im.tensor(names[0], context.label)
+        found = cv.im.constant(names[1])
+        pads_value = None if found is None else np.asarray(found[1]).astype(np.int64).reshape(-1)
+        fill = scalar_of(cv, context, names[2], "value") if len(names) > 2 and names[2] else None
+    one_output(context)
+    mode = text(attributes.get("mode", "constant"))
+    if mode not in PAD_MODES:
+        raise context.fail(f"mode {mode!r} has no IR Pad mode (IR pads constant, reflect, edge and symmetric)"
+                           if mode == "wrap" else f"mode must be constant, reflect, edge or wrap; got {mode!r}")
+    if mode != "constant":
+        fill = None
+    if len(names) > 3 and names[3] and (cv.im.constant(names[3]) is None or pads_value is None):
+        begin, end = _spread_pads(cv, context, data, names[1], names[3])
+        cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+        return
+    if len(names) > 3 and names[3]:
+        axes_found = cv.im.constant(names[3])
+        assert axes_found is not None and pads_value is not None
+        rank = static_rank(cv, data, context, "the data")
+        axes = [int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes_found[1]).reshape(-1)]
+        if len(pads_value) != 2 * len(axes) or any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
+            raise context.fail(f"axes {axes} and pads {pads_value.tolist()} do not fit a rank-{rank} input")
+        full = np.zeros(2 * rank, np.int64)
+        for index, axis in enumerate(axes):
+            full[axis], full[rank + axis] = pads_value[index], pads_value[len(axes) + index]
+        pads_value = full
+    if pads_value is not None:
+        if len(pads_value) % 2:
+            raise context.fail(f"pads must have an even length (begins then ends); got {pads_value.tolist()}")
+        half = len(pads_value) // 2
+        begin = const_of(cv, context, pads_value[:half], ElementType.I64, "pads_begin")
+        end = const_of(cv, context, pads_value[half:], ElementType.I64, "pads_end")
+    else:
+        pads_port = cv.im.tensor(names[1], context.label)
+        halves = cv.im.add(Split(num_splits=2), f"{context.name}/pads",
+                           [pads_port, const_of(cv, context, 0, ElementType.I64, "pads_axis")])
+        begin, end = OutputPort(halves.id, 0), OutputPort(halves.id, 1)
+        cv.im.explain(f"{context.label}: computed pads -> Split-1 into pads_begin and pads_end")
+    cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+
+
+def _spread_pads(cv: NodeConverter, context: NodeContext, data: OutputPort, pads_name: str,
+                 axes_name: str) -> tuple[OutputPort, OutputPort]:
+    """Computed pads or axes (Pad-18): zeros of the data's rank with each half of the pads scattered to the axes
+    (ScatterUpdate-3; negative axes made positive by FloorMod-1 of the rank)."""
+    rank = static_rank(cv, data, context, "the data")
+    axes = cv.im.tensor(axes_name, context.label)
+    if port_type(cv.im.model, axes).element_type is not ElementType.I64:
+        axes = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [axes], "axes_i64")
+    axes = helper_layer(cv, context, FloorMod(), [axes, const_of(cv, context, rank, ElementType.I64, "rank")],
+                        "axes_positive")
+    pads = cv.im.tensor(pads_name, context.label)
+    if port_type(cv.im.model, pads).element_type is not ElementType.I64:
+        pads = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [pads], "pads_i64")
+    halves = cv.im.add(Split(num_splits=2), f"{context.name}/pads", [pads, const_of(cv, context, 0, ElementType.I64,
+                                                                                      "pads_axis")])
+    zeros = const_of(cv, context, np.zeros(rank, np.int64), ElementType.I64, "zeros")
+    axis = const_of(cv, context, 0, ElementType.I64, "scatter_axis")
+    spread = [helper_layer(cv, context, ScatterUpdate(), [zeros, axes, OutputPort(halves.id, index), axis], what)
+              for index, what in ((0, "pads_begin"), (1, "pads_end"))]
+    cv.im.explain(f"{context.label}: computed pads or axes -> Split-1 of the pads, each half scattered onto zeros of "
+                  f"rank {rank} at the axes (ScatterUpdate-3)")
+    return spread[0], spread[1]
+
+
+# ------------------------------------------------------------------------------------ ConvTranspose
+@rule("ConvTranspose", versions=(1, 11, 22))
+def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
+    """ConvTranspose -> ConvolutionBackpropData-1 (group 1) or GroupConvolutionBackpropData-1 (weights [C, O/G,
+    ...] reshaped to [G, C/G, O/G, ...]), and the bias as an Add-1 as for Conv. ``output_shape`` and auto_pad
+    SAME_* give pads by ONNX's formula (the odd unit at the end for SAME_UPPER, else at the start), computed
+    here from the static spatial dims and given to IR explicitly; a negative end pad (an output_shape larger than
+    the convolution gives) becomes output_padding."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
+                                          "kernel_shape": "INTS", "output_padding": "INTS", "output_shape": "INTS",
+                                          "pads": "INTS", "strides": "INTS"})
+    one_output(context)
+    names = node_inputs(context, 2, 3)
+    data, weights, *bias = ports_of(cv, context, names)
+    rank = static_rank(cv, data, context, f"input {names[0]!r}") - 2
+    weight_shape = port_type(cv.im.model, weights).shape
+    kernel = list(attributes.get("kernel_shape", []))
+    if not kernel:
+        if weight_shape.rank_is_dynamic or not all(d.is_static for d in list(weight_shape)[2:]):
+            raise context.fail(f"needs kernel_shape or static weights; got weights {weight_shape}")
+        kernel = [d.value for d in list(weight_shape)[2:]]
+    strides = list(attributes.get("strides", [1] * rank))
+    dilations = list(attributes.get("dilations", [1] * rank))
+    padding = list(attributes.get("output_padding", [0] * rank))
+    pads = list(attributes.get("pads", [0] * (2 * rank)))
+    if not len(kernel) == len(strides) == len(dilations) == len(padding) == rank or len(pads) != 2 * rank:
+        raise context.fail(f"kernel_shape {kernel}, strides {strides}, dilations {dilations}, output_padding "
+                           f"{padding} and pads {pads} do not fit {rank} spatial dims")
+    auto_pad = text(attributes.get("auto_pad", "NOTSET"))
+    if auto_pad not in ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"):
+        raise context.fail(f"auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID; got {auto_pad!r}")
+    output_shape = list(attributes.get("output_shape", []))
+    if len(output_shape) == rank + 2:
+        output_shape = output_shape[2:]
+    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        spatial = list(port_type(cv.im.model, data).shape)[2:]
+        if not all(d.is_static for d in spatial):
+            raise context.fail(f"output_shape/auto_pad={auto_pad} need static spatial dims to compute the pads; got "
+                               f"{port_type(cv.im.model, data).shape}")
+        sizes = [d.value for d in spatial]
+        if output_shape and len(output_shape) != rank:
+            raise context.fail(f"output_shape {output_shape} does not fit {rank} spatial dims")
+        wanted = output_shape or [size * stride for size, stride in zip(sizes, strides, strict=True)]
+        begin, end = [], []
+        for axis, (size, stride, k, d, out) in enumerate(zip(sizes, strides, kernel, dilations, wanted, strict=True)):
+            total = stride * (size - 1) + padding[axis] + (k - 1) * d + 1 - out
+            small, large = total // 2, total - total // 2
+            first, last = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+            if first < 0:
+                raise context.fail(f"output_shape {wanted} needs a negative pad before spatial dim {axis} ({first}), "
+                                   "which IR's transposed convolutions cannot hold")
+            if last < 0:  # the output grows at the end: IR's output_padding
+                padding[axis] -= last
+                last = 0
+            begin.append(first)
+            end.append(last)
+        pads = begin + end
+        cv.im.explain(f"{context.label}: {'output_shape ' + str(wanted) if output_shape else 'auto_pad ' + auto_pad}"
+                      f" -> explicit pads_begin {begin}, pads_end {end} (ONNX's formula)")
+    elif auto_pad == "VALID":
+        pads = [0] * (2 * rank)
+    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(pads[:rank]),
+              "pads_end": tuple(pads[rank:]), "auto_pad": "explicit", "output_padding": tuple(padding)}
+    group = attributes.get("group", 1)
+    op: Op
+    if group == 1:
+        op = ConvolutionBackpropData(**common)
+    else:
+        if not weight_shape.is_static or weight_shape.to_tuple()[0] % group:
+            raise context.fail(f"group {group} needs static weights whose first dim is a multiple of it; got "
+                               f"{weight_shape}")
+        dims = weight_shape.to_tuple()
+        grouped = [group, dims[0] // group, *dims[1:]]
+        weights = helper_layer(cv, context, Reshape(special_zero=False),
+                               [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")],
+                               "grouped_weights")
+        op = GroupConvolutionBackpropData(**common)
+        cv.im.explain(f"{context.label}: group={group} -> GroupConvolutionBackpropData-1, weights reshaped to "
+                      "[G, C/G, O/G, ...]")
+    if not bias:
+        cv._emit(context, op, [data, weights])
+        return
+    convolved = helper_layer(cv, context, op, [data, weights], "convolution")
+    cv._emit(context, Add(), [convolved, _channel_vector(cv, context, bias[0], rank + 2, "bias")])
+    cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}]")
+
+
+# ------------------------------------------------------------------------------------ LpPool
+@rule("LpPool", versions=(2, 11, 18, 22))
+def lp_pool(cv: NodeConverter, context: NodeContext) -> None:
+    """LpPool -> (sum over each window of |x|^p)^(1/p): Abs-1, Power-1, a depthwise GroupConvolution-1 with a
+    kernel of ones (the window sum, zero padding and dilations as ONNX's), Power-1 by 1/p (p=1: no powers).
+    ceil_mode=1 is refused (a convolution has no ceil rounding)."""
+    attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
+                                          "kernel_shape": "INTS", "p": "INT", "pads": "INTS", "strides": "INTS"})
+    one_output(context)
+    if attributes.get("ceil_mode", 0):
+        raise context.fail("ceil_mode=1: the window sum is a convolution, which rounds its output size down only")
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    shape = port_type(cv.im.model, data).shape
+    element_type = port_type(cv.im.model, data).element_type
+    if shape.rank_is_dynamic or shape.rank < 3 or not shape[1].is_static or not element_type.is_real:
+        raise context.fail(f"needs float data of static rank and channels to sum its windows; got "
+                           f"{port_type(cv.im.model, data)}")
+    kernel = list(attributes.get("kernel_shape", []))
+    if len(kernel) != shape.rank - 2:
+        raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({shape.rank - 2})")
+    p = attributes.get("p", 2)
+    if p < 1:
+        raise context.fail(f"p must be >= 1; got {p}")
+    magnitude = helper_layer(cv, context, Abs(), [data], "abs")
+    if p != 1:
+        magnitude = helper_layer(cv, context, Power(), [magnitude, const_of(cv, context, p, element_type, "p")],
+                                 "powered")
+    channels = shape[1].value
+    ones = const_of(cv, context, np.ones((channels, 1, 1, *kernel)), element_type, "window")
+    conv_attributes = {key: value for key, value in attributes.items() if key not in ("ceil_mode", "p", "kernel_shape")}
+    plain, ones = convolution(cv, context, conv_attributes | {"group": 1}, magnitude, ones)
+    op = GroupConvolution(**{field.name: getattr(plain, field.name) for field in dataclasses.fields(plain)})
+    if p == 1:
+        cv._emit(context, op, [magnitude, ones])
+    else:
+        total = helper_layer(cv, context, op, [magnitude, ones], "sum")
+        cv._emit(context, Power(), [total, const_of(cv, context, 1.0 / p, element_type, "inverse_p")])
+    cv.im.explain(f"{context.label}: -> (window sums of |x|^{p}, a GroupConvolution-1 with ones)^(1/{p})")
+
+
+# ------------------------------------------------------------------------------------ normalization
+@rule("InstanceNormalization", versions=(1, 6, 22))
+def instance_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """InstanceNormalization -> MVN-6 over the spatial axes (eps inside the root), Multiply-1 by the scale and
+    Add-1 of the bias, both reshaped to [1, C, 1, ...]."""
+    attributes = cv._attributes(context, {"epsilon": "FLOAT", "consumed_inputs": "INTS"})
+    one_output(context)
+    data, scale, bias = ports_of(cv, context, node_inputs(context, 3, 3))
+    rank = static_rank(cv, data, context, "the input")
+    if rank < 3:
+        raise context.fail(f"normalizes over spatial dims; the input has rank {rank}")
+    axes = list(range(2, rank))
+    normalized = helper_layer(cv, context, MVN6(normalize_variance=True, eps=attributes.get("epsilon", 1e-5),
+                                                eps_mode="INSIDE_SQRT"),
+                              [data, const_of(cv, context, axes, ElementType.I64, "axes")], "mvn")
+    scaled = helper_layer(cv, context, Multiply(), [normalized, _channel_vector(cv, context, scale, rank, "scale")],
+                          "scaled")
+    cv._emit(context, Add(), [scaled, _channel_vector(cv, context, bias, rank, "bias")])
+    cv.im.explain(f"{context.label}: -> MVN-6 over axes {axes} (eps inside the root), Multiply-1 by the scale, "
+                  "Add-1 of the bias")
+
+
+@rule("GroupNormalization", versions=(18, 21))
+def group_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """GroupNormalization -> GroupNormalization-12. Opset 21's scale and bias are per channel, as IR's; opset 18's
+    are per group and are repeated to the channels at conversion time (they must be constants)."""
+    attributes = cv._attributes(context, {"epsilon": "FLOAT", "num_groups": "INT", "stash_type": "INT"})
+    one_output(context)
+    names = node_inputs(context, 3, 3)
+    data, scale, bias = ports_of(cv, context, names)
+    if "num_groups" not in attributes:
+        raise context.fail("the 'num_groups' attribute is required")
+    groups = attributes["num_groups"]
+    if attributes.get("stash_type", 1) != 1:
+        raise context.fail("stash_type other than 1 (f32) asks for statistics in another precision; IR computes "
+                           "them in the data's type")
+    if context.version < 21:
+        shape = port_type(cv.im.model, data).shape
+        found = [cv.im.constant(name) for name in names[1:]]
+        if shape.rank_is_dynamic or shape.rank < 2 or not shape[1].is_static or any(f is None for f in found):
+            raise context.fail("opset 18's scale and bias are per group: irgraph repeats them per channel, which "
+                               "needs them constant and a static channel dim")
+        channels = shape[1].value
+        if groups <= 0 or channels % groups:
+            raise context.fail(f"{channels} channels do not divide into {groups} groups")
+        scale, bias = (const_of(cv, context, np.repeat(np.asarray(f[1]).reshape(-1), channels // groups), f[0], what)
+                       for f, what in zip(found, ("scale", "bias"), strict=True))  # type: ignore[index]
+        cv.im.explain(f"{context.label}: the per-group scale and bias are repeated to {channels} channels")
+    cv._emit(context, GroupNormalization(num_groups=groups, epsilon=attributes.get("epsilon", 1e-5)),
+             [data, scale, bias])
+
+
+@rule("MeanVarianceNormalization", versions=(1, 9, 13))
+def mean_variance_normalization(cv: NodeConverter, context: NodeContext) -> None:
+    """MeanVarianceNormalization -> MVN-6 over ``axes`` ([0, 2, 3] by default), eps 1e-9 outside the root (ONNX's
+    function body divides by sqrt(variance) + 1e-9)."""
+    if context.version < 9:
+        raise context.fail("MeanVarianceNormalization-1 (across_channels, normalize_variance) is an experimental "
+                           "op; irgraph converts opset 9 on")
+    attributes = cv._attributes(context, {"axes": "INTS"})
+    one_output(context)
+    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    axes = list(attributes.get("axes", [0, 2, 3]))
+    cv._emit(context, MVN6(normalize_variance=True, eps=1e-9, eps_mode="OUTSIDE_SQRT"),
+             [data, const_of(cv, context, axes, ElementType.I64, "axes")])
+
+
+# ------------------------------------------------------------------------------------ NonMaxSuppression
+@rule("NonMaxSuppression", versions=(10, 11))
+def non_max_suppression(cv: NodeConverter, context: NodeContext) -> None:
+    """NonMaxSuppression -> NonMaxSuppression-9 (i64 selected indices, ordered by batch, class, then score as
+    ONNX orders them: sort_result_descending=false). ONNX's absent operands are given explicitly: at most 0 boxes,
+    iou_threshold 0, and no score threshold (-inf)."""
+    attributes = cv._attributes(context, {"center_point_box": "INT"})
+    one_output(context)
+    names = node_inputs(context, 2, 5)
+    boxes, scores = ports_of(cv, context, names[:2])
+    element_type = port_type(cv.im.model, boxes).element_type
+    defaults = ((0, ElementType.I64, "max_output_boxes_per_class"), (0.0, element_type, "iou_threshold"),
+                (-np.inf, element_type, "score_threshold"))
+    operands = []
+    for index, (default, kind, what) in enumerate(defaults, start=2):
+        if len(names) > index and names[index]:
+            operands.append(scalar_of(cv, context, names[index], what))
+        else:
+            operands.append(const_of(cv, context, default, kind, what))
+    encoding = "center" if attributes.get("center_point_box", 0) else "corner"
+    op = NonMaxSuppression(box_encoding=encoding, sort_result_descending=False, output_type=ElementType.I64)
+    node = cv.im.add(op, context.name, [boxes, scores, *operands], num_outputs=3)
+    bind(cv, context, OutputPort(node.id, 0), context.node.output[0])
+    cv.im.explain(f"{context.label}: -> NonMaxSuppression-9 box_encoding={encoding}, its selected indices")
+
+
+# ------------------------------------------------------------------------------------ Resize
+def _by_scales(cv: NodeConverter, context: NodeContext, data: OutputPort, scales: np.ndarray, axes: list[int],
+               common: dict[str, Any]) -> tuple[Op, list[OutputPort]]:
+    """Interpolate-11 by ``scales``, refused where its output lengths (``int(f32(length) * (scale + 1e-6))``)
+    are not ONNX's ``floor(length * scale)`` on a static dim."""
+    if scales.size == 0:
+        raise context.fail("has empty scales and no sizes")
+    if scales.size != len(axes):
+        raise context.fail(f"has {scales.size} scales for {len(axes)} axes")
+    shape = port_type(cv.im.model, data).shape
+    for axis, scale in zip(axes, scales.tolist(), strict=True):
+        dim = shape[axis]
+        if not dim.is_static:
+            continue
+        onnx_length = math.floor(dim.value * scale)
+        ir_length = dim.value if scale == 1.0 else int(np.float32(dim.value) * (np.float32(scale) + np.float32(1e-6)))
+        if onnx_length != ir_length:
+            raise context.fail(f"scale {scale} on axis {axis} of length {dim.value}: ONNX gives {onnx_length}, "
+                               f"Interpolate-11 {ir_length}; give sizes instead")
+    return (Interpolate11(shape_calculation_mode="scales", **common),
+            [data, const_of(cv, context, scales, ElementType.F32, "scales")])
+
+
+@rule("Upsample", versions=(7, 9))
+def upsample(cv: NodeConverter, context: NodeContext) -> None:
+    """Upsample (deprecated) -> Interpolate-11 by scales as Resize-10 (asymmetric, nearest_mode simple; linear is
+    linear_onnx); the scales come from the attribute (opset 7) or a constant input (opset 9)."""
+    if context.version == 7:
+        attributes = cv._attributes(context, {"mode": "STRING", "scales": "FLOATS"})
+        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        if "scales" not in attributes:
+            raise context.fail("the 'scales' attribute is required")
+        scales = np.asarray(attributes["scales"], np.float32)
+    else:
+        attributes = cv._attributes(context, {"mode": "STRING"})
+        names = node_inputs(context, 2, 2)
+        data = cv.im.tensor(names[0], context.label)
+        found = cv.im.constant(names[1])
+        if found is None:
+            raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
+                               "against ONNX's floor(length * scale)")
+        scales = np.asarray(found[1], np.float32).reshape(-1)
+    one_output(context)
+    mode = text(attributes.get("mode", "nearest"))
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise context.fail(f"mode must be nearest or linear; got {mode!r}")
+    common = {"mode": "nearest" if mode == "nearest" else "linear_onnx", "coordinate_transformation_mode": "asymmetric",
+              "nearest_mode": "simple", "cube_coeff": -0.75}
+    axes = list(range(static_rank(cv, data, context, "X")))
+    op, inputs = _by_scales(cv, context, data, scales, axes, common)
+    cv._emit(context, op, [*inputs, const_of(cv, context, axes, ElementType.I64, "axes")])
+    cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, asymmetric by scales "
+                  f"{scales.tolist()} (Upsample's rule, as Resize-10)")
+
+
+RESIZE_TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
+"""ONNX coordinate transformations Interpolate-11 computes the same way."""
+RESIZE_MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
+NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@rule("Resize", versions=(10, 11, 13, 18, 19))
+def resize(cv: NodeConverter, context: NodeContext) -> None:
+    """Resize -> Interpolate-11: mode nearest/linear/cubic -> nearest/linear_onnx/cubic, the coordinate transform
+    and nearest mode by name, cubic_coeff_a as cube_coeff; scales (shape_calculation_mode scales) or sizes.
+    Refused: tf_crop_and_resize and half_pixel_symmetric, exclude_outside=1, antialias=1, keep_aspect_ratio_policy
+    other than stretch, and scales whose output length IR would compute differently from ONNX's floor(length *
+    scale). Resize-10 is asymmetric with nearest_mode simple (ceil when shrinking, else floor), as onnxruntime runs
+    it."""
+    version = context.version
+    if version == 10:
+        attributes = cv._attributes(context, {"mode": "STRING"})
+        attributes |= {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "simple"}
+        names = node_inputs(context, 2, 2)
+        data = cv.im.tensor(names[0], context.label)
+        scales_name, sizes_name, axes_attr = names[1], "", None
+    else:
+        allowed = {"coordinate_transformation_mode": "STRING", "cubic_coeff_a": "FLOAT", "exclude_outside": "INT",
+                   "extrapolation_value": "FLOAT", "mode": "STRING", "nearest_mode": "STRING"}
+        if version >= 18:
+            allowed |= {"antialias": "INT", "axes": "INTS", "keep_aspect_ratio_policy": "STRING"}
+        attributes = cv._attributes(context, allowed)
+        names = node_inputs(context, 1, 4)
+        names += [""] * (4 - len(names))
+        data = cv.im.tensor(names[0], context.label)
+        scales_name, sizes_name, axes_attr = names[2], names[3], attributes.get("axes")
+    one_output(context)
+    mode = text(attributes.get("mode", "nearest"))
+    transform = text(attributes.get("coordinate_transformation_mode", "half_pixel"))
+    nearest = text(attributes.get("nearest_mode", "round_prefer_floor"))
+    if mode not in RESIZE_MODES:
+        raise context.fail(f"mode must be nearest, linear or cubic; got {mode!r}")
+    if transform not in RESIZE_TRANSFORMS:
+        raise context.fail(f"coordinate_transformation_mode {transform!r} has no Interpolate-11 equivalent (it "
+                           f"computes {', '.join(RESIZE_TRANSFORMS)})")
+    if nearest not in NEAREST_MODES and version > 10:
+        raise context.fail(f"nearest_mode must be one of {', '.join(NEAREST_MODES)}; got {nearest!r}")
+    for name, default, why in (("exclude_outside", 0, "IR's cubic always weighs the samples outside"),
+                               ("antialias", 0, "IR's antialiased linear mode is not ONNX's")):
+        if attributes.get(name, default) != default:
+            raise context.fail(f"{name}={attributes[name]}: {why}, so irgraph does not convert it")
+    policy = text(attributes.get("keep_aspect_ratio_policy", "stretch"))
+    if policy != "stretch":
+        raise context.fail(f"keep_aspect_ratio_policy={policy!r} has no Interpolate-11 equivalent")
+    rank = static_rank(cv, data, context, "X")
+    axes = [int(a) % rank for a in axes_attr] if axes_attr is not None else list(range(rank))
+    if scales_name and sizes_name:
+        raise context.fail("takes scales or sizes, not both")
+    if not scales_name and not sizes_name:
+        raise context.fail("needs scales or sizes")
+    common = {"mode": RESIZE_MODES[mode], "coordinate_transformation_mode": transform, "nearest_mode": nearest,
+              "cube_coeff": float(attributes.get("cubic_coeff_a", -0.75))}
+    if sizes_name:
+        sizes = cv.im.tensor(sizes_name, context.label)
+        op = Interpolate11(shape_calculation_mode="sizes", **common)
+        inputs = [data, sizes]
+    else:
+        found = cv.im.constant(scales_name)
+        if found is None:
+            raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
+                               "against ONNX's floor(length * scale)")
+        op, inputs = _by_scales(cv, context, data, np.asarray(found[1], np.float32).reshape(-1), axes, common)
+    inputs.append(const_of(cv, context, axes, ElementType.I64, "axes"))
+    cv._emit(context, op, inputs)
+    cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, {transform}"
+                  f"{', nearest_mode ' + nearest if mode == 'nearest' else ''} by "
+                  f"{'sizes' if sizes_name else 'scales'} on axes {axes}")
