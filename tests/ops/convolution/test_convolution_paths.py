@@ -64,3 +64,14 @@ def test_large_copies_take_the_tap_path(monkeypatch):
     assert family.convolve_shifted(data, filters[None], (1,), (1_000_000,), (1,)) is None
     (result,) = op.evaluate([data, filters])
     assert result.tolist() == [[[1.0]]]
+
+
+@pytest.mark.parametrize("chunk", [1, 40])
+@pytest.mark.parametrize("case", CASES, ids=lambda value: None)
+def test_windows_copied_a_band_of_rows_at_a_time_agree(monkeypatch, case, chunk):
+    """Columns made one band of output rows at a time (one row when the chunk is 1 element) give the same
+    values, written into their own rows of the output."""
+    monkeypatch.setattr(family, "COLUMN_CHUNK", chunk)
+    windows, taps = _evaluate(case, np.float32)
+    assert windows.flags.c_contiguous
+    np.testing.assert_array_equal(windows, taps)
