@@ -72,6 +72,7 @@ def test_windows_copied_a_band_of_rows_at_a_time_agree(monkeypatch, case, chunk)
     """Columns made one band of output rows at a time (one row when the chunk is 1 element) give the same
     values, written into their own rows of the output."""
     monkeypatch.setattr(family, "COLUMN_CHUNK", chunk)
+    monkeypatch.setattr(family, "BAND_POSITIONS", 1)
     windows, taps = _evaluate(case, np.float32)
     assert windows.flags.c_contiguous
     np.testing.assert_array_equal(windows, taps)

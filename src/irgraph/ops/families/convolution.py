@@ -273,7 +273,7 @@ def convolve_windows(
                      *(t * s for t, s in zip(steps[2:], strides, strict=True))),
             writeable=False,
         )
-        return _windows_by_rows(view, matrix, groups, dtype)
+        return _windows_by_rows(view, matrix, groups, dtype, data.size)
     result = np.empty((batch, groups * out_per_group, *out_spatial), dtype=compute)
     with np.errstate(all="ignore"):
         np.matmul(matrix, columns, out=result.reshape(batch, groups, out_per_group, positions))  # the output's layout
@@ -281,13 +281,16 @@ def convolve_windows(
 
 
 COLUMN_CHUNK = 1 << 18
-"""Window copies (im2col columns) are made for this many elements at most at a time (1 MiB of f32): a
-band of output rows per matrix product, so a large 3x3 layer does not hold 9x its input at once. Bands
-this size cost the products nothing measurable on these networks and bring ResNet-50's, DenseNet-121's
-and Inception v2's peak memory within issue 15's bound."""
+"""Window copies (im2col columns) are made a band of output rows at a time, at most this many elements
+(1 MiB of f32) or the layer's input and output together if larger, so a large 3x3 layer does not hold 9x
+its input at once."""
 
 
-def _windows_by_rows(view: np.ndarray, matrix: np.ndarray, groups: int, dtype: np.dtype) -> np.ndarray:
+BAND_POSITIONS = 1024
+"""The fewest output positions a band holds: the matrix products of narrower bands lose 10-20% on two threads."""
+
+
+def _windows_by_rows(view: np.ndarray, matrix: np.ndarray, groups: int, dtype: np.dtype, data_size: int) -> np.ndarray:
     """The products of ``matrix`` (G, Co, Ci*K) with the windows ``view`` (N, C, *K, *O), one band of output
     rows at a time: each band's columns are copied, multiplied straight into its rows of the output."""
     batch, channels = view.shape[:2]
@@ -295,7 +298,11 @@ def _windows_by_rows(view: np.ndarray, matrix: np.ndarray, groups: int, dtype: n
     rows, rest = out_spatial[0], math.prod(out_spatial[1:])
     out_per_group = matrix.shape[1]
     depth = matrix.shape[2]
-    band = max(1, min(rows, COLUMN_CHUNK // max(1, batch * channels * (depth // (channels // groups)) * rest)))
+    # Columns as large as the layer's input and output together take no more memory than the layer's own
+    # tensors, and keep each product large enough that banding costs it nothing measurable.
+    budget = max(COLUMN_CHUNK, data_size + batch * groups * out_per_group * rows * rest)
+    band = budget // max(1, batch * channels * (depth // (channels // groups)) * rest)
+    band = max(1, min(rows, max(band, -(-BAND_POSITIONS // rest))))  # products of fewer columns run slower
     result = np.empty((batch, groups * out_per_group, *out_spatial), dtype=matrix.dtype)
     by_rows = result.reshape(batch, groups, out_per_group, rows, rest)
     lead = view.ndim - len(out_spatial)
