@@ -226,6 +226,14 @@ def q_linear_mat_mul(cv: NodeConverter, context: NodeContext) -> None:
         cv, context, Multiply(), scales[:2], "scale_ab"), scales[2]], "multiplier")
     value = helper_layer(cv, context, Multiply(), [helper_layer(
         cv, context, Convert(destination_type=ElementType.F32), [product], "product_f32"), multiplier], "scaled")
+    target = _requantize(cv, context, value, y_zero)
+    cv.im.explain(f"{context.label}: -> i32 MatMul-1 of the centered operands, times a_scale * b_scale / y_scale, "
+                  f"rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")
+
+
+def _requantize(cv: NodeConverter, context: NodeContext, value: OutputPort, y_zero: OutputPort) -> ElementType:
+    """The layer's output from its scaled f32 values: rounded half to even, + y_zero_point, clamped to the
+    zero point's type and converted to it (QLinearMatMul's and QLinearConv's last steps); that type."""
     value = helper_layer(cv, context, Round(mode="half_to_even"), [value], "rounded")
     value = helper_layer(cv, context, Add(), [value, helper_layer(
         cv, context, Convert(destination_type=ElementType.F32), [y_zero], "y_zero_f32")], "shifted")
@@ -233,8 +241,7 @@ def q_linear_mat_mul(cv: NodeConverter, context: NodeContext) -> None:
     low, high = _limits(target)
     value = helper_layer(cv, context, Clamp(min=low, max=high), [value], "saturated")
     cv._emit(context, Convert(destination_type=target), [value])
-    cv.im.explain(f"{context.label}: -> i32 MatMul-1 of the centered operands, times a_scale * b_scale / y_scale, "
-                  f"rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")
+    return target
 
 
 def _integer_convolution(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any], x: OutputPort,
@@ -296,12 +303,6 @@ def q_linear_conv(cv: NodeConverter, context: NodeContext) -> None:
             cv, context, [0, *range(2, rank)], ElementType.I64, "multiplier_axes")], "multiplier_channels")
     value = helper_layer(cv, context, Multiply(), [helper_layer(
         cv, context, Convert(destination_type=ElementType.F32), [value], "value_f32"), multiplier], "scaled")
-    value = helper_layer(cv, context, Round(mode="half_to_even"), [value], "rounded")
-    value = helper_layer(cv, context, Add(), [value, helper_layer(
-        cv, context, Convert(destination_type=ElementType.F32), [y_zero], "y_zero_f32")], "shifted")
-    target = port_type(cv.im.model, y_zero).element_type
-    low, high = _limits(target)
-    value = helper_layer(cv, context, Clamp(min=low, max=high), [value], "saturated")
-    cv._emit(context, Convert(destination_type=target), [value])
+    target = _requantize(cv, context, value, y_zero)
     cv.im.explain(f"{context.label}: -> i32 convolution of the centered operands (+ bias), times x_scale * w_scale / "
                   f"y_scale, rounded half to even, + y_zero_point, clamped, Convert-1 to {target}")

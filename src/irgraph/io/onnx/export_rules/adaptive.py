@@ -17,7 +17,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import constant_ints, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, constant_ints, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.families.adaptive_pooling import windows
 from irgraph.ops.pooling.adaptive_avg_pool import AdaptiveAvgPool
@@ -70,15 +70,8 @@ def adaptive_max_pool(node: Node, op: AdaptiveMaxPool, ctx: ExportContext) -> li
     width = max(len(positions) for positions in boxes)
     table = np.stack([np.concatenate([positions, np.full(width - len(positions), positions[0])])
                       for positions in boxes]).astype(np.int64)  # [windows, width]
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name, **attributes))
-        return out
-
-    def int64(name: str, value: object) -> str:
-        return ctx.initializer(node, name, np.asarray(value, np.int64))
+    pattern = Pattern(ctx, node)
+    made, step, int64 = pattern.made, pattern.step, pattern.int64
 
     plane = step("Reshape", [ctx.inputs(node)[0], int64("plane_shape", [0, 0, -1])], "plane")
     gathered = step("Gather", [plane, int64("windows", table)], "gathered", axis=2)  # [N, C, windows, width]

@@ -13,7 +13,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.image.i420_to_bgr import I420toBGR
 from irgraph.ops.image.i420_to_rgb import I420toRGB
@@ -32,16 +32,9 @@ def color_convert(node: Node, op: Any, ctx: ExportContext) -> list:
     batch, rows, width, _ = (d.value for d in shape)
     height = rows * 2 // 3 if len(names) == 1 else rows
     half_h, half_w = height // 2, width // 2
-    made: list = []
+    pattern = Pattern(ctx, node)
+    made, step, int64 = pattern.made, pattern.step, pattern.int64
     f32 = onnx_type_code(ElementType.F32)
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name, **attributes))
-        return out
-
-    def int64(name: str, value: object) -> str:
-        return ctx.initializer(node, name, np.asarray(value, np.int64))
 
     def number(name: str, value: float) -> str:
         return ctx.initializer(node, name, np.asarray(value, np.float32))

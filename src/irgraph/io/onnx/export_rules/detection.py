@@ -12,6 +12,7 @@ import numpy as np
 
 from irgraph.errors import OpError
 from irgraph.graph import Node
+from irgraph.io.onnx.export_rules.patterns import Pattern
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
 from irgraph.ops.detection.prior_box_clustered import PriorBoxClustered
@@ -73,15 +74,8 @@ def region_yolo(node: Node, op: RegionYolo, ctx: ExportContext) -> list:
     if out.rank_is_dynamic or not all(d.is_static for d in list(out)[1:]) or (not out[0].is_static and op.do_softmax
                                                                                and normalize_axis(op.axis, 4) == 0):
         raise ctx.refuse(f"its output shape {out} is not static past the batch")
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        result = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [result], step=name, **attributes))
-        return result
-
-    def int64(name: str, value: object) -> str:
-        return ctx.initializer(node, name, np.asarray(value, np.int64))
+    pattern = Pattern(ctx, node)
+    made, step, int64 = pattern.made, pattern.step, pattern.int64
 
     blocks = step("Reshape", [ctx.inputs(node)[0], int64("blocks_shape", [0, op.regions, entries, height * width])],
                   "blocks")

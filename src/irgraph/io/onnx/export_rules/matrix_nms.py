@@ -20,7 +20,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.common import require_onnx
-from irgraph.io.onnx.export_rules.patterns import cast, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.sort.matrix_nms import MatrixNms
 
@@ -32,12 +32,8 @@ _F32 = onnx_type_code(ElementType.F32)
 def matrix_nms(node: Node, op: MatrixNms, ctx: ExportContext) -> list:
     """The pattern of the module docstring."""
     names = ctx.inputs(node)
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, outputs: int = 1, **attributes: object) -> Any:
-        out = [ctx.temp(node, f"{name}{i}" if outputs > 1 else name) for i in range(outputs)]
-        made.append(ctx.make(node, op_type, inputs, out, step=name, **attributes))
-        return out if outputs > 1 else out[0]
+    pattern = Pattern(ctx, node)
+    made, step = pattern.made, pattern.step
 
     def const(name: str, value: object, dtype: Any = np.int64) -> str:
         return ctx.initializer(node, name, np.asarray(value, dtype))

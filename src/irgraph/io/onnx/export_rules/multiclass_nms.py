@@ -27,7 +27,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 
@@ -45,12 +45,8 @@ def multiclass_nms(node: Node, op: Any, ctx: ExportContext) -> list:
     if op.nms_eta < 1:
         raise ctx.refuse(f"nms_eta {op.nms_eta} lowers the threshold after each kept box; ONNX NonMaxSuppression "
                          "cannot")
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, outputs: int = 1, **attributes: object) -> Any:
-        out = [ctx.temp(node, f"{name}{i}" if outputs > 1 else name) for i in range(outputs)]
-        made.append(ctx.make(node, op_type, inputs, out, step=name, **attributes))
-        return out if outputs > 1 else out[0]
+    pattern = Pattern(ctx, node)
+    made, step = pattern.made, pattern.step
 
     def const(name: str, value: object, dtype: Any = np.int64) -> str:
         return ctx.initializer(node, name, np.asarray(value, dtype))

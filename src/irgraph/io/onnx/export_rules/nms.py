@@ -24,7 +24,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.sort.non_max_suppression import (
     NonMaxSuppression,
@@ -41,12 +41,8 @@ _LEGACY = (NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4)
 def non_max_suppression(node: Node, op: Any, ctx: ExportContext) -> list:
     """ONNX NonMaxSuppression and the pattern of the module docstring."""
     names = ctx.inputs(node)
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name, **attributes))
-        return out
+    pattern = Pattern(ctx, node)
+    made, step = pattern.made, pattern.step
 
     def given(index: int) -> bool:
         return len(names) > index and bool(names[index])

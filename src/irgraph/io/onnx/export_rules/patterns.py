@@ -1,8 +1,10 @@
-"""Helpers the export rules share: constant inputs, int64 inputs, static shapes, broadcasting."""
+"""Helpers the export rules share: a pattern's node list, constant inputs, int64 inputs, static shapes,
+broadcasting."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -10,6 +12,25 @@ from irgraph.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.common import onnx_type_name, require_onnx
 from irgraph.io.onnx.export_rules.registry import ExportContext
+
+
+class Pattern:
+    """The ONNX nodes a rule writes for one layer, made step by step (``made`` is the rule's return value)."""
+
+    def __init__(self, ctx: ExportContext, node: Node) -> None:
+        self.ctx = ctx
+        self.node = node
+        self.made: list = []
+
+    def step(self, op_type: str, inputs: list[str], name: str, outputs: int = 1, **attributes: object) -> Any:
+        """Add a node named after the layer and ``name``; its output name (a list of ``outputs`` names if > 1)."""
+        out = [self.ctx.temp(self.node, f"{name}{i}" if outputs > 1 else name) for i in range(outputs)]
+        self.made.append(self.ctx.make(self.node, op_type, inputs, out, step=name, **attributes))
+        return out if outputs > 1 else out[0]
+
+    def int64(self, name: str, value: object) -> str:
+        """An int64 initializer holding ``value``; its name."""
+        return self.ctx.initializer(self.node, name, np.asarray(value, np.int64))
 
 
 def constant_ints(ctx: ExportContext, node: Node, index: int, what: str) -> list[int]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast
+from irgraph.io.onnx.export_rules.patterns import Pattern, cast
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.quantization.fake_quantize import FakeQuantize
 
@@ -27,7 +27,8 @@ def fake_quantize(node: Node, op: FakeQuantize, ctx: ExportContext) -> list:
         raise ctx.refuse(f"FakeQuantize of {element_type} data (C++ integer divisions) has no exported pattern")
     if op.auto_broadcast == "pdpd":
         raise ctx.refuse("FakeQuantize with pdpd broadcasting has no exported pattern")
-    made: list = []
+    pattern = Pattern(ctx, node)
+    made, step = pattern.made, pattern.step
     names = ctx.inputs(node)
     for index in range(1, 5):  # irgraph converts the ranges to the data's type first
         if ctx.input_type(node, index).element_type is not element_type:
@@ -35,11 +36,6 @@ def fake_quantize(node: Node, op: FakeQuantize, ctx: ExportContext) -> list:
     x, in_low, in_high, out_low, out_high = names
     dtype = element_type.numpy_dtype
     narrow = element_type in (ElementType.F16, ElementType.BF16)
-
-    def step(op_type: str, inputs: list[str], name: str) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name))
-        return out
 
     steps = ctx.initializer(node, "steps", np.asarray(op.levels - 1, dtype))
     offset = step("Sub", [x, in_low], "offset")

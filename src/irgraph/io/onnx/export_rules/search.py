@@ -15,7 +15,7 @@ import numpy as np
 
 from irgraph.element_types import ElementType
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import cast, input_rank, int64_input, onnx_type_code
+from irgraph.io.onnx.export_rules.patterns import Pattern, cast, input_rank, int64_input, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.arithmetic.segment_max import SegmentMax
 from irgraph.ops.sort.search_sorted import SearchSorted
@@ -25,12 +25,8 @@ from irgraph.ops.sort.search_sorted import SearchSorted
 def search_sorted(node: Node, op: SearchSorted, ctx: ExportContext) -> list:
     """Count the row's elements below (or not above) each value (module docstring)."""
     sequence, values = ctx.inputs(node)
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name, **attributes))
-        return out
+    pattern = Pattern(ctx, node)
+    made, step = pattern.made, pattern.step
 
     minus_one = ctx.initializer(node, "last", np.asarray([-1], np.int64))
     row = step("Unsqueeze", [sequence, ctx.initializer(node, "row_axis", np.asarray([-2], np.int64))], "row")
@@ -52,15 +48,8 @@ def segment_max(node: Node, op: SegmentMax, ctx: ExportContext) -> list:
     dtype = np.dtype(element_type.numpy_dtype)
     lowest = np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
     names = ctx.inputs(node)
-    made: list = []
-
-    def step(op_type: str, inputs: list[str], name: str, **attributes: object) -> str:
-        out = ctx.temp(node, name)
-        made.append(ctx.make(node, op_type, inputs, [out], step=name, **attributes))
-        return out
-
-    def int64(name: str, value: object) -> str:
-        return ctx.initializer(node, name, np.asarray(value, np.int64))
+    pattern = Pattern(ctx, node)
+    made, step, int64 = pattern.made, pattern.step, pattern.int64
 
     ids = int64_input(ctx, node, 1, "ids", made, scalar=False)
     if len(names) > 2 and names[2]:
