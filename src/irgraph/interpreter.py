@@ -16,6 +16,7 @@ memory of its inputs and outputs, as OpenVINO's in-place Split and Concat do.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -24,6 +25,7 @@ import numpy as np
 
 from irgraph import _in_place, _pages
 from irgraph._gc import paused_collector
+from irgraph._threads import BlasThreads
 from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -83,6 +85,10 @@ class Interpreter:
 
     ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
     as :mod:`irgraph.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
+
+    ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None
+    leaves the library's count (one per core). One thread is faster when other work keeps the
+    cores busy (see :mod:`irgraph._threads`).
     """
 
     def __init__(
@@ -93,8 +99,11 @@ class Interpreter:
         reuse_outputs: bool = False,
         iteration_limit: int = DEFAULT_ITERATION_LIMIT,
         mark: str | Iterable[str] | None = None,
+        threads: int | None = None,
     ) -> None:
         self.model = model
+        self._threads = BlasThreads(threads) if threads is not None else None
+        """BLAS threads of each run (see irgraph._threads); None: the BLAS library's own count."""
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
@@ -250,7 +259,8 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        self._execute(values)
+        with self._threads.limit() if self._threads is not None else contextlib.nullcontext():
+            self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
         for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only

@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
                         help="most iterations one TensorIterator or Loop may run (default: 1000000)")
+    parser.add_argument("--threads", type=common.positive_int, metavar="N",
+                        help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
+                             "when other work keeps the cores busy")
     common.add_max_elements(parser)
     return parser
 
@@ -243,7 +246,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
-                                  iteration_limit=args.iteration_limit)
+                                  iteration_limit=args.iteration_limit, threads=args.threads)
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
