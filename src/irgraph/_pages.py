@@ -30,4 +30,7 @@ def release(array: np.ndarray) -> None:
     first = -(-start // _PAGE) * _PAGE  # only the pages wholly inside the array: neighbours may still be in use
     end = (start + array.nbytes) // _PAGE * _PAGE
     if end > first:
-        owner.madvise(advice, first, end - first)
+        try:
+            owner.madvise(advice, first, end - first)
+        except OSError:  # a kernel that refuses the advice: the pages stay, nothing else changes
+            pass

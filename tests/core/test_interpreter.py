@@ -183,6 +183,21 @@ def test_folded_f16_weights_leave_the_resident_set(tmp_path):
     np.testing.assert_array_equal(const.op.evaluate([])[0], np.linspace(-1, 1, 1 << 21, dtype=np.float16)[None])
 
 
+def test_a_refused_page_release_changes_nothing(tmp_path, monkeypatch):
+    """madvise is only a memory saving: a kernel that refuses the advice leaves the pages and the run as they are."""
+    import irgraph._pages as pages
+
+    monkeypatch.setattr(pages.mmap, "MADV_DONTNEED", 123456, raising=False)  # no such advice: EINVAL
+    model = ir.Model("compressed")
+    x = model.parameter("x", [1, 1 << 16])
+    weights = model.const(np.linspace(-1, 1, 1 << 16, dtype=np.float16).reshape(1, -1), name="w")  # 32 pages
+    decompress = model.add_node(Convert(destination_type=ir.ElementType.F32), "decompress", [weights])
+    model.result(ir.OutputPort(model.add_node(Add(), "add", [x, ir.OutputPort(decompress.id, 0)]).id, 0), name="y")
+    ir.write_model(model, tmp_path / "m.xml")
+    out = ir.Interpreter(ir.read_model(tmp_path / "m.xml")).run({"x": np.zeros((1, 1 << 16), np.float32)})["y"]
+    np.testing.assert_array_equal(out, np.linspace(-1, 1, 1 << 16, dtype=np.float16).astype(np.float32)[None])
+
+
 def test_element_limit_is_checked_before_an_element_wise_op_allocates():
     model = ir.Model("broadcast")
     a = model.parameter("a", [-1, 1])
