@@ -75,6 +75,11 @@ def helper_layer(cv: NodeConverter, context: NodeContext, op: Op, inputs: Sequen
     return OutputPort(cv.im.add(op, f"{context.name}/{what}", inputs).id, 0)
 
 
+def text(value: Any) -> str:
+    """A STRING attribute (bytes in the protobuf) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def one_output(context: NodeContext) -> None:
     outputs = [name for name in context.node.output if name]
     if len(outputs) != 1 or len(context.node.output) != 1:
@@ -91,11 +96,10 @@ def _spatial(context: NodeContext, attributes: dict[str, Any], rank: int) -> tup
 
 
 def _auto_pad(cv: NodeConverter, context: NodeContext, attributes: dict[str, Any]) -> str:
-    text = attributes.get("auto_pad", b"NOTSET")
-    text = text.decode() if isinstance(text, bytes) else text
-    if text not in AUTO_PADS:
-        raise context.fail(f"auto_pad must be one of {', '.join(AUTO_PADS)}; got {text!r}")
-    return AUTO_PADS[text]
+    mode = text(attributes.get("auto_pad", b"NOTSET"))
+    if mode not in AUTO_PADS:
+        raise context.fail(f"auto_pad must be one of {', '.join(AUTO_PADS)}; got {mode!r}")
+    return AUTO_PADS[mode]
 
 
 def alias_output(cv: NodeConverter, context: NodeContext, source: str) -> None:

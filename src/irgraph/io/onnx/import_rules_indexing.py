@@ -15,7 +15,15 @@ from irgraph.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import element_type_from_onnx, port_type
 from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, ports_of, static_rank
+from irgraph.io.onnx.import_rules import (
+    const_of,
+    helper_layer,
+    node_inputs,
+    one_output,
+    ports_of,
+    static_rank,
+    text,
+)
 from irgraph.ops.arithmetic.cum_sum import CumSum
 from irgraph.ops.arithmetic.subtract import Subtract
 from irgraph.ops.condition.non_zero import NonZero
@@ -41,11 +49,6 @@ from irgraph.ops.type.convert import Convert
 
 if TYPE_CHECKING:
     from irgraph.io.onnx.split import NodeContext, NodeConverter
-
-
-def text(value: Any) -> str:
-    """A STRING attribute as text."""
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def bind(cv: NodeConverter, context: NodeContext, port: OutputPort, name: str) -> None:

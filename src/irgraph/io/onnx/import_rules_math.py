@@ -23,6 +23,7 @@ from irgraph.io.onnx.import_rules import (
     ports_of,
     softmax_like,
     static_rank,
+    text,
 )
 from irgraph.io.onnx.import_rules_tensor import reduction_axes
 from irgraph.ops import Op
@@ -420,8 +421,7 @@ def bit_shift(cv: NodeConverter, context: NodeContext) -> None:
     """BitShift -> BitwiseLeftShift-15 / BitwiseRightShift-15 by ``direction`` (unsigned types only in ONNX)."""
     attributes = cv._attributes(context, {"direction": "STRING"})
     one_output(context)
-    direction = attributes.get("direction", b"")
-    direction = direction.decode() if isinstance(direction, bytes) else direction
+    direction = text(attributes.get("direction", b""))
     if direction not in ("LEFT", "RIGHT"):
         raise context.fail(f"direction must be LEFT or RIGHT; got {direction!r}")
     op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()

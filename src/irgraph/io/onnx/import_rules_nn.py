@@ -26,8 +26,9 @@ from irgraph.io.onnx.import_rules import (
     one_output,
     ports_of,
     static_rank,
+    text,
 )
-from irgraph.io.onnx.import_rules_indexing import bind, scalar_of, text
+from irgraph.io.onnx.import_rules_indexing import bind, scalar_of
 from irgraph.ops import Op
 from irgraph.ops.arithmetic.abs import Abs
 from irgraph.ops.arithmetic.add import Add

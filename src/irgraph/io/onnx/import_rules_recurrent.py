@@ -18,7 +18,7 @@ from irgraph.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs
+from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, text
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.concat import Concat
@@ -42,10 +42,6 @@ LSTM_ORDER = [2, 0, 3, 1]
 """IR's f, i, c, o taken from ONNX's i, o, f, c."""
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 @rule("LSTM", "GRU", "RNN")
 def recurrent(cv: NodeConverter, context: NodeContext) -> None:
     """LSTM/GRU/RNN -> LSTMSequence-5/GRUSequence-5/RNNSequence-5 between Transposes (module docstring)."""
@@ -61,7 +57,7 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail("input_forget=1 couples the input and forget gates; LSTMSequence-5 has no such mode")
     names = node_inputs(context, 3, 8)
     gates = GATES[kind]
-    direction = _text(attributes.get("direction", "forward"))
+    direction = text(attributes.get("direction", "forward"))
     if direction not in DIRECTIONS:
         raise context.fail(f"direction must be forward, reverse or bidirectional; got {direction!r}")
     directions = 2 if direction == "bidirectional" else 1
@@ -84,7 +80,7 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         w, r = np.asarray(weights[1]), np.asarray(recurrence[1])  # type: ignore[index]
         b = np.asarray(bias[1]) if bias is not None else np.zeros((directions, 2 * gates * hidden), w.dtype)
         w, r, b = _rearranged(kind, w, r, b, gates, hidden, linear)
-    activations = [_text(a).lower() for a in attributes.get("activations", [])]
+    activations = [text(a).lower() for a in attributes.get("activations", [])]
     if directions == 2 and activations and activations[:len(activations) // 2] != activations[len(activations) // 2:]:
         raise context.fail(f"its two directions use different activations {activations}; IR has one set for both")
     activations = activations[:len(activations) // directions] if activations else []

@@ -23,6 +23,7 @@ from irgraph.io.onnx.import_rules import (
     one_output,
     ports_of,
     static_rank,
+    text,
 )
 from irgraph.io.onnx.import_rules_indexing import bind
 from irgraph.ops import Op
@@ -176,8 +177,7 @@ def _convert(cv: NodeConverter, context: NodeContext, data: OutputPort, target: 
              attributes: dict[str, Any]) -> None:
     """Convert-1 to ``target``, after a Clamp-1 where ONNX saturates; round_mode (float8e8m0 only) must be 'up',
     the rounding IR's Convert gives."""
-    round_mode = attributes.get("round_mode", b"up")
-    round_mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    round_mode = text(attributes.get("round_mode", b"up"))
     if target is ElementType.F8E8M0 and round_mode != "up":
         raise context.fail(f"round_mode={round_mode!r}: IR's Convert to f8e8m0 rounds up only")
     largest = SATURATED.get(target)
@@ -393,8 +393,7 @@ def gelu(cv: NodeConverter, context: NodeContext) -> None:
     """Gelu (opset 20) -> Gelu-7 with the same approximation (none is erf)."""
     attributes = cv._attributes(context, {"approximate": "STRING"})
     one_output(context)
-    mode = attributes.get("approximate", b"none")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
+    mode = text(attributes.get("approximate", b"none"))
     if mode not in ("none", "tanh"):
         raise context.fail(f"approximate must be none or tanh; got {mode!r}")
     cv._emit(context, Gelu7(approximation_mode="erf" if mode == "none" else "tanh"),
