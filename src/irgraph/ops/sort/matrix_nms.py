@@ -28,7 +28,7 @@ import numpy as np
 from irgraph.element_types import ElementType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.ops.sort.multiclass_nms import OUTPUT_TYPES, SORT_TYPES, MulticlassNms8
+from irgraph.ops.sort.multiclass_nms import MulticlassNms8, check_shared_attributes
 from irgraph.shapes import Shape, TensorType
 
 F32 = np.float32
@@ -78,15 +78,9 @@ class MatrixNms(Op):
     normalized: bool = attribute(True)
 
     def __post_init__(self) -> None:
-        check(self.sort_result_type.lower() in SORT_TYPES, f"Attribute 'sort_result_type' must be none, score or "
-              f"classid. Got: {self.sort_result_type!r}")
+        check_shared_attributes(self)
         check(self.decay_function.lower() in DECAYS, f"Attribute 'decay_function' must be linear or gaussian. "
               f"Got: {self.decay_function!r}")
-        check(self.output_type in OUTPUT_TYPES, f"Output type must be i32 or i64. Got: {self.output_type}")
-        check(self.nms_top_k >= -1, f"The 'nms_top_k' must be great or equal -1. Got: {self.nms_top_k}")
-        check(self.keep_top_k >= -1, f"The 'keep_top_k' must be great or equal -1. Got: {self.keep_top_k}")
-        check(self.background_class >= -1, f"The 'background_class' must be great or equal -1. Got: "
-              f"{self.background_class}")
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Selected outputs, selected indices, counts per image."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,17 @@ def iou_many(box: np.ndarray, others: np.ndarray, norm: F32) -> np.ndarray:
     return np.where((area <= 0) | (areas <= 0), F32(0), result).astype(F32)
 
 
+def check_shared_attributes(op: Any) -> None:
+    """The attribute checks MulticlassNms and MatrixNms share, with OpenVINO's messages."""
+    check(op.sort_result_type.lower() in SORT_TYPES, f"Attribute 'sort_result_type' must be none, score or "
+          f"classid. Got: {op.sort_result_type!r}")
+    check(op.output_type in OUTPUT_TYPES, f"Output type must be i32 or i64. Got: {op.output_type}")
+    check(op.nms_top_k >= -1, f"The 'nms_top_k' must be great or equal -1. Got: {op.nms_top_k}")
+    check(op.keep_top_k >= -1, f"The 'keep_top_k' must be great or equal -1. Got: {op.keep_top_k}")
+    check(op.background_class >= -1, f"The 'background_class' must be great or equal -1. Got: "
+          f"{op.background_class}")
+
+
 @dataclass(frozen=True)
 class _MulticlassNms(Op):
     """Both versions (module docstring)."""
@@ -74,13 +86,7 @@ class _MulticlassNms(Op):
     normalized: bool = attribute(True)
 
     def __post_init__(self) -> None:
-        check(self.sort_result_type.lower() in SORT_TYPES, f"Attribute 'sort_result_type' must be none, score or "
-              f"classid. Got: {self.sort_result_type!r}")
-        check(self.output_type in OUTPUT_TYPES, f"Output type must be i32 or i64. Got: {self.output_type}")
-        check(self.nms_top_k >= -1, f"The 'nms_top_k' must be great or equal -1. Got: {self.nms_top_k}")
-        check(self.keep_top_k >= -1, f"The 'keep_top_k' must be great or equal -1. Got: {self.keep_top_k}")
-        check(self.background_class >= -1, f"The 'background_class' must be great or equal -1. Got: "
-              f"{self.background_class}")
+        check_shared_attributes(self)
         check(0.0 <= self.nms_eta <= 1.0, f"The 'nms_eta' must be in close range [0, 1.0]. Got: {self.nms_eta}")
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
@@ -120,7 +126,6 @@ class _MulticlassNms(Op):
                 classes = boxes.shape[0] if roisnum else scores.shape[1]
                 images = counts[0] if counts is not None else boxes.shape[0]
                 rows = self._rows(boxes.shape[1], classes, images)
-                images = counts[0] if counts is not None else boxes.shape[0]
         out_type = boxes.element_type
         return [TensorType(out_type, Shape((rows, Dim.static(6)))), TensorType(self.output_type, Shape((rows,
                 Dim.static(1)))), TensorType(self.output_type, Shape((images,)))]
