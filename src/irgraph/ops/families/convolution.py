@@ -293,7 +293,7 @@ BAND_POSITIONS = 1024
 def _windows_by_rows(view: np.ndarray, matrix: np.ndarray, groups: int, dtype: np.dtype, data_size: int) -> np.ndarray:
     """The products of ``matrix`` (G, Co, Ci*K) with the windows ``view`` (N, C, *K, *O), one band of output
     rows at a time: each band's columns are copied, multiplied straight into its rows of the output."""
-    batch, channels = view.shape[:2]
+    batch = view.shape[0]
     out_spatial = view.shape[2 + (view.ndim - 2) // 2:]
     rows, rest = out_spatial[0], math.prod(out_spatial[1:])
     out_per_group = matrix.shape[1]
@@ -301,7 +301,7 @@ def _windows_by_rows(view: np.ndarray, matrix: np.ndarray, groups: int, dtype: n
     # Columns as large as the layer's input and output together take no more memory than the layer's own
     # tensors, and keep each product large enough that banding costs it nothing measurable.
     budget = max(COLUMN_CHUNK, data_size + batch * groups * out_per_group * rows * rest)
-    band = budget // max(1, batch * channels * (depth // (channels // groups)) * rest)
+    band = budget // max(1, batch * groups * depth * rest)  # column elements per output row
     band = max(1, min(rows, max(band, -(-BAND_POSITIONS // rest))))  # products of fewer columns run slower
     result = np.empty((batch, groups * out_per_group, *out_spatial), dtype=matrix.dtype)
     by_rows = result.reshape(batch, groups, out_per_group, rows, rest)
