@@ -8,8 +8,9 @@ from irgraph.element_types import ElementType
 from tests.ops import strategies as S
 
 CONV_TYPES = (ElementType.F32, ElementType.F16, ElementType.I32, ElementType.BF16, ElementType.F64)
-"""f32, f16 and i32 run on OpenVINO's CPU plugin (the only oracle: 2026.4.1 does not fold convolutions);
-bf16 and f64 check types only."""
+"""openvino 2026.4.1 neither folds nor evaluates convolutions: f32 and i32 are judged by its CPU plugin, f16,
+bf16 and f64 by the formulation in tests/ops/independent.py (exact sums rounded once: the plugin's f16 and bf16
+depend on the instruction set, and it runs f64 as f32)."""
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 
 
