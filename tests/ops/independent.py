@@ -46,6 +46,14 @@ def _floats(arrays: Sequence[np.ndarray]) -> bool:
     return all(x.dtype.kind == "f" or x.dtype.name == "bfloat16" for x in arrays)
 
 
+def _exact(dtype: np.dtype) -> type:
+    """Where sums of products of ``dtype`` are computed: longdouble for floats; for integers 64 bits, whose
+    wrapping keeps the low bits C++'s narrower wrapping keeps."""
+    if dtype.kind == "u":
+        return np.uint64
+    return np.int64 if dtype.kind == "i" else WIDE
+
+
 # ------------------------------------------------------------------------------------ convolutions
 def _spatial(op: Op, count: int) -> tuple[list[int], list[int], list[int], list[int]]:
     """strides, dilations, pads_begin, pads_end with OpenVINO's defaults (empty: ones, zeros)."""
@@ -69,9 +77,8 @@ def forward_convolution(op: Op, arrays: list[np.ndarray], types: list[TensorType
     """out[n, g, o, y] = sum over c and taps k of x[n, g, c, y * stride + k * dilation - pad_begin] w[g, o, c, k],
     positions outside the data reading zeros; the output size is OpenVINO's shape inference's."""
     data, filters = arrays
-    if not _floats(arrays):
-        return None
-    weights = _weights(op, filters).astype(WIDE)
+    exact = _exact(data.dtype)
+    weights = _weights(op, filters).astype(exact)
     groups, out_per_group, in_per_group = weights.shape[:3]
     kernel = weights.shape[3:]
     batch, spatial = data.shape[0], data.shape[2:]
@@ -86,9 +93,9 @@ def forward_convolution(op: Op, arrays: list[np.ndarray], types: list[TensorType
     # zeros around the data: pad_begin before it, and after it as far as the last window reaches
     reach = [max(0, (o - 1) * s + (k - 1) * d + 1 - b - n) if o else 0
              for o, s, k, d, b, n in zip(out_spatial, strides, kernel, dilations, begin, spatial, strict=True)]
-    x = data.astype(WIDE).reshape(batch, groups, in_per_group, *spatial)
+    x = data.astype(exact).reshape(batch, groups, in_per_group, *spatial)
     x = np.pad(x, [(0, 0)] * 3 + list(zip(begin, reach, strict=True)))
-    out = np.zeros((batch, groups, out_per_group, *out_spatial), WIDE)
+    out = np.zeros((batch, groups, out_per_group, *out_spatial), exact)
     for tap in itertools.product(*(range(k) for k in kernel)) if all(out_spatial) else ():
         window = x[(slice(None),) * 3 + tuple(
             slice(t * d, t * d + (o - 1) * s + 1, s) for t, d, o, s in zip(tap, dilations, out_spatial, strides,
@@ -104,9 +111,8 @@ def transposed_convolution(op: Op, arrays: list[np.ndarray], types: list[TensorT
     with output_shape the total (in - 1) * stride + (K - 1) * dilation + 1 - out + output_padding split with
     the odd unit at the start for same_upper."""
     data, filters = arrays[:2]
-    if not _floats(arrays[:2]):
-        return None
-    weights = _weights(op, filters).astype(WIDE)
+    exact = _exact(data.dtype)
+    weights = _weights(op, filters).astype(exact)
     groups, out_per_group, in_per_group = weights.shape[:3]
     kernel = weights.shape[3:]
     batch, spatial = data.shape[0], data.shape[2:]
@@ -123,8 +129,8 @@ def transposed_convolution(op: Op, arrays: list[np.ndarray], types: list[TensorT
             begin[axis] = total - total // 2 if op.auto_pad == "same_upper" else total // 2  # type: ignore[attr-defined]
     full = [max((n - 1) * s + (k - 1) * d + 1, b + o) for n, s, k, d, b, o in
             zip(spatial, strides, kernel, dilations, begin, out_spatial, strict=True)]
-    x = data.astype(WIDE).reshape(batch, groups, in_per_group, *spatial)
-    scattered = np.zeros((batch, groups, out_per_group, *full), WIDE)
+    x = data.astype(exact).reshape(batch, groups, in_per_group, *spatial)
+    scattered = np.zeros((batch, groups, out_per_group, *full), exact)
     if data.size:
         for tap in itertools.product(*(range(k) for k in kernel)):
             target = (slice(None),) * 3 + tuple(slice(t * d, t * d + (n - 1) * s + 1, s)

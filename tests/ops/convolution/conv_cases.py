@@ -31,7 +31,7 @@ def tensor(data: st.DataObject, element_type: ElementType, shape: tuple[int, ...
 
 
 def cpu_drops_taps(spatial: list[int], attributes: dict) -> bool:
-    """openvino 2026.4.1's CPU plugin (the only oracle) loses taps on a padded axis of size 1 with stride > 1:
+    """openvino 2026.4.1's CPU plugin loses taps on a padded axis of size 1 with stride > 1:
     x (1, -1, -3) along H, W of 1, kernel 3x3, same_upper, strides (1, 2) gives 0 where stride 1 (and irgraph)
-    give -7.39. Such configurations are not compared."""
+    give -7.39. Such configurations are judged by the formulation alone."""
     return any(size == 1 and stride > 1 for size, stride in zip(spatial, attributes["strides"], strict=True))
