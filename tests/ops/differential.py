@@ -354,21 +354,35 @@ def cpu_widened(build: BuildOv, arrays: Sequence[np.ndarray], types: Sequence[Te
     """The CPU plugin's values on the ``carrier`` inputs where every carried type is i32 or f32 (computed in
     their own width on every instruction set), decoded; i64 inputs travel as i32 when their values fit (else
     no answer). None when the plugin cannot run them."""
-    wide_moved = [i for i in moved or () if arrays[i].dtype.itemsize == 8]
-    if wide_moved:  # the plugin runs i64 as i32: the low and the high 32 bits travel apart
-        halves = []
-        for shift in (0, 32):
-            parts = [((x.view(np.uint64) >> np.uint64(shift)) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-                     if i in wide_moved else x for i, x in enumerate(arrays)]
-            part_types = [TensorType(ElementType.U32, t.shape) if t.element_type.bitwidth == 64
-                          and t.element_type.numpy_dtype in {arrays[i].dtype for i in wide_moved} else t for t in types]
-            half = cpu_widened(build, parts, part_types, moved, constant)
-            if half is None:
+    wide_moved = [i for i in moved or () if arrays[i].dtype.itemsize > 2]
+    if wide_moved:
+        # The plugin moves some i32 data through f32 (ReverseSequence turns 47830817 into 47830816) and runs i64
+        # as i32: values of more than 2 bytes travel as 16-bit chunks, one run each, exact in f32 too.
+        sizes = {arrays[i].dtype.itemsize for i in wide_moved}
+        moved_types = {arrays[i].dtype for i in wide_moved}
+        if len(sizes) != 1 or len(moved_types) != 1 or len(wide_moved) != len(list(moved or ())):
+            return None
+        size, (dtype,) = sizes.pop(), moved_types
+        part_types = [TensorType(ElementType.U16, t.shape) if t.element_type.numpy_dtype == dtype else t
+                      for t in types]
+        chunks = []
+        for shift in range(0, 8 * size, 16):
+            parts = [((x.view(BITS[size]).astype(np.uint64) >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(
+                np.uint16) if i in wide_moved else x for i, x in enumerate(arrays)]
+            chunk = cpu_widened(build, parts, part_types, moved, constant)
+            if chunk is None:
                 return None
-            halves.append(half)
-        return [(high.astype(np.uint64) << np.uint64(32) | low.astype(np.uint64)).view(t.element_type.numpy_dtype)
-                if part.element_type is not t.element_type else low
-                for low, high, part, t in zip(*halves, part_types, types, strict=True)]
+            chunks.append(chunk)
+        joined = []
+        for index, (part, t) in enumerate(zip(part_types, types, strict=True)):
+            if part is t:
+                joined.append(chunks[0][index])
+                continue
+            bits = np.zeros(t.shape.to_tuple(), np.uint64)
+            for number, chunk in enumerate(chunks):
+                bits |= chunk[index].astype(np.uint64) << np.uint64(16 * number)
+            joined.append(bits.astype(BITS[size]).view(dtype))
+        return joined
     carried = carrier(arrays, types, moved, held=32)
     if carried is None and moved is None:  # nothing to widen: the i64 inputs may still travel as i32
         carried = Carrier(list(arrays), [None] * len(types), [t.element_type.numpy_dtype for t in types])
@@ -697,7 +711,7 @@ def check_op(
         # reference judged already (the plugin saturates narrow integer sums the reference wraps: noted)
         types_used = [t.element_type for t in (*input_types, *expected_types)]
         plugin_judges = outcome.judge not in ("reference", "evaluate", "reference-widened") and not any(
-            t in ISA_DEPENDENT for t in types_used)
+            t in ISA_DEPENDENT for t in types_used) and not any(arrays[i].dtype.kind in "iu" for i in moved)
         on_cpu = ov_cpu(build, arrays, constant)
         if on_cpu is not None:
             outcome.cpu = True

@@ -138,3 +138,143 @@ def transposed_convolution(op: Op, arrays: list[np.ndarray], types: list[TensorT
             scattered[target] += np.einsum("ngc...,goc->ngo...", x, weights[(slice(None),) * 3 + tap])
     out = scattered[(slice(None),) * 3 + tuple(slice(b, b + o) for b, o in zip(begin, out_spatial, strict=True))]
     return [out.reshape(batch, groups * out_per_group, *out_spatial)]
+
+
+# ------------------------------------------------------------------------------------ data movement
+@formulation("Roll")
+def roll(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each axis rolled by its shift (a scalar shift is every axis's; an axis listed twice rolls twice)."""
+    data, shift, axes = arrays
+    axes_list = [int(a) for a in axes.reshape(-1)]
+    shifts = [int(shift)] * len(axes_list) if shift.ndim == 0 else [int(s) for s in shift.reshape(-1)]
+    return [np.roll(data, shifts, axes_list) if data.ndim else data.copy()]
+
+
+@formulation("SliceScatter")
+def slice_scatter(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """The data with the elements start:stop:step along each axis replaced by the updates. The bounds are ONNX
+    Slice's: negative ones count from the end, then start is clamped to [0, dim] going forward and [0, dim - 1]
+    going backward, stop to [0, dim] and [-1, dim - 1] (Python's slices clamp a backward start to -1 instead)."""
+    data, updates, start, stop, step = arrays[:5]
+    axes = [int(a) % data.ndim for a in arrays[5].reshape(-1)] if len(arrays) > 5 else range(len(start))
+    picked = [np.arange(size) for size in data.shape]
+    for axis, first, last, stride in zip(axes, start.tolist(), stop.tolist(), step.tolist(), strict=True):
+        size = data.shape[axis]
+        first, last = first + size if first < 0 else first, last + size if last < 0 else last
+        if stride > 0:
+            first, last = min(max(first, 0), size), min(max(last, 0), size)
+        else:
+            first, last = min(max(first, 0), size - 1), min(max(last, -1), size - 1)
+        picked[axis] = np.arange(first, last, stride)
+    result = data.copy()
+    result[np.ix_(*picked)] = updates
+    return [result]
+
+
+@formulation("Col2Im")
+def col2im(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Column l of channel c and tap (i, j) adds into image row by * stride + i * dilation - pad_begin and column
+    bx * stride + j * dilation - pad_begin, block (by, bx) = divmod(l, blocks per row), inside the image."""
+    data, size, kernel = arrays
+    height, width = (int(v) for v in size)
+    kh, kw = (int(v) for v in kernel)
+    (sh, sw), (dh, dw) = op.strides, op.dilations  # type: ignore[attr-defined]
+    ph, pw = op.pads_begin  # type: ignore[attr-defined]
+    per_row = (width + pw + op.pads_end[1] - (dw * (kw - 1) + 1)) // sw + 1  # type: ignore[attr-defined]
+    batched = data if data.ndim == 3 else data[np.newaxis]
+    exact = _exact(data.dtype)
+    channels = batched.shape[1] // (kh * kw)
+    image = np.zeros((batched.shape[0], channels, height, width), exact)
+    for n, c, i, j, column in itertools.product(range(batched.shape[0]), range(channels), range(kh), range(kw),
+                                                range(batched.shape[2])):
+        by, bx = divmod(column, per_row)
+        y, x = by * sh + i * dh - ph, bx * sw + j * dw - pw
+        if 0 <= y < height and 0 <= x < width:
+            image[n, c, y, x] += exact(batched[n, (c * kh + i) * kw + j, column])
+    return [image if data.ndim == 3 else image[0]]
+
+
+@formulation("Unique")
+def unique(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """The distinct elements (or slices along the axis) by first occurrence or ascending; each one's first index,
+    each element's (slice's) index among them, and their counts. Python equality: -0.0 equals 0.0."""
+    data = arrays[0]
+    if len(arrays) > 1:
+        axis = int(arrays[1]) % data.ndim
+        rows = [tuple(np.take(data, i, axis).reshape(-1).tolist()) for i in range(data.shape[axis])]
+    else:
+        axis, rows = None, [(v,) for v in data.reshape(-1).tolist()]
+    first: dict[tuple, int] = {}
+    for index, row in enumerate(rows):
+        first.setdefault(row, index)
+    keys = sorted(first) if op.sorted else list(first)  # type: ignore[attr-defined]
+    position = {key: i for i, key in enumerate(keys)}
+    counts = [sum(1 for row in rows if row == key) for key in keys]
+    if axis is None:
+        values = np.array([key[0] for key in keys], data.dtype)
+    else:
+        values = np.stack([np.take(data, first[key], axis) for key in keys], axis) if keys else np.take(data, [], axis)
+    dtypes = [t.element_type.numpy_dtype for t in types]
+    return [values, np.array([first[key] for key in keys], dtypes[1]),
+            np.array([position[row] for row in rows], dtypes[2]), np.array(counts, dtypes[3])]
+
+
+def _reduce(values: list, reduction: str) -> object:
+    """One position's values (in order) reduced as ScatterElementsUpdate/ScatterNDUpdate reduce them."""
+    if reduction == "none":
+        return values[-1]
+    if reduction == "sum":
+        return sum(values[1:], values[0])
+    if reduction == "sub":
+        return values[0] - sum(values[1:], type(values[0])(0))
+    if reduction == "prod":
+        product = values[0]
+        for value in values[1:]:
+            product = product * value
+        return product
+    if reduction in ("min", "max"):
+        return min(values) if reduction == "min" else max(values)
+    return sum(values[1:], values[0]) / len(values)  # mean (floats: the integer mean floors)
+
+
+@formulation("ScatterElementsUpdate")
+def scatter_elements_update(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Every update goes to the data position of its own position with the axis coordinate replaced by its index;
+    the updates of one position (in order, after the data value when use_init_val) reduce to its value, one
+    step at a time in the data type."""
+    data, indices, updates, axis = arrays
+    reduction = getattr(op, "reduction", "none")
+    if data.dtype not in (np.float32, np.float64) and reduction != "none":
+        return None  # reductions step by step in the data type, as OpenVINO's (exact) reference does
+    axis_ = int(axis) % data.ndim
+    wide = data
+    gathered: dict[tuple, list] = {}
+    for position in itertools.product(*(range(d) for d in indices.shape)):
+        target = list(position)
+        target[axis_] = int(indices[position]) % data.shape[axis_]
+        gathered.setdefault(tuple(target), []).append(wide.dtype.type(updates[position]))
+    result = wide.copy()
+    for target, values in gathered.items():
+        first = [wide[target]] if getattr(op, "use_init_val", True) and reduction != "none" else []
+        result[target] = _reduce(first + values, reduction)
+    return [result]
+
+
+@formulation("ScatterNDUpdate")
+def scatter_nd_update(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each index tuple (negative counts from the end) names a slice of the data; its updates reduce into it in
+    order, starting from the data (sub subtracts them)."""
+    data, indices, updates = arrays
+    reduction = getattr(op, "reduction", "none")
+    if data.dtype not in (np.float32, np.float64) and reduction != "none":
+        return None  # reductions step by step in the data type, as OpenVINO's (exact) reference does
+    result = data.copy()
+    for position in itertools.product(*(range(d) for d in indices.shape[:-1])):
+        target = tuple(int(i) % size for i, size in zip(indices[position], data.shape, strict=False))
+        value = updates[position].astype(result.dtype)
+        if reduction == "none":
+            result[target] = value
+        else:
+            result[target] = np.vectorize(lambda old, new: _reduce([old, new], reduction), otypes=[result.dtype])(
+                result[target], value)
+    return [result]
