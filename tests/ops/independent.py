@@ -11,8 +11,10 @@ a formulation is itself checked against the oracle it stands in for.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 
+import ml_dtypes
 import numpy as np
 
 from irgraph.ops import Op
@@ -277,4 +279,284 @@ def scatter_nd_update(op: Op, arrays: list[np.ndarray], types: list[TensorType])
         else:
             result[target] = np.vectorize(lambda old, new: _reduce([old, new], reduction), otypes=[result.dtype])(
                 result[target], value)
+    return [result]
+
+
+# ------------------------------------------------------------------------------------ element-wise
+def _working(dtype: np.dtype) -> type:
+    """The float type OpenVINO's reference evaluates a formula in: f64 for f64, f32 for the others."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+MATH = {
+    "Abs": np.abs, "Acos": np.arccos, "Acosh": np.arccosh, "Asin": np.arcsin, "Asinh": np.arcsinh,
+    "Atan": np.arctan, "Atanh": np.arctanh, "Ceiling": np.ceil, "Cos": np.cos, "Cosh": np.cosh, "Exp": np.exp,
+    "Floor": np.floor, "Log": np.log, "Negative": np.negative, "Sign": np.sign, "Sin": np.sin, "Sinh": np.sinh,
+    "Sqrt": np.sqrt, "Tan": np.tan, "Tanh": np.tanh,
+    "Erf": np.vectorize(lambda v: math.erf(float(v)), otypes=[np.float64]),  # libm's erf, not irgraph's series
+}
+"""Functions of one float, evaluated in longdouble and rounded once (their results are continuous in x: no
+rounding of an intermediate result matters at the output's precision)."""
+
+
+def _round(op: Op, x: np.ndarray) -> np.ndarray:
+    if op.mode == "half_to_even":  # type: ignore[attr-defined]
+        return np.rint(x)
+    return np.sign(x) * np.floor(np.abs(x) + x.dtype.type(0.5))  # half away from zero
+
+
+def _clamp(op: Op, x: np.ndarray) -> np.ndarray:
+    low, high = (x.dtype.type(v) for v in (op.min, op.max))  # type: ignore[attr-defined]
+    return np.where(x < low, low, np.where(x > high, high, x))  # NaN compares false: stays NaN
+
+
+def _elu(op: Op, x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, x.dtype.type(op.alpha) * np.expm1(x))  # type: ignore[attr-defined]
+
+
+def _gelu(op: Op, x: np.ndarray) -> np.ndarray:
+    half = x.dtype.type(0.5)
+    if getattr(op, "approximation_mode", "ERF").upper() == "TANH":
+        inner = np.sqrt(x.dtype.type(2) / x.dtype.type(np.pi)) * (x + x.dtype.type(0.044715) * x ** 3)
+        return half * x * (1 + np.tanh(inner))
+    erf = np.vectorize(lambda v: math.erf(float(v)), otypes=[np.float64])(x / np.sqrt(x.dtype.type(2)))
+    return half * x * (1 + erf.astype(x.dtype))
+
+
+FORMULAS: dict[str, Callable[[Op, np.ndarray], np.ndarray]] = {
+    "Round": _round, "Clamp": _clamp, "Elu": _elu, "Gelu": _gelu,
+    "ReLU": lambda op, x: np.where(x < 0, x.dtype.type(0), x),  # x < 0 ? 0 : x keeps -0.0 and NaN
+    "Sigmoid": lambda op, x: 1 / (1 + np.exp(-x)),
+    "HSigmoid": lambda op, x: np.minimum(np.maximum(x + 3, 0), 6) / 6,
+    "HSwish": lambda op, x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6,
+    "SoftPlus": lambda op, x: np.log1p(np.exp(x)),
+    "SoftSign": lambda op, x: x / (1 + np.abs(x)),
+    "Mish": lambda op, x: x * np.tanh(np.log1p(np.exp(x))),
+}
+"""Formulas of the specification, evaluated in longdouble (Elu's exp(x) - 1 as expm1: exact near 0)."""
+ROUNDED_STEPS = frozenset({"SoftSign", "HSigmoid", "HSwish"})
+"""Rational formulas OpenVINO's reference evaluates step by step in its working type (``_working``), with
+exact or 1 ULP tolerances: the formulation rounds each step as it does."""
+TRUNCATED = frozenset({"Elu", "HSigmoid", "HSwish", "Clamp"})
+"""Integer inputs: the formula on the value in f64, truncated toward zero (the C++ template's conversion)."""
+
+
+@formulation(*MATH, *FORMULAS, "Identity")
+def unary(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """One element-wise function, floats as ``MATH`` and ``FORMULAS`` say, integers as ``TRUNCATED`` does."""
+    (x,) = arrays
+    name = op.type_name
+    if name == "Identity":
+        return [x.copy()]
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iu":
+            if name not in TRUNCATED:
+                return None
+            value = FORMULAS[name](op, x.astype(np.float64))
+            return [np.trunc(value).astype(np.int64 if x.dtype.kind == "i" else np.uint64)]
+        if name in MATH:
+            return [np.asarray(MATH[name](x.astype(WIDE)))]
+        return [np.asarray(FORMULAS[name](op, x.astype(_working(x.dtype) if name in ROUNDED_STEPS else WIDE)))]
+
+
+def _broadcast(op: Op, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """auto_broadcast: numpy (right-aligned), none (equal shapes) or pdpd (b from axis 0 of a, trailing 1s
+    dropped)."""
+    if getattr(op, "auto_broadcast", "numpy") == "pdpd":
+        shape = list(b.shape)
+        while shape and shape[-1] == 1:
+            shape.pop()
+        b = np.broadcast_to(b.reshape(shape + [1] * (a.ndim - len(shape))), a.shape)
+    return np.broadcast_arrays(a, b)  # type: ignore[return-value]
+
+
+BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "Add": np.add, "Subtract": np.subtract, "Multiply": np.multiply, "Divide": np.divide, "Power": np.power,
+    "Maximum": lambda a, b: np.where(a < b, b, a),  # std::max(a, b): a NaN in either place gives a
+    "Minimum": lambda a, b: np.where(b < a, b, a),  # std::min(a, b)
+    "Mod": np.fmod, "SquaredDifference": lambda a, b: (a - b) * (a - b),
+    "Equal": np.equal, "NotEqual": np.not_equal, "Less": np.less, "LessEqual": np.less_equal,
+    "Greater": np.greater, "GreaterEqual": np.greater_equal,
+}
+"""Binary functions of floats evaluated in longdouble (each is one correctly rounded operation, or a
+comparison); integer SquaredDifference in 64 bits (C++ keeps the low bits)."""
+BITWISE: dict[str, Callable[[int, int, int], int]] = {
+    "BitwiseAnd": lambda a, b, bits: a & b, "BitwiseOr": lambda a, b, bits: a | b,
+    "BitwiseXor": lambda a, b, bits: a ^ b,
+    # C++ promotes narrower types to int and x86 masks the count to the promoted width (x << 32 is x)
+    "BitwiseLeftShift": lambda a, b, bits: a << (b & (max(bits, 32) - 1)),
+    "BitwiseRightShift": lambda a, b, bits: a >> (b & (max(bits, 32) - 1)),
+}
+"""Bitwise functions on Python integers (the value's two's complement bits), wrapped to the type's width."""
+
+
+@formulation(*BINARY)
+def binary(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """One broadcast binary function (``BINARY``): floats in longdouble, integer SquaredDifference in 64 bits."""
+    a, b = _broadcast(op, *arrays)
+    name = op.type_name
+    with np.errstate(all="ignore"):
+        if a.dtype.kind == "f" or a.dtype.name == "bfloat16":
+            return [np.asarray(BINARY[name](a.astype(WIDE), b.astype(WIDE)))]
+        if name == "SquaredDifference" and a.dtype.kind in "iu":
+            return [BINARY[name](a.astype(_exact(a.dtype)), b.astype(_exact(a.dtype)))]
+    return None
+
+
+@formulation(*BITWISE, "BitwiseNot")
+def bitwise(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Bitwise functions on each element's integer value (booleans as 0 and 1), wrapped to the type."""
+    if op.type_name == "BitwiseNot":
+        (x,) = arrays
+        if x.dtype == np.bool_:
+            return [~x]
+        return [_wrapped([~int(v) for v in x.reshape(-1).tolist()], x.dtype).reshape(x.shape)]
+    a, b = _broadcast(op, *arrays)
+    if a.dtype == np.bool_:
+        return [BITWISE[op.type_name](a, b, 1).astype(bool)] if op.type_name in ("BitwiseAnd", "BitwiseOr",
+                                                                                 "BitwiseXor") else None
+    bits = a.dtype.itemsize * 8
+    values = [BITWISE[op.type_name](int(x), int(y), bits) for x, y in zip(a.reshape(-1).tolist(),
+                                                                          b.reshape(-1).tolist(), strict=True)]
+    return [_wrapped(values, a.dtype).reshape(a.shape)]
+
+
+def _wrapped(values: list[int], dtype: np.dtype) -> np.ndarray:
+    """Python integers as ``dtype``, keeping their low bits (two's complement)."""
+    bits = dtype.itemsize * 8
+    unsigned = [v & ((1 << bits) - 1) for v in values]
+    return np.array(unsigned, f"u{dtype.itemsize}").view(dtype)
+
+
+@formulation("SoftMax", "LogSoftmax")
+def softmax(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """exp(x - max) / sum exp(x - max) along the axis (log: x - max - log sum exp(x - max)) in longdouble; integers
+    in f64, truncated toward zero as the reference template converts them."""
+    (x,) = arrays
+    axis = op.axis % x.ndim if x.ndim else 0  # type: ignore[attr-defined]
+    if x.size == 0:
+        return [x.copy()]
+    wide = x.astype(np.float64 if x.dtype.kind in "iu" else WIDE)
+    with np.errstate(all="ignore"):
+        shifted = wide - np.max(wide, axis=axis, keepdims=True)
+        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
+        result = shifted - np.log(total) if op.type_name == "LogSoftmax" else np.exp(shifted) / total
+    if x.dtype.kind in "iu":
+        return [np.trunc(result).astype(np.int64 if x.dtype.kind == "i" else np.uint64)]
+    return [result]
+
+
+@formulation("PReLU")
+def prelu(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """x < 0 ? slope * x : x; a 1-D slope as long as the data's dim 1 is per channel, else broadcast numpy-style.
+    Floats in longdouble, integers in 64 bits (C++ keeps the low bits)."""
+    x, slope = arrays
+    if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1]:
+        slope = slope.reshape(-1, *[1] * (x.ndim - 2))
+    exact = _exact(x.dtype)
+    wide, wide_slope = x.astype(exact), np.broadcast_to(slope.astype(exact), x.shape)
+    with np.errstate(all="ignore"):
+        return [np.where(wide < 0, wide * wide_slope, wide)]
+
+
+@formulation("HardSigmoid")
+def hard_sigmoid(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """std::max(0, std::min(1, alpha * x + beta)) in OpenVINO's working type: std::min(a, b) is b < a ? b : a and
+    std::max(a, b) is a < b ? b : a, so a NaN line gives 1."""
+    x, alpha, beta = (a.astype(_working(arrays[0].dtype)) for a in arrays)
+    with np.errstate(all="ignore"):
+        line = alpha.reshape(()) * x + beta.reshape(())
+        capped = np.where(line < 1, line, x.dtype.type(1))
+        return [np.where(0 < capped, capped, x.dtype.type(0))]
+
+
+@formulation("Selu")
+def selu(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """x > 0 ? lambda * x : alpha * lambda * (exp(x) - 1), step by step in OpenVINO's working type (its reference
+    subtracts 1 from exp(x): near 0 the result keeps that precision, not expm1's)."""
+    x, alpha, scale = (a.astype(_working(arrays[0].dtype)) for a in arrays)
+    alpha, scale = alpha.reshape(-1)[0], scale.reshape(-1)[0]
+    with np.errstate(all="ignore"):
+        return [np.where(x > 0, scale * x, alpha * scale * (np.exp(x) - 1))]
+
+
+@formulation("Swish")
+def swish(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """x / (1 + exp(-beta * x)) in longdouble, beta 1 when absent."""
+    x = arrays[0].astype(WIDE)
+    beta = arrays[1].astype(WIDE).reshape(-1)[0] if len(arrays) > 1 else WIDE(1)
+    with np.errstate(all="ignore"):
+        return [x / (1 + np.exp(-beta * x))]
+
+
+@formulation("CumSum")
+def cum_sum(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Running sums along the axis, one addition at a time in the data type from +0 (floats round each step as
+    OpenVINO's sequential reference does; integers wrap); exclusive leaves the element itself out, reverse runs
+    from the end."""
+    data = arrays[0]
+    if data.ndim == 0:
+        return [np.zeros_like(data) if op.exclusive else data.copy()]  # type: ignore[attr-defined]
+    axis = int(arrays[1]) % data.ndim if len(arrays) > 1 else 0
+    moved = np.moveaxis(data, axis, 0)
+    result = np.empty_like(moved)
+    order = range(moved.shape[0] - 1, -1, -1) if op.reverse else range(moved.shape[0])  # type: ignore[attr-defined]
+    total = np.zeros(moved.shape[1:], data.dtype)
+    with np.errstate(all="ignore"):
+        for index in order:
+            if op.exclusive:  # type: ignore[attr-defined]
+                result[index] = total
+                total = total + moved[index]
+            else:
+                total = total + moved[index]
+                result[index] = total
+    return [np.moveaxis(result, 0, axis)]
+
+
+def _cpp_common(a: np.dtype, b: np.dtype) -> np.dtype:
+    """C++'s usual arithmetic conversions of two element types: f16/bf16 as float and narrow integers as int
+    first; then the wider float, else the wider integer, an unsigned one winning a tie of widths."""
+    def promoted(t: np.dtype) -> np.dtype:
+        if t.kind == "f" or t.name == "bfloat16":
+            return np.dtype(np.float32) if t.itemsize < 4 else t
+        return np.dtype(np.int32) if t.itemsize < 4 else t
+
+    a, b = promoted(a), promoted(b)
+    if "f" in (a.kind, b.kind):
+        return max((t for t in (a, b) if t.kind == "f"), key=lambda t: t.itemsize)
+    if a.itemsize != b.itemsize:
+        return max(a, b, key=lambda t: t.itemsize)
+    return a if a.kind == "u" else b
+
+
+@formulation("Bucketize")
+def bucketize(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each element's bucket: with_right_bound, the first bound not below it (std::lower_bound), else the first
+    bound above it (std::upper_bound), both compared in C++'s common type of the two inputs."""
+    data, buckets = arrays
+    common = _cpp_common(data.dtype, buckets.dtype)
+    with np.errstate(all="ignore"):
+        values, bounds = data.astype(common).reshape(-1), buckets.astype(common).reshape(-1)
+    found = []
+    for value in values:
+        if op.with_right_bound:  # type: ignore[attr-defined]
+            found.append(next((i for i, bound in enumerate(bounds) if not bound < value), len(bounds)))
+        else:
+            found.append(next((i for i, bound in enumerate(bounds) if value < bound), len(bounds)))
+    return [np.array(found, types[0].element_type.numpy_dtype).reshape(data.shape)]
+
+
+@formulation("SegmentMax")
+def segment_max(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Output row s: the element-wise maximum of the data rows whose id is s, or the fill (0, or the type's
+    lowest value) where no row has id s; as many rows as the output shape (OpenVINO's shape inference) has."""
+    data, ids = arrays[:2]
+    count = types[0].shape.to_tuple()[0]
+    lowest = (ml_dtypes.finfo if data.dtype.kind == "f" or data.dtype.name == "bfloat16" else np.iinfo)(data.dtype).min
+    fill = 0 if op.fill_mode.lower() == "zero" else lowest  # type: ignore[attr-defined]
+    result = np.full((count, *data.shape[1:]), fill, data.dtype)
+    for segment in range(count):
+        rows = data[ids.reshape(-1) == segment]
+        if len(rows):
+            result[segment] = np.max(rows, axis=0)
     return [result]
