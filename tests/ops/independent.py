@@ -560,3 +560,339 @@ def segment_max(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> li
         if len(rows):
             result[segment] = np.max(rows, axis=0)
     return [result]
+
+
+# ------------------------------------------------------------------------------------ pooling
+def _pool_pads(op: Op, spatial: Sequence[int], dilations: Sequence[int]) -> tuple[list[int], list[int]]:
+    """pads_begin and pads_end after auto_pad: same_* split the total padding an output of ceil(size / stride)
+    needs (the odd unit at the end for same_upper; ceil rounding may then add a position), valid has none."""
+    count = len(spatial)
+    kernel, strides = list(op.kernel), list(op.strides or [1] * count)  # type: ignore[attr-defined]
+    if op.auto_pad in ("same_upper", "same_lower"):  # type: ignore[attr-defined]
+        totals = [max(0, (-(-n // s) - 1) * s + (k - 1) * d + 1 - n)
+                  for s, k, d, n in zip(strides, kernel, dilations, spatial, strict=True)]
+        begin = [t // 2 if op.auto_pad == "same_upper" else t - t // 2 for t in totals]  # type: ignore[attr-defined]
+        return begin, [t - b for t, b in zip(totals, begin, strict=True)]
+    if op.auto_pad == "valid":  # type: ignore[attr-defined]
+        return [0] * count, [0] * count
+    return list(op.pads_begin or [0] * count), list(op.pads_end or [0] * count)  # type: ignore[attr-defined]
+
+
+def _windows(op: Op, data: np.ndarray, out_spatial: Sequence[int], dilations: Sequence[int]):
+    """For each output position: the data positions of its taps inside the data (row-major tap order)."""
+    spatial = data.shape[2:]
+    begin, _ = _pool_pads(op, spatial, dilations)
+    strides = list(op.strides or [1] * len(spatial))  # type: ignore[attr-defined]
+    for position in itertools.product(*(range(o) for o in out_spatial)):
+        taps = []
+        for tap in itertools.product(*(range(k) for k in op.kernel)):  # type: ignore[attr-defined]
+            where = tuple(p * s - b + t * d for p, s, b, t, d in zip(position, strides, begin, tap, dilations,
+                                                                       strict=True))
+            if all(0 <= w < n for w, n in zip(where, spatial, strict=True)):
+                taps.append(where)
+        yield position, taps
+
+
+@formulation("AvgPool")
+def avg_pool(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each window's sum in longdouble over the taps inside the data, divided by those taps' count (exclude-pad,
+    or no padding after auto_pad) or the kernel size (padding counted, as OpenVINO's CPU plugin divides even a
+    ceil-mode window hanging past the padding); a window without data gives 0; integer means round to nearest."""
+    (data,) = arrays
+    out_spatial = types[0].shape.to_tuple()[2:]
+    dilations = [1] * len(out_spatial)
+    begin, end = _pool_pads(op, data.shape[2:], dilations)
+    padded = any(begin) or any(end)
+    result = np.zeros(types[0].shape.to_tuple(), WIDE)
+    for position, taps in _windows(op, data, out_spatial, dilations):
+        total = sum((data[(slice(None), slice(None), *t)].astype(WIDE) for t in taps), np.zeros(data.shape[:2], WIDE))
+        count = math.prod(op.kernel) if padded and not op.exclude_pad else len(taps)  # type: ignore[attr-defined]
+        result[(slice(None), slice(None), *position)] = total / count if taps else 0
+    if data.dtype.kind in "iu":
+        info = np.iinfo(data.dtype)
+        return [np.clip(np.rint(result), info.min, info.max).astype(np.int64)]
+    return [result]
+
+
+def _lowest(dtype: np.dtype) -> object:
+    """numeric_limits<T>::lowest(): the lowest finite value, but -inf for OpenVINO's own f16 and bf16 classes."""
+    if dtype == np.bool_:
+        return False
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return -np.inf if dtype.itemsize == 2 else ml_dtypes.finfo(dtype).min
+
+
+@formulation("MaxPool")
+def max_pool(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each window scanned from the type's lowest value, a tap taken when strictly greater (the first of equal
+    maxima wins, NaN never does); its index is the tap's flat position over the dims from ``axis`` on, a window
+    nothing beats keeping the index of its channel's first element."""
+    (data,) = arrays
+    out_spatial = types[0].shape.to_tuple()[2:]
+    dilations = list(getattr(op, "dilations", ()) or [1] * len(out_spatial))
+    values = np.full(types[0].shape.to_tuple(), _lowest(data.dtype), data.dtype)
+    axis = getattr(op, "axis", 0) % data.ndim
+    indices = np.zeros(types[0].shape.to_tuple(), np.int64)
+    windows = list(_windows(op, data, out_spatial, dilations))
+    for n, c in itertools.product(range(data.shape[0]), range(data.shape[1])):
+        for position, taps in windows:
+            best, where = values[(n, c, *position)], (n, c) + (0,) * len(out_spatial)
+            for tap in taps:
+                value = data[(n, c, *tap)]
+                if value > best:
+                    best, where = value, (n, c, *tap)
+            values[(n, c, *position)] = best
+            indices[(n, c, *position)] = np.ravel_multi_index(where[axis:], data.shape[axis:])
+    return [values] if len(types) == 1 else [values, indices.astype(types[1].element_type.numpy_dtype)]
+
+
+def _adaptive(data: np.ndarray, out_spatial: Sequence[int]):
+    """For each output position, the data positions of its window: [floor(i * D / O), ceil((i + 1) * D / O))."""
+    spans = [[range(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+             for size, out in zip(data.shape[2:], out_spatial, strict=True)]
+    for position in itertools.product(*(range(o) for o in out_spatial)):
+        yield position, list(itertools.product(*(spans[a][p] for a, p in enumerate(position))))
+
+
+@formulation("AdaptiveAvgPool")
+def adaptive_avg_pool(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each window's mean: floats in longdouble; integers summed in their type (wrapping) and divided as the
+    reference's C++ does, toward zero, but i8 and u8 rounded to nearest even (std::nearbyint)."""
+    data = arrays[0]
+    out_spatial = types[0].shape.to_tuple()[2:]
+    integral = data.dtype.kind in "iu"
+    result = np.zeros(types[0].shape.to_tuple(), np.int64 if integral else WIDE)
+    for position, taps in _adaptive(data, out_spatial):
+        for n, c in itertools.product(range(data.shape[0]), range(data.shape[1])):
+            if integral:
+                total = _wrapped([sum(int(data[(n, c, *t)]) for t in taps)], data.dtype)[0]
+                if data.dtype.itemsize == 1:
+                    mean = round(int(total) / len(taps))  # Python rounds halves to even, as nearbyint does
+                else:
+                    mean = int(abs(int(total)) // len(taps)) * (-1 if total < 0 else 1)
+                result[(n, c, *position)] = mean
+            else:
+                result[(n, c, *position)] = sum(WIDE(data[(n, c, *t)]) for t in taps) / len(taps)
+    return [result]
+
+
+@formulation("AdaptiveMaxPool")
+def adaptive_max_pool(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each window's maximum, the first of equal maxima in row-major order, and its flat index in its channel's
+    spatial plane."""
+    data = arrays[0]
+    out_spatial = types[0].shape.to_tuple()[2:]
+    values = np.zeros(types[0].shape.to_tuple(), data.dtype)
+    indices = np.zeros(types[0].shape.to_tuple(), np.int64)
+    for position, taps in _adaptive(data, out_spatial):
+        for n, c in itertools.product(range(data.shape[0]), range(data.shape[1])):
+            best = max(taps, key=lambda t: (data[(n, c, *t)], -np.ravel_multi_index(t, data.shape[2:])))
+            values[(n, c, *position)] = data[(n, c, *best)]
+            indices[(n, c, *position)] = np.ravel_multi_index(best, data.shape[2:])
+    return [values, indices.astype(types[1].element_type.numpy_dtype)]
+
+
+# ------------------------------------------------------------------------------------ reductions
+def _sequential(step: Callable, start: object) -> Callable[[list], object]:
+    def reduce(group: list) -> object:
+        total = start
+        for value in group:
+            total = step(total, value)
+        return total
+
+    return reduce
+
+
+def _extreme(pick_first: Callable[[object, object], bool], start: object) -> Callable[[list], object]:
+    """std::max/std::min from ``start``: a value replaces the running one only when ``pick_first(value, running)``
+    holds (a NaN never does)."""
+    def reduce(group: list) -> object:
+        running = start
+        for value in group:
+            if pick_first(value, running):
+                running = value
+        return running
+
+    return reduce
+
+
+@formulation("ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceMin", "ReduceMax")
+def reduction(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Each group of the reduced axes in row-major order: Sum and Mean in longdouble (Mean of integers divides the
+    wrapped sum toward zero), Prod, L1 and L2 one step at a time in the data type (f16/bf16 in f32), Max and Min
+    from the lowest float (+inf, or the integer type's extreme) taking only strictly better values."""
+    data, axes = arrays
+    name = op.type_name
+    count = data.ndim
+    reduced = sorted({int(a) % max(count, 1) for a in axes.reshape(-1)}) if count else []
+    kept = [a for a in range(count) if a not in reduced]
+    size = math.prod(data.shape[a] for a in reduced)
+    groups = np.transpose(data, kept + reduced).reshape(*(data.shape[a] for a in kept), size)
+    floats = data.dtype.kind == "f" or data.dtype.name == "bfloat16"
+    integral = data.dtype.kind in "iu"
+    compute = _working(data.dtype) if floats else data.dtype.type
+    if name in ("ReduceSum", "ReduceMean"):
+        wide = groups.astype(WIDE if floats else object)
+        totals = np.sum(wide, axis=-1) if groups.shape[-1] else np.zeros(groups.shape[:-1], wide.dtype)
+        if integral:
+            totals = np.vectorize(lambda v: int(_wrapped([int(v)], data.dtype)[0]), otypes=[object])(totals)
+        if name == "ReduceMean" and groups.shape[-1]:
+            size = groups.shape[-1]
+            totals = (np.vectorize(lambda v: (abs(v) // size) * (-1 if v < 0 else 1), otypes=[object])(totals)
+                      if integral else totals / size)
+        result = totals.astype(np.int64 if data.dtype.kind == "i" else np.uint64) if integral else totals
+        return [result.reshape(types[0].shape.to_tuple())]
+    if name in ("ReduceMin", "ReduceMax"):
+        if data.dtype == np.bool_:
+            return None
+        maximum = name == "ReduceMax"
+        if floats:
+            start = ml_dtypes.finfo(compute).min if maximum else compute(np.inf)
+        else:
+            start = np.iinfo(data.dtype).min if maximum else np.iinfo(data.dtype).max
+        reduce = _extreme((lambda v, r: v > r) if maximum else (lambda v, r: v < r), start)
+    else:
+        steps = {"ReduceProd": (lambda t, v: t * v, 1), "ReduceL1": (lambda t, v: t + abs(v), 0),
+                 "ReduceL2": (lambda t, v: t + v * v, 0)}
+        step, start = steps[name]
+        reduce = _sequential(step, compute(start))
+    flat = groups.reshape(math.prod(groups.shape[:-1]), size).astype(compute)
+    with np.errstate(all="ignore"):
+        values = np.array([reduce(list(row)) for row in flat], compute).reshape(groups.shape[:-1])
+        if name == "ReduceL2":
+            values = np.sqrt(values) if floats else None
+    return None if values is None else [values.reshape(types[0].shape.to_tuple())]
+
+
+# ------------------------------------------------------------------------------------ matrices
+@formulation("MatMul")
+def mat_mul(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """NumPy's matmul rules after the transposes of the last two dims (a 1-D operand is a row or a column and
+    its dim is dropped after): floats in longdouble, integers in 64 bits (wrapped back), booleans an OR of ANDs."""
+    a, b = arrays
+    if op.transpose_a and a.ndim > 1:  # type: ignore[attr-defined]
+        a = a.swapaxes(-1, -2)
+    if op.transpose_b and b.ndim > 1:  # type: ignore[attr-defined]
+        b = b.swapaxes(-1, -2)
+    if a.dtype == np.bool_:
+        return [np.matmul(a.astype(np.int64), b.astype(np.int64)) > 0]
+    exact = _exact(a.dtype)
+    with np.errstate(all="ignore"):
+        return [np.asarray(np.matmul(a.astype(exact), b.astype(exact)))]
+
+
+@formulation("Einsum")
+def einsum(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """NumPy's einsum of the equation in longdouble (integers in 64 bits)."""
+    exact = _exact(arrays[0].dtype)
+    with np.errstate(all="ignore"):
+        return [np.asarray(np.einsum(op.equation, *(x.astype(exact) for x in arrays)))]  # type: ignore[attr-defined]
+
+
+def _inverse(matrix: np.ndarray) -> tuple[np.ndarray, object]:
+    """Gauss-Jordan elimination with partial pivoting in the matrix's dtype: (inverse, determinant)."""
+    size = matrix.shape[0]
+    work = np.concatenate([matrix, np.eye(size, dtype=matrix.dtype)], axis=1)
+    determinant = matrix.dtype.type(1)
+    for column in range(size):
+        pivot = column + int(np.argmax(np.abs(work[column:, column])))
+        if pivot != column:
+            work[[column, pivot]] = work[[pivot, column]]
+            determinant = -determinant
+        determinant = determinant * work[column, column]
+        work[column] = work[column] / work[column, column]
+        for row in range(size):
+            if row != column:
+                work[row] = work[row] - work[row, column] * work[column]
+    return work[:, size:], determinant
+
+
+@formulation("Inverse")
+def inverse(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """The inverse of each matrix of the last two dims by Gauss-Jordan in longdouble; ``adjoint`` times its
+    determinant (the adjugate)."""
+    (data,) = arrays
+    wide = data.astype(WIDE).reshape(-1, *data.shape[-2:])
+    result = np.empty_like(wide)
+    with np.errstate(all="ignore"):
+        for index, matrix in enumerate(wide):
+            inverted, determinant = _inverse(matrix)
+            result[index] = inverted * determinant if op.adjoint else inverted  # type: ignore[attr-defined]
+    return [result.reshape(data.shape)]
+
+
+# ------------------------------------------------------------------------------------ normalization
+@formulation("GroupNormalization")
+def group_normalization(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """(x - mean) / sqrt(variance + epsilon) * scale[c] + bias[c], the mean and the (population) variance over each
+    group of num_groups consecutive channels and all positions of a batch item, in longdouble."""
+    data, scale, bias = (x.astype(WIDE) for x in arrays)
+    batch, channels = data.shape[:2]
+    groups = data.reshape(batch, op.num_groups, -1)  # type: ignore[attr-defined]
+    mean = groups.mean(axis=-1, keepdims=True)
+    variance = ((groups - mean) ** 2).mean(axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        normalized = ((groups - mean) / np.sqrt(variance + WIDE(op.epsilon))).reshape(data.shape)  # type: ignore
+    view = (1, channels) + (1,) * (data.ndim - 2)
+    return [normalized * scale.reshape(view) + bias.reshape(view)]
+
+
+# ------------------------------------------------------------------------------------ embeddings
+def _bags(table: np.ndarray, indices: list[int], bags: list[int], count: int, weights: np.ndarray | None,
+          default: int | None, mean: bool) -> np.ndarray:
+    """Rows table[indices[i]] (times weights[i]) added into bag bags[i] one at a time in the table's type (f16
+    and bf16 in f32); an empty bag takes the default row, or zeros; ``mean`` divides by the rows summed."""
+    compute = _working(table.dtype) if table.dtype.kind == "f" or table.dtype.name == "bfloat16" else table.dtype.type
+    rows = table.astype(compute)
+    out = np.zeros((count, *table.shape[1:]), compute)
+    counts = [0] * count
+    with np.errstate(all="ignore"):
+        for i, (row, bag) in enumerate(zip(indices, bags, strict=True)):
+            out[bag] = out[bag] + (rows[row] * compute(weights[i]) if weights is not None else rows[row])
+            counts[bag] += 1
+        for bag in range(count):
+            if not counts[bag] and default is not None and default >= 0:
+                out[bag], counts[bag] = rows[default], 1
+            if mean and counts[bag]:
+                out[bag] = out[bag] / compute(counts[bag])
+    return out
+
+
+@formulation("EmbeddingBagOffsets", "EmbeddingBagOffsetsSum")
+def embedding_bag_offsets(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Bag b sums indices[offsets[b]:offsets[b + 1]] (the last bag runs to the end)."""
+    table, indices, offsets = arrays[:3]
+    starts = [int(v) for v in offsets.reshape(-1)]
+    ends = starts[1:] + [indices.size]
+    picked, bags = [], []
+    for bag, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        for position in range(start, end):
+            picked.append(position)
+            bags.append(bag)
+    default = int(arrays[3]) if len(arrays) > 3 else None
+    weights = arrays[4].reshape(-1)[picked] if len(arrays) > 4 else None
+    rows = [int(v) for v in indices.reshape(-1)[picked]]
+    mean = getattr(op, "reduction", "sum") == "mean"
+    return [_bags(table, rows, bags, len(starts), weights, default, mean)]
+
+
+@formulation("EmbeddingBagPacked", "EmbeddingBagPackedSum")
+def embedding_bag_packed(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Bag b sums the rows of indices[b]."""
+    table, indices = arrays[:2]
+    rows = [int(v) for v in indices.reshape(-1)]
+    bags = [b for b in range(indices.shape[0]) for _ in range(indices.shape[1])]
+    weights = arrays[2].reshape(-1) if len(arrays) > 2 else None
+    mean = getattr(op, "reduction", "sum") == "mean"
+    return [_bags(table, rows, bags, indices.shape[0], weights, None, mean)]
+
+
+@formulation("EmbeddingSegmentsSum")
+def embedding_segments_sum(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Segment s sums the rows of the indices whose segment id is s; num_segments segments."""
+    table, indices, segments, count = arrays[:4]
+    default = int(arrays[4]) if len(arrays) > 4 else None
+    weights = arrays[5].reshape(-1) if len(arrays) > 5 else None
+    return [_bags(table, [int(v) for v in indices.reshape(-1)], [int(v) for v in segments.reshape(-1)], int(count),
+                  weights, default, mean=False)]
