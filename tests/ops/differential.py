@@ -111,20 +111,23 @@ def _read_allowed(path: Path) -> list[tuple[str, str]]:
 ALLOWED = _read_allowed(UNJUDGED_FILE)
 
 
-def configuration_key(op: Op, input_types: Sequence[TensorType], output_types: Sequence[TensorType]) -> str:
-    """``Convolution-1 f64,f64 -> f64``: the op's title and the element types, the key of ``UNJUDGED_FILE``."""
+def configuration_key(op: Op, input_types: Sequence[TensorType], output_types: Sequence[TensorType],
+                      label: str = "") -> str:
+    """``Convolution-1 f64,f64 -> f64``: the op's title and the element types, then the test's ``label`` of the
+    configuration (``[nothing kept]``), the key of ``UNJUDGED_FILE``."""
     inputs = ",".join(str(t.element_type) for t in input_types)
-    return f"{op.title()} {inputs} -> {','.join(str(t.element_type) for t in output_types)}"
+    key = f"{op.title()} {inputs} -> {','.join(str(t.element_type) for t in output_types)}"
+    return f"{key} [{label}]" if label else key
 
 
 def _judged(outcome: Outcome, op: Op, input_types: Sequence[TensorType],
-            output_types: Sequence[TensorType]) -> Outcome:
+            output_types: Sequence[TensorType], label: str = "") -> Outcome:
     """Count the configuration under its oracle; fail it when nothing judged it and ``UNJUDGED_FILE`` does not
     list it."""
     if outcome.refused:
         outcome.judge = "refused-by-both"
     if outcome.judge is None:
-        key = configuration_key(op, input_types, output_types)
+        key = configuration_key(op, input_types, output_types, label)
         if not any(fnmatch.fnmatchcase(key, pattern) for pattern, _ in ALLOWED):
             TALLY["unjudged"] += 1
             UNLISTED.append(f"{CURRENT_TEST or '?'}: {key}")
@@ -138,7 +141,7 @@ def _judged(outcome: Outcome, op: Op, input_types: Sequence[TensorType],
     log = os.environ.get("IRGRAPH_JUDGED_LOG")
     if log:  # one line per configuration: its oracle, key and shapes (to audit which oracle judged what)
         with open(log, "a") as out:
-            out.write(f"{outcome.judge}\t{configuration_key(op, input_types, output_types)}\t"
+            out.write(f"{outcome.judge}\t{configuration_key(op, input_types, output_types, label)}\t"
                       f"{[str(t) for t in input_types]}\t{CURRENT_TEST}\n")
     return outcome
 
@@ -475,6 +478,12 @@ def folding_is_safe(arrays: Sequence[np.ndarray]) -> bool:
 
 def ov_cpu(build: BuildOv, inputs: Sequence[np.ndarray], constant: Collection[int]) -> list[np.ndarray] | None:
     """Values from the CPU plugin (Parameters except the ``constant`` inputs); None when it fails."""
+    return ov_cpu_or_refusal(build, inputs, constant)[0]
+
+
+def ov_cpu_or_refusal(build: BuildOv, inputs: Sequence[np.ndarray], constant: Collection[int]
+                      ) -> tuple[list[np.ndarray] | None, str | None]:
+    """The CPU plugin's values, or its error message when it fails."""
     global _core
     if _core is None:
         _core = ov.Core()
@@ -495,9 +504,22 @@ def ov_cpu(build: BuildOv, inputs: Sequence[np.ndarray], constant: Collection[in
         for index, (_, array, element_type) in enumerate(parameters):
             request.set_input_tensor(index, to_tensor(array, element_type.ir_name))
         request.infer()
-    except RuntimeError:
-        return None
-    return [from_tensor(request.get_output_tensor(i)) for i in range(node.get_output_size())]
+    except RuntimeError as refusal:
+        return None, str(refusal)
+    return [from_tensor(request.get_output_tensor(i)) for i in range(node.get_output_size())], None
+
+
+def cpu_judge(build: BuildOv, read: Callable[[list[np.ndarray] | None, str | None, list[np.ndarray],
+                                                list[TensorType]], list[np.ndarray] | None],
+              constant: Collection[int] = ()) -> Independent:
+    """The CPU plugin as the oracle of an op whose plugin answer needs reading (``check_op(independent=...)``):
+    ``read(values, refusal, inputs, output types)`` gives the expected outputs from the plugin's values or its
+    refusal (MatrixNms refuses when it keeps no box), or None when they say nothing."""
+    def compute(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+        values, refusal = ov_cpu_or_refusal(build, arrays, constant)
+        return read(values, refusal, arrays, types)
+
+    return Independent("cpu", compute)
 
 
 def ov_attribute(value: Any) -> Any:
@@ -637,18 +659,20 @@ def check_op(
     moved: Collection[int] = (),
     widen: bool = True,
     independent: Independent | None = None,
+    label: str = "",
 ) -> Outcome:
     """Run one configuration through OpenVINO (reference and CPU) and irgraph; fail on any disagreement,
     and fail a configuration no oracle judged (unless ``tests/ops/unjudged.txt`` lists it with a reason).
 
     ``inputs`` are arrays in irgraph's in-memory dtypes; ``constant`` the input indices that are
     Constants in the CPU model and Consts in irgraph's (shape inference needs their values). The
-    oracles, the first that answers judges: OpenVINO's constant folding, the node's ``evaluate``, the
-    same two on inputs of a wider type (``widen``: i8/i16/u8/u16 as i32, u32 as i64, f16/bf16 as
-    f32, the outputs rounded back; ``moved``: the inputs whose values the op only moves, any type
-    carried as integer bits), the op's independent formulation (``independent``, else
-    ``tests.ops.independent.FORMULATIONS``), then the CPU plugin where its answer does not depend on the
-    instruction set.
+    oracles, the first that answers judges: OpenVINO's constant folding, the node's ``evaluate`` (in a
+    child process where folding may crash), nothing to judge (every output empty), the reference on
+    inputs of a wider type (``widen``: i8/i16/u8/u16 as i32, u32 as i64, f16/bf16 as f32, the outputs
+    rounded back; ``moved``: the inputs whose values the op only moves, any type carried as integer
+    bits), the CPU plugin where its answer does not depend on the instruction set, the op's independent
+    formulation (``independent``, else ``tests.ops.independent.FORMULATIONS``), then the CPU plugin on
+    the wider inputs. ``label`` names the configuration in its key (``configuration_key``).
     """
     arrays = [np.asarray(x) for x in inputs]
     input_types = [TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in arrays]
@@ -658,7 +682,7 @@ def check_op(
         node = build(*[ov_constant(x) for x in arrays])
     except Exception as refusal:  # OpenVINO raises NodeValidationFailure (a RuntimeError) and others
         _assert_refused(op, input_types, values, arrays, str(refusal))
-        return _judged(Outcome(refused=True), op, input_types, [])
+        return _judged(Outcome(refused=True), op, input_types, [], label)
     expected_types = ov_output_types(node)
     actual_types = irgraph_types(op, input_types, values)
     assert_types_equal(actual_types, expected_types, f"{op!r} on {input_types}")
@@ -667,7 +691,7 @@ def check_op(
         reference = ov_reference(node) if folding_is_safe(arrays) else None
     except Exception as refusal:  # the reference refuses the values ("integer division by zero")
         _assert_refused(op, input_types, values, arrays, f"at evaluation: {refusal}")
-        return _judged(Outcome(refused=True), op, input_types, expected_types)
+        return _judged(Outcome(refused=True), op, input_types, expected_types, label)
     model, _ = irgraph_model(op, input_types, values)
     feeds = {f"in{i}": x for i, x in enumerate(arrays) if i not in constant}
     got = Interpreter(model).run(feeds)
@@ -754,7 +778,7 @@ def check_op(
         if wide is not None:
             compare("cpu-widened", wide, lambda _: cpu_tolerance or cpu_default(op.tolerance))
             break
-    return _judged(outcome, op, input_types, expected_types)
+    return _judged(outcome, op, input_types, expected_types, label)
 
 
 def _rounded(expected: np.ndarray, dtype: np.dtype) -> np.ndarray:
