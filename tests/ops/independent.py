@@ -896,3 +896,44 @@ def embedding_segments_sum(op: Op, arrays: list[np.ndarray], types: list[TensorT
     weights = arrays[5].reshape(-1) if len(arrays) > 5 else None
     return [_bags(table, [int(v) for v in indices.reshape(-1)], [int(v) for v in segments.reshape(-1)], int(count),
                   weights, default, mean=False)]
+
+
+# ------------------------------------------------------------------------------------ images
+def _planes(op: Op, arrays: list[np.ndarray], height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Y [N, H, W] and U, V [N, H/2, W/2] from one plane (Y rows, then the chroma rows) or apart."""
+    nv12 = op.type_name.startswith("NV12")
+    if len(arrays) == 1:
+        plane = arrays[0][..., 0]
+        y, chroma = plane[:, :height], plane[:, height:]
+        width = y.shape[2]
+        if nv12:  # interleaved UV rows of width W: pairs (u, v)
+            pairs = chroma.reshape(chroma.shape[0], height // 2, width // 2, 2)
+            return y, pairs[..., 0], pairs[..., 1]
+        quarter = chroma.reshape(chroma.shape[0], -1)  # U (H/2 x W/2 values), then V
+        half = (height // 2) * (width // 2)
+        return (y, quarter[:, :half].reshape(-1, height // 2, width // 2),
+                quarter[:, half:].reshape(-1, height // 2, width // 2))
+    if nv12:
+        return arrays[0][..., 0], arrays[1][..., 0], arrays[1][..., 1]
+    return arrays[0][..., 0], arrays[1][..., 0], arrays[2][..., 0]
+
+
+@formulation("NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR")
+def yuv_to_rgb(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """BT.601 video range in f32, each pixel from its Y and its 2x2 block's U and V: r = 1.164(y-16) + 1.596(v-128),
+    g = 1.164(y-16) - 0.391(u-128) - 0.813(v-128), b = 1.164(y-16) + 2.018(u-128), clipped to [0, 255] (u8
+    rounded half away from zero first)."""
+    height = types[0].shape.to_tuple()[1]
+    y, u, v = (p.astype(np.float32) for p in _planes(op, arrays, height))
+    u, v = (np.repeat(np.repeat(p, 2, axis=1), 2, axis=2) for p in (u, v))
+    c, d, e = y - np.float32(16), u - np.float32(128), v - np.float32(128)
+    f = np.float32
+    red = f(1.164) * c + f(1.596) * e
+    green = f(1.164) * c - f(0.391) * d - f(0.813) * e
+    blue = f(1.164) * c + f(2.018) * d
+    channels = [blue, green, red] if op.type_name.endswith("BGR") else [red, green, blue]
+    pixels = np.stack(channels, axis=-1)
+    if arrays[0].dtype == np.uint8:
+        rounded = np.sign(pixels) * np.floor(np.abs(pixels) + f(0.5))
+        return [np.clip(rounded, 0, 255).astype(np.int64)]
+    return [np.clip(pixels, 0, 255)]
