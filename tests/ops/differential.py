@@ -114,10 +114,10 @@ ALLOWED = _read_allowed(UNJUDGED_FILE)
 def configuration_key(op: Op, input_types: Sequence[TensorType], output_types: Sequence[TensorType],
                       label: str = "") -> str:
     """``Convolution-1 f64,f64 -> f64``: the op's title and the element types, then the test's ``label`` of the
-    configuration (``[nothing kept]``), the key of ``UNJUDGED_FILE``."""
+    configuration (``(undefined in C++)``), the key of ``UNJUDGED_FILE``."""
     inputs = ",".join(str(t.element_type) for t in input_types)
     key = f"{op.title()} {inputs} -> {','.join(str(t.element_type) for t in output_types)}"
-    return f"{key} [{label}]" if label else key
+    return f"{key} ({label})" if label else key
 
 
 def _judged(outcome: Outcome, op: Op, input_types: Sequence[TensorType],

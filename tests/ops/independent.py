@@ -937,3 +937,39 @@ def yuv_to_rgb(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> lis
         rounded = np.sign(pixels) * np.floor(np.abs(pixels) + f(0.5))
         return [np.clip(rounded, 0, 255).astype(np.int64)]
     return [np.clip(pixels, 0, 255)]
+
+
+# ------------------------------------------------------------------------------------ sorting
+@formulation("TopK")
+def top_k(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """Along the axis, the k largest (max) or smallest (min) values, ties to the lower index; sort "value" keeps
+    them in that order, "index" and "none" in the order of their indices."""
+    data, k = arrays
+    axis = op.axis % data.ndim  # type: ignore[attr-defined]
+    count = types[0].shape.to_tuple()[axis]
+    moved = np.moveaxis(data, axis, -1)
+    values = np.empty((*moved.shape[:-1], count), data.dtype)
+    indices = np.empty((*moved.shape[:-1], count), np.int64)
+    largest = op.mode == "max"  # type: ignore[attr-defined]
+    for position in itertools.product(*(range(d) for d in moved.shape[:-1])):
+        row = moved[position].tolist()
+        order = sorted(range(len(row)), key=lambda i: (-row[i] if largest else row[i], i))[:count]
+        if op.sort in ("index", "none"):  # type: ignore[attr-defined]
+            order = sorted(order)
+        values[position] = [row[i] for i in order]
+        indices[position] = order
+    return [np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis).astype(types[1].element_type.numpy_dtype)]
+
+
+@formulation("SearchSorted")
+def search_sorted(op: Op, arrays: list[np.ndarray], types: list[TensorType]) -> list[np.ndarray] | None:
+    """For each value, how many elements of its row of the sorted sequence are smaller (right_mode: not greater);
+    a 1-D sequence serves every value."""
+    sequence, values = arrays
+    result = np.zeros(values.shape, types[0].element_type.numpy_dtype)
+    for position in itertools.product(*(range(d) for d in values.shape)):
+        row = sequence if sequence.ndim == 1 else sequence[position[:-1]]
+        value = values[position]
+        below = [x <= value if op.right_mode else x < value for x in row.tolist()]  # type: ignore[attr-defined]
+        result[position] = sum(below)
+    return [result]

@@ -31,10 +31,10 @@ F64 = [TensorType(ElementType.F64, Shape.static((2,)))] * 2
 
 def test_a_configuration_nothing_judged_fails_and_is_named(fresh_tally, monkeypatch):
     monkeypatch.setattr(differential, "ALLOWED", [])
-    with pytest.raises(AssertionError, match=r"no oracle judged Add-1 f64,f64 -> f64 \[a label\]"):
+    with pytest.raises(AssertionError, match=r"no oracle judged Add-1 f64,f64 -> f64 \(a label\)"):
         differential._judged(Outcome(), Add(), F64, F64[:1], "a label")
     assert fresh_tally == {"unjudged": 1}
-    assert differential.UNLISTED == [f"{differential.CURRENT_TEST}: Add-1 f64,f64 -> f64 [a label]"]
+    assert differential.UNLISTED == [f"{differential.CURRENT_TEST}: Add-1 f64,f64 -> f64 (a label)"]
 
 
 def test_a_listed_configuration_is_counted_as_listed(fresh_tally, monkeypatch):
