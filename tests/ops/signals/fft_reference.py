@@ -135,3 +135,57 @@ def irdft(data: np.ndarray, axes: Sequence[int], lengths: Sequence[int]) -> np.n
                 extended[index][length - j] = (value[0], -value[1])
     extended = np.moveaxis(extended, -2, last)
     return fft(extended, [last], lengths, inverse=True)[..., 0]
+
+
+def padded_window(window: np.ndarray, frame_size: int) -> np.ndarray:
+    """``pad_window``: the window copied to offset ``(frame_size - len) / 2`` of ``frame_size`` zeros."""
+    padded = np.zeros(frame_size, F)
+    start = (frame_size - min(window.shape[0], frame_size)) // 2
+    padded[start:start + window.shape[0]] = window
+    return padded
+
+
+def stft(signal: np.ndarray, window: np.ndarray, frame_size: int, frame_step: int,
+         transpose_frames: bool) -> np.ndarray:
+    """The reference's ``stft``: each frame times the padded window (f32 products), its ``rdft``."""
+    batched = signal.astype(F).reshape(-1, signal.shape[-1])
+    pad = padded_window(window.astype(F), frame_size)
+    frames = (batched.shape[1] - frame_size) // frame_step + 1
+    out = np.zeros((batched.shape[0], frames, frame_size // 2 + 1, 2), F)
+    for batch in range(batched.shape[0]):
+        for frame in range(frames):
+            start = frame * frame_step
+            piece = np.array([F(v * w) for v, w in zip(batched[batch, start:start + frame_size], pad, strict=True)], F)
+            out[batch, frame] = rdft(piece, [0], [frame_size])
+    if transpose_frames:
+        out = out.transpose(0, 2, 1, 3)
+    return out.reshape(signal.shape[:-1] + out.shape[1:])
+
+
+def istft(data: np.ndarray, window: np.ndarray, frame_size: int, frame_step: int, length: int, center: bool,
+          normalized: bool) -> np.ndarray:
+    """The reference's ``istft``: each frame's ``irdft`` times the padded window, overlap-added frame after frame with
+    the squared window, divided (``* sqrt(frame_size)`` first when normalized), the centre cut."""
+    batched = data.astype(F).reshape((-1,) + data.shape[-3:])
+    frames = batched.shape[2]
+    full = (frames - 1) * frame_step + frame_size
+    final = length if length > 0 else (full - (frame_size & ~1) if center else full)
+    pad = padded_window(window.astype(F), frame_size)
+    squared = [F(w * w) for w in pad]
+    root = F(math.sqrt(frame_size))
+    out = np.zeros((batched.shape[0], final), F)
+    for batch in range(batched.shape[0]):
+        total = [F(0)] * full
+        weights = [F(0)] * full
+        for frame in range(frames):
+            signal = irdft(batched[batch, :, frame, :], [0], [frame_size])
+            start = frame * frame_step
+            for i in range(frame_size):
+                total[start + i] = total[start + i] + F(signal[i] * pad[i])
+                weights[start + i] = weights[start + i] + squared[i]
+        result = [(F(a * root) if normalized else a) / b if b != 0 else F(0) for a, b in zip(total, weights,
+                                                                                             strict=True)]
+        margin = frame_size // 2 if center else 0
+        kept = min(final, full - margin)
+        out[batch, :kept] = result[margin:margin + kept]
+    return out.reshape(data.shape[:-3] + (final,))

@@ -16,7 +16,9 @@ from irgraph.cli import ir_run
 from irgraph.ops.families.fft import FFT_TOLERANCE
 from irgraph.ops.signals.dft import DFT
 from irgraph.ops.signals.irdft import IRDFT
+from irgraph.ops.signals.istft import ISTFT
 from irgraph.ops.signals.rdft import RDFT
+from irgraph.ops.signals.stft import STFT
 from tests.ops.differential import assert_values_close
 from tests.ops.signals import fft_reference
 
@@ -67,4 +69,45 @@ def test_ir_run_runs_openvinos_fourier_ir(tmp_path, capsys):
     on_cpu = {next(iter(port.get_names())): np.asarray(value) for port, value in compiled({"x": x}).items()}
     for name in got:
         np.testing.assert_allclose(got[name], on_cpu[name], atol=2e-6, err_msg=name)  # lengths 8 and 3, values below 20
+    assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_ir_run_runs_openvinos_stft_ir(tmp_path, capsys):
+    """signal [2, 64] -> STFT (frame 16, step 4, Hann window of 15, frames transposed) -> ISTFT (centred) back."""
+    signal = ov16.parameter([2, 64], ov.Type.f32, name="signal")
+    window = ov16.constant(np.hanning(17)[1:-1].astype(np.float32))
+    size, step = ov16.constant(np.array(16, np.int64)), ov16.constant(np.array(4, np.int64))
+    spectrum = ov16.stft(signal, window, size, step, True)
+    back = ov16.istft(spectrum, window, size, step, False, False)
+    results = [ov16.result(spectrum), ov16.result(back)]
+    for result, name in zip(results, ("spectrum", "back"), strict=True):
+        result.output(0).get_tensor().set_names({name})
+    xml = tmp_path / "stft.xml"
+    ov.save_model(ov.Model(results, [signal], "stft"), xml, compress_to_fp16=False)
+    text = xml.read_text()
+    assert 'type="STFT" version="opset15"' in text and 'type="ISTFT" version="opset16"' in text
+    x = np.random.default_rng(8).uniform(-1, 1, (2, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", signal=x)
+    code = ir_run.main([str(xml), "--inputs", str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz")])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), out + err
+    with np.load(tmp_path / "out.npz") as written:
+        got = {name: written[name] for name in written.files}
+    hann = np.hanning(17)[1:-1].astype(np.float32)
+    spectrum_expected = fft_reference.stft(x, hann, 16, 4, True)
+    back_expected = fft_reference.istft(spectrum_expected, hann, 16, 4, -1, False, False)
+    assert got["spectrum"].shape == (2, 9, 13, 2) and got["back"].shape == (2, 64)
+    stft_inputs = [x, hann, np.array(16), np.array(4)]
+    assert_values_close(got["spectrum"], spectrum_expected, STFT.tolerance, "STFT vs the ported reference",
+                        STFT(transpose_frames=True).term_magnitudes(stft_inputs)[0])
+    istft_op = ISTFT(center=False, normalized=False)
+    istft_inputs = [spectrum_expected, hann, np.array(16), np.array(4)]
+    assert_values_close(got["back"], back_expected, ISTFT.tolerance, "ISTFT vs the ported reference",
+                        istft_op.term_magnitudes(istft_inputs)[0])
+    np.testing.assert_allclose(got["back"][:, :-1], x[:, :-1], atol=1e-6)
+    assert got["back"][:, -1].tolist() == [0.0, 0.0]  # the window (15 in 16) leaves the last sample uncovered
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    on_cpu = {next(iter(port.get_names())): np.asarray(value) for port, value in compiled({"signal": x}).items()}
+    for name in got:
+        np.testing.assert_allclose(got[name], on_cpu[name], atol=2e-6, err_msg=name)
     assert ir.validate(ir.read_model(xml)) == []
