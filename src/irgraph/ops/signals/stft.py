@@ -79,10 +79,10 @@ def check_computed(dtype: np.dtype, op: str) -> None:
 @register
 @dataclass(frozen=True)
 class STFT(Op):
-    """The RDFT of each frame of ``signal`` ``[batch?, length]`` times the centred window: ``[batch?, frames,
-    frame_size // 2 + 1, 2]`` (frames and bins swapped when ``transpose_frames``).
+    """The half spectrum of each windowed frame of a real ``signal``: ``[batch?, frames, bins, 2]``.
 
-    As OpenVINO's reference: frames at ``i * frame_step`` while they fit, the window product in f32, each
+    ``bins`` is ``frame_size // 2 + 1``, the window is centred in the frame, and ``transpose_frames`` swaps
+    frames and bins. As OpenVINO's reference: frames at ``i * frame_step`` while they fit, the window product in f32, each
     frame's RDFT computed as RDFT-9's (see irgraph.ops.families.fft), f16 and bf16 through f32. f64 uses
     exact twiddles. Spec: STFT-15.
     """
