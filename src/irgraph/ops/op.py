@@ -237,6 +237,9 @@ class Op:
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
+    reads_values: ClassVar[bool] = True
+    """False for ops whose outputs depend only on their inputs' shapes (ShapeOf): a comparison with another
+    runtime holds them exact whatever rounding their inputs carry."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
