@@ -118,8 +118,9 @@ class OpVersion:
 
 @functools.cache
 def all_versions() -> tuple[OpVersion, ...]:
-    """Every catalogued op version, sorted by type and version."""
-    return tuple(OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
+    """Every catalogued op version, sorted by type and version (MaxPool-8 before MaxPool-14)."""
+    entries = (OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
+    return tuple(sorted(entries, key=lambda entry: (entry.type_name, entry.introduced)))
 
 
 @functools.cache
