@@ -24,6 +24,7 @@ class Divide(BinaryArithmetic):
     """
 
     type_name = "Divide"
+    introduced = 1
 
     m_pythondiv: bool = attribute(True)
 

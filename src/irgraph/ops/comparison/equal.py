@@ -13,4 +13,5 @@ class Equal(Comparison):
     """a == b with auto_broadcast (NaN compares as IEEE says). Spec: Equal-1."""
 
     type_name = "Equal"
+    introduced = 1
     compute = staticmethod(np.equal)

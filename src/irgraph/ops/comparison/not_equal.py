@@ -13,4 +13,5 @@ class NotEqual(Comparison):
     """a != b with auto_broadcast (NaN compares as IEEE says). Spec: NotEqual-1."""
 
     type_name = "NotEqual"
+    introduced = 1
     compute = staticmethod(np.not_equal)

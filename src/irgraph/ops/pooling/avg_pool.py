@@ -35,7 +35,7 @@ class AvgPool(Pooling):
     """
 
     type_name = "AvgPool"
-    opsets = range(1, 14)
+    introduced = 1
     tolerance = AVG_POOL_TOLERANCE
 
     attribute_order = ("kernel", "strides", "pads_begin", "pads_end", "exclude_pad", "auto_pad", "rounding_type")
@@ -92,8 +92,9 @@ class AvgPool(Pooling):
 @register
 @dataclass(frozen=True)
 class AvgPool14(AvgPool):
-    """AvgPool-1 plus ``rounding_type="ceil_torch"``. Spec: AvgPool-14 (opsets 14-16)."""
+    """AvgPool-1 plus ``rounding_type="ceil_torch"``. Spec: AvgPool-14 (opsets 14-15)."""
 
     type_name = "AvgPool"
-    opsets = range(14, 17)
+    introduced = 14
     rounding_types = ("floor", "ceil", "ceil_torch")
+
