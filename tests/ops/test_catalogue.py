@@ -252,5 +252,5 @@ def test_every_catalogued_type_and_opset_resolves_as_the_catalogue_says_whatever
     assert {verdict for verdict in verdicts.values() if verdict in implemented} == set(implemented)
     assert verdicts["Reverse opset1"] == "Reverse-1" and verdicts["Reverse opset8"] == "invalid"
     assert verdicts["ShuffleChannels opset2"] == "invalid" and verdicts["shufflechannels opset3"] == "ShuffleChannels-1"
-    assert verdicts["AvgPool opset15"] == "AvgPool-14" and verdicts["AvgPool opset16"] == "standard"
+    assert verdicts["AvgPool opset15"] == "AvgPool-14" and verdicts["AvgPool opset16"] == "AvgPool-16"
     assert verdicts["LogicalXor opset1"] == "LogicalXor-2" and verdicts["Xor opset2"] == "invalid"

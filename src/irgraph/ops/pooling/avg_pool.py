@@ -1,4 +1,4 @@
-"""AvgPool-1 and AvgPool-14: the mean of each window, with or without the padding counted."""
+"""AvgPool-1, -14 and -16: the mean of each window, with or without the padding counted."""
 
 from __future__ import annotations
 
@@ -98,3 +98,25 @@ class AvgPool14(AvgPool):
     introduced = 14
     rounding_types = ("floor", "ceil", "ceil_torch")
 
+
+@register
+@dataclass(frozen=True)
+class AvgPool16(AvgPool14):
+    """AvgPool-14 plus ``dilations``. Spec: AvgPool-16 (opset 16; what OpenVINO's ONNX frontend makes of
+    every AveragePool).
+
+    A dilated window reads every ``dilation``-th element; the divisor is the taps inside the data, or
+    with ``exclude-pad="false"`` and padding the kernel size (its taps, not the dilated span), as
+    OpenVINO 2026.4.1's CPU plugin computes it (its reference folds no AvgPool).
+    """
+
+    type_name = "AvgPool"
+    introduced = 16
+    attribute_order = (*AvgPool.attribute_order, "dilations")  # as OpenVINO 2026.4.1 writes AvgPool-16
+
+    dilations: tuple[int, ...] = attribute(())
+
+    @property
+    def window_dilations(self) -> tuple[int, ...]:
+        """The dilations (ones when the attribute is empty, as OpenVINO writes the default)."""
+        return self.dilations or (1,) * len(self.kernel)
