@@ -234,6 +234,9 @@ class Op:
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
+    cpu_plugin_differs: ClassVar[str] = ""
+    """Where OpenVINO's CPU plugin computes otherwise than its reference, which irgraph follows: what the
+    plugin does, naming the OpenVINO release (docs/tolerances.md lists it; empty when they agree)."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
