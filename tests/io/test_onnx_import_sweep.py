@@ -324,9 +324,6 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     'base with a': (  # an integer base with a float exponent
         "test_pow_types_int32_float32", "test_pow_types_int64_float32",
     ),
-    'cannot have element type string': (  # IR's Equal takes no strings
-        "test_equal_string", "test_equal_string_broadcast",
-    ),
     'exclude_outside=1': (  # IR's cubic resize weighs samples outside
         "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
         "test_resize_upsample_scales_cubic_A_n0p5_exclude_outside",
