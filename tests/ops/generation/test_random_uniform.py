@@ -98,26 +98,23 @@ def test_repeated_runs_continue_the_stream_as_the_cpu_plugin_does(element_type, 
     compiled = ov.Core().compile_model(ov.Model([same_op(op)(*map(ov_constant, inputs)).output(0)], [], "ru"),
                                        "CPU", CPU_CONFIG)
     request = compiled.create_infer_request()
-    runner = Interpreter(random_uniform_model(op, inputs))
     computed_in = cpu_plugin_float_precision(compiled, "RandomUniform") if element_type.is_real else None
-    if element_type is ElementType.BF16 and computed_in == "f32":
-        # No native bf16 (AVX2): the plugin draws f32 numbers and rounds them to bf16 (docs/oracles.md); irgraph's
-        # own bf16 stream is judged by the reference above, on every CPU.
-        f32_op = dataclasses.replace(op, output_type=ElementType.F32)
-        f32_runner = Interpreter(random_uniform_model(f32_op, [inputs[0], *bounds(ElementType.F32, low, high)]))
-
-        def run_as_the_plugin() -> np.ndarray:
-            return round_float(f32_runner.run({})["out"], ml_dtypes.bfloat16)
+    # No native bf16 (AVX2): the plugin draws f32 numbers and rounds them to bf16 (docs/oracles.md); irgraph's own
+    # bf16 stream is judged by the reference above, on every CPU.
+    widened = element_type is ElementType.BF16 and computed_in == "f32"
+    assert widened or computed_in in (None, element_type.ir_name), f"{op!r} computed in {computed_in}"
+    if widened:
+        f32_inputs = [inputs[0], *bounds(ElementType.F32, low, high)]
+        runner = Interpreter(random_uniform_model(dataclasses.replace(op, output_type=ElementType.F32), f32_inputs))
     else:
-        assert computed_in in (None, element_type.ir_name), f"{op!r} computed in {computed_in}"
-
-        def run_as_the_plugin() -> np.ndarray:
-            return runner.run({})["out"]
+        runner = Interpreter(random_uniform_model(op, inputs))
     runs = []
     for _ in range(3):
         request.infer()
         expected = from_tensor(request.get_output_tensor(0))
-        got = run_as_the_plugin()
+        got = runner.run({})["out"]
+        if widened:
+            got = round_float(got, ml_dtypes.bfloat16)
         assert same_bits(got, expected), f"{op!r} computed in {computed_in} by the CPU plugin, run {len(runs)}"
         runs.append(got)
     assert (alignment == "pytorch") == same_bits(runs[0], runs[1])
