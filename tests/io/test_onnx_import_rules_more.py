@@ -5,6 +5,8 @@ computed or crossed bounds, Resize lengths, float8 saturation, the explanations;
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -306,11 +308,15 @@ def test_qlinear_conv_with_per_channel_scales_and_bias_agrees_with_the_onnx_refe
     np.testing.assert_array_equal(got, expected)
 
 
-def saturating_qlinear_conv(x: np.ndarray, w: np.ndarray, bias: np.ndarray, x_zero: int, multipliers: np.ndarray,
-                            y_zero: int) -> np.ndarray:
-    """QLinearConv (group 2, pads 1, strides [2, 1], zero weight zero points) as onnxruntime 1.31.1's MLAS runs it
-    without VNNI: channels-last patches (kernel row, column, channel), u8 x s8 products summed in adjacent pairs
-    saturated to int16, the input zero point taken off afterwards (x_zero * sum(w)), then requantized."""
+def mlas_qlinear_conv(proto: onnx.ModelProto, x: np.ndarray,
+                      sum_products: Callable[[np.ndarray], np.ndarray] = saturated_pair_sums) -> np.ndarray:
+    """The QLinearConv of ``qlinear_conv_case`` (group 2, pads 1, strides [2, 1], zero weight zero points) as
+    onnxruntime 1.31.1's MLAS runs it: channels-last patches (kernel row, column, channel), the raw u8 x s8
+    products summed by ``sum_products`` (without VNNI: in adjacent pairs saturated to int16), the input zero
+    point taken off afterwards (x_zero * sum(w)), then requantized."""
+    tensors = {t.name: onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
+    w, bias, x_zero, y_zero = tensors["w"], tensors["b"], int(tensors["xz"]), int(tensors["yz"])
+    multipliers = tensors["xs"] * tensors["ws"] / tensors["ys"]
     padded = np.pad(x[0].astype(np.int64), ((0, 0), (1, 1), (1, 1)), constant_values=x_zero)
     out_channels, group_channels, rows, columns = w.shape
     per_group = out_channels // (x.shape[1] // group_channels)
@@ -322,9 +328,9 @@ def saturating_qlinear_conv(x: np.ndarray, w: np.ndarray, bias: np.ndarray, x_ze
         for row in range(height):
             for column in range(width):
                 patch = padded[first:first + group_channels, 2 * row:2 * row + rows, column:column + columns]
-                total = saturated_pair_sums(patch.transpose(1, 2, 0).reshape(-1) * weights)
-                sum_ = total - x_zero * weights.sum() + bias[channel]
-                scaled = np.rint(np.float32(sum_) * multipliers[channel]) + y_zero
+                total = sum_products(patch.transpose(1, 2, 0).reshape(-1) * weights)
+                accumulated = total - x_zero * weights.sum() + bias[channel]
+                scaled = np.rint(np.float32(accumulated) * multipliers[channel]) + y_zero
                 y[0, channel, row, column] = np.clip(scaled, 0, 255)
     return y
 
@@ -334,13 +340,10 @@ def test_qlinear_conv_agrees_with_onnxruntime_as_documented_for_this_cpu():
     int16-saturated one on AVX2 or AVX-512 without VNNI (11 of these 108 values, off by up to 7: seen on an AMD
     EPYC with AVX2): which one this CPU must give follows from its flags (docs/oracles.md)."""
     proto, x = qlinear_conv_case()
-    exact = ir.run(ir.convert_onnx(proto), {"x": x})["y"]
-    tensors = {t.name: onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
-    multipliers = tensors["xs"] * tensors["ws"] / tensors["ys"]
-    saturated = saturating_qlinear_conv(x, tensors["w"], tensors["b"], int(tensors["xz"]), multipliers,
-                                        int(tensors["yz"]))
-    differ = saturated != exact
-    assert (int(differ.sum()), int(np.abs(saturated.astype(int) - exact).max())) == (11, 7)  # the EPYC's report
+    (exact,) = ReferenceEvaluator(proto).run(None, {"x": x})
+    assert np.array_equal(mlas_qlinear_conv(proto, x, lambda products: products.sum(axis=-1)), exact)
+    saturated = mlas_qlinear_conv(proto, x)  # differs from the exact one only by the saturation
+    assert (int((saturated != exact).sum()), int(np.abs(saturated.astype(int) - exact).max())) == (11, 7)  # EPYC's
     answers = {"exact (VNNI)": exact, "int16-saturated (no VNNI)": saturated}
     theirs = onnxruntime(proto, {"x": x})["y"]
     matched = [name for name, answer in answers.items() if np.array_equal(theirs, answer)]
