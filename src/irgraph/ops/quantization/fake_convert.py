@@ -76,6 +76,8 @@ class FakeConvert(Op):
 
     type_name = "FakeConvert"
     introduced = 13
+    cpu_plugin_differs = ("openvino 2026.4.1's plugin gives other f8e4m3 values than its reference for 54 of the "
+                          "63488 finite f16 values (as f32, scale 1.5, shift 0.25)")
     inputs = Inputs.optional(2, InputSpec("data"), InputSpec("scale"), InputSpec("shift"))
 
     destination_type: str = attribute()
