@@ -116,10 +116,7 @@ class Interpreter:
     def _prepare(self) -> None:
         model = self.model
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
-        for node in model:
-            reason = node.op.cannot_run_reason
-            if reason is not None:
-                raise EvaluationError(reason, node.location)
+        _refuse_blockers(model)
         for parameter in model.parameters:
             if parameter.op.element_type.is_dynamic:  # type: ignore[attr-defined]
                 raise EvaluationError(
@@ -372,6 +369,42 @@ class Interpreter:
                 for position, kept in list(self._kept.items()):
                     if np.may_share_memory(kept, values[slot]):
                         del self._kept[position]
+
+
+SHOWN_LINES = 5
+"""A reason many layers share names this many of their lines."""
+
+
+def _refuse_blockers(model: Model) -> None:
+    """Raise one EvaluationError naming every reason a layer of ``model`` (bodies included) cannot run, each
+    once with its layers' lines, located at the first such layer; nothing when every layer can run."""
+    blockers: dict[str, list[Node]] = {}
+    pending = [model]
+    while pending:
+        graph = pending.pop(0)
+        for node in graph:
+            reason = node.op.cannot_run_reason
+            if reason is not None:
+                blockers.setdefault(reason, []).append(node)
+            pending.extend(body.model for body in node.bodies)
+    if not blockers:
+        return
+    first = next(iter(blockers.values()))[0]
+    if len(blockers) == 1:
+        ((reason, nodes),) = blockers.items()
+        raise EvaluationError(reason + (f" ({_layers_text(nodes)})" if len(nodes) > 1 else ""), first.location)
+    listing = " ".join(f"{number}) {reason} ({_layers_text(nodes)})."
+                       for number, (reason, nodes) in enumerate(blockers.items(), 1))
+    raise EvaluationError(f"{len(blockers)} kinds of layers in this model cannot run: {listing}", first.location)
+
+
+def _layers_text(nodes: list[Node]) -> str:
+    """``layer 'conv1' at line 12`` or ``3 layers, at lines 12, 40, 77``."""
+    lines = [str(node.location.line) for node in nodes if node.location.line is not None]
+    if len(nodes) == 1:
+        return f"layer {nodes[0].name!r}" + (f" at line {lines[0]}" if lines else "")
+    shown = ", ".join(lines[:SHOWN_LINES]) + (", ..." if len(lines) > SHOWN_LINES else "")
+    return f"{len(nodes)} layers" + (f", at lines {shown}" if lines else "")
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
