@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, IrParseError, Location, printable
+from irgraph.errors import IrError, IrParseError, Location, MissingDependencyError, printable
 from irgraph.npz import is_ml_dtype
 
 __all__ = [
@@ -32,10 +32,7 @@ __all__ = [
 PRECISIONS = ("f32", "f16", "bf16")
 """OpenVINO inference precision hints ``--precision`` takes."""
 
-INSTALL_HINT = "install it with: pip install 'irgraph[oracle]'"
-
-
-class BackendUnavailableError(IrError):
+class BackendUnavailableError(MissingDependencyError):
     """The reference runtime (openvino, onnxruntime) is not installed."""
 
 
@@ -60,7 +57,7 @@ def require(name: str) -> None:
 
 def _unavailable(name: str) -> BackendUnavailableError:
     return BackendUnavailableError(f"comparing with {name} needs the {name} package, which is not installed: "
-                                   f"{INSTALL_HINT}")
+                                   f"pip install {name} (in a clone of irgraph: pip install -e '.[oracle]')")
 
 
 def _import(name: str) -> ModuleType:
@@ -153,6 +150,7 @@ def run_openvino(
                 raise BackendError(f"openvino's model has an input {candidates[0]!r} that the run was not given",
                                    Location(file=path))
             inputs[position] = _tensor(ov, feeds[name])
+        _require_device(core, device)
         compiled = core.compile_model(model, device, {"INFERENCE_PRECISION_HINT": precision})
         request = compiled.create_infer_request()
         request.infer(inputs)
@@ -164,6 +162,24 @@ def run_openvino(
     names = [*named, *(f"{name}:{index}" for name, op in layers.items() for index in range(op.get_output_size()))]
     found = [None if match is None else Found(arrays[where[_port_key(match[0])]], match[1]) for match in matched]
     return ReferenceRun(found, list(dict.fromkeys(names)))
+
+
+VIRTUAL_DEVICES = ("AUTO", "MULTI", "HETERO", "BATCH")
+"""OpenVINO's devices that run on others, named after a colon (``AUTO:GPU,CPU``)."""
+
+
+def _require_device(core: Any, device: str) -> None:
+    """Raise BackendUnavailableError naming the devices this machine has when ``device`` (or a device a virtual
+    one lists) is not among them: OpenVINO would report the first library its plugin failed to load."""
+    head, _, listed = device.partition(":")
+    wanted = [name for name in listed.split(",") if name] if head in VIRTUAL_DEVICES else [device]
+    available = list(core.available_devices)
+    bases = {name.split(".")[0] for name in available}  # names are case-sensitive, as OpenVINO takes them
+    for name in wanted:
+        base = name.split("(")[0].split(".")[0].strip()
+        if base and base not in VIRTUAL_DEVICES and base not in bases:
+            raise BackendUnavailableError(f"openvino has no device {name!r} on this machine; its devices: "
+                                          f"{', '.join(available) or 'none'} (--device)")
 
 
 def _tensor(ov: ModuleType, array: np.ndarray) -> Any:
