@@ -21,7 +21,7 @@ import numpy as np
 
 import irgraph
 from irgraph import compare, npz
-from irgraph.errors import IrError, IrIOError, Location, printable
+from irgraph.errors import IrError, IrIOError, Location, MissingDependencyError, printable
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
 from irgraph.npz import Expect, NpzArchive
@@ -44,7 +44,7 @@ class CliError(Exception):
 
 
 # ------------------------------------------------------------------------------------ parsers
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``error: ...``) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -53,9 +53,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def make_parser(prog: str, description: str, examples: str) -> argparse.ArgumentParser:
-    """A parser with ``--debug``, ``--version`` and an examples epilog."""
-    parser = _Parser(
+def make_parser(prog: str, description: str, examples: str, parser_class: type[Parser] | None = None
+                ) -> argparse.ArgumentParser:
+    """A parser (``parser_class``, a subclass of this module's) with ``--debug``, ``--version`` and an examples
+    epilog."""
+    parser = (parser_class or Parser)(
         prog=prog,
         description=description,
         epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
@@ -116,6 +118,8 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return EXIT_FAILURE
     except CliError as err:
         return report(str(err), err.exit_code, debug)
+    except MissingDependencyError as err:  # the environment, like a usage error: onnx, openvino, onnxruntime
+        return report(str(err), EXIT_USAGE, debug)
     except IrError as err:
         return report(str(err), EXIT_USAGE if isinstance(err, OSError) else EXIT_FAILURE, debug)
     except OSError as err:
