@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -110,6 +111,9 @@ class Interpreter:
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
+        self.on_step_time: Callable[[Node, float], None] | None = None
+        """Called with each layer after it ran and the seconds it took (``irgraph.profiling``); None: no clock
+        is read."""
         with paused_collector():
             self._prepare()
 
@@ -248,6 +252,11 @@ class Interpreter:
         """How many layers a run executes (Consts and constant sub-graphs are computed once, ahead)."""
         return len(self._plan)
 
+    @property
+    def planned_layers(self) -> list[Node]:
+        """The layers a run executes, in the order it runs them (``steps`` of them)."""
+        return [step.node for step in self._plan]
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         values = self._template.copy()
@@ -277,11 +286,15 @@ class Interpreter:
         limit = self.element_limit
         node = None
         on_step = self.on_step
+        on_step_time = self.on_step_time
+        started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
+                if on_step_time is not None:
+                    started = time.perf_counter()
                 arguments = [values[slot] for slot in inputs]
                 if kind == _JOIN:
                     produced: Sequence[Any] = (_join(op, arguments, limit),)
@@ -318,6 +331,8 @@ class Interpreter:
                 for slot in frees:
                     values[slot] = None
                 produced = value = None  # no stale references: _in_place counts them
+                if on_step_time is not None:
+                    on_step_time(node, time.perf_counter() - started)
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:

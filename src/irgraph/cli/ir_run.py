@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
@@ -40,6 +41,7 @@ from irgraph.interpreter import Interpreter
 from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.marking import reference_names
 from irgraph.npz import NpzArchive
+from irgraph.profiling import Profile
 from irgraph.progress import Progress
 from irgraph.state import run_steps, step_key
 
@@ -77,6 +79,8 @@ EXAMPLES = """\
   ir-run model.xml --val-range x:[0,255] --save-inputs in.json  # random data Polygraphy can --load-inputs
   ir-run model.xml --load-inputs in.json --save-outputs out.json # and its outputs as Polygraphy run results
   ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
+  ir-run model.xml --profile                                   # time of every layer and per op type
+  ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
   ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
 """
@@ -172,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
                              "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
                              "under its tensor name, else LAYER:PORT")
+    parser.add_argument("--profile", action="store_true",
+                        help="time every layer irgraph runs and print them (the most time first) and a summary per "
+                             "op type (layers, total, share); with --compare-with openvino beside OpenVINO's "
+                             "performance counters of the same layers (PERF_COUNT, benchmark_app -pc), matched by "
+                             "layer name; --json holds them as 'profile'")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
                         help="most iterations one TensorIterator or Loop may run (default: 1000000)")
@@ -315,14 +324,22 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         feeds_lib.save_inputs(args.save_inputs, feeds)
     arrays = {feed.name: feed.array for feed in feeds}
     layerwise = None
-    with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress:
+    profile = Profile.of(interpreter) if args.profile else None
+    timing = profile.attached(interpreter) if profile is not None else contextlib.nullcontext()
+    with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress, \
+            timing:
         if args.compare_with is not None:
             layerwise = _compare_with(args, interpreter, arrays, atol, rtol, overrides, progress)
             outputs = layerwise.values
         else:
             progress.stage(f"running {os.path.basename(args.model)}", interpreter.steps)
             interpreter.on_step = progress.step if progress.enabled else None
+            started = time.perf_counter()
             outputs = run_steps(interpreter, arrays, args.steps)
+            if profile is not None:
+                profile.run_seconds = time.perf_counter() - started
+    if profile is not None and layerwise is not None and layerwise.counters is not None:
+        profile.add_counters(layerwise.counters, layerwise.reference)
     stored = {key: common.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
@@ -345,12 +362,17 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         summary = _summary(args, feeds, stored, marked, comparison)
+        if profile is not None:
+            summary["profile"] = profile.to_json()
         if layerwise is not None:
             summary["compare_with"] = layerwise.to_json()
             summary["ok"] = layerwise.passed
         print(json.dumps(summary, indent=2))
     else:
         print("\n".join(_stats_lines(stored, marked, compared_below=layerwise is not None)))
+        if profile is not None:
+            print()
+            print("\n".join(profile.format()))
         if comparison is not None:
             print()
             print(format_comparison(comparison, args.compare))
@@ -472,7 +494,10 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
             return compare_with_openvino(
                 interpreter, feeds, xml=reference_model or args.model,
                 weights=None if reference_model else args.weights, device=args.device,
-                precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress)
+                precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress,
+                profile=args.profile)
+        if args.profile:
+            common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
         return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides,
                                         progress=progress)
     except BackendUnavailableError as err:
