@@ -254,3 +254,13 @@ def test_an_onnx_file_is_named_as_such_with_the_command_to_convert_it(tool: str,
     assert capsys.readouterr().err == (
         f"error: {renamed}: this is an ONNX model, not OpenVINO IR (.xml); name it {tmp_path / 'model.onnx'} and "
         f"convert it first: ir-convert {tmp_path / 'model.onnx'} {tmp_path / 'model.xml'}\n")
+
+
+def test_the_layer_view_escapes_names_from_the_file(tmp_path: Path, capsys) -> None:
+    sample = SAMPLES / "dml-split-axis2"
+    xml = (sample / "model.xml").read_text().replace('name="split" type=', 'name="sp&#x202E;lit&#x1b;[31m" type=')
+    (tmp_path / "model.xml").write_text(xml)
+    (tmp_path / "model.bin").write_bytes((sample / "model.bin").read_bytes())
+    code, out, _ = run(capsys, tmp_path / "model.xml", "--layer", "3")
+    assert code == 0 and "\x1b" not in out and "\u202e" not in out
+    assert out.startswith(f"layer 3 'sp\\u202elit\\x1b[31m' (VariadicSplit-1) at {tmp_path / 'model.xml'}:29\n")

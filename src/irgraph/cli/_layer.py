@@ -294,11 +294,11 @@ def format_layer(described: dict[str, object]) -> str:
     where = f"{described['file']}:{described['line']}" if described["line"] else str(described["file"] or "")
     version = str(described["version"]).removeprefix("opset")
     head = f"layer {described['id']} {described['name']!r} ({described['type']}-{version})"
-    lines = [head + (f" at {where}" if where else "")]
+    lines = [printable(head + (f" at {where}" if where else ""))]
     within = described["within"]
     assert isinstance(within, list)
     if within:
-        lines.append(f"in the body of {' > '.join(within)}")
+        lines.append(printable(f"in the body of {' > '.join(within)}"))
     if "output_key" in described:
         lines.append(f"model output {described['output_key']!r}")
     inputs, outputs = described["inputs"], described["outputs"]
