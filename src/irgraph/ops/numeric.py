@@ -80,6 +80,11 @@ def _truncate(values: np.ndarray, bits: int) -> np.ndarray:
     return np.where(inside, truncated, low).astype(np.int64)
 
 
+def truncate_to_int64(values: np.ndarray) -> np.ndarray:
+    """``static_cast<int64_t>`` of f32/f64 ``values`` on x86-64: toward zero; NaN and out of range give INT64_MIN."""
+    return _truncate(values, 64)
+
+
 def _float_to_integer(values: np.ndarray, target: ElementType, source: ElementType) -> np.ndarray:
     """Float (f32 or f64) ``values`` -> the integer ``target``'s values as int64/uint64 before wrapping."""
     if target is ElementType.U32 and source is ElementType.F32:
