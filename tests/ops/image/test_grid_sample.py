@@ -17,7 +17,16 @@ from irgraph.errors import OpError
 from irgraph.ops.image.grid_sample import MODES, PADDING_MODES, GridSample
 from irgraph.ops.registry import lookup
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_constant, ov_ops, ov_reference, same_op
+from tests.ops.differential import (
+    OP_EXAMPLES,
+    check_op,
+    check_types,
+    ov_constant,
+    ov_ops,
+    ov_parameter,
+    ov_reference,
+    same_op,
+)
 from tests.ops.helpers import infer, tt
 from tests.ops.ir_cli import assert_openvino_ir_runs
 
@@ -208,8 +217,7 @@ def test_refused_as_openvino_refuses(inputs, message):
     assert str(refusal.value).startswith(message)
     build = same_op(GridSample())
     with pytest.raises(RuntimeError, match=message.split(" Got")[0].replace("[", r"\[").replace("]", r"\]")):
-        build(*[ov_ops.parameter(t.shape.to_ir().split(","), np.float32 if t.element_type.is_real else np.int32)
-                for t in inputs])
+        build(*[ov_parameter(t) for t in inputs])
 
 
 def test_reflection_of_a_point_beyond_int64_is_refused():

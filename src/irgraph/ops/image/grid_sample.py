@@ -31,7 +31,7 @@ import numpy as np
 
 from irgraph.errors import OpError
 from irgraph.ops.image.interpolate import cubic_coefficients
-from irgraph.ops.numeric import round_float, truncate_to_int64
+from irgraph.ops.numeric import round_float, truncate_to_int
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
 from irgraph.shapes import Dim, Shape, TensorType
@@ -163,7 +163,7 @@ class GridSample(Op):
         if not interpolates:
             taps = _Taps.of(data, self.padding_mode, self.align_corners)
             with np.errstate(invalid="ignore"):
-                sampled = taps.read(truncate_to_int64(np.rint(y)), truncate_to_int64(np.rint(x)))
+                sampled = taps.read(truncate_to_int(np.rint(y)), truncate_to_int(np.rint(x)))
             return [np.ascontiguousarray(np.moveaxis(sampled, -1, 1))]
         blend = _compute_dtype(data.dtype)
         taps = _Taps.of(data.astype(blend, copy=False), self.padding_mode, self.align_corners)
@@ -183,8 +183,8 @@ class GridSample(Op):
         """Four taps; the fractions cast to the data's type weight them."""
         top, left = np.floor(y), np.floor(x)
         dy, dx = (y - top).astype(blend)[..., None], (x - left).astype(blend)[..., None]
-        row0, col0 = truncate_to_int64(top), truncate_to_int64(left)
-        row1, col1 = truncate_to_int64(top + y.dtype.type(1)), truncate_to_int64(left + x.dtype.type(1))
+        row0, col0 = truncate_to_int(top), truncate_to_int(left)
+        row1, col1 = truncate_to_int(top + y.dtype.type(1)), truncate_to_int(left + x.dtype.type(1))
         one = blend(1)
         q0 = (one - dx) * taps.read(row0, col0) + dx * taps.read(row0, col1)
         q1 = (one - dx) * taps.read(row1, col0) + dx * taps.read(row1, col1)
@@ -197,8 +197,8 @@ class GridSample(Op):
         a = np.float32(-0.75)
         row_weights = [w[..., None] for w in cubic_coefficients(y - top, a)]
         column_weights = [w[..., None] for w in cubic_coefficients(x - left, a)]
-        first_row = truncate_to_int64(top - y.dtype.type(1))
-        first_column = truncate_to_int64(left - x.dtype.type(1))
+        first_row = truncate_to_int(top - y.dtype.type(1))
+        first_column = truncate_to_int(left - x.dtype.type(1))
         product = np.promote_types(y.dtype, blend).type
 
         def accumulate(total: np.ndarray, weight: np.ndarray, value: np.ndarray) -> np.ndarray:
