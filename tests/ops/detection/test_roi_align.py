@@ -280,3 +280,22 @@ def test_an_openvino_ir_runs_through_the_cli(version, tmp_path, capsys):
                                               2, 3, 0, 1.0, "avg"))
     assert_openvino_ir_runs(lambda d, r, b: ov_ops9.roi_align(d, r, b, 2, 3, 0, 0.25, "avg", "half_pixel"),
                             [features, rois, indices], tmp_path, capsys, expected=expected)
+
+
+@pytest.mark.values_judged_by_the_test
+@pytest.mark.parametrize("mode", POOLING_MODES)
+def test_f64_computes_in_f64(mode):
+    """openvino 2026.4.1 neither folds f64 nor runs it in its CPU plugin (f32 there). Integer maps, boxes on eighths,
+    power-of-two bins and sample counts: every step is exact in f32 and f64 alike, so the f64 result is the f32
+    reference's bit for bit."""
+    rng = np.random.default_rng(11)
+    features = rng.integers(-8, 9, (2, 3, 6, 7)).astype(np.float64)
+    rois = np.round(rng.uniform(-1, 8, (6, 4)) * 8) / 8
+    indices = rng.integers(0, 2, 6).astype(np.int32)
+    for pooled, ratio, scale in [(1, 1, 1.0), (2, 2, 0.5), (4, 1, 2.0), (2, 4, 1.0)]:
+        op = ROIAlign3(pooled_h=pooled, pooled_w=2, sampling_ratio=ratio, spatial_scale=scale, mode=mode)
+        (got,) = op.evaluate([features, rois, indices])
+        assert got.dtype == np.float64
+        node = ov_ops3.roi_align(ov_constant(features.astype(np.float32)), ov_constant(rois.astype(np.float32)),
+                                 ov_constant(indices), pooled, 2, ratio, scale, mode)
+        np.testing.assert_array_equal(got, ov_reference(node)[0].astype(np.float64))
