@@ -301,14 +301,6 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
         "test_affine_grid_2d_expanded", "test_affine_grid_3d", "test_affine_grid_3d_align_corners",
         "test_affine_grid_3d_align_corners_expanded", "test_affine_grid_3d_expanded",
     ),
-    'dilated average pooling': (  # IR's AvgPool has no dilations
-        "test_averagepool_2d_dilations",
-        "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_False",
-        "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
-        "test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_False",
-        "test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True",
-        "test_averagepool_3d_dilations_small",
-    ),
     'training_mode is not a constant false': (  # training-mode Dropout is random
         "test_training_dropout", "test_training_dropout_default", "test_training_dropout_default_mask",
         "test_training_dropout_mask", "test_training_dropout_zero_ratio", "test_training_dropout_zero_ratio_mask",
@@ -331,9 +323,6 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     ),
     'base with a': (  # an integer base with a float exponent
         "test_pow_types_int32_float32", "test_pow_types_int64_float32",
-    ),
-    'cannot have element type string': (  # IR's Equal takes no strings
-        "test_equal_string", "test_equal_string_broadcast",
     ),
     'exclude_outside=1': (  # IR's cubic resize weighs samples outside
         "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",

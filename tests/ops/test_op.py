@@ -104,13 +104,15 @@ def test_a_type_name_cannot_be_registered_twice():
     from dataclasses import dataclass
 
     from irgraph.ops import lookup, register
+    from irgraph.ops.registry import RegistrationError
 
     @dataclass(frozen=True)
     class OtherSplit(Op):
         type_name = "split"
+        introduced = 1
 
-    with pytest.raises(RuntimeError, match=re.escape("op type 'split' registered twice for one opset (Split, "
-                                                     "OtherSplit)")):
+    OtherSplit.__module__ = Split.__module__  # past the module check, to reach the duplicate check
+    with pytest.raises(RegistrationError, match=re.escape("Split-1 registered twice (Split, OtherSplit)")):
         register(OtherSplit)
     assert lookup("Split", "opset1") is Split
 

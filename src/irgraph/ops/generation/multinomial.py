@@ -95,7 +95,7 @@ class Multinomial(Op):
     Spec: Multinomial-13."""
 
     type_name = "Multinomial"
-    opsets = range(13, 17)
+    introduced = 13
     inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples", needs_value=True))
 
     convert_type: ElementType = attribute()

@@ -96,7 +96,7 @@ class _GatherND(Op):
 class GatherND(_GatherND):
     """GatherND-5: the output's batch dims flattened into one."""
 
-    opsets = range(5, 8)
+    introduced = 5
 
 
 @register
@@ -104,5 +104,5 @@ class GatherND(_GatherND):
 class GatherND8(_GatherND):
     """GatherND-8: the output keeps the batch dims."""
 
-    opsets = range(8, 17)
+    introduced = 8
     flattens_batch = False

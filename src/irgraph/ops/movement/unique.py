@@ -54,7 +54,7 @@ class Unique(Op):
     """
 
     type_name = "Unique"
-    opsets = range(10, 17)
+    introduced = 10
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis", needs_value=True))
 
     sorted: bool = attribute(True)

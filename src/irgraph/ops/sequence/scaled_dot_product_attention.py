@@ -33,7 +33,7 @@ class ScaledDotProductAttention(Op):
     masks every key gives NaN, as the pseudo-code does. Spec: ScaledDotProductAttention-13."""
 
     type_name = "ScaledDotProductAttention"
-    opsets = range(13, 17)
+    introduced = 13
     inputs = Inputs.optional(3, InputSpec("query"), InputSpec("key"), InputSpec("value"), InputSpec("attention_mask"),
                              InputSpec("scale"))
     tolerance = Tolerance(ulp=64, eps=64)
