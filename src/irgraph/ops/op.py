@@ -234,6 +234,9 @@ class Op:
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
+    reads_values: ClassVar[bool] = True
+    """False for ops whose outputs depend only on their inputs' shapes (ShapeOf): a comparison with another
+    runtime holds them exact whatever rounding their inputs carry."""
     cpu_plugin_differs: ClassVar[str] = ""
     """Where OpenVINO's CPU plugin computes otherwise than its reference, which irgraph follows: what the
     plugin does, naming the OpenVINO release (docs/tolerances.md lists it; empty when they agree)."""

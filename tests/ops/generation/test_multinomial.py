@@ -126,6 +126,16 @@ def test_more_samples_than_classes_without_replacement_is_refused():
     assert op.evaluate([np.array([[0.5, 0.5]], np.float32), np.array(0)])[0].shape == (1, 0)
 
 
+def test_probabilities_without_classes_are_refused():
+    """openvino 2026.4.1's CPU plugin returns uninitialised memory for probs [2, 0] (irgraph raised NumPy's ValueError
+    before); nothing to sample is refused, no samples or no rows is an empty answer."""
+    op = Multinomial(convert_type=ElementType.I64, with_replacement=False, log_probs=False, global_seed=1, op_seed=2)
+    with pytest.raises(OpError, match=r"3 samples asked from probabilities with no class \(shape \[2,0\]\)"):
+        op.evaluate([np.zeros((2, 0), np.float32), np.array(3)])
+    assert op.evaluate([np.zeros((2, 0), np.float32), np.array(0)])[0].shape == (2, 0)
+    assert op.evaluate([np.zeros((0, 0), np.float32), np.array(3)])[0].shape == (0, 3)
+
+
 def test_zero_seeds_are_not_deterministic():
     op = Multinomial(convert_type=ElementType.I64, with_replacement=True, log_probs=False)
     probs = np.full((1, 1000), 1.0, np.float32)
