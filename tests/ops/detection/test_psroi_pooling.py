@@ -175,6 +175,8 @@ def test_refused_where_openvino_reads_outside():
         _run(data, [[0, 3, 0, 0, 1]])
     with pytest.raises(OpError, match="a sample lies before the map"):
         _run(data, [[0, -1, 0, 0.2, 1]], output_dim=4, group_size=1, mode="bilinear")  # centre x -1.2
+    with pytest.raises(OpError, match=r"no pixel to pool in data of shape \[2,4,4,0\]"):
+        _run(np.ones((2, 4, 4, 0), np.float32), [[0, 0, 0, 1, 1]])
     with pytest.raises(OpError, match="NaN box coordinate"):
         _run(data, [[0, np.nan, 0, 1, 1]])
     with pytest.raises(OpError, match="Expected 'average' or 'bilinear' mode. Got max"):

@@ -115,6 +115,8 @@ class PSROIPooling(Op):
         shape = (rois.shape[0], self.output_dim, self.group_size, self.group_size)
         if not np.prod(shape):
             return [np.zeros(shape, data.dtype)]
+        check(data.shape[2] > 0 and data.shape[3] > 0, "PSROIPooling has no pixel to pool in data of shape "
+              f"{shape_text(data.shape)} (OpenVINO's reference reads outside it)")
         batch = truncate_to_int(rois[:, 0].astype(np.float64), 32)
         outside = (batch < 0) | (batch >= data.shape[0])
         if outside.any():
