@@ -23,8 +23,9 @@ from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, o
 from tests.ops.helpers import infer, tt
 from tests.ops.ir_cli import assert_openvino_ir_runs
 
-CPU_TOLERANCE = Tolerance(ulp=8, eps=16)
-"""openvino 2026.4.1's CPU plugin interpolates bilinear samples in its own order: within 4 f32 ULP here."""
+CPU_TOLERANCE = Tolerance(ulp=8, eps=64)
+"""openvino 2026.4.1's CPU plugin interpolates bilinear samples in its own order: a few f32 ULP, or of the inputs'
+magnitude (up to 10 here) where the differences of neighbouring pixels cancel."""
 
 
 @st.composite

@@ -30,8 +30,9 @@ from tests.ops.differential import (
 from tests.ops.helpers import infer, tt
 from tests.ops.ir_cli import assert_openvino_ir_runs
 
-CPU_TOLERANCE = Tolerance(ulp=4, eps=16)
-"""The CPU plugin sums a sample's four weighted taps in its own order: a few f32 ULP, absolutely where they cancel."""
+CPU_TOLERANCE = Tolerance(ulp=4, eps=64)
+"""The CPU plugin sums a sample's four weighted taps in its own order: a few f32 ULP, or of the inputs' magnitude (up
+to 10 here) where they cancel."""
 SCALES = [1.0, 0.5, 0.25, 0.0625, 0.3, 2.0]
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -77,6 +78,10 @@ def test_roi_align9_matches_the_cpu_plugin(data):
     """openvino 2026.4.1 folds no ROIAlign-9: its CPU plugin judges f32 (a few ULP apart: CPU_TOLERANCE)."""
     features, rois, indices, attributes = data.draw(configuration(specials=False))
     op = ROIAlign9(**attributes, aligned_mode=data.draw(st.sampled_from(ALIGNED_MODES)))
+    if op.aligned_mode != "asymmetric" and op.sampling_ratio == 0:
+        # a reversed box's bins are negative: OpenVINO's reference stops there (and irgraph refuses, see
+        # test_refused_where_openvino_reads_outside_or_stops), its CPU plugin samples anyway
+        rois = np.concatenate([np.minimum(rois[:, :2], rois[:, 2:]), np.maximum(rois[:, :2], rois[:, 2:])], axis=1)
     inputs = [features.astype(np.float32), rois.astype(np.float32), indices.astype(np.int32)]
     check_op(op, inputs, same_op(op), cpu_tolerance=CPU_TOLERANCE)
 
@@ -236,6 +241,10 @@ def test_refused_where_openvino_reads_outside_or_stops():
         _run3(data, [[0, 0, 1, 1]], [-1])
     with pytest.raises(OpError, match=r"ROI 0 has bins of nan x .* no sampling ratio"):
         _run3(data, [[np.nan, 0, 1, 1]], sampling_ratio=0)
+    reversed_box = ROIAlign9(pooled_h=1, pooled_w=1, sampling_ratio=0, spatial_scale=1.0, mode="avg",
+                             aligned_mode="half_pixel")  # not widened: bins of -2 pixels
+    with pytest.raises(OpError, match="ROI 0 has bins of -2.0 x 1.0 pixels: no sampling ratio"):
+        reversed_box.evaluate([data, np.array([[3, 0, 1, 1]], np.float32), np.zeros(1, np.int32)])
     with pytest.raises(OpError, match="no pixel to sample"):
         _run3(np.ones((1, 1, 0, 4), np.float32), [[0, 0, 1, 1]])
     with pytest.raises(OpError, match="sampling_ratio must be non-negative"):
