@@ -4,6 +4,7 @@ reference on generated configurations (the ONNX project's node cases run in test
 from __future__ import annotations
 
 import itertools
+import zlib
 
 import numpy as np
 import onnxruntime as ort
@@ -17,8 +18,9 @@ from irgraph.ops.detection.roi_align import ROIAlign9
 from irgraph.ops.image.grid_sample import GridSample
 
 F = TensorProto.FLOAT
-ULPS = 4
-"""onnxruntime interpolates in its own order (and clips coordinates where IR clamps taps): a few f32 ULP apart."""
+ULPS = {"bicubic": 8, "bilinear": 4, "nearest": 0, "roi": 4}
+"""Bounds in f32 eps of max(|value|, 1): onnxruntime interpolates in its own order (and clips coordinates where IR
+clamps taps). Over 300 seeds bilinear stayed within 2, bicubic within 4.5, nearest and RoiAlign exact or 2."""
 
 
 def _model(node, inputs, opset):
@@ -36,10 +38,10 @@ def _onnxruntime(proto, feeds):
     return session.run(None, feeds)[0]
 
 
-def _close(got, expected, what):
+def _close(got, expected, what, ulps):
     scale = np.maximum(np.abs(expected), 1.0)
     assert got.shape == expected.shape and got.dtype == expected.dtype, what
-    bad = np.abs(got.astype(np.float64) - expected) > ULPS * np.finfo(np.float32).eps * scale
+    bad = np.abs(got.astype(np.float64) - expected) > ulps * np.finfo(np.float32).eps * scale
     assert not bad.any(), f"{what}: {got[bad][:4]} vs {expected[bad][:4]}"
 
 
@@ -53,7 +55,7 @@ def test_grid_sample_agrees_with_onnxruntime_and_onnx_reference(opset, mode, pad
     node = helper.make_node("GridSample", ["x", "grid"], ["y"], mode=name, padding_mode=padding_mode,
                             align_corners=align_corners)
     proto = _model(node, [("x", F), ("grid", F)], opset)
-    rng = np.random.default_rng(hash((opset, mode, padding_mode, align_corners)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{opset}{mode}{padding_mode}{align_corners}".encode()))
     lines: list[str] = []
     converted = ir.convert_onnx(proto, explain=lines)
     assert [type(node.op) for node in converted.nodes if type(node.op).__name__ == "GridSample"] == [GridSample]
@@ -62,9 +64,9 @@ def test_grid_sample_agrees_with_onnxruntime_and_onnx_reference(opset, mode, pad
         x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
         grid = rng.uniform(-1.7, 1.7, (2, 3, 6, 2)).astype(np.float32)
         got = ir.run(converted, {"x": x, "grid": grid})["y"]
-        _close(got, _onnxruntime(proto, {"x": x, "grid": grid}), "onnxruntime")
+        _close(got, _onnxruntime(proto, {"x": x, "grid": grid}), "onnxruntime", ULPS[mode])
         if opset >= 20 and not (mode == "bicubic" and padding_mode == "border"):
-            _close(got, ReferenceEvaluator(proto).run(None, {"x": x, "grid": grid})[0], "onnx.reference")
+            _close(got, ReferenceEvaluator(proto).run(None, {"x": x, "grid": grid})[0], "onnx.reference", ULPS[mode])
 
 
 def test_volumetric_grid_sample_is_refused():
@@ -98,9 +100,9 @@ def test_roi_align_agrees_with_onnxruntime_and_onnx_reference(opset, transform, 
         feeds = {"x": x, "rois": rois, "batch": rng.integers(0, 2, 5).astype(np.int64)}
         got = ir.run(converted, feeds)["y"]
         if opset < 22:
-            _close(got, _onnxruntime(proto, feeds), "onnxruntime")
+            _close(got, _onnxruntime(proto, feeds), "onnxruntime", ULPS["roi"])
         if opset > 10:
-            _close(got, ReferenceEvaluator(proto).run(None, feeds)[0], "onnx.reference")
+            _close(got, ReferenceEvaluator(proto).run(None, feeds)[0], "onnx.reference", ULPS["roi"])
 
 
 def test_roi_align_max_is_refused_naming_the_difference():
