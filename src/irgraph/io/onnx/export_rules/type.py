@@ -1,13 +1,26 @@
 """Convert and ConvertLike: Cast. With ``fold_decompression`` a Convert of a constant float (OpenVINO's
-fp16-compressed weights) becomes an initializer of the converted values instead."""
+fp16-compressed weights) becomes an initializer of the converted values instead.
+
+u4/i4 weights (NNCF's int4 compression: a u4/i4 Const, Convert f16, Subtract, Multiply, Reshape, Convert f32):
+ONNX holds UINT4/INT4 tensors and Cast-21 converts them from opset 21, which onnxruntime 1.31.1 runs; below
+opset 21 no ONNX op takes them, so the Const's values are stored widened to uint8/int8 (twice the bytes of the
+packed weights, half those of f16) and cast from there, the same values.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from irgraph.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.type.convert import Convert
 from irgraph.ops.type.convert_like import ConvertLike
+
+INT4_OPSET = 21
+"""The opset of Cast-21, the first ONNX op that takes INT4/UINT4 tensors."""
+_WIDENED = {ElementType.U4: (ElementType.U8, np.uint8), ElementType.I4: (ElementType.I8, np.int8)}
 
 
 @exports(Convert)
@@ -19,7 +32,18 @@ def convert(node: Node, op: Convert, ctx: ExportContext) -> list:
         (folded,) = op.evaluate([value])
         ctx.define(ctx.outputs(node)[0], folded)
         return []
-    return [ctx.make(node, "Cast", ctx.inputs(node), ctx.outputs(node), to=onnx_type_code(op.destination_type))]
+    data = ctx.inputs(node)[0] if value is None or source not in _WIDENED or ctx.opset >= INT4_OPSET else \
+        _widened(node, ctx, value, source)
+    return [ctx.make(node, "Cast", [data], ctx.outputs(node), to=onnx_type_code(op.destination_type))]
+
+
+def _widened(node: Node, ctx: ExportContext, value: np.ndarray, source: ElementType) -> str:
+    """A constant u4/i4 input as a uint8/int8 initializer (no ONNX op before opset 21 takes 4-bit tensors)."""
+    wide, dtype = _WIDENED[source]
+    ctx.explain(f"layer {node.id} {node.name!r}: its {source} Const input is stored as {wide} (ONNX takes "
+                f"{'UINT4' if source is ElementType.U4 else 'INT4'} tensors from opset {INT4_OPSET}, Cast-21; "
+                f"this export writes opset {ctx.opset}): the same values in twice the bytes")
+    return ctx.initializer(node, f"{wide}", np.asarray(value).astype(dtype))
 
 
 @exports(ConvertLike)
