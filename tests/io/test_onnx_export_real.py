@@ -1,6 +1,8 @@
-"""IR -> ONNX export of what today's real OpenVINO exports contain (issue 25, item 6): NNCF's int4 weights. Each
-export runs in onnxruntime 1.31.1 with irgraph's values; each refusal that remains names the ONNX rule that
-forbids it."""
+"""IR -> ONNX export of what today's real OpenVINO exports contain (issue 25, item 6): NNCF's int4 weights, and
+the computed-shape patterns of YOLO, Phi-3, Swin, LR-ASPP, SSDLite and Whisper (VariadicSplit with computed i32
+lengths, Floor on integers, Roll over a dynamic dim, Interpolate with computed sizes, Gather on u32, Tile with
+computed repeats). Each export runs in onnxruntime 1.31.1 with irgraph's values; each refusal that remains names
+the ONNX rule that forbids it."""
 
 from __future__ import annotations
 
@@ -12,6 +14,17 @@ import pytest
 
 import irgraph as ir
 from irgraph.errors import ConversionError
+from irgraph.ops.arithmetic.ceiling import Ceiling
+from irgraph.ops.arithmetic.floor import Floor
+from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
+from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.movement.gather_elements import GatherElements
+from irgraph.ops.movement.gather_nd import GatherND8
+from irgraph.ops.movement.roll import Roll
+from irgraph.ops.movement.tile import Tile
+from irgraph.ops.movement.variadic_split import VariadicSplit
+from irgraph.ops.shape.reshape import Reshape
+from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.type.convert import Convert
 from tests.io.onnx_cases import same
 from tests.io.test_onnx_export import onnxruntime_run
@@ -92,3 +105,176 @@ def test_a_4_bit_tensor_other_than_a_convert_of_a_const_is_refused_below_opset_2
         ir.export_onnx(model)
     proto = ir.export_onnx(model, opset=21)
     assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT4
+
+
+# ------------------------------------------------------------------------------------ VariadicSplit
+@pytest.mark.parametrize("lengths", [[2, -1, 3], [1, 4, 5], [-1, 0, 10]])
+def test_variadic_split_by_computed_i32_lengths(lengths):
+    """YOLO's and Phi-3's lengths come from a computation in i32: cast to int64, a -1 resolved in the graph over a
+    dynamic dim (ONNX Split takes int64 lengths >= 0)."""
+    model = ir.Model("split")
+    x = model.parameter("x", [2, -1], "f32")
+    given = model.parameter("lengths", [3], "i32")
+    parts = layer(model, VariadicSplit(), [x, model.const(np.int64(1)), given], "split", outputs=3)
+    for index, part in enumerate(parts):
+        model.result(part, name=f"part{index}")
+    feeds = {"x": RNG.standard_normal((2, 10)).astype(np.float32), "lengths": np.asarray(lengths, np.int32)}
+    assert_onnxruntime_agrees(model, feeds)
+
+
+def test_variadic_split_with_minus_one_over_a_dynamic_dim():
+    """Constant lengths holding -1 over a dynamic dim: resolved in the graph (a refusal before)."""
+    model = ir.Model("split")
+    x = model.parameter("x", [-1, 3], "f32")
+    parts = layer(model, VariadicSplit(), [x, model.const(np.int64(0)), model.const(np.asarray([1, -1], np.int32))],
+                  "split", outputs=2)
+    model.result(parts[0], name="head")
+    model.result(parts[1], name="rest")
+    for rows in (1, 5):
+        assert_onnxruntime_agrees(model, {"x": RNG.standard_normal((rows, 3)).astype(np.float32)})
+
+
+# ------------------------------------------------------------------------------------ Floor, Ceiling
+@pytest.mark.parametrize("op", [Floor(), Ceiling()], ids=["Floor", "Ceiling"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_floor_and_ceiling_of_integers_are_identities(op, dtype):
+    """Swin floors an i64 size: integers pass (OpenVINO's reference), where ONNX's Floor and Ceil take floats only."""
+    model = ir.Model("floor")
+    x = model.parameter("x", [5], ir.ElementType.from_numpy(np.dtype(dtype)))
+    model.result(layer(model, op, [x], "op"), name="y")
+    (proto, _) = assert_onnxruntime_agrees(model, {"x": np.asarray([0, 1, 7, 100, 3], dtype)})
+    assert [node.op_type for node in proto.graph.node] == ["Identity"]
+
+
+# ------------------------------------------------------------------------------------ Roll
+@pytest.mark.parametrize("rows, cols", [(7, 5), (2, 3), (0, 4)])
+def test_roll_over_dynamic_dims(rows, cols):
+    """Swin's shifted windows: constant shifts (-3, -3) over the dynamic H and W; shift mod dim in the graph,
+    a dim of 0 rolls nothing."""
+    model = ir.Model("roll")
+    x = model.parameter("x", [1, -1, -1, 2], "f32")
+    rolled = layer(model, Roll(), [x, model.const(np.asarray([-3, -3], np.int64)),
+                                   model.const(np.asarray([1, 2], np.int64))], "roll")
+    model.result(rolled, name="y")
+    assert_onnxruntime_agrees(model, {"x": RNG.standard_normal((1, rows, cols, 2)).astype(np.float32)})
+
+
+@pytest.mark.parametrize("shift", [np.asarray([4, -9, 2], np.int32), np.asarray(-7, np.int64)],
+                         ids=["per-axis-i32", "scalar"])
+def test_roll_by_computed_shifts_with_a_repeated_axis(shift):
+    model = ir.Model("roll")
+    x = model.parameter("x", [3, -1], "i32")
+    given = model.parameter("shift", list(shift.shape), ir.ElementType.from_numpy(shift.dtype))
+    model.result(layer(model, Roll(), [x, given, model.const(np.asarray([1, 0, 1], np.int64))], "roll"), name="y")
+    assert_onnxruntime_agrees(model, {"x": np.arange(15, dtype=np.int32).reshape(3, 5), "shift": shift})
+
+
+def test_roll_over_computed_axes_is_refused_naming_onnx_concat():
+    model = ir.Model("roll")
+    x = model.parameter("x", [3, 4], "f32")
+    axes = model.parameter("axes", [1], "i64")
+    model.result(layer(model, Roll(), [x, model.const(np.asarray([1], np.int64)), axes], "roll"), name="y")
+    with pytest.raises(ConversionError, match=r"its axes \(input 2\) must come straight from a Const to export it "
+                                              r"\(ONNX takes it as an attribute"):
+        ir.export_onnx(model)
+
+
+# ------------------------------------------------------------------------------------ Interpolate
+@pytest.mark.parametrize("version, mode", [("Interpolate4", "nearest"), ("Interpolate4", "linear_onnx"),
+                                           ("Interpolate11", "nearest"), ("Interpolate11", "linear_onnx"),
+                                           ("Interpolate1", "linear")])
+def test_interpolate_to_computed_sizes(version, mode):
+    """LR-ASPP resizes its head to the input's H and W (ShapeOf, Gather, as i32 here): the sizes become ONNX
+    Resize's sizes input, cast to int64 (opset 18: with axes; 13: scattered into the data's shape)."""
+    model = ir.Model("resize")
+    x = model.parameter("x", [1, 2, 3, 4], "f32")
+    image = model.parameter("image", [1, 3, -1, -1], "f32")
+    shape = layer(model, ShapeOf3(output_type=ir.ElementType.I32), [image])
+    sizes = layer(model, Gather8(), [shape, model.const(np.asarray([2, 3], np.int64)), model.const(np.int64(0))])
+    axes = model.const(np.asarray([2, 3], np.int64))
+    if version == "Interpolate1":  # its nearest runs nearest_mode simple, which has no ONNX Resize form
+        op, inputs = Interpolate1(axes=(2, 3), mode=mode), [x, sizes]
+    elif version == "Interpolate4":
+        op = Interpolate4(mode=mode, coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        inputs = [x, sizes, model.const(np.asarray([1.0, 1.0], np.float32)), axes]
+    else:
+        op = Interpolate11(mode=mode, coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        inputs = [x, sizes, axes]
+    model.result(layer(model, op, inputs, "resize"), name="y")
+    for height, width in ((6, 8), (5, 7), (2, 2)):
+        feeds = {"x": RNG.standard_normal((1, 2, 3, 4)).astype(np.float32),
+                 "image": np.zeros((1, 3, height, width), np.float32)}
+        if mode == "nearest":
+            assert_onnxruntime_agrees(model, feeds)
+        else:  # linear: two weighted taps per axis, onnxruntime weighs in another order than OpenVINO's reference
+            ours = ir.run(model, feeds)["y"]
+            for opset in (13, 18):
+                proto = ir.export_onnx(model, opset=opset)
+                (resize,) = [node for node in proto.graph.node if node.op_type == "Resize"]
+                assert resize.input[3] not in {tensor.name for tensor in proto.graph.initializer}
+                theirs = onnxruntime_run(proto, feeds)["y"]
+                assert theirs.shape == ours.shape == (1, 2, height, width)
+                np.testing.assert_allclose(theirs, ours, rtol=2e-6, atol=2e-6)
+
+
+def test_interpolate_by_computed_scales_is_refused_naming_onnx_resize():
+    model = ir.Model("resize")
+    x = model.parameter("x", [1, 1, 3, 4], "f32")
+    scales = model.parameter("scales", [2], "f32")
+    op = Interpolate11(mode="nearest", shape_calculation_mode="scales")
+    model.result(layer(model, op, [x, scales, model.const(np.asarray([2, 3], np.int64))], "resize"), name="y")
+    with pytest.raises(ConversionError, match=r"ONNX Resize takes scales or sizes, not both .* floor\(length \* "
+                                              r"scale\) where OpenVINO's adds 1e-6"):
+        ir.export_onnx(model)
+
+
+# ------------------------------------------------------------------------------------ gathers
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint8, np.int16, np.uint64])
+def test_gathers_on_indices_onnx_does_not_take(dtype):
+    """SSDLite gathers with u32 indices: ONNX's Gather takes int32/int64 (GatherND int64 only), so they are cast
+    to int64."""
+    model = ir.Model("gather")
+    data = model.parameter("data", [5, 3], "f32")
+    indices = model.parameter("indices", [4], ir.ElementType.from_numpy(np.dtype(dtype)))
+    model.result(layer(model, Gather8(), [data, indices, model.const(np.int64(0))], "gather"), name="rows")
+    grid = model.parameter("grid", [2, 3], ir.ElementType.from_numpy(np.dtype(dtype)))
+    model.result(layer(model, GatherElements(axis=0), [data, grid], "elements"), name="elements")
+    pairs = model.parameter("pairs", [2, 2], ir.ElementType.from_numpy(np.dtype(dtype)))
+    model.result(layer(model, GatherND8(), [data, pairs], "nd"), name="nd")
+    feeds = {"data": RNG.standard_normal((5, 3)).astype(np.float32),
+             "indices": np.asarray([4, 0, 2, 2], dtype), "grid": np.asarray([[1, 4, 0], [3, 3, 2]], dtype),
+             "pairs": np.asarray([[4, 2], [0, 1]], dtype)}
+    assert_onnxruntime_agrees(model, feeds)
+
+
+def test_gather_nd_on_i32_indices():
+    model = ir.Model("gather")
+    data = model.parameter("data", [5, 3], "f32")
+    pairs = model.parameter("pairs", [2, 2], "i32")
+    model.result(layer(model, GatherND8(), [data, pairs], "nd"), name="nd")
+    assert_onnxruntime_agrees(model, {"data": RNG.standard_normal((5, 3)).astype(np.float32),
+                                      "pairs": np.asarray([[4, 2], [0, -1]], np.int32)})
+
+
+# ------------------------------------------------------------------------------------ Tile
+@pytest.mark.parametrize("count", [1, 3, 4])
+def test_tile_by_computed_repeats(count):
+    """Whisper's decoder tiles by repeats it computes: cast to int64; fewer than the data's rank get leading 1s
+    in the graph, more lift the data first (OpenVINO aligns them so)."""
+    model = ir.Model("tile")
+    x = model.parameter("x", [2, -1, 3], "f32")
+    repeats = model.parameter("repeats", [count], "i32")
+    model.result(layer(model, Tile(), [x, repeats], "tile"), name="y")
+    given = np.asarray([2, 1, 3, 2][:count], np.int32)
+    assert_onnxruntime_agrees(model, {"x": RNG.standard_normal((2, 4, 3)).astype(np.float32), "repeats": given})
+
+
+def test_tile_by_repeats_of_unknown_length_is_refused_naming_onnx_tile():
+    model = ir.Model("tile")
+    x = model.parameter("x", [2, 3], "f32")
+    repeats = model.parameter("repeats", [-1], "i64")
+    tiled = layer(model, Tile(), [x, repeats], "tile")  # of unknown rank: flattened to be an output
+    model.result(layer(model, Reshape(special_zero=False), [tiled, model.const(np.asarray([-1], np.int64))]), name="y")
+    with pytest.raises(ConversionError, match=r"ONNX Tile takes one repeat per data dim \(its repeats input is 1-D "
+                                              r"of the data's rank\)"):
+        ir.export_onnx(model)
