@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 import pytest
@@ -16,6 +17,7 @@ import irgraph as ir
 from irgraph.errors import ConversionError
 from irgraph.ops.arithmetic.ceiling import Ceiling
 from irgraph.ops.arithmetic.floor import Floor
+from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
 from irgraph.ops.movement.gather import Gather8
 from irgraph.ops.movement.gather_elements import GatherElements
@@ -101,10 +103,65 @@ def test_a_4_bit_tensor_other_than_a_convert_of_a_const_is_refused_below_opset_2
     model = ir.Model("u4")
     x = model.parameter("x", [4], "u4")
     model.result(layer(model, Convert(destination_type=ir.ElementType.F32), [x]), name="y")
-    with pytest.raises(ConversionError, match=r"ONNX Cast-13 \(opset 18\) does not take u4 tensors"):
+    with pytest.raises(ConversionError, match=r"ONNX Cast-13 \(opset 18\) does not take u4 tensors; it takes .* "
+                                              r"\(Cast-21 takes them: export with opset 21\)"):
         ir.export_onnx(model)
     proto = ir.export_onnx(model, opset=21)
     assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT4
+
+
+WEIGHTS = {
+    "nf4": np.asarray([0, 3, 7, 15, 9, 1], np.uint8),  # indices into NF4's table
+    "f8e4m3": np.asarray([0.5, -1.25, 3, 448, -0.0078125, 1], ml_dtypes.float8_e4m3fn),
+    "f4e2m1": np.asarray([0.5, -1.5, 3, 6, -0.0, 1], ml_dtypes.float4_e2m1fn),
+    "f8e8m0": np.asarray([0.5, 2, 4, 1, 8, 2.0**-20], ml_dtypes.float8_e8m0fnu),
+}
+CASTS_FROM = {"nf4": None, "f8e4m3": 19, "f4e2m1": None, "f8e8m0": 24}
+"""The opset from which the export keeps the Cast: Cast-19 takes float8, Cast-24 float8e8m0; ONNX has no NF4, and
+onnxruntime 1.31.1 has no Cast kernel for FLOAT4E2M1 (Cast-23 has it in ONNX)."""
+
+
+@pytest.mark.parametrize("opset", [18, 21, 24])
+@pytest.mark.parametrize("weight_type", list(WEIGHTS))
+def test_other_compressed_weights_are_decompressed_where_no_cast_takes_them(weight_type, opset):
+    """NF4 and MXFP4 (f4e2m1 with f8e8m0 scales) weights and f8 ones: a Cast where ONNX's Cast of the opset takes
+    the type and onnxruntime 1.31.1 runs it, else the Convert's values as an initializer, with a note."""
+    model = ir.Model("weights")
+    x = model.parameter("x", [6], "f16")
+    weights = model.const(WEIGHTS[weight_type], weight_type, name="w")
+    decompressed = layer(model, Convert(destination_type=ir.ElementType.F16), [weights], "decompress")
+    model.result(layer(model, Multiply(), [x, decompressed], "scaled"), name="y")
+    explained: list[str] = []
+    proto = ir.export_onnx(model, opset=opset, explain=explained)
+    cast = CASTS_FROM[weight_type] is not None and opset >= CASTS_FROM[weight_type]
+    assert [node.op_type for node in proto.graph.node] == (["Cast", "Mul"] if cast else ["Mul"])
+    notes = [line for line in explained if "its constant input is decompressed at export" in line]
+    assert len(notes) == (0 if cast else 1)
+    if not cast:
+        why = "onnxruntime 1.31.1 has no Cast kernel for FLOAT4E2M1 (ONNX's Cast-23 has one)" \
+            if weight_type == "f4e2m1" else \
+            f"no ONNX Cast of opset {opset} takes {weight_type} tensors"
+        assert notes[0].startswith(f"layer 2 'decompress': {why}, so its constant input is decompressed at export: "
+                                   "an initializer of f16 (12 bytes for the")
+    feeds = {"x": np.asarray([1, -2, 0.5, 3, 1, 2], np.float16)}
+    ours = ir.run(model, feeds)
+    assert same(onnxruntime_run(proto, feeds)["y"], ours["y"])
+
+
+def test_onnxruntime_1_31_1_has_no_cast_from_float4e2m1():
+    """Why f4e2m1 weights are decompressed at every opset: onnxruntime refuses the model ONNX's checker accepts."""
+    import onnxruntime
+    from onnx import TensorProto, helper, numpy_helper
+
+    weights = numpy_helper.from_array(WEIGHTS["f4e2m1"], "w")
+    graph = helper.make_graph([helper.make_node("Cast", ["w"], ["y"], to=TensorProto.FLOAT)], "cast", [],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [6])], initializer=[weights])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)], ir_version=11)
+    onnx.checker.check_model(proto, full_check=True)
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 4
+    with pytest.raises(Exception, match="NOT_IMPLEMENTED"):
+        onnxruntime.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
 # ------------------------------------------------------------------------------------ VariadicSplit

@@ -414,8 +414,25 @@ class _Exporter:
             wanted = f"tensor({onnx_type_name(element_type, f'ONNX {op_type} input {name!r}').lower()})"
             if wanted not in allowed:
                 takes = ", ".join(sorted(t[7:-1] for t in allowed if t.startswith("tensor(")))
+                later = self._opset_taking(op_type, index, wanted)
+                hint = f" ({op_type}-{later} takes them: export with opset {later})" if later else ""
                 raise _Refusal(f"ONNX {op_type}-{schema.since_version} (opset {self.opset}) does not take "
-                               f"{element_type} tensors; it takes {takes}")
+                               f"{element_type} tensors; it takes {takes}{hint}")
+
+    def _opset_taking(self, op_type: str, index: int, wanted: str) -> int | None:
+        """The first opset after this one whose ``op_type`` takes ``wanted`` at input ``index`` (None: none does)."""
+        for opset in range(self.opset + 1, self.onnx.defs.onnx_opset_version() + 1):
+            try:
+                schema = self.onnx.defs.get_schema(op_type, opset, "")
+            except Exception:  # SchemaError: an op ONNX removed later
+                return None
+            if schema.since_version <= self.opset:
+                continue
+            constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+            formal = schema.inputs[min(index, len(schema.inputs) - 1)]
+            if wanted in constraints.get(formal.type_str, [formal.type_str]):
+                return schema.since_version
+        return None
 
     # ---------------------------------------------------------------------------- the rules' context
     def inputs(self, node: Node) -> list[str]:
