@@ -21,6 +21,7 @@ class _ShapeOf(Op):
 
     type_name = "ShapeOf"
     inputs = Inputs.of(InputSpec("data"))
+    reads_values = False
 
     @property
     def result_type(self) -> ElementType:
