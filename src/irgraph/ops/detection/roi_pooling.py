@@ -48,6 +48,10 @@ class ROIPooling(Op):
     inputs = Inputs.of(InputSpec("data"), InputSpec("rois"))
 
     attribute_order = ("output_size", "output_roi", "pooled_h", "pooled_w", "spatial_scale", "method")
+    cpu_plugin_differs = ("openvino 2026.4.1's plugin starts a max bin from its first pixel and keeps a value unless a "
+                          "later one is greater: a NaN first pixel stays NaN (the reference skips it unless last), "
+                          "-inf pixels give -inf (the reference the lowest float), of equal zeros the earlier wins; "
+                          "its bilinear bins are a few ULP off")
 
     pooled_h: int = attribute()
     pooled_w: int = attribute()
