@@ -10,6 +10,7 @@ export's one message names every such layer with why (never "no export rule").
   at every run. Exporting anyway would break the one promise an export makes (equal outputs) with nothing
   in the file to say so; a user who wants fresh randomness can feed it as an input.
 * Inverse has no ai.onnx op (onnxruntime's ``com.microsoft.Inverse`` is a contrib op other runtimes lack).
+* ROIAlignRotated and PSROIPooling have no ai.onnx op.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.registry import ExportContext, refuses
+from irgraph.ops.detection.psroi_pooling import PSROIPooling
+from irgraph.ops.detection.roi_align_rotated import ROIAlignRotated
 from irgraph.ops.generation.multinomial import Multinomial
 from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
@@ -56,3 +59,10 @@ def inverse(node: Node, op: Any, ctx: ExportContext) -> list:
     raise ctx.refuse("ai.onnx has no matrix inverse (onnxruntime's com.microsoft.Inverse is a contrib op other "
                      "runtimes lack)")
 
+
+
+@refuses(ROIAlignRotated, PSROIPooling)
+def no_onnx_op(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Refused: no ai.onnx op."""
+    what = {"ROIAlignRotated": "rotated ROI align", "PSROIPooling": "position-sensitive ROI pooling"}[op.type_name]
+    raise ctx.refuse(f"ai.onnx has no {what} op")
