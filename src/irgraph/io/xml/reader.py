@@ -85,7 +85,7 @@ class _Reader:
         self._weights: WeightsFile | None = None
         self.body_depth = 0
         """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
-        self.detached: dict[str, etree._Element] = {}
+        self.detached: dict[etree._Element, etree._Element] = {}
         """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
         self._missing_weights = ""
         if weights is not None:
