@@ -20,7 +20,7 @@ from irgraph.errors import GraphError, IrParseError, Location, ResourceLimitErro
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, MAX_BODY_DEPTH, PORT_MAP_TAGS
 from irgraph.integers import parse_int
-from irgraph.io.xml.layers import LayerPorts, LayerReader
+from irgraph.io.xml.layers import LayerPorts, LayerReader, twice
 from irgraph.io.xml.rt_info import read_rt_info
 
 if TYPE_CHECKING:
@@ -73,7 +73,9 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     parent = layers.model
     sections: dict[str, etree._Element] = {}
     for child in element:
-        if child.tag in ("layers", "edges", "rt_info") and child.tag not in sections:
+        if child.tag in ("layers", "edges", "rt_info"):
+            if child.tag in sections:
+                raise twice(child, f"<{element.tag}>", reader.here(child))
             sections[child.tag] = child
         else:
             reader.note("ignored", f"element <{child.tag}> in <{element.tag}> is not part of IR; it is ignored",
