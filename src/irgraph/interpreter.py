@@ -156,6 +156,7 @@ class Interpreter:
         steps: list[tuple[Any, ...]] = []
         last_use: dict[int, int] = {}
         result_slots: dict[int, tuple[str, int]] = {}
+        output_keys = model.output_keys()
         constants: dict[int, np.ndarray] = {}
         for node in order:
             if node.id not in needed:
@@ -165,7 +166,7 @@ class Interpreter:
                 source = sources[node.id][0]
                 if source is not None:
                     slot = slots.setdefault((source.node_id, source.index), len(slots))
-                    result_slots[node.id] = (model.output_key(node), slot)
+                    result_slots[node.id] = (output_keys[node.id], slot)
                 continue
             if isinstance(op, Parameter):
                 continue

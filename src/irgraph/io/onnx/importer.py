@@ -346,7 +346,7 @@ class _Importer:
             raise self.error(f"graph output {name!r} is listed twice")
         self.output_names.add(name)
         result = self.add(Result(), f"{name}/sink_port_0", [port])
-        if self.model.output_key(result) != name:
+        if self.model.named_output_key(result) != name:
             result.result_names = [name]
         produced = port_type(self.model, port)
         note = ""
