@@ -107,7 +107,7 @@ def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
 class _Program:
     """One body, prepared once: its Interpreter and the slots of its Parameters and Results by layer id."""
 
-    __slots__ = ("body", "owner", "interpreter", "parameter_slots", "result_slots")
+    __slots__ = ("body", "owner", "interpreter", "parameter_dtypes", "parameter_slots", "result_slots")
 
     def __init__(self, body: Body, owner: Node, make_interpreter: MakeInterpreter) -> None:
         self.body = body
@@ -119,6 +119,7 @@ class _Program:
         slots = self.interpreter._slots
         model = body.model
         self.parameter_slots = {node.id: slots[(node.id, 0)] for node in model.parameters}
+        self.parameter_dtypes = {node.id: _declared_dtype(node) for node in model.parameters}
         self.result_slots: dict[int, int] = {}
         for result in model.results:
             source = model.input_sources(result)[0]
@@ -136,6 +137,15 @@ class _Program:
         """The slot of the value body Result ``layer_id`` gives (shape inference checked it names one)."""
         return self.result_slots[layer_id]
 
+    def type_check(self, layer_id: int, what: str) -> tuple[np.dtype, str] | None:
+        """What :func:`_check_type` needs to check values given to body Parameter ``layer_id`` (None: any type)."""
+        dtype = self.parameter_dtypes.get(layer_id)
+        if dtype is None:
+            return None
+        parameter = self.body.model.node(layer_id)
+        return dtype, (f"{what} gives {{}}{{}} to body Parameter {layer_id} ({parameter.name!r}), which declares "
+                       f"{parameter.op.element_type}; element types must match")  # type: ignore[attr-defined]
+
     def check_bound(self, bound: set[int]) -> None:
         """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
         model = self.body.model
@@ -143,6 +153,22 @@ class _Program:
             if self.parameter_slots[parameter.id] not in bound and model.consumers(OutputPort(parameter.id, 0)):
                 raise OpError(f"<{self.body.tag}> body Parameter {parameter.id} ({parameter.name!r}) gets no value: "
                               "no port map input, back edge or special port names it")
+
+
+def _declared_dtype(parameter: Node) -> np.dtype | None:
+    """The NumPy dtype of the values a body Parameter declares, None when it takes any (dynamic, strings)."""
+    element_type = parameter.op.element_type  # type: ignore[attr-defined]
+    if element_type.is_dynamic or element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind in "OU":
+        return None
+    return np.dtype(element_type.numpy_dtype)
+
+
+def _check_type(value: Any, check: tuple[np.dtype, str] | None, iteration: int | None = None) -> None:
+    """Refuse a value for a body Parameter of another element type than it declares (shape inference refuses
+    what it can see; this catches what only the run shows). ``check`` from :meth:`_Program.type_check`."""
+    if check is not None and value.dtype != check[0]:
+        when = "" if iteration is None else f" after iteration {iteration}"
+        raise OpError(check[1].format(np.dtype(value.dtype).name, when))
 
 
 def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
@@ -267,6 +293,10 @@ class _Iterations(PlanStep):
         self.sliced: list[_Sliced] = []
         self.current_iteration: tuple[int, np.dtype, tuple[int, ...]] | None = None
         self.condition: int | None = None
+        self.input_checks: list[tuple[int, tuple[np.dtype, str] | None]] = []
+        """(outer input, its check) of every input a body Parameter gets: its element type must be declared."""
+        self.back_edge_checks: list[tuple[np.dtype, str] | None] = []
+        """The check of each carried value's back edge (in ``carried`` order)."""
         initial: dict[int, int] = {}
         for entry in body.inputs:
             if entry.purpose == CURRENT_ITERATION:
@@ -275,10 +305,16 @@ class _Iterations(PlanStep):
                 continue
             elif entry.sliced:
                 self.sliced.append(_Sliced(entry, program.parameter(entry), self.loop))
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
             elif entry.internal_layer_id in fed_back:
                 initial[entry.internal_layer_id] = entry.external_port
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
             else:
                 self.invariant.append((program.parameter(entry), entry.external_port))
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
         for edge in body.back_edges:
             slot = program.parameter_slots.get(edge.to_layer)
             if slot is None:
@@ -289,6 +325,9 @@ class _Iterations(PlanStep):
                 raise OpError(f"<back_edges> edge to-layer {edge.to_layer} names a body Parameter no port map input "
                               "gives a first value")
             self.carried.append((slot, initial[edge.to_layer], _want(wanted, program.result(edge.from_layer))))
+            self.back_edge_checks.append(program.type_check(
+                edge.to_layer, f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}"))
+        self.input_checks = [(port, check) for port, check in self.input_checks if check is not None]
         self.last: list[tuple[int, int, int]] = []
         """(outer output, position in ``wanted``, body Result id) of last-iteration outputs."""
         self.concatenated: list[tuple[int, int, _Sliced, int]] = []
@@ -330,6 +369,8 @@ class _Iterations(PlanStep):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the iterations; the outer outputs in order."""
         count, stoppable = self._iterations(inputs)
+        for port, check in self.input_checks:
+            _check_type(inputs[port], check)
         limit = self.iteration_limit
         if count > limit and not stoppable:
             raise self._refuse(str(count))
@@ -346,6 +387,7 @@ class _Iterations(PlanStep):
         carried_from = len(bound)
         bound += [inputs[port] for _, port, _ in self.carried]
         carried_results = [position for _, _, position in self.carried]
+        back_edge_checks = self.back_edge_checks
         sliced_from = len(bound)
         bound += [None] * len(slices)
         parts = [part for _, part in slices]
@@ -394,6 +436,7 @@ class _Iterations(PlanStep):
                 joined.append(value)
             for index, position in enumerate(carried_results, carried_from):
                 bound[index] = outputs[position]
+                _check_type(bound[index], back_edge_checks[index - carried_from], iteration)
             iteration += 1
             if condition is not None and not bool(_one_element(outputs[condition], "the body condition")[0]):
                 break
@@ -502,6 +545,8 @@ class _IfRunner(PlanStep):
             wanted: list[int] = []
             slots = [program.parameter(entry) for entry in body.inputs]
             ports = [entry.external_port for entry in body.inputs]
+            checks = [(entry.external_port, check) for entry in body.inputs if (check := program.type_check(
+                entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")) is not None]
             try:
                 program.check_bound(set(slots))
             except OpError as err:
@@ -509,13 +554,15 @@ class _IfRunner(PlanStep):
             produced = [0] * node.num_outputs  # inference checked every output has an entry in each body
             for entry in body.outputs:
                 produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
-            self.branches.append((program, slots, ports, wanted, produced))
+            self.branches.append((program, slots, ports, wanted, produced, checks))
 
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the body the condition picks."""
         condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
-        program, slots, ports, wanted, produced = self.branches[0 if condition else 1]
+        program, slots, ports, wanted, produced, checks = self.branches[0 if condition else 1]
+        for port, check in checks:
+            _check_type(inputs[port], check)
         try:
             outputs = program.interpreter._run_slots(slots, [inputs[port] for port in ports], wanted)
         except IrError as err:
