@@ -217,8 +217,9 @@ def test_an_endless_loop_stops_at_the_iteration_limit_with_the_layer_named() -> 
     with pytest.raises(ResourceLimitError) as caught:
         runner.run({"trip": np.int64(-1), "v0": np.zeros(4, np.float32)})
     assert str(caught.value) == (
-        "layer 3 'loop' (Loop): Loop-5 would run more than 50 iterations, above the iteration limit of 50 (raise it "
-        "with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
+        "layer 3 'loop' (Loop): Loop-5 would run more than 50 iterations, above the iteration limit of 50 (sub-graph "
+        "body executions per run, nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run "
+        "--iteration-limit N)")
 
 
 def test_a_known_trip_count_above_the_limit_is_refused_before_any_iteration() -> None:
@@ -710,5 +711,5 @@ def test_ir_run_runs_a_loop_and_takes_an_iteration_limit(capsys: pytest.CaptureF
     warning, error, nothing = capsys.readouterr().err.split("\n")
     assert warning.startswith("warning: no input data given") and nothing == ""
     assert error.startswith(f"error: {xml}:") and error.endswith(
-        "(Loop): Loop-5 would run 4 iterations, above the iteration limit of 3 (raise it with "
-        "Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
+        "(Loop): Loop-5 would run 4 iterations, above the iteration limit of 3 (sub-graph body executions per run, "
+        "nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")

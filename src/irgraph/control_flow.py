@@ -26,16 +26,19 @@ Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the or
   types with unknown dims 0 (a constant false condition infers [0, ...]).
 * If: the condition (input 0, one element) picks ``then_body`` or ``else_body``.
 
-Bounded: a TensorIterator or Loop runs at most ``iteration_limit`` iterations per execution (it is
-refused up front when the count is known, else when the limit is reached), concatenated outputs
-are counted against the element limit iteration by iteration (before they are allocated), and
-bodies nest at most ``MAX_BODY_DEPTH`` deep.
+Bounded: one run executes at most ``iteration_limit`` bodies in all (every TensorIterator and Loop
+iteration and If branch, at any nesting depth; :func:`run_budget` shares one budget between the
+runs of a command, as ``ir-run --steps`` does), so nested Loops cannot multiply their counts. A
+Loop whose count is known and above what is left is refused up front, any other when the budget
+runs out, naming the layer. Concatenated outputs are counted against the element limit iteration
+by iteration (before they are allocated), and bodies nest at most ``MAX_BODY_DEPTH`` deep.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -52,15 +55,58 @@ from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 if TYPE_CHECKING:
     from irgraph.interpreter import Interpreter
 
-__all__ = ["DEFAULT_ITERATION_LIMIT", "RUNNERS", "body_runner"]
+__all__ = ["DEFAULT_ITERATION_LIMIT", "RUNNERS", "BodyBudget", "body_runner", "run_budget"]
 
 DEFAULT_ITERATION_LIMIT = 1_000_000
-"""Most iterations one TensorIterator or Loop execution may run unless the caller raises the limit.
+"""Most sub-graph bodies one run may execute in all (TensorIterator and Loop iterations, If branches, nested
+ones included) unless the caller raises the limit.
 
 Real exports iterate over sequence steps or generated tokens: thousands, rarely past 10**5 (a
-sample-level audio RNN). An iteration costs the interpreter tens of microseconds even for a tiny
-body, so a runaway ``trip_count = -1`` Loop fails within about a minute, with a message saying how
-to raise the limit, instead of never returning."""
+sample-level audio RNN). An iteration costs the interpreter ten to a hundred microseconds even for
+a tiny body, so a runaway ``trip_count = -1`` Loop, or Loops nested to multiply their counts, fail
+within seconds to a minute, with a message saying how to raise the limit, instead of never returning."""
+
+
+class BodyBudget:
+    """The body executions one run (or one command's runs) may still make: see :func:`run_budget`."""
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def exceeded(self, node: Node, what: str, earlier: int) -> ResourceLimitError:
+        """The refusal of ``node``, which would ``what`` (``run 5 iterations``) after ``earlier`` other body
+        executions of the run, past the limit."""
+        after = f" after {earlier} other body executions in this run" if earlier else ""
+        return ResourceLimitError(
+            f"{node.op.title()} would {what}{after}, above the iteration limit of {self.limit} (sub-graph body "
+            "executions per run, nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run "
+            "--iteration-limit N)")
+
+
+_budget: ContextVar[BodyBudget | None] = ContextVar("irgraph_body_budget", default=None)
+"""The budget of the run under way in this thread (None: no run, or one without bodies)."""
+
+
+@contextlib.contextmanager
+def run_budget(limit: int) -> Iterator[BodyBudget]:
+    """One budget of ``limit`` body executions for every run inside the block (the runs of one command).
+
+    Inside another such block (a body running, or ``ir-run --steps`` around its runs) the outer
+    budget is the one used, so its limit holds for the whole.
+    """
+    current = _budget.get()
+    if current is not None:
+        yield current
+        return
+    current = BodyBudget(limit)
+    token = _budget.set(current)
+    try:
+        yield current
+    finally:
+        _budget.reset(token)
 
 MakeInterpreter = Callable[[Model], "Interpreter"]
 
@@ -371,9 +417,10 @@ class _Iterations(PlanStep):
         count, stoppable = self._iterations(inputs)
         for port, check in self.input_checks:
             _check_type(inputs[port], check)
-        limit = self.iteration_limit
-        if count > limit and not stoppable:
-            raise self._refuse(str(count))
+        budget = _budget.get() or BodyBudget(self.iteration_limit)  # evaluated outside a run: its own budget
+        earlier = budget.used
+        if count > budget.limit - earlier and not stoppable:
+            raise budget.exceeded(self.node, f"run {count} iterations", earlier)
         slices = []
         available = -1
         for sliced in self.sliced:
@@ -407,8 +454,10 @@ class _Iterations(PlanStep):
         outputs: list[np.ndarray] | None = None
         iteration = 0
         while iteration != count:
-            if iteration >= limit:
-                raise self._refuse(f"more than {limit}" if count < 0 else str(count))
+            if budget.used >= budget.limit:
+                raise budget.exceeded(self.node, f"run {count if count >= 0 else f'more than {iteration}'} iterations",
+                                      budget.used - iteration)
+            budget.used += 1
             if iteration == available and slices:
                 raise OpError(f"{self.node.op.title()} would run iteration {iteration + 1} but its sliced inputs have "
                               f"{available} parts (openvino 2026.4.1's CPU plugin refuses too)")
@@ -445,12 +494,6 @@ class _Iterations(PlanStep):
     def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
         """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
         raise NotImplementedError
-
-    def _refuse(self, iterations: str) -> ResourceLimitError:
-        return ResourceLimitError(
-            f"{self.node.op.title()} would run {iterations} iterations, above the iteration limit of "
-            f"{self.iteration_limit} (raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)"
-        )
 
     @staticmethod
     def _check_part(sliced: _Sliced, value: np.ndarray, iteration: int) -> None:
@@ -538,6 +581,7 @@ class _IfRunner(PlanStep):
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
         bodies = {body.tag: body for body in node.bodies}  # inference checked both are there, with port maps
+        self.iteration_limit = DEFAULT_ITERATION_LIMIT
         self.branches = []
         for tag in ("then_body", "else_body"):
             body = bodies[tag]
@@ -555,11 +599,16 @@ class _IfRunner(PlanStep):
             for entry in body.outputs:
                 produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
             self.branches.append((program, slots, ports, wanted, produced, checks))
+            self.iteration_limit = program.interpreter.iteration_limit
 
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the body the condition picks."""
         condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
+        budget = _budget.get() or BodyBudget(self.iteration_limit)
+        if budget.used >= budget.limit:
+            raise budget.exceeded(self.node, f"run its {'then' if condition else 'else'} branch", budget.used)
+        budget.used += 1
         program, slots, ports, wanted, produced, checks = self.branches[0 if condition else 1]
         for port, check in checks:
             _check_type(inputs[port], check)

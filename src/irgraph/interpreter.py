@@ -26,7 +26,7 @@ import numpy as np
 from irgraph import _in_place, _pages
 from irgraph._gc import paused_collector
 from irgraph._threads import BlasThreads
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner
+from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner, run_budget
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
@@ -80,8 +80,8 @@ class Interpreter:
     in both modes.
 
     TensorIterator, Loop and If layers run their bodies with Interpreters of their own, prepared
-    here once (``irgraph.control_flow``); a Loop or TensorIterator that would run more than
-    ``iteration_limit`` iterations is refused.
+    here once (``irgraph.control_flow``); a run that would execute more than ``iteration_limit``
+    bodies in all (iterations and branches, nested ones included) is refused, naming the layer.
 
     ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
     as :mod:`irgraph.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
@@ -154,6 +154,8 @@ class Interpreter:
             name: (parameter, slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()
         }
         steps: list[tuple[Any, ...]] = []
+        self._runs_bodies = False
+        """Whether a layer runs sub-graph bodies (each run then counts them: see control_flow.run_budget)."""
         last_use: dict[int, int] = {}
         result_slots: dict[int, tuple[str, int]] = {}
         output_keys = model.output_keys()
@@ -172,6 +174,7 @@ class Interpreter:
                 continue
             if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
                 op = body_runner(node, self._body_interpreter)
+                self._runs_bodies = True
             inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources[node.id])  # type: ignore[union-attr]
             outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
             if isinstance(op, Const):
@@ -260,7 +263,8 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit() if self._threads is not None else contextlib.nullcontext():
+        with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
+                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()):
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
