@@ -543,11 +543,11 @@ def test_concatenated_parts_must_keep_one_shape() -> None:
 
 
 # ------------------------------------------------------------------------------------ run-time values and port maps
-def test_the_iteration_limit_defaults_to_a_million() -> None:
+def test_the_iteration_limit_defaults_to_a_hundred_thousand() -> None:
     from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
 
-    assert DEFAULT_ITERATION_LIMIT == 1_000_000
-    assert ir.Interpreter(counting_loop()).iteration_limit == 1_000_000
+    assert DEFAULT_ITERATION_LIMIT == 100_000
+    assert ir.Interpreter(counting_loop()).iteration_limit == 100_000
 
 
 def test_the_trip_count_and_conditions_must_hold_one_element() -> None:

@@ -57,14 +57,15 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_ITERATION_LIMIT", "RUNNERS", "BodyBudget", "body_runner", "run_budget"]
 
-DEFAULT_ITERATION_LIMIT = 1_000_000
+DEFAULT_ITERATION_LIMIT = 100_000
 """Most sub-graph bodies one run may execute in all (TensorIterator and Loop iterations, If branches, nested
 ones included) unless the caller raises the limit.
 
-Real exports iterate over sequence steps or generated tokens: thousands, rarely past 10**5 (a
-sample-level audio RNN). An iteration costs the interpreter ten to a hundred microseconds even for
-a tiny body, so a runaway ``trip_count = -1`` Loop, or Loops nested to multiply their counts, fail
-within seconds to a minute, with a message saying how to raise the limit, instead of never returning."""
+Real exports iterate over sequence steps or generated tokens: thousands per run (a sample-level audio
+RNN may need more: raise the limit). An iteration costs the interpreter 10 to 100 microseconds even
+for a tiny body (the upper end on a loaded machine), so a runaway ``trip_count = -1`` Loop, or Loops
+nested to multiply their counts, fail within seconds, with a message saying how to raise the limit,
+instead of never returning (at 10**6 such a Loop ran 20 s alone, 90 s on a busy machine)."""
 
 
 class BodyBudget:

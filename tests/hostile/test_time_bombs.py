@@ -29,11 +29,11 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_the_defaults_are_what_the_help_says(capsys):
-    assert DEFAULT_ITERATION_LIMIT == 1_000_000
+    assert DEFAULT_ITERATION_LIMIT == 100_000
     assert ir_run.MAX_STEPS == 100_000
     assert ir_run.main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "If branches, nested ones and all --steps included (default: 1000000; real models stay below 100000)" in text
+    assert "If branches, nested ones and all --steps included (default: 100000; real exports run thousands)" in text
     assert "(default: 1, at most 100000)" in text
 
 

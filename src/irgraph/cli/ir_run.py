@@ -126,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
                         help="most sub-graph bodies the command may execute: TensorIterator and Loop iterations and "
-                             "If branches, nested ones and all --steps included (default: 1000000; real models "
-                             "stay below 100000)")
+                             "If branches, nested ones and all --steps included (default: 100000; real exports run "
+                             "thousands)")
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
