@@ -88,6 +88,12 @@ MAX_ONNX_BYTES = 2**31 - 1
 """Largest ``.onnx`` file read (protobuf cannot parse a larger message); weights beyond it belong in external data."""
 
 
+def read_checked(path: str | os.PathLike[str], element_limit: int) -> onnx_types.ModelProto:
+    """The ONNX model at ``path`` with its external data, every file checked as ``convert_onnx`` checks it
+    (regular files, external data inside the model's folder and bounded by ``element_limit``)."""
+    return _load(require_onnx(), os.fspath(path), element_limit)[0]
+
+
 def _load(onnx: ModuleType, source: Any, element_limit: int) -> tuple[onnx_types.ModelProto, str | None]:
     if isinstance(source, onnx.ModelProto):
         return source, None
