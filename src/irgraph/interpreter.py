@@ -64,6 +64,10 @@ class _Step(NamedTuple):
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
 
 
+MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+"""Most dimensions an array may have (NumPy's own limit: NPY_MAXDIMS)."""
+
+
 class Interpreter:
     """Runs a model: checks it once, then executes it any number of times.
 
@@ -120,6 +124,10 @@ class Interpreter:
             reason = node.op.cannot_run_reason
             if reason is not None:
                 raise EvaluationError(reason, node.location)
+            for index, tensor in enumerate(node.output_types):
+                if tensor is not None and not tensor.shape.rank_is_dynamic and tensor.shape.rank > MAX_RANK:
+                    raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
+                                          f"models with, holds at most {MAX_RANK} dimensions", node.location)
         for parameter in model.parameters:
             if parameter.op.element_type.is_dynamic:  # type: ignore[attr-defined]
                 raise EvaluationError(
