@@ -30,6 +30,7 @@ from irgraph.control_flow import DEFAULT_ITERATION_LIMIT, body_runner, run_budge
 from irgraph.element_types import ElementType
 from irgraph.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.graph import Model, Node
+from irgraph.io.weights import check_mapping, mapping_of
 from irgraph.marking import Mark, resolve_marks
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.shape_inference import ensure_shapes
@@ -62,6 +63,18 @@ class _Step(NamedTuple):
     unknown: tuple[tuple[int, TensorType], ...] = ()
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
+
+
+def _weights_mappings(model: Model) -> list[Any]:
+    """The weights-file mappings (``mmap``) the Const values of ``model`` and its bodies view, each once."""
+    found: dict[int, Any] = {}
+    models = [model]
+    while models:
+        for node in models.pop():
+            if node.op.carries_tensor and (mapping := mapping_of(getattr(node.op, "value", None))) is not None:
+                found.setdefault(id(mapping), mapping)
+            models.extend(body.model for body in node.bodies)
+    return list(found.values())
 
 
 MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
@@ -119,6 +132,10 @@ class Interpreter:
 
     def _prepare(self) -> None:
         model = self.model
+        self._mappings = _weights_mappings(model)
+        """The weights-file mappings the model's Consts view (bodies' too): checked before every run."""
+        for mapping in self._mappings:
+            check_mapping(mapping)  # shape inference and constant folding below read them
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
         for node in model:
             reason = node.op.cannot_run_reason
@@ -265,6 +282,8 @@ class Interpreter:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
+        for mapping in self._mappings:
+            check_mapping(mapping)
         values = self._template.copy()
         try:
             self._bind(feeds, values)
