@@ -622,7 +622,7 @@ class Interpolate4(InterpolateV4Like):
     Spec: Interpolate-4."""
 
     type_name = "Interpolate"
-    opsets = range(4, 11)
+    introduced = 4
     inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes", needs_value=True),
                            InputSpec("scales", needs_value=True), InputSpec("axes", needs_value=True)), minimum=3)
 
@@ -657,7 +657,7 @@ class Interpolate11(InterpolateV4Like):
     """Inputs data, scales_or_sizes and optional axes; adds the Pillow modes. Spec: Interpolate-11."""
 
     type_name = "Interpolate"
-    opsets = range(11, 17)
+    introduced = 11
     inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes", needs_value=True),
                            InputSpec("axes", needs_value=True)), minimum=2)
     modes = MODES + PILLOW_MODES
@@ -699,7 +699,7 @@ class Interpolate1(InterpolateBase):
 
     type_name = "Interpolate"
     attribute_order = ("align_corners", "antialias", "axes", "mode", "pads_begin", "pads_end")  # as OpenVINO writes it
-    opsets = range(1, 4)
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape", needs_value=True))
 
     axes: tuple[int, ...] = attribute()

@@ -33,6 +33,7 @@ class StridedSlice(Op):
     """
 
     type_name = "StridedSlice"
+    introduced = 1
     inputs = Inputs.optional(
         3, InputSpec("data"), InputSpec("begin", needs_value=True, bounds=True),
         InputSpec("end", needs_value=True, bounds=True),

@@ -25,6 +25,7 @@ class Tile(Op):
     """
 
     type_name = "Tile"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", needs_value=True, bounds=True))
     bound_inputs = (0,)
 
