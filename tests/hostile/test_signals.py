@@ -99,3 +99,24 @@ def test_a_signal_in_the_middle_of_writing_a_256_mib_model(signum, tmp_path):
     assert [line for line in err.splitlines() if line.startswith("error:")] == [
         f"error: stopped by {signal.Signals(signum).name}"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin", "model.xml"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, *SIGNALS], ids=lambda s: signal.Signals(s).name)
+def test_a_signal_the_moment_a_temporary_file_is_made_leaves_none(signum, tmp_path, monkeypatch, capsys):
+    """The narrowest window: the signal comes as mkstemp returns, before the file is listed for removal."""
+    from irgraph.cli import ir_convert
+    from irgraph.io import atomic
+
+    xml = big_model(tmp_path, 1)
+    made = atomic.tempfile.mkstemp
+
+    def mkstemp_then_signal(*args: object, **kwargs: object) -> tuple[int, str]:
+        found = made(*args, **kwargs)  # type: ignore[arg-type]
+        os.kill(os.getpid(), signum)  # the tool's handler raises at the next chance Python gets
+        return found
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp_then_signal)
+    assert ir_convert.main([str(xml), str(tmp_path / "out.xml")]) == 128 + signum
+    assert capsys.readouterr().err == ("error: interrupted\n" if signum == signal.SIGINT else
+                                       f"error: stopped by {signal.Signals(signum).name}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin", "model.xml"]

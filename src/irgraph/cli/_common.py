@@ -165,20 +165,26 @@ def _stopped(stop: Stopped) -> int:
 
 @contextlib.contextmanager
 def _stopped_by_signals() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise :class:`Stopped` (the previous handlers come back after).
+    """While the block runs, SIGTERM and SIGHUP raise :class:`Stopped` and SIGINT KeyboardInterrupt (the previous
+    handlers come back after).
 
-    Their default action kills the process where it stands, leaving the temporary file of an output
-    being written. The first one raises; any later one is ignored, so the cleanup it starts finishes.
-    Outside the main thread (a tool called from a thread) handlers cannot be set and nothing changes.
+    The default action of the first two kills the process where it stands, leaving the temporary file
+    of an output being written. The first one raises; any later one is ignored, so the cleanup it
+    starts finishes. Inside ``atomic.signals_held`` any of them waits for the block's end. Outside the
+    main thread (a tool called from a thread) handlers cannot be set and nothing changes.
     """
     def stop(signum: int, frame: object) -> None:
+        if atomic.signal_deferred(signum):  # between making a temporary file and listing it: raised after
+            return
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         for number in _STOPPING_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
         raise Stopped(signum)
 
     previous = {}
     try:
-        for number in _STOPPING_SIGNALS:
+        for number in (signal.SIGINT, *_STOPPING_SIGNALS):
             previous[number] = signal.signal(number, stop)
     except ValueError:  # not the main thread
         pass
