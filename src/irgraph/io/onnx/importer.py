@@ -32,6 +32,7 @@ from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Co
     import_rules_nn,
     import_rules_quantization,
     import_rules_recurrent,
+    import_rules_signals,
     import_rules_tensor,
 )
 from irgraph.io.onnx.common import Explain, Explainer, element_type_from_onnx, first_line, port_type, require_onnx
