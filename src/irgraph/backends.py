@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, IrParseError, Location, MissingDependencyError, printable
+from irgraph.errors import IrError, IrIOError, IrParseError, Location, MissingDependencyError, printable
 from irgraph.npz import is_ml_dtype
 
 __all__ = [
@@ -142,6 +142,11 @@ def run_openvino(
     """
     ov = _import("openvino")
     path = os.fspath(xml)
+    _require_regular(path, "the model")
+    if weights is not None:
+        _require_regular(os.fspath(weights), "the weights")
+    elif os.path.lexists(implied := os.path.splitext(path)[0] + ".bin"):  # what OpenVINO reads beside the .xml
+        _require_regular(implied, "the weights")
     try:
         core = ov.Core()
         model = core.read_model(path, os.fspath(weights)) if weights is not None else core.read_model(path)
@@ -293,6 +298,19 @@ def run_onnxruntime(
         raise BackendError(f"onnxruntime: {_one_line(err)}", Location(file=path)) from None
     found.update({name: np.asarray(value) for name, value in zip(outputs, values, strict=True) if name in names})
     return found, list(dict.fromkeys([*feeds, *produced]))
+
+
+def _require_regular(path: str, what: str) -> None:
+    """Refuse a file a runtime would read unless it is a regular file (a FIFO would hang OpenVINO's reader, a
+    device never end), checked on an opened descriptor as irgraph's own readers check theirs."""
+    from irgraph.io.regular_file import open_regular
+
+    try:
+        descriptor, _ = open_regular(path)
+    except OSError as err:
+        raise IrIOError(f"cannot give {what} to the reference runtime: {err.strerror or err}",
+                        Location(file=path)) from None
+    os.close(descriptor)
 
 
 def _one_line(err: Any) -> str:

@@ -176,10 +176,11 @@ def _run_ours(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], progres
         interpreter.on_step = hook
     position = {node.id: order for order, node in enumerate(model.topological_order())}
     tensors = []
+    output_keys = model.output_keys()
     for result in model.results:
         source = model.producer(InputPort(result.id, 0))
         if source is not None:
-            tensors.append(ComparedTensor(model.output_key(result), model.node(source.node_id), source.index, True))
+            tensors.append(ComparedTensor(output_keys[result.id], model.node(source.node_id), source.index, True))
     tensors += [ComparedTensor(mark.key, mark.node, mark.port.index, False) for mark in interpreter.marks]
     tensors.sort(key=lambda tensor: (position[tensor.node.id], tensor.index, not tensor.is_output))
     return tensors, values

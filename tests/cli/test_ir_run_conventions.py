@@ -16,6 +16,8 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_run
 from irgraph.ops.arithmetic.sqrt import Sqrt
+from irgraph.ops.catalogue import OpVersion, all_versions
+from irgraph.ops.registry import known_ops
 from tests.cli.helpers import REPO, SAMPLES, load, split_xml
 
 MODELS = REPO / "tests" / "data" / "models"
@@ -109,9 +111,19 @@ def _chain(types: list[tuple[str, str]]) -> str:
             + "\n</layers>\n<edges>\n" + "\n".join(edges) + "\n</edges>\n</net>\n")
 
 
+def unimplemented_standard_op() -> OpVersion:
+    """A catalogued op version irgraph does not run yet (the list shrinks as ops are implemented)."""
+    runnable = set(known_ops(runnable=True))
+    found = next((entry for entry in all_versions() if entry.title not in runnable), None)
+    if found is None:
+        pytest.skip("irgraph runs every catalogued op version")
+    return found
+
+
 def test_every_layer_that_cannot_run_is_named_with_the_closest_type(write_ir, capsys) -> None:
-    files = write_ir(_chain([("Relu", "opset1"), ("Concatt", "opset1"), ("GridSample", "opset9"),
-                             ("GridSample", "opset9"), ("MyOp", "my_extension")]))
+    standard = unimplemented_standard_op()
+    files = write_ir(_chain([("Relu", "opset1"), ("Concatt", "opset1"), (standard.ir_name, standard.version),
+                             (standard.ir_name, standard.version), ("MyOp", "my_extension")]))
     code, out, err = run(capsys, files.xml)
     assert code == 1 and out == ""
     assert err == (
@@ -119,8 +131,8 @@ def test_every_layer_that_cannot_run_is_named_with_the_closest_type(write_ir, ca
         "1) op Concatt (version opset1) has no NumPy implementation: Opset opset1 doesn't contain the operation with "
         "type: Concatt (no OpenVINO opset 1-16 has this type); OpenVINO refuses it too; did you mean 'Concat'? "
         "(layer 'l2' at line 6). "
-        "2) op GridSample (version opset9) has no NumPy implementation: GridSample-9 is a standard OpenVINO op irgraph "
-        "does not implement yet (2 layers, at lines 7, 8). "
+        f"2) op {standard.ir_name} (version {standard.version}) has no NumPy implementation: {standard.title} is a "
+        "standard OpenVINO op irgraph does not implement yet (2 layers, at lines 7, 8). "
         "3) op MyOp (version my_extension) has no NumPy implementation: a custom op (an extension's: no OpenVINO "
         "opset 1-16 has this version) (layer 'l5' at line 9).\n")
 

@@ -1,8 +1,9 @@
 """Shared pieces of the command-line tools: parser set-up, error reporting, exit codes, safe I/O.
 
 Every tool's ``main(argv)`` returns an exit code and never raises: 0 success; 1 invalid model,
-failed run or comparison mismatch; 2 usage or I/O error; 130 interrupted. Errors are printed as
-one line ``error: FILE:LINE: message`` on stderr; ``--debug`` adds the traceback.
+failed run or comparison mismatch; 2 usage or I/O error; 128 + the signal when interrupted (130
+SIGINT, 129 SIGHUP, 143 SIGTERM), with its temporary files removed. Errors are printed as one line
+``error: FILE:LINE: message`` on stderr; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import contextlib
 import math
 import os
 import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +35,18 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 DEFAULT_MAX_ELEMENTS = 2**31
+
+
+_STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""Signals that end a command as Ctrl-C does (``timeout`` sends SIGTERM, a closed terminal SIGHUP)."""
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, so every ``finally`` and cleanup runs as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 class CliError(Exception):
@@ -111,6 +125,14 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     debug = bool(getattr(args, "debug", False))
     try:
+        with _stopped_by_signals():
+            return _run(body, args, debug)
+    except Stopped as stop:  # between the body's end and the handlers' restore: nothing left to clean up
+        return _stopped(stop)
+
+
+def _run(body: Callable[[argparse.Namespace], int], args: argparse.Namespace, debug: bool) -> int:
+    try:
         return body(args)
     except BrokenPipeError:  # stdout closed early (`ir-info --dot model.xml | head`): stop quietly
         with contextlib.suppress(OSError, ValueError):
@@ -128,7 +150,9 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         if debug:
             traceback.print_exc(file=sys.stderr)
         # Reported below, outside the handler, whose traceback holds the frames (and data) that filled the memory.
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Stopped):
+            return _stopped(stop)
         sys.stderr.write("error: interrupted\n")
         return EXIT_INTERRUPTED
     except RecursionError:
@@ -137,6 +161,43 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return report(f"internal error: {type(err).__name__}: {err}", EXIT_FAILURE, debug)
     # Worded so that nothing reads like a crash: the run was refused, not killed.
     return report("the data does not fit in the memory available to this process (see --max-elements)", EXIT_FAILURE)
+
+
+def _stopped(stop: Stopped) -> int:
+    sys.stderr.write(f"error: stopped by {stop}\n")
+    return 128 + stop.signum
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise :class:`Stopped` and SIGINT KeyboardInterrupt (the previous
+    handlers come back after).
+
+    The default action of the first two kills the process where it stands, leaving the temporary file
+    of an output being written. The first one raises; any later one is ignored, so the cleanup it
+    starts finishes. Inside ``atomic.signals_held`` any of them waits for the block's end. Outside the
+    main thread (a tool called from a thread) handlers cannot be set and nothing changes.
+    """
+    def stop(signum: int, frame: object) -> None:
+        if atomic.signal_deferred(signum):  # between making a temporary file and listing it: raised after
+            return
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        for number in _STOPPING_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {}
+    try:
+        for number in (signal.SIGINT, *_STOPPING_SIGNALS):
+            previous[number] = signal.signal(number, stop)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def report(message: str, code: int, debug: bool = False) -> int:

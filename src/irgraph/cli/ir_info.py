@@ -130,9 +130,10 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
             "shape": op.shape.to_json(),
         })
     outputs = []
+    output_keys = model.output_keys()
     for result in model.results:
         element_type, shape = _type_json(common.tensor_type_of_output(model, result))
-        outputs.append({"name": model.output_key(result), "result": result.name, "element_type": element_type,
+        outputs.append({"name": output_keys[result.id], "result": result.name, "element_type": element_type,
                         "shape": shape})
     written = {node.op.variable_id for node in model if isinstance(node.op, AssignBase)}
     variables = []

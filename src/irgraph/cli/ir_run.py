@@ -153,11 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rtol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]R",
                         help="relative tolerance (default: each tensor's precision default); NAME:R for one "
                              "tensor; repeatable")
-    parser.add_argument("--steps", type=common.positive_int, default=1, metavar="N",
+    parser.add_argument("--steps", type=_steps_arg, default=1, metavar="N",
                         help="run N times on the same inputs, a stateful model's variables (ReadValue/Assign) "
-                             "carried from run to run from their initial values (default: 1); with N > 1 every "
-                             "step's outputs are kept, keyed stepK/NAME (K = 1..N) in the table, --output, "
-                             "--compare and --json; all steps' outputs together count against --max-elements")
+                             "carried from run to run from their initial values (default: 1, at most "
+                             f"{MAX_STEPS}); with N > 1 every step's outputs are kept, keyed stepK/NAME (K = 1..N) "
+                             "in the table, --output, --compare and --json; all steps' outputs together count "
+                             "against --max-elements, their sub-graph bodies against --iteration-limit")
     debug = parser.add_argument_group("comparing with another runtime")
     debug.add_argument("--compare-with", choices=("openvino", "onnxruntime"),
                        help="run the same inputs with OpenVINO (this IR) or onnxruntime (--onnx) and compare every "
@@ -183,12 +184,27 @@ def build_parser() -> argparse.ArgumentParser:
                              "layer name; --json holds them as 'profile'")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
-                        help="most iterations one TensorIterator or Loop may run (default: 1000000)")
+                        help="most sub-graph bodies the command may execute: TensorIterator and Loop iterations and "
+                             "If branches, nested ones and all --steps included (default: 100000; real exports run "
+                             "thousands)")
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
     common.add_max_elements(parser)
     return parser
+
+
+MAX_STEPS = 100_000
+"""Most runs --steps may ask for: a stateful export (an LLM's KV cache) runs one per generated token, and
+sequences stay below a few 10**4 tokens; a count past this is a typo or an attack, not a model's need."""
+
+
+def _steps_arg(text: str) -> int:
+    """argparse type of --steps: an integer from 1 to MAX_STEPS."""
+    steps = common.positive_int(text)
+    if steps > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_STEPS} steps, got {steps}")
+    return steps
 
 
 def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
@@ -420,10 +436,11 @@ def _ports(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarr
            ) -> dict[str, tuple[OutputPort, str]]:
     """Per key of the run (outputs, marked tensors; each step's with --steps), its port and unstepped key."""
     plain: dict[str, OutputPort] = {}
+    output_keys = model.output_keys()
     for result in model.results:
         source = model.producer(InputPort(result.id, 0))
         if source is not None:
-            plain[model.output_key(result)] = source
+            plain[output_keys[result.id]] = source
     plain.update({mark.key: mark.port for mark in interpreter.marks})
     if steps == 1:
         return {key: (port, key) for key, port in plain.items() if key in stored}

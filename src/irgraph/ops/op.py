@@ -178,8 +178,10 @@ class Tolerance:
     ULP bound means nothing: sin(pi)), or within ``sum_eps`` machine epsilons times the magnitude
     of the terms the value sums (ops that accumulate: MatMul, convolutions, AvgPool). That
     magnitude is the op evaluated again in f64 on the absolute values of its floating-point inputs
-    (``sum |a_i * b_i|`` for a dot product): a sum of terms of both signs may cancel to a value
-    far smaller than its rounding errors, which any ULP bound on the result would reject. NaN
+    (``sum |a_i * b_i|`` for a dot product), or the op's own ``term_magnitudes(inputs)`` where that
+    is not the sum (a DFT's terms are ``|x_n|`` times twiddles of modulus 1): a sum of terms of both
+    signs may cancel to a value far smaller than its rounding errors, which any ULP bound on the
+    result would reject. NaN
     matches NaN; infinities match exactly. Integer and boolean outputs are always compared
     exactly. The default is exact (bit for bit, -0.0 and 0.0 apart).
     """
