@@ -347,6 +347,8 @@ class LayerReader:
             else:
                 op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
             self._placed_consts[placed] = op
+        elif op.value is None:  # type: ignore[attr-defined]
+            self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
