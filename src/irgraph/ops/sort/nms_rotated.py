@@ -10,7 +10,10 @@ otherwise than OpenVINO's float32. Outputs as NonMaxSuppression-9 (indices, f32 
 rows, count), sorted by score (then batch, class, box) with ``sort_result_descending``.
 
 openvino 2026.4.1 neither folds nor evaluates the op (its outputs' sizes depend on the values); its CPU plugin is
-the oracle.
+the oracle. The reference kernel found in OpenVINO's sources (``reference/src/op/nms_rotated.cpp``, a 2023 form
+whose op still had a ``box_encoding`` attribute) negates the *first* box's angle once per candidate when
+counterclockwise and reverses the selection instead of sorting it; the CPU plugin does neither, and irgraph
+follows the plugin.
 """
 
 from __future__ import annotations
