@@ -141,7 +141,7 @@ class DeformablePSROIPooling(Op):
 
     def _offsets(self, offsets: np.ndarray, index: int, part_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The x and y moves ``[output_dim, G, G]`` (``trans_std`` x offset) of one roi."""
-        dim, group, part = self.output_dim, self.group_size, self.part_size
+        dim, part = self.output_dim, self.part_size
         coords = offsets.shape[1] // 2
         if coords == 0 or dim // coords == 0:
             raise OpError(f"DeformablePSROIPooling: offsets of {offsets.shape[1]} channels give no class for "
