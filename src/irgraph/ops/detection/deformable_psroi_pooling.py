@@ -94,6 +94,10 @@ class DeformablePSROIPooling(Op):
         """The pooled bins ``[R, output_dim, G, G]``, summed in ``dtype``."""
         batches, channels, height, width = data.shape
         group, dim = self.group_size, self.output_dim
+        check(rois.ndim == 2 and rois.shape[1] == 5, f"DeformablePSROIPooling: rois must be [R, 5] (batch, x1, y1, "
+              f"x2, y2). Got: {list(rois.shape)}")
+        check(height > 0 and width > 0 or not len(rois), "DeformablePSROIPooling: the feature map is empty "
+              f"({height} x {width}): OpenVINO's reference reads past it")
         check(channels >= dim * group * group, f"DeformablePSROIPooling: the data has {channels} channels, "
               f"output_dim x group_size^2 needs {dim * group * group}")
         result = np.zeros((len(rois), dim, group, group), dtype)

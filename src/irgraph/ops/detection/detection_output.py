@@ -280,8 +280,20 @@ class _DetectionOutputBase(Op):
         logits = np.asarray(inputs[0])
         dtype = logits.dtype
         images, prior_count = logits.shape[0], inputs[2].shape[2] // self.prior_size
+        check(logits.ndim == 2 and np.ndim(inputs[1]) == 2 and np.ndim(inputs[2]) == 3 and prior_count > 0,
+              "DetectionOutput: box logits and class predictions must be 2-D and the priors 3-D with at least one "
+              f"prior. Got: {[list(np.shape(x)) for x in inputs]}")
         classes = self.class_count if self.class_count > 0 else inputs[1].shape[1] // prior_count
         loc_classes = 1 if self.share_location else classes
+        expected = {0: (images, prior_count * loc_classes * 4), 1: (images, prior_count * classes),
+                    3: (images, prior_count * 2), 4: (images, prior_count * loc_classes * 4)}
+        for index, shape in expected.items():
+            if index < len(inputs) and tuple(np.shape(inputs[index])) != shape:
+                raise OpError(f"DetectionOutput: input {index} must be {list(shape)} for {images} images, "
+                              f"{prior_count} priors and {classes} classes. Got: {list(np.shape(inputs[index]))}")
+        check(inputs[2].shape[0] in (1, images) and inputs[2].shape[1] >= (
+            1 if self.variance_encoded_in_target else 2), "DetectionOutput: the priors must be [1 or images, 2 (1 "
+              f"with variance_encoded_in_target), priors * {self.prior_size}]. Got: {list(inputs[2].shape)}")
         proposals = np.asarray(inputs[2]).astype(dtype)
         offset = 0 if self.normalized else 1
         prior_boxes = proposals[:, 0, :].reshape(proposals.shape[0], prior_count, self.prior_size)

@@ -106,9 +106,9 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
               " pyramid_scales")
         channels = levels[0].shape[1]
         for level in levels:
-            if level.ndim != 4 or level.shape[1] != channels:
+            if level.ndim != 4 or level.shape[1] != channels or not level.shape[0] or 0 in level.shape[2:]:
                 shapes = [list(x.shape) for x in levels]
-                raise OpError(f"pyramid levels must be [1, C, H, W] of one channel count. Got: {shapes}")
+                raise OpError(f"pyramid levels must be non-empty [1, C, H, W] of one channel count. Got: {shapes}")
         size = self.output_size
         result = np.zeros((len(rois), channels, size, size), dtype)
         assigned = roi_levels(rois, len(levels))
