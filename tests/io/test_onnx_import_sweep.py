@@ -372,6 +372,13 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     'sequence_type': (  # sequences have no IR type
         "test_identity_sequence",
     ),
+    'samples 4-D data (N, C, H, W) only': (  # GridSample-20's volumetric sampling: IR's GridSample-9 is 2-D
+        "test_gridsample_volumetric_bilinear_align_corners_0", "test_gridsample_volumetric_bilinear_align_corners_1",
+        "test_gridsample_volumetric_nearest_align_corners_0", "test_gridsample_volumetric_nearest_align_corners_1",
+    ),
+    "ONNX's max pools the largest weighted tap": (  # IR's ROIAlign max pools interpolated samples
+        "test_roialign_mode_max",
+    ),
 }
 """Node cases irgraph refuses, grouped by a phrase of the ConversionError it must raise (the IR cannot hold what the
 case asks; the comment says what)."""
