@@ -198,3 +198,6 @@ def test_ir_run_runs_openvinos_binary_convolution_ir(tmp_path, capsys):
     assert got.shape == (1, 4, 4, 4)
     np.testing.assert_array_equal(got, ported(x, weights, (2, 2), (1, 1), (1, 1), (4, 4), 1.0, np.dtype(np.float32)))
     assert ir.validate(ir.read_model(xml)) == []
+    ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
+    assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()

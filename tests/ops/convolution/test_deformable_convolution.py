@@ -241,3 +241,6 @@ def test_ir_run_runs_openvinos_deformable_convolution_ir(tmp_path, capsys):
         assert_values_close(got[name], ported(op, inputs), op.tolerance, f"{name} vs the ported reference", magnitude)
         assert_values_close(got[name], on_cpu[name], op.tolerance, f"{name} vs the CPU plugin", magnitude)
     assert ir.validate(ir.read_model(xml)) == []
+    ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
+    assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()

@@ -242,3 +242,6 @@ def test_ir_run_runs_openvinos_ctc_loss_ir(tmp_path, capsys):
     on_cpu = np.asarray(compiled(feeds)["loss"])
     assert_values_close(got, on_cpu, CTCLoss.tolerance, "vs the CPU plugin", magnitude)
     assert ir.validate(ir.read_model(xml)) == []
+    ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
+    assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()

@@ -157,3 +157,6 @@ def test_ir_run_runs_openvinos_sparse_fill_empty_rows_ir(tmp_path, capsys):
     for name, value in got.items():
         np.testing.assert_array_equal(value, on_cpu[name], err_msg=name)
     assert ir.validate(ir.read_model(xml)) == []
+    ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
+    assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()

@@ -200,6 +200,9 @@ def test_string_tensors_run_end_to_end_through_ir_run(tmp_path, capsys):
         np.testing.assert_array_equal(got[name], request.get_tensor(name).data, err_msg=name)
     assert request.get_tensor("again").str_data.tolist() == got["again"].tolist()
     assert ir.validate(ir.read_model(xml)) == []
+    ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
+    assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
+    assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
     assert ir_info.main([str(xml)]) == 0
     described = capsys.readouterr().out
     assert "string" in described
