@@ -59,6 +59,15 @@ def test_zero_offsets_are_a_grouped_convolution():
     np.testing.assert_allclose(result, expected, atol=2e-6)
 
 
+def test_output_rows_in_blocks_give_the_same_values(monkeypatch):
+    from irgraph.ops.convolution import deformable_convolution as module
+    op, inputs = build(configurations()[1])
+    (whole,) = op.evaluate(inputs)
+    monkeypatch.setattr(module, "COLUMNS_LIMIT", 1)  # one output row at a time
+    (blocked,) = op.evaluate(inputs)
+    assert whole.shape[2] > 1 and blocked.tobytes() == whole.tobytes()
+
+
 # ------------------------------------------------------------------------------------ generated configurations
 def configurations(count: int = 36) -> list[dict]:
     """Bounded, reproducible configurations: groups, deformable groups, strides, dilations, pads, auto_pad,

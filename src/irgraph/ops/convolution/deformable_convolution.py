@@ -30,6 +30,8 @@ from irgraph.ops.registry import register
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 _NAMES = ("Input", "Offsets", "Filters", "Mask")
+COLUMNS_LIMIT = 1 << 22
+"""Elements of sampled columns gathered at once (each batch item's output rows go in blocks within it)."""
 _COMPUTED = (ElementType.F32, ElementType.F16, ElementType.BF16, ElementType.F64)
 
 
@@ -175,21 +177,31 @@ class DeformableConvolutionBase(ConvolutionFamily):
         base_x = (np.arange(out_x) * strides[1] - begin[1])[None, None, :] + \
             np.tile(np.arange(kernel_x) * dilations[1], kernel_y)[:, None, None]
         pairs = widen(offsets).astype(compute, copy=False).reshape(batch, deformable, taps, 2, out_y, out_x)
+        scale = None if mask is None else widen(mask).astype(compute, copy=False).reshape(
+            batch, deformable, taps, out_y, out_x)
+        source = widen(data).astype(compute, copy=False)
+        matrix = widen(filters).astype(compute, copy=False).reshape(groups, out_channels // groups, in_per_group * taps)
+        result = np.empty((batch, out_channels, out_y, out_x), compute)
+        # Output rows in blocks whose columns (C * taps * positions per item) stay within COLUMNS_LIMIT elements.
+        rows_per_block = max(1, COLUMNS_LIMIT // max(1, channels * taps * out_x))
         with np.errstate(all="ignore"):
-            # The reference adds in the data type: a position rounds to f16 as the offset does.
-            rows = round_float(base_y.astype(compute) + pairs[:, :, :, 0], dtype).astype(compute)
-            cols = round_float(base_x.astype(compute) + pairs[:, :, :, 1], dtype).astype(compute)
-            weights = self._sample_weights(rows, cols, height, width)
-            if mask is not None:
-                scale = widen(mask).astype(compute, copy=False).reshape(batch, deformable, taps, out_y, out_x)
-                weights = [(index, (weight * scale).astype(compute)) for index, weight in weights]
-            samples = self._gather(widen(data).astype(compute, copy=False), weights, deformable)
-            # samples: (N, C, taps, OY, OX) -> columns (N, G, C/G * taps, OY * OX)
-            columns = samples.reshape(batch, groups, in_per_group * taps, out_y * out_x)
-            matrix = widen(filters).astype(compute, copy=False).reshape(groups, out_channels // groups,
-                                                                         in_per_group * taps)
-            result = np.matmul(matrix, columns)
-        return [round_float(result.reshape(shape).astype(compute, copy=False), dtype)]
+            for item in range(batch):
+                for first in range(0, out_y, rows_per_block):
+                    block = slice(first, min(first + rows_per_block, out_y))
+                    here = pairs[item:item + 1, :, :, :, block]
+                    # The reference adds in the data type: a position rounds to f16 as the offset does.
+                    rows = round_float(base_y[:, block].astype(compute) + here[:, :, :, 0], dtype).astype(compute)
+                    cols = round_float(base_x.astype(compute) + here[:, :, :, 1], dtype).astype(compute)
+                    weights = self._sample_weights(rows, cols, height, width)
+                    if scale is not None:
+                        weights = [(index, (weight * scale[item:item + 1, :, :, block]).astype(compute))
+                                   for index, weight in weights]
+                    samples = self._gather(source[item:item + 1], weights, deformable)
+                    # samples: (1, C, taps, rows, OX) -> columns (G, C/G * taps, rows * OX)
+                    columns = samples.reshape(groups, in_per_group * taps, -1)
+                    product = np.matmul(matrix, columns)
+                    result[item, :, block] = product.reshape(out_channels, block.stop - block.start, out_x)
+        return [round_float(result, dtype)]
 
     def term_magnitudes(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Per output, the sum of ``|sample * weight * mask|`` (``sum_eps`` of the tolerance): the op in f64 on
