@@ -3,7 +3,7 @@
 
 ``accumulate`` is the kernel's ``T`` for products and the sum, ``position`` for the sampling positions; the
 reference interpolates in f32 (``interpolate``). With all f32 it is OpenVINO's kernel for f32 data; with f64
-sums and interpolation and f16 positions it is the exact computation of f16 data (rounded once, as irgraph).
+sums and interpolation and f16 (bf16) positions it is the exact computation of f16 (bf16) data, rounded once.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ judges every configuration: for f32 it is the reference's own arithmetic, for f1
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
@@ -87,7 +88,7 @@ def configurations(count: int = 36) -> list[dict]:
                                                      for e, s, p in zip(extent, size, pads, strict=True)):
             continue
         version = 8 if len(found) % 3 else 1
-        dtype = [np.float32, np.float32, np.float16, np.float64][len(found) % 4]
+        dtype = [np.float32, np.float32, np.float16, np.float64, np.float32, ml_dtypes.bfloat16][len(found) % 6]
         found.append(dict(group=group, deformable=deformable, channels=channels, kernel=kernel, strides=strides,
                           dilations=dilations, pads=pads, auto_pad=auto_pad, size=size, version=version,
                           mask=version == 8 and bool(rng.integers(0, 2)), pad=version == 8 and bool(rng.integers(0, 2)),
@@ -142,7 +143,7 @@ def ported(op: DeformableConvolution, inputs: list[np.ndarray]) -> np.ndarray:
 def test_generated_configurations_match_the_ported_reference_and_the_cpu_plugin(config):
     op, inputs = build(config)
     outcome = check_op(op, inputs, same_op(op))
-    assert not outcome.refused and (outcome.cpu or config["dtype"] == np.float64)  # the plugin has no f64
+    assert not outcome.refused and (outcome.cpu or config["dtype"] in (np.float64, ml_dtypes.bfloat16))  # not run there
     (got,) = op.evaluate(inputs)
     magnitude = op.term_magnitudes(inputs)[0]
     assert_values_close(got, ported(op, inputs), op.tolerance, f"{op!r} vs the ported reference", magnitude)
