@@ -1,8 +1,9 @@
 """BinaryConvolution-1: named cases, generated configurations judged by a port of OpenVINO's reference kernel,
 OpenVINO's shape rule and refusals, and an IR with u1 weights written by OpenVINO run through ir-run.
 
-OpenVINO 2026.4.1 neither folds nor evaluates BinaryConvolution, and its CPU plugin departs from the spec on f32
-data with u1 filters (``BinaryConvolution.cpu_plugin_differs``, pinned below), so the port judges every value.
+OpenVINO 2026.4.1 neither folds nor evaluates BinaryConvolution, and its CPU plugin's values for f32 data with u1
+filters change from one compilation to the next (``BinaryConvolution.cpu_plugin_differs``), so the port judges
+every value.
 """
 
 from __future__ import annotations
@@ -147,19 +148,6 @@ def test_partial_shapes_follow_openvino(data, filters):
 def test_what_openvino_refuses_irgraph_refuses(data, filters):
     op = BinaryConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
     assert check_types(op, [data, filters], same_op(op)).refused
-
-
-def test_the_cpu_plugin_departs_from_the_spec_as_the_tolerance_table_says():
-    # openvino 2026.4.1: data 0 against a filter bit 1 is a mismatch (-1) by the spec; the CPU plugin gives +1
-    data = ov1.parameter([1, 1, 1, 2], ov.Type.f32)
-    bit = ov.Tensor(ov.Type.u1, ov.Shape([1, 1, 1, 1]))
-    bit.data[:] = np.array([0b10000000], np.uint8)
-    node = ov1.binary_convolution(data, ov.op.Constant(bit), [1, 1], [0, 0], [0, 0], [1, 1], "xnor-popcount", 0.0)
-    compiled = ov.Core().compile_model(ov.Model([node], [data]), "CPU")
-    x = np.array([[[[0, 1]]]], np.float32)
-    assert compiled([x])[0].tolist() == [[[[1.0, 1.0]]]]
-    op = BinaryConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
-    assert op.evaluate([x, bits([1], (1, 1, 1, 1))])[0].tolist() == [[[[-1.0, 1.0]]]]
 
 
 def test_an_unknown_mode_is_refused():
