@@ -169,7 +169,7 @@ def string_model(path) -> None:
     text = ov15.parameter([-1], ov.Type.string, name="text")
     unpacked = ov15.string_tensor_unpack(text)
     again = ov15.string_tensor_pack(unpacked.output(0), unpacked.output(1), unpacked.output(2))
-    words = ov.op.Constant(ov.Tensor(np.array([["ä", "bc"], ["", "def"]])))
+    words = ov.op.Constant(ov.Tensor(np.array([["ä", "bc"], ["", "def"]])), shared_memory=False)
     constant = ov15.string_tensor_unpack(words)
     outputs = [unpacked.output(0), unpacked.output(1), unpacked.output(2), again.output(0), constant.output(2)]
     names = ("begins", "ends", "symbols", "again", "constant_symbols")
