@@ -1,8 +1,8 @@
 """BinaryConvolution-1: named cases, generated configurations judged by a port of OpenVINO's reference kernel,
 OpenVINO's shape rule and refusals, and an IR with u1 weights written by OpenVINO run through ir-run.
 
-OpenVINO 2026.4.1 neither folds nor evaluates BinaryConvolution, and its CPU plugin ignores the u1 filter bits
-(``BinaryConvolution.cpu_plugin_differs``, pinned below), so the port judges every value.
+OpenVINO 2026.4.1 neither folds nor evaluates BinaryConvolution, and its CPU plugin's values for f32 data with u1
+filters change from run to run (``BinaryConvolution.cpu_plugin_differs``), so the port judges every value.
 """
 
 from __future__ import annotations
@@ -149,20 +149,6 @@ def test_what_openvino_refuses_irgraph_refuses(data, filters):
     assert check_types(op, [data, filters], same_op(op)).refused
 
 
-@pytest.mark.parametrize("bit, spec", [(0, [1, -1, -1, -1]), (1, [-1, 1, -1, -1])])
-def test_the_cpu_plugin_ignores_the_filter_bits_as_the_tolerance_table_says(bit, spec):
-    # openvino 2026.4.1; a Constant that owns its bits (one made from a Python ov.Tensor shares memory that the
-    # plugin may read after it is freed, which made earlier measurements vary from run to run)
-    data = ov1.parameter([1, 1, 1, 4], ov.Type.f32)
-    node = ov1.binary_convolution(data, ov.op.Constant(ov.Type.u1, ov.Shape([1, 1, 1, 1]), [bit]), [1, 1], [0, 0],
-                                  [0, 0], [1, 1], "xnor-popcount", 0.0)
-    compiled = ov.Core().compile_model(ov.Model([node], [data]), "CPU")
-    x = np.array([[[[0, 1, -1, 0.5]]]], np.float32)
-    assert compiled([x])[0].reshape(-1).tolist() == [-1, 1, 1, 1]
-    op = BinaryConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
-    assert op.evaluate([x, bits([bit], (1, 1, 1, 1))])[0].reshape(-1).tolist() == spec
-
-
 def test_an_unknown_mode_is_refused():
     with pytest.raises(OpError, match='mode "and" is not a member'):
         BinaryConvolution(mode="and")
@@ -181,7 +167,7 @@ def test_ir_run_runs_openvinos_binary_convolution_ir(tmp_path, capsys):
     packed = ov.Tensor(ov.Type.u1, ov.Shape(list(weights.shape)))
     packed.data[:] = np.packbits(weights.reshape(-1))  # OpenVINO packs u1 from the most significant bit
     data = ov1.parameter([1, 3, 7, 7], ov.Type.f32, name="data")
-    filters = ov.op.Constant(packed, shared_memory=False)  # owning its bits (see the test above)
+    filters = ov.op.Constant(packed, shared_memory=False)  # owning its bits
     node = ov1.binary_convolution(data, filters, [2, 2], [1, 1], [1, 1], [1, 1], "xnor-popcount", 1.0)
     result = ov1.result(node)
     result.output(0).get_tensor().set_names({"out"})
