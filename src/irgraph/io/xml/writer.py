@@ -284,7 +284,7 @@ class _Serializer:
                 return cached[1]
         attributes = op.to_attributes()
         if isinstance(op, Const):
-            offset, size = self.blobs.add(_blob(op))
+            offset, size = self.blobs.add(_blob(op), zero_bytes=op.zero_byte_blob)
             attributes["offset"] = str(offset)
             attributes["size"] = str(size)
         if extra:
