@@ -168,3 +168,13 @@ def test_body_parameters_take_a_changed_outer_type(tmp_path: Path) -> None:
     ov.save_model(ov.Core().read_model(tmp_path / "irgraph.xml"), tmp_path / "openvino.xml", compress_to_fp16=False)
     assert (tmp_path / "irgraph.xml").read_text("utf-8").count('<data shape="2..500" element_type="f32" />') == 3
     assert (tmp_path / "irgraph.xml").read_bytes() == (tmp_path / "openvino.xml").read_bytes()
+
+
+def test_a_zero_byte_const_in_a_file_without_bodies_keeps_its_size(tmp_path: Path) -> None:
+    """The same through the fast reader (files without bodies): both sizes, deduplicated as OpenVINO does."""
+    x = ops.parameter(PartialShape([-1, 4]), np.float32, name="x")
+    parts = [x, ops.constant(ov.Tensor(np.zeros((0, 4), np.float32))), ops.constant(np.zeros((0, 4), np.float32)),
+             ops.constant(ov.Tensor(np.zeros((0, 4), np.float32))), ops.constant(np.ones((1, 4), np.float32))]
+    _rewrite(ov.Model([ops.result(ops.concat(parts, 0))], [x], "zero_bytes"), tmp_path)
+    text = (tmp_path / "openvino.xml").read_text("utf-8")
+    assert text.count('size="0"') == 2 and text.count('size="1"') == 1
