@@ -429,3 +429,30 @@ def test_a_remainder_across_a_period_of_the_divisor_spans_it():
     assert FloorMod().bounds([tt("1", "i64")] * 2, [seven, width]) is None  # a divisor known by bounds only
     negative = PartialValue(np.array([-3], np.int64), np.array([2], np.int64))
     assert Mod().bounds([tt("1", "i64")] * 2, [negative, seven]) is None
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "2,3..8,4", "1..4,3,..6"])
+@pytest.mark.parametrize("step", ["scatter_update", "select", "reduce_max", "reduce_min"])
+def test_bounds_through_data_movement_and_monotonic_reductions(shape, step):
+    """ScatterUpdate, Select (known condition), ReduceMax and ReduceMin of shape values keep their bounds,
+    as openvino 2026.4.1's evaluate_lower/upper do."""
+    from irgraph.ops.condition.select import Select
+    from irgraph.ops.movement.broadcast import Broadcast3
+    from irgraph.ops.movement.scatter_update import ScatterUpdate
+    from irgraph.ops.reduction.reduce_max import ReduceMax
+    from irgraph.ops.reduction.reduce_min import ReduceMin
+
+    twin = Twin()
+    x = twin.parameter(shape)
+    dims = shape_of(twin, x)
+    if step == "scatter_update":
+        value = twin.op(ScatterUpdate(), ov13.scatter_update, dims, twin.const([0]), twin.const([5]), twin.const(0))
+    elif step == "select":
+        value = twin.op(Select(), ov13.select, twin.const([True, False, True], np.bool_), dims,
+                        twin.const([7, 7, 7]))
+    else:
+        op, build = (ReduceMax(keep_dims=True), ov13.reduce_max) if step == "reduce_max" else \
+            (ReduceMin(keep_dims=True), ov13.reduce_min)
+        value = twin.op(op, lambda d, a: build(d, a, True), concat(twin, [gather(twin, dims, [1]), twin.const([5])]),
+                        twin.const([0]))
+    twin.check(twin.op(Broadcast3(), ov13.broadcast, twin.const(1.0, np.float32), value))
