@@ -291,12 +291,15 @@ def _if(
     input_values: Sequence[np.ndarray | None], walk: Walk,
 ) -> list[TensorType]:
     condition = _scalar_value(input_values, 0)
+    taken = None if condition is None else ("then_body" if bool(condition[0]) else "else_body")
     branches: list[dict[int, TensorType]] = []
     for tag in ("then_body", "else_body"):
         body = bodies[tag]
         overrides = {}
         for entry in body.inputs:
             parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
+            if taken not in (None, tag):
+                continue  # OpenVINO leaves the body a known condition skips as declared (and writes it so)
             overrides[parameter.id] = _check_fed(f"<{body.port_map_tag}> {entry.describe()}",
                                                  _input(entry, input_types), parameter)
         _run(body, overrides, walk)
