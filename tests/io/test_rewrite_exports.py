@@ -179,3 +179,18 @@ def test_a_zero_byte_const_in_a_file_without_bodies_keeps_its_size(tmp_path: Pat
     _rewrite(ov.Model([ops.result(ops.concat(parts, 0))], [x], "zero_bytes"), tmp_path)
     text = (tmp_path / "openvino.xml").read_text("utf-8")
     assert text.count('size="0"') == 2 and text.count('size="1"') == 1
+
+
+def test_the_body_a_constant_condition_skips_keeps_its_declared_types(tmp_path: Path) -> None:
+    """openvino 2026.4.1 validates only the body If(true) takes: after a reshape the other keeps [2,4]."""
+    x = ops.parameter(PartialShape([2, 4]), np.float32, name="x")
+    then_value = ops.parameter(PartialShape([2, 4]), np.float32, name="then_value")
+    else_value = ops.parameter(PartialShape([2, 4]), np.float32, name="else_value")
+    out = _if(ops.constant(True).output(0), x.output(0), ops.result(ops.concat([then_value, then_value], 1)),
+              ops.result(ops.split(else_value, ops.constant(np.int64(1)), 2).output(0)), then_value, else_value)
+    ov.save_model(ov.Model([out], [x], "if_true"), tmp_path / "built.xml")
+    reshaped = ov.Core().read_model(tmp_path / "built.xml")
+    reshaped.reshape({"x": PartialShape([-1, 4])})
+    _rewrite(reshaped, tmp_path)
+    text = (tmp_path / "irgraph.xml").read_text("utf-8")
+    assert text.count('<data shape="?,4" element_type="f32" />') == 2 and text.count('<data shape="2,4"') == 1
