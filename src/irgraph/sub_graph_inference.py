@@ -6,7 +6,8 @@ gives its Parameter ``part_size`` along the iteration axis), the body is inferre
 body Results: the last iteration's value, or the iterations concatenated along the axis (static
 only where the number of iterations is known: TensorIterator from its sliced inputs, Loop from a
 constant trip count and an always-true condition). OpenVINO's rules (``tensor_iterator.cpp``,
-``loop.cpp``, ``if.cpp``) are followed, including where they make a dim dynamic.
+``loop.cpp``, ``if.cpp``) are followed, including where they make a dim dynamic, and where If's
+known condition leaves the body it skips with the types it declares.
 """
 
 from __future__ import annotations
