@@ -189,3 +189,12 @@ def test_ir_run_runs_openvinos_deformable_psroi_pooling_ir(tmp_path, capsys):
         assert_values_close(written["pooled"], compiled(feeds)[compiled.output(0)], cpu_default(Pooling.tolerance),
                             "ir-run vs the CPU plugin", magnitude)
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """deformable-psroi-pooling-1.rst: 882 channels = 98 x 3 x 3, 300 rois -> [300, 98, 3, 3]."""
+    op = Pooling(output_dim=98, spatial_scale=0.0625, group_size=3, spatial_bins_x=4, spatial_bins_y=4,
+                 trans_std=0.1, part_size=3)
+    for types in ([tt("1,882,38,63"), tt("300,5")], [tt("1,882,38,63"), tt("300,5"), tt("300,2,3,3")]):
+        assert infer(op, types, [None] * len(types)) == ["[300,98,3,3]"]
+        check_types(op, types, same_op(op))

@@ -372,3 +372,12 @@ def test_ir_run_runs_openvinos_detection_output_ir(tmp_path, capsys):
         assert_values_close(meaningful_rows(written["detections"]), meaningful_rows(expected), Tolerance(ulp=4, eps=4),
                             "ir-run vs the CPU plugin")
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """detection-output-1.rst / -8.rst: 1344 priors, 2 classes, keep_top_k 200 -> [1, 1, 200, 7]."""
+    types = [tt("1,5376"), tt("1,2688"), tt("1,2,5376")]
+    for op in (DetectionOutput(num_classes=2, keep_top_k=(200,), nms_threshold=0.45, normalized=True),
+               DetectionOutput8(keep_top_k=(200,), nms_threshold=0.45, normalized=True)):
+        assert infer(op, types, [None] * 3) == ["[1,1,200,7]"]
+        check_types(op, types, same_op(op))

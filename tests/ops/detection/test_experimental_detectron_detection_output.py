@@ -193,3 +193,12 @@ def test_ir_run_runs_openvinos_ed_detection_output_ir(tmp_path, capsys):
             assert_values_close(written[name], expected[compiled.output(index)], cpu_default(EDOutput.tolerance),
                                 f"ir-run's {name} vs the CPU plugin")
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """experimental-detectron-detection-output-6.rst: 1000 rois, 81 classes, 100 detections."""
+    op = EDOutput(score_threshold=0.05, nms_threshold=0.5, max_delta_log_wh=4.135166645050049, num_classes=81,
+                  post_nms_count=2000, max_detections_per_image=100, deltas_weights=(10.0, 10.0, 5.0, 5.0))
+    types = [tt("1000,4"), tt("1000,324"), tt("1000,81"), tt("1,3")]
+    assert infer(op, types, [None] * 4) == ["[100,4]", "[100]", "[100]"]
+    check_types(op, types, same_op(op))

@@ -190,3 +190,11 @@ def test_ir_run_runs_openvinos_single_image_proposals_ir(tmp_path, capsys):
             assert_values_close(written[name], expected[compiled.output(index)], cpu_default(Single.tolerance),
                                 f"ir-run's {name} vs the CPU plugin")
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """experimental-detectron-generate-proposals-single-image-6.rst: 201600 anchors, post_nms_count 1000."""
+    op = Single(min_size=0.0, nms_threshold=0.7, post_nms_count=1000, pre_nms_count=1000)
+    types = [tt("3"), tt("201600,4"), tt("12,200,336"), tt("3,200,336")]
+    assert infer(op, types, [None] * 4) == ["[1000,4]", "[1000]"]
+    check_types(op, types, same_op(op))

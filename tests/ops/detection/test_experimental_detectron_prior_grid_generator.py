@@ -100,3 +100,10 @@ def test_ir_run_runs_openvinos_prior_grid_generator_ir(tmp_path, capsys):
     with np.load(tmp_path / "out.npz") as written:
         np.testing.assert_array_equal(written["grid"], compiled(feeds)[compiled.output(0)])
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """experimental-detectron-prior-grid-generator-6.rst: 3 priors on a 200 x 336 map -> [201600, 4]."""
+    types = [tt("3,4"), tt("1,256,200,336"), tt("1,3,800,1344")]
+    assert infer(Grid(flatten=True), types, [None] * 3) == ["[201600,4]"]
+    check_types(Grid(flatten=True), types, same_op(Grid(flatten=True)))

@@ -177,3 +177,11 @@ def test_ir_run_runs_openvinos_roi_feature_extractor_ir(tmp_path, capsys):
                             "ir-run's features vs the CPU plugin", magnitude)
         np.testing.assert_array_equal(written["rois_out"], feeds["rois"])
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """experimental-detectron-roi-feature-extractor-6.rst: 1000 rois, four levels of 256 channels, 7 x 7."""
+    op = Extractor(output_size=7, sampling_ratio=2, pyramid_scales=(4, 8, 16, 32))
+    types = [tt("1000,4"), tt("1,256,200,336"), tt("1,256,100,168"), tt("1,256,50,84"), tt("1,256,25,42")]
+    assert infer(op, types, [None] * 5) == ["[1000,256,7,7]", "[1000,4]"]
+    check_types(op, types, same_op(op))

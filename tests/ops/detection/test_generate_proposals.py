@@ -204,3 +204,11 @@ def test_ir_run_runs_openvinos_generate_proposals_ir(tmp_path, capsys):
             assert_values_close(written[name], expected[compiled.output(index)],
                                 cpu_default(GenerateProposals.tolerance), f"ir-run's {name} vs the CPU plugin")
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """generate-proposals-9.rst: 8 images, anchors [50, 84, 3, 4], post_nms_count 1000 -> [..8000, 4]."""
+    op = GenerateProposals(min_size=0.0, nms_threshold=0.7, post_nms_count=1000, pre_nms_count=1000)
+    types = [tt("8,3"), tt("50,84,3,4"), tt("8,12,50,84"), tt("8,3,50,84")]
+    assert infer(op, types, [None] * 4) == ["[..8000,4]", "[..8000]", "[8]"]
+    check_types(op, types, same_op(op))

@@ -244,3 +244,13 @@ def test_ir_run_runs_openvinos_proposal_ir(tmp_path, capsys):
             assert_values_close(written[name], expected[compiled.output(index)], cpu_default(Proposal4.tolerance),
                                 f"ir-run's {name} vs the CPU plugin")
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """proposal-4.rst: class_probs [7, 4, 28, 28], bbox_deltas [7, 8, 28, 28], image_shape [4], post_nms_topn
+    300 -> [2100, 5] and [2100]."""
+    op = Proposal4(base_size=16, pre_nms_topn=6000, post_nms_topn=300, nms_thresh=0.7, feat_stride=16, min_size=16,
+                   ratio=(0.5, 1.0), scale=(8.0,))
+    types = [tt("7,4,28,28"), tt("7,8,28,28"), tt("4")]
+    assert infer(op, types, [None] * 3) == ["[2100,5]", "[2100]"]
+    check_types(op, types, same_op(op))

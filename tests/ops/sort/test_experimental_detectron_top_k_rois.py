@@ -86,3 +86,10 @@ def test_ir_run_runs_openvinos_topk_rois_ir(tmp_path, capsys):
         np.testing.assert_array_equal(written["top"], compiled(feeds)[compiled.output(0)])
         assert written["top"][:, 0].tolist() == [20, 16, 8, 0]
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """experimental-detectron-top-krois-6.rst: 5000 rois, max_rois 1000 -> [1000, 4]."""
+    op = ExperimentalDetectronTopKROIs(max_rois=1000)
+    assert infer(op, [tt("5000,4"), tt("5000")], [None, None]) == ["[1000,4]"]
+    check_types(op, [tt("5000,4"), tt("5000")], same_op(op))

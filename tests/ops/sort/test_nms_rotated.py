@@ -109,3 +109,12 @@ def test_ir_run_runs_openvinos_nms_rotated_ir(tmp_path, capsys):
         for index, name in enumerate(("indices", "selected", "valid")):
             np.testing.assert_array_equal(written[name], expected[compiled.output(index)])
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_spec_example_shapes():
+    """nms-rotated-13.rst: boxes [3, 100, 5], scores [3, 5, 100], at most 10 per class -> [..150, 3]."""
+    op = NMSRotated()
+    types = [tt("3,100,5"), tt("3,5,100"), tt("", "i64"), tt(""), tt("")]
+    values = [None, None, np.array(10, np.int64), None, None]
+    assert infer(op, types, values) == ["[..150,3]", "[..150,3]", "[1]"]
+    check_types(op, types, same_op(op), values)
