@@ -381,3 +381,22 @@ def test_spec_example_shapes():
                DetectionOutput8(keep_top_k=(200,), nms_threshold=0.45, normalized=True)):
         assert infer(op, types, [None] * 3) == ["[1,1,200,7]"]
         check_types(op, types, same_op(op))
+
+
+@pytest.mark.values_judged_by_the_test  # the scalar port and the CPU plugin
+@pytest.mark.parametrize("decrease_label_id", [False, True])
+def test_many_overlapping_priors_match_the_port_and_cpu_plugin(decrease_label_id):
+    """80 crowded priors, 4 classes: long NMS chains (irgraph drops the candidates a kept box overlaps all at
+    once; the reference compares candidate by candidate) give the same detections."""
+    rng = np.random.default_rng(11)
+    priors, classes = 80, 4
+    op = DetectionOutput8(keep_top_k=(50,), top_k=-1, nms_threshold=0.3, confidence_threshold=0.05,
+                          normalized=True, code_type=CENTER, decrease_label_id=decrease_label_id)
+    centre = rng.uniform(0.3, 0.7, (priors, 2))
+    size = rng.uniform(0.1, 0.4, (priors, 2))
+    boxes = np.concatenate([centre - size / 2, centre + size / 2], -1).reshape(-1)
+    proposals = np.stack([boxes, np.tile([0.1, 0.1, 0.2, 0.2], priors)])[None].astype(F32)
+    scores = rng.permutation(np.linspace(0.01, 0.99, priors * classes)).reshape(1, -1).astype(F32)
+    inputs = [rng.normal(0, 0.3, (1, priors * 4)).astype(F32), scores, proposals]
+    assert_matches_port(op, inputs)
+    assert_matches_cpu(op, inputs)

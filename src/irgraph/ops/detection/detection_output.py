@@ -68,11 +68,19 @@ def jaccard(box: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def greedy_nms(boxes: np.ndarray, order: np.ndarray, threshold: np.floating) -> list[int]:
     """Candidates ``order`` (indices into ``boxes``, best first) kept unless their IoU with an earlier kept box
-    is > ``threshold``."""
+    is > ``threshold``: each kept box drops the later candidates it overlaps, all at once (the IoU is symmetric,
+    so this keeps what the reference's candidate-by-candidate loop keeps)."""
+    candidates = boxes[order]
+    alive = np.ones(len(order), bool)
     kept: list[int] = []
-    for index in order.tolist():
-        if not kept or not (jaccard(boxes[index], boxes[kept]) > threshold).any():
-            kept.append(index)
+    for position in range(len(order)):
+        if not alive[position]:
+            continue
+        kept.append(int(order[position]))
+        rest = alive[position + 1:]
+        if rest.any():
+            later = np.flatnonzero(rest) + position + 1
+            alive[later[jaccard(candidates[position], candidates[later]) > threshold]] = False
     return kept
 
 
@@ -383,12 +391,10 @@ class _DetectionOutputBase(Op):
         if self.top_k > -1:
             order = order[:self.top_k]
         kept: dict[int, list[int]] = {}
-        for prior in order.tolist():
-            klass = int(label[prior])
+        labels = label[order]
+        for klass in np.unique(labels).tolist():  # suppression stays within a class: each class on its own
             class_boxes = boxes[:, 0 if self.share_location else klass]
-            mine = kept.setdefault(klass, [])
-            if not mine or not (jaccard(class_boxes[prior], class_boxes[mine]) > nms_threshold).any():
-                mine.append(prior)
+            kept[klass] = greedy_nms(class_boxes, order[labels == klass], nms_threshold)
         return kept
 
 
