@@ -125,7 +125,7 @@ class DeformablePSROIPooling(Op):
                 start_x = start_x + move_x * roi_w
                 start_y = start_y + move_y * roi_h
             sub_w, sub_h = bin_w / F32(bins_x), bin_h / F32(bins_y)
-            planes = data[batch].astype(dtype)
+            planes = data[batch].astype(dtype, copy=False)
             total = np.zeros((dim, group, group), dtype)
             legit = np.zeros((dim, group, group), np.int64)
             for sy in range(bins_y):

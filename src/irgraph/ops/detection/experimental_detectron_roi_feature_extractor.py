@@ -112,9 +112,10 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
         size = self.output_size
         result = np.zeros((len(rois), channels, size, size), dtype)
         assigned = roi_levels(rois, len(levels))
+        planes = [level[0].astype(dtype, copy=False) for level in levels]
         for index in np.flatnonzero(assigned < len(levels)).tolist():
             level = int(assigned[index])
-            result[index] = self._align(rois[index], levels[level][0].astype(dtype),
+            result[index] = self._align(rois[index], planes[level],
                                         F32(1.0) / F32(self.pyramid_scales[level]), dtype)
         return result
 
@@ -159,8 +160,9 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
         inside = (in_y[:, None] & in_x[None, :]).astype(dtype)
         weights = [(hy[:, None] * hx[None, :]), (hy[:, None] * lx[None, :]), (ly[:, None] * hx[None, :]),
                    (ly[:, None] * lx[None, :])]
-        corners = [data[:, y_low][:, :, x_low], data[:, y_low][:, :, x_high], data[:, y_high][:, :, x_low],
-                   data[:, y_high][:, :, x_high]]
+        rows_low, rows_high = y_low[:, None], y_high[:, None]
+        corners = [data[:, rows_low, x_low[None, :]], data[:, rows_low, x_high[None, :]],
+                   data[:, rows_high, x_low[None, :]], data[:, rows_high, x_high[None, :]]]
         value = weights[0].astype(dtype) * corners[0]
         for weight, corner in zip(weights[1:], corners[1:], strict=True):
             value = value + weight.astype(dtype) * corner
