@@ -12,9 +12,9 @@ import pytest
 
 from irgraph.cli import _common as common
 from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import ResourceLimitError
-from irgraph.shapes import Shape
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ResourceLimitError
+from irgraph.core.shapes import Shape
 from tests.cli.helpers import files_in, load
 
 

@@ -189,10 +189,10 @@ def test_long_runs_without_a_tag_are_found_exactly(data, limit):
 
 def test_the_fast_paths_constructors_make_what_the_classes_make():
     """Locations, ports and port types are made through their slots (``_fast_constructor``): equal, same hash."""
-    from irgraph.element_types import ElementType
-    from irgraph.errors import Location
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.errors import Location
+    from irgraph.core.shapes import Shape, TensorType
     from irgraph.graph import InputPort, OutputPort
-    from irgraph.shapes import Shape, TensorType
 
     cases = [
         (fast_reader._location, Location, ("model.xml", 7, 3, "conv", "Convolution")),

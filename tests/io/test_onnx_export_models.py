@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from tests.io.test_onnx_export import onnxruntime_run
 from tests.test_models import MODELS, NAMES, TOLERANCE, inputs_of
 

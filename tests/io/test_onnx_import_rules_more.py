@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.pooling.max_pool import MaxPool14
 

@@ -7,10 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from irgraph.errors import EvaluationError, OpError
+from irgraph.core.errors import EvaluationError, OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
-from irgraph.shapes import Shape
 
 INT64_RANGE = "attribute 'axis' must be an integer in the int64 range. Got: {!r}"
 

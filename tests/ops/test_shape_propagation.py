@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.element_types import ElementType as ET
-from irgraph.errors import IrError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType as ET
+from irgraph.core.errors import IrError
 from irgraph.graph import Model
 from irgraph.ops import Concat, Op
 from irgraph.ops.arithmetic.add import Add
@@ -33,7 +34,6 @@ from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.ops.type.convert import Convert
-from irgraph.shape_inference import infer_shapes
 from tests.ops.differential import OP_EXAMPLES, ORACLE, ov_output_types, ov_parameter
 from tests.ops.helpers import tt
 
@@ -324,7 +324,7 @@ def test_random_shape_sub_graphs_match_openvino(shape, data):
 
 
 def test_partial_value_reads_its_bounds_as_dims():
-    from irgraph.shapes import PartialValue
+    from irgraph.core.shapes import PartialValue
 
     value = PartialValue(np.array([2, 3, 0, -1], np.int64), np.array([2, 8, 2**63 - 1, 5], np.int64))
     assert [str(d) for d in value.dims()] == ["2", "3..8", "?", "..5"]
@@ -337,8 +337,8 @@ def test_partial_value_reads_its_bounds_as_dims():
 
 def test_bounds_do_not_pass_non_monotonic_arithmetic():
     """Only Add, Subtract, Multiply, Maximum and Minimum propagate bounds (their extremes are at the corners)."""
+    from irgraph.core.shapes import PartialValue
     from irgraph.ops.families.elementwise import BinaryArithmetic
-    from irgraph.shapes import PartialValue
 
     class Power(BinaryArithmetic):
         type_name = "Power"

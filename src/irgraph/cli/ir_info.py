@@ -10,16 +10,16 @@ from collections import Counter
 
 import numpy as np
 
+from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
-from irgraph.errors import IrError, Location, printable
+from irgraph.core.errors import IrError, Location, printable
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -210,7 +210,7 @@ def _version_number(node: Node) -> str:
 
 
 def format_info(info: dict[str, object]) -> str:
-    """The text report (names and paths from the file escaped by :func:`irgraph.errors.printable`)."""
+    """The text report (names and paths from the file escaped by :func:`irgraph.core.errors.printable`)."""
     weights = info["weights"]
     assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"

@@ -12,12 +12,17 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from irgraph import backends, polygraphy_json
-from irgraph import feeds as feeds_lib
-from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.compare import (
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.io.data import polygraphy_json
+from irgraph.io.data.npz import NpzArchive
+from irgraph.runtime.interpreter import Interpreter
+from irgraph.runtime.state import run_steps
+from irgraph.tools import backends
+from irgraph.tools import feeds as feeds_lib
+from irgraph.tools.backends import BackendUnavailableError
+from irgraph.tools.compare import (
     Comparison,
     Tolerance,
     compare_outputs,
@@ -25,13 +30,9 @@ from irgraph.compare import (
     format_stats_table,
     tensor_stats,
 )
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
-from irgraph.feeds import Feed, FeedError
-from irgraph.interpreter import Interpreter
-from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.npz import NpzArchive
-from irgraph.progress import Progress
-from irgraph.state import run_steps
+from irgraph.tools.feeds import Feed, FeedError
+from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
+from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output

@@ -13,8 +13,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import WeightsError
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops.op import shape_text
 

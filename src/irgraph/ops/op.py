@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
-from irgraph.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.shapes import PartialValue, Shape, TensorType
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
+from irgraph.core.shapes import PartialValue, Shape, TensorType
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
@@ -80,7 +80,7 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------ codecs
 def _read_int(text: str) -> int:
-    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.integers)
+    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.core.integers)
 
 
 def _read_bool(text: str) -> bool:

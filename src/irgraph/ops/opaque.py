@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from irgraph.errors import EvaluationError
+from irgraph.core.errors import EvaluationError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.catalogue import SINK_TYPES
 from irgraph.ops.op import Inputs, Op
 from irgraph.ops.registry import known_ops
-from irgraph.shapes import TensorType
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from irgraph.errors import ConversionError, Location
+from irgraph.core.errors import ConversionError, Location
 
 __all__ = ["onnx_value_names", "onnx_with_outputs"]
 

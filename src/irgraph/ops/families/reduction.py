@@ -39,12 +39,12 @@ from typing import ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import TypeRule
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, shape_text
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 NUMERIC_DATA = TypeRule(
     lambda t: t.is_real or t.is_integral, "Element type of data input must be numeric. Got: {type}"

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import (
     OPSETS_WITH_BASIC_OPS,
     Inputs,
@@ -20,7 +21,6 @@ from irgraph.ops.op import (
     normalize_axis,
 )
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 EPS_MODES = ("add", "max")
 

@@ -9,10 +9,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 ENCODINGS = ("corner", "center")
 OUTPUT_TYPES = (ElementType.I32, ElementType.I64)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import Pattern
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
