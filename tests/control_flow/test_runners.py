@@ -543,7 +543,7 @@ def test_concatenated_parts_must_keep_one_shape() -> None:
 
 # ------------------------------------------------------------------------------------ run-time values and port maps
 def test_the_iteration_limit_defaults_to_a_million() -> None:
-    from irgraph.control_flow.runners import DEFAULT_ITERATION_LIMIT
+    from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 
     assert DEFAULT_ITERATION_LIMIT == 1_000_000
     assert ir.Interpreter(counting_loop()).iteration_limit == 1_000_000

@@ -359,5 +359,5 @@ def test_if_output_types_follow_openvinos_resolve_shape() -> None:
     assert _either("...", "3") == "f32[...]"
     assert _either("2", "2", "dynamic", "i32") == "i32[2]"
     assert _either("2", "2", "i64", "dynamic") == "i64[2]"
-    with pytest.raises(ir.errors.OpError, match="output 0: then_body gives f32 but else_body gives i32"):
+    with pytest.raises(ir.OpError, match="output 0: then_body gives f32 but else_body gives i32"):
         _either("2", "2", "f32", "i32")

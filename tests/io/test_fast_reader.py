@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.xml import fast_reader
 from irgraph.io.xml import reader as xml_reader
 from irgraph.io.xml.reader import read_ir
@@ -64,7 +65,7 @@ def read_both(path: Path) -> tuple[object, object, bool]:
         except ir.IrError as err:
             outcomes.append((type(err).__name__, str(err)))
     try:
-        reader = xml_reader._Reader(load_xml(path, parse=False), None, ir.interpreter.DEFAULT_ELEMENT_LIMIT)
+        reader = xml_reader._Reader(load_xml(path, parse=False), None, DEFAULT_ELEMENT_LIMIT)
         answered = fast_reader.read_fast(reader) is not None
     except ir.IrError:
         answered = False

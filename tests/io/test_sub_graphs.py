@@ -183,7 +183,7 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
     import irgraph.control_flow.inference
     import irgraph.io.xml.sub_graphs
     from irgraph.core.errors import ResourceLimitError, ShapeInferenceError
-    from irgraph.graph.subgraph import MAX_BODY_DEPTH
+    from irgraph.core.limits import MAX_BODY_DEPTH
 
     assert MAX_BODY_DEPTH == 128
     path = tmp_path / "deep.xml"
