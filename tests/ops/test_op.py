@@ -55,8 +55,8 @@ def test_a_missing_required_attribute_is_named():
 
 
 def test_input_specs_describe_themselves():
-    fixed = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
-    assert (fixed.spec(0), fixed.spec(1).needs_value, fixed.describe()) == (InputSpec("data"), True, "2 (data, axis)")
+    fixed = Inputs.of(InputSpec("data"), InputSpec("axis"))
+    assert (fixed.spec(0), fixed.spec(1).name, fixed.describe()) == (InputSpec("data"), "axis", "2 (data, axis)")
     with pytest.raises(IndexError, match="^2$"):
         fixed.spec(2)
     assert fixed.accepts(2) and not fixed.accepts(1) and not fixed.accepts(3)
@@ -64,10 +64,9 @@ def test_input_specs_describe_themselves():
     assert (repeated.spec(7).name, repeated.describe(), repeated.accepts(1), repeated.accepts(0)) == (
         "data", "at least 1", True, False)
     assert Inputs().describe() == "0" and Inputs().accepts(0) and not Inputs().accepts(1)
-    assert InputSpec("data").needs_value is False
     assert OpaqueOp.inputs.accepts(0) and Result.inputs.describe() == "1 (data)"
-    assert [s.needs_value for s in Split.inputs.fixed] == [False, True]
-    assert [s.needs_value for s in VariadicSplit.inputs.fixed] == [False, True, True]
+    assert [s.name for s in Split.inputs.fixed] == ["data", "axis"]
+    assert [s.name for s in VariadicSplit.inputs.fixed] == ["data", "axis", "split_lengths"]
 
 
 def test_what_each_op_tells_the_interpreter_and_the_writer():

@@ -26,10 +26,9 @@ OPSETS_WITH_BASIC_OPS = range(1, 17)
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One input of an op: its name and whether shape inference needs its value."""
+    """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 
     name: str
-    needs_value: bool = False
     bounds: bool = False
     """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 

@@ -460,7 +460,7 @@ class BackpropConvolution(ConvolutionFamily):
     - out + output_padding`` with the odd unit at the start for same_upper (OpenVINO's backprop rule).
     """
 
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape", needs_value=True)),
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape")),
                     minimum=2)
 
     output_padding: tuple[int, ...] = attribute(())

@@ -254,7 +254,7 @@ f64 sum adds half an ULP of rounding, and f16/bf16 results one more rounding."""
 class Reduction(Op):
     """``data`` reduced over the ``axes`` input; ``keep_dims`` keeps them as 1s."""
 
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     type_rule: ClassVar[TypeRule] = NUMERIC_DATA
     reduce: ClassVar[Reducer]
 

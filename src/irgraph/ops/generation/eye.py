@@ -25,10 +25,10 @@ class Eye(Op):
     opsets = range(9, 17)
     inputs = Inputs.optional(
         3,
-        InputSpec("num_rows", needs_value=True),
-        InputSpec("num_columns", needs_value=True),
+        InputSpec("num_rows"),
+        InputSpec("num_columns"),
         InputSpec("diagonal_index"),
-        InputSpec("batch_shape", needs_value=True),
+        InputSpec("batch_shape"),
     )
 
     output_type: ElementType = attribute(ir_name="output_type")

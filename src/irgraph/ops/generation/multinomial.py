@@ -96,7 +96,7 @@ class Multinomial(Op):
 
     type_name = "Multinomial"
     opsets = range(13, 17)
-    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples", needs_value=True))
+    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples"))
 
     convert_type: ElementType = attribute()
     with_replacement: bool = attribute()

@@ -123,7 +123,7 @@ class RandomUniform(Op):
 
     type_name = "RandomUniform"
     opsets = range(8, 17)
-    inputs = Inputs.of(InputSpec("shape", needs_value=True, bounds=True), InputSpec("min_val"), InputSpec("max_val"))
+    inputs = Inputs.of(InputSpec("shape", bounds=True), InputSpec("min_val"), InputSpec("max_val"))
     keeps_run_state: ClassVar[bool] = True
 
     output_type: ElementType = attribute()

@@ -33,8 +33,8 @@ class _Range(Op):
 
     type_name = "Range"
     inputs = Inputs.of(
-        InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
-        InputSpec("step", needs_value=True),
+        InputSpec("start"), InputSpec("stop"),
+        InputSpec("step"),
     )
 
     def result_type(self, inputs: Sequence[ElementType]) -> ElementType:

@@ -624,8 +624,8 @@ class Interpolate4(InterpolateV4Like):
 
     type_name = "Interpolate"
     opsets = range(4, 11)
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes", needs_value=True),
-                           InputSpec("scales", needs_value=True), InputSpec("axes", needs_value=True)), minimum=3)
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes"),
+                           InputSpec("scales"), InputSpec("axes")), minimum=3)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """OpenVINO's v4 shape_infer."""
@@ -659,8 +659,8 @@ class Interpolate11(InterpolateV4Like):
 
     type_name = "Interpolate"
     opsets = range(11, 17)
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes", needs_value=True),
-                           InputSpec("axes", needs_value=True)), minimum=2)
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes"),
+                           InputSpec("axes")), minimum=2)
     modes = MODES + PILLOW_MODES
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
@@ -701,7 +701,7 @@ class Interpolate1(InterpolateBase):
     type_name = "Interpolate"
     attribute_order = ("align_corners", "antialias", "axes", "mode", "pads_begin", "pads_end")  # as OpenVINO writes it
     opsets = range(1, 4)
-    inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape"))
 
     axes: tuple[int, ...] = attribute()
     mode: str = attribute()

@@ -37,8 +37,8 @@ class _Broadcast(Op):
 
     type_name = "Broadcast"
     inputs = Inputs.optional(
-        2, InputSpec("data"), InputSpec("target_shape", needs_value=True, bounds=True),
-        InputSpec("axes_mapping", needs_value=True),
+        2, InputSpec("data"), InputSpec("target_shape", bounds=True),
+        InputSpec("axes_mapping"),
     )
     bound_inputs = (0,)
     modes = ("numpy", "explicit", "pdpd")

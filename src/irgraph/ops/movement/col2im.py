@@ -22,8 +22,8 @@ class Col2Im(Op):
 
     type_name = "Col2Im"
     opsets = range(15, 17)
-    inputs = Inputs.of(InputSpec("data"), InputSpec("output_size", needs_value=True),
-                       InputSpec("kernel_size", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("output_size"),
+                       InputSpec("kernel_size"))
     tolerance = Tolerance(ulp=4, eps=16)
 
     strides: tuple[int, ...] = attribute((1, 1))

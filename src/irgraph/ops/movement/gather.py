@@ -23,7 +23,7 @@ class _Gather(Op):
     every version, rather than refuse a model OpenVINO runs)."""
 
     type_name = "Gather"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis"))
     bound_inputs = (0,)
 
     @property

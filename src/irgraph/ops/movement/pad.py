@@ -27,8 +27,8 @@ class _Pad(Op):
 
     type_name = "Pad"
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("pads_begin", needs_value=True, bounds=True),
-        InputSpec("pads_end", needs_value=True, bounds=True),
+        3, InputSpec("data"), InputSpec("pads_begin", bounds=True),
+        InputSpec("pads_end", bounds=True),
         InputSpec("pad_value"),
     )
     bound_inputs = (0,)

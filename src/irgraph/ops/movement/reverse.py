@@ -19,7 +19,7 @@ class Reverse(Op):
     (``mode="mask"``). Spec: Reverse-1. The output is a view (``np.flip``)."""
 
     type_name = "Reverse"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 
     mode: str = attribute()

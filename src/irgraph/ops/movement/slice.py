@@ -98,9 +98,9 @@ class Slice(Op):
     opsets = range(8, 17)
     inputs = Inputs.optional(
         4,
-        InputSpec("data"), InputSpec("start", needs_value=True, bounds=True),
-        InputSpec("stop", needs_value=True, bounds=True),
-        InputSpec("step", needs_value=True), InputSpec("axes", needs_value=True),
+        InputSpec("data"), InputSpec("start", bounds=True),
+        InputSpec("stop", bounds=True),
+        InputSpec("step"), InputSpec("axes"),
     )
     bound_inputs = (0,)
 

@@ -24,7 +24,7 @@ class Split(Op):
 
     type_name = "Split"
     slices_data = True
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axis"))
 
     num_splits: int = attribute(0)
 

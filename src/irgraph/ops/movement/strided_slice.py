@@ -34,9 +34,9 @@ class StridedSlice(Op):
 
     type_name = "StridedSlice"
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("begin", needs_value=True, bounds=True),
-        InputSpec("end", needs_value=True, bounds=True),
-        InputSpec("strides", needs_value=True),
+        3, InputSpec("data"), InputSpec("begin", bounds=True),
+        InputSpec("end", bounds=True),
+        InputSpec("strides"),
     )
     bound_inputs = (0,)
 

@@ -25,7 +25,7 @@ class Tile(Op):
     """
 
     type_name = "Tile"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", needs_value=True, bounds=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", bounds=True))
     bound_inputs = (0,)
 
     def infer(

@@ -21,7 +21,7 @@ class Transpose(Op):
     """
 
     type_name = "Transpose"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("input_order", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("input_order"))
     bound_inputs = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

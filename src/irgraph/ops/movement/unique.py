@@ -55,7 +55,7 @@ class Unique(Op):
 
     type_name = "Unique"
     opsets = range(10, 17)
-    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis"))
 
     sorted: bool = attribute(True)
     index_element_type: ElementType = attribute(ElementType.I64)

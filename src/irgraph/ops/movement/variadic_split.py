@@ -28,7 +28,7 @@ class VariadicSplit(Op):
     slices_data = True
     unconnected_extra_outputs = True
     inputs = Inputs.of(
-        InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
+        InputSpec("data"), InputSpec("axis"), InputSpec("split_lengths")
     )
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int | None:

@@ -23,7 +23,7 @@ class OneHotBase(Op):
     to negative indices)."""
 
     type_name = "OneHot"
-    inputs = Inputs.of(InputSpec("indices"), InputSpec("depth", needs_value=True), InputSpec("on_value"),
+    inputs = Inputs.of(InputSpec("indices"), InputSpec("depth"), InputSpec("on_value"),
                        InputSpec("off_value"))
 
     axis: int = attribute()

@@ -27,7 +27,7 @@ class Reshape(Op):
     """
 
     type_name = "Reshape"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("shape", needs_value=True, bounds=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("shape", bounds=True))
     bound_inputs = (0,)
 
     special_zero: bool = attribute()

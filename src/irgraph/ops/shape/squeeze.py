@@ -22,7 +22,7 @@ class _Squeeze(Op):
     view of the input."""
 
     type_name = "Squeeze"
-    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 
     @property

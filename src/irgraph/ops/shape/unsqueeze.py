@@ -21,7 +21,7 @@ class Unsqueeze(Op):
     Spec: Unsqueeze-1. The output is a view of the input."""
 
     type_name = "Unsqueeze"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

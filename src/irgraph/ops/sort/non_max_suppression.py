@@ -149,7 +149,7 @@ class NonMaxSuppressionBase(_Suppression):
 
     inputs = Inputs.optional(
         2, InputSpec("boxes"), InputSpec("scores"),
-        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("max_output_boxes_per_class"),
         InputSpec("iou_threshold"),
         InputSpec("score_threshold"),
         InputSpec("soft_nms_sigma"),
@@ -233,7 +233,7 @@ class _LegacySuppression(_Suppression):
     INCLUSIVE = True
     inputs = Inputs.optional(
         2, InputSpec("boxes"), InputSpec("scores"),
-        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("max_output_boxes_per_class"),
         InputSpec("iou_threshold"),
         InputSpec("score_threshold"),
     )

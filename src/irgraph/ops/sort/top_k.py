@@ -37,7 +37,7 @@ class TopKBase(Op):
     """
 
     type_name = "TopK"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("k", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("k"))
     K_TYPES: ClassVar[tuple[ElementType, ...] | None] = None
     """The element types ``k`` may have (None: any integer type)."""
 

@@ -29,7 +29,7 @@ class EmbeddingSegmentsSum(EmbeddingBase):
         InputSpec("emb_table"),
         InputSpec("indices"),
         InputSpec("segment_ids"),
-        InputSpec("num_segments", needs_value=True),
+        InputSpec("num_segments"),
         InputSpec("default_index"), InputSpec("per_sample_weights"),
     )
 
