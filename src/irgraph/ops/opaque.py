@@ -51,7 +51,7 @@ class OpaqueOp(Op):
         """Names the op and the ops that can run."""
         return (
             f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
-            f"ops that can run: {', '.join(known_ops(runnable=True))}"
+            f"ops that can run: {', '.join(known_ops())}"
         )
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:

@@ -104,7 +104,8 @@ def registered_classes() -> list[type[Op]]:
     return list(seen)
 
 
-def known_ops(*, runnable: bool = False) -> list[str]:
-    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted; ``runnable``: only those that run."""
+def known_ops() -> list[str]:
+    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted: every one runs (an op whose
+    attributes pick a mode irgraph does not compute says so in its ``cannot_run_reason``)."""
     load_all()
-    return sorted({cls.title() for cls in registered_classes() if not runnable or getattr(cls, "runs", True)})
+    return sorted({cls.title() for cls in registered_classes()})
