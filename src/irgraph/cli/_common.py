@@ -26,7 +26,6 @@ from irgraph.graph import Model, Node
 from irgraph.io import atomic
 from irgraph.io.data import npz
 from irgraph.io.data.npz import Expect, NpzArchive
-from irgraph.tools import compare
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -216,14 +215,8 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
 
 
 # ------------------------------------------------------------------------------------ arrays
-# The .npz helpers live in the library (irgraph.io.data.npz); these names stay for the tools and their tests.
-# Unreadable data files raise IrIOError there, which run_cli reports with exit 2 like any I/O error.
-is_ml_dtype = npz.is_ml_dtype
-storage_dtype = npz.storage_dtype
-for_storage = npz.for_storage
-to_stored = npz.to_stored
-decode_stored = npz.decode_stored
-write_npz_atomically = npz.write_npz
+# The .npz helpers live in the library (irgraph.io.data.npz). Unreadable data files raise IrIOError there,
+# which run_cli reports with exit 2 like any I/O error.
 
 
 @contextlib.contextmanager
@@ -272,5 +265,3 @@ def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
     atomic.check_destination(path)
     atomic.check_not_read(path, reads)
 
-
-format_columns = compare.format_columns

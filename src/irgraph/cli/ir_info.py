@@ -20,6 +20,7 @@ from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
+from irgraph.tools.compare import format_columns
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -266,11 +267,11 @@ def format_layers(model: Model) -> list[str]:
                                             else None) for i, t in enumerate(node.output_types)]
         rows.append((str(node.id), node.name, f"{node.type_name}-{_version_number(node)}", _types_text(inputs),
                      _types_text(outputs)))
-    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows])
+    return format_columns([tuple(printable(cell) for cell in row) for row in rows])
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
+    return format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
 
 
 def _quote(text: str) -> str:

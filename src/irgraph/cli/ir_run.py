@@ -15,7 +15,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
-from irgraph.io.data import polygraphy_json
+from irgraph.io.data import npz, polygraphy_json
 from irgraph.io.data.npz import NpzArchive
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.state import run_steps
@@ -139,10 +139,7 @@ def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------ the run
-# Re-exported for callers of the earlier module-level helpers; the library modules hold them now.
-parse_shape_specs = feeds_lib.parse_shape_specs
 DEFAULT_TOLERANCE = 1e-5
-random_array = feeds_lib.random_array
 
 
 @contextlib.contextmanager
@@ -274,10 +271,10 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             progress.stage(f"running {os.path.basename(args.model)}", interpreter.steps)
             interpreter.on_step = progress.step if progress.enabled else None
             outputs = run_steps(interpreter, arrays, args.steps)
-    stored = {key: common.for_storage(array) for key, array in outputs.items()}
+    stored = {key: npz.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
-        common.write_npz_atomically(args.output, stored)
+        npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
