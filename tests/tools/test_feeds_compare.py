@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.core.errors import FeedError
 from irgraph.core.shapes import Shape
 from irgraph.tools.compare import (
     TensorComparison,
@@ -22,7 +23,7 @@ from irgraph.tools.compare import (
     format_stats_table,
     tensor_stats,
 )
-from irgraph.tools.feeds import FeedError, parse_shape_specs, random_feeds, resolve_shapes
+from irgraph.tools.feeds import parse_shape_specs, random_feeds, resolve_shapes
 
 
 def _model() -> ir.Model:

@@ -14,6 +14,7 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
+from irgraph.core.errors import BackendUnavailableError, FeedError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.io.data import npz, polygraphy_json
 from irgraph.io.data.npz import NpzArchive
@@ -21,7 +22,6 @@ from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.state import run_steps
 from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
-from irgraph.tools.backends import BackendUnavailableError
 from irgraph.tools.compare import (
     Comparison,
     Tolerance,
@@ -30,7 +30,7 @@ from irgraph.tools.compare import (
     format_stats_table,
     tensor_stats,
 )
-from irgraph.tools.feeds import Feed, FeedError
+from irgraph.tools.feeds import Feed
 from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.tools.progress import Progress
 

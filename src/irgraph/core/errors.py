@@ -146,9 +146,21 @@ class InputError(IrError, ValueError):
     """Feeds given to a run do not match the model's inputs."""
 
 
+class FeedError(IrError, ValueError):
+    """Input data that was asked for cannot be made: a malformed spec, an unknown name in it, a missing shape."""
+
+
 class ResourceLimitError(IrError):
     """A declared size exceeds the configured budget; nothing was allocated."""
 
 
 class ConversionError(IrError):
     """An ONNX model (or an IR model for export) cannot be converted."""
+
+
+class BackendUnavailableError(IrError):
+    """The reference runtime (openvino, onnxruntime) is not installed."""
+
+
+class BackendError(IrError):
+    """The reference runtime refused the model or failed to run it."""

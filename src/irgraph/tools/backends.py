@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.errors import IrError, Location, printable
+from irgraph.core.errors import BackendError, BackendUnavailableError, IrError, Location, printable
 
 __all__ = [
-    "BackendError", "BackendUnavailableError", "PRECISIONS", "backend_version", "require", "run_onnxruntime",
+    "PRECISIONS", "backend_version", "require", "run_onnxruntime",
     "run_openvino",
 ]
 
@@ -30,14 +30,6 @@ PRECISIONS = ("f32", "f16", "bf16")
 """OpenVINO inference precision hints ``--precision`` takes."""
 
 INSTALL_HINT = "install it with: pip install 'irgraph[oracle]'"
-
-
-class BackendUnavailableError(IrError):
-    """The reference runtime (openvino, onnxruntime) is not installed."""
-
-
-class BackendError(IrError):
-    """The reference runtime refused the model or failed to run it."""
 
 
 def require(name: str) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import InputError, IrError, IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.core.errors import FeedError, InputError, IrIOError, IrParseError, Location, ResourceLimitError
 from irgraph.core.shapes import Dim, Shape
 from irgraph.graph import Model, Node
 from irgraph.io.data import npz, polygraphy_json
@@ -32,14 +32,10 @@ from irgraph.runtime.interpreter import check_feed_type
 from irgraph.tools.compare import element_type_name
 
 __all__ = [
-    "Feed", "FeedError", "FeedSource", "ValueRange", "ValueRanges", "close_sources", "describe_inputs", "load_feeds",
+    "Feed", "FeedSource", "ValueRange", "ValueRanges", "close_sources", "describe_inputs", "load_feeds",
     "open_sources", "parse_shape_specs", "parse_value_ranges", "random_array", "random_feeds", "resolve_shapes",
     "resolve_value_ranges", "save_inputs",
 ]
-
-
-class FeedError(IrError, ValueError):
-    """Input data that was asked for cannot be made: a malformed spec, an unknown name in it, a missing shape."""
 
 
 @dataclass
