@@ -152,7 +152,7 @@ from irgraph.ops.normalization.normalize_l2 import NormalizeL2
 from irgraph.ops.op import EXACT, Tolerance
 from irgraph.ops.pooling.adaptive_avg_pool import AdaptiveAvgPool
 from irgraph.ops.pooling.adaptive_max_pool import AdaptiveMaxPool
-from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14
+from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
 from irgraph.ops.quantization.fake_quantize import FakeQuantize
 from irgraph.ops.reduction.reduce_l1 import ReduceL1
@@ -368,6 +368,12 @@ def convolution_cases() -> list[Case]:
              note="pads-past-kernel"),
         Case(AvgPool14(strides=(1, 1), kernel=(7, 7), pads_begin=(0, 0), pads_end=(0, 0)), [f32(1, 4, 7, 7)],
              note="global"),
+        Case(AvgPool16(strides=(1, 2), kernel=(2, 3), pads_begin=(0, 0), pads_end=(0, 0), dilations=(2, 1),
+                       exclude_pad=True), [f32(1, 2, 7, 8)], opsets=(19, 22), note="dilated"),
+        Case(AvgPool16(strides=(2, 2), kernel=(3, 2), pads_begin=(1, 1), pads_end=(1, 0), dilations=(1, 2),
+                       rounding_type="ceil_torch"), [f32(1, 2, 7, 8)], opsets=(19,), note="dilated-include-pad-ceil"),
+        Case(AvgPool16(strides=(2, 2), kernel=(2, 2), pads_begin=(1, 1), pads_end=(1, 1), exclude_pad=True),
+             [f32(1, 2, 6, 6)], note="undilated"),
     ]
 
 
@@ -820,6 +826,16 @@ def test_scatter_reductions_are_refused_below_the_opset_that_has_them():
     with pytest.raises(ConversionError, match=r"layer 3 'op': ONNX ScatterND takes reduction 'max' from opset 18\)$"):
         ir.export_onnx(model, opset=17)
     assert ir.export_onnx(model, opset=18).graph.node[0].op_type == "ScatterND"
+
+
+def test_dilated_average_pooling_is_refused_below_the_opset_that_has_it():
+    case = Case(AvgPool16(strides=(1, 1), kernel=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), dilations=(2, 2),
+                          exclude_pad=True), [f32(1, 1, 5, 5)])
+    model, _ = one_op_model(case)
+    with pytest.raises(ConversionError, match=r"layer 1 'op': dilations \[2, 2\]: ONNX's AveragePool takes dilations "
+                                              r"from opset 19\)$"):
+        ir.export_onnx(model, opset=18)
+    assert ir.export_onnx(model, opset=19).graph.node[0].op_type == "AveragePool"
 
 
 def test_a_type_the_onnx_op_does_not_take_is_refused_by_its_schema():

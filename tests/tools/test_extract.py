@@ -56,6 +56,18 @@ def test_a_block_cut_at_an_inner_tensor_runs_and_equals_the_whole_model(whole, t
     np.testing.assert_array_equal(got["out"], whole["out"])
 
 
+def test_a_cut_input_is_named_after_its_tensor_and_layer_port_only_when_it_has_no_name(whole):
+    m = network()
+    join = next(node for node in m if node.name == "join")
+    join.tensor_names[0] = ["x.1", "joined"]
+    sub = extract(m, ["join:0"], ["out"])
+    assert [(p.name, p.tensor_names[0]) for p in sub.parameters] == [("x.1", ["x.1", "joined"])]
+    np.testing.assert_array_equal(ir.run(sub, {"x.1": whole["join_out"]})["out"], whole["out"])
+    assert [p.name for p in extract(m, ["joined"], ["out"]).parameters] == ["joined"]  # the name given, a tensor's
+    join.tensor_names[0] = ["swap"]  # the name of a layer the cut keeps: the Parameter keeps LAYER:PORT instead
+    assert [p.name for p in extract(m, ["join:0"], ["out"]).parameters] == ["join:0"]
+
+
 def test_a_cut_through_a_multi_output_layer_keeps_it_and_its_other_outputs_unconnected(whole):
     sub = extract(network(), ["x", "y"], ["halves:1"])
     assert [p.name for p in sub.parameters] == ["x", "y"]

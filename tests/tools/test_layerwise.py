@@ -8,6 +8,7 @@ attribute edited in the XML): irgraph runs the faulted copy, OpenVINO the origin
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -174,3 +175,110 @@ def test_missing_openvino_is_one_error_line_exit_2(convnet, monkeypatch, capsys)
 def test_usage_errors(convnet, argv, message, capsys) -> None:
     assert ir_run.main([str(convnet), *argv]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"error: {message}"
+
+
+# ------------------------------------------------------------------------------------ issue 23
+def run_cli(capsys, *argv: object) -> tuple[int, str, str]:
+    code = ir_run.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "internal error" not in err
+    return code, out, err
+
+
+def test_a_comparison_that_compared_nothing_fails_naming_both_sides(tmp_path, capsys) -> None:
+    """Two models with the same input and nothing else in common: 0 tensors compared is a failure (it passed with
+    'every compared tensor matches'), naming what each side has and the closest names."""
+    from tests.cli.helpers import split_xml
+
+    xml, weights = split_xml()
+    (tmp_path / "a.xml").write_text(xml)
+    renamed = xml.replace('names="y0"', 'names="out_0"').replace('names="y1"', 'names="out_1"')
+    (tmp_path / "b.xml").write_text(renamed.replace('name="split"', 'name="cut"'))
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.bin").write_bytes(weights)
+    code, out, err = run_cli(capsys, tmp_path / "a.xml", "--compare-with", "openvino", "--reference-model",
+                             tmp_path / "b.xml")
+    assert code == 1
+    assert "0 tensors compared, 2 not exposed by the reference" in out
+    assert ("nothing was compared: openvino 2026.4.1 (CPU, f32) exposes none of these tensors under any of their "
+            "names\n  irgraph:   y0, y1\n  reference: x, out_0, out_1, x:0, cut:0, cut:1, axis:0\n  closest:\n"
+            "    y0: x:0, cut:0\n    y1: x:0, cut:1\n") in out
+    assert err.splitlines()[-1] == (
+        f"error: {tmp_path / 'a.xml'}: nothing was compared: openvino 2026.4.1 (CPU, f32) exposes none of the 2 "
+        "tensors of this run (y0, y1) under any of their names; it has x, out_0, out_1, x:0, cut:0, cut:1, axis:0")
+    code, out, _ = run_cli(capsys, tmp_path / "a.xml", "--compare-with", "openvino", "--reference-model",
+                           tmp_path / "b.xml", "--json")
+    assert code == 1
+    assert json.loads(out)["compare_with"]["closest_reference_names"] == {"y0": ["x:0", "cut:0"],
+                                                                          "y1": ["x:0", "cut:1"]}
+
+
+def test_two_conversions_of_one_network_compare_by_tensor_names(convnet_f32, tmp_path, capsys) -> None:
+    """Issue 23's case: irgraph's conversion of the ONNX file against OpenVINO's (layer names differ: irgraph's
+    'conv1/convolution' is OpenVINO's 'conv1/WithoutBiases'); tensors are found by their ONNX names."""
+    ir.write_model(ir.convert_onnx(convnet_f32.with_suffix(".onnx")), tmp_path / "mine.xml")
+    code, out, err = run_cli(capsys, tmp_path / "mine.xml", "--compare-with", "openvino", "--reference-model",
+                             convnet_f32, "--mark", "all", "--json")
+    assert code == 0, err
+    report = json.loads(out)["compare_with"]
+    compared = [t["key"] for t in report["tensors"] if t["comparison"] is not None]
+    assert compared == ["c1", "r1", "p1", "c2", "r2", "a2", "s0", "s1", "cat", "gap", "flat", "logits", "prob"]
+    assert report["passed"] and report["not_compared"] == 3  # the convolutions' and Gemm's products before the bias
+
+
+def test_a_bf16_model_compares_with_openvino(capsys) -> None:
+    """OpenVINO's Python API hands bf16 data out as float16-typed bits (and misreads a bfloat16 array fed to an
+    infer request): irgraph compared |V2 with <f2 and named the first Split divergent. Data movement only, with
+    inf and NaN in the input, so no CPU's instruction set changes a bit."""
+    case = Path(__file__).resolve().parents[1] / "data" / "ov" / "type-bf16"
+    code, out, err = run_cli(capsys, case / "model.xml", "--inputs", case / "inputs.npz", "--compare-with",
+                             "openvino", "--mark", "all")
+    assert code == 0, err
+    assert "7 tensors compared, 0 not exposed by the reference" in out
+    assert out.count("max abs error 0  max rel error 0") == 7
+    assert "every compared tensor matches openvino 2026.4.1 (CPU, f32)" in out
+
+
+def test_bf16_f8_and_4_bit_outputs_are_read_by_their_port_type(tmp_path, capsys) -> None:
+    """Converts of one f32 input to bf16, f8e4m3, f8e5m2, i4 and u4: OpenVINO returns them as float16 bits, uint8
+    bits and nibbles packed two to a byte; each is decoded by its port's type and equals irgraph's bit for bit."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    x = ops.parameter([7], ov.Type.f32, name="x")
+    x.output(0).set_names({"x"})
+    results = []
+    for name in ("bf16", "f8e4m3", "f8e5m2", "i4", "u4"):
+        convert = ops.convert(x, getattr(ov.Type, name), name=name)
+        convert.output(0).set_names({name})
+        results.append(ops.result(convert))
+    ov.save_model(ov.Model(results, [x], "converts"), str(tmp_path / "converts.xml"), compress_to_fp16=False)
+    np.save(tmp_path / "x.npy", np.array([1.0, -2.0, 3.0, 0.5, 7.0, 15.0, 0.0], np.float32))
+    code, out, err = run_cli(capsys, tmp_path / "converts.xml", "-i", f"x={tmp_path / 'x.npy'}", "--compare-with",
+                             "openvino")
+    assert code == 0, out + err
+    assert "5 tensors compared" in out and out.count("max abs error 0  max rel error 0") == 5
+
+
+def test_a_large_convolution_passes_within_f32_rounding(tmp_path, capsys) -> None:
+    """A convolution of 1e4-sized inputs with 1e4-sized weights (1e8-sized sums, f32 spacing 8): irgraph's BLAS
+    and OpenVINO's kernels round in their own order, which atol = rtol = 1e-5 called divergent; by default the
+    verdict follows f32 rounding of the sum (80 eps x max|ref|). Positive terms: no cancellation, so any CPU's
+    summation order stays far inside the bound."""
+    import openvino as ov
+    import openvino.opset13 as ops
+
+    rng = np.random.default_rng(11)
+    x = ops.parameter([1, 16, 8, 8], ov.Type.f32, name="x")
+    x.output(0).set_names({"x"})
+    filters = ops.constant(rng.uniform(0, 1e4, (8, 16, 3, 3)).astype(np.float32))
+    conv = ops.convolution(x, filters, [1, 1], [1, 1], [1, 1], [1, 1], name="conv")
+    conv.output(0).set_names({"y"})
+    ov.save_model(ov.Model([ops.result(conv)], [x], "large"), str(tmp_path / "large.xml"), compress_to_fp16=False)
+    np.save(tmp_path / "x.npy", rng.uniform(0, 1e4, (1, 16, 8, 8)).astype(np.float32))
+    code, out, err = run_cli(capsys, tmp_path / "large.xml", "-i", f"x={tmp_path / 'x.npy'}", "--compare-with",
+                             "openvino")
+    assert code == 0, out + err
+    assert "(tolerance: what each tensor's precision allows, docs/tolerances.md): 1 tensor compared" in out
+    row = next(line for line in out.splitlines() if line.startswith("  ok        y"))
+    assert row.endswith("max rel error 0") or row.endswith("(within f32 rounding)")

@@ -16,7 +16,8 @@ from irgraph.tools.extract import extract
 DESCRIPTION = """\
 Cut the part of an OpenVINO IR model that computes the --outputs from the --inputs into a new,
 valid IR model (as polygraphy surgeon extract does for ONNX). Where the cut crosses an edge, a new
-Parameter of the tensor's inferred type takes its place; each output gets a Result named as given.
+Parameter of the tensor's inferred type takes its place, named after the tensor (its first tensor
+name, else LAYER:PORT as given); each output gets a Result named as given.
 Layers keep their names, ids, tensor names and rt_info; the weights they need are copied.
 
 A tensor is named by one of its tensor names, by a Parameter or Result layer name, or as

@@ -14,21 +14,29 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.core.errors import BackendUnavailableError, FeedError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import npz, polygraphy_json
 from irgraph.io.data.npz import NpzArchive
 from irgraph.runtime.interpreter import Interpreter
-from irgraph.runtime.state import run_steps
+from irgraph.runtime.marking import reference_names
+from irgraph.runtime.state import run_steps, step_key
 from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.compare import (
     Comparison,
+    ErrorBound,
     Tolerance,
+    ToleranceOverride,
     compare_outputs,
+    error_bounds,
     format_comparison,
     format_stats_table,
+    precision_tolerance,
     tensor_stats,
+    tolerance_text,
 )
 from irgraph.tools.feeds import Feed
 from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
@@ -94,12 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the outputs (and marked tensors) as Polygraphy's run results (polygraphy run "
                              "--load-outputs reads them)")
     parser.add_argument("--compare", metavar="REF.npz", help="compare the outputs with a reference .npz (or "
-                        "Polygraphy's run results .json); exit 1 on a mismatch")
+                        "Polygraphy's run results .json), each found under its key or another of its names (tensor "
+                        "names, NAME:0); exit 1 on a mismatch or when the reference holds none of them")
     parser.add_argument("--atol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]A",
-                        help="absolute tolerance for --compare and --compare-with (default: 1e-5); NAME:A sets it "
-                             "for one tensor (key, tensor name or layer name); repeatable")
+                        help="absolute tolerance for --compare and --compare-with: |out-ref| <= atol + rtol*|ref| "
+                             "(default: each tensor's, from the reference's precision and the ops on the way, see "
+                             "docs/tolerances.md); NAME:A sets it for one tensor (key, tensor name or layer name); "
+                             "repeatable")
     parser.add_argument("--rtol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]R",
-                        help="relative tolerance (default: 1e-5): |out-ref| <= atol + rtol*|ref|; NAME:R for one "
+                        help="relative tolerance (default: each tensor's precision default); NAME:R for one "
                              "tensor; repeatable")
     parser.add_argument("--steps", type=common.positive_int, default=1, metavar="N",
                         help="run N times on the same inputs, a stateful model's variables (ReadValue/Assign) "
@@ -112,8 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "output and, with --mark, every marked tensor both expose; reports the first layer in "
                             "topological order whose output diverges; exit 1 on a mismatch")
     debug.add_argument("--device", default="CPU", help="OpenVINO device for --compare-with openvino (default: CPU)")
-    debug.add_argument("--precision", choices=backends.PRECISIONS, default="f32",
-                       help="OpenVINO inference precision hint (default: f32)")
+    debug.add_argument("--precision", choices=backends.PRECISIONS,
+                       help="OpenVINO inference precision hint (default: f32); also the precision the reference "
+                            "of --compare was computed in, for its default tolerances (default: each tensor's type)")
     debug.add_argument("--reference-model", metavar="REF.xml",
                        help="the IR OpenVINO runs instead of MODEL.xml (layers matched by name), e.g. the model "
                             "before an edit")
@@ -139,7 +151,6 @@ def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------ the run
-DEFAULT_TOLERANCE = 1e-5
 
 
 @contextlib.contextmanager
@@ -172,13 +183,14 @@ def _tolerance_arg(text: str) -> tuple[str | None, float]:
     return (name if colon else None), common.non_negative_float(value if colon else text)
 
 
-def _tolerances(args: argparse.Namespace) -> tuple[float, float, dict[str, Tolerance]]:
-    """The default atol and rtol (the last bare value given) and the per-tensor overrides."""
-    atol = next((value for name, value in reversed(args.atol) if name is None), DEFAULT_TOLERANCE)
-    rtol = next((value for name, value in reversed(args.rtol) if name is None), DEFAULT_TOLERANCE)
+def _tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, dict[str, ToleranceOverride]]:
+    """The atol and rtol given for every tensor (the last bare value; None: the precision default's part) and
+    the parts given per tensor."""
+    atol = next((value for name, value in reversed(args.atol) if name is None), None)
+    rtol = next((value for name, value in reversed(args.rtol) if name is None), None)
     named_atol = {name: value for name, value in args.atol if name is not None}
     named_rtol = {name: value for name, value in args.rtol if name is not None}
-    overrides = {name: Tolerance(named_atol.get(name, atol), named_rtol.get(name, rtol))
+    overrides = {name: ToleranceOverride(named_atol.get(name, atol), named_rtol.get(name, rtol))
                  for name in {**named_atol, **named_rtol}}
     return atol, rtol, overrides
 
@@ -279,9 +291,16 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
     comparison = None
-    if reference is not None:  # marked tensors are compared when the reference has them
-        compared = {key: array for key, array in stored.items() if key not in marked or key in reference}
-        comparison = compare_outputs(compared, reference, atol, rtol, overrides)
+    if reference is not None:  # marked tensors are compared when the reference has them (under any name)
+        ports = _ports(model, interpreter, stored, args.steps)
+        names = _stepped(reference_names(model, {key: port for key, (port, _) in ports.items()}), stored,
+                         args.steps)
+        compared = {key: array for key, array in stored.items()
+                    if key not in marked or any(name in reference for name in (key, *names.get(key, ())))}
+        precision = ElementType.from_ir_name(args.precision) if args.precision is not None else None
+        defaults = _defaults(model, ports, stored, precision)
+        comparison = compare_outputs(compared, reference, atol, rtol, _per_key(overrides, model, ports),
+                                     defaults=defaults, names=names)
         reference.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
@@ -301,16 +320,72 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     _warn_unused_tolerances(overrides, stored, layerwise)
     if comparison is not None and not comparison.passed:
         failed = ", ".join(item.name for item in comparison.failed)
-        common.report(f"{args.compare}: outputs do not match the reference (atol {atol:g}, rtol "
-                      f"{rtol:g}): {failed}", common.EXIT_FAILURE)
+        common.report(f"{args.compare}: outputs do not match the reference ({tolerance_text(atol, rtol)}): "
+                      f"{failed}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     if layerwise is not None and not layerwise.passed:
         first = layerwise.first_divergence
-        assert first is not None
-        where = first.where() or args.model
+        where = (first.where() if first is not None else "") or args.model
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
+
+
+def _ports(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarray], steps: int
+           ) -> dict[str, tuple[OutputPort, str]]:
+    """Per key of the run (outputs, marked tensors; each step's with --steps), its port and unstepped key."""
+    plain: dict[str, OutputPort] = {}
+    for result in model.results:
+        source = model.producer(InputPort(result.id, 0))
+        if source is not None:
+            plain[model.output_key(result)] = source
+    plain.update({mark.key: mark.port for mark in interpreter.marks})
+    if steps == 1:
+        return {key: (port, key) for key, port in plain.items() if key in stored}
+    return {step_key(step, key): (port, key) for step in range(1, steps + 1) for key, port in plain.items()
+            if step_key(step, key) in stored}
+
+
+def _stepped(names: Mapping[str, list[str]], stored: Mapping[str, np.ndarray], steps: int) -> dict[str, list[str]]:
+    """The other names of each key; with --steps, of each step's key (``stepK/`` before each name)."""
+    if steps == 1:
+        return dict(names)
+    found = {}
+    for key in stored:
+        prefix, _, plain = key.partition("/")
+        found[key] = [f"{prefix}/{name}" for name in names.get(plain, ())]
+    return found
+
+
+def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored: Mapping[str, np.ndarray],
+              precision: ElementType | None) -> dict[str, Tolerance]:
+    """Each compared tensor's precision default: its element type, the ops on its way, the reference's precision."""
+    bounds = error_bounds(model)
+    defaults = {}
+    for key, array in stored.items():
+        try:
+            element_type = ElementType.from_numpy(array.dtype)
+        except IrParseError:
+            element_type = ElementType.STRING
+        port = ports.get(key)
+        bound = bounds.get(port[0].node_id, ErrorBound()) if port is not None else ErrorBound()
+        defaults[key] = precision_tolerance(element_type, bound, precision)
+    return defaults
+
+
+def _per_key(overrides: Mapping[str, ToleranceOverride], model: Model, ports: Mapping[str, tuple[OutputPort, str]]
+             ) -> dict[str, ToleranceOverride]:
+    """The per-tensor tolerances given, by key: a NAME:A names a key, a tensor name or a layer name."""
+    if not overrides:
+        return {}
+    found = {}
+    for key, (port, plain) in ports.items():
+        node = model.node(port.node_id)
+        names = [key, plain, *node.tensor_names[port.index], node.name]
+        given = next((overrides[name] for name in names if name in overrides), None)
+        if given is not None:
+            found[key] = given
+    return found
 
 
 def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[str, np.ndarray],
@@ -333,8 +408,8 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
             reference_model = args.reference_model
             return compare_with_openvino(
                 interpreter, feeds, xml=reference_model or args.model,
-                weights=None if reference_model else args.weights, device=args.device, precision=args.precision,
-                atol=atol, rtol=rtol, tolerances=overrides, progress=progress)
+                weights=None if reference_model else args.weights, device=args.device,
+                precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress)
         return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides,
                                         progress=progress)
     except BackendUnavailableError as err:

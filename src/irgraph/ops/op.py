@@ -20,10 +20,6 @@ from irgraph.core.shapes import PartialValue, Shape, TensorType
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
-OPSETS_WITH_BASIC_OPS = range(1, 17)
-"""OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
-
-
 @dataclass(frozen=True)
 class InputSpec:
     """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
@@ -220,10 +216,11 @@ class Op:
     aliases: ClassVar[tuple[str, ...]] = ()
     exact_type_name: ClassVar[bool] = False
     """True when OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
-    opsets: ClassVar[Sequence[int]] = OPSETS_WITH_BASIC_OPS
-    """The opsets containing this version; ``register`` derives them from the catalogue for ``introduced``."""
     introduced: ClassVar[int] = 0
-    """The opset that introduced this version (8 for MaxPool-8); 0 when the class sets ``opsets`` itself."""
+    """The op version the class implements: OpenVINO's version id, the opset that introduced it (8 for
+    MaxPool-8, 2 for LogicalXor although opset1 holds it too). Each registered class declares it."""
+    opsets: ClassVar[tuple[int, ...]] = ()
+    """The opsets containing this version: set by ``register`` from the catalogue, never declared."""
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
@@ -236,6 +233,12 @@ class Op:
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
+    reads_values: ClassVar[bool] = True
+    """False for ops whose outputs depend only on their inputs' shapes (ShapeOf): a comparison with another
+    runtime holds them exact whatever rounding their inputs carry."""
+    cpu_plugin_differs: ClassVar[str] = ""
+    """Where OpenVINO's CPU plugin computes otherwise than its reference, which irgraph follows: what the
+    plugin does, naming the OpenVINO release (docs/tolerances.md lists it; empty when they agree)."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
@@ -253,12 +256,12 @@ class Op:
     @property
     def version(self) -> str:
         """The IR ``version`` written for this op: the opset that introduced it."""
-        return f"opset{self.introduced or self.opsets[0]}"
+        return f"opset{self.introduced}"
 
     @classmethod
     def title(cls) -> str:
-        """``Split-1``: the type and the op version (the first opset containing it)."""
-        return f"{cls.type_name}-{cls.introduced or cls.opsets[0]}"
+        """``Split-1``: the type and the op version (:attr:`introduced`)."""
+        return f"{cls.type_name}-{cls.introduced}"
 
     @classmethod
     def attribute_fields(cls) -> tuple[AttributeField, ...]:

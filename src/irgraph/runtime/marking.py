@@ -14,15 +14,15 @@ A marked tensor that is a model output is returned once, under its output key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from irgraph.core.errors import ExtractError, InputError, printable
-from irgraph.graph import Model, Node, OutputPort
+from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.graph.names import resolve_tensor
 from irgraph.ops import Const, Parameter, Result
 
-__all__ = ["ALL", "Mark", "computed_layers", "resolve_marks"]
+__all__ = ["ALL", "Mark", "computed_layers", "reference_names", "resolve_marks"]
 
 ALL = "all"
 """The mark that means every computed tensor."""
@@ -131,3 +131,25 @@ def _keyed(model: Model, ports: set[OutputPort], layers: dict[str, list[Node]]) 
         marks.append(Mark(key, port, node))
     return marks
 
+
+
+def reference_names(model: Model, ports: Mapping[str, OutputPort]) -> dict[str, list[str]]:
+    """Per key, every name a reference may give the tensor at its port, most specific first: its tensor names,
+    the output names and layer name of each Result it feeds, ``LAYER:PORT``, then Polygraphy's spellings
+    (TensorFlow's ``NAME:0`` for each of those names, and ``NAME`` for a name ``NAME:0``). The key itself is not
+    repeated."""
+    feeds: dict[OutputPort, list[Node]] = {}
+    for result in model.results:
+        source = model.producer(InputPort(result.id, 0))
+        if source is not None:
+            feeds.setdefault(source, []).append(result)
+    found = {}
+    for key, port in ports.items():
+        node = model.node(port.node_id)
+        names = list(node.tensor_names[port.index]) if port.index < len(node.tensor_names) else []
+        for result in feeds.get(port, ()):
+            names += [*(result.result_names or []), result.name]
+        names.append(f"{node.name}:{port.index}")
+        spelled = [name[:-2] if name.endswith(":0") else f"{name}:0" for name in [key, *names]]
+        found[key] = [name for name in dict.fromkeys([*names, *spelled]) if name != key]
+    return found

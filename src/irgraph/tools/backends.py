@@ -14,16 +14,19 @@ import importlib.util
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from irgraph.core.errors import BackendError, BackendUnavailableError, IrError, Location, printable
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import BackendError, BackendUnavailableError, IrError, IrParseError, Location, printable
+from irgraph.io.data.npz import is_ml_dtype
 
 __all__ = [
-    "PRECISIONS", "backend_version", "require", "run_onnxruntime",
-    "run_openvino",
+    "Found", "PRECISIONS", "ReferenceRun", "TensorRequest",
+    "backend_version", "require", "run_onnxruntime", "run_openvino",
 ]
 
 PRECISIONS = ("f32", "f16", "bf16")
@@ -68,57 +71,142 @@ def backend_version(name: str) -> str:
     return f"{name} {str(version).split('-')[0]}"
 
 
+@dataclass(frozen=True, slots=True)
+class TensorRequest:
+    """A tensor to fetch from the reference: its layer and output index, and the other names it may have there
+    (tensor names, output names, Polygraphy's ``NAME:0``), tried in order when no layer has that name."""
+
+    layer: str
+    index: int
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A tensor the reference computed, and the name it knows it by (``LAYER:PORT`` for a layer match)."""
+
+    array: np.ndarray
+    name: str
+
+
+@dataclass
+class ReferenceRun:
+    """What the reference gave per request (None: it has no such tensor) and every name it offered."""
+
+    tensors: list[Found | None]
+    names: list[str] = field(default_factory=list)
+    """The reference's tensor names and ``LAYER:PORT`` of its layers' outputs, to say what it has when a
+    request matches nothing."""
+
+
 def run_openvino(
     xml: str | os.PathLike[str],
     weights: str | os.PathLike[str] | None,
     feeds: Mapping[str, np.ndarray],
-    ports: Sequence[tuple[str, int]],
+    requests: Sequence[TensorRequest],
     *,
     device: str = "CPU",
     precision: str = "f32",
-) -> list[np.ndarray | None]:
-    """The tensors ``ports`` (``(layer name, output index)``) as OpenVINO computes them; None for a layer it lacks.
+) -> ReferenceRun:
+    """The tensors ``requests`` name as OpenVINO computes them: matched by layer name and output index, else by
+    any of their other names among the tensor names of OpenVINO's model.
 
-    ``feeds`` are keyed by Parameter layer name. The requested outputs are added to the model before
-    it is compiled with the inference precision hint ``precision`` on ``device``.
+    ``feeds`` are keyed by every name of each input (Parameter name and tensor names); OpenVINO's inputs are
+    matched by either. The found tensors are added to the model's outputs before it is compiled with the
+    inference precision hint ``precision`` on ``device``. Each array has the element type of OpenVINO's port
+    (the Python API hands bf16 out as float16-typed bits and packs 4-bit types two to a byte).
     """
     ov = _import("openvino")
     path = os.fspath(xml)
     try:
         core = ov.Core()
         model = core.read_model(path, os.fspath(weights)) if weights is not None else core.read_model(path)
-        ops = {}
+        layers: dict[str, Any] = {}
+        named: dict[str, Any] = {}
         for op in model.get_ops():
-            ops.setdefault(op.get_friendly_name(), op)
-        wanted = [ops[name].output(index) for name, index in ports
-                  if name in ops and index < ops[name].get_output_size()]
+            if op.get_type_name() == "Result":  # its output repeats the names of the tensor it receives
+                continue
+            layers.setdefault(op.get_friendly_name(), op)
+            for output in op.outputs():
+                for name in sorted(output.get_names()):
+                    named.setdefault(name, output)
+        matched = [_match(request, layers, named) for request in requests]
+        wanted = [output for output, _ in filter(None, matched)]
         if wanted:
             model.add_outputs(wanted)
         where = {}
         for position, output in enumerate(model.outputs):
-            source = output.get_node().input_value(0)
-            where.setdefault((source.get_node().get_friendly_name(), source.get_index()), position)
+            where.setdefault(_port_key(output.get_node().input_value(0)), position)
         inputs = {}
         for position, parameter in enumerate(model.get_parameters()):
-            name = parameter.get_friendly_name()
-            if name not in feeds:
-                raise BackendError(f"openvino's model has an input {name!r} that the run was not given",
+            candidates = [parameter.get_friendly_name(), *sorted(parameter.output(0).get_names())]
+            name = next((name for name in candidates if name in feeds), None)
+            if name is None:
+                raise BackendError(f"openvino's model has an input {candidates[0]!r} that the run was not given",
                                    Location(file=path))
-            inputs[position] = feeds[name]
+            inputs[position] = _tensor(ov, feeds[name])
         compiled = core.compile_model(model, device, {"INFERENCE_PRECISION_HINT": precision})
-        results = compiled(inputs)
-        arrays = [np.array(results[compiled.outputs[position]]) for position in range(len(compiled.outputs))]
+        request = compiled.create_infer_request()
+        request.infer(inputs)
+        arrays = [_array(request.get_output_tensor(position)) for position in range(len(compiled.outputs))]
     except IrError:
         raise
     except Exception as err:  # noqa: BLE001 - openvino raises RuntimeError and its own kinds
         raise BackendError(f"openvino: {_one_line(err)}", Location(file=path)) from None
-    return [arrays[where[port]] if port in where else None for port in ports]
+    names = [*named, *(f"{name}:{index}" for name, op in layers.items() for index in range(op.get_output_size()))]
+    found = [None if match is None else Found(arrays[where[_port_key(match[0])]], match[1]) for match in matched]
+    return ReferenceRun(found, list(dict.fromkeys(names)))
+
+
+def _tensor(ov: ModuleType, array: np.ndarray) -> Any:
+    """An input as OpenVINO takes it: ml_dtypes data (bf16, f8, 4-bit types) as an ``ov.Tensor`` of its element
+    type holding its bits (an infer request reads a bfloat16 array's items as some other type); else the array."""
+    if not is_ml_dtype(array.dtype):
+        return array
+    from irgraph.io.weights import encode_tensor
+
+    element_type = ElementType.from_numpy(array.dtype)
+    tensor = ov.Tensor(getattr(ov.Type, element_type.ir_name), ov.Shape(list(array.shape)))
+    target = np.asarray(tensor.data).view(np.uint8).reshape(-1)
+    target[...] = np.frombuffer(encode_tensor(array, element_type), np.uint8)[:target.size]
+    return tensor
+
+
+def _match(request: TensorRequest, layers: Mapping[str, Any], named: Mapping[str, Any]) -> tuple[Any, str] | None:
+    """OpenVINO's output for a request, and the name it matched by."""
+    op = layers.get(request.layer)
+    if op is not None and request.index < op.get_output_size():
+        return op.output(request.index), f"{request.layer}:{request.index}"
+    name = next((name for name in request.names if name in named), None)
+    return None if name is None else (named[name], name)
+
+
+def _port_key(output: Any) -> tuple[int, int]:
+    """An OpenVINO output port as a dict key (the node's identity, the index)."""
+    return (output.get_node().get_instance_id(), output.get_index())
+
+
+def _array(tensor: Any) -> np.ndarray:
+    """An OpenVINO tensor as a NumPy array of the element type of its port (irgraph's in-memory dtypes)."""
+    data = np.array(tensor.data)
+    try:
+        element_type = ElementType.from_ir_name(tensor.get_element_type().get_type_name())
+    except IrParseError:
+        return data
+    wanted = element_type.numpy_dtype
+    if wanted is None or data.dtype == wanted or not (element_type.is_packed or is_ml_dtype(wanted)):
+        return data
+    from irgraph.io.weights import decode_tensor  # its bits as the .bin holds them: bf16, f8, packed 4-bit types
+
+    decoded = decode_tensor(memoryview(np.ascontiguousarray(data)).cast("B"), element_type, tuple(tensor.get_shape()))
+    return np.array(decoded)  # a copy that owns its memory (the tensor's goes with the request)
 
 
 def run_onnxruntime(
     onnx_path: str | os.PathLike[str], feeds: Mapping[str, np.ndarray], names: Sequence[str]
-) -> dict[str, np.ndarray]:
-    """The tensors ``names`` (ONNX value names) as onnxruntime's CPU provider computes them.
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The tensors ``names`` (ONNX value names) as onnxruntime's CPU provider computes them, and every value name
+    the model has.
 
     ``feeds`` are keyed by ONNX graph input name; names the model does not produce are left out.
     """
@@ -153,7 +241,7 @@ def run_onnxruntime(
     except Exception as err:  # noqa: BLE001 - onnxruntime raises its own kinds
         raise BackendError(f"onnxruntime: {_one_line(err)}", Location(file=path)) from None
     found.update({name: np.asarray(value) for name, value in zip(outputs, values, strict=True) if name in names})
-    return found
+    return found, list(dict.fromkeys([*feeds, *produced]))
 
 
 def _one_line(err: Any) -> str:

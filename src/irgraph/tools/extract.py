@@ -37,8 +37,9 @@ def extract(
 ) -> Model:
     """The sub-graph of ``model`` computing ``outputs`` from ``inputs`` (tensor specs; see the module docstring).
 
-    The cut inputs become Parameters (a cut input that is a Parameter stays that Parameter) named as
-    given, their ports keeping the tensor's names; ``inputs=None`` starts at the model's own
+    The cut inputs become Parameters (a cut input that is a Parameter stays that Parameter) named after
+    the tensor (the name given when it is a tensor name, else the tensor's first name, else the
+    ``LAYER:PORT`` given), their ports keeping the tensor's names; ``inputs=None`` starts at the model's own
     Parameters the outputs need (in model order). Each output becomes a Result named as given
     (an output named as a Result that receives the tensor keeps that Result). Shapes of ``model`` are inferred first (in
     place) to type the new Parameters. Raises ExtractError when a name is unknown (naming close
@@ -151,14 +152,19 @@ class _Extraction:
         sub.rt_info = model.rt_info
         next_id = max((node.id for node in model), default=-1) + 1
         fed: dict[OutputPort, OutputPort] = {}  # source port -> the port that feeds its consumers in `sub`
+        taken = {model.node(node_id).name for node_id in kept}
+        taken.update(model.node(t.port.node_id).name for t in self.inputs
+                     if isinstance(model.node(t.port.node_id).op, Parameter))
         for tensor in self.inputs:
             node = model.node(tensor.port.node_id)
             if isinstance(node.op, Parameter):
                 copy = _copy_node(sub, node)
             else:
                 tensor_type = self._type_of(tensor)
+                name = _parameter_name(tensor, node.tensor_names[tensor.port.index], taken)
+                taken.add(name)
                 copy = sub.add_node(Parameter(shape=tensor_type.shape, element_type=tensor_type.element_type),
-                                    tensor.spec, node_id=next_id)
+                                    name, node_id=next_id)
                 next_id += 1
                 copy.tensor_names[0] = list(node.tensor_names[tensor.port.index]) or [tensor.spec]
             fed[tensor.port] = OutputPort(copy.id, 0)
@@ -211,6 +217,15 @@ def _copy_node(sub: Model, node: Node) -> Node:
     copy.output_rt_info = dict(node.output_rt_info)
     copy.extra_attributes = dict(node.extra_attributes)
     return copy
+
+
+def _parameter_name(tensor: Tensor, names: Sequence[str], taken: set[str]) -> str:
+    """The name of the Parameter that replaces a cut tensor: the tensor name it was given by, else the tensor's
+    first name (``x.1``, what OpenVINO and users call it), else the spec as given (``LAYER:PORT``); the spec
+    too when that name is already a layer's name in the cut."""
+    if tensor.spec in names or not names:
+        return tensor.spec
+    return names[0] if names[0] not in taken else tensor.spec
 
 
 def _unique(tensors: list[Tensor], role: str, model: Model) -> list[Tensor]:

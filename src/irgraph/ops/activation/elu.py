@@ -20,6 +20,7 @@ class Elu(UnaryMath):
     """x > 0 ? x : alpha * (exp(x) - 1). Spec: Elu-1."""
 
     type_name = "Elu"
+    introduced = 1
     tolerance = Tolerance(ulp=2)
 
     alpha: float = attribute()

@@ -62,7 +62,7 @@ class _Gelu(Op):
 class Gelu2(_Gelu):
     """Gelu with erf (opsets 2-6). Spec: Gelu-2."""
 
-    opsets = range(2, 7)
+    introduced = 2
 
 
 @register
@@ -70,7 +70,7 @@ class Gelu2(_Gelu):
 class Gelu7(_Gelu):
     """Gelu with ``approximation_mode`` ERF or TANH (any case in the IR). Spec: Gelu-7."""
 
-    opsets = range(7, 17)
+    introduced = 7
 
     approximation_mode: str = attribute("ERF")
 

@@ -24,6 +24,7 @@ class HardSigmoid(Op):
     """
 
     type_name = "HardSigmoid"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("alpha"), InputSpec("beta"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -29,7 +29,7 @@ class LogSoftmax(Op):
     """Log of softmax along ``axis`` in [-rank, rank). Spec: LogSoftmax-5."""
 
     type_name = "LogSoftmax"
-    opsets = range(5, 17)
+    introduced = 5
     inputs = Inputs.of(InputSpec("data"))
     tolerance = Tolerance(ulp=4, eps=2)
 

@@ -25,6 +25,7 @@ class PReLU(Op):
     """
 
     type_name = "PReLU"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("slope"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

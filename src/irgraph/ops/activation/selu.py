@@ -25,6 +25,7 @@ class Selu(Op):
     """
 
     type_name = "Selu"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("alpha"), InputSpec("lambda"))
     tolerance = Tolerance(ulp=2)
     """exp differs between libm and NumPy by an ULP or so."""

@@ -20,7 +20,7 @@ class Swish(Op):
     """x / (1 + exp(-beta * x)); floats only; ``beta`` a scalar of the same type (1 when absent). Spec: Swish-4."""
 
     type_name = "Swish"
-    opsets = range(4, 17)
+    introduced = 4
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("beta"))
     tolerance = Tolerance(ulp=2)
 

@@ -22,7 +22,7 @@ class CumSum(Op):
     another as OpenVINO's reference does (integers wrap; f16 rounds at each step). Spec: CumSum-3."""
 
     type_name = "CumSum"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.optional(1, InputSpec("arg"), InputSpec("axis"))
 
     exclusive: bool = attribute(False)

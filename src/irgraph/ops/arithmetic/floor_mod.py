@@ -32,4 +32,5 @@ class FloorMod(BinaryArithmetic):
     as OpenVINO's reference). Spec: FloorMod-1."""
 
     type_name = "FloorMod"
+    introduced = 1
     compute = staticmethod(_floor_mod)

@@ -25,4 +25,5 @@ class Mod(BinaryArithmetic):
     """a - trunc(a / b) * b with auto_broadcast, as OpenVINO's reference computes it. Spec: Mod-1."""
 
     type_name = "Mod"
+    introduced = 1
     compute = staticmethod(_mod)

@@ -24,5 +24,6 @@ class Power(BinaryArithmetic):
     """a ** b with auto_broadcast. Spec: Power-1."""
 
     type_name = "Power"
+    introduced = 1
     compute = staticmethod(_power)
     tolerance = Tolerance(ulp=2)

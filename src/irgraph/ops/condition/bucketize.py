@@ -46,7 +46,7 @@ class Bucketize(Op):
     bound without the right bound). Spec: Bucketize-3."""
 
     type_name = "Bucketize"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.of(InputSpec("data"), InputSpec("buckets"))
 
     output_type: ElementType = attribute(ElementType.I64)

@@ -22,7 +22,7 @@ class NonZero(Op):
     ``[rank, count]`` tensor whose count depends on the data (``[0, N]`` when inferred). Spec: NonZero-3."""
 
     type_name = "NonZero"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.of(InputSpec("data"))
 
     output_type: ElementType = attribute(ElementType.I64)

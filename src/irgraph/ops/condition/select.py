@@ -31,6 +31,7 @@ class Select(Op):
     """
 
     type_name = "Select"
+    introduced = 1
     inputs = Inputs.of(InputSpec("cond"), InputSpec("then"), InputSpec("else"))
 
     auto_broadcast: str = attribute("numpy")

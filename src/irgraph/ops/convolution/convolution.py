@@ -18,6 +18,7 @@ class Convolution(ForwardConvolution):
     """data (N, C, *S) with filters (O, C, *K) -> (N, O, *out). Spec: Convolution-1."""
 
     type_name = "Convolution"
+    introduced = 1
 
     def output_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
         """The filters' output channels, once the input channels agree."""

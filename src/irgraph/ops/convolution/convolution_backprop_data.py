@@ -18,6 +18,7 @@ class ConvolutionBackpropData(BackpropConvolution):
     """data (N, C, *S) with filters (C, O, *K) -> (N, O, *out). Spec: ConvolutionBackpropData-1."""
 
     type_name = "ConvolutionBackpropData"
+    introduced = 1
 
     def in_out_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
         """The filters' second dim, once their first agrees with the data channels."""

@@ -17,6 +17,7 @@ class GroupConvolution(ForwardConvolution):
     """data (N, G*C, *S) with filters (G, O, C, *K) -> (N, G*O, *out). Spec: GroupConvolution-1."""
 
     type_name = "GroupConvolution"
+    introduced = 1
     attribute_order = ("strides", "pads_begin", "pads_end", "dilations", "auto_pad")  # as OpenVINO writes it
     filter_prefix = 3
 

@@ -17,6 +17,7 @@ class GroupConvolutionBackpropData(BackpropConvolution):
     """data (N, G*C, *S) with filters (G, C, O, *K) -> (N, G*O, *out). Spec: GroupConvolutionBackpropData-1."""
 
     type_name = "GroupConvolutionBackpropData"
+    introduced = 1
     # as OpenVINO 2026.4.1 writes it
     attribute_order = ("strides", "pads_begin", "pads_end", "dilations", "auto_pad", "output_padding")
     filter_prefix = 3

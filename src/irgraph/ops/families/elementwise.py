@@ -296,13 +296,33 @@ class BinaryArithmetic(BinaryElementwise):
 
 @dataclass(frozen=True)
 class Comparison(BinaryElementwise):
-    """Comparisons (Equal, Less, ...): inputs of one element type, boolean output."""
+    """Comparisons (Equal, Less, ...): inputs of one element type, boolean output.
 
-    type_rule = ANY_TYPE
+    OpenVINO 2026.4.1's type inference takes string inputs in every comparison, but nothing of it
+    computes one (its reference has no string kernel, its CPU plugin refuses string inputs). Equal
+    and NotEqual compare strings by value, as ONNX's Equal does; the ordered comparisons refuse them
+    at evaluation.
+    """
+
+    type_rule = TypeRule(lambda t: True, "")
+    compares_strings: ClassVar[bool] = False
+    """True when the op evaluates string inputs (Equal, NotEqual)."""
 
     def output_element_type(self, element_type: ElementType) -> ElementType:
         """Always boolean."""
         return ElementType.BOOLEAN
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """The comparison; strings (object arrays of str) only for the ops that compare them by value."""
+        a, b = inputs
+        if a.dtype.kind != "O" and b.dtype.kind != "O":
+            return super().evaluate(inputs, out)
+        check(a.dtype.kind == b.dtype.kind, f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
+        check(self.compares_strings, f"{self.type_name} on strings: OpenVINO 2026.4.1 computes it nowhere (no "
+                                     "reference kernel; its CPU plugin refuses string inputs)")
+        a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
+        result = np.asarray(self.compute_values(a, b), dtype=bool)
+        return [result if result.shape == shape else np.broadcast_to(result, shape).copy()]
 
 
 @dataclass(frozen=True)

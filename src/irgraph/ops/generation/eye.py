@@ -22,7 +22,7 @@ class Eye(Op):
     ``batch_shape``. Spec: Eye-9."""
 
     type_name = "Eye"
-    opsets = range(9, 17)
+    introduced = 9
     inputs = Inputs.optional(
         3,
         InputSpec("num_rows"),

@@ -122,7 +122,7 @@ class RandomUniform(Op):
     """A ``shape``-shaped tensor of ``output_type`` uniform in ``[min_val, max_val)``. Spec: RandomUniform-8."""
 
     type_name = "RandomUniform"
-    opsets = range(8, 17)
+    introduced = 8
     inputs = Inputs.of(InputSpec("shape", bounds=True), InputSpec("min_val"), InputSpec("max_val"))
     keeps_run_state: ClassVar[bool] = True
 

@@ -109,7 +109,7 @@ class _Range(Op):
 class Range(_Range):
     """Range-1: start, stop and step of one numeric element type, which is the output's."""
 
-    opsets = range(1, 4)
+    introduced = 1
 
     def result_type(self, inputs: Sequence[ElementType]) -> ElementType:
         """The inputs' common element type."""
@@ -127,7 +127,7 @@ class Range(_Range):
 class Range4(_Range):
     """Range-4: any numeric input types, converted to ``output_type``."""
 
-    opsets = range(4, 17)
+    introduced = 4
 
     output_type: ElementType = attribute()
 

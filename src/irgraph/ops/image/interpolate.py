@@ -623,7 +623,7 @@ class Interpolate4(InterpolateV4Like):
     Spec: Interpolate-4."""
 
     type_name = "Interpolate"
-    opsets = range(4, 11)
+    introduced = 4
     inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes"),
                            InputSpec("scales"), InputSpec("axes")), minimum=3)
 
@@ -658,7 +658,7 @@ class Interpolate11(InterpolateV4Like):
     """Inputs data, scales_or_sizes and optional axes; adds the Pillow modes. Spec: Interpolate-11."""
 
     type_name = "Interpolate"
-    opsets = range(11, 17)
+    introduced = 11
     inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes"),
                            InputSpec("axes")), minimum=2)
     modes = MODES + PILLOW_MODES
@@ -700,7 +700,7 @@ class Interpolate1(InterpolateBase):
 
     type_name = "Interpolate"
     attribute_order = ("align_corners", "antialias", "axes", "mode", "pads_begin", "pads_end")  # as OpenVINO writes it
-    opsets = range(1, 4)
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape"))
 
     axes: tuple[int, ...] = attribute()

@@ -40,7 +40,7 @@ class AssignBase(VariableOp):
 class Assign3(AssignBase):
     """Assign-3: the ReadValue-3 of ``variable_id`` must be upstream; the type must equal the variable's."""
 
-    opsets = range(3, 6)
+    introduced = 3
 
 
 @register
@@ -48,4 +48,4 @@ class Assign3(AssignBase):
 class Assign6(AssignBase):
     """Assign-6: type and shape must be compatible with the variable of the model's ReadValue-6."""
 
-    opsets = range(6, 17)
+    introduced = 6

@@ -25,6 +25,7 @@ class Const(Op):
     """
 
     type_name = "Const"
+    introduced = 1
     # OpenVINO 2026.4 reads only the exact spelling: type="Constant" fails ("ptr is Null") and
     # type="const" is "not in opset1", so irgraph refuses them too.
     exact_type_name = True

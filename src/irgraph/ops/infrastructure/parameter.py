@@ -22,6 +22,7 @@ class Parameter(Op):
     """
 
     type_name = "Parameter"
+    introduced = 1
     inputs = Inputs.of()
 
     shape: Shape = attribute(SCALAR)

@@ -82,7 +82,7 @@ class ReadValueBase(VariableOp):
 class ReadValue3(ReadValueBase):
     """ReadValue-3: the variable's value, initially its input; the variable has the input's type."""
 
-    opsets = range(3, 6)
+    introduced = 3
     inputs = Inputs.of(InputSpec("init_value"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
@@ -98,7 +98,7 @@ class ReadValue6(ReadValueBase):
     The input is optional: without it the variable starts as zeros of the declared type and shape.
     """
 
-    opsets = range(6, 17)
+    introduced = 6
     inputs = Inputs.optional(0, InputSpec("init_value"))
 
     # OpenVINO's reader leaves a missing variable_type / variable_shape dynamic; its writer writes both.

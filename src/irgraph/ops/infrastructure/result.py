@@ -18,6 +18,7 @@ class Result(Op):
     """A model output: passes its input through. Spec: Result-1."""
 
     type_name = "Result"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"))
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:

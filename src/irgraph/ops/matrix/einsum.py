@@ -77,7 +77,7 @@ class Einsum(Op):
     in their own type (wrapping). Label dims must agree; ellipsis dims broadcast. Spec: Einsum-7."""
 
     type_name = "Einsum"
-    opsets = range(7, 17)
+    introduced = 7
     inputs = Inputs.repeated("inputs", minimum=1)
     tolerance = Tolerance(ulp=4, eps=16)
 

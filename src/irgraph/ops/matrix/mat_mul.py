@@ -28,6 +28,7 @@ class MatMul(Op):
     """
 
     type_name = "MatMul"
+    introduced = 1
     inputs = Inputs.of(InputSpec("a"), InputSpec("b"))
     tolerance = CONVOLUTION_TOLERANCE
 

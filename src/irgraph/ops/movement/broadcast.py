@@ -163,7 +163,7 @@ class _Broadcast(Op):
 class Broadcast(_Broadcast):
     """Broadcast-1: modes numpy, explicit, pdpd."""
 
-    opsets = range(1, 3)
+    introduced = 1
 
 
 @register
@@ -171,5 +171,5 @@ class Broadcast(_Broadcast):
 class Broadcast3(_Broadcast):
     """Broadcast-3: Broadcast-1 plus bidirectional."""
 
-    opsets = range(3, 17)
+    introduced = 3
     modes = ("numpy", "explicit", "pdpd", "bidirectional")

@@ -21,7 +21,7 @@ class Col2Im(Op):
     Spec: Col2Im-15."""
 
     type_name = "Col2Im"
-    opsets = range(15, 17)
+    introduced = 15
     inputs = Inputs.of(InputSpec("data"), InputSpec("output_size"),
                        InputSpec("kernel_size"))
     tolerance = Tolerance(ulp=4, eps=16)

@@ -27,6 +27,7 @@ class Concat(Op):
     """
 
     type_name = "Concat"
+    introduced = 1
     joins_inputs = True
     bound_inputs = None  # every input's bounds flow through (shape vectors joined from ShapeOf parts)
     inputs = Inputs.repeated("data", minimum=1)

@@ -28,6 +28,7 @@ class DepthToSpace(BlockRearrange):
     """
 
     type_name = "DepthToSpace"
+    introduced = 1
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """Channels divided by bs^k, spatial dims times bs."""

@@ -134,7 +134,7 @@ class _Gather(Op):
 class Gather(_Gather):
     """Gather-1: scalar axis input, no batch dims."""
 
-    opsets = range(1, 7)
+    introduced = 1
 
 
 @register
@@ -142,7 +142,7 @@ class Gather(_Gather):
 class Gather7(_Gather):
     """Gather-7: ``batch_dims`` (negative counts from the indices rank)."""
 
-    opsets = range(7, 8)
+    introduced = 7
 
     batch_dims: int = attribute(0)
 
@@ -157,6 +157,6 @@ class Gather7(_Gather):
 class Gather8(Gather7):
     """Gather-8: Gather-7 whose spec allows negative indices (the reference wraps them in every version)."""
 
-    opsets = range(8, 17)
+    introduced = 8
 
 

@@ -24,7 +24,7 @@ class GatherElements(Op):
     """
 
     type_name = "GatherElements"
-    opsets = range(6, 17)
+    introduced = 6
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"))
 
     axis: int = attribute()

@@ -170,7 +170,7 @@ class _Pad(Op):
 class Pad(_Pad):
     """Pad-1."""
 
-    opsets = range(1, 12)
+    introduced = 1
 
 
 @register
@@ -178,4 +178,4 @@ class Pad(_Pad):
 class Pad12(_Pad):
     """Pad-12: Pad-1 with negative pads in its spec."""
 
-    opsets = range(12, 17)
+    introduced = 12

@@ -19,6 +19,7 @@ class Reverse(Op):
     (``mode="mask"``). Spec: Reverse-1. The output is a view (``np.flip``)."""
 
     type_name = "Reverse"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 

@@ -30,6 +30,7 @@ class ReverseSequence(Op):
     lengths is greater than sequence axis dimension")."""
 
     type_name = "ReverseSequence"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("seq_lengths"))
     bound_inputs = (0,)  # data movement: the data's bounds move as its values do
 

@@ -19,7 +19,7 @@ class Roll(Op):
     Spec: Roll-7."""
 
     type_name = "Roll"
-    opsets = range(7, 17)
+    introduced = 7
     inputs = Inputs.of(InputSpec("data"), InputSpec("shift"), InputSpec("axes"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -83,7 +83,7 @@ class ScatterNDUpdate3(ScatterNDUpdateBase):
     """ScatterNDUpdate-3 (OpenVINO's v3, first in opset4): the last update of a repeated index tuple stays.
     Spec: ScatterNDUpdate-3."""
 
-    opsets = range(4, 15)
+    introduced = 4
 
 
 @register
@@ -92,7 +92,7 @@ class ScatterNDUpdate15(ScatterNDUpdateBase):
     """ScatterNDUpdate-15: ``reduction`` none/sum/sub/prod/min/max combines the data with the updates,
     applied in order (booleans: sum/max OR, sub XOR, prod/min AND). Spec: ScatterNDUpdate-15."""
 
-    opsets = range(15, 17)
+    introduced = 15
 
     reduction: str = attribute("none")
 

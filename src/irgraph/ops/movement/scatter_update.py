@@ -21,7 +21,7 @@ class ScatterUpdate(Op):
     too. Spec: ScatterUpdate-3."""
 
     type_name = "ScatterUpdate"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("updates"), InputSpec("axis"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -19,6 +19,7 @@ class ShuffleChannels(Op):
     """Split ``axis`` into (group, size / group), swap the two and join them. Spec: ShuffleChannels-1."""
 
     type_name = "ShuffleChannels"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"))
 
     axis: int = attribute(1)

@@ -95,7 +95,7 @@ class Slice(Op):
     """
 
     type_name = "Slice"
-    opsets = range(8, 17)
+    introduced = 8
     inputs = Inputs.optional(
         4,
         InputSpec("data"), InputSpec("start", bounds=True),

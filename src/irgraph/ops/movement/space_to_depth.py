@@ -24,6 +24,7 @@ class SpaceToDepth(BlockRearrange):
     """
 
     type_name = "SpaceToDepth"
+    introduced = 1
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """Channels times bs^k, spatial dims divided by bs."""

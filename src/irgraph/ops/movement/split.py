@@ -23,6 +23,7 @@ class Split(Op):
     """
 
     type_name = "Split"
+    introduced = 1
     slices_data = True
     inputs = Inputs.of(InputSpec("data"), InputSpec("axis"))
 

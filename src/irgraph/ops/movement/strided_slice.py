@@ -33,6 +33,7 @@ class StridedSlice(Op):
     """
 
     type_name = "StridedSlice"
+    introduced = 1
     inputs = Inputs.optional(
         3, InputSpec("data"), InputSpec("begin", bounds=True),
         InputSpec("end", bounds=True),

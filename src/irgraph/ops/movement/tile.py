@@ -25,6 +25,7 @@ class Tile(Op):
     """
 
     type_name = "Tile"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", bounds=True))
     bound_inputs = (0,)
 

@@ -21,6 +21,7 @@ class Transpose(Op):
     """
 
     type_name = "Transpose"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("input_order"))
     bound_inputs = (0,)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,7 +55,7 @@ class Unique(Op):
     """
 
     type_name = "Unique"
-    opsets = range(10, 17)
+    introduced = 10
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis"))
 
     sorted: bool = attribute(True)
@@ -117,7 +118,7 @@ class Unique(Op):
                   f"{np.size(inputs[1])} values")
             axis = normalize_axis(integer_values(inputs[1], "axis")[0], data.ndim)
             slices = np.moveaxis(data, axis, 0)
-            rows = slices.reshape(slices.shape[0], -1)
+            rows = slices.reshape(slices.shape[0], math.prod(slices.shape[1:]))  # not -1: there may be no slice
         else:
             axis = None
             slices = data.reshape(-1)

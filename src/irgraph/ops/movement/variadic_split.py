@@ -25,6 +25,7 @@ class VariadicSplit(Op):
     """
 
     type_name = "VariadicSplit"
+    introduced = 1
     slices_data = True
     unconnected_extra_outputs = True
     inputs = Inputs.of(

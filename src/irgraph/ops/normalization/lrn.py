@@ -60,6 +60,7 @@ class LRN(Op):
     """
 
     type_name = "LRN"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = Tolerance(ulp=8, eps=4)
 

@@ -10,7 +10,6 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
 from irgraph.ops.op import (
-    OPSETS_WITH_BASIC_OPS,
     Inputs,
     InputSpec,
     Op,
@@ -34,7 +33,7 @@ class NormalizeL2(Op):
     plugin adds eps in both modes)."""
 
     type_name = "NormalizeL2"
-    opsets = OPSETS_WITH_BASIC_OPS
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = Tolerance(ulp=8, eps=8)
 

@@ -36,6 +36,7 @@ class FakeQuantize(Op):
     """
 
     type_name = "FakeQuantize"
+    introduced = 1
     inputs = Inputs.of(InputSpec("X"), *(InputSpec(name) for name in RANGES))
 
     levels: int = attribute()

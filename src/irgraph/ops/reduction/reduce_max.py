@@ -11,5 +11,6 @@ class ReduceMax(Reduction):
     """The maximum over the axes (NaNs ignored). Spec: ReduceMax-1."""
 
     type_name = "ReduceMax"
+    introduced = 1
     reduce = staticmethod(maximum)
 

@@ -11,5 +11,6 @@ class ReduceMin(Reduction):
     """The minimum over the axes (NaNs ignored). Spec: ReduceMin-1."""
 
     type_name = "ReduceMin"
+    introduced = 1
     reduce = staticmethod(minimum)
 

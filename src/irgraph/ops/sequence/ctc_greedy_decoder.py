@@ -39,6 +39,7 @@ class CTCGreedyDecoder(Op):
     have no order there and are refused."""
 
     type_name = "CTCGreedyDecoder"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("sequence_mask"))
 
     ctc_merge_repeated: bool = attribute(True)

@@ -96,7 +96,7 @@ class OneHotBase(Op):
 class OneHot1(OneHotBase):
     """OneHot-1: indices out of ``[0, depth)``, negative ones included, give ``off_value``. Spec: OneHot-1."""
 
-    opsets = range(1, 16)
+    introduced = 1
 
 
 @register
@@ -105,7 +105,7 @@ class OneHot16(OneHotBase):
     """OneHot-16: ``negative_indices_mode`` ``ignore_negative`` (as OneHot-1) or ``normalize`` (a
     negative index counts from the end of the depth). Spec: OneHot-16."""
 
-    opsets = range(16, 17)
+    introduced = 16
 
     negative_indices_mode: str = attribute("ignore_negative")
 

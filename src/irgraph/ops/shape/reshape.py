@@ -27,6 +27,7 @@ class Reshape(Op):
     """
 
     type_name = "Reshape"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("shape", bounds=True))
     bound_inputs = (0,)
 

@@ -98,7 +98,7 @@ class _Squeeze(Op):
 class Squeeze(_Squeeze):
     """Remove dims of size 1 (all of them, or those ``axes`` names). Spec: Squeeze-1."""
 
-    opsets = range(1, 15)
+    introduced = 1
 
 
 @register
@@ -107,7 +107,7 @@ class Squeeze15(_Squeeze):
     """Squeeze-1 plus ``allow_axis_skip``: a named dim that may or may not be 1 makes the output rank
     unknown instead of being squeezed. Spec: Squeeze-15."""
 
-    opsets = range(15, 17)
+    introduced = 15
 
     allow_axis_skip: bool = attribute(False)
 

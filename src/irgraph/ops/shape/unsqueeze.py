@@ -21,6 +21,7 @@ class Unsqueeze(Op):
     Spec: Unsqueeze-1. The output is a view of the input."""
 
     type_name = "Unsqueeze"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 

@@ -61,7 +61,7 @@ class MatrixNms(Op):
     """Matrix NMS per image and class with decayed scores (module docstring). Spec: MatrixNms-8."""
 
     type_name = "MatrixNms"
-    opsets = range(8, 17)
+    introduced = 8
     inputs = Inputs.of(InputSpec("boxes"), InputSpec("scores"))
     tolerance = Tolerance(ulp=4)
 

@@ -237,7 +237,7 @@ class _MulticlassNms(Op):
 class MulticlassNms8(_MulticlassNms):
     """MulticlassNms-8: shared boxes only. Spec: MulticlassNms-8."""
 
-    opsets = range(8, 9)
+    introduced = 8
 
 
 @register
@@ -246,5 +246,5 @@ class MulticlassNms(_MulticlassNms):
     """MulticlassNms-9: an optional ``roisnum`` input (per-class boxes, images as runs of boxes).
     Spec: MulticlassNms-9."""
 
-    opsets = range(9, 17)
+    introduced = 9
     inputs = Inputs.optional(2, InputSpec("boxes"), InputSpec("scores"), InputSpec("roisnum"))

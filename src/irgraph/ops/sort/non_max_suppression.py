@@ -209,7 +209,7 @@ class NonMaxSuppression5(NonMaxSuppressionBase):
     """NonMaxSuppression-5: a box is suppressed at iou >= iou_threshold, in soft mode too. Spec:
     NonMaxSuppression-5."""
 
-    opsets = range(5, 9)
+    introduced = 5
     INCLUSIVE = True
 
 
@@ -219,7 +219,7 @@ class NonMaxSuppression(NonMaxSuppressionBase):
     """NonMaxSuppression-9: a box is suppressed at iou > iou_threshold, never in soft mode. Spec:
     NonMaxSuppression-9."""
 
-    opsets = range(9, 17)
+    introduced = 9
 
 
 @dataclass(frozen=True)
@@ -291,7 +291,7 @@ class NonMaxSuppression1(_LegacySuppression):
     """NonMaxSuppression-1: i64 indices, ``rows = min(num_boxes, max_output_boxes_per_class * num_classes)``
     (OpenVINO's rule: it leaves out the batch). Spec: NonMaxSuppression-1."""
 
-    opsets = range(1, 3)
+    introduced = 1
 
     def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
         """``min(N, limit * C)`` when both are static, else dynamic."""
@@ -312,7 +312,7 @@ class NonMaxSuppression1(_LegacySuppression):
 class NonMaxSuppression3(NonMaxSuppression1):
     """NonMaxSuppression-3: NonMaxSuppression-1 with ``output_type``. Spec: NonMaxSuppression-3."""
 
-    opsets = range(3, 4)
+    introduced = 3
 
     output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
 
@@ -323,7 +323,7 @@ class NonMaxSuppression4(NonMaxSuppression3):
     """NonMaxSuppression-4: ``rows = min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes``
     (the batch and class counts by their upper bounds). Spec: NonMaxSuppression-4."""
 
-    opsets = range(4, 5)
+    introduced = 4
 
     def rows(self, boxes: Shape, scores: Shape, limit: int | None) -> Dim:
         """``min(N, limit) * max(B) * max(C)`` when both ranks, N, the limit and the upper bounds are known."""

@@ -125,7 +125,7 @@ class TopKBase(Op):
 class TopK1(TopKBase):
     """TopK-1: ``k`` of type i8, i32 or i64. Spec: TopK-1."""
 
-    opsets = range(1, 3)
+    introduced = 1
     K_TYPES = (ElementType.I8, ElementType.I32, ElementType.I64)
 
 
@@ -134,7 +134,7 @@ class TopK1(TopKBase):
 class TopK3(TopKBase):
     """TopK-3: ``k`` of any integer type. Spec: TopK-3."""
 
-    opsets = range(3, 11)
+    introduced = 3
 
 
 @register
@@ -142,7 +142,7 @@ class TopK3(TopKBase):
 class TopK11(TopKBase):
     """TopK-11: adds ``stable`` (irgraph is always stable: ties go to the lower index). Spec: TopK-11."""
 
-    opsets = range(11, 17)
+    introduced = 11
 
     stable: bool = attribute(False)
 

@@ -70,4 +70,4 @@ class EmbeddingBagOffsetsSum(OffsetsBags):
     """Weighted sums per bag. Spec: EmbeddingBagOffsetsSum-3."""
 
     type_name = "EmbeddingBagOffsetsSum"
-    opsets = range(3, 17)
+    introduced = 3

@@ -50,4 +50,4 @@ class EmbeddingBagPackedSum(PackedBags):
     """Weighted sums per bag. Spec: EmbeddingBagPackedSum-3."""
 
     type_name = "EmbeddingBagPackedSum"
-    opsets = range(3, 17)
+    introduced = 3

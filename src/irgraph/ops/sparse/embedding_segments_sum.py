@@ -23,7 +23,7 @@ class EmbeddingSegmentsSum(EmbeddingBase):
     EmbeddingSegmentsSum-3."""
 
     type_name = "EmbeddingSegmentsSum"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.optional(
         4,
         InputSpec("emb_table"),

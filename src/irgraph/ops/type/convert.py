@@ -25,6 +25,7 @@ class Convert(Op):
     """
 
     type_name = "Convert"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"))
 
     destination_type: ElementType = attribute()

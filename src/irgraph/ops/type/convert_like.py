@@ -20,6 +20,7 @@ class ConvertLike(Op):
     """Convert ``data`` to the element type of ``like`` (whose values are unused). Spec: ConvertLike-1."""
 
     type_name = "ConvertLike"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("like"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
