@@ -111,6 +111,8 @@ IO_USES_ANALYSIS = {
     # Converting types each converted node as it is emitted, bodies included.
     "irgraph.io.onnx.importer -> irgraph.analysis.shape_inference",
     "irgraph.io.onnx.importer -> irgraph.control_flow.inference",
+    # The stateless ONNX export refuses variables that do not pair up, as validation reports them.
+    "irgraph.io.onnx.exporter -> irgraph.analysis.variables",
     # validate_file = the XSD pass (lxml, so io) + reading + validate().
     "irgraph.io.xml.file_validation -> irgraph.analysis.validation",
 }

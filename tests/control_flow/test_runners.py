@@ -217,8 +217,9 @@ def test_an_endless_loop_stops_at_the_iteration_limit_with_the_layer_named() -> 
     with pytest.raises(ResourceLimitError) as caught:
         runner.run({"trip": np.int64(-1), "v0": np.zeros(4, np.float32)})
     assert str(caught.value) == (
-        "layer 3 'loop' (Loop): Loop-5 would run more than 50 iterations, above the iteration limit of 50 (raise it "
-        "with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
+        "layer 3 'loop' (Loop): Loop-5 would run more than 50 iterations, above the iteration limit of 50 (sub-graph "
+        "body executions per run, nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run "
+        "--iteration-limit N)")
 
 
 def test_a_known_trip_count_above_the_limit_is_refused_before_any_iteration() -> None:
@@ -542,11 +543,11 @@ def test_concatenated_parts_must_keep_one_shape() -> None:
 
 
 # ------------------------------------------------------------------------------------ run-time values and port maps
-def test_the_iteration_limit_defaults_to_a_million() -> None:
+def test_the_iteration_limit_defaults_to_a_hundred_thousand() -> None:
     from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 
-    assert DEFAULT_ITERATION_LIMIT == 1_000_000
-    assert ir.Interpreter(counting_loop()).iteration_limit == 1_000_000
+    assert DEFAULT_ITERATION_LIMIT == 100_000
+    assert ir.Interpreter(counting_loop()).iteration_limit == 100_000
 
 
 def test_the_trip_count_and_conditions_must_hold_one_element() -> None:
@@ -710,5 +711,5 @@ def test_ir_run_runs_a_loop_and_takes_an_iteration_limit(capsys: pytest.CaptureF
     warning, error, nothing = capsys.readouterr().err.split("\n")
     assert warning.startswith("warning: no input data given") and nothing == ""
     assert error.startswith(f"error: {xml}:") and error.endswith(
-        "(Loop): Loop-5 would run 4 iterations, above the iteration limit of 3 (raise it with "
-        "Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")
+        "(Loop): Loop-5 would run 4 iterations, above the iteration limit of 3 (sub-graph body executions per run, "
+        "nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)")

@@ -372,6 +372,13 @@ REFUSED_BY_REASON: dict[str, tuple[str, ...]] = {
     'sequence_type': (  # sequences have no IR type
         "test_identity_sequence",
     ),
+    'samples 4-D data (N, C, H, W) only': (  # GridSample-20's volumetric sampling: IR's GridSample-9 is 2-D
+        "test_gridsample_volumetric_bilinear_align_corners_0", "test_gridsample_volumetric_bilinear_align_corners_1",
+        "test_gridsample_volumetric_nearest_align_corners_0", "test_gridsample_volumetric_nearest_align_corners_1",
+    ),
+    "ONNX's max pools the largest weighted tap": (  # IR's ROIAlign max pools interpolated samples
+        "test_roialign_mode_max",
+    ),
 }
 """Node cases irgraph refuses, grouped by a phrase of the ConversionError it must raise (the IR cannot hold what the
 case asks; the comment says what)."""
@@ -387,11 +394,18 @@ SKIPPED: dict[str, str] = {
                     "computes a - floor(a / b) * b, NaN there"),
 }
 """Node cases irgraph converts whose expected outputs it does not reproduce, and why (the IR op's semantics)."""
+NODE_TOLERANCES: dict[str, tuple[float, float]] = dict.fromkeys(
+    ("test_dft", "test_dft_axis", "test_dft_inverse", "test_dft_rfft", "test_dft_irfft", "test_dft_opset19",
+     "test_dft_axis_opset19", "test_dft_inverse_opset19", "test_dft_rfft_opset19", "test_dft_irfft_opset19"),
+    (1e-4, 5e-4))
+"""(rtol, atol) of node cases beyond the default, and why. DFT over a length of 10: IR's DFT ops follow OpenVINO's
+reference, whose naive DFT takes f32 twiddle angles (docs/tolerances.md, DFT-7: 4 eps x sum|terms|); where numpy's
+exact result is 0 (the imaginary part of bin 5, sin(pi n) = 0) that leaves up to 4 eps x 990 = 4.7e-4."""
 
 
 def test_the_refused_and_skipped_node_cases_exist():
     names = {case.name for case in NODE_CASES}
-    assert set(REFUSED) <= names and set(SKIPPED) <= names
+    assert set(REFUSED) <= names and set(SKIPPED) <= names and set(NODE_TOLERANCES) <= names
 
 
 @pytest.mark.parametrize("case", SWEPT, ids=lambda case: case.name)
@@ -402,5 +416,6 @@ def test_a_node_case_converts_and_gives_its_expected_outputs_or_is_refused(case)
         with pytest.raises(ConversionError, match=re.escape(REFUSED[case.name])):
             ir.convert_onnx(case.model)
         return
-    run_and_compare(ir.convert_onnx(case.model), case.model, case.data_sets, case.name, max(case.rtol, 1e-4),
-                    max(case.atol, 1e-5))
+    rtol, atol = NODE_TOLERANCES.get(case.name, (1e-4, 1e-5))
+    run_and_compare(ir.convert_onnx(case.model), case.model, case.data_sets, case.name, max(case.rtol, rtol),
+                    max(case.atol, atol))

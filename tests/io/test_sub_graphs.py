@@ -248,19 +248,45 @@ def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str
 
 def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
     from irgraph.core.errors import Location
-    from irgraph.io.xml.sub_graphs import DETACHED, detach_bodies
+    from irgraph.io.xml.sub_graphs import detach_bodies
 
     text = b"<net>\n<layers>\n<layer>\n<body>\n<layers>\n<layer>\n<then_body>\n<x/>\n</then_body>\n</layer>\n" \
            b"</layers>\n</body>\n</layer>\n</layers>\n<after/>\n</net>"
     root, bodies = detach_bodies(text, Location(file="m.xml"))
     stub = root.find("layers/layer/body")
-    assert stub.get(DETACHED) == "0" and len(stub) == 0
+    assert len(stub) == 0 and dict(stub.attrib) == {}  # the stub's marker is gone once found
     assert root.find("after").sourceline == 15
-    body = bodies["0"]
+    body = bodies[stub]
     assert body.tag == "body" and body.sourceline == 4
     inner_stub = body.find("layers/layer/then_body")
-    assert inner_stub.get(DETACHED) == "1"
-    assert bodies["1"].tag == "then_body" and bodies["1"].find("x").sourceline == 8
+    assert bodies[inner_stub].tag == "then_body" and bodies[inner_stub].find("x").sourceline == 8
+    assert len(bodies) == 2
+
+
+@pytest.mark.parametrize("markup", [
+    b"<!-- <body> -->", b"<!-- </then_body> -->", b"<![CDATA[ <else_body> ]]>", b"<?pi <body> ?>",
+])
+def test_body_tags_inside_comments_cdata_and_processing_instructions_are_not_cut(markup: bytes) -> None:
+    from irgraph.core.errors import Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
+
+    text = b"<net><layers><layer><body a='>'><layers>" + markup + b"<layer/></layers></body></layer></layers></net>"
+    root, bodies = detach_bodies(text, Location(file="m.xml"))
+    stub = root.find("layers/layer/body")
+    assert dict(stub.attrib) == {"a": ">"}
+    assert [element.tag for element in bodies[stub].iter()] == ["body", "layers", "layer"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"<net><body><layers><!-- x </layers></body></net>", "<!-- is never closed"),
+    (b"<net><body a='1' <layers/></body></net>", "the <body> tag is not well-formed"),
+])
+def test_detaching_refuses_markup_it_cannot_follow(text: bytes, message: str) -> None:
+    from irgraph.core.errors import IrParseError, Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
+
+    with pytest.raises(IrParseError, match=message):
+        detach_bodies(text, Location(file="m.xml"))
 
 
 def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

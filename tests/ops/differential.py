@@ -417,10 +417,14 @@ def check_op(
 
 
 def term_magnitudes(op: Op, arrays: Sequence[np.ndarray], count: int) -> list[np.ndarray | None]:
-    """Per output, the sum of the absolute terms of each value (for ``Tolerance.sum_eps``): the op
-    evaluated in f64 on the absolute values of its floating-point inputs; None where not needed."""
+    """Per output, the sum of the absolute terms of each value (for ``Tolerance.sum_eps``): the op's own
+    ``term_magnitudes`` where it has one (a DFT sums ``|x| |twiddle|``, which the DFT of ``|x|`` is not), else
+    the op evaluated in f64 on the absolute values of its floating-point inputs; None where not needed."""
     if not op.tolerance.sum_eps:
         return [None] * count
+    own = getattr(op, "term_magnitudes", None)
+    if own is not None:
+        return [np.asarray(m, dtype=np.float64) for m in own(arrays)]
     wide = [np.abs(x.astype(np.float64)) if ElementType.from_numpy(x.dtype).is_real else x for x in arrays]
     with np.errstate(all="ignore"):
         return [np.asarray(m, dtype=np.float64) for m in op.evaluate(wide)]

@@ -130,6 +130,7 @@ def _iterations(
             continue
         parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
         outer = _input(entry, input_types)
+        _check_fed(f"<{body.port_map_tag}> {entry.describe()}", outer, parameter)
         # Loop gives its body Parameters the outer element types; TensorIterator only the shapes.
         element_type = outer.element_type if loop else parameter.op.element_type  # type: ignore[attr-defined]
         shape = outer.shape
@@ -156,6 +157,7 @@ def _iterations(
             end = -1 if concatenated.end is None else concatenated.end
             iterations = abs(end - start) // (concatenated.part_size or 1)
     _run(body, overrides, walk)
+    _check_back_edges(body)
     if loop and body.back_edges:
         _relax_back_edges(body, overrides, walk, iterations)
     found: dict[int, TensorType] = {}
@@ -170,6 +172,35 @@ def _iterations(
         else:
             found[entry.external_port] = value
     return _outputs(node, found)
+
+
+def _check_fed(what: str, fed: TensorType, parameter: Node) -> TensorType:
+    """``fed`` when its element type is the one body ``parameter`` declares (either may be dynamic), else OpError.
+
+    OpenVINO 2026.4.1 gives a Loop's or If's body Parameter the type fed to it, then refuses the body's ops or
+    computes them in a type the file never declared (a TensorIterator keeps the declared type and reads the
+    bytes as that): both differ from what the file says, so the file is refused.
+    """
+    declared = parameter.op.element_type  # type: ignore[attr-defined]
+    if fed.element_type != declared and not (fed.element_type.is_dynamic or declared.is_dynamic):
+        raise OpError(f"{what} feeds {fed.element_type} to body Parameter {parameter.id} ({parameter.name!r}), "
+                      f"which declares {declared}; element types must match")
+    return fed
+
+
+def _check_back_edges(body: Body) -> None:
+    """Every back edge gives its body Parameter the element type the Parameter declares (see ``_check_fed``)."""
+    nodes = body.model._nodes
+    for edge in body.back_edges:
+        result, parameter = nodes.get(edge.from_layer), nodes.get(edge.to_layer)
+        if result is None or parameter is None or not isinstance(parameter.op, Parameter) or (
+                not isinstance(result.op, Result)):
+            continue  # validation names a back edge between the wrong layers; running refuses it
+        source = body.model.producer(InputPort(result.id, 0))
+        value = None if source is None else body.model.output_type(source)
+        if value is not None:
+            _check_fed(f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}", value,
+                       parameter)
 
 
 def _positive(value: int, size: int) -> int:
@@ -267,7 +298,8 @@ def _if(
         overrides = {}
         for entry in body.inputs:
             parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
-            overrides[parameter.id] = _input(entry, input_types)
+            overrides[parameter.id] = _check_fed(f"<{body.port_map_tag}> {entry.describe()}",
+                                                 _input(entry, input_types), parameter)
         _run(body, overrides, walk)
         found = {}
         for entry in body.outputs:

@@ -26,23 +26,26 @@ Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the or
   types with unknown dims 0 (a constant false condition infers [0, ...]).
 * If: the condition (input 0, one element) picks ``then_body`` or ``else_body``.
 
-Bounded: a TensorIterator or Loop runs at most ``iteration_limit`` iterations per execution (it is
-refused up front when the count is known, else when the limit is reached), concatenated outputs
-are counted against the element limit iteration by iteration (before they are allocated), and
-bodies nest at most ``MAX_BODY_DEPTH`` deep.
+Bounded: one run executes at most ``iteration_limit`` bodies in all (every TensorIterator and Loop
+iteration and If branch, at any nesting depth; :func:`run_budget` shares one budget between the
+runs of a command, as ``ir-run --steps`` does), so nested Loops cannot multiply their counts. A
+Loop whose count is known and above what is left is refused up front, any other when the budget
+runs out, naming the layer. Concatenated outputs are counted against the element limit iteration
+by iteration (before they are allocated), and bodies nest at most ``MAX_BODY_DEPTH`` deep.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol
 
 import numpy as np
 
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
-from irgraph.core.limits import MAX_BODY_DEPTH
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT, MAX_BODY_DEPTH
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.ops.condition.if_ import If
@@ -50,7 +53,49 @@ from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.plan_step import PlanStep
 
-__all__ = ["RUNNERS", "BodyInterpreter", "body_runner"]
+__all__ = ["RUNNERS", "BodyBudget", "BodyInterpreter", "body_runner", "run_budget"]
+
+
+class BodyBudget:
+    """The body executions one run (or one command's runs) may still make: see :func:`run_budget`."""
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def exceeded(self, node: Node, what: str, earlier: int) -> ResourceLimitError:
+        """The refusal of ``node``, which would ``what`` (``run 5 iterations``) after ``earlier`` other body
+        executions of the run, past the limit."""
+        after = f" after {earlier} other body executions in this run" if earlier else ""
+        return ResourceLimitError(
+            f"{node.op.title()} would {what}{after}, above the iteration limit of {self.limit} (sub-graph body "
+            "executions per run, nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run "
+            "--iteration-limit N)")
+
+
+_budget: ContextVar[BodyBudget | None] = ContextVar("irgraph_body_budget", default=None)
+"""The budget of the run under way in this thread (None: no run, or one without bodies)."""
+
+
+@contextlib.contextmanager
+def run_budget(limit: int) -> Iterator[BodyBudget]:
+    """One budget of ``limit`` body executions for every run inside the block (the runs of one command).
+
+    Inside another such block (a body running, or ``ir-run --steps`` around its runs) the outer
+    budget is the one used, so its limit holds for the whole.
+    """
+    current = _budget.get()
+    if current is not None:
+        yield current
+        return
+    current = BodyBudget(limit)
+    token = _budget.set(current)
+    try:
+        yield current
+    finally:
+        _budget.reset(token)
 
 
 class BodyInterpreter(Protocol):
@@ -109,7 +154,7 @@ def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
 class _Program:
     """One body, prepared once: its Interpreter and the slots of its Parameters and Results by layer id."""
 
-    __slots__ = ("body", "owner", "interpreter", "parameter_slots", "result_slots")
+    __slots__ = ("body", "owner", "interpreter", "parameter_dtypes", "parameter_slots", "result_slots")
 
     def __init__(self, body: Body, owner: Node, make_interpreter: MakeInterpreter) -> None:
         self.body = body
@@ -121,6 +166,7 @@ class _Program:
         slots = self.interpreter._slots
         model = body.model
         self.parameter_slots = {node.id: slots[(node.id, 0)] for node in model.parameters}
+        self.parameter_dtypes = {node.id: _declared_dtype(node) for node in model.parameters}
         self.result_slots: dict[int, int] = {}
         for result in model.results:
             source = model.input_sources(result)[0]
@@ -138,6 +184,15 @@ class _Program:
         """The slot of the value body Result ``layer_id`` gives (shape inference checked it names one)."""
         return self.result_slots[layer_id]
 
+    def type_check(self, layer_id: int, what: str) -> tuple[np.dtype, str] | None:
+        """What :func:`_check_type` needs to check values given to body Parameter ``layer_id`` (None: any type)."""
+        dtype = self.parameter_dtypes.get(layer_id)
+        if dtype is None:
+            return None
+        parameter = self.body.model.node(layer_id)
+        return dtype, (f"{what} gives {{}}{{}} to body Parameter {layer_id} ({parameter.name!r}), which declares "
+                       f"{parameter.op.element_type}; element types must match")  # type: ignore[attr-defined]
+
     def check_bound(self, bound: set[int]) -> None:
         """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
         model = self.body.model
@@ -145,6 +200,22 @@ class _Program:
             if self.parameter_slots[parameter.id] not in bound and model.consumers(OutputPort(parameter.id, 0)):
                 raise OpError(f"<{self.body.tag}> body Parameter {parameter.id} ({parameter.name!r}) gets no value: "
                               "no port map input, back edge or special port names it")
+
+
+def _declared_dtype(parameter: Node) -> np.dtype | None:
+    """The NumPy dtype of the values a body Parameter declares, None when it takes any (dynamic, strings)."""
+    element_type = parameter.op.element_type  # type: ignore[attr-defined]
+    if element_type.is_dynamic or element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind in "OU":
+        return None
+    return np.dtype(element_type.numpy_dtype)
+
+
+def _check_type(value: Any, check: tuple[np.dtype, str] | None, iteration: int | None = None) -> None:
+    """Refuse a value for a body Parameter of another element type than it declares (shape inference refuses
+    what it can see; this catches what only the run shows). ``check`` from :meth:`_Program.type_check`."""
+    if check is not None and value.dtype != check[0]:
+        when = "" if iteration is None else f" after iteration {iteration}"
+        raise OpError(check[1].format(np.dtype(value.dtype).name, when))
 
 
 def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
@@ -269,6 +340,10 @@ class _Iterations(PlanStep):
         self.sliced: list[_Sliced] = []
         self.current_iteration: tuple[int, np.dtype, tuple[int, ...]] | None = None
         self.condition: int | None = None
+        self.input_checks: list[tuple[int, tuple[np.dtype, str] | None]] = []
+        """(outer input, its check) of every input a body Parameter gets: its element type must be declared."""
+        self.back_edge_checks: list[tuple[np.dtype, str] | None] = []
+        """The check of each carried value's back edge (in ``carried`` order)."""
         initial: dict[int, int] = {}
         for entry in body.inputs:
             if entry.purpose == CURRENT_ITERATION:
@@ -277,10 +352,16 @@ class _Iterations(PlanStep):
                 continue
             elif entry.sliced:
                 self.sliced.append(_Sliced(entry, program.parameter(entry), self.loop))
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
             elif entry.internal_layer_id in fed_back:
                 initial[entry.internal_layer_id] = entry.external_port
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
             else:
                 self.invariant.append((program.parameter(entry), entry.external_port))
+                self.input_checks.append((entry.external_port, program.type_check(
+                    entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")))
         for edge in body.back_edges:
             slot = program.parameter_slots.get(edge.to_layer)
             if slot is None:
@@ -291,6 +372,9 @@ class _Iterations(PlanStep):
                 raise OpError(f"<back_edges> edge to-layer {edge.to_layer} names a body Parameter no port map input "
                               "gives a first value")
             self.carried.append((slot, initial[edge.to_layer], _want(wanted, program.result(edge.from_layer))))
+            self.back_edge_checks.append(program.type_check(
+                edge.to_layer, f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}"))
+        self.input_checks = [(port, check) for port, check in self.input_checks if check is not None]
         self.last: list[tuple[int, int, int]] = []
         """(outer output, position in ``wanted``, body Result id) of last-iteration outputs."""
         self.concatenated: list[tuple[int, int, _Sliced, int]] = []
@@ -332,9 +416,12 @@ class _Iterations(PlanStep):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the iterations; the outer outputs in order."""
         count, stoppable = self._iterations(inputs)
-        limit = self.iteration_limit
-        if count > limit and not stoppable:
-            raise self._refuse(str(count))
+        for port, check in self.input_checks:
+            _check_type(inputs[port], check)
+        budget = _budget.get() or BodyBudget(self.iteration_limit)  # evaluated outside a run: its own budget
+        earlier = budget.used
+        if count > budget.limit - earlier and not stoppable:
+            raise budget.exceeded(self.node, f"run {count} iterations", earlier)
         slices = []
         available = -1
         for sliced in self.sliced:
@@ -348,6 +435,7 @@ class _Iterations(PlanStep):
         carried_from = len(bound)
         bound += [inputs[port] for _, port, _ in self.carried]
         carried_results = [position for _, _, position in self.carried]
+        back_edge_checks = self.back_edge_checks
         sliced_from = len(bound)
         bound += [None] * len(slices)
         parts = [part for _, part in slices]
@@ -367,8 +455,10 @@ class _Iterations(PlanStep):
         outputs: list[np.ndarray] | None = None
         iteration = 0
         while iteration != count:
-            if iteration >= limit:
-                raise self._refuse(f"more than {limit}" if count < 0 else str(count))
+            if budget.used >= budget.limit:
+                raise budget.exceeded(self.node, f"run {count if count >= 0 else f'more than {iteration}'} iterations",
+                                      budget.used - iteration)
+            budget.used += 1
             if iteration == available and slices:
                 raise OpError(f"{self.node.op.title()} would run iteration {iteration + 1} but its sliced inputs have "
                               f"{available} parts (openvino 2026.4.1's CPU plugin refuses too)")
@@ -396,6 +486,7 @@ class _Iterations(PlanStep):
                 joined.append(value)
             for index, position in enumerate(carried_results, carried_from):
                 bound[index] = outputs[position]
+                _check_type(bound[index], back_edge_checks[index - carried_from], iteration)
             iteration += 1
             if condition is not None and not bool(_one_element(outputs[condition], "the body condition")[0]):
                 break
@@ -404,12 +495,6 @@ class _Iterations(PlanStep):
     def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
         """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
         raise NotImplementedError
-
-    def _refuse(self, iterations: str) -> ResourceLimitError:
-        return ResourceLimitError(
-            f"{self.node.op.title()} would run {iterations} iterations, above the iteration limit of "
-            f"{self.iteration_limit} (raise it with Interpreter(..., iteration_limit=N) or ir-run --iteration-limit N)"
-        )
 
     @staticmethod
     def _check_part(sliced: _Sliced, value: np.ndarray, iteration: int) -> None:
@@ -497,6 +582,7 @@ class _IfRunner(PlanStep):
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
         bodies = {body.tag: body for body in node.bodies}  # inference checked both are there, with port maps
+        self.iteration_limit = DEFAULT_ITERATION_LIMIT
         self.branches = []
         for tag in ("then_body", "else_body"):
             body = bodies[tag]
@@ -504,6 +590,8 @@ class _IfRunner(PlanStep):
             wanted: list[int] = []
             slots = [program.parameter(entry) for entry in body.inputs]
             ports = [entry.external_port for entry in body.inputs]
+            checks = [(entry.external_port, check) for entry in body.inputs if (check := program.type_check(
+                entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")) is not None]
             try:
                 program.check_bound(set(slots))
             except OpError as err:
@@ -511,13 +599,20 @@ class _IfRunner(PlanStep):
             produced = [0] * node.num_outputs  # inference checked every output has an entry in each body
             for entry in body.outputs:
                 produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
-            self.branches.append((program, slots, ports, wanted, produced))
+            self.branches.append((program, slots, ports, wanted, produced, checks))
+            self.iteration_limit = program.interpreter.iteration_limit
 
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the body the condition picks."""
         condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
-        program, slots, ports, wanted, produced = self.branches[0 if condition else 1]
+        budget = _budget.get() or BodyBudget(self.iteration_limit)
+        if budget.used >= budget.limit:
+            raise budget.exceeded(self.node, f"run its {'then' if condition else 'else'} branch", budget.used)
+        budget.used += 1
+        program, slots, ports, wanted, produced, checks = self.branches[0 if condition else 1]
+        for port, check in checks:
+            _check_type(inputs[port], check)
         try:
             outputs = program.interpreter._run_slots(slots, [inputs[port] for port in ports], wanted)
         except IrError as err:

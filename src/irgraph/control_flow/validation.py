@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irgraph.core.errors import Location
-from irgraph.core.shapes import Shape, TensorType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import Body, InputPort, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, PURPOSES
 from irgraph.ops import Parameter, Result
@@ -73,8 +73,51 @@ def _check_body(node: Node, body: Body, input_types: list[TensorType | None], er
     for edge in body.back_edges:
         _check_layer(body, edge.from_layer, Result, f"back edge from body layer {edge.from_layer}", where, error)
         _check_layer(body, edge.to_layer, Parameter, f"back edge to body layer {edge.to_layer}", where, error)
+    _check_declared_shapes(node, body, input_types, warning)
     if loop:
         _check_special_ports(node, body, purposes, error, warning)
+
+
+def _check_declared_shapes(node: Node, body: Body, input_types: list[TensorType | None], warning: Report) -> None:
+    """Warn where a port map input or back edge gives a body Parameter a shape its declaration contradicts.
+
+    OpenVINO 2026.4.1 takes the shape given (a back edge makes the differing dims dynamic), so the file
+    runs, but what it declares is not what its body sees. (Element types that differ are refused by
+    shape inference: the body would compute in another type.)
+    """
+    model = body.model
+    given: list[tuple[str, int, Shape]] = []
+    for entry in body.inputs:
+        if entry.purpose is None and 0 <= entry.external_port < len(input_types):
+            fed = input_types[entry.external_port]
+            shape = None if fed is None else _part_shape(node, entry, fed.shape)
+            if shape is not None:
+                given.append((f"<{body.port_map_tag}> {entry.describe()}", entry.internal_layer_id, shape))
+    for edge in body.back_edges:
+        source = model.producer(InputPort(edge.from_layer, 0)) if edge.from_layer in model else None
+        value = None if source is None else model.output_type(source)
+        if value is not None:
+            given.append((f"back edge from body layer {edge.from_layer} to body layer {edge.to_layer}", edge.to_layer,
+                          value.shape))
+    for what, layer_id, shape in given:
+        parameter = model._nodes.get(layer_id)
+        declared = getattr(parameter.op, "shape", None) if parameter is not None else None
+        if isinstance(declared, Shape) and not declared.compatible(shape):
+            warning(CODE, f"{what} gives shape {shape} to body Parameter {layer_id} ({parameter.name!r}), which "  # type: ignore[union-attr]
+                    f"declares {declared}; OpenVINO takes the shape given", node.location)
+
+
+def _part_shape(node: Node, entry: PortMapEntry, shape: Shape) -> Shape | None:
+    """The shape a body Parameter gets from an outer input of ``shape``: one part of it when sliced."""
+    if not entry.sliced:
+        return shape
+    part_size = 1 if entry.part_size is None else entry.part_size
+    if shape.rank_is_dynamic or entry.axis is None or part_size <= 0:
+        return None
+    low = -shape.rank if isinstance(node.op, Loop) else 0
+    if not low <= entry.axis < shape.rank:
+        return None  # reported by _check_slicing
+    return shape.replace(entry.axis % shape.rank, Dim.static(part_size))
 
 
 def _check_internal(body: Body, entry: PortMapEntry, where: Location, error: Report) -> None:

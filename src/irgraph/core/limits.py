@@ -10,13 +10,15 @@ DEFAULT_ELEMENT_LIMIT = 2**31
 """Largest tensor (in elements) a read, a feed, a run or an op's intermediate may hold unless the caller
 raises the limit (``Interpreter(..., element_limit=N)``, ``ir-run --max-elements N``)."""
 
-DEFAULT_ITERATION_LIMIT = 1_000_000
-"""Most iterations one TensorIterator or Loop execution may run unless the caller raises the limit.
+DEFAULT_ITERATION_LIMIT = 100_000
+"""Most sub-graph bodies one run may execute in all (TensorIterator and Loop iterations, If branches, nested
+ones included) unless the caller raises the limit.
 
-Real exports iterate over sequence steps or generated tokens: thousands, rarely past 10**5 (a
-sample-level audio RNN). An iteration costs the interpreter tens of microseconds even for a tiny
-body, so a runaway ``trip_count = -1`` Loop fails within about a minute, with a message saying how
-to raise the limit, instead of never returning."""
+Real exports iterate over sequence steps or generated tokens: thousands per run (a sample-level audio
+RNN may need more: raise the limit). An iteration costs the interpreter 10 to 100 microseconds even
+for a tiny body (the upper end on a loaded machine), so a runaway ``trip_count = -1`` Loop, or Loops
+nested to multiply their counts, fail within seconds, with a message saying how to raise the limit,
+instead of never returning (at 10**6 such a Loop ran 20 s alone, 90 s on a busy machine)."""
 
 MAX_BODY_DEPTH = 128
 """Deepest nesting of sub-graph bodies read, inferred or run (real models nest a few levels; each level costs

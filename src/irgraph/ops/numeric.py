@@ -80,6 +80,12 @@ def _truncate(values: np.ndarray, bits: int) -> np.ndarray:
     return np.where(inside, truncated, low).astype(np.int64)
 
 
+def truncate_to_int(values: np.ndarray, bits: int = 64) -> np.ndarray:
+    """``static_cast<int64_t>`` (``bits`` 64) or ``static_cast<int>`` (32) of f32/f64 ``values`` on x86-64, as int64:
+    toward zero; NaN and out of range give the type's minimum."""
+    return _truncate(values, bits)
+
+
 def _float_to_integer(values: np.ndarray, target: ElementType, source: ElementType) -> np.ndarray:
     """Float (f32 or f64) ``values`` -> the integer ``target``'s values as int64/uint64 before wrapping."""
     if target is ElementType.U32 and source is ElementType.F32:

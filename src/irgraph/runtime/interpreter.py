@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.runners import body_runner
+from irgraph.control_flow.runners import body_runner, run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT, DEFAULT_ITERATION_LIMIT
+from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Const, Op, Parameter, Result
@@ -62,6 +64,22 @@ class _Step(NamedTuple):
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
 
 
+def _weights_mappings(model: Model) -> list[Any]:
+    """The weights-file mappings (``mmap``) the Const values of ``model`` and its bodies view, each once."""
+    found: dict[int, Any] = {}
+    models = [model]
+    while models:
+        for node in models.pop():
+            if node.op.carries_tensor and (mapping := mapping_of(getattr(node.op, "value", None))) is not None:
+                found.setdefault(id(mapping), mapping)
+            models.extend(body.model for body in node.bodies)
+    return list(found.values())
+
+
+MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+"""Most dimensions an array may have (NumPy's own limit: NPY_MAXDIMS)."""
+
+
 class Interpreter:
     """Runs a model: checks it once, then executes it any number of times.
 
@@ -78,8 +96,8 @@ class Interpreter:
     in both modes.
 
     TensorIterator, Loop and If layers run their bodies with Interpreters of their own, prepared
-    here once (``irgraph.control_flow.runners``); a Loop or TensorIterator that would run more than
-    ``iteration_limit`` iterations is refused.
+    here once (``irgraph.control_flow``); a run that would execute more than ``iteration_limit``
+    bodies in all (iterations and branches, nested ones included) is refused, naming the layer.
 
     ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
     as :mod:`irgraph.runtime.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
@@ -108,16 +126,25 @@ class Interpreter:
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
+        self.on_step_time: Callable[[Node, float], None] | None = None
+        """Called with each layer after it ran and the seconds it took (``irgraph.tools.profiling``); None: no clock
+        is read."""
         with paused_collector():
             self._prepare()
 
     def _prepare(self) -> None:
         model = self.model
+        self._mappings = _weights_mappings(model)
+        """The weights-file mappings the model's Consts view (bodies' too): checked before every run."""
+        for mapping in self._mappings:
+            check_mapping(mapping)  # shape inference and constant folding below read them
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
+        _refuse_blockers(model)
         for node in model:
-            reason = node.op.cannot_run_reason
-            if reason is not None:
-                raise EvaluationError(reason, node.location)
+            for index, tensor in enumerate(node.output_types):
+                if tensor is not None and not tensor.shape.rank_is_dynamic and tensor.shape.rank > MAX_RANK:
+                    raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
+                                          f"models with, holds at most {MAX_RANK} dimensions", node.location)
         for parameter in model.parameters:
             if parameter.op.element_type.is_dynamic:  # type: ignore[attr-defined]
                 raise EvaluationError(
@@ -152,8 +179,11 @@ class Interpreter:
             name: (parameter, slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()
         }
         steps: list[tuple[Any, ...]] = []
+        self._runs_bodies = False
+        """Whether a layer runs sub-graph bodies (each run then counts them: see control_flow.run_budget)."""
         last_use: dict[int, int] = {}
         result_slots: dict[int, tuple[str, int]] = {}
+        output_keys = model.output_keys()
         constants: dict[int, np.ndarray] = {}
         for node in order:
             if node.id not in needed:
@@ -163,12 +193,13 @@ class Interpreter:
                 source = sources[node.id][0]
                 if source is not None:
                     slot = slots.setdefault((source.node_id, source.index), len(slots))
-                    result_slots[node.id] = (model.output_key(node), slot)
+                    result_slots[node.id] = (output_keys[node.id], slot)
                 continue
             if isinstance(op, Parameter):
                 continue
             if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
                 op = body_runner(node, self._body_interpreter)
+                self._runs_bodies = True
             inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources[node.id])  # type: ignore[union-attr]
             outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
             if isinstance(op, Const):
@@ -249,15 +280,23 @@ class Interpreter:
         """How many layers a run executes (Consts and constant sub-graphs are computed once, ahead)."""
         return len(self._plan)
 
+    @property
+    def planned_layers(self) -> list[Node]:
+        """The layers a run executes, in the order it runs them (``steps`` of them)."""
+        return [step.node for step in self._plan]
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
+        for mapping in self._mappings:
+            check_mapping(mapping)
         values = self._template.copy()
         try:
             self._bind(feeds, values)
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit() if self._threads is not None else contextlib.nullcontext():
+        with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
+                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()):
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
@@ -278,11 +317,15 @@ class Interpreter:
         limit = self.element_limit
         node = None
         on_step = self.on_step
+        on_step_time = self.on_step_time
+        started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
+                if on_step_time is not None:
+                    started = time.perf_counter()
                 arguments = [values[slot] for slot in inputs]
                 if kind == _JOIN:
                     produced: Sequence[Any] = (_join(op, arguments, limit),)
@@ -319,6 +362,8 @@ class Interpreter:
                 for slot in frees:
                     values[slot] = None
                 produced = value = None  # no stale references: _in_place counts them
+                if on_step_time is not None:
+                    on_step_time(node, time.perf_counter() - started)
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:
@@ -370,6 +415,42 @@ class Interpreter:
                 for position, kept in list(self._kept.items()):
                     if np.may_share_memory(kept, values[slot]):
                         del self._kept[position]
+
+
+SHOWN_LINES = 5
+"""A reason many layers share names this many of their lines."""
+
+
+def _refuse_blockers(model: Model) -> None:
+    """Raise one EvaluationError naming every reason a layer of ``model`` (bodies included) cannot run, each
+    once with its layers' lines, located at the first such layer; nothing when every layer can run."""
+    blockers: dict[str, list[Node]] = {}
+    pending = [model]
+    while pending:
+        graph = pending.pop(0)
+        for node in graph:
+            reason = node.op.cannot_run_reason
+            if reason is not None:
+                blockers.setdefault(reason, []).append(node)
+            pending.extend(body.model for body in node.bodies)
+    if not blockers:
+        return
+    first = next(iter(blockers.values()))[0]
+    if len(blockers) == 1:
+        ((reason, nodes),) = blockers.items()
+        raise EvaluationError(reason + (f" ({_layers_text(nodes)})" if len(nodes) > 1 else ""), first.location)
+    listing = " ".join(f"{number}) {reason} ({_layers_text(nodes)})."
+                       for number, (reason, nodes) in enumerate(blockers.items(), 1))
+    raise EvaluationError(f"{len(blockers)} kinds of layers in this model cannot run: {listing}", first.location)
+
+
+def _layers_text(nodes: list[Node]) -> str:
+    """``layer 'conv1' at line 12`` or ``3 layers, at lines 12, 40, 77``."""
+    lines = [str(node.location.line) for node in nodes if node.location.line is not None]
+    if len(nodes) == 1:
+        return f"layer {nodes[0].name!r}" + (f" at line {lines[0]}" if lines else "")
+    shown = ", ".join(lines[:SHOWN_LINES]) + (", ..." if len(lines) > SHOWN_LINES else "")
+    return f"{len(nodes)} layers" + (f", at lines {shown}" if lines else "")
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:

@@ -116,7 +116,7 @@ def _ports_of(model: Model, spec: str, layers: dict[str, list[Node]], tensor_nam
 
 def _keyed(model: Model, ports: set[OutputPort], layers: dict[str, list[Node]]) -> list[Mark]:
     """Marks in topological order, keyed by first tensor name, else ``LAYER:PORT``; keys unique, none an output key."""
-    taken = {model.output_key(result) for result in model.results}
+    taken = set(model.output_keys().values())
     position = {node.id: order for order, node in enumerate(model.topological_order())}
     marks = []
     for port in sorted(ports, key=lambda p: (position[p.node_id], p.index)):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.analysis.variables import variable_problems
+from irgraph.control_flow.runners import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
@@ -207,7 +208,8 @@ def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: 
 
     One step gives the outputs under their own keys; several give every step's outputs, keyed by
     :func:`step_key` (``step1/NAME`` ... ``stepN/NAME``), in step order. The outputs of all steps
-    together must stay within the interpreter's element limit (they are all kept).
+    together must stay within the interpreter's element limit (they are all kept), and their
+    sub-graph body executions within its iteration limit.
     """
     if steps < 1:
         raise InputError(f"the number of steps must be at least 1; got {steps}")
@@ -215,11 +217,12 @@ def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: 
         return interpreter.run(feeds)
     outputs: dict[str, np.ndarray] = {}
     total, limit = 0, interpreter.element_limit
-    for step in range(1, steps + 1):
-        for name, value in interpreter.run(feeds).items():
-            total += np.size(value)
-            if total > limit:
-                raise ResourceLimitError(f"the outputs of steps 1 to {step} have {total} elements together, above "
-                                         f"the limit of {limit}")
-            outputs[step_key(step, name)] = np.array(value, copy=True) if interpreter.reuse_outputs else value
+    with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
+        for step in range(1, steps + 1):
+            for name, value in interpreter.run(feeds).items():
+                total += np.size(value)
+                if total > limit:
+                    raise ResourceLimitError(f"the outputs of steps 1 to {step} have {total} elements together, "
+                                             f"above the limit of {limit}")
+                outputs[step_key(step, name)] = np.array(value, copy=True) if interpreter.reuse_outputs else value
     return outputs

@@ -19,6 +19,7 @@ import base64
 import binascii
 import io
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
@@ -81,15 +82,39 @@ def read_arrays(path: str, element_limit: int) -> list[dict[str, np.ndarray]]:
             for iteration in read_iterations(path)]
 
 
+MAX_JSON_BYTES = 2**30
+"""Largest Polygraphy JSON file read (1 GiB, checked before reading): base64 text costs 4/3 of the data and the
+parsed document several times its size; larger data belongs in an .npz."""
+
+_JSON_START = re.compile(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*[\[{][ \t\r\n]*[\[{\"\]}]")
+"""How every Polygraphy JSON file starts: a list or object, then a list, object, key or its end."""
+
+
 def _load(path: str) -> Any:
     npz.require_file(path, "file")
     with npz.reading(path, "JSON"):
         with io.BufferedReader(SizedReader.open(path)) as stream:
-            text = stream.read(stream.raw.size)  # type: ignore[attr-defined]
+            size = stream.raw.size  # type: ignore[attr-defined]
+            if _JSON_START.match(stream.peek(64)[:64]) is None:
+                raise _bad(path, "it does not start as one does (a JSON list or object of named arrays)")
+            if size > MAX_JSON_BYTES:
+                raise _bad(path, f"it is {size} bytes; irgraph reads Polygraphy JSON files of at most "
+                                 f"{MAX_JSON_BYTES} bytes (save larger data as .npz)")
+            text = stream.read(size)
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_keys)
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise ValueError(f"not JSON: {err}") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (json keeps the last of two silently: a feed would vanish)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return found
 
 
 def _npy_bytes(path: str, name: object, value: object) -> bytes:

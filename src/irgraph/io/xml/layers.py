@@ -156,12 +156,20 @@ class LayerReader:
         for child in element:
             tag = child.tag
             if tag == "data":
+                if data is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 data = child
             elif tag == "output":
+                if outputs is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 outputs = child
             elif tag == "input":
+                if inputs is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 inputs = child
             elif tag == "rt_info":
+                if rt_info is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 rt_info = child
             elif tag in SUB_GRAPH_TAGS:
                 if sub_graphs is None:
@@ -339,6 +347,8 @@ class LayerReader:
             else:
                 op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
             self._placed_consts[placed] = op
+        elif op.value is None:  # type: ignore[attr-defined]
+            self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
@@ -369,6 +379,8 @@ class LayerReader:
                 if sub.tag == "dim":
                     dims.append(sub.text)
                 elif sub.tag == "rt_info":
+                    if index in rt:
+                        raise twice(sub, "the port", self._at(sub, location))
                     rt[index] = read_rt_info(sub)
             types.append(self.port_type(port.get("precision"), dims, outputs, port, location))
             if outputs:
@@ -418,6 +430,13 @@ class LayerReader:
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
         return _tensor_type(element_type, _shape(tuple(parsed)))
+
+
+def twice(element: etree._Element, holder: str, where: Location) -> IrParseError:
+    """The error for a second ``<data>``, ``<input>``, ``<output>``, ``<rt_info>``, ``<layers>`` or ``<edges>``
+    where IR has one: OpenVINO 2026.4.1 silently reads the first, and which one a file means is a guess."""
+    return IrParseError(f"{holder} has two <{element.tag}> elements (OpenVINO would silently use the first); "
+                        "IR allows one", where)
 
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:

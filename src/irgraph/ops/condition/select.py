@@ -33,6 +33,7 @@ class Select(Op):
     type_name = "Select"
     introduced = 1
     inputs = Inputs.of(InputSpec("cond"), InputSpec("then"), InputSpec("else"))
+    mask_inputs = (0,)
 
     auto_broadcast: str = attribute("numpy")
 

@@ -33,6 +33,8 @@ class ExportContext(Protocol):
     """The ai.onnx opset written."""
     fold_decompression: bool
     """True when Converts of constant weights are folded into f32 initializers."""
+    stateless: bool
+    """True when the main graph's variables become graph inputs and outputs (ReadValue/Assign in bodies stay)."""
 
     def inputs(self, node: Node) -> list[str]:
         """The ONNX names of the layer's inputs ('' for an unconnected optional input)."""
