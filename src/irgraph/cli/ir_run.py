@@ -14,12 +14,20 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from irgraph import backends, polygraphy_json
-from irgraph import feeds as feeds_lib
-from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.compare import (
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError, printable
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.graph import InputPort, Model, OutputPort
+from irgraph.io.data import npz, polygraphy_json
+from irgraph.io.data.npz import NpzArchive
+from irgraph.runtime.interpreter import Interpreter
+from irgraph.runtime.marking import reference_names
+from irgraph.runtime.state import run_steps, step_key
+from irgraph.tools import backends
+from irgraph.tools import feeds as feeds_lib
+from irgraph.tools.compare import (
     Comparison,
     ErrorBound,
     Tolerance,
@@ -32,18 +40,10 @@ from irgraph.compare import (
     tensor_stats,
     tolerance_text,
 )
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
-from irgraph.element_types import ElementType
-from irgraph.errors import IrParseError, printable
-from irgraph.feeds import Feed, FeedError
-from irgraph.graph import InputPort, Model, OutputPort
-from irgraph.interpreter import Interpreter
-from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.marking import reference_names
-from irgraph.npz import NpzArchive
-from irgraph.profiling import Profile
-from irgraph.progress import Progress
-from irgraph.state import run_steps, step_key
+from irgraph.tools.feeds import Feed
+from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
+from irgraph.tools.profiling import Profile
+from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -213,9 +213,6 @@ def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------ the run
-# Re-exported for callers of the earlier module-level helpers; the library modules hold them now.
-parse_shape_specs = feeds_lib.parse_shape_specs
-random_array = feeds_lib.random_array
 
 
 @contextlib.contextmanager
@@ -356,10 +353,10 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
                 profile.run_seconds = time.perf_counter() - started
     if profile is not None and layerwise is not None and layerwise.counters is not None:
         profile.add_counters(layerwise.counters, layerwise.reference)
-    stored = {key: common.for_storage(array) for key, array in outputs.items()}
+    stored = {key: npz.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
-        common.write_npz_atomically(args.output, stored)
+        npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}

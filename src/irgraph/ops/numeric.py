@@ -26,8 +26,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 
 NF4_LEVELS = np.array(
     [-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,

@@ -1,0 +1,1 @@
+"""Running a model: the Interpreter and its plan, state (ReadValue/Assign), marking, in-place reuse, threads."""
