@@ -31,6 +31,7 @@ from irgraph.interpreter import Interpreter
 from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.npz import NpzArchive
 from irgraph.progress import Progress
+from irgraph.runtime.decompression import POLICIES
 from irgraph.state import run_steps
 
 DESCRIPTION = """\
@@ -128,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
+    parser.add_argument("--decompression", choices=POLICIES, default="ir",
+                        help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
+                             "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "
+                             "OpenVINO's reference do (default); 'f32' computes them in f32 as OpenVINO's CPU "
+                             "plugin does")
     common.add_max_elements(parser)
     return parser
 
@@ -246,7 +252,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
-                                  iteration_limit=args.iteration_limit, threads=args.threads)
+                                  iteration_limit=args.iteration_limit, threads=args.threads,
+                                  decompression=args.decompression)
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
