@@ -22,6 +22,7 @@ from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import npz, polygraphy_json
 from irgraph.io.data.npz import NpzArchive
+from irgraph.runtime.decompression import POLICIES
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
 from irgraph.runtime.state import run_steps, step_key
@@ -190,6 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
+    parser.add_argument("--decompression", choices=POLICIES, default="ir",
+                        help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
+                             "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "
+                             "OpenVINO's reference do (default); 'f32' computes them in f32 as OpenVINO's CPU "
+                             "plugin does")
     common.add_max_elements(parser)
     return parser
 
@@ -318,7 +324,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
-                                  iteration_limit=args.iteration_limit, threads=args.threads)
+                                  iteration_limit=args.iteration_limit, threads=args.threads,
+                                  decompression=args.decompression)
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:

@@ -36,6 +36,7 @@ from irgraph.graph import Model, Node
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.runtime import _in_place, _pages
 from irgraph.runtime._threads import BlasThreads
+from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widen, widened_nodes
 from irgraph.runtime.marking import Mark, resolve_marks
 from irgraph.runtime.state import Variables
 
@@ -105,6 +106,10 @@ class Interpreter:
     ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None
     leaves the library's count (one per core). One thread is faster when other work keeps the
     cores busy (see :mod:`irgraph.runtime._threads`).
+
+    ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
+    -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
+    ``"f32"`` computes the chain in f32, as OpenVINO's CPU plugin does (see :mod:`irgraph.runtime.decompression`).
     """
 
     def __init__(
@@ -116,8 +121,12 @@ class Interpreter:
         iteration_limit: int = DEFAULT_ITERATION_LIMIT,
         mark: str | Iterable[str] | None = None,
         threads: int | None = None,
+        decompression: DecompressionPolicy = "ir",
     ) -> None:
+        if decompression not in POLICIES:
+            raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
         self.model = model
+        self.decompression = decompression
         self._threads = BlasThreads(threads) if threads is not None else None
         """BLAS threads of each run (see irgraph.runtime._threads); None: the BLAS library's own count."""
         self.element_limit = element_limit
@@ -185,6 +194,7 @@ class Interpreter:
         result_slots: dict[int, tuple[str, int]] = {}
         output_keys = model.output_keys()
         constants: dict[int, np.ndarray] = {}
+        widened = widened_nodes(model) if self.decompression == "f32" else frozenset()
         for node in order:
             if node.id not in needed:
                 continue
@@ -210,7 +220,8 @@ class Interpreter:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
             elif op.keeps_run_state:
                 kind = _STATEFUL  # new numbers every run, even from constant inputs: never folded
-            elif inputs and all(slot in constants for slot in inputs) and self._fold(op, inputs, outputs, constants):
+            elif inputs and all(slot in constants for slot in inputs) and \
+                    self._fold(op, inputs, outputs, constants, widen_f16=node.id in widened):
                 continue  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
             elif op.joins_inputs:
                 kind = _JOIN
@@ -252,14 +263,19 @@ class Interpreter:
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
-        return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit)
+        return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
+                           decompression=self.decompression)
 
     def _fold(
-        self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray]
+        self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray],
+        *, widen_f16: bool = False,
     ) -> bool:
         """Evaluate an op whose inputs are all constant; False (it runs, and fails, at run time) when
-        it fails or its outputs are above the element limit."""
-        arguments = [constants[slot] for slot in inputs]
+        it fails or its outputs are above the element limit. ``widen_f16``: a layer of a decompression chain the
+        f32 policy computes in f32."""
+        stored = arguments = [constants[slot] for slot in inputs]
+        if widen_f16:
+            op, arguments = widen(op, arguments)
         try:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
@@ -271,7 +287,7 @@ class Interpreter:
             return False
         for slot, value in zip(outputs, produced, strict=True):
             constants[slot] = value
-        for argument in arguments:  # f16 weights read through the .bin mapping: converted, no longer resident
+        for argument in stored:  # f16 weights read through the .bin mapping: converted, no longer resident
             _pages.release(argument)
         return True
 
