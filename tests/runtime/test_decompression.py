@@ -139,3 +139,20 @@ def test_cli_decompression_flag(tmp_path: Path) -> None:
     _, expected = _irgraph(DATA / "int4_asym.xml", "f32")
     np.testing.assert_array_equal(outputs["f32"], expected)
     assert not np.array_equal(outputs["ir"], outputs["f32"])
+
+
+@pytest.mark.oracle
+def test_compare_with_openvino_takes_the_cpu_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--compare-with openvino on the CPU computes decompression chains as the plugin does, says so, and passes
+    with the default tolerances; --decompression ir keeps the IR's f16 and diverges at the embedding."""
+    pytest.importorskip("openvino")
+    from irgraph.cli import ir_run
+    np.savez(tmp_path / "in.npz", input_ids=IDS)
+    model = str(DATA / "int4_asym.xml")
+    assert ir_run.main([model, "--inputs", str(tmp_path / "in.npz"), "--compare-with", "openvino",
+                        "--mark", "all"]) == 0
+    err = capsys.readouterr().err
+    assert "note: 15 layers of weight decompression chains computed in f32, as OpenVINO's CPU plugin" in err
+    assert ir_run.main([model, "--inputs", str(tmp_path / "in.npz"), "--compare-with", "openvino", "--mark", "all",
+                        "--decompression", "ir"]) == 1
+    assert "decompression chains" not in capsys.readouterr().err
