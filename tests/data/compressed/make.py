@@ -3,8 +3,8 @@ were made): ``python make.py`` in an environment with nncf==3.4.0 and openvino==
 
 A Gather embedding and two MatMuls (one with a transposed weight) over f32 weights, compressed by
 ``nncf.compress_weights`` six ways: int8 asymmetric and symmetric (per output channel), int4 symmetric and
-asymmetric, nf4 and fp4 (f4e2m1; groups of 32). NNCF writes u8/i8/u4/i4 Consts and Convert -> f16 -> Subtract -> Multiply -> [Reshape]
--> Convert f32 chains without the ``decompression`` rt_info mark.
+asymmetric, nf4 and fp4 (f4e2m1; groups of 32). NNCF writes u8/i8/u4/i4/nf4/f4e2m1 Consts and
+Convert -> f16 -> Subtract -> Multiply -> [Reshape] -> Convert f32 chains without the ``decompression`` rt_info mark.
 """
 
 import nncf
