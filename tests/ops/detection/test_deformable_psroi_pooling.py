@@ -14,7 +14,7 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.deformable_psroi_pooling import DeformablePSROIPooling as Pooling
 from tests.ops.differential import (
     OP_EXAMPLES,

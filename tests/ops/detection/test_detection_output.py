@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.detection_output import DetectionOutput, DetectionOutput8
 from irgraph.ops.op import Tolerance
 from tests.ops.differential import (

@@ -16,7 +16,7 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.experimental_detectron_generate_proposals_single_image import (
     ExperimentalDetectronGenerateProposalsSingleImage as Single,
 )

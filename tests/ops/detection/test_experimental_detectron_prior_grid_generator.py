@@ -12,7 +12,7 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.experimental_detectron_prior_grid_generator import (
     ExperimentalDetectronPriorGridGenerator,
 )

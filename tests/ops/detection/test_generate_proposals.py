@@ -16,8 +16,8 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.generate_proposals import GenerateProposals
 from tests.ops.differential import (
     OP_EXAMPLES,

@@ -16,7 +16,7 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.proposal import Proposal, Proposal4
 from tests.ops.differential import (
     OP_EXAMPLES,

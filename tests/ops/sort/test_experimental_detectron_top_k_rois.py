@@ -13,7 +13,7 @@ from openvino.utils.node_factory import NodeFactory
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.sort.experimental_detectron_top_k_rois import ExperimentalDetectronTopKROIs
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops, same_op
 from tests.ops.helpers import infer, tt

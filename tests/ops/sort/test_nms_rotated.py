@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sort.nms_rotated import NMSRotated, rotated_iou
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops, same_op
 from tests.ops.helpers import infer, tt

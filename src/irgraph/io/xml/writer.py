@@ -13,9 +13,11 @@ import os
 
 import numpy as np
 
-from irgraph._gc import paused_collector
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.analysis.shape_inference import ensure_shapes
+from irgraph.core.collector import paused_collector
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.weights import WeightsWriter, encode_tensor
@@ -24,8 +26,6 @@ from irgraph.io.xml.reader import SUPPORTED_VERSIONS
 from irgraph.io.xml.rt_info import write_legacy_sections, write_rt_info
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.shape_inference import ensure_shapes
-from irgraph.shapes import Shape, TensorType
 
 __all__ = ["serialize", "write_model"]
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
 from irgraph.ops.sort.non_max_suppression import OUTPUT_TYPES, select_class
-from irgraph.shapes import Dim, Shape, TensorType
 
 F32 = np.float32
 
@@ -100,7 +100,7 @@ class NMSRotated(Op):
     type_name = "NMSRotated"
     introduced = 13
     inputs = Inputs.of(InputSpec("boxes"), InputSpec("scores"),
-                       InputSpec("max_output_boxes_per_class", needs_value=True), InputSpec("iou_threshold"),
+                       InputSpec("max_output_boxes_per_class"), InputSpec("iou_threshold"),
                        InputSpec("score_threshold"))
 
     sort_result_descending: bool = attribute(True)
