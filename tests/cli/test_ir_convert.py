@@ -72,6 +72,7 @@ def test_failed_conversion_leaves_destination_untouched(tmp_path: Path, capsys) 
      (["a.onnx", "b.xml", "--weights", "w.bin"], "--weights applies"),
      (["a.xml", "b.xml", "--explain"], "--explain applies"),
      (["a.xml", "b.xml", "--fold-decompression"], "--fold-decompression applies"),
+     (["a.xml", "b.xml", "--stateless"], "--stateless applies to an ONNX DST (.onnx)"),
      (["a.xml", "b.xml", "--ir-version", "9"], "invalid choice"),
      (["a.xml", "missing-dir/b.xml"], "does not exist")],
 )
@@ -155,7 +156,7 @@ def test_ir_to_onnx_keeps_or_folds_fp16_weights(tmp_path: Path, capsys, fold: bo
     import onnx
 
     import irgraph as ir
-    from irgraph.element_types import ElementType
+    from irgraph.core.element_types import ElementType
     from irgraph.ops.arithmetic.add import Add
     from irgraph.ops.type.convert import Convert
 
@@ -190,6 +191,40 @@ def test_failed_onnx_export_keeps_the_destination(write_ir, tmp_path: Path, caps
     assert err.startswith("error: ")
     assert destination.read_bytes() == b"old"
     assert files_in(tmp_path) == sorted(["keep.onnx", files.xml.parent.name])
+
+
+STATEFUL = Path(__file__).resolve().parents[1] / "data" / "models" / "gpt2-tiny-stateful" / "model.xml"
+
+
+@needs_onnx
+def test_a_stateful_model_is_refused_in_one_line_that_names_stateless(tmp_path: Path, capsys) -> None:
+    code, out, err = run(capsys, STATEFUL, tmp_path / "m.onnx")
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: {STATEFUL}: 8 layers cannot be exported to ONNX: Assign x4, ReadValue x4 ")
+    assert "export it stateless (ir-convert --stateless, " in err and len(err.splitlines()) == 1
+    assert files_in(tmp_path) == []
+
+
+@needs_onnx
+def test_stateless_exports_each_variable_as_an_input_and_an_output(tmp_path: Path, capsys) -> None:
+    import onnx
+
+    code, out, err = run(capsys, STATEFUL, tmp_path / "m.onnx", "--stateless")
+    assert code == 0, err
+    layers = [f"{n}.{kind}" for n in range(2) for kind in ("key", "value")]
+    assert out.splitlines() == [
+        "stateless: 4 variables of the stateful model become graph inputs and outputs (feed each step's outputs "
+        "back as the next step's inputs; at the first step, each ReadValue's initial value)",
+        *(f"stateless: variable 'past.{k}present.{k}' -> input 'past_key_values.{k}', output 'present.{k}'"
+          for k in layers),
+        f"wrote {tmp_path / 'm.onnx'}: 207 layers"]
+    proto = onnx.load(tmp_path / "m.onnx")
+    assert [i.name for i in proto.graph.input] == ["input_ids", *(f"past_key_values.{k}" for k in layers)]
+    assert [o.name for o in proto.graph.output] == ["logits", *(f"present.{k}" for k in layers)]
+    code, out, err = run(capsys, SAMPLES / "dml-split-axis2" / "model.xml", tmp_path / "plain.onnx", "--stateless")
+    assert code == 0, err
+    assert out.splitlines()[0] == "stateless: the model has no variables (ReadValue/Assign); its inputs and " \
+                                  "outputs stay"
 
 
 def test_weights_and_element_budget_options(split_model, tmp_path: Path, capsys) -> None:

@@ -92,3 +92,29 @@ def test_the_module_runs_as_a_program():
     done = subprocess.run([sys.executable, "-m", "irgraph.cli.ir_extract", "--version"], capture_output=True, text=True,
                           env=env, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("ir-extract (irgraph ")
+
+
+@pytest.mark.oracle
+def test_a_cut_decoder_block_runs_where_openvino_runs_it(tmp_path, capsys):
+    """Issue 23: a block cut at a hidden state and fed one row under an 8x8 mask gives 8 rows, as OpenVINO 2026.4.1
+    does; the cut input is named after its tensor (x.1), not after the LAYER:PORT it was cut at."""
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    from irgraph.cli import ir_run
+    from tests.decoder_block import write_decoder
+
+    decoder = write_decoder(tmp_path)
+    model = ir.read_model(decoder)
+    hidden, projection = (next(node for node in model if node.name == name) for name in ("hidden", "projection"))
+    block = tmp_path / "block0.xml"
+    code, out, err = run(capsys, decoder, block, "--inputs", f"{hidden.id}:0,input_ids,attention_mask",
+                         "--outputs", f"{projection.id}:0")
+    assert code == 0, err
+    assert out.endswith(f"inputs x.1, input_ids, attention_mask, outputs {projection.id}:0\n")
+    argv = [str(block), "--shape", "x.1[1,1,32],input_ids[1,8],attention_mask[1,8]", "--val-range",
+            "attention_mask:[1,1]", "input_ids:[0,99]", "--compare-with", "openvino", "--json"]
+    assert ir_run.main(argv) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["outputs"][0]["shape"] == [1, 8, 32]
+    assert report["compare_with"]["compared"] == 1 and report["compare_with"]["passed"]
+    assert "internal error" not in err

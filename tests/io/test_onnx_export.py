@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrIOError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrIOError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import OpaqueOp, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 from tests.io.onnx_cases import onnx_node_cases, same
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,12 +143,17 @@ def test_minus_one_is_resolved_on_a_static_dim():
     assert_same_outputs(ir.run(m, {"x": data}), onnxruntime_run(proto, {"x": data}))
 
 
-def test_minus_one_on_a_dynamic_dim_is_refused():
+@pytest.mark.oracle
+def test_minus_one_on_a_dynamic_dim_is_resolved_in_the_graph():
+    """ONNX Split takes lengths >= 0: the -1 becomes what the other lengths leave of the dim, in the graph."""
     m = ir.Model("minus-one")
     parts = m.variadic_split(m.parameter("x", [2, "1..9"]), axis=1, lengths=[2, -1])
     m.result(parts[0], name="a")
-    with pytest.raises(ConversionError, match=r"split_lengths \[2, -1\] hold -1 on a dynamic axis dim \(1..9\)"):
-        ir.export_onnx(m)
+    m.result(parts[1], name="b")
+    proto = ir.export_onnx(m)
+    for width in (2, 9):
+        feeds = {"x": np.arange(2 * width, dtype=np.float32).reshape(2, width)}
+        assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
 def lengths_input_model(element_type: str) -> ir.Model:
@@ -171,10 +176,14 @@ def test_non_constant_lengths_become_the_split_input(opset):
     assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
-def test_non_constant_lengths_need_int64():
+@pytest.mark.oracle
+def test_non_constant_i32_lengths_are_cast_to_int64():
+    """ONNX Split takes int64 lengths only."""
     m = lengths_input_model("i32")
-    with pytest.raises(ConversionError, match="non-constant split_lengths must be i64 for ONNX Split; got i32"):
-        ir.export_onnx(m)
+    proto = ir.export_onnx(m)
+    assert "Cast" in [node.op_type for node in proto.graph.node]
+    feeds = {"x": np.arange(6, dtype=np.float32), "lengths": np.array([1, 5], np.int32)}
+    assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
 def test_axis_must_be_a_const():
@@ -244,13 +253,17 @@ def test_output_names_that_differ_from_tensor_names_get_an_identity():
     assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
-def test_duplicate_output_keys_are_refused():
+def test_results_of_one_name_export_under_distinct_output_keys():
+    """Model.output_keys: the second Result named x is output 'x#2' (ONNX output names must be unique)."""
     m = ir.Model("dup")
     x = m.parameter("x", [4], "f32")
     m.result(x, name="x")
     m.result(x, name="x")
-    with pytest.raises(ConversionError, match="two Results have the output name 'x'"):
-        ir.export_onnx(m)
+    proto = ir.export_onnx(m)
+    assert [output.name for output in proto.graph.output] == ["x", "x#2"]
+    feeds = {"x": np.array([1, 2, 3, 4], np.float32)}
+    assert list(ir.run(m, feeds)) == ["x", "x#2"]
+    assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
 def test_unreachable_layers_are_skipped_and_unused_inputs_kept():
@@ -281,7 +294,8 @@ def test_ops_onnx_export_does_not_know_are_refused_with_the_list():
 
 def test_missing_onnx_package_gives_a_one_line_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
-    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package: pip install 'irgraph\[onnx\]'$"):
+    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package, which is not installed: pip "
+                                              r"install onnx \(in a clone of irgraph: pip install -e '\.\[onnx\]'\)$"):
         ir.export_onnx(demo_model())
 
 

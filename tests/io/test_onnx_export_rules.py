@@ -14,8 +14,9 @@ import onnx
 import pytest
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.io.onnx.export_rules import RULES
 from irgraph.ops import Concat, Op, OpaqueOp, Split, VariadicSplit
 from irgraph.ops.activation.clamp import Clamp
@@ -94,12 +95,17 @@ from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
 from irgraph.ops.detection.prior_box_clustered import PriorBoxClustered
+from irgraph.ops.detection.psroi_pooling import PSROIPooling
 from irgraph.ops.detection.region_yolo import RegionYolo
 from irgraph.ops.detection.reorg_yolo import ReorgYolo
+from irgraph.ops.detection.roi_align import ROIAlign3, ROIAlign9
+from irgraph.ops.detection.roi_align_rotated import ROIAlignRotated
+from irgraph.ops.detection.roi_pooling import ROIPooling
 from irgraph.ops.generation.eye import Eye
 from irgraph.ops.generation.multinomial import Multinomial
 from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.generation.range import Range, Range4
+from irgraph.ops.image.grid_sample import GridSample
 from irgraph.ops.image.i420_to_bgr import I420toBGR
 from irgraph.ops.image.i420_to_rgb import I420toRGB
 from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
@@ -151,7 +157,7 @@ from irgraph.ops.normalization.normalize_l2 import NormalizeL2
 from irgraph.ops.op import EXACT, Tolerance
 from irgraph.ops.pooling.adaptive_avg_pool import AdaptiveAvgPool
 from irgraph.ops.pooling.adaptive_max_pool import AdaptiveMaxPool
-from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14
+from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
 from irgraph.ops.quantization.fake_quantize import FakeQuantize
 from irgraph.ops.reduction.reduce_l1 import ReduceL1
@@ -195,7 +201,6 @@ from irgraph.ops.sparse.embedding_bag_packed_sum import EmbeddingBagPackedSum
 from irgraph.ops.sparse.embedding_segments_sum import EmbeddingSegmentsSum
 from irgraph.ops.type.convert import Convert
 from irgraph.ops.type.convert_like import ConvertLike
-from irgraph.shapes import Shape, TensorType
 from tests.io.test_onnx_export import onnxruntime_run
 
 pytestmark = pytest.mark.oracle
@@ -368,6 +373,12 @@ def convolution_cases() -> list[Case]:
              note="pads-past-kernel"),
         Case(AvgPool14(strides=(1, 1), kernel=(7, 7), pads_begin=(0, 0), pads_end=(0, 0)), [f32(1, 4, 7, 7)],
              note="global"),
+        Case(AvgPool16(strides=(1, 2), kernel=(2, 3), pads_begin=(0, 0), pads_end=(0, 0), dilations=(2, 1),
+                       exclude_pad=True), [f32(1, 2, 7, 8)], opsets=(19, 22), note="dilated"),
+        Case(AvgPool16(strides=(2, 2), kernel=(3, 2), pads_begin=(1, 1), pads_end=(1, 0), dilations=(1, 2),
+                       rounding_type="ceil_torch"), [f32(1, 2, 7, 8)], opsets=(19,), note="dilated-include-pad-ceil"),
+        Case(AvgPool16(strides=(2, 2), kernel=(2, 2), pads_begin=(1, 1), pads_end=(1, 1), exclude_pad=True),
+             [f32(1, 2, 6, 6)], note="undilated"),
     ]
 
 
@@ -759,6 +770,8 @@ COVERED_ELSEWHERE = {
         PriorBox, PriorBox8, PriorBoxClustered)},
     **{op_class: "test_every_refusal_names_its_reason below" for op_class in (
         ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse)},
+    **{op_class: "test_onnx_export_roi.py" for op_class in (
+        GridSample, ROIAlign3, ROIAlign9, ROIPooling, ROIAlignRotated, PSROIPooling)},
 }
 
 
@@ -822,6 +835,16 @@ def test_scatter_reductions_are_refused_below_the_opset_that_has_them():
     assert ir.export_onnx(model, opset=18).graph.node[0].op_type == "ScatterND"
 
 
+def test_dilated_average_pooling_is_refused_below_the_opset_that_has_it():
+    case = Case(AvgPool16(strides=(1, 1), kernel=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), dilations=(2, 2),
+                          exclude_pad=True), [f32(1, 1, 5, 5)])
+    model, _ = one_op_model(case)
+    with pytest.raises(ConversionError, match=r"layer 1 'op': dilations \[2, 2\]: ONNX's AveragePool takes dilations "
+                                              r"from opset 19\)$"):
+        ir.export_onnx(model, opset=18)
+    assert ir.export_onnx(model, opset=19).graph.node[0].op_type == "AveragePool"
+
+
 def test_a_type_the_onnx_op_does_not_take_is_refused_by_its_schema():
     m = ir.Model("int-sigmoid")
     x = m.parameter("x", [3], "i32")
@@ -864,7 +887,8 @@ def test_a_layer_of_an_op_added_by_version_is_named_in_the_refusal():
 
 
 def test_every_refusal_names_its_reason():
-    """State, other generators' numbers and the missing inverse: one message, each reason said once per type."""
+    """State, other generators' numbers and the missing inverse: one message, each reason said once (once for the
+    ReadValue and the Assign that share it)."""
     model = ir.Model("refused")
     x = model.parameter("x", [2, 2])
     shape = model.const(i64(2, 2))
@@ -886,10 +910,10 @@ def test_every_refusal_names_its_reason():
     with pytest.raises(ConversionError) as caught:
         ir.export_onnx(model)
     message = str(caught.value)
-    assert message.startswith("6 layers cannot be exported to ONNX: Assign x1 (layer ")
+    assert message.startswith("6 layers cannot be exported to ONNX: Assign x1, ReadValue x1 (layers ")
+    assert message.count("a stateful model's variables (ReadValue/Assign) have no ONNX form") == 1
     for part in ("MulticlassNms x1 (layer", "nms_eta 0.5 lowers the threshold",
-                 "ReadValue x1 (layer",
-                 "a stateful model's variables (ReadValue/Assign) have no ONNX form",
+                 "export it stateless (ir-convert --stateless, export_onnx(..., stateless=True))",
                  "RandomUniform x1 (layer", "Multinomial x1 (layer",
                  "ONNX's RandomUniform draws other numbers than OpenVINO's generator for the same seeds",
                  "Inverse x1 (layer", "ai.onnx has no matrix inverse"):

@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from tests.real_networks import SMALL_NETWORKS, onnx_test_data
 
 F = TensorProto.FLOAT
@@ -63,6 +63,11 @@ CASES = {
     "maxpool-ceil": ([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 2], strides=[2, 2], ceil_mode=1)],
                      [], 11),
     "maxpool-dilated": ([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 1])], [], 12),
+    "averagepool-dilated": ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 3], dilations=[2, 1],
+                                              strides=[1, 2])], [], 19),
+    "averagepool-dilated-include-pad-ceil": ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 2],
+                                                               dilations=[1, 2], pads=[1, 1, 1, 0], strides=[2, 2],
+                                                               count_include_pad=1, ceil_mode=1)], [], 22),
     "averagepool-include-pad": ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                                                   count_include_pad=1)], [], 11),
     "averagepool-exclude-pad": ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
@@ -129,12 +134,10 @@ def test_a_used_dropout_mask_is_all_true():
     ("nodes", "message"),
     [
         ([helper.make_node("Dropout", ["x"], ["y"], is_test=0)], "is_test=0 asks for training-mode dropout"),
-        ([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
-         "dilated average pooling has no IR op"),
         ([helper.make_node("BatchNormalization", ["x", "s", "s", "s", "s"], ["y"], spatial=0)],
          "spatial=0 \\(per-element statistics\\) has no IR op"),
     ],
-    ids=["training-dropout", "dilated-averagepool", "batchnorm-spatial-0"],
+    ids=["training-dropout", "batchnorm-spatial-0"],
 )
 def test_what_ir_cannot_hold_is_refused_naming_the_node(nodes, message):
     outputs = [value(o, None) for o in nodes[-1].output]

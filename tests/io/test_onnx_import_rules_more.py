@@ -5,16 +5,20 @@ computed or crossed bounds, Resize lengths, float8 saturation, the explanations;
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, version_converter
+from onnx.reference import ReferenceEvaluator
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.pooling.max_pool import MaxPool14
+from tests.oracle.isa import cpu_flags, saturated_pair_sums, u8s8_products_saturate
 
 F = TensorProto.FLOAT
 
@@ -185,9 +189,13 @@ def test_per_axis_quantize_and_dequantize_agree_with_onnxruntime_exactly(target)
                   [value("x", [2, 3, 8])], [value("q", None, target), value("y")], 13,
                   [init("s", scale), init("z", zero)])
     ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
+    # onnx 1.23.2's reference implements Q/DQ from opset 19 on (the same per-axis rule; 19 adds float8)
+    as_19 = version_converter.convert_version(proto, 19)
+    reference = dict(zip(("q", "y"), ReferenceEvaluator(as_19).run(None, {"x": x}), strict=True))
     for key in ("q", "y"):
-        assert ours[key].dtype == theirs[key].dtype
+        assert ours[key].dtype == theirs[key].dtype == reference[key].dtype
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+        np.testing.assert_array_equal(ours[key], reference[key], err_msg=key)
 
 
 @pytest.mark.parametrize(("kind", "attributes"), [("LSTM", {"direction": "bidirectional"}),
@@ -257,7 +265,7 @@ def test_an_op_onnx_defines_as_a_function_is_expanded_into_its_body():
 def test_dynamic_quantization_as_onnxruntimes_quantizer_writes_it_agrees_exactly():
     """DynamicQuantizeLinear (its ONNX function body) then MatMulInteger with a per-column zero point of B, the
     pattern onnxruntime's dynamic quantizer emits: the u8 values, scale, zero point and i32 product equal
-    onnxruntime 1.31.1's."""
+    onnxruntime 1.31.1's and onnx 1.23.2's reference's."""
     rng = np.random.default_rng(8)
     x = rng.standard_normal((3, 5)).astype(np.float32)
     b = rng.integers(0, 255, (5, 4)).astype(np.uint8)
@@ -268,12 +276,15 @@ def test_dynamic_quantization_as_onnxruntimes_quantizer_writes_it_agrees_exactly
                                          value("zero", None, TensorProto.UINT8), value("y", None, TensorProto.INT32)],
                   13, [init("b", b), init("bz", b_zero)])
     ours, theirs = ir.run(ir.convert_onnx(proto), {"x": x}), onnxruntime(proto, {"x": x})
-    for key in ("q", "scale", "zero", "y"):
-        assert ours[key].dtype == theirs[key].dtype, key
+    reference = dict(zip(("q", "scale", "zero", "y"), ReferenceEvaluator(proto).run(None, {"x": x}), strict=True))
+    for key in ("q", "scale", "zero", "y"):  # u8 x u8 products: exact in onnxruntime on every CPU (no saturation)
+        assert ours[key].dtype == theirs[key].dtype == reference[key].dtype, key
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+        np.testing.assert_array_equal(ours[key], reference[key], err_msg=key)
 
 
-def test_qlinear_conv_with_per_channel_scales_and_bias_agrees_with_onnxruntime_exactly():
+def qlinear_conv_case() -> tuple[onnx.ModelProto, np.ndarray]:
+    """A grouped, padded, strided QLinearConv with per-channel weight scales and a bias, and its input."""
     rng = np.random.default_rng(9)
     x = rng.integers(0, 255, (1, 4, 6, 6)).astype(np.uint8)
     w = rng.integers(-100, 100, (6, 2, 3, 3)).astype(np.int8)
@@ -285,6 +296,58 @@ def test_qlinear_conv_with_per_channel_scales_and_bias_agrees_with_onnxruntime_e
                             pads=[1, 1, 1, 1], strides=[2, 1])
     proto = model([node], [value("x", [1, 4, 6, 6], TensorProto.UINT8)], [value("y", None, TensorProto.UINT8)], 13,
                   initializers)
-    got, expected = ir.run(ir.convert_onnx(proto), {"x": x})["y"], onnxruntime(proto, {"x": x})["y"]
-    assert got.dtype == expected.dtype
+    return proto, x
+
+
+def test_qlinear_conv_with_per_channel_scales_and_bias_agrees_with_the_onnx_reference_exactly():
+    """onnx 1.23.2's reference computes the exact integer sums on every CPU."""
+    proto, x = qlinear_conv_case()
+    got = ir.run(ir.convert_onnx(proto), {"x": x})["y"]
+    (expected,) = ReferenceEvaluator(proto).run(None, {"x": x})
+    assert got.dtype == expected.dtype == np.uint8
     np.testing.assert_array_equal(got, expected)
+
+
+def mlas_qlinear_conv(proto: onnx.ModelProto, x: np.ndarray,
+                      sum_products: Callable[[np.ndarray], np.ndarray] = saturated_pair_sums) -> np.ndarray:
+    """The QLinearConv of ``qlinear_conv_case`` (group 2, pads 1, strides [2, 1], zero weight zero points) as
+    onnxruntime 1.31.1's MLAS runs it: channels-last patches (kernel row, column, channel), the raw u8 x s8
+    products summed by ``sum_products`` (without VNNI: in adjacent pairs saturated to int16), the input zero
+    point taken off afterwards (x_zero * sum(w)), then requantized."""
+    tensors = {t.name: onnx.numpy_helper.to_array(t) for t in proto.graph.initializer}
+    w, bias, x_zero, y_zero = tensors["w"], tensors["b"], int(tensors["xz"]), int(tensors["yz"])
+    multipliers = tensors["xs"] * tensors["ws"] / tensors["ys"]
+    padded = np.pad(x[0].astype(np.int64), ((0, 0), (1, 1), (1, 1)), constant_values=x_zero)
+    out_channels, group_channels, rows, columns = w.shape
+    per_group = out_channels // (x.shape[1] // group_channels)
+    height, width = (padded.shape[1] - rows) // 2 + 1, padded.shape[2] - columns + 1
+    y = np.empty((1, out_channels, height, width), np.uint8)
+    for channel in range(out_channels):
+        first = channel // per_group * group_channels
+        weights = w[channel].astype(np.int64).transpose(1, 2, 0).reshape(-1)
+        for row in range(height):
+            for column in range(width):
+                patch = padded[first:first + group_channels, 2 * row:2 * row + rows, column:column + columns]
+                total = sum_products(patch.transpose(1, 2, 0).reshape(-1) * weights)
+                accumulated = total - x_zero * weights.sum() + bias[channel]
+                scaled = np.rint(np.float32(accumulated) * multipliers[channel]) + y_zero
+                y[0, channel, row, column] = np.clip(scaled, 0, 255)
+    return y
+
+
+def test_qlinear_conv_agrees_with_onnxruntime_as_documented_for_this_cpu():
+    """onnxruntime 1.31.1 gives the exact answer where its MLAS has VNNI (avx512_vnni, avx_vnni, amx_int8) and an
+    int16-saturated one on AVX2 or AVX-512 without VNNI (11 of these 108 values, off by up to 7: seen on an AMD
+    EPYC with AVX2): which one this CPU must give follows from its flags (docs/oracles.md)."""
+    proto, x = qlinear_conv_case()
+    (exact,) = ReferenceEvaluator(proto).run(None, {"x": x})
+    assert np.array_equal(mlas_qlinear_conv(proto, x, lambda products: products.sum(axis=-1)), exact)
+    saturated = mlas_qlinear_conv(proto, x)  # differs from the exact one only by the saturation
+    assert (int((saturated != exact).sum()), int(np.abs(saturated.astype(int) - exact).max())) == (11, 7)  # EPYC's
+    answers = {"exact (VNNI)": exact, "int16-saturated (no VNNI)": saturated}
+    theirs = onnxruntime(proto, {"x": x})["y"]
+    matched = [name for name, answer in answers.items() if np.array_equal(theirs, answer)]
+    assert matched, f"onnxruntime gives neither documented answer: {theirs.ravel()[:8]}"
+    saturates = u8s8_products_saturate()
+    if saturates is not None:
+        assert matched == ["int16-saturated (no VNNI)" if saturates else "exact (VNNI)"], (matched, sorted(cpu_flags()))

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from irgraph.element_types import ElementType
-from irgraph.errors import WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import WeightsError
 from irgraph.io.weights import WeightsFile, WeightsWriter, byte_size, decode_tensor, encode_tensor
 
 E = ElementType
@@ -395,13 +395,47 @@ def test_string_round_trip(shape, data):
     assert decoded.tolist() == array.tolist()
 
 
+def _whole_blocks(element_type: ElementType, count: int) -> bool:
+    """True when ``count`` packed elements fill their bytes (u3: blocks of 8, u6: of 4): no padding bits."""
+    per_block = {ElementType.U3: 8, ElementType.U6: 4}.get(element_type)
+    return count % per_block == 0 if per_block else count * element_type.bitwidth % 8 == 0
+
+
 @given(data=st.binary(max_size=64), shape=SHAPES)
-def test_decode_of_arbitrary_bytes_never_fails_unexpectedly(data, shape):
+def test_decode_of_arbitrary_bytes_gives_their_values_or_names_the_fault(data, shape):
+    """Any bytes as any type: an array of ``shape`` and the type's dtype whose encoding is the leading bytes
+    (booleans normalised, a packed type's padding bits zeroed), or a WeightsError saying what is wrong."""
+    count = math.prod(shape)
     for element_type in ElementType:
-        try:
-            decode_tensor(data, element_type, shape)
-        except WeightsError:
-            pass
+        if element_type.is_dynamic:
+            with pytest.raises(WeightsError, match="cannot have element type dynamic"):
+                decode_tensor(data, element_type, shape)
+            continue
+        if element_type is ElementType.STRING:
+            try:
+                decoded = decode_tensor(data, element_type, shape)
+            except WeightsError as err:
+                assert str(err).startswith("string Const "), str(err)
+                continue
+            encoded = encode_tensor(decoded, element_type)
+            assert decoded.shape == shape and data[:len(encoded)] == encoded
+            continue
+        needed = byte_size(element_type, count)
+        if len(data) < needed:
+            with pytest.raises(WeightsError, match=f"^Const needs {needed} bytes for {element_type} "):
+                decode_tensor(data, element_type, shape)
+            continue
+        decoded = decode_tensor(data, element_type, shape)
+        assert (decoded.shape, decoded.dtype) == (shape, element_type.numpy_dtype), element_type
+        encoded = encode_tensor(decoded, element_type)
+        if element_type is ElementType.BOOLEAN:
+            assert decoded.reshape(-1).tolist() == [byte != 0 for byte in data[:count]]
+        elif element_type.is_packed and not _whole_blocks(element_type, count):
+            blocked = element_type in (ElementType.U3, ElementType.U6)  # padding in the middle of the block
+            assert len(encoded) == needed and (blocked or encoded[:-1] == data[:needed - 1])
+            assert decode_tensor(encoded, element_type, shape).tobytes() == decoded.tobytes(), element_type
+        else:
+            assert encoded == data[:needed], element_type
 
 
 # --- WeightsFile --------------------------------------------------------------------------------

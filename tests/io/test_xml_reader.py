@@ -13,12 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
+from irgraph.core.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
+from irgraph.core.shapes import Dim, Shape
 from irgraph.graph import RtEntry
 from irgraph.io.xml import security as xml_security
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Concat, Const, OpaqueOp, Split
-from irgraph.shapes import Dim, Shape
+from irgraph.ops.movement.reverse import Reverse
 from tests.helpers import CORPUS, line_of
 
 # The research document's example, as OpenVINO 2026.4 writes it (save_model, compress_to_fp16=False).
@@ -707,3 +708,37 @@ def test_damaged_files_raise_only_located_ir_errors(tmp_path, case):
         ir.write_model(model, tmp_path / "again.xml")
     except ir.IrError as err:
         assert err.location.file, err
+
+
+# ------------------------------------------------------------------------------------ op versions
+READ_REVERSE = """
+import sys
+import irgraph as ir
+from irgraph.ops import known_ops
+
+if sys.argv[2] == "known_ops":
+    known_ops()  # imports every op module, as any opaque op's error message does
+model = ir.read_model(sys.argv[1])
+flip = next(node for node in model.nodes if node.name == "flip")
+print(type(flip.op).__name__, sorted({d.code for d in ir.validate(model) if d.is_error}))
+"""
+
+
+@pytest.mark.parametrize("before", ["nothing", "known_ops"])
+@pytest.mark.parametrize(("version", "expected"), [("opset1", "Reverse []"), ("opset8", "OpaqueOp ['invalid-op']")])
+def test_an_op_version_reads_the_same_whatever_was_imported_before(tmp_path, before, version, expected):
+    """Reverse is in opset1 only (OpenVINO 2026.4.1's tables): version="opset8" is an invalid-op error in a fresh
+    process and after every op module was imported (it once validated and ran after known_ops())."""
+    import subprocess
+    import sys
+
+    model = ir.Model("reverse")
+    data = model.parameter("x", Shape.parse("2,3"))
+    reverse = model.add_node(Reverse(mode="index"), "flip", [data, model.const(np.array([1], np.int64))])
+    model.result(ir.OutputPort(reverse.id, 0), name="y")
+    path = tmp_path / "reverse.xml"
+    ir.write_model(model, path)
+    path.write_text(path.read_text().replace('type="Reverse" version="opset1"', f'type="Reverse" version="{version}"'))
+    done = subprocess.run([sys.executable, "-c", READ_REVERSE, str(path), before], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected

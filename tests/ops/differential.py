@@ -42,14 +42,14 @@ from openvino import op as ov_op
 from openvino.passes import ConstantFolding, Manager
 from openvino.utils.node_factory import NodeFactory
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops import Op, catalogue
 from irgraph.ops.op import EXACT, Tolerance
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.runtime.interpreter import Interpreter
 from tests.oracle.ov_models import const_value, from_tensor, to_tensor
 
 CHECK_FORMULATIONS = os.environ.get("IRGRAPH_CHECK_FORMULATIONS", "") not in ("", "0")
@@ -808,10 +808,14 @@ def higher_precision_tolerance(tolerance: Tolerance, dtype: np.dtype) -> Toleran
 
 
 def term_magnitudes(op: Op, arrays: Sequence[np.ndarray], count: int) -> list[np.ndarray | None]:
-    """Per output, the sum of the absolute terms of each value (for ``Tolerance.sum_eps``): the op
-    evaluated in f64 on the absolute values of its floating-point inputs; None where not needed."""
+    """Per output, the sum of the absolute terms of each value (for ``Tolerance.sum_eps``): the op's own
+    ``term_magnitudes`` where it has one (a DFT sums ``|x| |twiddle|``, which the DFT of ``|x|`` is not), else
+    the op evaluated in f64 on the absolute values of its floating-point inputs; None where not needed."""
     if not op.tolerance.sum_eps:
         return [None] * count
+    own = getattr(op, "term_magnitudes", None)
+    if own is not None:
+        return [np.asarray(m, dtype=np.float64) for m in own(arrays)]
     wide = [np.abs(x.astype(np.float64)) if ElementType.from_numpy(x.dtype).is_real else x for x in arrays]
     with np.errstate(all="ignore"):
         return [np.asarray(m, dtype=np.float64) for m in op.evaluate(wide)]

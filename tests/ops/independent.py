@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 import ml_dtypes
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops import Op
-from irgraph.shapes import TensorType
 from tests.ops.differential import Independent
 
 WIDE = np.longdouble

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 import sys
-import textwrap
 
 import pytest
 
@@ -92,57 +92,79 @@ def test_a_catalogued_type_in_no_catalogued_opset_is_invalid(version):
 def test_lookup_resolves_registered_ops_for_every_opset_containing_them():
     assert lookup("Split", "opset1") is Split and lookup("split", "opset16") is Split
     assert lookup("Split", "opset17") is None and lookup("Split", " opset1") is None
-    assert lookup("DetectionOutput", "opset1") is None  # catalogued, no module yet
+    # every catalogued op version has its class; Constant (titled Const-1) is found by its IR spelling, Const
+    assert [v.title for v in catalogue.all_versions() if lookup(v.type_name, v.version) is None] == ["Const-1"]
+    assert lookup("Const", "opset1") is not None
 
 
 @pytest.fixture
-def fake_category(tmp_path, monkeypatch):
-    """A temporary ``detection_output.py`` in the ``irgraph.ops.detection`` package (a folder added to its path);
-    registry state restored after."""
-    package = tmp_path / "detection"
-    package.mkdir()
-    (package / "detection_output.py").write_text(textwrap.dedent('''
-        from dataclasses import dataclass
-        from irgraph.ops.op import Op
-        from irgraph.ops.registry import register
-
-        @register
-        @dataclass(frozen=True)
-        class DetectionOutput(Op):
-            type_name = "DetectionOutput"
-            introduced = 8
-    '''))
-    import irgraph.ops.detection
-
-    monkeypatch.setattr(irgraph.ops.detection, "__path__", [*irgraph.ops.detection.__path__, str(package)])
-    monkeypatch.setattr(registry, "_OPS", dict(registry._OPS))
+def unloaded_detection_output(monkeypatch):
+    """``irgraph.ops.detection.detection_output`` not imported yet; registry state restored after."""
+    monkeypatch.setattr(registry, "_CLASSES", dict(registry._CLASSES))
     monkeypatch.setattr(registry, "_LOADED", set(registry._LOADED) - {"irgraph.ops.detection.detection_output"})
+    saved = sys.modules.pop("irgraph.ops.detection.detection_output", None)
     yield
     sys.modules.pop("irgraph.ops.detection.detection_output", None)
+    if saved is not None:
+        sys.modules["irgraph.ops.detection.detection_output"] = saved
 
 
-def test_lookup_imports_a_catalogued_types_module_on_first_use(fake_category):
+def test_lookup_imports_a_catalogued_types_module_on_first_use(unloaded_detection_output):
     assert "irgraph.ops.detection.detection_output" not in sys.modules
     found = lookup("DETECTIONOUTPUT", "opset9")
     assert found is not None and found.__module__ == "irgraph.ops.detection.detection_output"
     assert found.opsets == tuple(range(8, 17))  # derived from the catalogue by introduced = 8
-    assert (found.title(), found().version) == ("DetectionOutput-8", "opset8")
-    assert lookup("DetectionOutput", "opset7") is None  # DetectionOutput-1 has no class here
+    assert found.title() == "DetectionOutput-8"
+    assert lookup("DetectionOutput", "opset7").title() == "DetectionOutput-1"
     assert lookup("DetectionOutput", "opset17") is None
 
 
-def test_register_refuses_a_version_the_catalogue_lacks():
+def _op_class(type_name: str, introduced: int | None, module: str = "irgraph.ops.activation.relu") -> type:
     from dataclasses import dataclass
 
     from irgraph.ops.op import Op
 
-    @dataclass(frozen=True)
-    class Relu2(Op):
-        type_name = "Relu"
-        introduced = 2
+    body = {"type_name": type_name, "__module__": module}
+    if introduced is not None:
+        body["introduced"] = introduced
+    return dataclass(frozen=True)(type(f"{type_name}Test", (Op,), body))
 
-    with pytest.raises(RuntimeError, match="Relu2: the catalogue has no Relu-2"):
-        registry.register(Relu2)
+
+@pytest.mark.parametrize(
+    ("type_name", "introduced", "module", "message"),
+    [("Relu", 2, "irgraph.ops.activation.relu", "ReluTest: the catalogue has no Relu-2 (it has ReLU-1)"),
+     ("MaxPool", 9, "irgraph.ops.pooling.max_pool",  # opset9 holds MaxPool-8: 9 is no version of MaxPool
+      "MaxPoolTest: the catalogue has no MaxPool-9 (it has MaxPool-1, MaxPool-8, MaxPool-14)"),
+     ("FooBarOp", 1, "irgraph.ops.activation.relu",
+      "FooBarOpTest: the catalogue has no FooBarOp-1 (no OpenVINO opset 1-16 has this type)"),
+     ("Relu", None, "irgraph.ops.activation.relu",
+      "ReluTest: an op class declares the version it implements (introduced = N)"),
+     ("Relu", 1, "irgraph.ops.activation.elu",
+      "ReluTest: ReLU-1 must be defined in irgraph.ops.activation.relu, not irgraph.ops.activation.elu")],
+)
+def test_register_refuses_a_class_that_contradicts_the_catalogue(type_name, introduced, module, message):
+    with pytest.raises(registry.RegistrationError, match=f"^{re.escape(message)}$"):
+        registry.register(_op_class(type_name, introduced, module))
+
+
+def test_register_refuses_an_inherited_version():
+    """A subclass implementing another version must say which: AvgPool-14 inherits AvgPool-1's fields."""
+    from irgraph.ops.pooling.avg_pool import AvgPool
+
+    subclass = type("AvgPoolNext", (AvgPool,), {"__module__": AvgPool.__module__})
+    with pytest.raises(registry.RegistrationError, match="AvgPoolNext: an op class declares the version"):
+        registry.register(subclass)
+
+
+def test_every_registered_class_has_the_catalogues_opsets_for_its_version():
+    registry.load_all()
+    for op_class in registry.registered_classes():
+        entry = find(op_class.type_name, f"opset{op_class.introduced}")
+        assert entry is not None and entry.introduced == op_class.introduced, op_class.title()
+        assert tuple(op_class.opsets) == entry.opsets, op_class.title()
+    titles = {op_class.title(): op_class.opsets for op_class in registry.registered_classes()}
+    assert titles["Reverse-1"] == (1,) and titles["ShuffleChannels-1"] == (1, *range(3, 17))
+    assert titles["AvgPool-14"] == (14, 15) and titles["LogicalXor-2"] == tuple(range(1, 17))
 
 
 def test_importing_irgraph_imports_no_catalogued_op_module_it_does_not_need():
@@ -152,3 +174,72 @@ def test_importing_irgraph_imports_no_catalogued_op_module_it_does_not_need():
     code = "import irgraph, sys; irgraph.Model; print(sorted(m for m in sys.modules if m.startswith('irgraph.ops.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "irgraph.ops.activation" not in out and "irgraph.ops.catalogue" in out
+
+
+RESOLVE_EVERY_PAIR = """
+import json, sys
+from irgraph.ops import catalogue, registry
+from irgraph.ops.opaque import OpaqueOp
+
+before = sys.argv[1]
+if before == "known_ops":
+    registry.known_ops()
+elif before == "opaque-op-message":
+    OpaqueOp(op_type="Fancy", op_version="opset99").cannot_run_reason  # lists the runnable ops
+names = sorted({entry.type_name for entry in catalogue.all_versions()} | {"Const", "FooBarOp"})
+versions = [f"opset{n}" for n in range(0, 18)] + ["extension"]
+verdicts = {}
+for type_name in names:
+    for spelling in sorted({type_name, catalogue.IR_SPELLING.get(type_name, type_name), type_name.lower(),
+                            type_name.upper()}):
+        for version in versions:
+            found = registry.lookup(spelling, version)
+            verdicts[f"{spelling} {version}"] = (
+                found.title() if found is not None else catalogue.classify(spelling, version).kind.value
+            )
+print(json.dumps(verdicts))
+"""
+
+
+def _verdicts_in_a_fresh_process(before: str) -> dict[str, str]:
+    import json
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", RESOLVE_EVERY_PAIR, before], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _expected_verdict(spelling: str, version: str, implemented: dict[str, type]) -> str:
+    """The catalogue's answer: the class of the op version the opset holds, "standard" (catalogued, no class),
+    or the classification of a pair the catalogue lacks ("invalid"; "custom" for an unknown type)."""
+    entry = find(spelling, version)
+    if entry is None:
+        return classify(spelling, version).kind.value
+    op_class = implemented.get(entry.title)
+    if op_class is None or (op_class.exact_type_name and spelling != op_class.type_name):
+        return Kind.STANDARD.value  # "Constant" is catalogued; OpenVINO reads only "Const" (const.py)
+    return op_class.title()
+
+
+@pytest.mark.parametrize("before", ["nothing", "known_ops", "opaque-op-message"])
+def test_every_catalogued_type_and_opset_resolves_as_the_catalogue_says_whatever_was_imported_before(before):
+    """Each (type, opsetN) pair, looked up in a fresh process first thing, after known_ops() (which imports every
+    op module), or after an opaque op's error message (which calls it): the registered class of the version the
+    catalogue gives, catalogued but not implemented, or invalid. Reverse in opset8 was once found only after
+    known_ops() had imported its module, which claimed opsets 1-16 (the catalogue: opset1 only)."""
+    registry.load_all()
+    implemented = {op_class.title(): op_class for op_class in registry.registered_classes()}
+    verdicts = _verdicts_in_a_fresh_process(before)
+    expected = {key: _expected_verdict(*key.split(" "), implemented) for key in verdicts}
+    assert {key: v for key, v in verdicts.items() if v != expected[key]} == {}
+    resolved = {(entry.title, key.split(" ")[1]) for key in verdicts if (entry := find(*key.split(" "))) is not None}
+    assert resolved >= {(entry.title, f"opset{n}") for entry in catalogue.all_versions() for n in entry.opsets}
+    assert {verdict for verdict in verdicts.values() if verdict in implemented} == set(implemented)
+    assert verdicts["Reverse opset1"] == "Reverse-1" and verdicts["Reverse opset8"] == "invalid"
+    assert verdicts["ShuffleChannels opset2"] == "invalid" and verdicts["shufflechannels opset3"] == "ShuffleChannels-1"
+    assert verdicts["AvgPool opset15"] == "AvgPool-14" and verdicts["AvgPool opset16"] == "AvgPool-16"
+    assert verdicts["LogicalXor opset1"] == "LogicalXor-2" and verdicts["Xor opset2"] == "invalid"
+    # OpenVINO's reader takes MVN in opset1 from opset2, GRUCell marked "extension" from opset6 (exact spelling)
+    assert verdicts["MVN opset1"] == "MVN-2" and verdicts["mvn opset1"] == "invalid"
+    assert verdicts["GRUCell extension"] == "GRUCell-3" and verdicts["grucell extension"] == "invalid"

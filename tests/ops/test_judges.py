@@ -10,10 +10,10 @@ import numpy as np
 import openvino.opset1 as ov1
 import pytest
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.op import Tolerance
-from irgraph.shapes import Shape, TensorType
 from tests.ops import differential
 from tests.ops.differential import Outcome, carrier, higher_precision_tolerance, ov_convert, ov_widened
 

@@ -7,15 +7,16 @@ import os
 import sys
 
 import irgraph
+from irgraph.analysis.validation import v10_name_collisions
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.errors import GraphError, Location
+from irgraph.core.diagnostics import Diagnostic
+from irgraph.core.errors import GraphError, Location
 from irgraph.graph import Model
 from irgraph.io.onnx.importer import external_data_files
 from irgraph.io.xml.reader import read_ir
 from irgraph.io.xml.v10 import v10_losses
 from irgraph.io.xml.writer import version_to_write
-from irgraph.validation import Diagnostic, v10_name_collisions
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
@@ -31,6 +32,7 @@ EXAMPLES = """\
   ir-convert model.onnx model.xml --explain         # ONNX -> IR (needs the onnx extra)
   ir-convert model.xml model.onnx --opset 18        # IR -> ONNX (needs the onnx extra)
   ir-convert model.xml model.onnx --fold-decompression  # fp16 weights become f32 initializers
+  ir-convert stateful.xml model.onnx --stateless    # KV-cache variables become inputs and outputs
 """
 
 _FORMATS = {".xml": "ir", ".onnx": "onnx"}
@@ -47,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fold-decompression", action="store_true",
                         help="fold the Converts of constant weights (fp16-compressed IR) into initializers of the "
                              "converted type (DST .onnx); without it the f16 weights and a Cast are kept")
+    parser.add_argument("--stateless", action="store_true",
+                        help="export a stateful model (ReadValue/Assign) with each variable as a graph input and "
+                             "output, as optimum's ONNX exports have the KV cache (past_key_values.N.key in, "
+                             "present.N.key out); prints the mapping (DST .onnx)")
     parser.add_argument("--explain", action="store_true",
                         help="print each conversion decision (ONNX SRC or ONNX DST)")
     common.add_max_elements(parser)
@@ -81,6 +87,8 @@ def _convert(args: argparse.Namespace) -> int:
         raise CliError("--explain applies to an ONNX SRC or DST (.onnx)")
     if args.fold_decompression and destination != "onnx":
         raise CliError("--fold-decompression applies to an ONNX DST (.onnx)")
+    if args.stateless and destination != "onnx":
+        raise CliError("--stateless applies to an ONNX DST (.onnx)")
     reads = [(args.source, "the source model")]
     if source == "ir":
         reads.append((common.weights_path(args.source, args.weights), "the source weights"))
@@ -119,7 +127,7 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"wrote {args.destination} and {bin_path}: {len(model)} layers, IR version {version}")
     else:
         _export_onnx(model, args.destination, args.opset, args.source, explain=args.explain,
-                     fold_decompression=args.fold_decompression)
+                     fold_decompression=args.fold_decompression, stateless=args.stateless)
         print(f"wrote {args.destination}: {len(model)} layers" + (f", opset {args.opset}" if args.opset else ""))
     return common.EXIT_OK
 
@@ -146,11 +154,17 @@ def _import_onnx(path: str, explain: bool, element_limit: int) -> Model:
 
 
 def _export_onnx(model: Model, path: str, opset: int | None, source: str, *, explain: bool,
-                 fold_decompression: bool) -> None:
+                 fold_decompression: bool, stateless: bool) -> None:
     kwargs = {} if opset is None else {"opset": opset}
     with common.locating(source):
-        irgraph.export_onnx(model, path, explain=print if explain else None, fold_decompression=fold_decompression,
-                            **kwargs)
+        irgraph.export_onnx(model, path, explain=print if explain else _state_note if stateless else None,
+                            fold_decompression=fold_decompression, stateless=stateless, **kwargs)
+
+
+def _state_note(line: str) -> None:
+    """Without --explain, --stateless still prints which input and output each variable became."""
+    if line.startswith("stateless: "):
+        print(line)
 
 
 if __name__ == "__main__":

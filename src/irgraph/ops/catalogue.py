@@ -5,7 +5,8 @@ The data (``_catalogue_data.py``) is generated from OpenVINO's own opset tables 
 
 - a **standard** op: ``version="opsetN"`` names an opset of the catalogue that contains the type
   (case-insensitively, as OpenVINO's reader matches types); it resolves to the version that opset
-  holds (``MaxPool`` in ``opset9`` is MaxPool-8);
+  holds (``MaxPool`` in ``opset9`` is MaxPool-8); OpenVINO's reader also takes MVN, ROIPooling and
+  ReorgYolo in ``opset1`` and eight ops marked ``experimental`` or ``extension`` (:func:`reader_opset`);
 - an **invalid** type: the named opset exists but does not contain the type (OpenVINO 2026.4.1
   refuses the model: "Opset opset1 doesn't contain the operation with type: FooBarOp");
 - a **custom** op: any other ``version`` (``extension``, a private opset, an opset newer than the
@@ -55,6 +56,28 @@ def module_name(type_name: str) -> str:
     word_start, to = _word_patterns()
     name = word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
     return name + "_" if keyword.iskeyword(name) else name  # If -> if_
+
+
+OPSET1_LATECOMERS = frozenset({"MVN", "ROIPooling", "ReorgYolo"})
+"""Types OpenVINO's opset1 table lacks ("Missing in opset1") that its IR reader still takes with
+``version="opset1"``, from opset2 (the type spelled exactly so)."""
+EXPERIMENTAL_IN_OPSET6 = frozenset({
+    "ExperimentalDetectronDetectionOutput", "ExperimentalDetectronGenerateProposalsSingleImage",
+    "ExperimentalDetectronPriorGridGenerator", "ExperimentalDetectronROIFeatureExtractor",
+    "ExperimentalDetectronTopKROIs", "GRUCell", "RNNCell", "Proposal",
+})
+"""Types OpenVINO's IR reader takes from opset6 when a layer says ``version="experimental"`` or
+``"extension"`` (the type spelled exactly so), as IRs written before those ops joined an opset do."""
+
+
+def reader_opset(type_name: str, version: str) -> str:
+    """The opset OpenVINO's IR reader looks ``type_name`` up in for a layer's ``version``: the version
+    itself, but for OPSET1_LATECOMERS and EXPERIMENTAL_IN_OPSET6 (OpenVINO 2026.4.1's ir_deserializer)."""
+    if version == "opset1" and type_name in OPSET1_LATECOMERS:
+        return "opset2"
+    if version in ("experimental", "extension") and type_name in EXPERIMENTAL_IN_OPSET6:
+        return "opset6"
+    return version
 
 
 def opset_number(version: str) -> int | None:
@@ -118,8 +141,9 @@ class OpVersion:
 
 @functools.cache
 def all_versions() -> tuple[OpVersion, ...]:
-    """Every catalogued op version, sorted by type and version."""
-    return tuple(OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
+    """Every catalogued op version, sorted by type and version (MaxPool-8 before MaxPool-14)."""
+    entries = (OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
+    return tuple(sorted(entries, key=lambda entry: (entry.type_name, entry.introduced)))
 
 
 @functools.cache
@@ -140,8 +164,9 @@ def versions_of(type_name: str) -> tuple[OpVersion, ...]:
 
 
 def find(type_name: str, version: str) -> OpVersion | None:
-    """The op version an IR layer's ``type`` and ``version="opsetN"`` resolve to, as OpenVINO resolves them."""
-    number = opset_number(version)
+    """The op version an IR layer's ``type`` and ``version="opsetN"`` resolve to, as OpenVINO resolves them
+    (with its reader's exceptions: :func:`reader_opset`)."""
+    number = opset_number(reader_opset(type_name, version))
     if number is None:
         return None
     return next((entry for entry in versions_of(type_name) if number in entry.opsets), None)
@@ -175,7 +200,7 @@ class Classification:
 @functools.lru_cache(maxsize=4096)
 def classify(type_name: str, version: str) -> Classification:
     """Classify a layer's ``type``/``version``; ``message`` is OpenVINO's wording for an invalid type."""
-    number = opset_number(version)
+    number = opset_number(reader_opset(type_name, version))
     if number is None or number not in OPSETS:
         if versions_of(type_name):
             # OpenVINO 2026.4.1 creates a type of its own opsets only from one of its opsets, and refuses

@@ -12,24 +12,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
-from irgraph.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.shapes import PartialValue, Shape, TensorType
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
+from irgraph.core.shapes import PartialValue, Shape, TensorType
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
-OPSETS_WITH_BASIC_OPS = range(1, 17)
-"""OpenVINO opsets 1..16 all contain the opset1 versions of the ops irgraph runs."""
-
-
 @dataclass(frozen=True)
 class InputSpec:
-    """One input of an op: its name and whether shape inference needs its value."""
+    """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 
     name: str
-    needs_value: bool = False
     bounds: bool = False
     """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
@@ -80,7 +75,7 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------ codecs
 def _read_int(text: str) -> int:
-    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.integers)
+    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.core.integers)
 
 
 def _read_bool(text: str) -> bool:
@@ -182,8 +177,10 @@ class Tolerance:
     ULP bound means nothing: sin(pi)), or within ``sum_eps`` machine epsilons times the magnitude
     of the terms the value sums (ops that accumulate: MatMul, convolutions, AvgPool). That
     magnitude is the op evaluated again in f64 on the absolute values of its floating-point inputs
-    (``sum |a_i * b_i|`` for a dot product): a sum of terms of both signs may cancel to a value
-    far smaller than its rounding errors, which any ULP bound on the result would reject. NaN
+    (``sum |a_i * b_i|`` for a dot product), or the op's own ``term_magnitudes(inputs)`` where that
+    is not the sum (a DFT's terms are ``|x_n|`` times twiddles of modulus 1): a sum of terms of both
+    signs may cancel to a value far smaller than its rounding errors, which any ULP bound on the
+    result would reject. NaN
     matches NaN; infinities match exactly. Integer and boolean outputs are always compared
     exactly. The default is exact (bit for bit, -0.0 and 0.0 apart).
     """
@@ -221,10 +218,11 @@ class Op:
     aliases: ClassVar[tuple[str, ...]] = ()
     exact_type_name: ClassVar[bool] = False
     """True when OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
-    opsets: ClassVar[Sequence[int]] = OPSETS_WITH_BASIC_OPS
-    """The opsets containing this version; ``register`` derives them from the catalogue for ``introduced``."""
     introduced: ClassVar[int] = 0
-    """The opset that introduced this version (8 for MaxPool-8); 0 when the class sets ``opsets`` itself."""
+    """The op version the class implements: OpenVINO's version id, the opset that introduced it (8 for
+    MaxPool-8, 2 for LogicalXor although opset1 holds it too). Each registered class declares it."""
+    opsets: ClassVar[tuple[int, ...]] = ()
+    """The opsets containing this version: set by ``register`` from the catalogue, never declared."""
     inputs: ClassVar[Inputs] = Inputs()
     carries_tensor: ClassVar[bool] = False
     """True for ops whose data lives in the weights file (Const)."""
@@ -237,6 +235,12 @@ class Op:
     extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
+    reads_values: ClassVar[bool] = True
+    """False for ops whose outputs depend only on their inputs' shapes (ShapeOf): a comparison with another
+    runtime holds them exact whatever rounding their inputs carry."""
+    cpu_plugin_differs: ClassVar[str] = ""
+    """Where OpenVINO's CPU plugin computes otherwise than its reference, which irgraph follows: what the
+    plugin does, naming the OpenVINO release (docs/tolerances.md lists it; empty when they agree)."""
     joins_inputs: ClassVar[bool] = False
     """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
     copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
@@ -246,6 +250,11 @@ class Op:
     output's shape or dtype differ from the array's or its computation cannot write there."""
     is_sink: ClassVar[bool] = False
     """True for sinks (Assign): roots of the graph like Results, though they have no output."""
+    forwards_values: ClassVar[tuple[int, ...]] = ()
+    """Inputs whose values output 0 holds, reshaped or converted but otherwise unchanged (Convert, Reshape,
+    Squeeze, Unsqueeze): random data for a model input is chosen by what it reaches through them."""
+    mask_inputs: ClassVar[tuple[int, ...]] = ()
+    """Inputs read as masks (Select's condition): random integers for a model input reaching one are 0 or 1."""
     keeps_run_state: ClassVar[bool] = False
     """True for ops whose outputs change from run to run (RandomUniform's Philox offset, which an OpenVINO
     compiled model keeps): never folded, neither by shape inference nor when an Interpreter is built; the
@@ -254,12 +263,12 @@ class Op:
     @property
     def version(self) -> str:
         """The IR ``version`` written for this op: the opset that introduced it."""
-        return f"opset{self.introduced or self.opsets[0]}"
+        return f"opset{self.introduced}"
 
     @classmethod
     def title(cls) -> str:
-        """``Split-1``: the type and the op version (the first opset containing it)."""
-        return f"{cls.type_name}-{cls.introduced or cls.opsets[0]}"
+        """``Split-1``: the type and the op version (:attr:`introduced`)."""
+        return f"{cls.type_name}-{cls.introduced}"
 
     @classmethod
     def attribute_fields(cls) -> tuple[AttributeField, ...]:
@@ -364,6 +373,13 @@ class Op:
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
         the interpreter checks them against its element budget before the op allocates."""
+        return None
+
+    def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
+                    ) -> int | None:
+        """How many valid values input ``port`` has when it indexes another input (Gather's indices: the size
+        of data's axis), from the inputs' types and constant values; None when it indexes nothing or the
+        size is unknown. Random data for a model input that reaches it stays within."""
         return None
 
     @property

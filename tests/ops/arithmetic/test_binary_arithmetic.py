@@ -11,8 +11,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.floor_mod import FloorMod
@@ -23,9 +24,8 @@ from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.arithmetic.power import Power
 from irgraph.ops.arithmetic.squared_difference import SquaredDifference
 from irgraph.ops.arithmetic.subtract import Subtract
-from irgraph.shapes import Shape
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, same_op
 from tests.ops.helpers import tt
 
 FAMILY = [Add, Subtract, Multiply, Divide, Power, Maximum, Minimum, SquaredDifference, FloorMod, Mod]
@@ -124,6 +124,18 @@ def test_integer_division_by_zero_is_an_error(op, dtype):
 def test_openvino_refuses_integer_division_by_zero_too():
     outcome = check_op(Divide(), [np.array([1, 2], np.int32), np.array([1, 0], np.int32)], same_op(Divide()))
     assert outcome.refused
+
+
+def test_integer_divide_floors_as_openvinos_reference_while_its_cpu_plugin_truncates():
+    """m_pythondiv="true" (the default): openvino 2026.4.1's reference floors (-7 / 2 = -4), irgraph too; its CPU
+    plugin truncates every signed quotient (-3), with or without m_pythondiv. irgraph keeps the reference's answer
+    (docs/tolerances.md, "Where OpenVINO's CPU plugin differs"); the harness notes the plugin's deviation."""
+    a, b = np.array([-3, 3, -3, 3, -7], np.int32), np.array([2, 2, -2, -2, 2], np.int32)
+    outcome = check_op(Divide(), [a, b], same_op(Divide()))
+    assert outcome.reference and outcome.cpu_deviation is not None
+    assert Divide().evaluate([a, b])[0].tolist() == [-2, 1, 1, -2, -4]  # onnx's test_div_int32_trunc: -1, 1, 1, -1
+    assert ov_cpu(same_op(Divide()), [a, b], ())[0].tolist() == [-1, 1, 1, -1, -3]
+    assert "truncates" in Divide.cpu_plugin_differs
 
 
 def test_floor_mod_by_zero_is_computed_in_double_as_openvino():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.bitwise.bitwise_left_shift import BitwiseLeftShift
 from irgraph.ops.bitwise.bitwise_right_shift import BitwiseRightShift
 from tests.ops import strategies as S
@@ -51,3 +51,73 @@ def test_float_inputs_are_refused():
     with pytest.raises(OpError, match="must be integer. Got: f32"):
         BitwiseLeftShift().infer([tt("2"), tt("2")], [None, None])
     assert check_op(BitwiseRightShift(), [np.ones(2, np.float32)] * 2, same_op(BitwiseRightShift())).refused
+
+
+def _through_openvinos_onnx_frontend(name: str, tmp_path, frozen: bool = False):
+    """onnx 1.23.2's node test ``name`` converted by openvino 2026.4.1's ONNX frontend (saved as IR, read by
+    irgraph), its inputs, its expected output; ``frozen``: the inputs as initializers (OpenVINO then folds)."""
+    import onnx
+    import onnx.backend.test.case.node.bitshift  # noqa: F401 - importing runs its expect() calls
+    import openvino as ov
+    from onnx.backend.test.case.node import _NodeTestCases
+
+    import irgraph as ir
+
+    case = next(c for c in _NodeTestCases if c.name == name)
+    (inputs, (expected,)) = case.data_sets[0]
+    proto = case.model
+    if frozen:
+        graph = proto.graph
+        proto = onnx.helper.make_model(
+            onnx.helper.make_graph(list(graph.node), "frozen", [], list(graph.output), initializer=[
+                onnx.numpy_helper.from_array(x, i.name) for x, i in zip(inputs, graph.input, strict=True)]),
+            opset_imports=proto.opset_import)
+    converted = ov.Core().read_model(proto.SerializeToString(), ov.Tensor(np.zeros(0, np.uint8)))
+    ov.save_model(converted, tmp_path / "model.xml", compress_to_fp16=False)
+    feeds = dict(zip((i.name for i in case.model.graph.input), inputs, strict=True))
+    return converted, ir.read_model(tmp_path / "model.xml"), feeds, expected
+
+
+def _openvino_reference(model) -> np.ndarray | str:
+    """The frozen model after OpenVINO's ConstantFolding: the folded value, the error, or what stayed unfolded."""
+    from openvino.passes import ConstantFolding, Manager
+
+    manager = Manager()
+    manager.register_pass(ConstantFolding())
+    try:
+        manager.run_passes(model)
+    except (RuntimeError, ValueError) as err:  # the pybind layer maps the kernel's domain_error to ValueError
+        return str(err).strip().splitlines()[-1]
+    source = model.get_results()[0].input_value(0).get_node()
+    return source.get_vector() if source.get_type_name() == "Constant" else f"{source.get_type_name()} not folded"
+
+
+@pytest.mark.parametrize(
+    ("name", "reference", "irgraph"),
+    [("test_bitshift_right_int32_negative_shift", "integer division by zero", "integer division by zero"),
+     ("test_bitshift_right_int32_shift_ge_width", [0, -1, 0], [0, -1, 0]),
+     ("test_bitshift_right_int8_shift_ge_width", "Divide not folded", "integer division by zero"),
+     ("test_bitshift_right_int8_negative_shift", "Divide not folded", "integer division by zero")],
+)
+def test_onnx_bitshift_through_openvinos_frontend_is_power_and_divide(name, reference, irgraph, tmp_path):
+    """openvino 2026.4.1's ONNX frontend writes BitShift RIGHT as Divide(x, Power(2, shift)), m_pythondiv="true",
+    no Bitwise*Shift: 2 to a negative power is 0 in integers, and 2^8 wraps to 0 in i8. OpenVINO's reference
+    refuses the i32 division by zero ("integer division by zero") and gives [0, -1, 0] for shifts of 32 or more
+    (2^32 is INT_MIN); it has no i8 Power or Divide kernel. irgraph gives the reference's answers, and for i8 the
+    same rule: the division by zero is an error naming the layer, never a traceback. ONNX's expected [-1, 0, -1]
+    follows BitShift-28's rule for such shifts, which irgraph's own ONNX import implements
+    (tests/io/test_onnx_import_sweep.py)."""
+    from irgraph.core.errors import IrError
+    from irgraph.runtime.interpreter import run
+
+    converted, model, feeds, expected = _through_openvinos_onnx_frontend(name, tmp_path)
+    assert {node.type_name for node in model.nodes} == {"Parameter", "Const", "Power", "Divide", "Result"}
+    frozen, _, _, _ = _through_openvinos_onnx_frontend(name, tmp_path / "frozen", frozen=True)
+    got = _openvino_reference(frozen)
+    assert (got if isinstance(got, str) else got.tolist()) == reference
+    try:
+        mine: object = next(iter(run(model, feeds).values())).tolist()
+    except IrError as err:
+        assert "layer" in str(err) and str(err).endswith("(Divide): integer division by zero")
+        mine = err.message
+    assert mine == irgraph and expected.tolist() == [-1, 0, -1]

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
 from irgraph.ops.bitwise.bitwise_not import BitwiseNot
 from irgraph.ops.bitwise.bitwise_or import BitwiseOr
@@ -23,7 +24,6 @@ from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
-from irgraph.shapes import Shape
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 from tests.ops.helpers import tt
@@ -129,3 +129,42 @@ def test_rules_name_themselves():
     with pytest.raises(OpError, match="The element type of the input tensor must be integer or boolean. Got: f32"):
         BitwiseNot().infer([tt("2", "f32")], [None])
     assert Greater().infer([tt("2", "f32"), tt("1", "f32")], [None, None])[0].element_type.ir_name == "boolean"
+
+
+@pytest.mark.parametrize("name", ["test_equal_string", "test_equal_string_broadcast"])
+def test_equal_compares_strings_by_value(name, tmp_path):
+    """onnx 1.23.2's string Equal cases, converted by openvino 2026.4.1's ONNX frontend (Equal-1 on two string
+    Parameters): irgraph gives ONNX's expected values. OpenVINO reads the model but computes it nowhere: Equal's
+    own evaluate has no string kernel (it returns False) and its CPU plugin refuses string inputs."""
+    import onnx.backend.test.case.node.equal  # noqa: F401 - importing runs its expect() calls
+    import openvino as ov
+    from onnx.backend.test.case.node import _NodeTestCases
+
+    import irgraph as ir
+
+    case = next(c for c in _NodeTestCases if c.name == name)
+    converted = ov.Core().read_model(case.model.SerializeToString(), ov.Tensor(np.zeros(0, np.uint8)))
+    ov.save_model(converted, tmp_path / "model.xml")
+    (inputs, (expected,)) = case.data_sets[0]
+    feeds = dict(zip((i.name for i in case.model.graph.input), inputs, strict=True))
+    (got,) = ir.run(ir.read_model(tmp_path / "model.xml"), feeds).values()
+    assert got.dtype == np.bool_ and got.tolist() == expected.tolist() == [True, False]
+    equal = next(node for node in converted.get_ordered_ops() if node.get_type_name() == "Equal")
+    outputs = [ov.Tensor(ov.Type.boolean, ov.Shape([2]))]
+    assert equal.evaluate(outputs, [ov.Tensor(np.asarray(x, str)) for x in inputs]) is False
+    with pytest.raises(RuntimeError):
+        ov.Core().compile_model(converted, "CPU")
+
+
+def test_ordered_comparisons_of_strings_infer_as_openvino_and_refuse_to_evaluate():
+    """openvino 2026.4.1 infers boolean for Less on strings (and every comparison), then computes it nowhere."""
+    import openvino as ov
+    import openvino.opset16 as ov_ops
+
+    strings = ov_ops.parameter([2], ov.Type.string)
+    assert ov_ops.less(strings, strings).get_output_element_type(0) == ov.Type.boolean
+    assert Less().infer([tt("2", "string"), tt("1", "string")], [None, None])[0].element_type.ir_name == "boolean"
+    words = np.array(["b", "a"], object)
+    assert NotEqual().evaluate([words, np.array(["b"], object)])[0].tolist() == [False, True]
+    with pytest.raises(OpError, match="^Less on strings: OpenVINO 2026.4.1 computes it nowhere"):
+        Less().evaluate([words, words])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
 from tests.ops import strategies as S
@@ -90,3 +90,19 @@ def test_gather_nd_spec_example_and_out_of_range():
                                                         ("2..4,3", "?,5", 1), ("...", "...", 0)])
 def test_gather_elements_partial_shapes(data, indices, axis):
     check_types(GatherElements(axis=axis), [tt(data), tt(indices, "i64")], lambda d, i: ov6.gather_elements(d, i, axis))
+
+
+@pytest.mark.parametrize("op", [GatherND(), GatherND8()])
+def test_an_empty_index_tuple_gathers_the_whole_slice(op):
+    """Index tuples of length 0 (indices [..., 0]) pick all of data, as the spec's formula and NumPy's data[()] say.
+    OpenVINO 2026.4.1 infers the same shape but its reference does not fold the case and its CPU plugin returns
+    uninitialised memory, so the values are hand-worked (irgraph raised NumPy's ValueError before)."""
+    data = np.arange(6, dtype=np.float32).reshape(3, 2)
+    (got,) = op.evaluate([data, np.zeros((2, 0), np.int32)])
+    np.testing.assert_array_equal(got, np.stack([data, data]))
+    assert not check_types(op, [tt("3,2"), tt("2,0", "i32")], ov5.gather_nd if op.flattens_batch else ov8.gather_nd
+                           ).refused
+    (one,) = op.evaluate([np.array([True]), np.zeros((0,), np.int32)])
+    assert one.tolist() == [True]
+    (batched,) = GatherND(batch_dims=1).evaluate([data.reshape(2, 3), np.zeros((2, 4, 0), np.int64)])
+    np.testing.assert_array_equal(batched, np.repeat(data.reshape(2, 1, 3), 4, axis=1))

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.unique import Unique
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
@@ -72,3 +72,15 @@ def test_refused_configurations():
         Unique(index_element_type=ElementType.U8)
     with pytest.raises(OpError, match=r"Axis 2 out of the tensor rank range \[-2, 1\]"):
         Unique().infer([tt("2,3"), tt("", "i64")], [None, np.array(2)])
+
+
+def test_empty_slices_along_an_axis():
+    """Hand-worked (irgraph raised NumPy's ValueError before): no slice at all gives empty outputs (OpenVINO
+    2026.4.1 crashes with a segmentation fault building Unique on f32[0] with an axis, so it has no verdict); two
+    empty slices are one unique slice seen twice, with the output types OpenVINO infers."""
+    outputs = Unique().evaluate([np.zeros((0,), np.float32), np.array(0, np.int64)])
+    assert [(a.shape, a.dtype.name) for a in outputs] == [((0,), "float32"), ((0,), "int64"), ((0,), "int64"),
+                                                          ((0,), "int64")]
+    unique, first, reverse, counts = Unique().evaluate([np.zeros((2, 0), np.float32), np.array(0, np.int64)])
+    assert (unique.shape, first.tolist(), reverse.tolist(), counts.tolist()) == ((1, 0), [0], [0, 0], [2])
+    assert not check_types(Unique(), [tt("2,0"), tt("", "i64")], same_op(Unique()), [None, np.array(0)]).refused

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sequence import scaled_dot_product_attention as sdpa
 from irgraph.ops.sequence.scaled_dot_product_attention import ScaledDotProductAttention
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops
 from tests.ops.helpers import infer, tt
 
 
@@ -40,7 +40,8 @@ def test_attention_matches_openvino(data):
     def tensor(shape):
         return S.values(element_type, shape, data.draw(S.seeds), specials=False, low=-1, high=1)
 
-    inputs = [tensor((*thinned(batch), length, embed)), tensor((*thinned(batch), source, embed)),
+    rows = data.draw(st.sampled_from([length, 1]))  # a one-row query broadcasts to the mask's L rows
+    inputs = [tensor((*thinned(batch), rows, embed)), tensor((*thinned(batch), source, embed)),
               tensor((*thinned(batch), source, embed_v))]
     mask_kind = data.draw(st.sampled_from(["none", "bool", "float", "zero"]))
     if mask_kind == "bool":
@@ -85,3 +86,50 @@ def test_refused_configurations():
         ScaledDotProductAttention().infer([tt("1,2,3"), tt("1,2,4"), tt("1,2,4")], [None] * 3)
     with pytest.raises(OpError, match="at least 3D"):
         ScaledDotProductAttention().infer([tt("2,3")] * 3, [None] * 3)
+
+
+_RNG = np.random.default_rng(13)
+
+
+def _floats(*shape):
+    return _RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+@pytest.mark.parametrize(("query", "key", "mask", "output"), [
+    # The mask's L broadcasts a one-row query to L rows (OpenVINO's shape rule merges L with it): a decoder block
+    # cut at its hidden state with a [1, 1, 32] input under an [8, 8] causal mask gives 8 rows (issue 23).
+    ((1, 2, 1, 4), (1, 2, 8, 4), (1, 1, 8, 8), (1, 2, 8, 4)),
+    ((1, 2, 1, 4), (1, 2, 8, 4), (8, 8), (1, 2, 8, 4)),
+    ((2, 1, 4), (2, 8, 4), (3, 2, 6, 8), (3, 2, 6, 4)),  # the mask's extra batch dims count
+    ((1, 2, 3, 4), (1, 2, 8, 4), (1, 1, 3, 1), (1, 2, 3, 4)),  # S of 1 broadcasts over the keys
+])
+@pytest.mark.parametrize("boolean", [False, True])
+def test_the_mask_broadcasts_the_query_rows_as_openvino_does(query, key, mask, output, boolean):
+    mask_array = _RNG.integers(0, 2, mask).astype(bool) if boolean else _floats(*mask)
+    if boolean:
+        mask_array[..., 0] = True  # no fully masked row (NaN)
+    inputs = [_floats(*query), _floats(*key), _floats(*key), mask_array]
+    outcome = check_op(ScaledDotProductAttention(), inputs, build(False, 4))
+    assert outcome.cpu  # judged by the CPU plugin (OpenVINO 2026.4.1 does not fold the op)
+    assert ScaledDotProductAttention().evaluate(inputs)[0].shape == output
+
+
+@pytest.mark.parametrize("mask", [(8,), (1, 1, 5, 8), (1, 1, 3, 5)])
+def test_a_mask_that_does_not_fit_is_refused_as_openvino_refuses_it(mask):
+    inputs = [_floats(1, 2, 3, 4), _floats(1, 2, 8, 4), _floats(1, 2, 8, 4), _floats(*mask)]
+    assert check_op(ScaledDotProductAttention(), inputs, build(False, 4)).refused
+    with pytest.raises(OpError, match="Attention mask input shape not compatible with other inputs"):
+        ScaledDotProductAttention().evaluate(inputs)
+
+
+@pytest.mark.parametrize("shapes", [
+    ("1,2,?,4", "1,2,8,4", "1,2,8,4", "1,1,8,8"),
+    ("1,2,1,4", "1,2,?,4", "1,2,?,4", "1,1,8,8"),
+    ("1,2,1,4", "1,2,8,4", "1,2,8,4", "?,?"),
+    ("1,2,2..4,4", "1,2,8,4", "1,2,8,4", "1,1,1..3,8"),
+    ("?,2,1,4", "1,2,8,4", "1,2,8,4", "3,1,1,1,8"),
+    ("1,2,1,4", "1,2,8,4", "1,2,8,4", "..."),  # a mask of dynamic rank leaves L to the query
+])
+def test_partial_shapes_with_a_mask_match_openvino(shapes):
+    types = [tt(shape) for shape in shapes]
+    assert not check_types(ScaledDotProductAttention(), types, build(False, 4)).refused

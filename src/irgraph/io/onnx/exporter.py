@@ -4,7 +4,9 @@ Parameters become graph inputs named by their layer name (else a tensor name), C
 become initializers where a tensor consumes them, Results become graph outputs named by their
 output key (DESIGN.md section 6), every other layer becomes the ONNX nodes its rule makes (the
 first named by the layer name, helper nodes ``layer/step``) and every port keeps its first tensor
-name. What ONNX cannot express is refused with one ConversionError listing every such layer. The
+name. With ``stateless`` each variable of a stateful model (ReadValue/Assign) becomes a graph input and
+output (``irgraph.io.onnx.stateless``). What ONNX cannot express is refused with one ConversionError listing
+every such layer. The
 model is stamped with the lowest ONNX IR version its opset and types need (never above 13, the
 newest onnxruntime 1.31 loads) and checked with ``onnx.checker.check_model(full_check=True)``.
 """
@@ -18,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.analysis.variables import variable_problems
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
@@ -34,11 +39,11 @@ from irgraph.io.onnx.common import (
     require_onnx,
 )
 from irgraph.io.onnx.export_rules import REFUSED, RULES, Rule
+from irgraph.io.onnx.stateless import StateMapping, state_mapping
 from irgraph.ops import Const, Parameter, Result
+from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.ops.op import shape_text
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -68,12 +73,16 @@ def export_onnx(
     opset: int = DEFAULT_OPSET,
     explain: Explain = None,
     fold_decompression: bool = False,
+    stateless: bool = False,
 ) -> onnx_types.ModelProto:
     """Export ``model`` as an ONNX model of the ai.onnx ``opset``; write it to ``path`` when given.
 
     Returns the ModelProto. ``explain`` receives one line per decision (a list or a callable).
     ``fold_decompression`` folds Converts of constant weights (OpenVINO's fp16-compressed weights)
     into initializers of the converted type; without it the f16 initializer and a Cast are kept.
+    ``stateless`` exports a stateful model with each variable as an extra graph input (what its ReadValue
+    reads) and output (what its Assign writes), named as optimum names them (``past_key_values.N.key`` in,
+    ``present.N.key`` out; ``irgraph.io.onnx.stateless.state_mapping``); without it ReadValue/Assign are refused.
     The file is written through a temporary file, an fsync and a rename, so a failure leaves
     ``path`` as it was; a directory, FIFO, socket or device node at ``path`` is refused up front.
     Raises ConversionError for what ONNX cannot express (one message naming every such layer) and
@@ -89,7 +98,7 @@ def export_onnx(
     if path is not None:
         check_destination(path)
     infer_shapes(model)
-    proto = _Exporter(onnx, model, opset, Explainer(explain), fold_decompression).build()
+    proto = _Exporter(onnx, model, opset, Explainer(explain), fold_decompression, stateless=stateless).build()
     if path is not None:
         _write(proto, os.fspath(path))
     return proto
@@ -119,7 +128,7 @@ class _Exporter:
     """
 
     def __init__(self, onnx: ModuleType, model: Model, opset: int, explain: Explainer,
-                 fold_decompression: bool, parent: _Exporter | None = None) -> None:
+                 fold_decompression: bool, parent: _Exporter | None = None, *, stateless: bool = False) -> None:
         self.onnx = onnx
         self.helper = onnx.helper
         self.model = model
@@ -143,14 +152,34 @@ class _Exporter:
         self.types_used: set[str] = set() if parent is None else parent.types_used
         self._static_values: dict[tuple[int, int], np.ndarray | None] = {}
         """Port -> its value computed from Consts and static shapes (None: not computable), for ``static_value``."""
+        self.output_keys: dict[int, str] = {}
+        """Result id -> its output key (``Model.output_keys``: distinct), set by ``_reserve_output_keys``."""
+        self.stateless = stateless if parent is None else parent.stateless
+        self.state: dict[int, StateMapping] | None = None
+        """With ``stateless`` (the main graph only): ReadValue and Assign layer id -> its variable's mapping."""
+        self.state_order: list[StateMapping] = []
+        """The variables' mappings in the order their inputs and outputs take in the graph."""
+        if stateless and parent is None:
+            for problem in variable_problems(model):
+                if problem.is_error:  # two ReadValues of one variable, an Assign no ReadValue declares, ...
+                    raise ConversionError(f"the stateless form needs one ReadValue and at most one Assign per "
+                                          f"variable: {problem.message}", problem.node.location)
+            self.state = {}
+            self.state_order = state_mapping(model)
+            for mapping in self.state_order:
+                self.state.update({node.id: mapping for node in (mapping.read, mapping.assign) if node is not None})
+        self.state_inputs: list[Any] = []
+        self.state_outputs: list[Any] = []
+        """The graph inputs and outputs of the variables, in the order of ``state_mapping``."""
 
     def build(self) -> onnx_types.ModelProto:
         """The checked ModelProto."""
-        needed = self.model.reachable_from_results()
+        needed = self.model.reachable_from_results() if self.state is None else self._needed_without_state()
         order = self.model.topological_order()
         self._refuse_unexportable(order, needed)
         self._reserve_output_keys()
         self.explain(f"opset: ai.onnx {self.opset}")
+        self._state_note()
         refusals = self._emit_layers(order, needed)
         for result in self.model.results:
             try:
@@ -160,7 +189,8 @@ class _Exporter:
         if refusals:
             raise ConversionError(_refusal_message(refusals))
         graph = self.helper.make_graph(
-            self.nodes, self.model.name, self.inputs_, self.outputs_, initializer=self._read_initializers()
+            self.nodes, self.model.name, self.inputs_ + self._in_state_order(self.state_inputs, "input"),
+            self.outputs_ + self._in_state_order(self.state_outputs, "output"), initializer=self._read_initializers()
         )
         from irgraph import __version__
 
@@ -184,6 +214,11 @@ class _Exporter:
                     self._parameter(node)
             elif isinstance(node.op, (Const, Result)):
                 continue
+            elif self.state is not None and node.id in self.state:
+                try:
+                    self._state_layer(node, self.state[node.id])
+                except _Refusal as err:
+                    refusals.append((node, err.message))
             elif node.id in needed:
                 try:
                     self._layer(node, RULES[type(node.op)])
@@ -290,8 +325,18 @@ class _Exporter:
 
     # ---------------------------------------------------------------------------- names
     def _reserve_output_keys(self) -> None:
-        for result in self.model.results:
-            key = self.model.output_key(result)
+        for mapping in self.state_order:
+            if mapping.input is not None:
+                self.reserved[mapping.input] = (mapping.read.id, 0)  # type: ignore[union-attr]
+            if mapping.output is not None:
+                source = self.model.input_sources(mapping.assign)[0]  # type: ignore[arg-type]
+                self.reserved[mapping.output] = (source.node_id, source.index) if source else (-1, -1)
+            for name in (mapping.input, mapping.output):
+                if name is not None:
+                    self.reserved_for_bodies[name] = (-2, -2)
+        self.output_keys = self.model.output_keys()
+        for result_id, key in self.output_keys.items():
+            result = self.model.node(result_id)
             source = self.model.input_sources(result)[0]
             if key in self.reserved:
                 raise ConversionError(f"two Results have the output name {key!r}; ONNX output names must be unique",
@@ -372,8 +417,25 @@ class _Exporter:
             wanted = f"tensor({onnx_type_name(element_type, f'ONNX {op_type} input {name!r}').lower()})"
             if wanted not in allowed:
                 takes = ", ".join(sorted(t[7:-1] for t in allowed if t.startswith("tensor(")))
+                later = self._opset_taking(op_type, index, wanted)
+                hint = f" ({op_type}-{later} takes them: export with opset {later})" if later else ""
                 raise _Refusal(f"ONNX {op_type}-{schema.since_version} (opset {self.opset}) does not take "
-                               f"{element_type} tensors; it takes {takes}")
+                               f"{element_type} tensors; it takes {takes}{hint}")
+
+    def _opset_taking(self, op_type: str, index: int, wanted: str) -> int | None:
+        """The first opset after this one whose ``op_type`` takes ``wanted`` at input ``index`` (None: none does)."""
+        for opset in range(self.opset + 1, self.onnx.defs.onnx_opset_version() + 1):
+            try:
+                schema = self.onnx.defs.get_schema(op_type, opset, "")
+            except Exception:  # SchemaError: an op ONNX removed later
+                return None
+            if schema.since_version <= self.opset:
+                continue
+            constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+            formal = schema.inputs[min(index, len(schema.inputs) - 1)]
+            if wanted in constraints.get(formal.type_str, [formal.type_str]):
+                return schema.since_version
+        return None
 
     # ---------------------------------------------------------------------------- the rules' context
     def inputs(self, node: Node) -> list[str]:
@@ -508,8 +570,76 @@ class _Exporter:
             value = np.asarray([str(v).encode("utf-8") for v in value.reshape(-1)], dtype=object).reshape(value.shape)
         self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
 
+    def _needed_without_state(self) -> set[int]:
+        """Ids of the layers some Result or Assign depends on, not looking past a ReadValue (its initial value is
+        the caller's to feed in the stateless form)."""
+        seen: set[int] = set()
+        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.is_sink]
+        while stack:
+            node_id = stack.pop()
+            if node_id in seen:
+                continue
+            seen.add(node_id)
+            node = self.model.node(node_id)
+            if not isinstance(node.op, ReadValueBase):
+                stack.extend(source.node_id for source in self.model.input_sources(node) if source)
+        return seen
+
+    def _in_state_order(self, value_infos: list[Any], side: str) -> list[Any]:
+        """The variables' graph inputs or outputs in ``state_mapping`` order (the layers come in graph order)."""
+        order = {getattr(mapping, side): position for position, mapping in enumerate(self.state_order)}
+        return sorted(value_infos, key=lambda info: order[info.name])
+
+    def _state_note(self) -> None:
+        """The explanation of the stateless form: one line per variable."""
+        if self.state is None:
+            return
+        if not self.state_order:
+            self.explain("stateless: the model has no variables (ReadValue/Assign); its inputs and outputs stay")
+            return
+        mappings = self.state_order
+        self.explain(f"stateless: {len(mappings)} variable{'s' if len(mappings) > 1 else ''} of the stateful model "
+                     "become graph inputs and outputs (feed each step's outputs back as the next step's inputs; "
+                     "at the first step, each ReadValue's initial value)")
+        for mapping in mappings:
+            self.explain(f"stateless: {mapping.describe()}")
+
+    def _state_layer(self, node: Node, mapping: StateMapping) -> None:
+        """A ReadValue as the graph input of its variable, an Assign as its graph output (stateless form)."""
+        if isinstance(node.op, ReadValueBase):
+            name = mapping.input
+            assert name is not None
+            self.taken.add(name)
+            self.names[(node.id, 0)] = name
+            tensor_type = port_type(self.model, OutputPort(node.id, 0))
+            self.element_types[name] = tensor_type.element_type
+            try:
+                self.state_inputs.append(self._value_info(name, tensor_type, f"ReadValue {node.name!r}"))
+            except ConversionError as err:
+                raise _Refusal(err.message) from None
+            if self.model.input_sources(node):
+                self.explain(f"ReadValue {node.name!r}: its initial value (input 0) is not exported; feed it as "
+                             f"{name!r} at the first step")
+            self.explain(f"ReadValue {node.name!r} -> graph input {name!r} {tensor_type}")
+            return
+        name = mapping.output
+        assert name is not None
+        source = self.model.input_sources(node)[0]
+        if source is None:
+            raise _Refusal("Assign has no input")
+        written = self.tensor_name(source)
+        self.names[(node.id, 0)] = written  # the Assign passes its input through to any reader
+        if written != name:
+            self.taken.add(name)
+            self.nodes.append(self.make(node, "Identity", [written], [name]))
+        try:
+            self.state_outputs.append(self._value_info(name, port_type(self.model, source), f"Assign {node.name!r}"))
+        except ConversionError as err:
+            raise _Refusal(err.message) from None
+        self.explain(f"Assign {node.name!r} -> graph output {name!r}")
+
     def _result(self, result: Node) -> None:
-        key = self.model.output_key(result)
+        key = self.output_keys[result.id]
         source = self.model.input_sources(result)[0]
         if source is None:
             raise ConversionError("Result has no input", result.location)
@@ -550,18 +680,30 @@ def _names_read(nodes: list[Any]) -> set[str]:
 
 
 def _refusal_message(refusals: list[tuple[Node, str]]) -> str:
-    """Every refused layer, grouped by type and reason (a reason is said once for the layers it refuses):
-    ``3 layers cannot be exported to ONNX: Add x2 (layers 4 'a', 6 'b': ...); Sin x1 (layer 7 'c': ...)``."""
+    """Every refused layer, grouped by type and reason (a reason is said once for the layers it refuses, and once
+    for the types that share it): ``3 layers cannot be exported to ONNX: Add x2 (layers 4 'a', 6 'b': ...); Sin x1
+    (layer 7 'c': ...)``, ``Assign x4, ReadValue x4 (layers ...: ...)``."""
     by_type: dict[str, dict[str, list[Node]]] = {}
+    by_message: dict[str, list[Node]] = {}
     for node, message in refusals:
         by_type.setdefault(node.type_name, {}).setdefault(message, []).append(node)
-    parts = []
-    for type_name, reasons in sorted(by_type.items()):
-        said = []
-        for message, nodes in reasons.items():
-            layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
-            said.append(f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}")
-        count = sum(len(nodes) for nodes in reasons.values())
-        parts.append(f"{type_name} x{count} ({'; '.join(said)})")
+        by_message.setdefault(message, []).append(node)
+    shared = {message: sorted({node.type_name for node in nodes}) for message, nodes in by_message.items()}
+    shared = {message: types for message, types in shared.items() if len(types) > 1}
+    parts: list[tuple[str, str]] = []
+    for type_name, reasons in by_type.items():
+        said = [_layers_said(nodes, message) for message, nodes in reasons.items() if message not in shared]
+        if said:
+            count = sum(len(nodes) for message, nodes in reasons.items() if message not in shared)
+            parts.append((type_name, f"{type_name} x{count} ({'; '.join(said)})"))
+    for message, types in shared.items():
+        counts = ", ".join(f"{type_name} x{len(by_type[type_name][message])}" for type_name in types)
+        parts.append((types[0], f"{counts} ({_layers_said(by_message[message], message)})"))
     count = len(refusals)
-    return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + "; ".join(parts)
+    return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + \
+        "; ".join(text for _, text in sorted(parts))
+
+
+def _layers_said(nodes: list[Node], message: str) -> str:
+    layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
+    return f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule
@@ -33,7 +33,7 @@ from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.transpose import Transpose
 from irgraph.ops.normalization.batch_norm_inference import BatchNormInference5
 from irgraph.ops.normalization.lrn import LRN
-from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14
+from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
 from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.shape.reshape import Reshape
@@ -382,19 +382,29 @@ def _explain_ceil(cv: NodeConverter, context: NodeContext, title: str) -> None:
 
 @rule("AveragePool", versions=(1, 7, 10, 11, 19, 22))
 def average_pool(cv: NodeConverter, context: NodeContext) -> None:
-    """AveragePool -> AvgPool-1 (count_include_pad=0 is exclude-pad=true)."""
+    """AveragePool -> AvgPool-1 (count_include_pad=0 is exclude-pad=true), AvgPool-14 with ceil_mode, AvgPool-16
+    with dilations (as OpenVINO's ONNX frontend converts them)."""
     attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "count_include_pad": "INT",
                                           "dilations": "INTS", "kernel_shape": "INTS", "pads": "INTS",
                                           "strides": "INTS"})
     one_output(context)
-    if any(d != 1 for d in attributes.get("dilations", [])):
-        raise context.fail("dilated average pooling has no IR op")
     (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
     common = pool_common(cv, context, attributes, data)
-    kind = AvgPool14 if common["rounding_type"] == "ceil_torch" else AvgPool
-    cv._emit(context, kind(exclude_pad=not attributes.get("count_include_pad", 0), **common), [data])
-    if kind is AvgPool14:
-        _explain_ceil(cv, context, "AvgPool-14")
+    exclude_pad = not attributes.get("count_include_pad", 0)
+    dilations = tuple(attributes.get("dilations", ()))
+    if any(d != 1 for d in dilations):
+        if len(dilations) != len(common["kernel"]):
+            raise context.fail(f"dilations {list(dilations)} must have one value per spatial dim "
+                               f"({len(common['kernel'])})")
+        op: AvgPool = AvgPool16(exclude_pad=exclude_pad, dilations=dilations, **common)
+        cv.im.explain(f"{context.label}: dilations {list(dilations)} -> AvgPool-16")
+    elif common["rounding_type"] == "ceil_torch":
+        op = AvgPool14(exclude_pad=exclude_pad, **common)
+    else:
+        op = AvgPool(exclude_pad=exclude_pad, **common)
+    cv._emit(context, op, [data])
+    if common["rounding_type"] == "ceil_torch":
+        _explain_ceil(cv, context, op.title())
 
 
 @rule("GlobalAveragePool", versions=(1, 22))

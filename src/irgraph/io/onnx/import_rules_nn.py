@@ -1,5 +1,5 @@
 """ONNX -> IR rules for the remaining network layers: Pad, ConvTranspose, InstanceNormalization,
-GroupNormalization, MeanVarianceNormalization, NonMaxSuppression and Resize.
+GroupNormalization, MeanVarianceNormalization, NonMaxSuppression, Resize, GridSample and RoiAlign.
 
 Where ONNX computes something from the shapes (ConvTranspose's pads from ``output_shape`` or ``auto_pad``,
 Resize's output lengths from scales), irgraph computes it at conversion time by ONNX's formula and gives IR
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule
@@ -38,6 +38,8 @@ from irgraph.ops.arithmetic.power import Power
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
+from irgraph.ops.detection.roi_align import ROIAlign9
+from irgraph.ops.image.grid_sample import GridSample
 from irgraph.ops.image.interpolate import Interpolate11
 from irgraph.ops.movement.pad import Pad12
 from irgraph.ops.movement.scatter_update import ScatterUpdate
@@ -495,3 +497,70 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
     cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, {transform}"
                   f"{', nearest_mode ' + nearest if mode == 'nearest' else ''} by "
                   f"{'sizes' if sizes_name else 'scales'} on axes {axes}")
+
+
+# ------------------------------------------------------------------------------------ GridSample, RoiAlign
+GRID_SAMPLE_MODES = {"bilinear": "bilinear", "linear": "bilinear", "bicubic": "bicubic", "cubic": "bicubic",
+                     "nearest": "nearest"}
+"""ONNX GridSample mode (opset 16's names, then opset 20's) -> GridSample-9 mode."""
+
+
+@rule("GridSample", versions=(16, 20, 22))
+def grid_sample(cv: NodeConverter, context: NodeContext) -> None:
+    """GridSample -> GridSample-9, the attributes by name (opset 20 renamed bilinear/bicubic to linear/cubic).
+    Refused: data other than 4-D (opset 20's volumetric sampling; GridSample-9 samples N, C, H, W). IR reflects
+    each tap's index where ONNX reflects the coordinate; for the taps of bilinear, bicubic and nearest sampling
+    both give the same pixels, so values agree up to rounding (onnxruntime 1.31.1: within 3 f32 ULP)."""
+    attributes = cv._attributes(context, {"align_corners": "INT", "mode": "STRING", "padding_mode": "STRING"})
+    one_output(context)
+    data, grid = ports_of(cv, context, node_inputs(context, 2, 2))
+    mode = text(attributes.get("mode", "bilinear" if context.version < 20 else "linear"))
+    padding = text(attributes.get("padding_mode", "zeros"))
+    names = ("bilinear", "bicubic", "nearest") if context.version < 20 else ("linear", "cubic", "nearest")
+    if mode not in names:
+        raise context.fail(f"mode must be one of {', '.join(names)}; got {mode!r}")
+    if padding not in ("zeros", "border", "reflection"):
+        raise context.fail(f"padding_mode must be zeros, border or reflection; got {padding!r}")
+    shape = port_type(cv.im.model, data).shape
+    if not shape.rank_is_dynamic and shape.rank != 4:
+        raise context.fail(f"X has rank {shape.rank}: IR's GridSample-9 samples 4-D data (N, C, H, W) only")
+    op = GridSample(align_corners=bool(attributes.get("align_corners", 0)), mode=GRID_SAMPLE_MODES[mode],
+                    padding_mode=padding)
+    cv._emit(context, op, [data, grid])
+    cv.im.explain(f"{context.label}: -> GridSample-9 mode={op.mode}, padding_mode={padding}, "
+                  f"align_corners={str(op.align_corners).lower()}")
+
+
+ROI_ALIGN_TRANSFORMS = {"half_pixel": "half_pixel_for_nn", "output_half_pixel": "asymmetric"}
+"""ONNX RoiAlign coordinate_transformation_mode -> ROIAlign-9 aligned_mode: ONNX's half_pixel shifts the scaled box
+by -0.5 (IR's half_pixel_for_nn; IR's half_pixel adds 0.5 before scaling too); output_half_pixel does not shift and
+widens boxes to a pixel, as asymmetric does."""
+
+
+@rule("RoiAlign", versions=(10, 16, 22))
+def roi_align(cv: NodeConverter, context: NodeContext) -> None:
+    """RoiAlign -> ROIAlign-9 mode avg, aligned_mode from coordinate_transformation_mode (RoiAlign-10 has none: it
+    is output_half_pixel). Refused: mode max, where ONNX pools the largest of each sample's four weighted taps
+    (onnx.reference and onnxruntime 1.31.1) and IR the largest interpolated sample, from 0."""
+    allowed = {"mode": "STRING", "output_height": "INT", "output_width": "INT", "sampling_ratio": "INT",
+               "spatial_scale": "FLOAT"}
+    if context.version >= 16:
+        allowed["coordinate_transformation_mode"] = "STRING"
+    attributes = cv._attributes(context, allowed)
+    one_output(context)
+    data, rois, indices = ports_of(cv, context, node_inputs(context, 3, 3))
+    mode = text(attributes.get("mode", "avg"))
+    if mode != "avg":
+        raise context.fail(f"mode {mode!r}: ONNX's max pools the largest weighted tap of each sample, IR's ROIAlign "
+                           "the largest interpolated sample, so irgraph converts avg only")
+    transform = text(attributes.get("coordinate_transformation_mode",
+                                    "half_pixel" if context.version >= 16 else "output_half_pixel"))
+    if transform not in ROI_ALIGN_TRANSFORMS:
+        raise context.fail(f"coordinate_transformation_mode must be half_pixel or output_half_pixel; got "
+                           f"{transform!r}")
+    op = ROIAlign9(pooled_h=attributes.get("output_height", 1), pooled_w=attributes.get("output_width", 1),
+                   sampling_ratio=attributes.get("sampling_ratio", 0),
+                   spatial_scale=float(attributes.get("spatial_scale", 1.0)), mode="avg",
+                   aligned_mode=ROI_ALIGN_TRANSFORMS[transform])
+    cv._emit(context, op, [data, rois, indices])
+    cv.im.explain(f"{context.label}: -> ROIAlign-9 mode avg, aligned_mode {op.aligned_mode} ({transform})")

@@ -19,6 +19,7 @@ class Clamp(UnaryMath):
     """min(max(x, min), max); integer inputs clip to ceil(min) and floor(max). Spec: Clamp-1."""
 
     type_name = "Clamp"
+    introduced = 1
 
     min: float = attribute()
     max: float = attribute()

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops.families.elementwise import UnaryMath
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Tolerance, attribute
@@ -20,6 +20,7 @@ class Elu(UnaryMath):
     """x > 0 ? x : alpha * (exp(x) - 1). Spec: Elu-1."""
 
     type_name = "Elu"
+    introduced = 1
     tolerance = Tolerance(ulp=2)
 
     alpha: float = attribute()

@@ -14,5 +14,6 @@ class Exp(UnaryMath):
     """Element-wise e ** x. Spec: Exp-1."""
 
     type_name = "Exp"
+    introduced = 1
     compute = staticmethod(np.exp)
     tolerance = Tolerance(ulp=2)

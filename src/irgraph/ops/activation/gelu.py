@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import REAL, widened
 from irgraph.ops.numeric import erf
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 MODES = ("ERF", "TANH")
 
@@ -68,7 +68,7 @@ class _Gelu(Op):
 class Gelu2(_Gelu):
     """Gelu with erf (opsets 2-6). Spec: Gelu-2."""
 
-    opsets = range(2, 7)
+    introduced = 2
 
 
 @register
@@ -76,7 +76,7 @@ class Gelu2(_Gelu):
 class Gelu7(_Gelu):
     """Gelu with ``approximation_mode`` ERF or TANH (any case in the IR). Spec: Gelu-7."""
 
-    opsets = range(7, 17)
+    introduced = 7
 
     approximation_mode: str = attribute("ERF")
 

@@ -19,6 +19,6 @@ class HSigmoid(UnaryMath):
     """min(max(x + 3, 0), 6) / 6. Spec: HSigmoid-5."""
 
     type_name = "HSigmoid"
-    opsets = range(5, 17)
+    introduced = 5
     compute = staticmethod(_h_sigmoid)
     tolerance = Tolerance(ulp=1)

@@ -19,6 +19,6 @@ class HSwish(UnaryMath):
     """x * min(max(x + 3, 0), 6) / 6. Spec: HSwish-4."""
 
     type_name = "HSwish"
-    opsets = range(4, 17)
+    introduced = 4
     compute = staticmethod(_h_swish)
     tolerance = Tolerance(ulp=1)

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import NUMERIC, widened
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -29,7 +29,7 @@ class LogSoftmax(Op):
     """Log of softmax along ``axis`` in [-rank, rank). Spec: LogSoftmax-5."""
 
     type_name = "LogSoftmax"
-    opsets = range(5, 17)
+    introduced = 5
     inputs = Inputs.of(InputSpec("data"))
     tolerance = Tolerance(ulp=4, eps=2)
 

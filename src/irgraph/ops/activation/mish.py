@@ -23,7 +23,7 @@ class Mish(UnaryMath):
     """x * tanh(log(1 + exp(x))), floats only. Spec: Mish-4."""
 
     type_name = "Mish"
-    opsets = range(4, 17)
+    introduced = 4
     type_rule = REAL
     compute = staticmethod(_mish)
     tolerance = Tolerance(ulp=4, eps=1)  # near zero: exp(x) + 1 rounds away the digits, as in OpenVINO

@@ -62,6 +62,7 @@ class Relu(UnaryMath):
     """std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1."""
 
     type_name = "ReLU"  # as OpenVINO writes it in IR (its class is Relu)
+    introduced = 1
     compute = staticmethod(_relu)
     compute_into = staticmethod(_relu_into)
     integers = "native"

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import merge_element_types, widened
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -25,6 +25,7 @@ class Selu(Op):
     """
 
     type_name = "Selu"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("alpha"), InputSpec("lambda"))
     tolerance = Tolerance(ulp=2)
     """exp differs between libm and NumPy by an ULP or so."""

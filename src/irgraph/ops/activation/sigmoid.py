@@ -22,6 +22,7 @@ class Sigmoid(UnaryMath):
     """1 / (1 + exp(-x)). Spec: Sigmoid-1."""
 
     type_name = "Sigmoid"
+    introduced = 1
     compute = staticmethod(_sigmoid)
     integers = "native"
     tolerance = Tolerance(ulp=4)

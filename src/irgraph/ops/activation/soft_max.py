@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import NUMERIC, widened
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -34,7 +34,7 @@ class _SoftMax(Op):
     axis: int = attribute(1)
 
     def _axis(self, rank: int) -> int:
-        if self.axis < 0 and min(self.opsets) < 8:
+        if self.axis < 0 and self.introduced < 8:
             check(False, f"Reduction axis ({self.axis}) is out of bounds (argument shape rank: {rank}); SoftMax-1 "
                          "takes no negative axis")
         return normalize_axis(self.axis, rank)
@@ -67,7 +67,7 @@ class _SoftMax(Op):
 class SoftMax1(_SoftMax):
     """Softmax along ``axis`` in [0, rank) (opsets 1-7). Spec: SoftMax-1."""
 
-    opsets = range(1, 8)
+    introduced = 1
 
 
 @register
@@ -75,4 +75,4 @@ class SoftMax1(_SoftMax):
 class SoftMax8(_SoftMax):
     """Softmax along ``axis`` in [-rank, rank) (opsets 8-16). Spec: SoftMax-8."""
 
-    opsets = range(8, 17)
+    introduced = 8

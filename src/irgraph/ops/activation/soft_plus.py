@@ -21,7 +21,7 @@ class SoftPlus(UnaryMath):
     """log(exp(x) + 1), floats only. Spec: SoftPlus-4."""
 
     type_name = "SoftPlus"
-    opsets = range(4, 17)
+    introduced = 4
     type_rule = REAL
     compute = staticmethod(_soft_plus)
     tolerance = Tolerance(ulp=4, eps=1)  # near zero both lose every digit to 1 + exp(x) rounding

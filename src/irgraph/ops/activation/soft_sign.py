@@ -17,6 +17,6 @@ class SoftSign(UnaryMath):
     """x / (1 + |x|), floats only. Spec: SoftSign-9."""
 
     type_name = "SoftSign"
-    opsets = range(9, 17)
+    introduced = 9
     type_rule = REAL
     compute = staticmethod(_soft_sign)

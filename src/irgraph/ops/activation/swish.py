@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import REAL, widened
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -20,7 +20,7 @@ class Swish(Op):
     """x / (1 + exp(-beta * x)); floats only; ``beta`` a scalar of the same type (1 when absent). Spec: Swish-4."""
 
     type_name = "Swish"
-    opsets = range(4, 17)
+    introduced = 4
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("beta"))
     tolerance = Tolerance(ulp=2)
 

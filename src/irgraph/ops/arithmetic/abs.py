@@ -13,5 +13,6 @@ class Abs(UnaryMath):
     """Element-wise |x|; the minimum integer stays itself. Spec: Abs-1."""
 
     type_name = "Abs"
+    introduced = 1
     compute = staticmethod(np.abs)
     integers = "native"

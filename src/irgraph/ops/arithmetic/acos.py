@@ -14,6 +14,7 @@ class Acos(UnaryMath):
     """Element-wise arccosine. Spec: Acos-1."""
 
     type_name = "Acos"
+    introduced = 1
     compute = staticmethod(np.arccos)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

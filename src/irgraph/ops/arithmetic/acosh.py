@@ -14,7 +14,7 @@ class Acosh(UnaryMath):
     """Element-wise inverse hyperbolic cosine. Spec: Acosh-3."""
 
     type_name = "Acosh"
-    opsets = range(4, 17)  # the v3 op, first listed in opset4 (NodeFactory("opset3") cannot make it)
+    introduced = 4
     compute = staticmethod(np.arccosh)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

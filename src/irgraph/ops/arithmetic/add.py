@@ -13,4 +13,5 @@ class Add(BinaryArithmetic):
     """a + b with auto_broadcast; integers wrap. Spec: Add-1."""
 
     type_name = "Add"
+    introduced = 1
     compute = staticmethod(np.add)

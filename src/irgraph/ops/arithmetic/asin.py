@@ -14,5 +14,6 @@ class Asin(UnaryMath):
     """Element-wise arcsine. Spec: Asin-1."""
 
     type_name = "Asin"
+    introduced = 1
     compute = staticmethod(np.arcsin)
     tolerance = Tolerance(ulp=4)

@@ -14,7 +14,7 @@ class Asinh(UnaryMath):
     """Element-wise inverse hyperbolic sine. Spec: Asinh-3."""
 
     type_name = "Asinh"
-    opsets = range(4, 17)  # the v3 op, first listed in opset4 (NodeFactory("opset3") cannot make it)
+    introduced = 4
     compute = staticmethod(np.arcsinh)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

@@ -14,6 +14,7 @@ class Atan(UnaryMath):
     """Element-wise arctangent. Spec: Atan-1."""
 
     type_name = "Atan"
+    introduced = 1
     compute = staticmethod(np.arctan)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

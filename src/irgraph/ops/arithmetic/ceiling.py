@@ -13,5 +13,6 @@ class Ceiling(UnaryMath):
     """Element-wise round toward plus infinity; integers pass through. Spec: Ceiling-1."""
 
     type_name = "Ceiling"
+    introduced = 1
     compute = staticmethod(np.ceil)
     integers = "identity"

@@ -14,6 +14,7 @@ class Cos(UnaryMath):
     """Element-wise cosine. Spec: Cos-1."""
 
     type_name = "Cos"
+    introduced = 1
     compute = staticmethod(np.cos)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

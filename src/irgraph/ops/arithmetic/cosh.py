@@ -14,6 +14,7 @@ class Cosh(UnaryMath):
     """Element-wise hyperbolic cosine. Spec: Cosh-1."""
 
     type_name = "Cosh"
+    introduced = 1
     compute = staticmethod(np.cosh)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 AXIS_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -22,7 +22,7 @@ class CumSum(Op):
     another as OpenVINO's reference does (integers wrap; f16 rounds at each step). Spec: CumSum-3."""
 
     type_name = "CumSum"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.optional(1, InputSpec("arg"), InputSpec("axis"))
 
     exclusive: bool = attribute(False)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.op import attribute
 from irgraph.ops.registry import register
@@ -24,6 +24,13 @@ class Divide(BinaryArithmetic):
     """
 
     type_name = "Divide"
+    introduced = 1
+    cpu_plugin_differs = (
+        'openvino 2026.4.1 truncates signed integer quotients toward zero even with m_pythondiv="true" (-7 / 2 '
+        "is -3); its reference floors (-4), as irgraph does, and has no i8/i16 kernel. OpenVINO's ONNX frontend "
+        "writes ONNX's truncating Div as m_pythondiv=\"true\": onnx's test_div_int32_trunc expects the CPU's -1, "
+        "irgraph gives the reference's -2."
+    )
 
     m_pythondiv: bool = attribute(True)
 

@@ -20,6 +20,7 @@ class Erf(UnaryMath):
     """Element-wise the error function. Spec: Erf-1."""
 
     type_name = "Erf"
+    introduced = 1
     compute = staticmethod(_erf)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=16)

@@ -13,5 +13,6 @@ class Floor(UnaryMath):
     """Element-wise round toward minus infinity; integers pass through. Spec: Floor-1."""
 
     type_name = "Floor"
+    introduced = 1
     compute = staticmethod(np.floor)
     integers = "identity"

@@ -14,5 +14,6 @@ class Log(UnaryMath):
     """Element-wise natural logarithm. Spec: Log-1."""
 
     type_name = "Log"
+    introduced = 1
     compute = staticmethod(np.log)
     tolerance = Tolerance(ulp=2)

@@ -18,4 +18,5 @@ class Maximum(BinaryArithmetic):
     """std::max: ``a < b ? b : a`` with auto_broadcast, NaN as OpenVINO's reference. Spec: Maximum-1."""
 
     type_name = "Maximum"
+    introduced = 1
     compute = staticmethod(_maximum)

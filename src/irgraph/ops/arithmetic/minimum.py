@@ -18,4 +18,5 @@ class Minimum(BinaryArithmetic):
     """std::min: ``b < a ? b : a`` with auto_broadcast, NaN as OpenVINO's reference. Spec: Minimum-1."""
 
     type_name = "Minimum"
+    introduced = 1
     compute = staticmethod(_minimum)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.registry import register
 
@@ -25,4 +25,5 @@ class Mod(BinaryArithmetic):
     """a - trunc(a / b) * b with auto_broadcast, as OpenVINO's reference computes it. Spec: Mod-1."""
 
     type_name = "Mod"
+    introduced = 1
     compute = staticmethod(_mod)

@@ -13,4 +13,5 @@ class Multiply(BinaryArithmetic):
     """a * b with auto_broadcast; integers wrap. Spec: Multiply-1."""
 
     type_name = "Multiply"
+    introduced = 1
     compute = staticmethod(np.multiply)

@@ -13,5 +13,6 @@ class Negative(UnaryMath):
     """Element-wise -x; integers wrap. Spec: Negative-1."""
 
     type_name = "Negative"
+    introduced = 1
     compute = staticmethod(np.negative)
     integers = "native"

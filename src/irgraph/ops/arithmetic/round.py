@@ -21,7 +21,7 @@ class Round(UnaryMath):
     """Round to the nearest integer value; ``mode`` breaks ties. Integers pass through. Spec: Round-5."""
 
     type_name = "Round"
-    opsets = range(5, 17)
+    introduced = 5
     integers = "identity"
 
     mode: str = attribute("half_to_even")

@@ -13,5 +13,6 @@ class Sign(UnaryMath):
     """Element-wise -1, 0 or 1 (NaN stays NaN, -0.0 gives 0). Spec: Sign-1."""
 
     type_name = "Sign"
+    introduced = 1
     compute = staticmethod(np.sign)
     integers = "native"

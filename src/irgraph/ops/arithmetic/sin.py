@@ -14,5 +14,6 @@ class Sin(UnaryMath):
     """Element-wise sine. Spec: Sin-1."""
 
     type_name = "Sin"
+    introduced = 1
     compute = staticmethod(np.sin)
     tolerance = Tolerance(ulp=2)

@@ -14,6 +14,7 @@ class Sinh(UnaryMath):
     """Element-wise hyperbolic sine. Spec: Sinh-1."""
 
     type_name = "Sinh"
+    introduced = 1
     compute = staticmethod(np.sinh)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

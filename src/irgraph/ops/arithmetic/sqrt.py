@@ -13,5 +13,6 @@ class Sqrt(UnaryMath):
     """Element-wise square root. Spec: Sqrt-1."""
 
     type_name = "Sqrt"
+    introduced = 1
     compute = staticmethod(np.sqrt)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers

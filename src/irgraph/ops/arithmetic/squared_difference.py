@@ -18,4 +18,5 @@ class SquaredDifference(BinaryArithmetic):
     """(a - b) * (a - b) with auto_broadcast; integers wrap. Spec: SquaredDifference-1."""
 
     type_name = "SquaredDifference"
+    introduced = 1
     compute = staticmethod(_squared_difference)

@@ -13,4 +13,5 @@ class Subtract(BinaryArithmetic):
     """a - b with auto_broadcast; integers wrap. Spec: Subtract-1."""
 
     type_name = "Subtract"
+    introduced = 1
     compute = staticmethod(np.subtract)

@@ -14,6 +14,7 @@ class Tan(UnaryMath):
     """Element-wise tangent. Spec: Tan-1."""
 
     type_name = "Tan"
+    introduced = 1
     compute = staticmethod(np.tan)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

@@ -14,6 +14,7 @@ class Tanh(UnaryMath):
     """Element-wise hyperbolic tangent. Spec: Tanh-1."""
 
     type_name = "Tanh"
+    introduced = 1
     compute = staticmethod(np.tanh)
     integers = "round"  # OpenVINO: static_cast<T>(std::round(f(x))) for integers
     tolerance = Tolerance(ulp=2)

@@ -13,6 +13,6 @@ class BitwiseAnd(BinaryElementwise):
     """a & b with auto_broadcast (logical for booleans). Spec: BitwiseAnd-13."""
 
     type_name = "BitwiseAnd"
-    opsets = range(13, 17)
+    introduced = 13
     type_rule = INTEGER_OR_BOOLEAN
     compute = staticmethod(np.bitwise_and)

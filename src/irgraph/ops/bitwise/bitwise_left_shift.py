@@ -31,7 +31,7 @@ class BitwiseLeftShift(BinaryElementwise):
     """a << b with auto_broadcast; integers only. Spec: BitwiseLeftShift-15."""
 
     type_name = "BitwiseLeftShift"
-    opsets = range(15, 17)
+    introduced = 15
     type_rule = INTEGER
 
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -13,6 +13,6 @@ class BitwiseNot(UnaryElementwise):
     """~x (logical not for booleans). Spec: BitwiseNot-13."""
 
     type_name = "BitwiseNot"
-    opsets = range(13, 17)
+    introduced = 13
     type_rule = INTEGER_OR_BOOLEAN
     compute = staticmethod(np.invert)

@@ -13,6 +13,6 @@ class BitwiseOr(BinaryElementwise):
     """a | b with auto_broadcast (logical for booleans). Spec: BitwiseOr-13."""
 
     type_name = "BitwiseOr"
-    opsets = range(13, 17)
+    introduced = 13
     type_rule = INTEGER_OR_BOOLEAN
     compute = staticmethod(np.bitwise_or)

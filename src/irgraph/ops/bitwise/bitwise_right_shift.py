@@ -14,7 +14,7 @@ class BitwiseRightShift(BinaryElementwise):
     """a >> b with auto_broadcast (arithmetic for signed types); integers only. Spec: BitwiseRightShift-15."""
 
     type_name = "BitwiseRightShift"
-    opsets = range(15, 17)
+    introduced = 15
     type_rule = INTEGER
 
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -13,6 +13,6 @@ class BitwiseXor(BinaryElementwise):
     """a ^ b with auto_broadcast (logical for booleans). Spec: BitwiseXor-13."""
 
     type_name = "BitwiseXor"
-    opsets = range(13, 17)
+    introduced = 13
     type_rule = INTEGER_OR_BOOLEAN
     compute = staticmethod(np.bitwise_xor)

@@ -10,7 +10,9 @@ from irgraph.ops.registry import register
 
 @register
 class Equal(Comparison):
-    """a == b with auto_broadcast (NaN compares as IEEE says). Spec: Equal-1."""
+    """a == b with auto_broadcast (NaN compares as IEEE says; strings by value). Spec: Equal-1."""
 
     type_name = "Equal"
+    introduced = 1
+    compares_strings = True
     compute = staticmethod(np.equal)

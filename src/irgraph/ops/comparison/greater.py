@@ -13,4 +13,5 @@ class Greater(Comparison):
     """a > b with auto_broadcast (NaN compares as IEEE says). Spec: Greater-1."""
 
     type_name = "Greater"
+    introduced = 1
     compute = staticmethod(np.greater)

@@ -13,4 +13,5 @@ class GreaterEqual(Comparison):
     """a >= b with auto_broadcast (NaN compares as IEEE says). Spec: GreaterEqual-1."""
 
     type_name = "GreaterEqual"
+    introduced = 1
     compute = staticmethod(np.greater_equal)

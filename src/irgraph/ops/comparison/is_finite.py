@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def check_real(element_type: ElementType, title: str) -> None:
@@ -23,7 +23,6 @@ def check_real(element_type: ElementType, title: str) -> None:
 class FloatClassification(Op):
     """One float input; a boolean tensor of its shape (IsFinite, IsInf, IsNaN)."""
 
-    opsets = range(10, 17)
     inputs = Inputs.of(InputSpec("data"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
@@ -53,6 +52,7 @@ class IsFinite(FloatClassification):
     """True where the element is neither infinite nor NaN. Spec: IsFinite-10."""
 
     type_name = "IsFinite"
+    introduced = 10
 
     def classify(self, data: np.ndarray) -> np.ndarray:
         return np.isfinite(data)

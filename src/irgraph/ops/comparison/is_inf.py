@@ -17,6 +17,7 @@ class IsInf(FloatClassification):
     """True where the element is +inf (``detect_positive``) or -inf (``detect_negative``). Spec: IsInf-10."""
 
     type_name = "IsInf"
+    introduced = 10
 
     detect_negative: bool = attribute(True)
     detect_positive: bool = attribute(True)

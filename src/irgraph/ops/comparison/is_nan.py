@@ -16,6 +16,7 @@ class IsNaN(FloatClassification):
     """True where the element is NaN. Spec: IsNaN-10."""
 
     type_name = "IsNaN"
+    introduced = 10
 
     def classify(self, data: np.ndarray) -> np.ndarray:
         return np.isnan(data)

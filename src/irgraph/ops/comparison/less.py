@@ -13,4 +13,5 @@ class Less(Comparison):
     """a < b with auto_broadcast (NaN compares as IEEE says). Spec: Less-1."""
 
     type_name = "Less"
+    introduced = 1
     compute = staticmethod(np.less)

@@ -13,4 +13,5 @@ class LessEqual(Comparison):
     """a <= b with auto_broadcast (NaN compares as IEEE says). Spec: LessEqual-1."""
 
     type_name = "LessEqual"
+    introduced = 1
     compute = staticmethod(np.less_equal)

@@ -10,7 +10,9 @@ from irgraph.ops.registry import register
 
 @register
 class NotEqual(Comparison):
-    """a != b with auto_broadcast (NaN compares as IEEE says). Spec: NotEqual-1."""
+    """a != b with auto_broadcast (NaN compares as IEEE says; strings by value). Spec: NotEqual-1."""
 
     type_name = "NotEqual"
+    introduced = 1
+    compares_strings = True
     compute = staticmethod(np.not_equal)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -46,7 +46,7 @@ class Bucketize(Op):
     bound without the right bound). Spec: Bucketize-3."""
 
     type_name = "Bucketize"
-    opsets = range(3, 17)
+    introduced = 3
     inputs = Inputs.of(InputSpec("data"), InputSpec("buckets"))
 
     output_type: ElementType = attribute(ElementType.I64)

@@ -15,6 +15,6 @@ class If(SubGraphOp):
     """If-8: input 0 is the condition; the other inputs feed the bodies through their port maps."""
 
     type_name = "If"
-    opsets = range(8, 17)
+    introduced = 8
     body_tags = ("then_body", "else_body")
-    inputs = Inputs(fixed=(InputSpec("cond", needs_value=True),), variadic=InputSpec("input"), minimum=1)
+    inputs = Inputs(fixed=(InputSpec("cond"),), variadic=InputSpec("input"), minimum=1)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import ForwardConvolution
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register
@@ -18,6 +18,7 @@ class Convolution(ForwardConvolution):
     """data (N, C, *S) with filters (O, C, *K) -> (N, O, *out). Spec: Convolution-1."""
 
     type_name = "Convolution"
+    introduced = 1
 
     def output_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
         """The filters' output channels, once the input channels agree."""

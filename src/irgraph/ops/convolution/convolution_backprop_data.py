@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import BackpropConvolution
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register
@@ -18,6 +18,7 @@ class ConvolutionBackpropData(BackpropConvolution):
     """data (N, C, *S) with filters (C, O, *K) -> (N, O, *out). Spec: ConvolutionBackpropData-1."""
 
     type_name = "ConvolutionBackpropData"
+    introduced = 1
 
     def in_out_channels(self, channels: Dim, prefix: tuple[Dim, ...] | None) -> Dim:
         """The filters' second dim, once their first agrees with the data channels."""

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import ForwardConvolution, group_count, multiply_dims
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register
@@ -17,6 +17,7 @@ class GroupConvolution(ForwardConvolution):
     """data (N, G*C, *S) with filters (G, O, C, *K) -> (N, G*O, *out). Spec: GroupConvolution-1."""
 
     type_name = "GroupConvolution"
+    introduced = 1
     attribute_order = ("strides", "pads_begin", "pads_end", "dilations", "auto_pad")  # as OpenVINO writes it
     filter_prefix = 3
 

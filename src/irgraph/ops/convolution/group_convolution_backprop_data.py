@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import BackpropConvolution, group_count, multiply_dims
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register
@@ -17,6 +17,7 @@ class GroupConvolutionBackpropData(BackpropConvolution):
     """data (N, G*C, *S) with filters (G, C, O, *K) -> (N, G*O, *out). Spec: GroupConvolutionBackpropData-1."""
 
     type_name = "GroupConvolutionBackpropData"
+    introduced = 1
     # as OpenVINO 2026.4.1 writes it
     attribute_order = ("strides", "pads_begin", "pads_end", "dilations", "auto_pad", "output_padding")
     filter_prefix = 3

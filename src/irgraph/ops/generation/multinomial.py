@@ -32,11 +32,11 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 _M32 = 0xFFFFFFFF
 _STATE_SIZE = 624
@@ -95,8 +95,8 @@ class Multinomial(Op):
     Spec: Multinomial-13."""
 
     type_name = "Multinomial"
-    opsets = range(13, 17)
-    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples", needs_value=True))
+    introduced = 13
+    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples"))
 
     convert_type: ElementType = attribute()
     with_replacement: bool = attribute()
@@ -156,8 +156,11 @@ class Multinomial(Op):
         dtype = probs.dtype
         batch, classes = probs.shape
         count = shape[1]
-        if count == 0:
+        if count == 0 or batch == 0:
             return [np.zeros(shape, self.convert_type.numpy_dtype)]
+        # OpenVINO 2026.4.1's CPU plugin returns uninitialised memory here: there is no class to sample.
+        check(classes > 0, f"Multinomial: {count} samples asked from probabilities with no class (shape "
+              f"{shape_text(probs.shape)})")
         cdf = self._cdf(probs)
         check(bool(np.all(np.isfinite(cdf))) and bool(np.all(np.diff(cdf.astype(np.float64), axis=1) >= 0))
               and (classes == 0 or bool(np.all(cdf[:, :1] >= 0) and np.all(cdf[:, -1] > 0))),

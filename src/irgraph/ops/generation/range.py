@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, PartialValue, Shape, TensorType
 
 _WIDENED = {np.dtype(np.float16), np.dtype("bfloat16")}
 
@@ -33,8 +33,8 @@ class _Range(Op):
 
     type_name = "Range"
     inputs = Inputs.of(
-        InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
-        InputSpec("step", needs_value=True),
+        InputSpec("start"), InputSpec("stop"),
+        InputSpec("step"),
     )
 
     def result_type(self, inputs: Sequence[ElementType]) -> ElementType:
@@ -109,7 +109,7 @@ class _Range(Op):
 class Range(_Range):
     """Range-1: start, stop and step of one numeric element type, which is the output's."""
 
-    opsets = range(1, 4)
+    introduced = 1
 
     def result_type(self, inputs: Sequence[ElementType]) -> ElementType:
         """The inputs' common element type."""
@@ -127,7 +127,7 @@ class Range(_Range):
 class Range4(_Range):
     """Range-4: any numeric input types, converted to ``output_type``."""
 
-    opsets = range(4, 17)
+    introduced = 4
 
     output_type: ElementType = attribute()
 

@@ -15,9 +15,9 @@ class Loop(SubGraphOp):
     """Loop-5: inputs 0 (trip count) and 1 (execution condition) drive the iterations; the rest feed the body."""
 
     type_name = "Loop"
-    opsets = range(5, 17)
+    introduced = 5
     inputs = Inputs(
-        fixed=(InputSpec("trip_count", needs_value=True), InputSpec("execution_condition", needs_value=True)),
+        fixed=(InputSpec("trip_count"), InputSpec("execution_condition")),
         variadic=InputSpec("input"),
         minimum=2,
     )

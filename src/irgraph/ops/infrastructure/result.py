@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -18,6 +18,7 @@ class Result(Op):
     """A model output: passes its input through. Spec: Result-1."""
 
     type_name = "Result"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"))
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:

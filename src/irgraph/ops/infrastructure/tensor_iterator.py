@@ -14,4 +14,4 @@ class TensorIterator(SubGraphOp):
     """TensorIterator-1: one ``body``; iterations from the sliced inputs (or a concatenated output's range)."""
 
     type_name = "TensorIterator"
-    opsets = range(1, 17)
+    introduced = 1

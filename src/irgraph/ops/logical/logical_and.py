@@ -13,4 +13,5 @@ class LogicalAnd(BinaryLogical):
     """a and b with auto_broadcast. Spec: LogicalAnd-1."""
 
     type_name = "LogicalAnd"
+    introduced = 1
     compute = staticmethod(np.logical_and)

@@ -18,5 +18,6 @@ class LogicalNot(UnaryElementwise):
     """not x (for numbers: x == 0, in their type, as OpenVINO's reference). Spec: LogicalNot-1."""
 
     type_name = "LogicalNot"
+    introduced = 1
     type_rule = ANY_TYPE
     compute = staticmethod(_logical_not)

@@ -13,4 +13,5 @@ class LogicalOr(BinaryLogical):
     """a or b with auto_broadcast. Spec: LogicalOr-1."""
 
     type_name = "LogicalOr"
+    introduced = 1
     compute = staticmethod(np.logical_or)

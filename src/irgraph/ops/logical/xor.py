@@ -1,4 +1,4 @@
-"""Xor-1: opset1's name for the element-wise xor of boolean tensors (LogicalXor from opset 2 on)."""
+"""Xor-1: opset1's other name for the xor of boolean tensors (opset1 has LogicalXor too; later opsets only that)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes, merge_element_types
 from irgraph.ops.op import Inputs, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 ELLIPSIS = "..."
 _TOKENS = re.compile(r"\.\.\.|[a-zA-Z]")
@@ -77,7 +77,7 @@ class Einsum(Op):
     in their own type (wrapping). Label dims must agree; ellipsis dims broadcast. Spec: Einsum-7."""
 
     type_name = "Einsum"
-    opsets = range(7, 17)
+    introduced = 7
     inputs = Inputs.repeated("inputs", minimum=1)
     tolerance = Tolerance(ulp=4, eps=16)
 

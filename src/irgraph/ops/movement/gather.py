@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,21 @@ class _Gather(Op):
     every version, rather than refuse a model OpenVINO runs)."""
 
     type_name = "Gather"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis"))
     bound_inputs = (0,)
+
+    def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
+                    ) -> int | None:
+        """The indices (input 1) pick among the ``axis`` dim of data: its size when static."""
+        data, axis = inputs[0], values[2]
+        if port != 1 or data is None or axis is None or data.shape.rank_is_dynamic or np.size(axis) != 1:
+            return None
+        position = int(np.reshape(axis, -1)[0])
+        rank = data.shape.rank
+        if not -rank <= position < rank:
+            return None
+        dim = data.shape[position]
+        return dim.value if dim.is_static else None
 
     @property
     def batch(self) -> int:
@@ -134,7 +147,7 @@ class _Gather(Op):
 class Gather(_Gather):
     """Gather-1: scalar axis input, no batch dims."""
 
-    opsets = range(1, 7)
+    introduced = 1
 
 
 @register
@@ -142,7 +155,7 @@ class Gather(_Gather):
 class Gather7(_Gather):
     """Gather-7: ``batch_dims`` (negative counts from the indices rank)."""
 
-    opsets = range(7, 8)
+    introduced = 7
 
     batch_dims: int = attribute(0)
 
@@ -157,6 +170,6 @@ class Gather7(_Gather):
 class Gather8(Gather7):
     """Gather-8: Gather-7 whose spec allows negative indices (the reference wraps them in every version)."""
 
-    opsets = range(8, 17)
+    introduced = 8
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @register
@@ -24,7 +24,7 @@ class GatherElements(Op):
     """
 
     type_name = "GatherElements"
-    opsets = range(6, 17)
+    introduced = 6
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"))
 
     axis: int = attribute()

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ class _GatherND(Op):
         batch, depth = self.batch_dims, indices.shape[-1]
         count = math.prod(data.shape[:batch])
         sizes = np.array(data.shape[batch:batch + depth], np.int64)
-        flat = indices.reshape(count, -1, depth).astype(np.int64)
+        tuples = math.prod(indices.shape[batch:-1])  # not -1: an index tuple may be empty (depth 0)
+        flat = indices.reshape(count, tuples, depth).astype(np.int64)
         wrapped = np.where(flat < 0, flat + sizes, flat)
         if wrapped.size and ((wrapped < 0) | (wrapped >= sizes)).any():
             raise OpError(f"GatherND index out of range: indices must lie in [-size, size) of data dims "
@@ -87,7 +88,10 @@ class _GatherND(Op):
         if math.prod(shape) == 0:
             return [np.empty(shape, data.dtype)]
         cube = data.reshape(count, *data.shape[batch:])
-        picked = cube[(np.arange(count)[:, None], *(wrapped[..., j] for j in range(depth)))]
+        # An empty index tuple picks the whole slice (the spec; OpenVINO 2026.4.1's CPU plugin returns
+        # uninitialised memory and its reference does not fold it): NumPy's cube[b][()] is exactly that.
+        rows = np.broadcast_to(np.arange(count)[:, None], (count, tuples))
+        picked = cube[(rows, *(wrapped[..., j] for j in range(depth)))]
         return [picked.reshape(shape)]
 
 
@@ -96,7 +100,7 @@ class _GatherND(Op):
 class GatherND(_GatherND):
     """GatherND-5: the output's batch dims flattened into one."""
 
-    opsets = range(5, 8)
+    introduced = 5
 
 
 @register
@@ -104,5 +108,5 @@ class GatherND(_GatherND):
 class GatherND8(_GatherND):
     """GatherND-8: the output keeps the batch dims."""
 
-    opsets = range(8, 17)
+    introduced = 8
     flattens_batch = False

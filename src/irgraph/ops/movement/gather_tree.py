@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def as_index(values: np.ndarray) -> np.ndarray:
@@ -28,6 +28,7 @@ class GatherTree(Op):
     every entry is end_token. A parent outside ``[0, beam)`` is refused (the reference reads out of bounds)."""
 
     type_name = "GatherTree"
+    introduced = 1
     inputs = Inputs.of(InputSpec("step_ids"), InputSpec("parent_idx"), InputSpec("max_seq_len"), InputSpec("end_token"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

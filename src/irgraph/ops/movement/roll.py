@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -19,7 +19,7 @@ class Roll(Op):
     Spec: Roll-7."""
 
     type_name = "Roll"
-    opsets = range(7, 17)
+    introduced = 7
     inputs = Inputs.of(InputSpec("data"), InputSpec("shift"), InputSpec("axes"))
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import axis_value, indices_in_range, scatter_rows
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 ELEMENT_REDUCTIONS = ("none", "sum", "prod", "min", "max", "mean")
 
@@ -85,7 +85,7 @@ class ScatterElementsUpdateBase(Op):
 class ScatterElementsUpdate3(ScatterElementsUpdateBase):
     """ScatterElementsUpdate-3: the last update of a repeated position stays. Spec: ScatterElementsUpdate-3."""
 
-    opsets = range(3, 12)
+    introduced = 3
 
 
 @register
@@ -94,7 +94,7 @@ class ScatterElementsUpdate12(ScatterElementsUpdateBase):
     """ScatterElementsUpdate-12: ``reduction`` none/sum/prod/min/max/mean; ``use_init_val`` says whether
     the data value takes part (integer mean floors). Spec: ScatterElementsUpdate-12."""
 
-    opsets = range(12, 17)
+    introduced = 12
 
     reduction: str = attribute("none")
     use_init_val: bool = attribute(True)

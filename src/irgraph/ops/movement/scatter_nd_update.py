@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import indices_in_range, scatter_rows, shapes_compatible
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 ND_REDUCTIONS = ("none", "sum", "sub", "prod", "min", "max")
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
@@ -83,7 +83,7 @@ class ScatterNDUpdate3(ScatterNDUpdateBase):
     """ScatterNDUpdate-3 (OpenVINO's v3, first in opset4): the last update of a repeated index tuple stays.
     Spec: ScatterNDUpdate-3."""
 
-    opsets = range(4, 15)
+    introduced = 4
 
 
 @register
@@ -92,7 +92,7 @@ class ScatterNDUpdate15(ScatterNDUpdateBase):
     """ScatterNDUpdate-15: ``reduction`` none/sum/sub/prod/min/max combines the data with the updates,
     applied in order (booleans: sum/max OR, sub XOR, prod/min AND). Spec: ScatterNDUpdate-15."""
 
-    opsets = range(15, 17)
+    introduced = 15
 
     reduction: str = attribute("none")
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -19,6 +19,7 @@ class ShuffleChannels(Op):
     """Split ``axis`` into (group, size / group), swap the two and join them. Spec: ShuffleChannels-1."""
 
     type_name = "ShuffleChannels"
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"))
 
     axis: int = attribute(1)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -54,8 +55,8 @@ class Unique(Op):
     """
 
     type_name = "Unique"
-    opsets = range(10, 17)
-    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis", needs_value=True))
+    introduced = 10
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis"))
 
     sorted: bool = attribute(True)
     index_element_type: ElementType = attribute(ElementType.I64)
@@ -117,7 +118,7 @@ class Unique(Op):
                   f"{np.size(inputs[1])} values")
             axis = normalize_axis(integer_values(inputs[1], "axis")[0], data.ndim)
             slices = np.moveaxis(data, axis, 0)
-            rows = slices.reshape(slices.shape[0], -1)
+            rows = slices.reshape(slices.shape[0], math.prod(slices.shape[1:]))  # not -1: there may be no slice
         else:
             axis = None
             slices = data.reshape(-1)

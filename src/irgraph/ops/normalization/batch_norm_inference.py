@@ -8,12 +8,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.convolution import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 PARAMETERS = ("gamma", "beta", "mean", "variance")
 
@@ -91,7 +91,7 @@ class BatchNormInference(BatchNormBase):
     """Spec: BatchNormInference-1 (opsets 1-4): inputs gamma, beta, data, mean, variance."""
 
     type_name = "BatchNormInference"
-    opsets = range(1, 5)
+    introduced = 1
     inputs = Inputs.of(*(InputSpec(n) for n in ("gamma", "beta", "data", "mean", "variance")))
     data_index = 2
 
@@ -102,6 +102,6 @@ class BatchNormInference5(BatchNormBase):
     """Spec: BatchNormInference-5 (opsets 5-16): inputs data, gamma, beta, mean, variance."""
 
     type_name = "BatchNormInference"
-    opsets = range(5, 17)
+    introduced = 5
     inputs = Inputs.of(*(InputSpec(n) for n in ("data", "gamma", "beta", "mean", "variance")))
     data_index = 0

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 EPS_MODES = ("inside_sqrt", "outside_sqrt")
 MVN_TOLERANCE = Tolerance(ulp=16, eps=64)
@@ -43,7 +43,7 @@ class MVN(Op):
     or 2.. of the data; eps is added inside the square root, as OpenVINO's reference and CPU plugin do."""
 
     type_name = "MVN"
-    opsets = range(2, 6)
+    introduced = 2
     inputs = Inputs.of(InputSpec("data"))
     tolerance = MVN_TOLERANCE
 
@@ -85,7 +85,7 @@ class MVN6(Op):
 
     type_name = "MVN"
     attribute_order = ("eps", "normalize_variance", "eps_mode")  # as OpenVINO 2026.4.1 writes it
-    opsets = range(6, 17)
+    introduced = 6
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = MVN_TOLERANCE
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import (
-    OPSETS_WITH_BASIC_OPS,
     Inputs,
     InputSpec,
     Op,
@@ -20,7 +20,6 @@ from irgraph.ops.op import (
     normalize_axis,
 )
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 EPS_MODES = ("add", "max")
 
@@ -34,7 +33,7 @@ class NormalizeL2(Op):
     plugin adds eps in both modes)."""
 
     type_name = "NormalizeL2"
-    opsets = OPSETS_WITH_BASIC_OPS
+    introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = Tolerance(ulp=8, eps=8)
 

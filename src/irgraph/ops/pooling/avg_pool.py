@@ -1,4 +1,4 @@
-"""AvgPool-1 and AvgPool-14: the mean of each window, with or without the padding counted."""
+"""AvgPool-1, -14 and -16: the mean of each window, with or without the padding counted."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families.convolution import widen
 from irgraph.ops.families.pooling import Pooling, separable_reduce
 from irgraph.ops.op import Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 AVG_POOL_TOLERANCE = Tolerance(ulp=1, sum_eps=8)
 """A mean of k terms: 1 ULP (f16/bf16 rounding once) or 8 eps of the mean of the absolute terms
@@ -35,7 +35,7 @@ class AvgPool(Pooling):
     """
 
     type_name = "AvgPool"
-    opsets = range(1, 14)
+    introduced = 1
     tolerance = AVG_POOL_TOLERANCE
 
     attribute_order = ("kernel", "strides", "pads_begin", "pads_end", "exclude_pad", "auto_pad", "rounding_type")
@@ -92,8 +92,33 @@ class AvgPool(Pooling):
 @register
 @dataclass(frozen=True)
 class AvgPool14(AvgPool):
-    """AvgPool-1 plus ``rounding_type="ceil_torch"``. Spec: AvgPool-14 (opsets 14-16)."""
+    """AvgPool-1 plus ``rounding_type="ceil_torch"``. Spec: AvgPool-14 (opsets 14-15)."""
 
     type_name = "AvgPool"
-    opsets = range(14, 17)
+    introduced = 14
     rounding_types = ("floor", "ceil", "ceil_torch")
+
+
+@register
+@dataclass(frozen=True)
+class AvgPool16(AvgPool14):
+    """AvgPool-14 plus ``dilations``. Spec: AvgPool-16 (opset 16; what OpenVINO's ONNX frontend makes of
+    every AveragePool).
+
+    A dilated window reads every ``dilation``-th element; the divisor is the taps inside the data, or
+    with ``exclude-pad="false"`` and padding the kernel size (its taps, not the dilated span), as
+    OpenVINO 2026.4.1's CPU plugin computes it (its reference folds no AvgPool).
+    """
+
+    type_name = "AvgPool"
+    introduced = 16
+    cpu_plugin_differs = ('openvino 2026.4.1 crashes (SIGSEGV) compiling an AvgPool-16 whose dilations are empty '
+                          '(dilations="", what it writes for the default); its reference evaluates no AvgPool.')
+    attribute_order = (*AvgPool.attribute_order, "dilations")  # as OpenVINO 2026.4.1 writes AvgPool-16
+
+    dilations: tuple[int, ...] = attribute(())
+
+    @property
+    def window_dilations(self) -> tuple[int, ...]:
+        """The dilations (ones when the attribute is empty, as OpenVINO writes the default)."""
+        return self.dilations or (1,) * len(self.kernel)

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field, replace
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.families.pooling import Geometry, Pooling, separable_reduce
 from irgraph.ops.op import attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 
 def lowest(dtype: np.dtype) -> object:
@@ -100,7 +100,7 @@ class MaxPool(MaxPoolBase):
     """Window maxima. Spec: MaxPool-1 (opsets 1-7; rounding floor or ceil, no dilations, no indices)."""
 
     type_name = "MaxPool"
-    opsets = range(1, 8)
+    introduced = 1
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The pooled shape, the data's element type."""
@@ -128,7 +128,7 @@ class MaxPool8(MaxPoolBase):
     """
 
     type_name = "MaxPool"
-    opsets = range(8, 14)
+    introduced = 8
 
     attribute_order = ("strides", "dilations", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad",
                        "index_element_type", "axis")  # as OpenVINO 2026.4.1 writes MaxPool-8/14
@@ -193,7 +193,7 @@ class MaxPool14(MaxPool8):
     Spec: MaxPool-14 (opsets 14-16)."""
 
     type_name = "MaxPool"
-    opsets = range(14, 17)
+    introduced = 14
     rounding_types = ("floor", "ceil", "ceil_torch")
 
 

@@ -11,6 +11,6 @@ class ReduceL1(Reduction):
     """The sum of absolute values over the axes. Spec: ReduceL1-4."""
 
     type_name = "ReduceL1"
-    opsets = range(4, 17)
+    introduced = 4
     reduce = staticmethod(l1)
 

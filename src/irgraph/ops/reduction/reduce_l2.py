@@ -11,6 +11,6 @@ class ReduceL2(Reduction):
     """The square root of the sum of squares over the axes. Spec: ReduceL2-4."""
 
     type_name = "ReduceL2"
-    opsets = range(4, 17)
+    introduced = 4
     reduce = staticmethod(l2)
 

@@ -11,5 +11,6 @@ class ReduceLogicalAnd(LogicalReduction):
     """True where every value over the axes is true. Spec: ReduceLogicalAnd-1."""
 
     type_name = "ReduceLogicalAnd"
+    introduced = 1
     reduce = staticmethod(logical_and)
 

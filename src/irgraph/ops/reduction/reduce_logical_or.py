@@ -11,5 +11,6 @@ class ReduceLogicalOr(LogicalReduction):
     """True where any value over the axes is true. Spec: ReduceLogicalOr-1."""
 
     type_name = "ReduceLogicalOr"
+    introduced = 1
     reduce = staticmethod(logical_or)
 

@@ -11,5 +11,7 @@ class ReduceMax(Reduction):
     """The maximum over the axes (NaNs ignored). Spec: ReduceMax-1."""
 
     type_name = "ReduceMax"
+    introduced = 1
+    bound_inputs = (0,)  # monotonic: the maximum of the bounds bounds the maximum (OpenVINO's evaluate_lower/upper)
     reduce = staticmethod(maximum)
 

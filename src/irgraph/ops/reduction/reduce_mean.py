@@ -11,5 +11,6 @@ class ReduceMean(Reduction):
     """The mean over the axes (integers truncate toward zero). Spec: ReduceMean-1."""
 
     type_name = "ReduceMean"
+    introduced = 1
     reduce = staticmethod(mean)
     tolerance = SUM_TOLERANCE

@@ -11,5 +11,6 @@ class ReduceProd(Reduction):
     """The product over the axes (sequential, as OpenVINO's reference). Spec: ReduceProd-1."""
 
     type_name = "ReduceProd"
+    introduced = 1
     reduce = staticmethod(product)
 

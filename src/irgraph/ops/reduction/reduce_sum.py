@@ -11,5 +11,6 @@ class ReduceSum(Reduction):
     """The sum over the axes (Kahan summation in OpenVINO's reference). Spec: ReduceSum-1."""
 
     type_name = "ReduceSum"
+    introduced = 1
     reduce = staticmethod(total)
     tolerance = SUM_TOLERANCE

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.ops.families.elementwise import broadcast_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 WEIGHTS_PER_STEP = 2**22
 """Attention weights (elements) computed at once: larger problems go batch by batch and row block by
@@ -28,12 +28,13 @@ def _batch(shape: Shape) -> Shape:
 class ScaledDotProductAttention(Op):
     """``softmax(query @ key^T * scale + bias, axis=-1) @ value``; ``scale`` defaults to
     ``1/sqrt(E)``; the bias is the causal upper triangle of -inf (``causal``, the mask is then
-    ignored), ``-inf`` where a boolean mask is false, or a float mask added. Batch dims broadcast.
+    ignored), ``-inf`` where a boolean mask is false, or a float mask added. Batch dims broadcast, and
+    so do the mask's last two with L and S (a one-row query under an [L, S] mask gives L rows).
     Computed in f64 and rounded once (a tolerance row covers OpenVINO's f32 kernels). A row that
     masks every key gives NaN, as the pseudo-code does. Spec: ScaledDotProductAttention-13."""
 
     type_name = "ScaledDotProductAttention"
-    opsets = range(13, 17)
+    introduced = 13
     inputs = Inputs.optional(3, InputSpec("query"), InputSpec("key"), InputSpec("value"), InputSpec("attention_mask"),
                              InputSpec("scale"))
     tolerance = Tolerance(ulp=64, eps=64)
@@ -71,11 +72,28 @@ class ScaledDotProductAttention(Op):
               f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
         batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
         batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
-        if not self.causal and len(inputs) > 3 and (inputs[3].shape.rank_is_dynamic or inputs[3].shape.rank >= 2):
-            batch = broadcast_shapes(batch, _batch(inputs[3].shape), "numpy")  # the mask's batch dims count too
+        length = query.shape[-2]
+        mask = self._mask_shape(inputs)
+        if mask is not None and not mask.rank_is_dynamic:
+            # OpenVINO's shape rule merges the mask's last two dims into L and S with broadcasting: a
+            # one-row query under an [L, S] mask gives L rows (the decomposition adds the mask to Q K^T).
+            source = key.shape[-2] if not key.shape.rank_is_dynamic else Dim.dynamic()
+            merged_length = broadcast_dim(length, mask[-2]) if mask.rank >= 2 else None
+            check(merged_length is not None and broadcast_dim(source, mask[-1]) is not None,
+                  f"Attention mask input shape not compatible with other inputs. Got: {mask} for query "
+                  f"{query.shape} and key {key.shape}")
+            length = merged_length  # type: ignore[assignment]
+            batch = broadcast_shapes(batch, _batch(mask), "numpy")  # the mask's batch dims count too
         if batch.rank_is_dynamic:
             return [TensorType(element_type, Shape(None))]
-        return [TensorType(element_type, Shape((*batch.dims, query.shape[-2], value.shape[-1])))]
+        return [TensorType(element_type, Shape((*batch.dims, length, value.shape[-1])))]
+
+    def _mask_shape(self, inputs: Sequence[TensorType]) -> Shape | None:
+        """The attention mask's shape when it applies: given, not ``causal``, not a scalar."""
+        if self.causal or len(inputs) <= 3:
+            return None
+        shape = inputs[3].shape
+        return None if not shape.rank_is_dynamic and shape.rank == 0 else shape
 
     def _shape(self, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
         query, key, value = inputs[:3]
@@ -85,14 +103,21 @@ class ScaledDotProductAttention(Op):
         check(key.shape[-2] == value.shape[-2], f"Source sequence length of key and value must match. Got: "
               f"{list(key.shape)} and {list(value.shape)}")
         batches = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
-        if not self.causal and len(inputs) > 3 and inputs[3].ndim >= 2:
-            batches.append(inputs[3].shape[:-2])
+        length = query.shape[-2]
+        if not self.causal and len(inputs) > 3 and inputs[3].ndim:
+            mask = inputs[3].shape
+            merged_length = _broadcast_size(length, mask[-2]) if len(mask) >= 2 else None
+            check(merged_length is not None and _broadcast_size(key.shape[-2], mask[-1]) is not None,
+                  f"Attention mask input shape not compatible with other inputs. Got: {list(mask)} for "
+                  f"query {list(query.shape)} and key {list(key.shape)}")
+            length = merged_length  # type: ignore[assignment]
+            batches.append(mask[:-2])
         try:
             batch = np.broadcast_shapes(*batches)
         except ValueError:
             check(False, f"Batch dims of query, key, value and attention_mask must broadcast. Got: "
                   f"{[list(b) for b in batches]}")
-        return (*batch, query.shape[-2], value.shape[-1]), query, key, value
+        return (*batch, length, value.shape[-1]), query, key, value
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``batch + [L, Ev]``."""
@@ -103,13 +128,13 @@ class ScaledDotProductAttention(Op):
         shape, query, key, value = self._shape(inputs)
         dtype = query.dtype
         check(key.dtype == dtype and value.dtype == dtype, "Element types of query, key and value must match")
-        length, source = query.shape[-2], key.shape[-2]
+        length, source = shape[-2], key.shape[-2]  # the mask may broadcast a one-row query to L rows
         batch = shape[:-2]
         scale = float(np.asarray(inputs[4], np.float64).reshape(-1)[0]) if len(inputs) > 4 else \
             1.0 / np.sqrt(np.float64(query.shape[-1]))
         bias = self._bias(inputs, length, source, batch)
         result = np.empty(shape, dtype)
-        q = np.broadcast_to(query, (*batch, *query.shape[-2:]))
+        q = np.broadcast_to(query, (*batch, length, query.shape[-1]))
         k = np.broadcast_to(key, (*batch, *key.shape[-2:]))
         v = np.broadcast_to(value, (*batch, *value.shape[-2:]))
         b = None if bias is None else np.broadcast_to(bias, (*batch, length, source))
@@ -140,6 +165,11 @@ class ScaledDotProductAttention(Op):
         except ValueError:
             check(False, f"attention_mask {list(mask.shape)} must broadcast to {[*batch, length, source]}")
         return bias
+
+
+def _broadcast_size(a: int, b: int) -> int | None:
+    """The size two dims broadcast to (numpy's rule), None when they do not."""
+    return a if b in (1, a) else b if a == 1 else None
 
 
 def _attend(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, PartialValue, Shape, TensorType
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class _ShapeOf(Op):
 
     type_name = "ShapeOf"
     inputs = Inputs.of(InputSpec("data"))
+    reads_values = False
 
     @property
     def result_type(self) -> ElementType:
@@ -60,7 +61,7 @@ class _ShapeOf(Op):
 class ShapeOf1(_ShapeOf):
     """The input's shape as i64. Spec: ShapeOf-1 (no attributes)."""
 
-    opsets = range(1, 3)
+    introduced = 1
 
 
 @register
@@ -68,7 +69,7 @@ class ShapeOf1(_ShapeOf):
 class ShapeOf3(_ShapeOf):
     """The input's shape as ``output_type`` (i64 or i32). Spec: ShapeOf-3."""
 
-    opsets = range(3, 17)
+    introduced = 3
 
     output_type: ElementType = attribute(ElementType.I64)
 

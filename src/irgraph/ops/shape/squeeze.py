@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 AXES_RANK = "Second input (axes) should not be of rank higher than 1. Got: {}"
 
@@ -22,8 +22,9 @@ class _Squeeze(Op):
     view of the input."""
 
     type_name = "Squeeze"
-    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     @property
     def skips_uncertain_axes(self) -> bool:
@@ -98,7 +99,7 @@ class _Squeeze(Op):
 class Squeeze(_Squeeze):
     """Remove dims of size 1 (all of them, or those ``axes`` names). Spec: Squeeze-1."""
 
-    opsets = range(1, 15)
+    introduced = 1
 
 
 @register
@@ -107,7 +108,7 @@ class Squeeze15(_Squeeze):
     """Squeeze-1 plus ``allow_axis_skip``: a named dim that may or may not be 1 makes the output rank
     unknown instead of being squeezed. Spec: Squeeze-15."""
 
-    opsets = range(15, 17)
+    introduced = 15
 
     allow_axis_skip: bool = attribute(False)
 

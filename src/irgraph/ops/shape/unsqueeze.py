@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 AXES_RANK = "Second input (axes) should not be of rank higher than 1. Got: {}"
 
@@ -21,8 +21,10 @@ class Unsqueeze(Op):
     Spec: Unsqueeze-1. The output is a view of the input."""
 
     type_name = "Unsqueeze"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    introduced = 1
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input dims with 1s inserted."""

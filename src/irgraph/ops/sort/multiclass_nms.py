@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 F32 = np.float32
 SORT_TYPES = ("none", "score", "classid")
@@ -237,7 +237,7 @@ class _MulticlassNms(Op):
 class MulticlassNms8(_MulticlassNms):
     """MulticlassNms-8: shared boxes only. Spec: MulticlassNms-8."""
 
-    opsets = range(8, 9)
+    introduced = 8
 
 
 @register
@@ -246,5 +246,5 @@ class MulticlassNms(_MulticlassNms):
     """MulticlassNms-9: an optional ``roisnum`` input (per-class boxes, images as runs of boxes).
     Spec: MulticlassNms-9."""
 
-    opsets = range(9, 17)
+    introduced = 9
     inputs = Inputs.optional(2, InputSpec("boxes"), InputSpec("scores"), InputSpec("roisnum"))

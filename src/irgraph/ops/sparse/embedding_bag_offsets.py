@@ -17,7 +17,7 @@ class EmbeddingBagOffsets(OffsetsBags):
     counts as one). Spec: EmbeddingBagOffsets-15."""
 
     type_name = "EmbeddingBagOffsets"
-    opsets = range(15, 17)
+    introduced = 15
 
     reduction: str = attribute("sum")
 

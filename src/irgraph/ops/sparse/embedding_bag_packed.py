@@ -16,7 +16,7 @@ class EmbeddingBagPacked(PackedBags):
     """Per-bag sums, or means (``reduction="mean"``, no per-sample weights). Spec: EmbeddingBagPacked-15."""
 
     type_name = "EmbeddingBagPacked"
-    opsets = range(15, 17)
+    introduced = 15
 
     reduction: str = attribute("sum")
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import input_rank, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
@@ -20,9 +21,8 @@ from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
-from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14
+from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
-from irgraph.shapes import Dim
 
 _AUTO_PAD = {"same_upper": "SAME_UPPER", "same_lower": "SAME_LOWER", "valid": "VALID"}
 
@@ -228,17 +228,22 @@ def _refuse_empty_windows(ctx: ExportContext, node: Node, op: Any,
                              "onnxruntime 1.31.1's a negative one")
 
 
-@exports(AvgPool, AvgPool14)
+@exports(AvgPool, AvgPool14, AvgPool16)
 def avg_pool(node: Node, op: Any, ctx: ExportContext) -> list:
     """AveragePool: exclude-pad is count_include_pad=0; without it OpenVINO divides by the kernel size
-    where there is padding (count_include_pad=1) and by the taps inside the data where there is none."""
+    where there is padding (count_include_pad=1) and by the taps inside the data where there is none.
+    AvgPool-16's dilations are AveragePool's from opset 19."""
     if op.auto_pad in ("same_upper", "same_lower") and _pool_pads(ctx, node, op) is None:
         raise ctx.refuse("AvgPool same_* padding on dynamic dims: whether it pads (and so what it divides by) "
                          "depends on the run")
+    dilations = tuple(getattr(op, "dilations", ()))
+    if any(d != 1 for d in dilations) and ctx.opset < 19:
+        raise ctx.refuse(f"dilations {list(dilations)}: ONNX's AveragePool takes dilations from opset 19")
     made: list = []
     padded = op.auto_pad != "valid" and _any_pads(ctx, node, op)
     counts_padding = padded and not op.exclude_pad
-    data, attributes, _ = _pool_window(ctx, node, op, made, pad_value=0 if counts_padding else None)
+    data, attributes, _ = _pool_window(ctx, node, op, made, pad_value=0 if counts_padding else None,
+                                       dilations=dilations)
     attributes["count_include_pad"] = int(counts_padding)
     made.append(ctx.make(node, "AveragePool", [data], ctx.outputs(node), **attributes))
     return made

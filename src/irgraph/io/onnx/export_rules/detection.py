@@ -2,7 +2,7 @@
 Softmax on slices of its [N, regions, entries, H*W] view; PriorBox, PriorBox-8 and
 PriorBoxClustered folded into an initializer when Consts and static shapes compute their sizes (as in SSD IRs:
 ShapeOf of a feature map and of the image, sliced; ONNX has no prior-box op, and the boxes depend on nothing
-else), refused otherwise."""
+else), refused otherwise. ROIAlign-3/-9 (avg) as RoiAlign and ROIPooling (max) as MaxRoiPool."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import Pattern
+from irgraph.io.onnx.export_rules.patterns import Pattern, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
 from irgraph.ops.detection.prior_box_clustered import PriorBoxClustered
 from irgraph.ops.detection.region_yolo import RegionYolo
 from irgraph.ops.detection.reorg_yolo import ReorgYolo
+from irgraph.ops.detection.roi_align import ROIAlign3, ROIAlign9
+from irgraph.ops.detection.roi_pooling import ROIPooling
 from irgraph.ops.op import normalize_axis
 
 
@@ -97,3 +100,50 @@ def region_yolo(node: Node, op: RegionYolo, ctx: ExportContext) -> list:
     target = [0 if index == 0 and not dim.is_static else dim.value for index, dim in enumerate(out)]
     made.append(ctx.make(node, "Reshape", [joined, int64("shape", target)], ctx.outputs(node)))
     return made
+
+
+ROI_ALIGN_TRANSFORMS = {"asymmetric": "output_half_pixel", "half_pixel_for_nn": "half_pixel",
+                        "half_pixel": "half_pixel"}
+"""ROIAlign's aligned_mode -> ONNX RoiAlign's coordinate_transformation_mode; IR's half_pixel also adds 0.5 to the
+boxes before scaling, which the export does with an Add."""
+
+
+@exports(ROIAlign3, ROIAlign9)
+def roi_align(node: Node, op: Any, ctx: ExportContext) -> list:
+    """ONNX RoiAlign (avg): asymmetric boxes as output_half_pixel (RoiAlign-10's only mode), half_pixel_for_nn as
+    half_pixel (opset 16 on), half_pixel as half_pixel after adding 0.5 to the boxes; batch indices cast to i64.
+    Refused: max, where ONNX pools the largest of each sample's four weighted taps."""
+    if op.mode != "avg":
+        raise ctx.refuse("mode max: ONNX's RoiAlign max pools the largest weighted tap of each sample, IR's the "
+                         "largest interpolated sample (from 0)")
+    aligned = getattr(op, "aligned_mode", "asymmetric")
+    if ctx.opset < 10 or (aligned != "asymmetric" and ctx.opset < 16):
+        raise ctx.refuse(f"aligned_mode {aligned} needs ONNX RoiAlign{'-16' if aligned != 'asymmetric' else ''} "
+                         f"(coordinate_transformation_mode); exporting opset {ctx.opset}")
+    data, rois, indices = ctx.inputs(node)[:3]
+    made = []
+    if aligned == "half_pixel":
+        shifted = ctx.temp(node, "shifted")
+        half = np.asarray(0.5, ctx.input_type(node, 1).element_type.numpy_dtype)
+        made.append(ctx.make(node, "Add", [rois, ctx.initializer(node, "half", half)], [shifted], step="shifted"))
+        rois = shifted
+    if ctx.input_type(node, 2).element_type is not ElementType.I64:
+        wide = ctx.temp(node, "indices")
+        made.append(ctx.make(node, "Cast", [indices], [wide], step="indices", to=onnx_type_code(ElementType.I64)))
+        indices = wide
+    attributes: dict[str, Any] = {"mode": "avg", "output_height": op.pooled_h, "output_width": op.pooled_w,
+                                  "sampling_ratio": op.sampling_ratio, "spatial_scale": float(op.spatial_scale)}
+    if ctx.opset >= 16:
+        attributes["coordinate_transformation_mode"] = ROI_ALIGN_TRANSFORMS[aligned]
+    made.append(ctx.make(node, "RoiAlign", [data, rois, indices], ctx.outputs(node), **attributes))
+    return made
+
+
+@exports(ROIPooling)
+def roi_pooling(node: Node, op: ROIPooling, ctx: ExportContext) -> list:
+    """ONNX MaxRoiPool (max; onnxruntime 1.31.1 gives irgraph's values bit for bit on ordinary values). Refused:
+    bilinear, which ONNX has no op for."""
+    if op.method != "max":
+        raise ctx.refuse("method bilinear has no ONNX form (MaxRoiPool pools the maximum)")
+    return [ctx.make(node, "MaxRoiPool", ctx.inputs(node)[:2], ctx.outputs(node),
+                     pooled_shape=[op.pooled_h, op.pooled_w], spatial_scale=float(op.spatial_scale))]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import broadcast_inputs, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
@@ -97,7 +97,7 @@ _BITWISE = {BitwiseAnd: ("BitwiseAnd", "And"), BitwiseOr: ("BitwiseOr", "Or"), B
 
 _UNARY = {
     Abs: "Abs", Acos: "Acos", Acosh: "Acosh", Asin: "Asin", Asinh: "Asinh", Atan: "Atan", Atanh: "Atanh",
-    Ceiling: "Ceil", Cos: "Cos", Cosh: "Cosh", Erf: "Erf", Floor: "Floor", Log: "Log", Negative: "Neg",
+    Cos: "Cos", Cosh: "Cosh", Erf: "Erf", Log: "Log", Negative: "Neg",
     Sign: "Sign", Sin: "Sin", Sinh: "Sinh", Sqrt: "Sqrt", Tan: "Tan", Tanh: "Tanh", Exp: "Exp",
     Relu: "Relu", Sigmoid: "Sigmoid", SoftPlus: "Softplus", SoftSign: "Softsign", IsNaN: "IsNaN",
     LogicalNot: "Not", Identity: "Identity",
@@ -349,6 +349,15 @@ def is_finite(node: Node, op: IsFinite, ctx: ExportContext) -> list:
     return [ctx.make(node, "IsInf", [x], [inf], step="inf"), ctx.make(node, "IsNaN", [x], [nan], step="nan"),
             ctx.make(node, "Or", [inf, nan], [either], step="either"),
             ctx.make(node, "Not", [either], ctx.outputs(node))]
+
+
+@exports(Floor, Ceiling)
+def floor_ceiling(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Floor and Ceil; on integers (Swin's Floor of an i64 size) an Identity, as OpenVINO's reference passes
+    them (ONNX's Floor and Ceil take floats only)."""
+    if ctx.input_type(node, 0).element_type.is_real:
+        return [ctx.make(node, "Floor" if isinstance(op, Floor) else "Ceil", ctx.inputs(node), ctx.outputs(node))]
+    return [ctx.make(node, "Identity", ctx.inputs(node), ctx.outputs(node))]
 
 
 @exports(Round)

@@ -1,5 +1,5 @@
-"""Interpolate-1, -4 and -11: ONNX Resize (axes as an attribute from opset 18), after a Pad when
-OpenVINO's pads_begin/pads_end pad the data with zeros first.
+"""GridSample-9: ONNX GridSample. Interpolate-1, -4 and -11: ONNX Resize (axes as an attribute from opset 18),
+after a Pad when OpenVINO's pads_begin/pads_end pad the data with zeros first.
 
 nearest (but for OpenVINO's ``simple`` rounding), linear_onnx and linear (both ONNX's ``linear``:
 OpenVINO's triangle filter without antialias computes the same values, within 2 ULP, up and down)
@@ -18,12 +18,16 @@ from typing import Any
 import numpy as np
 
 from irgraph.graph import Node
-from irgraph.io.onnx.export_rules.patterns import constant_ints, input_rank
+from irgraph.io.onnx.export_rules.patterns import Pattern, constant_ints, input_rank, int64_input
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
+from irgraph.ops.image.grid_sample import GridSample
 from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolate11
 from irgraph.ops.op import normalize_axis
 
 _MODES = {"nearest": "nearest", "linear_onnx": "linear", "linear": "linear", "cubic": "cubic"}
+_COMPUTED_SCALES = ("its scales are computed in the run: ONNX Resize takes scales or sizes, not both (Resize-13/18), "
+                    "and with scales alone its output length is floor(length * scale) where OpenVINO's adds 1e-6 "
+                    "first, which only constant scales let the export check")
 
 
 @exports(Interpolate4, Interpolate11)
@@ -37,9 +41,11 @@ def interpolate(node: Node, op: Any, ctx: ExportContext) -> list:
     has_axes = len(names) > axes_index and names[axes_index]
     axes = [normalize_axis(a, rank) for a in constant_ints(ctx, node, axes_index, "axes")] if has_axes else \
         list(range(rank))
-    values = ctx.constant(node, values_index)
+    values = ctx.static_value(node, values_index)
     if values is None:
-        raise ctx.refuse(f"the {'scales' if op.uses_scales else 'sizes'} must come straight from a Const")
+        if op.uses_scales:
+            raise ctx.refuse(_COMPUTED_SCALES)
+        return _resize(node, op, ctx, axes, None, computed=values_index)
     return _resize(node, op, ctx, axes, np.asarray(values).reshape(-1)[:len(axes)])
 
 
@@ -51,9 +57,7 @@ def interpolate1(node: Node, op: Interpolate1, ctx: ExportContext) -> list:
     pads unless a rank-4 input resizes axes {2, 3}."""
     rank = input_rank(ctx, node, 0)
     axes = sorted({normalize_axis(a, rank) for a in op.axes})
-    values = ctx.constant(node, 1)
-    if values is None:
-        raise ctx.refuse("the output_shape must come straight from a Const")
+    values = ctx.static_value(node, 1)
     mode = op.mode
     if mode == "linear":
         mode = "linear_onnx" if rank < 5 else "linear"
@@ -68,6 +72,8 @@ def interpolate1(node: Node, op: Interpolate1, ctx: ExportContext) -> list:
                             pads_end=op.pads_end)
     for reason in _unexportable(as_v4):
         raise ctx.refuse(reason)
+    if values is None:
+        return _resize(node, as_v4, ctx, axes, None, computed=1)
     return _resize(node, as_v4, ctx, axes, np.asarray(values).reshape(-1)[:len(axes)])
 
 
@@ -82,8 +88,10 @@ def _unexportable(op: Any) -> list[str]:
     return []
 
 
-def _resize(node: Node, op: Any, ctx: ExportContext, axes: list[int], flat: np.ndarray) -> list:
-    """Resize of the (padded) data over ``axes`` by the scales or sizes ``flat``."""
+def _resize(node: Node, op: Any, ctx: ExportContext, axes: list[int], flat: np.ndarray | None,
+            computed: int | None = None) -> list:
+    """Resize of the (padded) data over ``axes`` by the scales or sizes ``flat``, or by the sizes input
+    ``computed`` (LR-ASPP's sizes from a ShapeOf), cast to int64 in the graph."""
     rank = input_rank(ctx, node, 0)
     names = ctx.inputs(node)
     made: list = []
@@ -101,10 +109,16 @@ def _resize(node: Node, op: Any, ctx: ExportContext, axes: list[int], flat: np.n
         attributes["nearest_mode"] = op.nearest_mode
     if op.mode == "cubic":
         attributes["cubic_coeff_a"] = float(op.cube_coeff)
+    if ctx.opset >= 18:
+        attributes["axes"] = axes
+    if flat is None:
+        assert computed is not None
+        sizes = _computed_sizes(node, ctx, computed, axes, data, made)
+        made.append(ctx.make(node, "Resize", [data, "", "", sizes], ctx.outputs(node), **attributes))
+        return made
     shape = ctx.input_type(node, 0).shape
     output_shape = ctx.output_type(node, 0).shape
     if ctx.opset >= 18:
-        attributes["axes"] = axes
         chosen = flat
     else:  # Resize before 18 takes one scale or size per dim
         if op.uses_scales:
@@ -131,3 +145,35 @@ def _resize(node: Node, op: Any, ctx: ExportContext, axes: list[int], flat: np.n
         inputs = [data, "", "", ctx.initializer(node, "sizes", np.asarray(chosen, np.int64))]
     made.append(ctx.make(node, "Resize", inputs, ctx.outputs(node), **attributes))
     return made
+
+
+def _computed_sizes(node: Node, ctx: ExportContext, index: int, axes: list[int], data: str, made: list) -> str:
+    """The sizes input ``index`` as ONNX Resize takes it: int64, its first ``len(axes)`` values (OpenVINO reads
+    no more), and before opset 18 (no axes attribute) scattered into the shape of the (padded) ``data``."""
+    pattern = Pattern(ctx, node)
+    sizes = int64_input(ctx, node, index, "sizes", pattern.made, scalar=False)
+    given = ctx.input_type(node, index).shape
+    if given.rank_is_dynamic or given.rank != 1 or not given[0].is_static or given[0].value != len(axes):
+        sizes = pattern.step("Slice", [sizes, pattern.int64("sizes_start", [0]),
+                                       pattern.int64("sizes_end", [len(axes)]), pattern.int64("sizes_axes", [0])],
+                             "sizes_used")
+    if ctx.opset < 18:
+        shape = pattern.step("Shape", [data], "data_shape")
+        sizes = pattern.step("ScatterElements", [shape, pattern.int64("sizes_at", axes), sizes], "sizes_full",
+                             axis=0)
+    ctx.explain(f"layer {node.id} {node.name!r}: the Resize sizes are computed in the run (input {index}, cast to "
+                "int64)")
+    made += pattern.made
+    return sizes
+
+
+@exports(GridSample)
+def grid_sample(node: Node, op: GridSample, ctx: ExportContext) -> list:
+    """ONNX GridSample (opset 16 on; opset 20 renamed bilinear/bicubic to linear/cubic). ONNX reflects the
+    coordinate where IR reflects each tap's index: the taps read the same pixels, so values agree up to rounding
+    (onnxruntime 1.31.1: within 4 ULP, bicubic 8)."""
+    if ctx.opset < 16:
+        raise ctx.refuse(f"ONNX has GridSample from opset 16; exporting opset {ctx.opset}")
+    mode = {"bilinear": "linear", "bicubic": "cubic"}.get(op.mode, op.mode) if ctx.opset >= 20 else op.mode
+    return [ctx.make(node, "GridSample", ctx.inputs(node)[:2], ctx.outputs(node), mode=mode,
+                     padding_mode=op.padding_mode, align_corners=int(op.align_corners))]

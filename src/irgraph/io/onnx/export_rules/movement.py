@@ -11,10 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import (
+    Pattern,
     cast,
     constant_ints,
     input_rank,
@@ -154,25 +156,20 @@ def split(node: Node, op: Split, ctx: ExportContext) -> list:
 
 @exports(VariadicSplit)
 def variadic_split(node: Node, op: VariadicSplit, ctx: ExportContext) -> list:
-    """Split with an int64 split input; a -1 length is resolved on a static dim (ONNX lengths are >= 0)."""
+    """Split with an int64 split input; a -1 length is resolved (ONNX Split's lengths are >= 0): on a static dim
+    at export when the lengths are constant, else in the graph (computed lengths of any integer type are cast)."""
     axis = _axis(ctx, node, 1)
     names = ctx.inputs(node)
-    value = ctx.constant(node, 2)
+    value = ctx.static_value(node, 2)
     outputs = ctx.outputs(node)
     if value is None:
-        if ctx.input_type(node, 2).element_type is not ElementType.I64:
-            raise ctx.refuse(f"non-constant split_lengths must be i64 for ONNX Split; got "
-                             f"{ctx.input_type(node, 2).element_type}")
-        ctx.explain(f"layer {node.id} {node.name!r} VariadicSplit-1 -> ONNX Split with the non-constant split "
-                    f"input {names[2]!r} (ONNX requires every length >= 0: a -1 fails in onnxruntime)")
-        return [ctx.make(node, "Split", [names[0], names[2]], outputs, axis=axis)]
+        return _computed_split(node, ctx, axis)
     lengths = [int(v) for v in np.asarray(value).reshape(-1)]
     if -1 in lengths:
         shape = ctx.input_type(node, 0).shape
         dim = None if shape.rank_is_dynamic else shape[axis]
         if dim is None or not dim.is_static:
-            raise ctx.refuse(f"split_lengths {lengths} hold -1 on a dynamic axis dim ({dim or 'dynamic rank'}); ONNX "
-                             "Split lengths must be >= 0, so the -1 can only be resolved on a static dim")
+            return _computed_split(node, ctx, axis)
         try:
             resolved = [int(v) for v in resolve_lengths(lengths, dim)]  # type: ignore[arg-type]
         except OpError as err:
@@ -181,9 +178,41 @@ def variadic_split(node: Node, op: VariadicSplit, ctx: ExportContext) -> list:
                     f"on the static dim {dim}")
         lengths = resolved
     extra = [ctx.temp(node, f"unread{i}") for i in range(len(outputs), len(lengths))]
-    same = np.asarray(value).dtype == np.int64 and np.ndim(value) == 1 and list(np.asarray(value)) == lengths
+    constant = ctx.constant(node, 2)
+    same = constant is not None and np.asarray(constant).dtype == np.int64 and np.ndim(constant) == 1 and \
+        list(np.asarray(constant)) == lengths
     split_input = names[2] if same else ctx.initializer(node, "split", np.asarray(lengths, np.int64))
     return [ctx.make(node, "Split", [names[0], split_input], [*outputs, *extra], axis=axis)]
+
+
+def _computed_split(node: Node, ctx: ExportContext, axis: int) -> list:
+    """Split by lengths known only at run time (or holding -1 on a dynamic dim): cast to int64, and a -1 replaced
+    by what the others leave of the axis dim, ``dim - (sum + 1)``, as OpenVINO resolves it."""
+    pattern = Pattern(ctx, node)
+    lengths = int64_input(ctx, node, 2, "split", pattern.made, scalar=False)
+    dim = _axis_dim(pattern, ctx.inputs(node)[0], axis, ctx.input_type(node, 0).shape)
+    total = pattern.step("ReduceSum", [lengths], "total", keepdims=1)
+    used = pattern.step("Add", [total, pattern.int64("one", [1])], "used")
+    rest = pattern.step("Sub", [dim, used], "rest")
+    is_rest = pattern.step("Equal", [lengths, pattern.int64("minus_one", [-1])], "is_rest")
+    resolved = pattern.step("Where", [is_rest, rest, lengths], "resolved")
+    ctx.explain(f"layer {node.id} {node.name!r} VariadicSplit-1: its split_lengths are computed in the run; the "
+                "ONNX graph casts them to int64 and resolves a -1 (ONNX Split takes int64 lengths >= 0)")
+    pattern.made.append(ctx.make(node, "Split", [ctx.inputs(node)[0], resolved], ctx.outputs(node), axis=axis))
+    return pattern.made
+
+
+def _axis_dim(pattern: Pattern, data: str, axis: int, shape: Shape) -> str:
+    """A 1-element int64 tensor holding dim ``axis`` of ``data``: an initializer when it is static."""
+    if not shape.rank_is_dynamic:
+        axis = normalize_axis(axis, shape.rank)
+    if not shape.rank_is_dynamic and shape[axis].is_static:
+        return pattern.int64(f"dim{axis}", [shape[axis].value])
+    if pattern.ctx.opset >= 15:  # Shape-15 slices the shape itself
+        end = {} if axis == -1 else {"end": axis + 1}
+        return pattern.step("Shape", [data], f"dim{axis}", start=axis, **end)
+    whole = pattern.step("Shape", [data], "shape")
+    return pattern.step("Gather", [whole, pattern.int64(f"axis{axis}", [axis])], f"dim{axis}", axis=0)
 
 
 # ------------------------------------------------------------------------------------ transpose & co
@@ -254,12 +283,13 @@ def gather(node: Node, op: Any, ctx: ExportContext) -> list:
     axis = _axis(ctx, node, 2)
     data, indices = ctx.inputs(node)[:2]
     batch_dims = getattr(op, "batch_dims", 0)
+    made: list = []
     if not batch_dims:
-        return [ctx.make(node, "Gather", [data, indices], ctx.outputs(node), axis=axis)]
+        indices = _indices(ctx, node, 1, made, int32=True)
+        return [*made, ctx.make(node, "Gather", [data, indices], ctx.outputs(node), axis=axis)]
     rank, index_rank = input_rank(ctx, node, 0), input_rank(ctx, node, 1)
     axis = normalize_axis(axis, rank)
     batch = batch_dims + index_rank if batch_dims < 0 else batch_dims
-    made: list = []
     indices = int64_input(ctx, node, 1, "indices", made)  # GatherND takes int64 indices only
     if axis != batch:
         order = [*range(batch), axis, *(a for a in range(batch, rank) if a != axis)]
@@ -287,7 +317,9 @@ def gather(node: Node, op: Any, ctx: ExportContext) -> list:
 @exports(GatherElements)
 def gather_elements(node: Node, op: GatherElements, ctx: ExportContext) -> list:
     """GatherElements with the same axis."""
-    return [ctx.make(node, "GatherElements", ctx.inputs(node), ctx.outputs(node), axis=op.axis)]
+    made: list = []
+    indices = _indices(ctx, node, 1, made, int32=True)
+    return [*made, ctx.make(node, "GatherElements", [ctx.inputs(node)[0], indices], ctx.outputs(node), axis=op.axis)]
 
 
 @exports(GatherND, GatherND8)
@@ -295,7 +327,19 @@ def gather_nd(node: Node, op: Any, ctx: ExportContext) -> list:
     """GatherND: GatherND-8's batch dims are ONNX's; GatherND-5 merges them, so only batch_dims=0 maps."""
     if isinstance(op, GatherND) and op.batch_dims:
         raise ctx.refuse("GatherND-5 with batch_dims > 0 flattens the batch dims, which ONNX GatherND does not")
-    return [ctx.make(node, "GatherND", ctx.inputs(node), ctx.outputs(node), batch_dims=op.batch_dims)]
+    made: list = []
+    indices = _indices(ctx, node, 1, made, int32=False)
+    return [*made, ctx.make(node, "GatherND", [ctx.inputs(node)[0], indices], ctx.outputs(node),
+                            batch_dims=op.batch_dims)]
+
+
+def _indices(ctx: ExportContext, node: Node, index: int, made: list, *, int32: bool) -> str:
+    """Index input ``index`` as ONNX's gathers take it (int64, or int32 where ``int32``): other integer types
+    (SSDLite's u32 indices) are cast to int64, which holds every u32 index and the others' values."""
+    element_type = ctx.input_type(node, index).element_type
+    if element_type is ElementType.I64 or (int32 and element_type is ElementType.I32):
+        return ctx.inputs(node)[index]
+    return int64_input(ctx, node, index, "indices", made)
 
 
 _SCATTER_REDUCTIONS = {"none": "none", "sum": "add", "prod": "mul", "min": "min", "max": "max"}
@@ -436,26 +480,43 @@ def reverse(node: Node, op: Reverse, ctx: ExportContext) -> list:
 @exports(Tile)
 def tile(node: Node, op: Tile, ctx: ExportContext) -> list:
     """Tile: ONNX wants one repeat per dim, so shorter repeats get leading 1s and longer ones
-    unsqueeze the data first (as OpenVINO aligns them)."""
+    unsqueeze the data first (as OpenVINO aligns them); computed repeats (Whisper's) are cast to int64 and
+    padded with 1s in the graph."""
     rank = input_rank(ctx, node, 0)
-    value = ctx.constant(node, 1)
+    value = ctx.static_value(node, 1)
     data = ctx.inputs(node)[0]
     made: list = []
     if value is None:
-        if ctx.input_type(node, 1).shape.rank_is_dynamic or ctx.input_type(node, 1).shape[0] != rank:
-            raise ctx.refuse("computed repeats must have one entry per data dim to export")
+        repeats_shape = ctx.input_type(node, 1).shape
+        count = None if repeats_shape.rank_is_dynamic or repeats_shape.rank != 1 else repeats_shape[0]
+        if count is None or not count.is_static:
+            raise ctx.refuse(f"its computed repeats have the shape {repeats_shape}: ONNX Tile takes one repeat per "
+                             "data dim (its repeats input is 1-D of the data's rank), and how many 1s align these "
+                             "to the data is unknown at export")
         repeats = int64_input(ctx, node, 1, "repeats", made, scalar=False)
+        if count.value < rank:
+            ones = ctx.initializer(node, "lead_ones", np.ones(rank - count.value, np.int64))
+            padded = ctx.temp(node, "repeats_padded")
+            made.append(ctx.make(node, "Concat", [ones, repeats], [padded], step="repeats_padded", axis=0))
+            repeats = padded
+        data = _lifted(ctx, node, data, count.value - rank, made)
         return [*made, ctx.make(node, "Tile", [data, repeats], ctx.outputs(node))]
     repeats = [int(v) for v in np.asarray(value).reshape(-1)]
-    if len(repeats) > rank:
-        axes = ctx.initializer(node, "lead_axes", np.arange(len(repeats) - rank, dtype=np.int64))
-        lifted = ctx.temp(node, "lifted")
-        made.append(ctx.make(node, "Unsqueeze", [data, axes], [lifted], step="lifted"))
-        data = lifted
+    data = _lifted(ctx, node, data, len(repeats) - rank, made)
     repeats = [1] * (rank - len(repeats)) + repeats
     made.append(ctx.make(node, "Tile", [data, ctx.initializer(node, "repeats", np.asarray(repeats, np.int64))],
                          ctx.outputs(node)))
     return made
+
+
+def _lifted(ctx: ExportContext, node: Node, data: str, count: int, made: list) -> str:
+    """``data`` with ``count`` leading unit dims (none when ``count`` <= 0)."""
+    if count <= 0:
+        return data
+    axes = ctx.initializer(node, "lead_axes", np.arange(count, dtype=np.int64))
+    lifted = ctx.temp(node, "lifted")
+    made.append(ctx.make(node, "Unsqueeze", [data, axes], [lifted], step="lifted"))
+    return lifted
 
 
 _PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect"}
@@ -543,43 +604,75 @@ def scatter_update(node: Node, op: ScatterUpdate, ctx: ExportContext) -> list:
 
 @exports(Roll)
 def roll(node: Node, op: Roll, ctx: ExportContext) -> list:
-    """Per rolled axis (constant shifts and axes, static dims): the last shift % dim elements, then the rest
-    (two Slices and a Concat)."""
+    """Per rolled axis: the last shift % dim elements, then the rest (two Slices and a Concat). Constant shifts
+    over static dims are reduced at export; over a dynamic dim (Swin's windows) or for computed shifts the
+    graph computes shift mod dim (Shape, Mod) and slices there. The axes must be constant: ONNX Concat takes
+    its axis as an attribute."""
     rank = input_rank(ctx, node, 0)
-    shifts = constant_ints(ctx, node, 1, "shift")
     axes = [normalize_axis(a, rank) for a in constant_ints(ctx, node, 2, "axes")]
-    if np.ndim(ctx.constant(node, 1)) == 0:
-        shifts = shifts * len(axes)
+    value = ctx.static_value(node, 1)
+    scalar_shift = len(ctx.input_type(node, 1).shape) == 0 if not ctx.input_type(node, 1).shape.rank_is_dynamic \
+        else None
+    if value is not None:
+        shifts = [int(v) for v in np.asarray(value).reshape(-1)]
+        if np.ndim(value) == 0:
+            shifts = shifts * len(axes)
+        if len(shifts) != len(axes):
+            raise ctx.refuse(f"{len(shifts)} shifts for {len(axes)} axes")
+    elif scalar_shift is None:
+        raise ctx.refuse("its computed shift has a dynamic rank: whether it is one shift for every axis or one "
+                         "per axis is unknown at export")
     shape = ctx.input_type(node, 0).shape
-    total: dict[int, int] = {}
-    for axis, shift in zip(axes, shifts, strict=True):
-        total[axis] = total.get(axis, 0) + shift
-    made: list = []
-    current = ctx.inputs(node)[0]
-    output = ctx.outputs(node)[0]
-    moves = []
-    for axis, shift in sorted(total.items()):
+    positions: dict[int, list[int]] = {}
+    for position, axis in enumerate(axes):
+        positions.setdefault(axis, []).append(position)
+    pattern = Pattern(ctx, node)
+    computed = None if value is not None else int64_input(ctx, node, 1, "shift", pattern.made, scalar=False)
+    moves: list[tuple[int, str | int]] = []
+    for axis, where in sorted(positions.items()):
         dim = shape[axis]
-        if not dim.is_static:
-            raise ctx.refuse(f"Roll over the dynamic dim {dim} (axis {axis})")
-        if dim.value and shift % dim.value:
-            moves.append((axis, shift % dim.value))
+        if value is not None and dim.is_static:
+            total = sum(shifts[p] for p in where)
+            if dim.value and total % dim.value:
+                moves.append((axis, dim.value - total % dim.value))
+            continue
+        moves.append((axis, _roll_cut(pattern, axis, where, shifts if value is not None else None, computed,
+                                      bool(scalar_shift))))
+    current, output = ctx.inputs(node)[0], ctx.outputs(node)[0]
     if not moves:
-        return [ctx.make(node, "Identity", [current], [output])]
-    for number, (axis, shift) in enumerate(moves):
+        return [*pattern.made, ctx.make(node, "Identity", [current], [output])]
+    for number, (axis, cut) in enumerate(moves):
         step = f"axis{axis}"
-        axis_name = ctx.initializer(node, f"{step}_axes", np.asarray([axis], np.int64))
-        split = ctx.initializer(node, f"{step}_split", np.asarray([-shift], np.int64))
-        start = ctx.initializer(node, f"{step}_start", np.asarray([0], np.int64))
-        end = ctx.initializer(node, f"{step}_end", np.asarray([_INT64_MAX], np.int64))
-        tail, head = ctx.temp(node, f"{step}_tail"), ctx.temp(node, f"{step}_head")
-        rolled = output if number == len(moves) - 1 else ctx.temp(node, step)
-        made += [ctx.make(node, "Slice", [current, split, end, axis_name], [tail], step=f"{step}_tail"),
-                 ctx.make(node, "Slice", [current, start, split, axis_name], [head], step=f"{step}_head"),
-                 ctx.make(node, "Concat", [tail, head], [rolled], axis=axis,
-                          **({} if rolled == output else {"step": step}))]
-        current = rolled
-    return made
+        axis_name = pattern.int64(f"{step}_axes", [axis])
+        cut_name = pattern.int64(f"{step}_cut", [cut]) if isinstance(cut, int) else cut
+        tail = pattern.step("Slice", [current, cut_name, pattern.int64(f"{step}_end", [_INT64_MAX]), axis_name],
+                            f"{step}_tail")
+        head = pattern.step("Slice", [current, pattern.int64(f"{step}_start", [0]), cut_name, axis_name],
+                            f"{step}_head")
+        if number == len(moves) - 1:
+            pattern.made.append(ctx.make(node, "Concat", [tail, head], [output], axis=axis))
+        else:
+            current = pattern.step("Concat", [tail, head], step, axis=axis)
+    return pattern.made
+
+
+def _roll_cut(pattern: Pattern, axis: int, where: list[int], shifts: list[int] | None, computed: str | None,
+              scalar_shift: bool) -> str:
+    """The index where Roll's axis ``axis`` is cut, computed in the graph: dim - (shift mod dim), the shift
+    summed over the ``where`` positions of the axis (a constant, or gathered from the ``computed`` shifts)."""
+    step = f"axis{axis}"
+    if shifts is not None:
+        shift = pattern.int64(f"{step}_shift", [sum(shifts[p] for p in where)])
+    elif scalar_shift:
+        shift = pattern.step("Mul", [computed, pattern.int64(f"{step}_count", [len(where)])], f"{step}_shift")
+    else:
+        picked = pattern.step("Gather", [computed, pattern.int64(f"{step}_positions", where)], f"{step}_picked",
+                              axis=0)
+        shift = pattern.step("ReduceSum", [picked], f"{step}_shift", keepdims=1)
+    dim = _axis_dim(pattern, pattern.ctx.inputs(pattern.node)[0], axis, pattern.ctx.input_type(pattern.node, 0).shape)
+    divisor = pattern.step("Max", [dim, pattern.int64(f"{step}_one", [1])], f"{step}_divisor")  # dim 0 rolls nothing
+    moved = pattern.step("Mod", [shift, divisor], f"{step}_moved", fmod=0)  # in [0, dim): the divisor's sign
+    return pattern.step("Sub", [dim, moved], f"{step}_cut")
 
 
 @exports(Col2Im)

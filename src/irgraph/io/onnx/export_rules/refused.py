@@ -2,14 +2,15 @@
 export's one message names every such layer with why (never "no export rule").
 
 * ReadValue and Assign keep variables across runs (a KV cache); an ONNX graph is a function of its inputs
-  and has no variables. The stateless form of the model (state as explicit inputs and outputs, as
-  ``optimum-cli export openvino --disable-stateful`` writes it) exports.
+  and has no variables. ``export_onnx(..., stateless=True)`` (``ir-convert --stateless``) exports the stateless
+  form instead, each variable an input and an output (``irgraph.io.onnx.stateless``).
 * RandomUniform and Multinomial: ONNX's RandomUniform and Multinomial draw from generators of their own
   (onnxruntime's is neither OpenVINO's Philox nor its mt19937 stream), so the exported model would give
   other numbers than irgraph and OpenVINO for the same seeds, and onnxruntime's seedless ones other numbers
   at every run. Exporting anyway would break the one promise an export makes (equal outputs) with nothing
   in the file to say so; a user who wants fresh randomness can feed it as an input.
 * Inverse has no ai.onnx op (onnxruntime's ``com.microsoft.Inverse`` is a contrib op other runtimes lack).
+* ROIAlignRotated and PSROIPooling have no ai.onnx op.
 """
 
 from __future__ import annotations
@@ -18,19 +19,30 @@ from typing import Any
 
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.registry import ExportContext, refuses
+from irgraph.ops.detection.psroi_pooling import PSROIPooling
+from irgraph.ops.detection.roi_align_rotated import ROIAlignRotated
 from irgraph.ops.generation.multinomial import Multinomial
 from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6
 from irgraph.ops.matrix.inverse import Inverse
 
+STATE_REFUSAL = (
+    "a stateful model's variables (ReadValue/Assign) have no ONNX form: an ONNX graph keeps no state between runs; "
+    "export it stateless (ir-convert --stateless, export_onnx(..., stateless=True)): each variable becomes a graph "
+    "input and output, as optimum's ONNX exports have the KV cache (past_key_values.N.key in, present.N.key out)")
+"""Said once for every ReadValue and Assign of the model (and inside a sub-graph body, where --stateless does
+not reach)."""
+
 
 @refuses(ReadValue3, ReadValue6, Assign3, Assign6)
 def state(node: Node, op: Any, ctx: ExportContext) -> list:
     """Refused: model state."""
-    raise ctx.refuse("a stateful model's variables (ReadValue/Assign) have no ONNX form: an ONNX graph keeps no "
-                     "state between runs; export the stateless model (state as inputs and outputs, e.g. "
-                     "optimum-cli export openvino --disable-stateful)")
+    if ctx.stateless:
+        raise ctx.refuse("a variable read or written inside a sub-graph body has no stateless form: --stateless "
+                         "makes the main graph's variables graph inputs and outputs; an ONNX If or Loop body "
+                         "cannot add graph inputs")
+    raise ctx.refuse(STATE_REFUSAL)
 
 
 @refuses(RandomUniform, Multinomial)
@@ -47,3 +59,10 @@ def inverse(node: Node, op: Any, ctx: ExportContext) -> list:
     raise ctx.refuse("ai.onnx has no matrix inverse (onnxruntime's com.microsoft.Inverse is a contrib op other "
                      "runtimes lack)")
 
+
+
+@refuses(ROIAlignRotated, PSROIPooling)
+def no_onnx_op(node: Node, op: Any, ctx: ExportContext) -> list:
+    """Refused: no ai.onnx op."""
+    what = {"ROIAlignRotated": "rotated ROI align", "PSROIPooling": "position-sensitive ROI pooling"}[op.type_name]
+    raise ctx.refuse(f"ai.onnx has no {what} op")

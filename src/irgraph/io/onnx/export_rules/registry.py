@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Node
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -33,6 +33,8 @@ class ExportContext(Protocol):
     """The ai.onnx opset written."""
     fold_decompression: bool
     """True when Converts of constant weights are folded into f32 initializers."""
+    stateless: bool
+    """True when the main graph's variables become graph inputs and outputs (ReadValue/Assign in bodies stay)."""
 
     def inputs(self, node: Node) -> list[str]:
         """The ONNX names of the layer's inputs ('' for an unconnected optional input)."""

@@ -1,0 +1,1 @@
+"""Signal processing ops (OpenVINO spec category "signals"): Fourier transforms, STFT."""
