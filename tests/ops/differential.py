@@ -79,12 +79,12 @@ BuildOv = Callable[..., Any]
 """OpenVINO node outputs -> the node under test (e.g. ``lambda a, b: ov_ops.add(a, b)``)."""
 
 
-ORACLES = ("reference", "evaluate", "reference-widened", "higher-precision", "onnx.reference", "cpu", "cpu-widened",
-           "empty",
-           "refused-by-both", "unjudged-listed", "unjudged")
+ORACLES = ("reference", "evaluate", "reference-widened", "higher-precision", "port", "onnx.reference", "cpu",
+           "cpu-widened", "empty", "refused-by-both", "unjudged-listed", "unjudged")
 """What judged a configuration: OpenVINO's constant folding; the node's ``evaluate``; either of them on
 inputs carried in a wider type (``ov_widened``); an independent formulation computed in higher precision
-(tests/ops/independent.py) or by ``onnx.reference``; the CPU plugin (only where its answer does not depend on
+(tests/ops/independent.py), a test's port of OpenVINO's reference kernel (its C++ in Python), or
+``onnx.reference``; the CPU plugin (only where its answer does not depend on
 the instruction set); nothing to judge (every output empty: the dtypes and shapes are the answer); a
 refusal by both; listed in ``UNJUDGED_FILE`` with its reason; nothing (the configuration fails)."""
 TALLY: Counter[str] = Counter()
@@ -157,8 +157,11 @@ class Independent:
     where it has no answer."""
 
     oracle: str
-    """``higher-precision`` or ``onnx.reference``."""
+    """``higher-precision``, ``port``, ``onnx.reference`` or ``cpu`` (``cpu_judge``)."""
     compute: Callable[[Op, list[np.ndarray], list[TensorType]], list[np.ndarray] | None]
+    in_output_type: bool = False
+    """True when ``compute`` gives the values in the output type as OpenVINO computes them (a port of its
+    kernel): compared within the op's tolerance, not ``higher_precision_tolerance``."""
 
 
 @dataclass
@@ -509,6 +512,12 @@ def ov_cpu_or_refusal(build: BuildOv, inputs: Sequence[np.ndarray], constant: Co
     return [from_tensor(request.get_output_tensor(i)) for i in range(node.get_output_size())], None
 
 
+def port(compute: Callable[[Op, list[np.ndarray], list[TensorType]], list[np.ndarray] | None]) -> Independent:
+    """A test's port of OpenVINO's reference kernel as the oracle (``check_op(independent=port(...))``): its values
+    in the output type, held to the op's tolerance."""
+    return Independent("port", compute, in_output_type=True)
+
+
 def cpu_judge(build: BuildOv, read: Callable[[list[np.ndarray] | None, str | None, list[np.ndarray],
                                                 list[TensorType]], list[np.ndarray] | None],
               constant: Collection[int] = ()) -> Independent:
@@ -519,7 +528,7 @@ def cpu_judge(build: BuildOv, read: Callable[[list[np.ndarray] | None, str | Non
         values, refusal = ov_cpu_or_refusal(build, arrays, constant)
         return read(values, refusal, arrays, types)
 
-    return Independent("cpu", compute)
+    return Independent("cpu", compute, in_output_type=True)
 
 
 def ov_attribute(value: Any) -> Any:
@@ -671,8 +680,9 @@ def check_op(
     inputs of a wider type (``widen``: i8/i16/u8/u16 as i32, u32 as i64, f16/bf16 as f32, the outputs
     rounded back; ``moved``: the inputs whose values the op only moves, any type carried as integer
     bits), the CPU plugin where its answer does not depend on the instruction set, the op's independent
-    formulation (``independent``, else ``tests.ops.independent.FORMULATIONS``), then the CPU plugin on
-    the wider inputs. ``label`` names the configuration in its key (``configuration_key``).
+    formulation (``independent``, the test's own oracle, compared even where another judged; else
+    ``tests.ops.independent.FORMULATIONS``), then the CPU plugin on the wider inputs. ``label`` names the
+    configuration in its key (``configuration_key``).
     """
     arrays = [np.asarray(x) for x in inputs]
     input_types = [TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in arrays]
@@ -767,11 +777,12 @@ def check_op(
                 outcome.judge = outcome.judge or "cpu"
     from tests.ops.independent import formulation_of  # the formulations import this module
 
-    formulation = independent or formulation_of(op)
-    if formulation is not None and (outcome.judge is None or CHECK_FORMULATIONS):
+    formulation = independent or formulation_of(op)  # a test's own oracle is always compared
+    if formulation is not None and (outcome.judge is None or CHECK_FORMULATIONS or independent is not None):
         expected = formulation.compute(op, arrays, expected_types)
         if expected is not None:
             compare(formulation.oracle, [_rounded(e, a.dtype) for e, a in zip(expected, actual, strict=True)],
+                    own if formulation.in_output_type else
                     lambda mine: higher_precision_tolerance(op.tolerance, mine.dtype))
     for carried in carriers if outcome.judge is None and cpu else ():
         wide = cpu_widened(build, arrays, expected_types, carried, constant)
