@@ -61,7 +61,8 @@ def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]
     """``op`` and its arguments as the f32 policy evaluates them: f16 arrays as f32, a Convert to f16 as one to
     f32 (exact for every compressed type: a Convert to f16 of an nf4 or f8 value would round it)."""
     if getattr(op, "destination_type", None) is ElementType.F16:
-        op = dataclasses.replace(op, destination_type=ElementType.F32)  # type: ignore[type-var]
+        # Op has no destination_type field; the op here does (the getattr above checked it).
+        op = dataclasses.replace(op, destination_type=ElementType.F32)  # type: ignore[call-arg]
     return op, [a.astype(np.float32) if a.dtype == np.float16 else a for a in arguments]
 
 
