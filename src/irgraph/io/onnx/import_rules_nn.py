@@ -323,7 +323,7 @@ def group_normalization(cv: NodeConverter, context: NodeContext) -> None:
         if groups <= 0 or channels % groups:
             raise context.fail(f"{channels} channels do not divide into {groups} groups")
         scale, bias = (const_of(cv, context, np.repeat(np.asarray(f[1]).reshape(-1), channels // groups), f[0], what)
-                       for f, what in zip(found, ("scale", "bias"), strict=True))  # type: ignore[index]
+                       for f, what in zip(found, ("scale", "bias"), strict=True))
         cv.im.explain(f"{context.label}: the per-group scale and bias are repeated to {channels} channels")
     cv._emit(context, GroupNormalization(num_groups=groups, epsilon=attributes.get("epsilon", 1e-5)),
              [data, scale, bias])

@@ -71,7 +71,7 @@ class _Broadcast(Op):
                 known = [Dim.dynamic() if d.contains(1) else d for d in data.shape]
                 return [TensorType(data.element_type, Shape((Dim.dynamic(),) * (rank - len(known)) + tuple(known)))]
             return [TensorType(data.element_type, DYNAMIC_RANK if length is None else Shape.dynamic(length))]
-        dims = target_dims(values[1])  # type: ignore[arg-type]
+        dims = target_dims(values[1])
         axes = integer_values(values[2], "axes_mapping") if mode == "explicit" and values[2] is not None else None
         if mode == "explicit" and axes is None:
             return [TensorType(data.element_type, Shape.dynamic(len(dims)))]

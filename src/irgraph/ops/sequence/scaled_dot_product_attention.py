@@ -110,7 +110,7 @@ class ScaledDotProductAttention(Op):
             check(merged_length is not None and _broadcast_size(key.shape[-2], mask[-1]) is not None,
                   f"Attention mask input shape not compatible with other inputs. Got: {list(mask)} for "
                   f"query {list(query.shape)} and key {list(key.shape)}")
-            length = merged_length  # type: ignore[assignment]
+            length = merged_length
             batches.append(mask[:-2])
         try:
             batch = np.broadcast_shapes(*batches)

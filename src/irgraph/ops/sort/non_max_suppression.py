@@ -155,7 +155,7 @@ class NonMaxSuppressionBase(_Suppression):
         InputSpec("soft_nms_sigma"),
     )
 
-    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
+    output_type: ElementType = attribute(ElementType.I64)
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Selected indices, selected scores, valid count."""
@@ -314,7 +314,7 @@ class NonMaxSuppression3(NonMaxSuppression1):
 
     introduced = 3
 
-    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
+    output_type: ElementType = attribute(ElementType.I64)
 
 
 @register

@@ -18,7 +18,7 @@ def utf8(item: object) -> bytes:
     if isinstance(item, bytes | np.bytes_):
         return bytes(item)
     check(isinstance(item, str), f"A string tensor holds str elements. Got: {type(item).__name__}")
-    return item.encode("utf-8")  # type: ignore[union-attr]
+    return item.encode("utf-8")
 
 
 @register

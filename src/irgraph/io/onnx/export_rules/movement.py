@@ -765,7 +765,7 @@ def _block_vectors(ctx: ExportContext, node: Node, op: Any) -> tuple[tuple[int, 
         raise ctx.refuse(f"its data has the shape {shape}; the Reshape/Transpose pattern needs a static one")
     vectors = [constant_ints(ctx, node, index, what) for index, what in
                ((1, "block_shape"), (2, "begin vector"), (3, "end vector"))]
-    return tuple(d.value for d in shape), *vectors  # type: ignore[return-value, misc]
+    return tuple(d.value for d in shape), *vectors  # type: ignore[return-value]
 
 
 @exports(SpaceToBatch)
