@@ -30,7 +30,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float, truncate_to_int
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
 POOLING_MODES = ("avg", "max")
@@ -79,9 +79,9 @@ def check_shapes(data: TensorType, rois: TensorType, batch: TensorType, box_size
         count = rois.shape[0]
     if not batch.shape.rank_is_dynamic:
         merged = count.merge(batch.shape[0])
-        check(merged is not None, "The first dimension of ROIs input must be equal to the first dimension of the "
+        merged = checked(merged, "The first dimension of ROIs input must be equal to the first dimension of the "
               f"batch indices input. Got: {count} and: {batch.shape[0]}")
-        count = merged  # type: ignore[assignment]
+        count = merged
     check(pooled_h >= 0 and pooled_w >= 0, f"pooled_h and pooled_w must be non-negative (OpenVINO fails at "
           f"evaluation). Got: {pooled_h} and {pooled_w}")
     channels = Dim.dynamic() if data.shape.rank_is_dynamic else data.shape[1]

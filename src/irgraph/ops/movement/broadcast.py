@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class _Broadcast(Op):
         InputSpec("axes_mapping"),
     )
     bound_inputs = (0,)
-    modes = ("numpy", "explicit", "pdpd")
+    modes: ClassVar[tuple[str, ...]] = ("numpy", "explicit", "pdpd")
 
     mode: str = attribute("numpy")
 
