@@ -60,10 +60,10 @@ class SamplingSpaces:
 def check_shapes(data: TensorType, rois: TensorType, batch: TensorType, box_size: int, pooled_h: int,
                  pooled_w: int) -> TensorType:
     """OpenVINO's shared ROI align shape rule: ``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's float type."""
-    element_type = data.element_type.merge(rois.element_type)
-    check(element_type is not None and (element_type.is_dynamic or element_type.is_real),
-          "The data type for input and ROIs is expected to be a same floating point type. Got: "
-          f"{data.element_type} and: {rois.element_type}")
+    mismatch = ("The data type for input and ROIs is expected to be a same floating point type. Got: "
+                f"{data.element_type} and: {rois.element_type}")
+    element_type = checked(data.element_type.merge(rois.element_type), mismatch)
+    check(element_type.is_dynamic or element_type.is_real, mismatch)
     check(batch.element_type.is_dynamic or batch.element_type.is_integral,
           f"The data type for batch indices is expected to be an integer. Got: {batch.element_type}")
     check(data.shape.rank_is_dynamic or data.shape.rank == 4, f"Expected a 4D tensor for the input data. Got: "
@@ -234,7 +234,8 @@ class _ROIAlignBase(Op):
         """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type."""
         check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
               f"{self.sampling_ratio}")
-        return [check_shapes(*inputs, 4, self.pooled_h, self.pooled_w)]
+        data, rois, batch = inputs
+        return [check_shapes(data, rois, batch, 4, self.pooled_h, self.pooled_w)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
