@@ -437,7 +437,8 @@ class _FastReader:
         closing = _CLOSE[outputs].match(body, position)
         if closing is None:
             raise NotCanonical
-        ports = (labels, types, rt, [[] for _ in types] if outputs else [])
+        names_per_port: list[list[str]] = [[] for _ in types] if outputs else []
+        ports = (labels, types, rt, names_per_port)
         return (ports, named if outputs else len(named)), closing.end()
 
     def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:

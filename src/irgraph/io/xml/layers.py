@@ -456,7 +456,7 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     fields = tuple(field.name for field in dataclasses.fields(cls))
     if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    new = object.__new__
+    new: Callable[[type], Any] = object.__new__
     setters = tuple(getattr(cls, name).__set__ for name in names)
     if len(names) == 1:
         (only,) = setters
