@@ -22,6 +22,7 @@ from irgraph.errors import (
     printable,
 )
 from irgraph.graph import Model
+from irgraph.io.xml import security
 from irgraph.io.xml.layers import non_negative
 from irgraph.io.xml.reader import SUPPORTED_VERSIONS, read_ir
 from irgraph.io.xml.security import XmlDocument, load_xml
@@ -54,7 +55,13 @@ def validate_file(
     name = os.fspath(path)
     try:
         document = load_xml(name, parse=False)
-        found = _schema_pass(document)
+        if security.parse_size(document.data)[2] > security.MAX_PARSE_BYTES:
+            # The schema needs an lxml tree; the reader reads such a file without one if it can.
+            limit = security.MAX_PARSE_BYTES >> 20
+            found = [Diagnostic("schema", Severity.WARNING, f"the file is too large for an XML tree within irgraph's "
+                                f"{limit} MiB parse limit: the schema pass is skipped", Location(file=name))]
+        else:
+            found = _schema_pass(document)
     except IrError as err:
         if "Excessive depth" not in err.message:
             return [_from_error(err, name)]
