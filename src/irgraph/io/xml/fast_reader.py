@@ -28,7 +28,7 @@ from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
 from irgraph.io.xml.names import split_names
-from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
+from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Op, OpaqueOp
 from irgraph.shapes import Dim, Shape, TensorType
@@ -128,7 +128,10 @@ class _FastReader:
         self._templates: dict[tuple[str, str, str], tuple] = {}
         self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
         """precision -> run of dims -> (the port type, the run's newlines)."""
-        self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
+        self._rt_infos: dict[tuple[str, str], tuple[tuple[RtEntry, ...], int]] = {}
+        """(content, parent) -> the entries and how many elements and attributes they hold."""
+        # Its own: a file the lxml path reads after all is counted from zero there.
+        self._rt_info_reader = RtInfoReader()
         self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
@@ -473,12 +476,14 @@ class _FastReader:
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
         """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
 
-        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse.
+        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse; each
+        use counts against the file's rt_info total, as on the lxml path (which says where a bound is passed).
         """
         key = (content, parent)
         found = self._rt_infos.get(key)
         if found is not None:
-            return found
+            self._rt_info_reader.charge(found[1])
+            return found[0]
         if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
             raise NotCanonical
         if self._parser is None:
@@ -487,8 +492,10 @@ class _FastReader:
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]
-        found = self._rt_infos[key] = read_rt_info(element)
-        return found
+        before = self._rt_info_reader.total
+        entries = self._rt_info_reader.read(element)
+        self._rt_infos[key] = (entries, self._rt_info_reader.total - before)
+        return entries
 
 
 def _has_long_run(data: bytes) -> bool:
