@@ -202,6 +202,7 @@ class _FastReader:
         templates, block_type = self._templates, self._block_type
         known, tensor_types = templates.get, self._tensor_types
         place, make_location = model.place, _location
+        charge = self._rt_info_reader.charge
         by_text: dict[str, _Placed] = {}
         cursor = block_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
@@ -224,8 +225,10 @@ class _FastReader:
             template = known(key)
             if template is None:
                 template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+            elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
+                charge(template[-1])
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
-             dim_slots, newlines, in_labels, out_labels) = template
+             dim_slots, newlines, in_labels, out_labels, _) = template
             if data is not None:
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
@@ -315,6 +318,7 @@ class _FastReader:
         each names value names, its ``dim_slots`` which port each run of dims shapes. The op is
         None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
         """
+        rt_items = self._rt_info_reader.total
         data = _DATA.match(body)
         position = data.end() if data else 0
         rt_info = None
@@ -355,7 +359,7 @@ class _FastReader:
         return (
             op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
             in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
-            out_labels,
+            out_labels, self._rt_info_reader.total - rt_items,
         )
 
     def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
