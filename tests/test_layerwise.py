@@ -162,8 +162,8 @@ def test_missing_openvino_is_one_error_line_exit_2(convnet, monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "openvino", None)  # import openvino raises ImportError
     assert ir_run.main([str(convnet), "--compare-with", "openvino"]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
-    assert err == ("error: comparing with openvino needs the openvino package, which is not installed: install it "
-                   "with: pip install 'irgraph[oracle]'")
+    assert err == ("error: comparing with openvino needs the openvino package, which is not installed: pip install "
+                   "openvino (in a clone of irgraph: pip install -e '.[oracle]')")
 
 
 @pytest.mark.parametrize(("argv", "message"), [

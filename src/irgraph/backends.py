@@ -21,21 +21,18 @@ from typing import Any
 import numpy as np
 
 from irgraph.element_types import ElementType
-from irgraph.errors import IrError, IrIOError, IrParseError, Location, printable
+from irgraph.errors import IrError, IrIOError, IrParseError, Location, MissingDependencyError, printable
 from irgraph.npz import is_ml_dtype
 
 __all__ = [
-    "BackendError", "BackendUnavailableError", "Found", "PRECISIONS", "ReferenceRun", "TensorRequest",
+    "BackendError", "BackendUnavailableError", "Found", "PRECISIONS", "PerfCounter", "ReferenceRun", "TensorRequest",
     "backend_version", "require", "run_onnxruntime", "run_openvino",
 ]
 
 PRECISIONS = ("f32", "f16", "bf16")
 """OpenVINO inference precision hints ``--precision`` takes."""
 
-INSTALL_HINT = "install it with: pip install 'irgraph[oracle]'"
-
-
-class BackendUnavailableError(IrError):
+class BackendUnavailableError(MissingDependencyError):
     """The reference runtime (openvino, onnxruntime) is not installed."""
 
 
@@ -60,7 +57,7 @@ def require(name: str) -> None:
 
 def _unavailable(name: str) -> BackendUnavailableError:
     return BackendUnavailableError(f"comparing with {name} needs the {name} package, which is not installed: "
-                                   f"{INSTALL_HINT}")
+                                   f"pip install {name} (in a clone of irgraph: pip install -e '.[oracle]')")
 
 
 def _import(name: str) -> ModuleType:
@@ -97,6 +94,19 @@ class Found:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class PerfCounter:
+    """One of OpenVINO's performance counters (``PERF_COUNT``, what benchmark_app -pc prints): the node the
+    plugin executed (named after the layer it comes from, or one a transformation made), its type and kernel,
+    its status (``EXECUTED``, ``NOT_RUN`` for a node fused into another, ``OPTIMIZED_OUT``) and its time."""
+
+    name: str
+    type: str
+    exec_type: str
+    status: str
+    seconds: float
+
+
 @dataclass
 class ReferenceRun:
     """What the reference gave per request (None: it has no such tensor) and every name it offered."""
@@ -105,6 +115,8 @@ class ReferenceRun:
     names: list[str] = field(default_factory=list)
     """The reference's tensor names and ``LAYER:PORT`` of its layers' outputs, to say what it has when a
     request matches nothing."""
+    counters: list[PerfCounter] | None = None
+    """OpenVINO's performance counters of the run (``profile=True``), in its execution order."""
 
 
 def run_openvino(
@@ -115,6 +127,7 @@ def run_openvino(
     *,
     device: str = "CPU",
     precision: str = "f32",
+    profile: bool = False,
 ) -> ReferenceRun:
     """The tensors ``requests`` name as OpenVINO computes them: matched by layer name and output index, else by
     any of their other names among the tensor names of OpenVINO's model.
@@ -123,6 +136,9 @@ def run_openvino(
     matched by either. The found tensors are added to the model's outputs before it is compiled with the
     inference precision hint ``precision`` on ``device``. Each array has the element type of OpenVINO's port
     (the Python API hands bf16 out as float16-typed bits and packs 4-bit types two to a byte).
+
+    ``profile`` turns OpenVINO's performance counters on (``PERF_COUNT``) and runs the request twice, the
+    counters coming from the second run (the first allocates and touches the weights): ``counters``.
     """
     ov = _import("openvino")
     path = os.fspath(xml)
@@ -158,9 +174,18 @@ def run_openvino(
                 raise BackendError(f"openvino's model has an input {candidates[0]!r} that the run was not given",
                                    Location(file=path))
             inputs[position] = _tensor(ov, feeds[name])
-        compiled = core.compile_model(model, device, {"INFERENCE_PRECISION_HINT": precision})
+        _require_device(core, device)
+        config: dict[str, object] = {"INFERENCE_PRECISION_HINT": precision}
+        if profile:
+            config["PERF_COUNT"] = True
+        compiled = core.compile_model(model, device, config)
         request = compiled.create_infer_request()
         request.infer(inputs)
+        counters = None
+        if profile:
+            request.infer(inputs)
+            counters = [PerfCounter(info.node_name, info.node_type, info.exec_type, info.status.name,
+                                    info.real_time.total_seconds()) for info in request.profiling_info]
         arrays = [_array(request.get_output_tensor(position)) for position in range(len(compiled.outputs))]
     except IrError:
         raise
@@ -168,7 +193,25 @@ def run_openvino(
         raise BackendError(f"openvino: {_one_line(err)}", Location(file=path)) from None
     names = [*named, *(f"{name}:{index}" for name, op in layers.items() for index in range(op.get_output_size()))]
     found = [None if match is None else Found(arrays[where[_port_key(match[0])]], match[1]) for match in matched]
-    return ReferenceRun(found, list(dict.fromkeys(names)))
+    return ReferenceRun(found, list(dict.fromkeys(names)), counters)
+
+
+VIRTUAL_DEVICES = ("AUTO", "MULTI", "HETERO", "BATCH")
+"""OpenVINO's devices that run on others, named after a colon (``AUTO:GPU,CPU``)."""
+
+
+def _require_device(core: Any, device: str) -> None:
+    """Raise BackendUnavailableError naming the devices this machine has when ``device`` (or a device a virtual
+    one lists) is not among them: OpenVINO would report the first library its plugin failed to load."""
+    head, _, listed = device.partition(":")
+    wanted = [name for name in listed.split(",") if name] if head in VIRTUAL_DEVICES else [device]
+    available = list(core.available_devices)
+    bases = {name.split(".")[0] for name in available}  # names are case-sensitive, as OpenVINO takes them
+    for name in wanted:
+        base = name.split("(")[0].split(".")[0].strip()
+        if base and base not in VIRTUAL_DEVICES and base not in bases:
+            raise BackendUnavailableError(f"openvino has no device {name!r} on this machine; its devices: "
+                                          f"{', '.join(available) or 'none'} (--device)")
 
 
 def _tensor(ov: ModuleType, array: np.ndarray) -> Any:

@@ -146,5 +146,10 @@ class ResourceLimitError(IrError):
     """A declared size exceeds the configured budget; nothing was allocated."""
 
 
+class MissingDependencyError(IrError):
+    """An optional package a feature needs (onnx, openvino, onnxruntime) is not installed: a matter of the
+    environment, not of the model, so the tools exit 2 as for a usage error."""
+
+
 class ConversionError(IrError):
     """An ONNX model (or an IR model for export) cannot be converted."""

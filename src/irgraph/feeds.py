@@ -24,7 +24,7 @@ from irgraph import npz, polygraphy_json
 from irgraph.compare import element_type_name
 from irgraph.element_types import ElementType
 from irgraph.errors import InputError, IrError, IrIOError, IrParseError, Location, ResourceLimitError
-from irgraph.graph import Model, Node
+from irgraph.graph import Model, Node, OutputPort
 from irgraph.interpreter import check_feed_type
 from irgraph.npz import NpzArchive
 from irgraph.ops import Parameter
@@ -75,8 +75,13 @@ class ValueRanges:
 
 
 # ------------------------------------------------------------------------------------ shapes
+UNNAMED = ""
+"""The key of an unnamed shape spec (``[1,3,224,224]``, benchmark_app's form): the model's one input."""
+
+
 def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
-    """``NAME[1,?,1..8]`` / ``NAME:[...]`` items (several per value, comma separated) -> shapes."""
+    """``NAME[1,?,1..8]`` / ``NAME:[...]`` items (several per value, comma separated) -> shapes; an unnamed
+    ``[1,3,224,224]`` (benchmark_app's form for a model of one input) is keyed :data:`UNNAMED`."""
     shapes: dict[str, Shape] = {}
     for value in values:
         for item in split_outside_brackets(value):
@@ -84,14 +89,16 @@ def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
             name = name.strip()
             if name.endswith(":"):
                 name = name[:-1].strip()
-            if not bracket or not rest.rstrip().endswith("]") or not name:
-                raise FeedError(f"--shape expects NAME[d0,d1,...] (dims N, ?, -1 or lo..hi), got {item!r}")
+            if not bracket or not rest.rstrip().endswith("]") or (not name and item.strip()[0] != "["):
+                raise FeedError(f"--shape expects NAME[d0,d1,...] or, for a model of one input, [d0,d1,...] "
+                                f"(dims N, ?, -1 or lo..hi), got {item!r}")
             try:
                 shape = Shape.parse("[" + rest.strip())
             except (IrParseError, ValueError) as err:
                 raise FeedError(f"--shape {item!r}: {err}") from None
             if name in shapes:
-                raise FeedError(f"--shape gives input {name!r} twice")
+                raise FeedError(f"--shape gives input {name!r} twice" if name else
+                                "--shape gives two unnamed shapes; name each input: NAME[d0,d1,...]")
             shapes[name] = shape
     return shapes
 
@@ -116,6 +123,15 @@ def split_outside_brackets(text: str) -> list[str]:
 def resolve_shapes(model: Model, shapes: Mapping[str, Shape]) -> dict[int, Shape]:
     """Shape specs keyed by Parameter id, each merged with the Parameter's own partial shape."""
     inputs = model.input_index()
+    if UNNAMED in shapes:
+        if len(model.parameters) != 1:
+            raise FeedError(f"--shape {shapes[UNNAMED]} names no input, which only a model of one input allows; this "
+                            f"one has {len(model.parameters)} ({input_names(model)}): name it, as in --shape "
+                            f'"{model.parameters[0].name if model.parameters else "NAME"}{shapes[UNNAMED]}"')
+        only = model.parameters[0].name
+        if only in shapes:
+            raise FeedError(f"--shape gives input {only!r} twice (named and unnamed)")
+        shapes = {(only if name == UNNAMED else name): shape for name, shape in shapes.items()}
     resolved: dict[int, Shape] = {}
     for name, shape in shapes.items():
         parameter = inputs.get(name)
@@ -246,6 +262,7 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
     rng = np.random.default_rng(seed)
     by_parameter = resolve_value_ranges(model, ranges) if ranges is not None else {}
     default = ranges.default if ranges is not None else None
+    chosen = integer_ranges(model) if default is None else {}
     feeds, described, chose_dims = [], [], False
     for parameter in model.parameters:
         op = parameter_op(parameter)
@@ -264,15 +281,69 @@ def random_feeds(model: Model, shapes: Mapping[int, Shape], seed: int, element_l
                 f"{element_limit} (see --max-elements)",
                 parameter.location,
             )
-        value_range = by_parameter.get(parameter.id, default)
+        value_range, why = by_parameter.get(parameter.id, default), ""
+        if value_range is None and parameter.id in chosen:
+            value_range, why = chosen[parameter.id]
         feeds.append(Feed(parameter.name, random_array(rng, op.element_type, sizes, value_range), "random"))
         within = f" in [{value_range[0]:g}, {value_range[1]:g}]" if value_range is not None else ""
+        within += f" ({why})" if why else ""
         described.append(f"{parameter.name} {op.element_type}{shape_text(sizes)}{within}")
     if not feeds:
         return feeds, ""
     note = "; dynamic dims take their smallest size >= 1 (set them with --shape)" if chose_dims else ""
     return feeds, (f"no input data given: every input is filled with random data (seed {seed}): "
                    f"{', '.join(described)}{note}")
+
+
+DEFAULT_INTEGER_RANGE: ValueRange = (0, 9)
+"""Random integers for an input the graph says nothing about: small and non-negative, as ids, sizes and
+positions are (a negative token id or length makes most models fail for no reason of theirs)."""
+MASK_WORD = "mask"
+
+
+def integer_ranges(model: Model) -> dict[int, tuple[ValueRange, str]]:
+    """The range random data takes for each integer input (by Parameter id), and why, from what the graph says.
+
+    An input that reaches, through Convert, Reshape, Squeeze or Unsqueeze (``Op.forwards_values``), the
+    indices of a Gather (``Op.index_count``) stays within the smallest of the tables it indexes; one named
+    as a mask or read as one (Select's condition, ``Op.mask_inputs``) takes 0 and 1; any other takes
+    :data:`DEFAULT_INTEGER_RANGE`.
+    """
+    chosen: dict[int, tuple[ValueRange, str]] = {}
+    for parameter in model.parameters:
+        if not parameter_op(parameter).element_type.is_integral:
+            continue
+        counts, masked = _uses(model, parameter)
+        if counts:
+            count, node = min(counts, key=lambda found: found[0])
+            chosen[parameter.id] = ((0, count - 1), f"indices of {node.type_name} {node.name!r}, {count} entries")
+        elif masked or any(MASK_WORD in name.lower() for name in model.input_names(parameter)):
+            chosen[parameter.id] = ((0, 1), "a mask")
+        else:
+            chosen[parameter.id] = (DEFAULT_INTEGER_RANGE, "")
+    return chosen
+
+
+def _uses(model: Model, parameter: Node) -> tuple[list[tuple[int, Node]], bool]:
+    """The index counts an input's values meet (with the layer), and whether a layer reads them as a mask."""
+    counts: list[tuple[int, Node]] = []
+    masked = False
+    pending, seen = [OutputPort(parameter.id, 0)], set()
+    while pending:
+        port = pending.pop()
+        for target in model.consumers(port):
+            node = model.node(target.node_id)
+            op = node.op
+            if target.index in op.forwards_values and node.num_outputs and node.id not in seen:
+                seen.add(node.id)
+                pending.append(OutputPort(node.id, 0))
+            masked = masked or target.index in op.mask_inputs
+            sources = model.input_sources(node)
+            count = op.index_count(target.index, [model.output_type(s) if s is not None else None for s in sources],
+                                   [model.constant_value(s) for s in sources])
+            if count is not None and count > 0:
+                counts.append((count, node))
+    return counts, masked
 
 
 def _smallest_size(dim: Dim) -> int:

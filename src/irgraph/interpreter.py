@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -127,6 +128,9 @@ class Interpreter:
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
+        self.on_step_time: Callable[[Node, float], None] | None = None
+        """Called with each layer after it ran and the seconds it took (``irgraph.profiling``); None: no clock
+        is read."""
         with paused_collector():
             self._prepare()
 
@@ -137,10 +141,8 @@ class Interpreter:
         for mapping in self._mappings:
             check_mapping(mapping)  # shape inference and constant folding below read them
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
+        _refuse_blockers(model)
         for node in model:
-            reason = node.op.cannot_run_reason
-            if reason is not None:
-                raise EvaluationError(reason, node.location)
             for index, tensor in enumerate(node.output_types):
                 if tensor is not None and not tensor.shape.rank_is_dynamic and tensor.shape.rank > MAX_RANK:
                     raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
@@ -280,6 +282,11 @@ class Interpreter:
         """How many layers a run executes (Consts and constant sub-graphs are computed once, ahead)."""
         return len(self._plan)
 
+    @property
+    def planned_layers(self) -> list[Node]:
+        """The layers a run executes, in the order it runs them (``steps`` of them)."""
+        return [step.node for step in self._plan]
+
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         for mapping in self._mappings:
@@ -312,11 +319,15 @@ class Interpreter:
         limit = self.element_limit
         node = None
         on_step = self.on_step
+        on_step_time = self.on_step_time
+        started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
+                if on_step_time is not None:
+                    started = time.perf_counter()
                 arguments = [values[slot] for slot in inputs]
                 if kind == _JOIN:
                     produced: Sequence[Any] = (_join(op, arguments, limit),)
@@ -353,6 +364,8 @@ class Interpreter:
                 for slot in frees:
                     values[slot] = None
                 produced = value = None  # no stale references: _in_place counts them
+                if on_step_time is not None:
+                    on_step_time(node, time.perf_counter() - started)
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
         except IrError as err:
@@ -404,6 +417,42 @@ class Interpreter:
                 for position, kept in list(self._kept.items()):
                     if np.may_share_memory(kept, values[slot]):
                         del self._kept[position]
+
+
+SHOWN_LINES = 5
+"""A reason many layers share names this many of their lines."""
+
+
+def _refuse_blockers(model: Model) -> None:
+    """Raise one EvaluationError naming every reason a layer of ``model`` (bodies included) cannot run, each
+    once with its layers' lines, located at the first such layer; nothing when every layer can run."""
+    blockers: dict[str, list[Node]] = {}
+    pending = [model]
+    while pending:
+        graph = pending.pop(0)
+        for node in graph:
+            reason = node.op.cannot_run_reason
+            if reason is not None:
+                blockers.setdefault(reason, []).append(node)
+            pending.extend(body.model for body in node.bodies)
+    if not blockers:
+        return
+    first = next(iter(blockers.values()))[0]
+    if len(blockers) == 1:
+        ((reason, nodes),) = blockers.items()
+        raise EvaluationError(reason + (f" ({_layers_text(nodes)})" if len(nodes) > 1 else ""), first.location)
+    listing = " ".join(f"{number}) {reason} ({_layers_text(nodes)})."
+                       for number, (reason, nodes) in enumerate(blockers.items(), 1))
+    raise EvaluationError(f"{len(blockers)} kinds of layers in this model cannot run: {listing}", first.location)
+
+
+def _layers_text(nodes: list[Node]) -> str:
+    """``layer 'conv1' at line 12`` or ``3 layers, at lines 12, 40, 77``."""
+    lines = [str(node.location.line) for node in nodes if node.location.line is not None]
+    if len(nodes) == 1:
+        return f"layer {nodes[0].name!r}" + (f" at line {lines[0]}" if lines else "")
+    shown = ", ".join(lines[:SHOWN_LINES]) + (", ..." if len(lines) > SHOWN_LINES else "")
+    return f"{len(nodes)} layers" + (f", at lines {shown}" if lines else "")
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:

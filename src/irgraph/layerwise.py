@@ -100,6 +100,8 @@ class LayerwiseReport:
     """irgraph's outputs and marked tensors, by key (what ``ir-run --output`` saves)."""
     reference_names: list[str] = field(repr=False, default_factory=list)
     """Every tensor name (and ``LAYER:PORT``) the reference offered: what it has when nothing matched."""
+    counters: list[backends.PerfCounter] | None = field(repr=False, default=None)
+    """OpenVINO's performance counters (``compare_with_openvino(profile=True)``), else None."""
 
     @property
     def compared(self) -> list[ComparedTensor]:
@@ -258,6 +260,7 @@ def compare_with_openvino(
     rtol: float | None = None,
     tolerances: Mapping[str, Tolerance | ToleranceOverride] | None = None,
     progress: Progress | None = None,
+    profile: bool = False,
 ) -> LayerwiseReport:
     """Run the interpreter's model (outputs and marked tensors) and the IR ``xml`` (default: the model's own
     file) with OpenVINO; compare.
@@ -265,7 +268,8 @@ def compare_with_openvino(
     Tensors are matched by producing layer name and output index, else by any of their names, so ``xml`` may be
     another version of the model (a reference to find where an edited IR goes wrong). ``atol``/``rtol`` replace
     the parts of each tensor's precision default (``precision``, the inference precision hint, and the ops on
-    the way); ``tolerances`` set them per tensor (by key, tensor name or layer name).
+    the way); ``tolerances`` set them per tensor (by key, tensor name or layer name). ``profile``: the report
+    holds OpenVINO's performance counters (``counters``; see :func:`irgraph.backends.run_openvino`).
     """
     model = interpreter.model
     path = xml if xml is not None else model.source
@@ -277,7 +281,7 @@ def compare_with_openvino(
     version = backends.backend_version("openvino")  # imported after irgraph's run: see backends.require
     progress.stage(f"openvino: compiling and running ({device}, {precision})")
     run = backends.run_openvino(path, weights, _by_parameter(model, feeds), _requests(model, tensors),
-                                device=device, precision=precision)
+                                device=device, precision=precision, profile=profile)
     judge = _Tolerances(model, ElementType.from_ir_name(precision), atol, rtol, tolerances)
     progress.stage("comparing tensors", len(tensors))
     for tensor, found in zip(tensors, run.tensors, strict=True):
@@ -285,7 +289,8 @@ def compare_with_openvino(
         if found is not None:
             tensor.reference_name = found.name
             _compare(tensor, values[tensor.key], found.array, judge)
-    return LayerwiseReport(f"{version} ({device}, {precision})", atol, rtol, tensors, values, run.names)
+    return LayerwiseReport(f"{version} ({device}, {precision})", atol, rtol, tensors, values, run.names,
+                           run.counters)
 
 
 def compare_with_onnxruntime(

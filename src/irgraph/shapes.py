@@ -142,6 +142,13 @@ class Dim:
     def __repr__(self) -> str:
         return f"Dim({self})"
 
+    def to_json(self) -> int | str:
+        """The dim in the tools' JSON: its size when static, ``-1`` when fully dynamic, else ``"lo..hi"``
+        (``"2.."``, ``"..8"``) as OpenVINO writes an interval."""
+        if self.max == self.min:
+            return self.min
+        return -1 if self.min == 0 and self.max is None else str(self)
+
     def to_port_dim(self) -> int:
         """The IR port ``<dim>`` value: the size when static, else ``-1`` (bounds are lost)."""
         return self.min if self.max == self.min else -1
@@ -269,6 +276,11 @@ class Shape:
         dims = list(self.dims or ())
         dims[index] = dim
         return Shape(tuple(dims))
+
+    def to_json(self) -> list[int | str] | None:
+        """The shape in the tools' JSON (one form for ir-info and ir-run): a list of :meth:`Dim.to_json`
+        (``[1, -1, "1..8"]``), None for a dynamic rank."""
+        return None if self.dims is None else [dim.to_json() for dim in self.dims]
 
     def to_ir(self) -> str:
         """The Parameter ``shape`` attribute text: ``2,6,4``, ``..5,3,?,7..``, ``...``, ``""``."""

@@ -6,7 +6,8 @@ gives its Parameter ``part_size`` along the iteration axis), the body is inferre
 body Results: the last iteration's value, or the iterations concatenated along the axis (static
 only where the number of iterations is known: TensorIterator from its sliced inputs, Loop from a
 constant trip count and an always-true condition). OpenVINO's rules (``tensor_iterator.cpp``,
-``loop.cpp``, ``if.cpp``) are followed, including where they make a dim dynamic.
+``loop.cpp``, ``if.cpp``) are followed, including where they make a dim dynamic, and where If's
+known condition leaves the body it skips with the types it declares.
 """
 
 from __future__ import annotations
@@ -291,12 +292,15 @@ def _if(
     input_values: Sequence[np.ndarray | None], walk: Walk,
 ) -> list[TensorType]:
     condition = _scalar_value(input_values, 0)
+    taken = None if condition is None else ("then_body" if bool(condition[0]) else "else_body")
     branches: list[dict[int, TensorType]] = []
     for tag in ("then_body", "else_body"):
         body = bodies[tag]
         overrides = {}
         for entry in body.inputs:
             parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
+            if taken not in (None, tag):
+                continue  # OpenVINO leaves the body a known condition skips as declared (and writes it so)
             overrides[parameter.id] = _check_fed(f"<{body.port_map_tag}> {entry.describe()}",
                                                  _input(entry, input_types), parameter)
         _run(body, overrides, walk)

@@ -294,7 +294,8 @@ def test_ops_onnx_export_does_not_know_are_refused_with_the_list():
 
 def test_missing_onnx_package_gives_a_one_line_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
-    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package: pip install 'irgraph\[onnx\]'$"):
+    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package, which is not installed: pip "
+                                              r"install onnx \(in a clone of irgraph: pip install -e '\.\[onnx\]'\)$"):
         ir.export_onnx(demo_model())
 
 

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import math
 import os
+import shlex
 import signal
 import sys
 import traceback
@@ -22,7 +23,7 @@ import numpy as np
 
 import irgraph
 from irgraph import compare, npz
-from irgraph.errors import IrError, IrIOError, Location, printable
+from irgraph.errors import IrError, IrIOError, Location, MissingDependencyError, printable
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
 from irgraph.npz import Expect, NpzArchive
@@ -57,7 +58,7 @@ class CliError(Exception):
 
 
 # ------------------------------------------------------------------------------------ parsers
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``error: ...``) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -66,9 +67,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def make_parser(prog: str, description: str, examples: str) -> argparse.ArgumentParser:
-    """A parser with ``--debug``, ``--version`` and an examples epilog."""
-    parser = _Parser(
+def make_parser(prog: str, description: str, examples: str, parser_class: type[Parser] | None = None
+                ) -> argparse.ArgumentParser:
+    """A parser (``parser_class``, a subclass of this module's) with ``--debug``, ``--version`` and an examples
+    epilog."""
+    parser = (parser_class or Parser)(
         prog=prog,
         description=description,
         epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
@@ -137,6 +140,8 @@ def _run(body: Callable[[argparse.Namespace], int], args: argparse.Namespace, de
         return EXIT_FAILURE
     except CliError as err:
         return report(str(err), err.exit_code, debug)
+    except MissingDependencyError as err:  # the environment, like a usage error: onnx, openvino, onnxruntime
+        return report(str(err), EXIT_USAGE, debug)
     except IrError as err:
         return report(str(err), EXIT_USAGE if isinstance(err, OSError) else EXIT_FAILURE, debug)
     except OSError as err:
@@ -243,10 +248,42 @@ def require_file(path: str, what: str = "file") -> None:
 
 
 def require_model_files(path: str, weights: str | None) -> None:
-    """Exit 2 unless the model file (and the weights file, when given) are existing regular files."""
+    """Exit 2 unless the model file (and the weights file, when given) are existing regular files, and the
+    model is not an ONNX file (the tools that read IR say what to run instead of "not well-formed XML")."""
     require_file(path, "model file")
+    refuse_onnx(path)
     if weights is not None:
         require_file(weights, "weights file")
+
+
+ONNX_SUFFIX = ".onnx"
+
+
+def looks_like_onnx(path: str) -> bool:
+    """True for a ``.onnx`` file, or a file whose first bytes are an ONNX ModelProto's (protobuf field 1,
+    ``ir_version``, a small varint) and no XML's (``<`` after an optional BOM and white space)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(64)
+    except OSError:
+        return False  # the reader reports it
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"<"):
+        return False
+    if path.lower().endswith(ONNX_SUFFIX):
+        return True
+    return len(head) >= 2 and head[0] == 0x08 and 0 < head[1] < 0x80
+
+
+def refuse_onnx(path: str) -> None:
+    """Exit 2 with what to run when ``path`` is an ONNX model where an IR ``.xml`` is expected."""
+    if not looks_like_onnx(path):
+        return
+    stem = os.path.splitext(path)[0]
+    source = path if path.lower().endswith(ONNX_SUFFIX) else f"{stem}.onnx"
+    rename = "" if source == path else f"name it {shlex.quote(source)} and "
+    raise CliError(f"{path}: this is an ONNX model, not OpenVINO IR (.xml); {rename}convert it first: "
+                   f"ir-convert {shlex.quote(source)} {shlex.quote(stem + '.xml')}")
 
 
 def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:

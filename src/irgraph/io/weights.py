@@ -27,7 +27,7 @@ _I32 = np.dtype("<i4")
 _INT32_MAX = 2**31 - 1
 _COMPARE_CHUNK = 1 << 20
 _MAP_AT_LEAST = 1 << 20  # a smaller range is read rather than given a mapping of its own (each costs a VMA)
-_EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const as this one byte, size="1"
+_EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const it allocated as this one byte, size="1"
 _MAPPINGS: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, int]] = weakref.WeakKeyDictionary()
 """Every mapping of a weights file -> the file's path and where in it the mapping ends (see :func:`check_mapping`)."""
 
@@ -262,13 +262,14 @@ class WeightsWriter:
         self._seen: dict[tuple[int, int], list[tuple[int, bytes | memoryview]]] = {}
         self.size = 0
 
-    def add(self, blob: bytes | bytearray | memoryview) -> tuple[int, int]:
+    def add(self, blob: bytes | bytearray | memoryview, *, zero_bytes: bool = False) -> tuple[int, int]:
         """Append ``blob`` unless equal bytes were added before; return its ``(offset, size)``.
 
-        An empty blob is stored as the single byte 0x00 with size 1, as OpenVINO writes zero-element Consts.
+        An empty blob is stored as the single byte 0x00 with size 1, as OpenVINO writes the Consts it
+        allocates, unless ``zero_bytes`` (a Const wrapping a zero-byte tensor: size 0 at the current end).
         """
         data = blob if isinstance(blob, bytes) else _bytes_view(blob)
-        if len(data) == 0:
+        if len(data) == 0 and not zero_bytes:
             data = _EMPTY_BLOB
         key = (len(data), zlib.crc32(data))
         candidates = self._seen.setdefault(key, [])

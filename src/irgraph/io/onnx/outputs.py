@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from irgraph.errors import ConversionError
+from irgraph.errors import MissingDependencyError
 
 __all__ = ["onnx_value_names", "onnx_with_outputs"]
 
@@ -48,6 +48,7 @@ def _onnx():  # type: ignore[no-untyped-def]
     try:
         import onnx
     except ImportError:
-        raise ConversionError("comparing with onnxruntime reads the ONNX model with the onnx package, which is not "
-                              "installed: pip install 'irgraph[onnx]'") from None
+        raise MissingDependencyError("comparing with onnxruntime reads the ONNX model with the onnx package, which "
+                                     "is not installed: pip install onnx (in a clone of irgraph: pip install -e "
+                                     "'.[onnx]')") from None
     return onnx

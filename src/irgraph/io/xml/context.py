@@ -56,7 +56,7 @@ class ReadContext(Protocol):
         """The weights file, opened on the first Const."""
         ...
 
-    def without_data(self, err: IrError) -> None:
+    def without_data(self, err: IrError | None = None) -> None:
         """Note a Const left without its value (``weights_optional``)."""
         ...
 

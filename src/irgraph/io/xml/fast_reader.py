@@ -308,6 +308,9 @@ class _FastReader:
                 found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
                          layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
             self._tensors[key] = found
+        elif found[0].value is None:  # type: ignore[attr-defined]
+            # Counted per layer (as ir-info counts Consts), not once per shared placement.
+            self._layer_reader.reader.without_data()  # type: ignore[union-attr]
         return found
 
     def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:

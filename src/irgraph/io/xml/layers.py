@@ -21,7 +21,7 @@ from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items
-from irgraph.ops import Op, OpaqueOp, Parameter, Result, lookup
+from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
 from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 if TYPE_CHECKING:
@@ -342,11 +342,15 @@ class LayerReader:
                 self.reader.without_data(err)
                 value = dtype = None
             make = _checked_tensor_constructor(op_class) if dtype is not None else None
-            if make is not None:
+            if size == 0 and needed == 0 and op_class is Const:  # written from a zero-byte tensor: kept so
+                op = Const(element_type=element_type, shape=shape, value=value, zero_byte_blob=True)
+            elif make is not None:
                 op = make(element_type, shape, value)
             else:
                 op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
             self._placed_consts[placed] = op
+        elif op.value is None:  # type: ignore[attr-defined]
+            self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
@@ -486,7 +490,7 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
 _shape = fast_constructor(Shape, ("dims",))
 _tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
 
-_TENSOR_FIELDS = ("element_type", "shape", "value")
+_TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
 _tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
 
 
@@ -505,6 +509,7 @@ def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tu
             set_field(op, "element_type", element_type)
             set_field(op, "shape", shape)
             set_field(op, "value", value)
+            set_field(op, "zero_byte_blob", False)  # the reader makes the rare zero-byte empty Const itself
             return op
 
     _tensor_constructors[op_class] = make

@@ -122,10 +122,11 @@ class _Reader:
         """The bodies of a TensorIterator, Loop or If layer (``sub_graphs`` reads them with LayerReaders)."""
         return read_bodies(layers, ports, elements)
 
-    def without_data(self, err: IrError) -> None:
-        """Note a Const left without its value (``weights_optional``): the first reason is kept."""
+    def without_data(self, err: IrError | None = None) -> None:
+        """Note a Const layer left without its value (``weights_optional``): the first reason is kept; ``err``
+        is None for a layer sharing the bytes (and so the op) of a Const counted already."""
         self.consts_without_data += 1
-        if not self._weights_problem:
+        if err is not None and not self._weights_problem:
             self._weights_problem = err.message
             if self._weights_path is not None and self._weights_path not in err.message:
                 self._weights_problem = f"{self._weights_path}: {err.message}"

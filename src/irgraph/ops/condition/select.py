@@ -33,6 +33,8 @@ class Select(Op):
     type_name = "Select"
     introduced = 1
     inputs = Inputs.of(InputSpec("cond"), InputSpec("then"), InputSpec("else"))
+    mask_inputs = (0,)
+    bound_inputs = (1, 2)  # with the condition known, each element is the bound of the one it copies
 
     auto_broadcast: str = attribute("numpy")
 

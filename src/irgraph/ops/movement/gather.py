@@ -26,6 +26,19 @@ class _Gather(Op):
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
     bound_inputs = (0,)
 
+    def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
+                    ) -> int | None:
+        """The indices (input 1) pick among the ``axis`` dim of data: its size when static."""
+        data, axis = inputs[0], values[2]
+        if port != 1 or data is None or axis is None or data.shape.rank_is_dynamic or np.size(axis) != 1:
+            return None
+        position = int(np.reshape(axis, -1)[0])
+        rank = data.shape.rank
+        if not -rank <= position < rank:
+            return None
+        dim = data.shape[position]
+        return dim.value if dim.is_static else None
+
     @property
     def batch(self) -> int:
         """The ``batch_dims`` attribute (0 before Gather-7)."""

@@ -23,6 +23,7 @@ class ScatterUpdate(Op):
     type_name = "ScatterUpdate"
     introduced = 3
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("updates"), InputSpec("axis"))
+    bound_inputs = (0, 2)  # data movement: a shape vector with some entries replaced keeps the bounds of each
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; updates must be ``data[:axis] + indices + data[axis+1:]`` when the axis is known."""

@@ -26,6 +26,7 @@ class Split(Op):
     introduced = 1
     slices_data = True
     inputs = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
+    bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
     num_splits: int = attribute(0)
 

@@ -31,6 +31,7 @@ class VariadicSplit(Op):
     inputs = Inputs.of(
         InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
     )
+    bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int | None:
         """One output per split length (unknown while the lengths are)."""

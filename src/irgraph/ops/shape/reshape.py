@@ -30,6 +30,7 @@ class Reshape(Op):
     introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("shape", needs_value=True, bounds=True))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     special_zero: bool = attribute()
 

@@ -24,6 +24,7 @@ class _Squeeze(Op):
     type_name = "Squeeze"
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axes", needs_value=True))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     @property
     def skips_uncertain_axes(self) -> bool:

@@ -24,6 +24,7 @@ class Unsqueeze(Op):
     introduced = 1
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input dims with 1s inserted."""

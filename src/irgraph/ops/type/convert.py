@@ -27,6 +27,7 @@ class Convert(Op):
     type_name = "Convert"
     introduced = 1
     inputs = Inputs.of(InputSpec("data"))
+    forwards_values = (0,)
 
     destination_type: ElementType = attribute()
 
