@@ -161,3 +161,21 @@ def test_2_7_million_rt_info_items_are_refused_without_the_schema_pass(tmp_path)
     assert "the file's rt_info holds more than 2000000 elements and attributes" in out
     assert peak < 1536, f"peak {peak} MiB"
 
+
+
+def test_the_writer_refuses_rt_info_its_reader_would_refuse(write_ir, monkeypatch):
+    files = write_ir(relu_chain(30, lambda i: attributes(i, 2)))  # 8 items per layer, 240 in all
+    model = ir.read_model(files.xml)
+    copy = files.directory / "copy.xml"
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_TOTAL", 239)
+    expect_error(lambda: ir.write_model(model, copy), ResourceLimitError,
+                 "not written: irgraph would not read it back (its rt_info holds more than 239 elements and attributes;"
+                 " the limits are MAX_RT_INFO_ITEMS and MAX_RT_INFO_TOTAL in irgraph.io.xml.rt_info", file=copy)
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_TOTAL", 240)
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_ITEMS", 7)
+    expect_error(lambda: ir.write_model(model, copy), ResourceLimitError,
+                 "(one <rt_info> holds 8 elements and attributes (at most 7);", file=copy)
+    assert sorted(p.name for p in files.directory.iterdir()) == ["model.bin", "model.xml"]
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_ITEMS", 8)
+    ir.write_model(model, copy)
+    assert ir.read_model(copy).node(7).rt_info == model.node(7).rt_info

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from lxml import etree
 
 from irgraph.errors import IrParseError, Location, ResourceLimitError
-from irgraph.graph import RtEntry
+from irgraph.graph import Model, RtEntry
 from irgraph.io.xml.text import escape_attribute, escape_text
 
 LEGACY_SECTIONS = ("meta_data", "quantization_parameters")
@@ -109,6 +109,39 @@ class RtInfoReader:
         if children:  # hashing a tree would walk it again at every level above: only leaves are shared
             return entry
         return self._leaves.setdefault(entry, entry)
+
+
+def check_rt_info_size(model: Model, where: Location) -> None:
+    """ResourceLimitError (``not written``) when ``model``'s rt_info passes a bound its reader keeps:
+    :data:`MAX_RT_INFO_ITEMS` in one ``<rt_info>``, :data:`MAX_RT_INFO_TOTAL` in the file, bodies included."""
+    total = 0
+    for entries in _rt_info_blocks(model):
+        items = _items(entries)
+        total += items
+        if items > MAX_RT_INFO_ITEMS or total > MAX_RT_INFO_TOTAL:
+            what = (f"one <rt_info> holds {items} elements and attributes (at most {MAX_RT_INFO_ITEMS})"
+                    if items > MAX_RT_INFO_ITEMS else f"its rt_info holds more than {MAX_RT_INFO_TOTAL} elements and "
+                    "attributes")
+            raise ResourceLimitError(
+                f"not written: irgraph would not read it back ({what}; the limits are MAX_RT_INFO_ITEMS and "
+                "MAX_RT_INFO_TOTAL in irgraph.io.xml.rt_info, which a caller may raise)", where,
+            )
+
+
+def _rt_info_blocks(model: Model) -> Iterable[tuple[RtEntry, ...]]:
+    """Every rt_info a file of ``model`` holds: the net's, its legacy sections, each layer's and port's, bodies'."""
+    yield model.rt_info or ()
+    yield model.legacy_sections
+    for node in model:
+        yield node.rt_info
+        yield from node.input_rt_info.values()
+        yield from node.output_rt_info.values()
+        for body in node.bodies or ():
+            yield from _rt_info_blocks(body.model)
+
+
+def _items(entries: tuple[RtEntry, ...]) -> int:
+    return sum(1 + len(entry.attributes) + _items(entry.children) for entry in entries)
 
 
 def write_legacy_sections(out: list[str], sections: tuple[RtEntry, ...]) -> None:

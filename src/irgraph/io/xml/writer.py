@@ -29,7 +29,7 @@ from irgraph.io.atomic import Writer, check_destination, replace_files, same_fil
 from irgraph.io.weights import WeightsWriter, encode_tensor
 from irgraph.io.xml.names import join_names
 from irgraph.io.xml.reader import SUPPORTED_VERSIONS
-from irgraph.io.xml.rt_info import write_legacy_sections, write_rt_info
+from irgraph.io.xml.rt_info import check_rt_info_size, write_legacy_sections, write_rt_info
 from irgraph.io.xml.security import check_bytes, check_parse_size
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
@@ -73,6 +73,7 @@ def write_model(
     with paused_collector():
         text, blobs = serialize(model, version)
     check_readable(text, Location(xml_path))
+    check_rt_info_size(model, Location(xml_path))
     _write_files([(bin_path, blobs.write_to), (xml_path, lambda file: file.write(text))])
 
 
