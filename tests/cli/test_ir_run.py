@@ -584,7 +584,7 @@ def test_internal_errors_are_one_line_unless_debug(split_model, monkeypatch, cap
     def boom(self, feeds):  # type: ignore[no-untyped-def]
         raise RuntimeError("first line\nsecond line")
 
-    monkeypatch.setattr("irgraph.interpreter.Interpreter.run", boom)
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", boom)
     code, _, err = run(capsys, split_model.xml)
     assert code == 1
     assert assert_one_error_line(err) == "error: internal error: RuntimeError: first line\\nsecond line"
@@ -597,7 +597,7 @@ def test_keyboard_interrupt_exits_130(split_model, monkeypatch, capsys) -> None:
     def stop(self, feeds):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("irgraph.interpreter.Interpreter.run", stop)
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", stop)
     code, _, err = run(capsys, split_model.xml)
     assert code == 130
     assert err.endswith("error: interrupted\n")

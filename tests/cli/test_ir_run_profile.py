@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph import interpreter as interpreter_module
 from irgraph.cli import ir_run
+from irgraph.runtime import interpreter as interpreter_module
 from tests.cli.helpers import REPO
 
 MODELS = REPO / "tests" / "data" / "models"

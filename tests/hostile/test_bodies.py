@@ -10,7 +10,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
-from irgraph.errors import IrParseError
+from irgraph.core.errors import IrParseError
 from irgraph.graph import Body, OutputPort, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.condition.if_ import If

@@ -13,7 +13,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
-from irgraph.errors import ShapeInferenceError
+from irgraph.core.errors import ShapeInferenceError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import EXECUTION_CONDITION
 from irgraph.ops.arithmetic.add import Add
@@ -142,7 +142,7 @@ def test_a_contradicted_body_shape_is_a_warning_and_the_given_shape_runs(tmp_pat
 
 def test_the_body_runner_refuses_what_only_the_run_shows():
     """Values inference could not type (here: handed to the runner directly) are checked as they are bound."""
-    from irgraph.control_flow import RUNNERS
+    from irgraph.control_flow.runners import RUNNERS
 
     model = counting_loop()
     ir.infer_shapes(model)

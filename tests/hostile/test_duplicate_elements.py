@@ -11,8 +11,8 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
-from irgraph.errors import IrParseError
-from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.errors import IrParseError
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.xml import fast_reader
 from irgraph.io.xml import reader as xml_reader
 from irgraph.io.xml.security import load_xml

@@ -11,7 +11,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run
-from irgraph.errors import ConversionError, EvaluationError
+from irgraph.core.errors import ConversionError, EvaluationError
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error
 
 onnx = pytest.importorskip("onnx")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph import polygraphy_json
 from irgraph.cli import ir_info, ir_run
+from irgraph.io.data import polygraphy_json
 from tests.hostile.conftest import good_inputs, run_tool, split_model
 
 BASE, BASE_BIN = split_model()  # x f32[2,6] -> Split(axis 1) -> ports y0, y1 -> Results r0, r1

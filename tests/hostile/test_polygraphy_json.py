@@ -12,9 +12,9 @@ import resource
 import numpy as np
 import pytest
 
-from irgraph import polygraphy_json
 from irgraph.cli import ir_run
-from irgraph.errors import IrIOError
+from irgraph.core.errors import IrIOError
+from irgraph.io.data import polygraphy_json
 from tests.hostile.conftest import EXIT_USAGE, expect_cli_error, expect_error, split_model
 
 

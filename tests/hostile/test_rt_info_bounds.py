@@ -14,7 +14,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
-from irgraph.errors import ResourceLimitError
+from irgraph.core.errors import ResourceLimitError
 from irgraph.io.xml import reader as xml_reader
 from irgraph.io.xml import rt_info as xml_rt_info
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error

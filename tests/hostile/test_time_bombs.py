@@ -9,10 +9,10 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
-from irgraph.errors import ResourceLimitError
+from irgraph.core.errors import ResourceLimitError
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from tests.control_flow.test_runners import counting_loop, nested_loops
 from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, run_tool, save_npz
-from tests.test_control_flow import counting_loop, nested_loops
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import irgraph as ir
-from irgraph.errors import WeightsError
+from irgraph.core.errors import WeightsError
 from tests.hostile.conftest import EXIT_FAILURE, expect_error, good_inputs, split_model
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrIOError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrIOError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import OpaqueOp, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 from tests.io.onnx_cases import onnx_node_cases, same
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError, EvaluationError, IrError
+from irgraph.core.errors import ConversionError, EvaluationError, IrError
 from irgraph.ops import Split, VariadicSplit
 from tests.io.onnx_cases import onnx_node_cases, same
 

@@ -180,10 +180,10 @@ def test_layers_inside_detached_bodies_keep_their_lines(tmp_path: Path) -> None:
 
 def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each level of bodies costs Python frames: past MAX_BODY_DEPTH (128) reading and inference refuse cleanly."""
+    import irgraph.control_flow.inference
     import irgraph.io.xml.sub_graphs
-    import irgraph.sub_graph_inference
-    from irgraph.errors import ResourceLimitError, ShapeInferenceError
-    from irgraph.graph.subgraph import MAX_BODY_DEPTH
+    from irgraph.core.errors import ResourceLimitError, ShapeInferenceError
+    from irgraph.core.limits import MAX_BODY_DEPTH
 
     assert MAX_BODY_DEPTH == 128
     path = tmp_path / "deep.xml"
@@ -194,7 +194,7 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
     with pytest.raises(ResourceLimitError, match=r"sub-graph bodies nest more than 3 levels deep; irgraph reads at "
                                                  r"most 3"):
         ir.read_model(path)
-    monkeypatch.setattr(irgraph.sub_graph_inference, "MAX_BODY_DEPTH", 3)
+    monkeypatch.setattr(irgraph.control_flow.inference, "MAX_BODY_DEPTH", 3)
     with pytest.raises(ShapeInferenceError) as caught:
         ir.infer_shapes(nested_tensor_iterators(5))
     assert str(caught.value) == ("layer 1 'ti1' (TensorIterator): in <body>: sub-graph bodies nest more than 3 levels "
@@ -239,7 +239,7 @@ def test_port_map_numbers_are_int64_ascii_digits(value: str | None, message: str
     (b"<net><layers><layer><body><layers></layers></layer></layers></net>", "<body> is never closed"),
 ])
 def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str) -> None:
-    from irgraph.errors import IrParseError, Location
+    from irgraph.core.errors import IrParseError, Location
     from irgraph.io.xml.sub_graphs import detach_bodies
 
     with pytest.raises(IrParseError, match=message):
@@ -247,7 +247,7 @@ def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str
 
 
 def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
-    from irgraph.errors import Location
+    from irgraph.core.errors import Location
     from irgraph.io.xml.sub_graphs import detach_bodies
 
     text = b"<net>\n<layers>\n<layer>\n<body>\n<layers>\n<layer>\n<then_body>\n<x/>\n</then_body>\n</layer>\n" \
@@ -267,7 +267,7 @@ def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
     b"<!-- <body> -->", b"<!-- </then_body> -->", b"<![CDATA[ <else_body> ]]>", b"<?pi <body> ?>",
 ])
 def test_body_tags_inside_comments_cdata_and_processing_instructions_are_not_cut(markup: bytes) -> None:
-    from irgraph.errors import Location
+    from irgraph.core.errors import Location
     from irgraph.io.xml.sub_graphs import detach_bodies
 
     text = b"<net><layers><layer><body a='>'><layers>" + markup + b"<layer/></layers></body></layer></layers></net>"
@@ -282,7 +282,7 @@ def test_body_tags_inside_comments_cdata_and_processing_instructions_are_not_cut
     (b"<net><body a='1' <layers/></body></net>", "the <body> tag is not well-formed"),
 ])
 def test_detaching_refuses_markup_it_cannot_follow(text: bytes, message: str) -> None:
-    from irgraph.errors import IrParseError, Location
+    from irgraph.core.errors import IrParseError, Location
     from irgraph.io.xml.sub_graphs import detach_bodies
 
     with pytest.raises(IrParseError, match=message):
@@ -300,7 +300,7 @@ def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.C
 
 
 def test_an_edit_inside_a_body_makes_the_writer_infer_again(tmp_path: Path) -> None:
-    from irgraph.errors import ShapeInferenceError
+    from irgraph.core.errors import ShapeInferenceError
     from irgraph.ops import Const
 
     model = nested_tensor_iterators(2)

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.element_types import ElementType as ET
-from irgraph.errors import IrError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType as ET
+from irgraph.core.errors import IrError
 from irgraph.graph import Model
 from irgraph.ops import Concat, Op
 from irgraph.ops.arithmetic.add import Add
@@ -33,7 +34,6 @@ from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.ops.type.convert import Convert
-from irgraph.shape_inference import infer_shapes
 from tests.ops.differential import OP_EXAMPLES, ORACLE, ov_output_types, ov_parameter
 from tests.ops.helpers import tt
 
@@ -324,7 +324,7 @@ def test_random_shape_sub_graphs_match_openvino(shape, data):
 
 
 def test_partial_value_reads_its_bounds_as_dims():
-    from irgraph.shapes import PartialValue
+    from irgraph.core.shapes import PartialValue
 
     value = PartialValue(np.array([2, 3, 0, -1], np.int64), np.array([2, 8, 2**63 - 1, 5], np.int64))
     assert [str(d) for d in value.dims()] == ["2", "3..8", "?", "..5"]
@@ -338,8 +338,8 @@ def test_partial_value_reads_its_bounds_as_dims():
 def test_bounds_do_not_pass_non_monotonic_arithmetic():
     """Power propagates no bounds; Add, Subtract, Multiply, Maximum and Minimum do (their extremes are at the
     corners), and Divide, FloorMod and Mod by an exact positive divisor (test_quotients_and_remainders_...)."""
+    from irgraph.core.shapes import PartialValue
     from irgraph.ops.families.elementwise import BinaryArithmetic
-    from irgraph.shapes import PartialValue
 
     class Power(BinaryArithmetic):
         type_name = "Power"
@@ -417,9 +417,9 @@ def test_quotients_and_remainders_by_a_positive_constant(shape, name):
 
 def test_a_remainder_across_a_period_of_the_divisor_spans_it():
     """[5, 12] % 7 is 5 at both ends but 0 at 7: irgraph gives [0, 6] where openvino 2026.4.1's corners give 5."""
+    from irgraph.core.shapes import PartialValue
     from irgraph.ops.arithmetic.floor_mod import FloorMod
     from irgraph.ops.arithmetic.mod import Mod
-    from irgraph.shapes import PartialValue
 
     width = PartialValue(np.array([5], np.int64), np.array([12], np.int64))
     seven = PartialValue.exact(np.array([7], np.int64))

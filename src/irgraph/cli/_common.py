@@ -22,19 +22,19 @@ from typing import NoReturn
 import numpy as np
 
 import irgraph
-from irgraph import compare, npz
-from irgraph.errors import IrError, IrIOError, Location, MissingDependencyError, printable
+from irgraph.core.errors import IrError, IrIOError, Location, MissingDependencyError, printable
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
-from irgraph.npz import Expect, NpzArchive
-from irgraph.shapes import TensorType
+from irgraph.io.data import npz
+from irgraph.io.data.npz import Expect, NpzArchive
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-DEFAULT_MAX_ELEMENTS = 2**31
 
 
 _STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -88,7 +88,7 @@ def add_max_elements(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-elements",
         type=positive_int,
-        default=DEFAULT_MAX_ELEMENTS,
+        default=DEFAULT_ELEMENT_LIMIT,
         metavar="N",
         help="largest tensor (in elements) to read, feed or compute (default: 2**31)",
     )
@@ -213,8 +213,13 @@ def warn(message: str) -> None:
     sys.stderr.write(f"warning: {one_line(message)}\n")
 
 
+def note(message: str) -> None:
+    """Print ``note: message`` on stderr: a choice irgraph made that the user should know of."""
+    sys.stderr.write(f"note: {one_line(message)}\n")
+
+
 def one_line(text: str) -> str:
-    """``text`` on one line and safe for a terminal: :func:`irgraph.errors.printable`, spaces trimmed.
+    """``text`` on one line and safe for a terminal: :func:`irgraph.core.errors.printable`, spaces trimmed.
 
     Newlines and tabs are escaped (``\\n``), not flattened: a path or name holding one is shown as it is.
     """
@@ -286,7 +291,7 @@ def refuse_onnx(path: str) -> None:
                    f"ir-convert {shlex.quote(source)} {shlex.quote(stem + '.xml')}")
 
 
-def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:
+def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_ELEMENT_LIMIT) -> Model:
     """``irgraph.read_model`` with exit-2 checks for missing files and the file named in every error."""
     require_model_files(path, weights)
     with locating(path):
@@ -313,19 +318,13 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
 
 
 # ------------------------------------------------------------------------------------ arrays
-# The .npz helpers live in the library (irgraph.npz); these names stay for the tools and their tests.
-# Unreadable data files raise IrIOError there, which run_cli reports with exit 2 like any I/O error.
-is_ml_dtype = npz.is_ml_dtype
-storage_dtype = npz.storage_dtype
-for_storage = npz.for_storage
-to_stored = npz.to_stored
-decode_stored = npz.decode_stored
-write_npz_atomically = npz.write_npz
+# The .npz helpers live in the library (irgraph.io.data.npz). Unreadable data files raise IrIOError there,
+# which run_cli reports with exit 2 like any I/O error.
 
 
 @contextlib.contextmanager
 def _data_file() -> Iterator[None]:
-    """An unreadable data file (IrIOError from irgraph.npz) is a CliError, exit 2."""
+    """An unreadable data file (IrIOError from irgraph.io.data.npz) is a CliError, exit 2."""
     try:
         yield
     except IrIOError as err:
@@ -351,7 +350,7 @@ def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expec
 
 
 def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
-    """Every array of an untrusted .npz, by key (see irgraph.npz.load_npz); unreadable files exit 2."""
+    """Every array of an untrusted .npz, by key (see irgraph.io.data.npz.load_npz); unreadable files exit 2."""
     with _data_file():
         return npz.load_npz(path, element_limit)
 
@@ -369,5 +368,3 @@ def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
     atomic.check_destination(path)
     atomic.check_not_read(path, reads)
 
-
-format_columns = compare.format_columns

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.cli._common import CliError
-from irgraph.compare import close_names, element_type_name, format_columns, tensor_stats
-from irgraph.errors import printable
+from irgraph.core.errors import printable
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
-from irgraph.shapes import TensorType
+from irgraph.tools.compare import close_names, element_type_name, format_columns, tensor_stats
 
 FIRST_VALUES = 8
 """A Const's summary shows this many of its first elements."""
@@ -250,7 +250,7 @@ def describe_layer(found: Found) -> dict[str, object]:
 
 
 def shape_json_text(shape: object) -> str:
-    """A JSON shape (:meth:`irgraph.shapes.Shape.to_json`) as text: ``[1,?,2..8]``, ``[...]`` for None."""
+    """A JSON shape (:meth:`irgraph.core.shapes.Shape.to_json`) as text: ``[1,?,2..8]``, ``[...]`` for None."""
     if shape is None:
         return "[...]"
     assert isinstance(shape, list)

@@ -9,9 +9,9 @@ import sys
 
 import irgraph
 from irgraph.cli import _common as common
-from irgraph.errors import printable
-from irgraph.extract import extract
+from irgraph.core.errors import printable
 from irgraph.graph import Model
+from irgraph.tools.extract import extract
 
 DESCRIPTION = """\
 Cut the part of an OpenVINO IR model that computes the --outputs from the --inputs into a new,

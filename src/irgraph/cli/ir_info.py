@@ -8,6 +8,7 @@ import os
 import sys
 from collections import Counter
 
+from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
 from irgraph.cli._layer import (
     describe_layer,
@@ -20,15 +21,15 @@ from irgraph.cli._layer import (
     values_text,
     version_number,
 )
-from irgraph.errors import IrError, Location, printable
+from irgraph.core.errors import IrError, Location, printable
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
+from irgraph.tools.compare import format_columns
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -222,7 +223,7 @@ def _port_text(entry: dict[str, object]) -> tuple[str, str]:
 
 
 def format_info(info: dict[str, object]) -> str:
-    """The text report (names and paths from the file escaped by :func:`irgraph.errors.printable`)."""
+    """The text report (names and paths from the file escaped by :func:`irgraph.core.errors.printable`)."""
     weights = info["weights"]
     assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
@@ -264,7 +265,7 @@ def format_info(info: dict[str, object]) -> str:
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
+    return format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
 
 
 def _quote(text: str) -> str:

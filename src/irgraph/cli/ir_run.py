@@ -14,12 +14,21 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from irgraph import backends, polygraphy_json
-from irgraph import feeds as feeds_lib
-from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.compare import (
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError, printable
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.graph import InputPort, Model, OutputPort
+from irgraph.io.data import npz, polygraphy_json
+from irgraph.io.data.npz import NpzArchive
+from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widened_nodes
+from irgraph.runtime.interpreter import Interpreter
+from irgraph.runtime.marking import reference_names
+from irgraph.runtime.state import run_steps, step_key
+from irgraph.tools import backends
+from irgraph.tools import feeds as feeds_lib
+from irgraph.tools.compare import (
     Comparison,
     ErrorBound,
     Tolerance,
@@ -32,18 +41,10 @@ from irgraph.compare import (
     tensor_stats,
     tolerance_text,
 )
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
-from irgraph.element_types import ElementType
-from irgraph.errors import IrParseError, printable
-from irgraph.feeds import Feed, FeedError
-from irgraph.graph import InputPort, Model, OutputPort
-from irgraph.interpreter import Interpreter
-from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.marking import reference_names
-from irgraph.npz import NpzArchive
-from irgraph.profiling import Profile
-from irgraph.progress import Progress
-from irgraph.state import run_steps, step_key
+from irgraph.tools.feeds import Feed
+from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
+from irgraph.tools.profiling import Profile
+from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -190,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
+    parser.add_argument("--decompression", choices=POLICIES, default=None,
+                        help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
+                             "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "
+                             "OpenVINO's reference kernels do; 'f32' computes them in f32 as OpenVINO's CPU plugin "
+                             "does (default: 'f32' with --compare-with openvino on the CPU, which it then says, "
+                             "else 'ir')")
     common.add_max_elements(parser)
     return parser
 
@@ -213,9 +220,6 @@ def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------ the run
-# Re-exported for callers of the earlier module-level helpers; the library modules hold them now.
-parse_shape_specs = feeds_lib.parse_shape_specs
-random_array = feeds_lib.random_array
 
 
 @contextlib.contextmanager
@@ -321,7 +325,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
-                                  iteration_limit=args.iteration_limit, threads=args.threads)
+                                  iteration_limit=args.iteration_limit, threads=args.threads,
+                                  decompression=_decompression(args, model))
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
@@ -356,10 +361,10 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
                 profile.run_seconds = time.perf_counter() - started
     if profile is not None and layerwise is not None and layerwise.counters is not None:
         profile.add_counters(layerwise.counters, layerwise.reference)
-    stored = {key: common.for_storage(array) for key, array in outputs.items()}
+    stored = {key: npz.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
-        common.write_npz_atomically(args.output, stored)
+        npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
@@ -500,6 +505,20 @@ def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[
     for name in overrides:
         if name not in names:
             common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
+
+
+def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
+    """--decompression, else the policy of the runtime compared with: OpenVINO's CPU plugin computes weight
+    decompression chains in f32 (see irgraph.runtime.decompression), so irgraph does too, and says so once."""
+    if args.decompression is not None:
+        return args.decompression  # type: ignore[no-any-return]  # argparse's choices are POLICIES
+    if args.compare_with == "openvino" and args.device == "CPU":
+        chains = widened_nodes(model)
+        if chains:
+            common.note(f"{len(chains)} layers of weight decompression chains computed in f32, as OpenVINO's CPU "
+                        "plugin computes them (--decompression ir follows the IR's f16 types instead)")
+        return "f32"
+    return "ir"
 
 
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,

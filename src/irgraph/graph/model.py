@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, Location
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, Location
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 
 if TYPE_CHECKING:
     import networkx as nx

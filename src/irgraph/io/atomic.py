@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import BinaryIO
 
-from irgraph.errors import IrError, IrIOError, Location
+from irgraph.core.errors import IrError, IrIOError, Location
 
 __all__ = ["check_destination", "check_not_read", "output_mode", "replace_files", "same_file", "signal_deferred",
            "signals_held"]

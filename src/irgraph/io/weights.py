@@ -13,12 +13,13 @@ from typing import BinaryIO
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import Location, WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import WeightsError
+from irgraph.core.mappings import register_mapping
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops.op import shape_text
 
-__all__ = ["WeightsFile", "WeightsWriter", "byte_size", "check_mapping", "decode_tensor", "encode_tensor", "mapping_of"]
+__all__ = ["WeightsFile", "WeightsWriter", "byte_size", "decode_tensor", "encode_tensor"]
 
 # Everything here assumes a little-endian host (x86-64, AArch64): the .bin is little-endian and
 # the in-memory dtypes of ElementType are native.
@@ -28,37 +29,6 @@ _INT32_MAX = 2**31 - 1
 _COMPARE_CHUNK = 1 << 20
 _MAP_AT_LEAST = 1 << 20  # a smaller range is read rather than given a mapping of its own (each costs a VMA)
 _EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const it allocated as this one byte, size="1"
-_MAPPINGS: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, int]] = weakref.WeakKeyDictionary()
-"""Every mapping of a weights file -> the file's path and where in it the mapping ends (see :func:`check_mapping`)."""
-
-
-def mapping_of(array: object) -> mmap.mmap | None:
-    """The weights-file mapping ``array`` views (through any chain of views), else None."""
-    owner = array
-    while isinstance(owner, np.ndarray):
-        owner = owner.base
-    if isinstance(owner, memoryview):
-        owner = owner.obj
-    return owner if isinstance(owner, mmap.mmap) and owner in _MAPPINGS else None
-
-
-def check_mapping(mapping: mmap.mmap) -> None:
-    """WeightsError when the file under ``mapping`` is now shorter than the mapping.
-
-    Reading a mapped page past the end of a truncated file kills the process with SIGBUS, which no
-    Python code can catch; so the size is checked before the mapped data is used (by every
-    ``Interpreter.run``). A truncation while a run is reading the mapping is still fatal: that
-    window is the run's duration (OpenVINO maps weights the same way).
-    """
-    try:
-        size = mapping.size()  # fstat of the mapped file, now
-    except (OSError, ValueError):
-        return  # no file to ask (closed): nothing the check can say
-    path, end = _MAPPINGS.get(mapping, ("", len(mapping)))
-    if size < end:
-        raise WeightsError(f"the weights file shrank to {size} bytes while in use (irgraph maps its first {end}); "
-                           "irgraph stops rather than read past its end (which would kill the process with SIGBUS)",
-                           Location(file=path or None))
 
 
 def byte_size(element_type: ElementType, count: int) -> int:
@@ -141,7 +111,7 @@ class WeightsFile:
     using it is gone, so arrays decoded earlier stay valid after ``close()`` (closing the mmap
     itself would fail or leave them dangling). Rewriting the file in place while mapped changes
     those arrays, and truncating it can crash the process with SIGBUS: ``Interpreter`` checks the
-    size again (:func:`check_mapping`) before preparing and before every run, which leaves a
+    size again (:func:`irgraph.core.mappings.check_mapping`) before preparing and before every run, which leaves a
     truncation during a run as the one fatal window. On Windows the map keeps the file locked.
     Pass ``use_mmap=False`` to read each range into memory instead.
     """
@@ -163,7 +133,7 @@ class WeightsFile:
             try:
                 # The length is the size fstat reported (0 would map whatever the file has grown to).
                 mapping = mmap.mmap(descriptor, self.size, access=mmap.ACCESS_READ)
-                _MAPPINGS[mapping] = (self.path, self.size)
+                register_mapping(mapping, self.path, self.size)
                 self._buffer = memoryview(mapping)
             except (OSError, ValueError, OverflowError):
                 pass  # no address space for the whole file (ulimit -v) or no mmap here: map ranges in view()
@@ -222,7 +192,7 @@ class WeightsFile:
             except (OSError, ValueError, OverflowError):
                 pass  # read it instead
             else:
-                _MAPPINGS[mapped] = (self.path or "", offset + size)
+                register_mapping(mapped, self.path or "", offset + size)
                 return memoryview(mapped)[offset - start : offset - start + size]
         try:
             return memoryview(read_range(self._descriptor, offset, size, self.path or "")).toreadonly()

@@ -12,20 +12,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
-from irgraph.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.shapes import PartialValue, Shape, TensorType
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
+from irgraph.core.shapes import PartialValue, Shape, TensorType
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One input of an op: its name and whether shape inference needs its value."""
+    """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 
     name: str
-    needs_value: bool = False
     bounds: bool = False
     """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
@@ -76,7 +75,7 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------ codecs
 def _read_int(text: str) -> int:
-    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.integers)
+    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.core.integers)
 
 
 def _read_bool(text: str) -> bool:

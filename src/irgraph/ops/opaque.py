@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from irgraph.errors import EvaluationError
+from irgraph.core.errors import EvaluationError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.catalogue import SINK_TYPES, Kind, all_versions, classify, versions_of
 from irgraph.ops.op import Inputs, Op
-from irgraph.shapes import TensorType
 
 
 def closest_type(op_type: str) -> str:

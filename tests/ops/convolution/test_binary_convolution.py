@@ -15,7 +15,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import IrError, OpError
+from irgraph.core.errors import IrError, OpError
 from irgraph.ops.convolution.binary_convolution import BinaryConvolution
 from tests.ops.differential import check_op, check_types, same_op
 from tests.ops.helpers import tt

@@ -17,10 +17,10 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import IrError, OpError
+from irgraph.core.errors import IrError, OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.convolution.deformable_convolution import DeformableConvolution, DeformableConvolution8
 from irgraph.ops.convolution.group_convolution import GroupConvolution
-from irgraph.shapes import Shape
 from tests.ops.convolution import deformable_reference
 from tests.ops.differential import assert_values_close, check_op, check_types, same_op
 from tests.ops.helpers import tt

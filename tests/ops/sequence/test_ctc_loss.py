@@ -16,7 +16,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from irgraph.ops.sequence.ctc_loss import CTCLoss, decoded_target
 from tests.ops.differential import assert_values_close, check_op, check_types, same_op
 from tests.ops.helpers import tt

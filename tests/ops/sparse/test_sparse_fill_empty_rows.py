@@ -10,7 +10,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from irgraph.ops.sparse.sparse_fill_empty_rows import SparseFillEmptyRows
 from tests.ops.differential import check_op, check_types, same_op
 from tests.ops.helpers import tt

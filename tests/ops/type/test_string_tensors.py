@@ -14,7 +14,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_info, ir_run
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from irgraph.ops.type.string_tensor_pack import StringTensorPack
 from irgraph.ops.type.string_tensor_unpack import StringTensorUnpack
 from tests.ops.differential import check_types, same_op

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, Location, MissingDependencyError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, Location, MissingDependencyError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types

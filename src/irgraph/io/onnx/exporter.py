@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.analysis.variables import variable_problems
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
@@ -41,9 +44,6 @@ from irgraph.ops import Const, Parameter, Result
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.ops.op import shape_text
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
-from irgraph.state import variable_problems
 
 if TYPE_CHECKING:
     import onnx as onnx_types

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
+from irgraph.analysis.shape_inference import walk
+from irgraph.control_flow.inference import infer_sub_graph
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort
-from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
     import_rules_control,
@@ -40,9 +43,6 @@ from irgraph.io.onnx.split import NodeConverter, supported_ops
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text
-from irgraph.shape_inference import walk
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.sub_graph_inference import infer_sub_graph
 
 if TYPE_CHECKING:
     import onnx as onnx_types

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from irgraph.errors import MissingDependencyError
+from irgraph.core.errors import MissingDependencyError
 
 __all__ = ["onnx_value_names", "onnx_with_outputs"]
 
@@ -17,7 +17,7 @@ def onnx_value_names(path: str | os.PathLike[str]) -> tuple[bytes, list[str], li
     files, bounded before they are read), never by ``onnx.load``, which opens whatever a location names
     (a FIFO there hangs it).
     """
-    from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
+    from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
     from irgraph.io.onnx.importer import read_checked
 
     model = read_checked(path, DEFAULT_ELEMENT_LIMIT)

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from lxml import etree
 
-    from irgraph.errors import IrError, Location
+    from irgraph.core.diagnostics import Diagnostic
+    from irgraph.core.errors import IrError, Location
     from irgraph.graph import Body, Model
     from irgraph.io.weights import WeightsFile
     from irgraph.io.xml.layers import LayerPorts, LayerReader
     from irgraph.io.xml.rt_info import RtInfoReader
     from irgraph.io.xml.security import XmlDocument
-    from irgraph.validation import Diagnostic
 
 
 @dataclass

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from lxml import etree
 
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.core.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
-from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -45,7 +45,7 @@ def non_negative(text: str) -> int:
     """An id, port id, offset or size: ASCII digits after optional whitespace, at most INT64_MAX.
 
     ValueError says what the text must be. OpenVINO 2026.4.1 (``pugixml::get_uint64_attr``) also
-    takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.integers`).
+    takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.core.integers`).
     """
     if len(text) <= 18 and text.isdigit() and text.isascii():  # the usual spelling: int() reads it alike
         return int(text)

@@ -7,10 +7,11 @@ import os
 
 from lxml import etree
 
-from irgraph._gc import paused_collector
-from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
+from irgraph.core.collector import paused_collector
+from irgraph.core.diagnostics import Diagnostic, Severity
+from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
-from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.fast_reader import read_fast
@@ -19,7 +20,6 @@ from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
 from irgraph.ops import OpaqueOp
-from irgraph.validation import Diagnostic, Severity
 
 __all__ = ["ReadResult", "read_ir", "read_model"]
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 
-from irgraph.errors import IrParseError, Location, ResourceLimitError
+from irgraph.core.errors import IrParseError, Location, ResourceLimitError
 from irgraph.graph import Model, RtEntry
 from irgraph.io.xml.text import escape_attribute, escape_text
 

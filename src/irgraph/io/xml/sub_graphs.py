@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from irgraph.errors import GraphError, IrParseError, Location, ResourceLimitError
+from irgraph.core.errors import GraphError, IrParseError, Location, ResourceLimitError
+from irgraph.core.integers import parse_int
+from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
-from irgraph.graph.subgraph import BODY_TAGS, MAX_BODY_DEPTH, PORT_MAP_TAGS
-from irgraph.integers import parse_int
+from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
 from irgraph.io.xml.layers import LayerPorts, LayerReader, twice
 
 if TYPE_CHECKING:

@@ -13,9 +13,10 @@ import os
 
 import numpy as np
 
-from irgraph._gc import paused_collector
-from irgraph.element_types import ElementType
-from irgraph.errors import (
+from irgraph.analysis.shape_inference import ensure_shapes
+from irgraph.core.collector import paused_collector
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import (
     GraphError,
     IrError,
     IrIOError,
@@ -24,6 +25,7 @@ from irgraph.errors import (
     ShapeInferenceError,
     WeightsError,
 )
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.weights import WeightsWriter, encode_tensor
@@ -33,8 +35,6 @@ from irgraph.io.xml.rt_info import check_rt_info_size, write_legacy_sections, wr
 from irgraph.io.xml.security import check_bytes, check_parse_size
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.shape_inference import ensure_shapes
-from irgraph.shapes import Shape, TensorType
 
 __all__ = ["serialize", "write_model"]
 

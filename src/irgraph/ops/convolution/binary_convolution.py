@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.families.convolution import convolve_taps, convolve_windows
 from irgraph.ops.op import EXACT, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
 
 MODES = ("xnor-popcount",)
 _COUNTED = (ElementType.F32, ElementType.F16, ElementType.BF16, ElementType.F64, ElementType.I8, ElementType.I16,

@@ -21,13 +21,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, ConvolutionFamily, widen
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 _NAMES = ("Input", "Offsets", "Filters", "Mask")
 COLUMNS_LIMIT = 1 << 22

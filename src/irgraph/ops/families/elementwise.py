@@ -24,11 +24,11 @@ from typing import Any, ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})

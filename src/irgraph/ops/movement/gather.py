@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class _Gather(Op):
     every version, rather than refuse a model OpenVINO runs)."""
 
     type_name = "Gather"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis"))
     bound_inputs = (0,)
 
     def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]

@@ -9,10 +9,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 ENCODINGS = ("corner", "center")
 OUTPUT_TYPES = (ElementType.I32, ElementType.I64)
@@ -149,7 +149,7 @@ class NonMaxSuppressionBase(_Suppression):
 
     inputs = Inputs.optional(
         2, InputSpec("boxes"), InputSpec("scores"),
-        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("max_output_boxes_per_class"),
         InputSpec("iou_threshold"),
         InputSpec("score_threshold"),
         InputSpec("soft_nms_sigma"),
@@ -233,7 +233,7 @@ class _LegacySuppression(_Suppression):
     INCLUSIVE = True
     inputs = Inputs.optional(
         2, InputSpec("boxes"), InputSpec("scores"),
-        InputSpec("max_output_boxes_per_class", needs_value=True),
+        InputSpec("max_output_boxes_per_class"),
         InputSpec("iou_threshold"),
         InputSpec("score_threshold"),
     )

@@ -8,10 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, PartialValue, TensorType
 
 MODES = ("max", "min")
 SORTS = ("value", "index", "none")
@@ -37,7 +37,7 @@ class TopKBase(Op):
     """
 
     type_name = "TopK"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("k", needs_value=True, bounds=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("k", bounds=True))
     K_TYPES: ClassVar[tuple[ElementType, ...] | None] = None
     """The element types ``k`` may have (None: any integer type)."""
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 _INDEX_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -30,8 +30,8 @@ class SparseFillEmptyRows(Op):
     introduced = 16
     cpu_plugin_differs = ("openvino 2026.4.1's CPU plugin writes garbage (1.05e12 for a default of 7) as the values "
                           "of a sparse tensor with no entries")
-    inputs = Inputs.of(InputSpec("values"), InputSpec("dense_shape", needs_value=True),
-                       InputSpec("indices", needs_value=True), InputSpec("default_value"))
+    inputs = Inputs.of(InputSpec("values"), InputSpec("dense_shape"),
+                       InputSpec("indices"), InputSpec("default_value"))
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Indices, values and the empty row indicator."""
