@@ -111,11 +111,12 @@ class RtInfoReader:
         return self._leaves.setdefault(entry, entry)
 
 
-def check_rt_info_size(model: Model, where: Location) -> None:
+def check_rt_info_size(model: Model, where: Location, *, layers: bool = True) -> None:
     """ResourceLimitError (``not written``) when ``model``'s rt_info passes a bound its reader keeps:
-    :data:`MAX_RT_INFO_ITEMS` in one ``<rt_info>``, :data:`MAX_RT_INFO_TOTAL` in the file, bodies included."""
+    :data:`MAX_RT_INFO_ITEMS` in one ``<rt_info>``, :data:`MAX_RT_INFO_TOTAL` in the file, bodies included.
+    ``layers=False``: only the net's rt_info is written (IR v10), so only it counts."""
     total = 0
-    for entries in _rt_info_blocks(model):
+    for entries in _rt_info_blocks(model, layers):
         items = _items(entries)
         total += items
         if items > MAX_RT_INFO_ITEMS or total > MAX_RT_INFO_TOTAL:
@@ -128,10 +129,12 @@ def check_rt_info_size(model: Model, where: Location) -> None:
             )
 
 
-def _rt_info_blocks(model: Model) -> Iterable[tuple[RtEntry, ...]]:
+def _rt_info_blocks(model: Model, layers: bool = True) -> Iterable[tuple[RtEntry, ...]]:
     """Every rt_info a file of ``model`` holds: the net's, its legacy sections, each layer's and port's, bodies'."""
     yield model.rt_info or ()
     yield model.legacy_sections
+    if not layers:
+        return
     for node in model:
         yield node.rt_info
         yield from node.input_rt_info.values()

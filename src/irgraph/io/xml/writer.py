@@ -73,7 +73,7 @@ def write_model(
     with paused_collector():
         text, blobs = serialize(model, version)
     check_readable(text, Location(xml_path))
-    check_rt_info_size(model, Location(xml_path))
+    check_rt_info_size(model, Location(xml_path), layers=version_to_write(model, version) >= 11)
     _write_files([(bin_path, blobs.write_to), (xml_path, lambda file: file.write(text))])
 
 
