@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from irgraph.core.errors import IrError, Location
     from irgraph.graph import Body, Model
     from irgraph.io.weights import WeightsFile
-    from irgraph.io.xml.layers import LayerPorts, LayerReader
+    from irgraph.io.xml.layers import LayerPorts, LayerReader, PortIndex
+    from irgraph.io.xml.rt_info import RtInfoReader
     from irgraph.io.xml.security import XmlDocument
 
 
@@ -40,6 +41,8 @@ class ReadContext(Protocol):
     """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
     detached: dict[etree._Element, etree._Element]
     """Bodies parsed apart from the document (nested too deep for one parse)."""
+    rt_info: RtInfoReader
+    """Reads every rt_info of the document within its bounds."""
 
     def here(self, element: etree._Element) -> Location:
         """The location of ``element`` (file and line)."""
@@ -61,6 +64,6 @@ class ReadContext(Protocol):
         """The bodies of a TensorIterator, Loop or If layer, read from its sub-graph children."""
         ...
 
-    def connect_edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
+    def connect_edges(self, model: Model, edges: etree._Element, ports: PortIndex) -> None:
         """Connect every ``<edge>`` of ``edges`` in ``model``."""
         ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 from lxml import etree
@@ -21,7 +21,7 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.names import split_names
-from irgraph.io.xml.rt_info import attribute_items, read_rt_info
+from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
 
 if TYPE_CHECKING:
@@ -77,6 +77,13 @@ class LayerBody:
         """For a body read with its tensor names cut out: the output port each cut-out value names."""
 
 
+class PortIndex(TypedDict):
+    """Every layer's ports, by its id text (as edges name it) and by its id."""
+
+    by_text: dict[str, LayerPorts]
+    by_id: dict[int, LayerPorts]
+
+
 class LayerPorts:
     """Where a layer's port id labels point: label text -> index, per direction."""
 
@@ -104,7 +111,7 @@ class LayerReader:
         self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
         self._placed_consts: dict[tuple, Op] = {}
 
-    def read(self, layers: etree._Element) -> dict:
+    def read(self, layers: etree._Element) -> PortIndex:
         elements = []
         for element in layers:
             if element.tag == "layer":
@@ -182,7 +189,7 @@ class LayerReader:
             attrs=dict(attribute_items(data)) if data is not None else None,
             inputs=NO_PORTS if inputs is None else self._ports(inputs, False, location),
             outputs=NO_PORTS if outputs is None else self._ports(outputs, True, location),
-            rt_info=read_rt_info(rt_info) if rt_info is not None else None,
+            rt_info=self.reader.rt_info.read(rt_info, self._at(rt_info, location)) if rt_info is not None else None,
         )
         ports = self.place(body, layer_id, name, location, element.get("output_names"))
         if sub_graphs:
@@ -368,7 +375,7 @@ class LayerReader:
             problem = "is missing" if label is None else "is used twice" if label in labels else None
             if problem is None:
                 try:
-                    non_negative(label)  # type: ignore[arg-type]
+                    non_negative(label)
                 except ValueError as err:
                     problem = f"must be {err}"
             if problem is not None:
@@ -383,7 +390,7 @@ class LayerReader:
                 elif sub.tag == "rt_info":
                     if index in rt:
                         raise twice(sub, "the port", self._at(sub, location))
-                    rt[index] = read_rt_info(sub)
+                    rt[index] = self.reader.rt_info.read(sub, self._at(sub, location))
             types.append(self.port_type(port.get("precision"), dims, outputs, port, location))
             if outputs:
                 names.append(split_names(port.get("names")))
@@ -449,7 +456,7 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     fields = tuple(field.name for field in dataclasses.fields(cls))
     if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    new = object.__new__
+    new: Callable[[type], Any] = object.__new__
     setters = tuple(getattr(cls, name).__set__ for name in names)
     if len(names) == 1:
         (only,) = setters
