@@ -62,7 +62,7 @@ def network_input(xml: Path) -> np.ndarray:
 # ------------------------------------------------------------------------------ contenders
 def load_irgraph(xml: Path, onnx_path: Path):
     import irgraph as ir
-    from irgraph.interpreter import Interpreter
+    from irgraph.runtime.interpreter import Interpreter
 
     model = ir.read_model(xml)
     name = model.parameters[0].name
@@ -125,7 +125,7 @@ def irgraph_bound(xml: Path) -> dict[str, int]:
     """Bytes of the weights an Interpreter keeps and of the largest set of tensors alive at once in a run."""
     import irgraph as ir
     from irgraph.graph.ports import OutputPort
-    from irgraph.interpreter import Interpreter
+    from irgraph.runtime.interpreter import Interpreter
 
     model = ir.read_model(xml)
     interpreter = Interpreter(model)

@@ -45,3 +45,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     report = outcome.get_result()
     if report.failed and item.get_closest_marker("oracle") is not None:
         report.sections.append(("oracle versions", f"this test describes the behaviour of {oracle_versions()}"))
+
+
+@pytest.fixture(autouse=True)
+def _bodies_cut_as_one_parse_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file a test reads through the reader's body cutter (bodies nested past libxml2's 256 levels) is
+    also parsed in one go with the depth limit raised, and the two trees must agree element for element."""
+    import irgraph.io.xml.reader as reader
+    from tests.helpers import assert_detached_as_one_parse
+
+    cut = reader.detach_bodies
+
+    def checked(data: bytes, where: object) -> tuple:
+        root, bodies = cut(data, where)
+        assert_detached_as_one_parse(data, root, bodies)
+        return root, bodies
+
+    monkeypatch.setattr(reader, "detach_bodies", checked)

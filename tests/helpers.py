@@ -54,3 +54,35 @@ def record_fsync_and_replace(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str,
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
     return calls
+
+
+def assert_detached_as_one_parse(data: bytes, root: object, bodies: dict) -> None:
+    """The tree ``detach_bodies(data)`` made, each stub replaced by its body, is the tree libxml2 parses in one
+    go with its depth limit raised (huge_tree: 2048 levels instead of 256): same tags, attributes, texts and
+    lines, element for element. tests/conftest.py runs this on every deep file a test reads."""
+    from lxml import etree
+
+    one_parse = etree.XMLParser(  # irgraph.io.xml.security.hardened_parser's options, huge_tree on
+        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=True,
+        remove_comments=True, remove_pis=True, remove_blank_text=True, collect_ids=False,
+    )
+    expected = etree.fromstring(data, one_parse)
+    pending = [(root, None, expected)]
+    while pending:
+        got, tail, want = pending.pop()
+        if got in bodies:  # a stub: its body stands in its place, with the stub's tail
+            got, tail = bodies[got], got.tail
+        elif tail is None:
+            tail = got.tail
+        where = f"<{want.tag}> at line {want.sourceline}"
+        assert (got.tag, dict(got.attrib), _text(got.text), got.sourceline) == (
+            want.tag, dict(want.attrib), _text(want.text), want.sourceline), where
+        assert _text(tail) == _text(want.tail) or want.getparent() is None, (where, tail, want.tail)
+        assert len(got) == len(want), where
+        pending.extend((child, None, other) for child, other in zip(got, want, strict=True))
+
+
+
+def _text(text: str | None) -> str | None:
+    """Text as the reader sees it: white space alone is none (libxml2 keeps or drops it by a guess)."""
+    return text if text and not text.isspace() else None

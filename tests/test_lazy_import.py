@@ -25,7 +25,7 @@ def test_import_irgraph_loads_only_the_package():
 
 def test_a_name_loads_its_module_on_first_use():
     loaded = _modules_after("import irgraph\nirgraph.Shape")
-    assert "irgraph.shapes" in loaded and "irgraph.interpreter" not in loaded and "lxml" not in loaded
+    assert "irgraph.core.shapes" in loaded and "irgraph.runtime.interpreter" not in loaded and "lxml" not in loaded
 
 
 @pytest.mark.parametrize("name", irgraph.__all__)
@@ -44,5 +44,5 @@ def test_subpackages_resolve_as_attributes_and_unknown_names_do_not():
 def test_from_imports_still_work():
     from irgraph import ElementType, Model, read_model, run
 
-    assert Model is irgraph.graph.Model and run is irgraph.interpreter.run
+    assert Model is irgraph.graph.Model and run is irgraph.runtime.interpreter.run
     assert ElementType.F32.numpy_dtype == "float32" and callable(read_model)

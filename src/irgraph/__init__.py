@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so `import irgraph` costs nothing
-    from irgraph.element_types import ElementType
-    from irgraph.errors import (
+    from irgraph.analysis.shape_inference import infer_shapes
+    from irgraph.analysis.validation import validate
+    from irgraph.core.diagnostics import Diagnostic, Severity
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.errors import (
         ConversionError,
         EvaluationError,
         GraphError,
@@ -20,11 +23,9 @@ if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so 
         ShapeInferenceError,
         WeightsError,
     )
+    from irgraph.core.shapes import Dim, Shape, TensorType
     from irgraph.graph import InputPort, Model, Node, OutputPort
-    from irgraph.interpreter import Interpreter, run
-    from irgraph.shape_inference import infer_shapes
-    from irgraph.shapes import Dim, Shape, TensorType
-    from irgraph.validation import Diagnostic, Severity, validate
+    from irgraph.runtime.interpreter import Interpreter, run
 
 __version__ = "0.1.0"
 
@@ -43,24 +44,25 @@ _LAZY = {
     "validate_file": "irgraph.io.xml.file_validation",
     "convert_onnx": "irgraph.io.onnx.importer",
     "export_onnx": "irgraph.io.onnx.exporter",
-    "diff_models": "irgraph.diff",
-    "extract": "irgraph.extract",
+    "diff_models": "irgraph.tools.diff",
+    "extract": "irgraph.tools.extract",
 }
 __all__ += list(_LAZY)
 
 
 # The core API loads on first use too: a tool that needs one part (ir-run --help, ir-info) imports only that part.
 _CORE = {
-    "ElementType": "irgraph.element_types",
-    **{name: "irgraph.errors" for name in (
+    "ElementType": "irgraph.core.element_types",
+    **{name: "irgraph.core.errors" for name in (
         "ConversionError", "EvaluationError", "GraphError", "InputError", "IrError", "IrIOError", "IrParseError",
         "Location", "OpError", "ResourceLimitError", "ShapeInferenceError", "WeightsError")},
     **{name: "irgraph.graph" for name in ("InputPort", "Model", "Node", "OutputPort")},
-    "Interpreter": "irgraph.interpreter",
-    "run": "irgraph.interpreter",
-    "infer_shapes": "irgraph.shape_inference",
-    **{name: "irgraph.shapes" for name in ("Dim", "Shape", "TensorType")},
-    **{name: "irgraph.validation" for name in ("Diagnostic", "Severity", "validate")},
+    "Interpreter": "irgraph.runtime.interpreter",
+    "run": "irgraph.runtime.interpreter",
+    "infer_shapes": "irgraph.analysis.shape_inference",
+    **{name: "irgraph.core.shapes" for name in ("Dim", "Shape", "TensorType")},
+    **{name: "irgraph.core.diagnostics" for name in ("Diagnostic", "Severity")},
+    "validate": "irgraph.analysis.validation",
 }
 
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from irgraph.cli import _common as common
-from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import ResourceLimitError
-from irgraph.shapes import Shape
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ResourceLimitError
+from irgraph.core.shapes import Shape
+from irgraph.io.data import npz
+from irgraph.tools import feeds
 from tests.cli.helpers import files_in, load
 
 
@@ -27,9 +28,9 @@ def test_one_line_escapes() -> None:
 
 
 def test_parse_shape_specs() -> None:
-    assert ir_run.parse_shape_specs(["a[1,?,1..8]", "b:[2], c [..4,3..]"]) == {
+    assert feeds.parse_shape_specs(["a[1,?,1..8]", "b:[2], c [..4,3..]"]) == {
         "a": Shape.parse("1,?,1..8"), "b": Shape.parse("2"), "c": Shape.parse("..4,3..")}
-    assert ir_run.parse_shape_specs(["s[]"]) == {"s": Shape.parse("")}
+    assert feeds.parse_shape_specs(["s[]"]) == {"s": Shape.parse("")}
 
 
 def test_merge_shapes() -> None:
@@ -41,7 +42,7 @@ def test_merge_shapes() -> None:
 
 @pytest.mark.parametrize("element_type", [t for t in ElementType if not t.is_dynamic])
 def test_random_array_has_the_exact_dtype(element_type: ElementType) -> None:
-    array = ir_run.random_array(np.random.default_rng(0), element_type, (3, 2))
+    array = feeds.random_array(np.random.default_rng(0), element_type, (3, 2))
     assert array.shape == (3, 2)
     if element_type is ElementType.STRING:
         assert array.dtype.kind == "U"
@@ -52,7 +53,7 @@ def test_random_array_has_the_exact_dtype(element_type: ElementType) -> None:
 
 def test_write_npz_atomically_any_key_and_bf16(tmp_path: Path) -> None:
     arrays = {"a,b/c:0": np.arange(3, dtype=np.int64), "bf": np.array([1.5], dtype=ml_dtypes.bfloat16)}
-    common.write_npz_atomically(str(tmp_path / "o.npz"), arrays)
+    npz.write_npz(str(tmp_path / "o.npz"), arrays)
     got = load(tmp_path / "o.npz")
     assert list(got) == ["a,b/c:0", "bf"]
     assert got["bf"].dtype == np.dtype("V2") and got["bf"].tobytes() == arrays["bf"].tobytes()
@@ -63,7 +64,7 @@ def test_write_npz_atomically_cleans_up_on_failure(tmp_path: Path) -> None:
     target = tmp_path / "o.npz"
     target.write_bytes(b"old")
     with pytest.raises(ValueError):
-        common.write_npz_atomically(str(target), {"x": np.array([object()], dtype=object)})
+        npz.write_npz(str(target), {"x": np.array([object()], dtype=object)})
     assert target.read_bytes() == b"old"
     assert files_in(tmp_path) == ["o.npz"]
 
@@ -85,8 +86,8 @@ def test_load_npz_checks_the_element_budget_before_reading(tmp_path: Path) -> No
 
 def test_decode_stored() -> None:
     raw = np.array([1.5], dtype=ml_dtypes.bfloat16).view("V2")
-    assert common.decode_stored(raw, ElementType.BF16).dtype == ml_dtypes.bfloat16
-    assert common.decode_stored(raw, ElementType.F16).dtype == np.dtype("V2")  # no silent reinterpretation
+    assert npz.decode_stored(raw, ElementType.BF16).dtype == ml_dtypes.bfloat16
+    assert npz.decode_stored(raw, ElementType.F16).dtype == np.dtype("V2")  # no silent reinterpretation
 
 
 def test_describe_os_error() -> None:

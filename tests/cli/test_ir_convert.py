@@ -156,7 +156,7 @@ def test_ir_to_onnx_keeps_or_folds_fp16_weights(tmp_path: Path, capsys, fold: bo
     import onnx
 
     import irgraph as ir
-    from irgraph.element_types import ElementType
+    from irgraph.core.element_types import ElementType
     from irgraph.ops.arithmetic.add import Add
     from irgraph.ops.type.convert import Convert
 

@@ -542,9 +542,9 @@ def test_op_without_numpy_implementation(write_ir, capsys) -> None:
     assert code == 1
     line = assert_one_error_line(err)
     assert line.startswith(f"error: {files.xml}:")
-    assert "Frobnicate" in line
-    for op in ("Concat", "Split", "VariadicSplit"):
-        assert op in line.split("can run")[1]
+    assert line.endswith("(Frobnicate): op Frobnicate (version opset1) has no NumPy implementation: Opset opset1 "
+                         "doesn't contain the operation with type: Frobnicate (no OpenVINO opset 1-16 has this type); "
+                         "OpenVINO refuses it too")
 
 
 def test_split_that_does_not_divide_its_axis(write_ir, capsys) -> None:
@@ -584,7 +584,7 @@ def test_internal_errors_are_one_line_unless_debug(split_model, monkeypatch, cap
     def boom(self, feeds):  # type: ignore[no-untyped-def]
         raise RuntimeError("first line\nsecond line")
 
-    monkeypatch.setattr("irgraph.interpreter.Interpreter.run", boom)
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", boom)
     code, _, err = run(capsys, split_model.xml)
     assert code == 1
     assert assert_one_error_line(err) == "error: internal error: RuntimeError: first line\\nsecond line"
@@ -597,7 +597,7 @@ def test_keyboard_interrupt_exits_130(split_model, monkeypatch, capsys) -> None:
     def stop(self, feeds):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("irgraph.interpreter.Interpreter.run", stop)
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", stop)
     code, _, err = run(capsys, split_model.xml)
     assert code == 130
     assert err.endswith("error: interrupted\n")

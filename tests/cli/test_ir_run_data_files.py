@@ -14,8 +14,8 @@ import json
 import numpy as np
 import pytest
 
-from irgraph import polygraphy_json
 from irgraph.cli import ir_run
+from irgraph.io.data import polygraphy_json
 from tests.cli.helpers import REPO, load
 
 POLYGRAPHY = REPO / "tests" / "data" / "polygraphy"

@@ -10,7 +10,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from tests.core.test_state import kv_model
+from tests.runtime.test_state import kv_model
 
 X = np.full((1, 2, 4), 3, np.float32)
 

@@ -208,8 +208,10 @@ def test_info_layers_lists_every_layer_with_its_types(capsys):
     code, out, _ = info(capsys, "--layers", REAL / "model.xml")
     lines = out.splitlines()
     assert code == 0 and len(lines) == 38
-    assert lines[0].split() == ["id", "name", "type", "inputs", "outputs"]
-    assert " ".join(lines[4].split()) == "3 b0c0/WithoutBiases Convolution-1 f32[1,4,8,8], f32[4,4,3,3] f32[1,4,8,8]"
+    assert lines[0].split() == ["id", "name", "type", "inputs", "outputs", "tensor", "names", "attributes"]
+    assert " ".join(lines[4].split()) == ("3 b0c0/WithoutBiases Convolution-1 f32[1,4,8,8], f32[4,4,3,3] f32[1,4,8,8] "
+                                          "strides=1, 1; dilations=1, 1; pads_begin=1, 1; pads_end=1, 1; "
+                                          "auto_pad=explicit")
     assert " ".join(lines[-1].split()) == "36 y/sink_port_0 Result-1 f32[1,3] -"
 
 

@@ -1,4 +1,4 @@
-"""Names from a file never reach the terminal raw: every output escapes them with irgraph.errors.printable.
+"""Names from a file never reach the terminal raw: every output escapes them with irgraph.core.errors.printable.
 
 The model is the corpus's dml-split-axis3-2 with its net, input, Split and first output named with an
 ANSI colour sequence, a right-to-left override, a C1 CSI, DEL and a newline (the ESC and the newline
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from irgraph.cli import ir_info, ir_run, ir_validate
-from irgraph.errors import printable
+from irgraph.core.errors import printable
 from tests.helpers import CORPUS
 
 HOSTILE = "\x1b[31m\u202e\x9b\x7f\n"

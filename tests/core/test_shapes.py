@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from irgraph.errors import IrParseError
-from irgraph.shapes import Dim, Shape
+from irgraph.core.errors import IrParseError
+from irgraph.core.shapes import Dim, Shape
 
 
 @pytest.mark.parametrize(

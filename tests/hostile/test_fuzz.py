@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops import Parameter
 from tests.helpers import CORPUS
 from tests.hostile.conftest import SAMPLES

@@ -8,7 +8,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
-from irgraph.errors import GraphError, IrParseError
+from irgraph.core.errors import GraphError, IrParseError
 from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,

@@ -18,8 +18,8 @@ import zlib
 import numpy as np
 import pytest
 
-from irgraph import npz
 from irgraph.cli import ir_run
+from irgraph.io.data import npz
 from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, run_tool, split_model
 
 X = np.arange(12, dtype=np.float32).reshape(2, 6)

@@ -13,7 +13,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert
-from irgraph.errors import ConversionError, IrIOError, ResourceLimitError
+from irgraph.core.errors import ConversionError, IrIOError, ResourceLimitError
 from irgraph.io.onnx.importer import MAX_ONNX_BYTES
 from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error
 

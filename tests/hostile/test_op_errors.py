@@ -13,7 +13,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
-from irgraph.errors import EvaluationError, GraphError, IrParseError, OpError, ShapeInferenceError, WeightsError
+from irgraph.core.errors import EvaluationError, GraphError, IrParseError, OpError, ShapeInferenceError, WeightsError
 from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,

@@ -13,7 +13,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
-from irgraph.errors import EvaluationError
+from irgraph.core.errors import EvaluationError
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, net, parameter, result, run_tool, save_npz
 from tests.hostile.test_op_errors import variadic_split

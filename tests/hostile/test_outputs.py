@@ -17,7 +17,7 @@ import pytest
 import irgraph as ir
 from irgraph.cli import _common as common
 from irgraph.cli import ir_convert, ir_run
-from irgraph.errors import IrIOError
+from irgraph.core.errors import IrIOError
 from irgraph.io import atomic
 from irgraph.io import weights as weights_module
 from tests.helpers import mode_of, record_fsync_and_replace, umask

@@ -16,7 +16,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
-from irgraph.errors import ResourceLimitError, WeightsError
+from irgraph.core.errors import ResourceLimitError, WeightsError
 from irgraph.io.xml import security as xml_security
 from tests.helpers import line_of
 from tests.hostile.conftest import (

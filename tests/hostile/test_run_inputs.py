@@ -15,7 +15,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.errors import InputError
+from irgraph.core.errors import InputError
 from tests.helpers import line_of
 from tests.hostile.conftest import (
     EXIT_FAILURE,

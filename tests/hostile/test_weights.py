@@ -10,7 +10,7 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
-from irgraph.errors import IrIOError, IrParseError, OpError, WeightsError
+from irgraph.core.errors import IrIOError, IrParseError, OpError, WeightsError
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, EXIT_USAGE, expect_cli_error, expect_error, split_model
 

@@ -13,7 +13,7 @@ from lxml import etree
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_run, ir_validate
-from irgraph.errors import IrParseError
+from irgraph.core.errors import IrParseError
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, good_inputs, split_model
 

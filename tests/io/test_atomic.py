@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import irgraph as ir
-from irgraph.errors import IrIOError
+from irgraph.core.errors import IrIOError
 from irgraph.io import atomic
 from irgraph.io.onnx import exporter as onnx_export
 from tests.helpers import mode_of, record_fsync_and_replace, umask

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.xml import fast_reader
 from irgraph.io.xml import reader as xml_reader
 from irgraph.io.xml.reader import read_ir
@@ -64,7 +65,7 @@ def read_both(path: Path) -> tuple[object, object, bool]:
         except ir.IrError as err:
             outcomes.append((type(err).__name__, str(err)))
     try:
-        reader = xml_reader._Reader(load_xml(path, parse=False), None, ir.interpreter.DEFAULT_ELEMENT_LIMIT)
+        reader = xml_reader._Reader(load_xml(path, parse=False), None, DEFAULT_ELEMENT_LIMIT)
         answered = fast_reader.read_fast(reader) is not None
     except ir.IrError:
         answered = False
@@ -189,10 +190,10 @@ def test_long_runs_without_a_tag_are_found_exactly(data, limit):
 
 def test_the_fast_paths_constructors_make_what_the_classes_make():
     """Locations, ports and port types are made through their slots (``_fast_constructor``): equal, same hash."""
-    from irgraph.element_types import ElementType
-    from irgraph.errors import Location
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.errors import Location
+    from irgraph.core.shapes import Shape, TensorType
     from irgraph.graph import InputPort, OutputPort
-    from irgraph.shapes import Shape, TensorType
 
     cases = [
         (fast_reader._location, Location, ("model.xml", 7, 3, "conv", "Convolution")),

@@ -1,10 +1,10 @@
-"""Integer texts in a model: ASCII digits only, read by one parser (irgraph.integers) at every site.
+"""Integer texts in a model: ASCII digits only, read by one parser (irgraph.core.integers) at every site.
 
 Each site is one integer text of the corpus model dml-split-axis3-2 (a dim, an op attribute, a
 Parameter shape dim, a Const offset and size, a layer id, a port id, the IR version), replaced by a
 generated text. The model must read the same through the fast path and through lxml; irgraph accepts
 exactly its documented grammar; and, against OpenVINO 2026.4.1, irgraph accepts only what OpenVINO
-accepts, with the same values, and refuses only what OpenVINO refuses or what irgraph.integers
+accepts, with the same values, and refuses only what OpenVINO refuses or what irgraph.core.integers
 documents as stricter (a sign OpenVINO tolerates, text after the digits OpenVINO drops, a negative
 shape dim OpenVINO reads as 0, a duplicate id OpenVINO overwrites).
 """
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.integers import INT64_MAX, parse_int
+from irgraph.core.integers import INT64_MAX, parse_int
 from irgraph.ops.op import CODECS
 from tests.helpers import CORPUS
 from tests.io.test_fast_reader import BASE, read_both, write_case
@@ -134,7 +134,7 @@ IRGRAPH_GRAMMAR = {
     "signed": re.compile(f"{_SPACE}(-?[0-9]+){_SPACE}"),
     "shape": re.compile(f"{_SPACE}([0-9]+|-1){_SPACE}"),
 }
-"""What irgraph reads at each kind of site (irgraph.integers; ranges checked apart)."""
+"""What irgraph reads at each kind of site (irgraph.core.integers; ranges checked apart)."""
 
 
 def irgraph_value(kind: str, text: str) -> int | None:
@@ -147,7 +147,7 @@ def irgraph_value(kind: str, text: str) -> int | None:
 
 
 def documented_stricter(kind: str, text: str) -> bool:
-    """Texts OpenVINO 2026.4.1 reads that irgraph refuses on purpose (irgraph.integers says why)."""
+    """Texts OpenVINO 2026.4.1 reads that irgraph refuses on purpose (irgraph.core.integers says why)."""
     body = text.lstrip(" \t\n\r")
     if kind == "unsigned":  # a sign: '+1', '-0'
         return re.fullmatch(r"[+-][0-9]+", body) is not None

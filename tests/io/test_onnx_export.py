@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrIOError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrIOError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import OpaqueOp, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 from tests.io.onnx_cases import onnx_node_cases, same
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,13 +253,17 @@ def test_output_names_that_differ_from_tensor_names_get_an_identity():
     assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
-def test_duplicate_output_keys_are_refused():
+def test_results_of_one_name_export_under_distinct_output_keys():
+    """Model.output_keys: the second Result named x is output 'x#2' (ONNX output names must be unique)."""
     m = ir.Model("dup")
     x = m.parameter("x", [4], "f32")
     m.result(x, name="x")
     m.result(x, name="x")
-    with pytest.raises(ConversionError, match="two Results have the output name 'x'"):
-        ir.export_onnx(m)
+    proto = ir.export_onnx(m)
+    assert [output.name for output in proto.graph.output] == ["x", "x#2"]
+    feeds = {"x": np.array([1, 2, 3, 4], np.float32)}
+    assert list(ir.run(m, feeds)) == ["x", "x#2"]
+    assert_same_outputs(ir.run(m, feeds), onnxruntime_run(proto, feeds))
 
 
 def test_unreachable_layers_are_skipped_and_unused_inputs_kept():
@@ -290,7 +294,8 @@ def test_ops_onnx_export_does_not_know_are_refused_with_the_list():
 
 def test_missing_onnx_package_gives_a_one_line_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
-    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package: pip install 'irgraph\[onnx\]'$"):
+    with pytest.raises(ConversionError, match=r"^ONNX support needs the onnx package, which is not installed: pip "
+                                              r"install onnx \(in a clone of irgraph: pip install -e '\.\[onnx\]'\)$"):
         ir.export_onnx(demo_model())
 
 

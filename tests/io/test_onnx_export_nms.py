@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
 from irgraph.ops.sort.matrix_nms import MatrixNms
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from irgraph.ops.sort.non_max_suppression import (

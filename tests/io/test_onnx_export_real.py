@@ -14,7 +14,7 @@ import onnx
 import pytest
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.arithmetic.ceiling import Ceiling
 from irgraph.ops.arithmetic.floor import Floor
 from irgraph.ops.arithmetic.multiply import Multiply

@@ -112,7 +112,7 @@ def test_input_forget_is_refused():
     """LSTMCell-1's input_forget computes i = 1 - f; onnxruntime 1.31.1's LSTM with input_forget=1 gave 0.2872 where
     irgraph gives 0.2827 on a one-unit cell: it couples the gates the other way."""
     import irgraph as ir
-    from irgraph.errors import ConversionError
+    from irgraph.core.errors import ConversionError
     from tests.io.test_onnx_export_rules import one_op_model
 
     rng = np.random.default_rng(1)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.detection.psroi_pooling import PSROIPooling
 from irgraph.ops.detection.roi_align import ALIGNED_MODES, ROIAlign3, ROIAlign9
 from irgraph.ops.detection.roi_align_rotated import ROIAlignRotated

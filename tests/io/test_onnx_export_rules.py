@@ -14,8 +14,9 @@ import onnx
 import pytest
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.io.onnx.export_rules import RULES
 from irgraph.ops import Concat, Op, OpaqueOp, Split, VariadicSplit
 from irgraph.ops.activation.clamp import Clamp
@@ -200,7 +201,6 @@ from irgraph.ops.sparse.embedding_bag_packed_sum import EmbeddingBagPackedSum
 from irgraph.ops.sparse.embedding_segments_sum import EmbeddingSegmentsSum
 from irgraph.ops.type.convert import Convert
 from irgraph.ops.type.convert_like import ConvertLike
-from irgraph.shapes import Shape, TensorType
 from tests.io.test_onnx_export import onnxruntime_run
 
 pytestmark = pytest.mark.oracle

@@ -1,7 +1,7 @@
 """If layers export as ONNX If (branches reading the If's inputs from the enclosing scope): on the If
 files openvino 2026.4.1 wrote, onnxruntime 1.31.1 gives OpenVINO's CPU outputs for both conditions.
 Loop and TensorIterator layers export as ONNX Loop: on every Loop and TensorIterator file of the corpus
-(nested ones too) and on the models tests/test_control_flow.py builds (counters, running sums forwards and
+(nested ones too) and on the models tests/control_flow/test_runners.py builds (counters, running sums forwards and
 backwards in parts, columns joined on negative axes, zero iterations), onnxruntime 1.31.1 computes
 irgraph's outputs exactly."""
 
@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
@@ -25,9 +25,7 @@ from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.sequence.lstm_cell import LSTMCell4
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
-from tests.io.test_onnx_export import onnxruntime_run
-from tests.ops.differential import OP_EXAMPLES, assert_values_close
-from tests.test_control_flow import (
+from tests.control_flow.test_runners import (
     column_loop,
     counting_loop,
     nested_loops,
@@ -35,6 +33,8 @@ from tests.test_control_flow import (
     running_sum,
     scalar_steps_loop,
 )
+from tests.io.test_onnx_export import onnxruntime_run
+from tests.ops.differential import OP_EXAMPLES, assert_values_close
 
 pytestmark = pytest.mark.oracle
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import ConversionError, IrError
+from irgraph.core.errors import ConversionError, IrError
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.floor_mod import FloorMod

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError, EvaluationError, IrError
+from irgraph.core.errors import ConversionError, EvaluationError, IrError
 from irgraph.ops import Split, VariadicSplit
 from tests.io.onnx_cases import onnx_node_cases, same
 
@@ -520,7 +520,8 @@ def test_missing_onnx_package_gives_a_one_line_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
     with pytest.raises(ConversionError) as caught:
         ir.convert_onnx("model.onnx")
-    assert str(caught.value) == "ONNX support needs the onnx package: pip install 'irgraph[onnx]'"
+    assert str(caught.value) == ("ONNX support needs the onnx package, which is not installed: pip install onnx (in a "
+                                 "clone of irgraph: pip install -e '.[onnx]')")
 
 
 def test_reads_paths_and_bytes_and_reports_unreadable_files(tmp_path):

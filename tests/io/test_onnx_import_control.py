@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator

@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.detection.roi_align import ROIAlign9
 from irgraph.ops.image.grid_sample import GridSample
 

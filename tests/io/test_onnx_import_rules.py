@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from tests.real_networks import SMALL_NETWORKS, onnx_test_data
 
 F = TensorProto.FLOAT

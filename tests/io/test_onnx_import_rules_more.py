@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, version_converter
 from onnx.reference import ReferenceEvaluator
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.activation.p_re_lu import PReLU
 from irgraph.ops.pooling.max_pool import MaxPool14
 from tests.oracle.isa import cpu_flags, saturated_pair_sums, u8s8_products_saturate

@@ -16,7 +16,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.ops.signals.dft import DFT
 from irgraph.ops.signals.idft import IDFT
 from irgraph.ops.signals.irdft import IRDFT

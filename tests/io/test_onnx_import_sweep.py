@@ -26,7 +26,7 @@ import pytest
 from onnx import numpy_helper
 
 import irgraph as ir
-from irgraph.errors import ConversionError
+from irgraph.core.errors import ConversionError
 from irgraph.io.onnx.importer import SUPPORTED_OPS
 from tests.real_networks import onnx_test_data
 

@@ -109,7 +109,7 @@ def test_squeezenet_logits_are_openvinos_within_summation_order(networks):
     """SqueezeNet's logits here are ~6.8e9 (its weights are generated constants), where one f32 ULP is 512:
     the two summation orders differ by ~8 ULP (6e-7), which its SoftMax turns into zeros for some classes
     (exp(-4096)), so the logits are compared, not the probabilities."""
-    from irgraph.extract import extract
+    from irgraph.tools.extract import extract
 
     network = networks[("squeezenet", True)]
     model = ir.read_model(network.xml)

@@ -180,10 +180,10 @@ def test_layers_inside_detached_bodies_keep_their_lines(tmp_path: Path) -> None:
 
 def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each level of bodies costs Python frames: past MAX_BODY_DEPTH (128) reading and inference refuse cleanly."""
+    import irgraph.control_flow.inference
     import irgraph.io.xml.sub_graphs
-    import irgraph.sub_graph_inference
-    from irgraph.errors import ResourceLimitError, ShapeInferenceError
-    from irgraph.graph.subgraph import MAX_BODY_DEPTH
+    from irgraph.core.errors import ResourceLimitError, ShapeInferenceError
+    from irgraph.core.limits import MAX_BODY_DEPTH
 
     assert MAX_BODY_DEPTH == 128
     path = tmp_path / "deep.xml"
@@ -194,7 +194,7 @@ def test_nesting_deeper_than_the_limit_is_refused_by_name(tmp_path: Path, monkey
     with pytest.raises(ResourceLimitError, match=r"sub-graph bodies nest more than 3 levels deep; irgraph reads at "
                                                  r"most 3"):
         ir.read_model(path)
-    monkeypatch.setattr(irgraph.sub_graph_inference, "MAX_BODY_DEPTH", 3)
+    monkeypatch.setattr(irgraph.control_flow.inference, "MAX_BODY_DEPTH", 3)
     with pytest.raises(ShapeInferenceError) as caught:
         ir.infer_shapes(nested_tensor_iterators(5))
     assert str(caught.value) == ("layer 1 'ti1' (TensorIterator): in <body>: sub-graph bodies nest more than 3 levels "
@@ -239,7 +239,7 @@ def test_port_map_numbers_are_int64_ascii_digits(value: str | None, message: str
     (b"<net><layers><layer><body><layers></layers></layer></layers></net>", "<body> is never closed"),
 ])
 def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str) -> None:
-    from irgraph.errors import IrParseError, Location
+    from irgraph.core.errors import IrParseError, Location
     from irgraph.io.xml.sub_graphs import detach_bodies
 
     with pytest.raises(IrParseError, match=message):
@@ -247,20 +247,46 @@ def test_detaching_bodies_refuses_unbalanced_body_tags(text: bytes, message: str
 
 
 def test_detached_bodies_are_parsed_apart_with_their_lines() -> None:
-    from irgraph.errors import Location
-    from irgraph.io.xml.sub_graphs import DETACHED, detach_bodies
+    from irgraph.core.errors import Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
 
     text = b"<net>\n<layers>\n<layer>\n<body>\n<layers>\n<layer>\n<then_body>\n<x/>\n</then_body>\n</layer>\n" \
            b"</layers>\n</body>\n</layer>\n</layers>\n<after/>\n</net>"
     root, bodies = detach_bodies(text, Location(file="m.xml"))
     stub = root.find("layers/layer/body")
-    assert stub.get(DETACHED) == "0" and len(stub) == 0
+    assert len(stub) == 0 and dict(stub.attrib) == {}  # the stub's marker is gone once found
     assert root.find("after").sourceline == 15
-    body = bodies["0"]
+    body = bodies[stub]
     assert body.tag == "body" and body.sourceline == 4
     inner_stub = body.find("layers/layer/then_body")
-    assert inner_stub.get(DETACHED) == "1"
-    assert bodies["1"].tag == "then_body" and bodies["1"].find("x").sourceline == 8
+    assert bodies[inner_stub].tag == "then_body" and bodies[inner_stub].find("x").sourceline == 8
+    assert len(bodies) == 2
+
+
+@pytest.mark.parametrize("markup", [
+    b"<!-- <body> -->", b"<!-- </then_body> -->", b"<![CDATA[ <else_body> ]]>", b"<?pi <body> ?>",
+])
+def test_body_tags_inside_comments_cdata_and_processing_instructions_are_not_cut(markup: bytes) -> None:
+    from irgraph.core.errors import Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
+
+    text = b"<net><layers><layer><body a='>'><layers>" + markup + b"<layer/></layers></body></layer></layers></net>"
+    root, bodies = detach_bodies(text, Location(file="m.xml"))
+    stub = root.find("layers/layer/body")
+    assert dict(stub.attrib) == {"a": ">"}
+    assert [element.tag for element in bodies[stub].iter()] == ["body", "layers", "layer"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"<net><body><layers><!-- x </layers></body></net>", "<!-- is never closed"),
+    (b"<net><body a='1' <layers/></body></net>", "the <body> tag is not well-formed"),
+])
+def test_detaching_refuses_markup_it_cannot_follow(text: bytes, message: str) -> None:
+    from irgraph.core.errors import IrParseError, Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
+
+    with pytest.raises(IrParseError, match=message):
+        detach_bodies(text, Location(file="m.xml"))
 
 
 def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,7 +300,7 @@ def test_ir_convert_to_onnx_refuses_in_one_line(tmp_path: Path, capsys: pytest.C
 
 
 def test_an_edit_inside_a_body_makes_the_writer_infer_again(tmp_path: Path) -> None:
-    from irgraph.errors import ShapeInferenceError
+    from irgraph.core.errors import ShapeInferenceError
     from irgraph.ops import Const
 
     model = nested_tensor_iterators(2)

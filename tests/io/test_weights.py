@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from irgraph.element_types import ElementType
-from irgraph.errors import WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import WeightsError
 from irgraph.io.weights import WeightsFile, WeightsWriter, byte_size, decode_tensor, encode_tensor
 
 E = ElementType

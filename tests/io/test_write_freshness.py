@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.analysis.shape_inference import ensure_shapes
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import Concat, Parameter, Split
-from irgraph.shape_inference import ensure_shapes
-from irgraph.shapes import Shape, TensorType
 
 
 def split_concat() -> ir.Model:

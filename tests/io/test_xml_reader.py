@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
+from irgraph.core.errors import GraphError, IrIOError, IrParseError, OpError, ResourceLimitError, WeightsError
+from irgraph.core.shapes import Dim, Shape
 from irgraph.graph import RtEntry
 from irgraph.io.xml import security as xml_security
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Concat, Const, OpaqueOp, Split
 from irgraph.ops.movement.reverse import Reverse
-from irgraph.shapes import Dim, Shape
 from tests.helpers import CORPUS, line_of
 
 # The research document's example, as OpenVINO 2026.4 writes it (save_model, compress_to_fp16=False).

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.errors import IrIOError, ShapeInferenceError
+from irgraph.core.errors import IrIOError, ShapeInferenceError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import RtEntry
 from irgraph.io.xml import text as xml_text
 from irgraph.io.xml import writer as xml_writer
 from irgraph.io.xml.names import join_names, split_names
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, OpaqueOp
-from irgraph.shapes import Shape, TensorType
 from tests.helpers import CORPUS, mode_of, record_fsync_and_replace, umask
 
 

@@ -44,22 +44,23 @@ EQUIVALENT_FILE = Path(__file__).with_name("equivalent.txt")
 # first failure and a survivor runs them all, so the lists hold the module's own tests, fastest
 # first, and leave out the slow generated sweeps (fuzzing, hypothesis properties, 200,000-layer
 # models) and the CLI subprocess tests.
-OPS_TESTS = ("tests/ops", "tests/core/test_shapes.py", "tests/core/test_seed_examples.py",
-             "tests/hostile/test_op_errors.py", "tests/core/test_interpreter.py")
+OPS_TESTS = ("tests/ops", "tests/core/test_shapes.py", "tests/test_seed_examples.py",
+             "tests/hostile/test_op_errors.py", "tests/runtime/test_interpreter.py")
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "ops": (("src/irgraph/ops/**/*.py",), OPS_TESTS),
-    "debug": (("src/irgraph/compare.py", "src/irgraph/marking.py"),
-              ("tests/test_feeds_compare.py", "tests/test_marking.py", "tests/cli/test_ir_run.py",
+    "debug": (("src/irgraph/tools/compare.py", "src/irgraph/runtime/marking.py"),
+              ("tests/tools/test_feeds_compare.py", "tests/runtime/test_marking.py", "tests/cli/test_ir_run.py",
                "tests/cli/test_ir_run_data_files.py")),
-    "shapes": (("src/irgraph/shapes.py",), OPS_TESTS),
-    "interpreter": (("src/irgraph/interpreter.py",),
-                    ("tests/core/test_interpreter.py", "tests/test_interpreter_reuse.py",
-                     "tests/core/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
-                     "tests/hostile/test_outputs.py", "tests/core/test_state.py")),
-    "state": (("src/irgraph/state.py",),
-              ("tests/core/test_state.py", "tests/cli/test_ir_run_steps.py", "tests/core/test_state_openvino.py")),
-    "control_flow": (("src/irgraph/control_flow.py",),
-                     ("tests/test_control_flow.py", "tests/oracle/test_control_flow_vs_openvino.py")),
+    "shapes": (("src/irgraph/core/shapes.py",), OPS_TESTS),
+    "interpreter": (("src/irgraph/runtime/interpreter.py",),
+                    ("tests/runtime/test_interpreter.py", "tests/runtime/test_interpreter_reuse.py",
+                     "tests/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
+                     "tests/hostile/test_outputs.py", "tests/runtime/test_state.py")),
+    "state": (("src/irgraph/runtime/state.py", "src/irgraph/analysis/variables.py"),
+              ("tests/runtime/test_state.py", "tests/cli/test_ir_run_steps.py",
+               "tests/runtime/test_state_openvino.py")),
+    "control_flow": (("src/irgraph/control_flow/runners.py",),
+                     ("tests/control_flow/test_runners.py", "tests/oracle/test_control_flow_vs_openvino.py")),
     "writer": (("src/irgraph/io/xml/writer.py",),
                ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
     "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),
@@ -122,7 +123,7 @@ def pytest_sessionfinish(session, exitstatus):
 class Mutant:
     """One change to one module: where it is, what it does, and its stable id."""
 
-    path: str  # relative to the source root's parent (src/irgraph/shapes.py)
+    path: str  # relative to the source root's parent (src/irgraph/core/shapes.py)
     index: int  # position among the module's mutation sites (the order of the AST walk)
     line: int
     end_line: int

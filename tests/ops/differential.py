@@ -38,14 +38,14 @@ from openvino import op as ov_op
 from openvino.passes import ConstantFolding, Manager
 from openvino.utils.node_factory import NodeFactory
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops import Op, catalogue
 from irgraph.ops.op import EXACT, Tolerance
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.runtime.interpreter import Interpreter
 from tests.oracle.ov_models import const_value, from_tensor, to_tensor
 
 OP_EXAMPLES = settings(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import Op
-from irgraph.shapes import Shape, TensorType
 
 
 def tt(shape: str, element_type: str = "f32") -> TensorType:

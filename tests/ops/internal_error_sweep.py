@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError
-from irgraph.interpreter import Interpreter
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops import Op
-from irgraph.shapes import Dim, Shape, TensorType
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops import differential
 
 MAX_VARIANTS = 16

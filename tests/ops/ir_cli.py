@@ -12,7 +12,7 @@ import openvino as ov
 import pytest
 
 from irgraph.cli import ir_run, ir_validate
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from tests.ops.differential import ov_constant, ov_ops, ov_reference, ov_type
 
 

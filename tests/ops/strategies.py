@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 
 FLOATS = (ElementType.F16, ElementType.BF16, ElementType.F32, ElementType.F64)
 SIGNED = (ElementType.I8, ElementType.I16, ElementType.I32, ElementType.I64)

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.element_types import ElementType as ET
-from irgraph.errors import IrError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType as ET
+from irgraph.core.errors import IrError
 from irgraph.graph import Model
 from irgraph.ops import Concat, Op
 from irgraph.ops.arithmetic.add import Add
@@ -33,7 +34,6 @@ from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.ops.type.convert import Convert
-from irgraph.shape_inference import infer_shapes
 from tests.ops.differential import OP_EXAMPLES, ORACLE, ov_output_types, ov_parameter
 from tests.ops.helpers import tt
 
@@ -324,7 +324,7 @@ def test_random_shape_sub_graphs_match_openvino(shape, data):
 
 
 def test_partial_value_reads_its_bounds_as_dims():
-    from irgraph.shapes import PartialValue
+    from irgraph.core.shapes import PartialValue
 
     value = PartialValue(np.array([2, 3, 0, -1], np.int64), np.array([2, 8, 2**63 - 1, 5], np.int64))
     assert [str(d) for d in value.dims()] == ["2", "3..8", "?", "..5"]
@@ -336,9 +336,10 @@ def test_partial_value_reads_its_bounds_as_dims():
 
 
 def test_bounds_do_not_pass_non_monotonic_arithmetic():
-    """Only Add, Subtract, Multiply, Maximum and Minimum propagate bounds (their extremes are at the corners)."""
+    """Power propagates no bounds; Add, Subtract, Multiply, Maximum and Minimum do (their extremes are at the
+    corners), and Divide, FloorMod and Mod by an exact positive divisor (test_quotients_and_remainders_...)."""
+    from irgraph.core.shapes import PartialValue
     from irgraph.ops.families.elementwise import BinaryArithmetic
-    from irgraph.shapes import PartialValue
 
     class Power(BinaryArithmetic):
         type_name = "Power"
@@ -349,3 +350,109 @@ def test_bounds_do_not_pass_non_monotonic_arithmetic():
     assert Power().bounds([tt("1", "i64")] * 2, [interval, two]) is None
     (added,) = Add().bounds([tt("1", "i64")] * 2, [interval, two])
     assert added.lower.tolist() == [5] and added.upper.tolist() == [10]
+
+
+@pytest.mark.parametrize("shape", ["?,128,?", "2,128,3..9", "1..4,128,6"])
+@pytest.mark.parametrize("split", ["split", "variadic"])
+def test_pads_split_out_of_a_shape_vector(shape, split):
+    """PyTorch's aten::pad: the pads pairs Split (or VariadicSplit) apart keep their bounds, so Pad keeps the
+    dims they leave alone (128 in a Mamba export)."""
+    from irgraph.ops.movement.pad import Pad12
+    from irgraph.ops.movement.split import Split
+    from irgraph.ops.movement.variadic_split import VariadicSplit
+
+    twin = Twin()
+    x = twin.parameter(shape)
+    length = gather(twin, shape_of(twin, x), [2])
+    pairs = reshape(twin, concat(twin, [twin.const([0, 0, 0, 0]), length, twin.const([0])]), twin.const([-1, 2]))
+    sides = []
+    for index in range(2):
+        if split == "split":
+            part = twin.op(Split(num_splits=2), lambda d, a, i=index: ov13.split(d, a, 2).output(i), pairs,
+                           twin.const(1))
+        else:
+            part = twin.op(VariadicSplit(), lambda d, a, n, i=index: ov13.variadic_split(d, a, n).output(i), pairs,
+                           twin.const(1), twin.const([1, 1]))
+        if index == 1:  # Twin.op takes output 0: the second part comes from a node of its own
+            part = (part[0], type(part[1])(part[1].node_id, 1))
+        sides.append(twin.op(Squeeze(), ov13.squeeze, part, twin.const([1])))
+    twin.check(twin.op(Pad12(), lambda d, b, e: ov13.pad(d, b, e, "constant"), x, *sides))
+
+
+@pytest.mark.parametrize("shape", ["1..3234", "300..3234", "5..20", "?", "7", "1..3234,4"])
+def test_top_k_by_a_k_known_by_its_bounds(shape):
+    """SSDLite's k = min(#scores, 300): the output dim is min(dim.min, k.min)..min(dim.max, k.max)."""
+    from irgraph.ops.arithmetic.minimum import Minimum
+    from irgraph.ops.sort.top_k import TopK11
+
+    twin = Twin()
+    x = twin.parameter(shape)
+    count = gather(twin, shape_of(twin, x), 0)
+    k = twin.op(Minimum(), ov13.minimum, count, twin.const(300))
+    twin.check(twin.op(TopK11(axis=0, mode="max", sort="value"),
+                       lambda d, kk: ov13.topk(d, kk, 0, "max", "value").output(0), x, k))
+
+
+@pytest.mark.parametrize("shape", ["1,?,32", "1,8..13,32", "1,1..6,32", "1,14..20,32", "1,9,32"])
+@pytest.mark.parametrize("name", ["FloorMod", "Mod", "Divide"])
+def test_quotients_and_remainders_by_a_positive_constant(shape, name):
+    """Swin's (7 - w % 7) % 7 pads: within one period of the divisor irgraph's bounds are OpenVINO's."""
+    from irgraph.ops.arithmetic.divide import Divide
+    from irgraph.ops.arithmetic.floor_mod import FloorMod
+    from irgraph.ops.arithmetic.mod import Mod
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.movement.pad import Pad12
+
+    op, build = {"FloorMod": (FloorMod(), ov13.floor_mod), "Mod": (Mod(), ov13.mod),
+                 "Divide": (Divide(), ov13.divide)}[name]
+    twin = Twin()
+    x = twin.parameter(shape)
+    width = gather(twin, shape_of(twin, x), [1])
+    value = twin.op(op, build, width, twin.const([7]))
+    if name != "Divide":
+        value = twin.op(op, build, twin.op(Subtract(), ov13.subtract, twin.const([13]), value), twin.const([7]))
+    pads = concat(twin, [twin.const([0]), value, twin.const([0])])
+    twin.check(twin.op(Pad12(), lambda d, b, e: ov13.pad(d, b, e, "constant"), x, twin.const([0, 0, 0]), pads))
+
+
+def test_a_remainder_across_a_period_of_the_divisor_spans_it():
+    """[5, 12] % 7 is 5 at both ends but 0 at 7: irgraph gives [0, 6] where openvino 2026.4.1's corners give 5."""
+    from irgraph.core.shapes import PartialValue
+    from irgraph.ops.arithmetic.floor_mod import FloorMod
+    from irgraph.ops.arithmetic.mod import Mod
+
+    width = PartialValue(np.array([5], np.int64), np.array([12], np.int64))
+    seven = PartialValue.exact(np.array([7], np.int64))
+    for op in (FloorMod(), Mod()):
+        (found,) = op.bounds([tt("1", "i64")] * 2, [width, seven])
+        assert (found.lower.tolist(), found.upper.tolist()) == ([0], [6])
+    assert FloorMod().bounds([tt("1", "i64")] * 2, [seven, width]) is None  # a divisor known by bounds only
+    negative = PartialValue(np.array([-3], np.int64), np.array([2], np.int64))
+    assert Mod().bounds([tt("1", "i64")] * 2, [negative, seven]) is None
+
+
+@pytest.mark.parametrize("shape", ["?,3..8,4", "2,3..8,4", "1..4,3,..6"])
+@pytest.mark.parametrize("step", ["scatter_update", "select", "reduce_max", "reduce_min"])
+def test_bounds_through_data_movement_and_monotonic_reductions(shape, step):
+    """ScatterUpdate, Select (known condition), ReduceMax and ReduceMin of shape values keep their bounds,
+    as openvino 2026.4.1's evaluate_lower/upper do."""
+    from irgraph.ops.condition.select import Select
+    from irgraph.ops.movement.broadcast import Broadcast3
+    from irgraph.ops.movement.scatter_update import ScatterUpdate
+    from irgraph.ops.reduction.reduce_max import ReduceMax
+    from irgraph.ops.reduction.reduce_min import ReduceMin
+
+    twin = Twin()
+    x = twin.parameter(shape)
+    dims = shape_of(twin, x)
+    if step == "scatter_update":
+        value = twin.op(ScatterUpdate(), ov13.scatter_update, dims, twin.const([0]), twin.const([5]), twin.const(0))
+    elif step == "select":
+        value = twin.op(Select(), ov13.select, twin.const([True, False, True], np.bool_), dims,
+                        twin.const([7, 7, 7]))
+    else:
+        op, build = (ReduceMax(keep_dims=True), ov13.reduce_max) if step == "reduce_max" else \
+            (ReduceMin(keep_dims=True), ov13.reduce_min)
+        value = twin.op(op, lambda d, a: build(d, a, True), concat(twin, [gather(twin, dims, [1]), twin.const([5])]),
+                        twin.const([0]))
+    twin.check(twin.op(Broadcast3(), ov13.broadcast, twin.const(1.0, np.float32), value))

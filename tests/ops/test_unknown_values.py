@@ -10,7 +10,7 @@ import openvino.opset12 as ov12
 import pytest
 from openvino.utils.node_factory import NodeFactory
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops.generation.range import Range4
 from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.gather import Gather8

@@ -6,8 +6,8 @@ tests/ops/test_tolerances.py fails when the file and the classes disagree.
 
 from __future__ import annotations
 
-from irgraph.compare import ACCUMULATION, ROUNDING_EPS, ROUNDING_ULP
 from irgraph.ops.registry import load_all, registered_classes
+from irgraph.tools.compare import ACCUMULATION, ROUNDING_EPS, ROUNDING_ULP
 
 HEADER = """\
 # Tolerances: how far irgraph's values may be from OpenVINO's reference

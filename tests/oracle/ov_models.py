@@ -11,7 +11,7 @@ writes one case as::
     ov_cpu.npz             what OpenVINO's own CPU path gives where it deviates (see below)
     case.json              {"what", "ir_version", "expect", "run", "ov_error", ...}
 
-Arrays in the .npz files use the in-memory NumPy dtype of ``irgraph.element_types``; ml_dtypes
+Arrays in the .npz files use the in-memory NumPy dtype of ``irgraph.core.element_types``; ml_dtypes
 arrays (bf16, f8*, f4e2m1, i4, u1, u2, u4) are stored as raw ``|V2``/``|V1`` items holding the
 element's bits (what ``np.savez`` writes for most of them; float8_e5m2 must be viewed as ``V1``
 explicitly because ``np.savez`` writes it as ``'<f1'``, which ``np.load`` rejects). Sub-byte types
@@ -64,7 +64,7 @@ class TypeInfo:
     name: str
     ov_type: ov.Type
     bits: int
-    dtype: np.dtype  # in-memory dtype, one element per item (as irgraph.element_types)
+    dtype: np.dtype  # in-memory dtype, one element per item (as irgraph.core.element_types)
 
 
 def _t(name: str, bits: int, dtype: Any) -> TypeInfo:

@@ -144,7 +144,7 @@ def test_openvino_reads_the_real_model_and_refuses_it_with_an_invalid_type():
 
 
 def test_openvino_reads_a_model_whose_assign_feeds_nothing():
-    from tests.core.test_validation import STATEFUL
+    from tests.analysis.test_validation import STATEFUL
 
     model = ov.Core().read_model(STATEFUL.encode(), ov.Tensor(np.zeros(0, np.uint8)))
     assert [sink.get_type_name() for sink in model.get_sinks()] == ["Assign"]

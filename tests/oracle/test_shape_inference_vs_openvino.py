@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import Concat, Split, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 from tests.ops.helpers import tt
 
 ov = pytest.importorskip("openvino", reason="the test extra installs openvino")

@@ -1,8 +1,9 @@
 """Shared pieces of the command-line tools: parser set-up, error reporting, exit codes, safe I/O.
 
 Every tool's ``main(argv)`` returns an exit code and never raises: 0 success; 1 invalid model,
-failed run or comparison mismatch; 2 usage or I/O error; 130 interrupted. Errors are printed as
-one line ``error: FILE:LINE: message`` on stderr; ``--debug`` adds the traceback.
+failed run or comparison mismatch; 2 usage or I/O error; 128 + the signal when interrupted (130
+SIGINT, 129 SIGHUP, 143 SIGTERM), with its temporary files removed. Errors are printed as one line
+``error: FILE:LINE: message`` on stderr; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import argparse
 import contextlib
 import math
 import os
+import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -19,19 +22,31 @@ from typing import NoReturn
 import numpy as np
 
 import irgraph
-from irgraph import compare, npz
-from irgraph.errors import IrError, IrIOError, Location, printable
+from irgraph.core.errors import IrError, IrIOError, Location, MissingDependencyError, printable
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.io import atomic
-from irgraph.npz import Expect, NpzArchive
-from irgraph.shapes import TensorType
+from irgraph.io.data import npz
+from irgraph.io.data.npz import Expect, NpzArchive
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-DEFAULT_MAX_ELEMENTS = 2**31
+
+
+_STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""Signals that end a command as Ctrl-C does (``timeout`` sends SIGTERM, a closed terminal SIGHUP)."""
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, so every ``finally`` and cleanup runs as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 class CliError(Exception):
@@ -43,7 +58,7 @@ class CliError(Exception):
 
 
 # ------------------------------------------------------------------------------------ parsers
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``error: ...``) and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -52,9 +67,11 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def make_parser(prog: str, description: str, examples: str) -> argparse.ArgumentParser:
-    """A parser with ``--debug``, ``--version`` and an examples epilog."""
-    parser = _Parser(
+def make_parser(prog: str, description: str, examples: str, parser_class: type[Parser] | None = None
+                ) -> argparse.ArgumentParser:
+    """A parser (``parser_class``, a subclass of this module's) with ``--debug``, ``--version`` and an examples
+    epilog."""
+    parser = (parser_class or Parser)(
         prog=prog,
         description=description,
         epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
@@ -71,7 +88,7 @@ def add_max_elements(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-elements",
         type=positive_int,
-        default=DEFAULT_MAX_ELEMENTS,
+        default=DEFAULT_ELEMENT_LIMIT,
         metavar="N",
         help="largest tensor (in elements) to read, feed or compute (default: 2**31)",
     )
@@ -108,6 +125,14 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     debug = bool(getattr(args, "debug", False))
     try:
+        with _stopped_by_signals():
+            return _run(body, args, debug)
+    except Stopped as stop:  # between the body's end and the handlers' restore: nothing left to clean up
+        return _stopped(stop)
+
+
+def _run(body: Callable[[argparse.Namespace], int], args: argparse.Namespace, debug: bool) -> int:
+    try:
         return body(args)
     except BrokenPipeError:  # stdout closed early (`ir-info --dot model.xml | head`): stop quietly
         with contextlib.suppress(OSError, ValueError):
@@ -115,6 +140,8 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return EXIT_FAILURE
     except CliError as err:
         return report(str(err), err.exit_code, debug)
+    except MissingDependencyError as err:  # the environment, like a usage error: onnx, openvino, onnxruntime
+        return report(str(err), EXIT_USAGE, debug)
     except IrError as err:
         return report(str(err), EXIT_USAGE if isinstance(err, OSError) else EXIT_FAILURE, debug)
     except OSError as err:
@@ -123,7 +150,9 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         if debug:
             traceback.print_exc(file=sys.stderr)
         # Reported below, outside the handler, whose traceback holds the frames (and data) that filled the memory.
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Stopped):
+            return _stopped(stop)
         sys.stderr.write("error: interrupted\n")
         return EXIT_INTERRUPTED
     except RecursionError:
@@ -132,6 +161,43 @@ def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace]
         return report(f"internal error: {type(err).__name__}: {err}", EXIT_FAILURE, debug)
     # Worded so that nothing reads like a crash: the run was refused, not killed.
     return report("the data does not fit in the memory available to this process (see --max-elements)", EXIT_FAILURE)
+
+
+def _stopped(stop: Stopped) -> int:
+    sys.stderr.write(f"error: stopped by {stop}\n")
+    return 128 + stop.signum
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise :class:`Stopped` and SIGINT KeyboardInterrupt (the previous
+    handlers come back after).
+
+    The default action of the first two kills the process where it stands, leaving the temporary file
+    of an output being written. The first one raises; any later one is ignored, so the cleanup it
+    starts finishes. Inside ``atomic.signals_held`` any of them waits for the block's end. Outside the
+    main thread (a tool called from a thread) handlers cannot be set and nothing changes.
+    """
+    def stop(signum: int, frame: object) -> None:
+        if atomic.signal_deferred(signum):  # between making a temporary file and listing it: raised after
+            return
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        for number in _STOPPING_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    previous = {}
+    try:
+        for number in (signal.SIGINT, *_STOPPING_SIGNALS):
+            previous[number] = signal.signal(number, stop)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def report(message: str, code: int, debug: bool = False) -> int:
@@ -147,8 +213,13 @@ def warn(message: str) -> None:
     sys.stderr.write(f"warning: {one_line(message)}\n")
 
 
+def note(message: str) -> None:
+    """Print ``note: message`` on stderr: a choice irgraph made that the user should know of."""
+    sys.stderr.write(f"note: {one_line(message)}\n")
+
+
 def one_line(text: str) -> str:
-    """``text`` on one line and safe for a terminal: :func:`irgraph.errors.printable`, spaces trimmed.
+    """``text`` on one line and safe for a terminal: :func:`irgraph.core.errors.printable`, spaces trimmed.
 
     Newlines and tabs are escaped (``\\n``), not flattened: a path or name holding one is shown as it is.
     """
@@ -182,13 +253,45 @@ def require_file(path: str, what: str = "file") -> None:
 
 
 def require_model_files(path: str, weights: str | None) -> None:
-    """Exit 2 unless the model file (and the weights file, when given) are existing regular files."""
+    """Exit 2 unless the model file (and the weights file, when given) are existing regular files, and the
+    model is not an ONNX file (the tools that read IR say what to run instead of "not well-formed XML")."""
     require_file(path, "model file")
+    refuse_onnx(path)
     if weights is not None:
         require_file(weights, "weights file")
 
 
-def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_MAX_ELEMENTS) -> Model:
+ONNX_SUFFIX = ".onnx"
+
+
+def looks_like_onnx(path: str) -> bool:
+    """True for a ``.onnx`` file, or a file whose first bytes are an ONNX ModelProto's (protobuf field 1,
+    ``ir_version``, a small varint) and no XML's (``<`` after an optional BOM and white space)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(64)
+    except OSError:
+        return False  # the reader reports it
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"<"):
+        return False
+    if path.lower().endswith(ONNX_SUFFIX):
+        return True
+    return len(head) >= 2 and head[0] == 0x08 and 0 < head[1] < 0x80
+
+
+def refuse_onnx(path: str) -> None:
+    """Exit 2 with what to run when ``path`` is an ONNX model where an IR ``.xml`` is expected."""
+    if not looks_like_onnx(path):
+        return
+    stem = os.path.splitext(path)[0]
+    source = path if path.lower().endswith(ONNX_SUFFIX) else f"{stem}.onnx"
+    rename = "" if source == path else f"name it {shlex.quote(source)} and "
+    raise CliError(f"{path}: this is an ONNX model, not OpenVINO IR (.xml); {rename}convert it first: "
+                   f"ir-convert {shlex.quote(source)} {shlex.quote(stem + '.xml')}")
+
+
+def read_model(path: str, weights: str | None = None, element_limit: int = DEFAULT_ELEMENT_LIMIT) -> Model:
     """``irgraph.read_model`` with exit-2 checks for missing files and the file named in every error."""
     require_model_files(path, weights)
     with locating(path):
@@ -215,19 +318,13 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
 
 
 # ------------------------------------------------------------------------------------ arrays
-# The .npz helpers live in the library (irgraph.npz); these names stay for the tools and their tests.
-# Unreadable data files raise IrIOError there, which run_cli reports with exit 2 like any I/O error.
-is_ml_dtype = npz.is_ml_dtype
-storage_dtype = npz.storage_dtype
-for_storage = npz.for_storage
-to_stored = npz.to_stored
-decode_stored = npz.decode_stored
-write_npz_atomically = npz.write_npz
+# The .npz helpers live in the library (irgraph.io.data.npz). Unreadable data files raise IrIOError there,
+# which run_cli reports with exit 2 like any I/O error.
 
 
 @contextlib.contextmanager
 def _data_file() -> Iterator[None]:
-    """An unreadable data file (IrIOError from irgraph.npz) is a CliError, exit 2."""
+    """An unreadable data file (IrIOError from irgraph.io.data.npz) is a CliError, exit 2."""
     try:
         yield
     except IrIOError as err:
@@ -253,7 +350,7 @@ def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expec
 
 
 def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
-    """Every array of an untrusted .npz, by key (see irgraph.npz.load_npz); unreadable files exit 2."""
+    """Every array of an untrusted .npz, by key (see irgraph.io.data.npz.load_npz); unreadable files exit 2."""
     with _data_file():
         return npz.load_npz(path, element_limit)
 
@@ -271,5 +368,3 @@ def check_output(path: str, reads: Sequence[tuple[str, str]] = ()) -> None:
     atomic.check_destination(path)
     atomic.check_not_read(path, reads)
 
-
-format_columns = compare.format_columns

@@ -7,15 +7,16 @@ import os
 import sys
 
 import irgraph
+from irgraph.analysis.validation import v10_name_collisions
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.errors import GraphError, Location
+from irgraph.core.diagnostics import Diagnostic
+from irgraph.core.errors import GraphError, Location
 from irgraph.graph import Model
 from irgraph.io.onnx.importer import external_data_files
 from irgraph.io.xml.reader import read_ir
 from irgraph.io.xml.v10 import v10_losses
 from irgraph.io.xml.writer import version_to_write
-from irgraph.validation import Diagnostic, v10_name_collisions
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file

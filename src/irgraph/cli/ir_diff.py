@@ -9,10 +9,10 @@ import os
 import sys
 
 from irgraph.cli import _common as common
-from irgraph.diff import Difference, ModelDiff, diff_models
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from irgraph.graph import Model
-from irgraph.progress import Progress
+from irgraph.tools.diff import Difference, ModelDiff, diff_models
+from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
 Compare two OpenVINO IR models layer by layer and print one line per difference:

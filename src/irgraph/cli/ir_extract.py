@@ -9,9 +9,9 @@ import sys
 
 import irgraph
 from irgraph.cli import _common as common
-from irgraph.errors import printable
-from irgraph.extract import extract
+from irgraph.core.errors import printable
 from irgraph.graph import Model
+from irgraph.tools.extract import extract
 
 DESCRIPTION = """\
 Cut the part of an OpenVINO IR model that computes the --outputs from the --inputs into a new,
@@ -93,7 +93,7 @@ def _extract(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {args.destination} and {destination_bin}: {len(sub)} of {len(model)} layers, "
               f"inputs {_names([sub.input_names(p)[0] for p in sub.parameters])}, "
-              f"outputs {_names([sub.output_key(r) for r in sub.results])}")
+              f"outputs {_names(list(sub.output_keys().values()))}")
     return common.EXIT_OK
 
 
@@ -105,9 +105,10 @@ def describe(sub: Model, path: str, weights: str) -> dict[str, object]:
         inputs.append({"name": parameter.name, "tensor_names": sub.input_names(parameter)[1:],
                        "type": None if tensor_type is None else str(tensor_type)})
     outputs = []
+    output_keys = sub.output_keys()
     for result in sub.results:
         tensor_type = common.tensor_type_of_output(sub, result)
-        outputs.append({"name": sub.output_key(result), "result": result.name,
+        outputs.append({"name": output_keys[result.id], "result": result.name,
                         "type": None if tensor_type is None else str(tensor_type)})
     return {"file": path, "weights": weights, "layers": len(sub), "inputs": inputs, "outputs": outputs}
 

@@ -8,32 +8,49 @@ import os
 import sys
 from collections import Counter
 
-import numpy as np
-
+from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
-from irgraph.errors import IrError, Location, printable
+from irgraph.cli._layer import (
+    describe_layer,
+    find_layer,
+    format_layer,
+    format_layers,
+    rt_info_json,
+    shape_json_text,
+    short,
+    values_text,
+    version_number,
+)
+from irgraph.core.errors import IrError, Location, printable
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
+from irgraph.tools.compare import format_columns
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
 with intervals), the op histogram, the IR version, the layer count, the weights (size, element
 types, fp16 decompression) and the model's rt_info (conversion parameters). --layers lists every
-layer (id, name, type-version, input and output types); --dot prints the graph in Graphviz format
+layer (id, name, type-version, input and output types, tensor names, attributes); --layer NAME shows
+one layer in full (its place in the file, each input with its producer, each output with its
+readers, attributes, rt_info, Const values in brief); --dot prints the graph in Graphviz format
 (attributes, small Const values; render with: dot -Tsvg). Works from the .xml alone: a missing or
 unreadable .bin is a warning, and Const values are then not shown.
+
+Shapes in --json are lists, as in ir-run --json: a static dim is its size, a fully dynamic one -1,
+an interval the string "lo..hi" ("2..", "..8"); a shape of dynamic rank is null.
 """
 
 EXAMPLES = """\
   ir-info samples/dml-split-axis2/model.xml
   ir-info --json model.xml
   ir-info --layers model.xml
+  ir-info model.xml --layer conv1                   # one layer: producers, readers, attributes, values
+  ir-info model.xml --layer conv1 --json
   ir-info --dot model.xml | dot -Tsvg > model.svg
 """
 
@@ -49,7 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--dot", action="store_true", help="print a Graphviz digraph")
-    output.add_argument("--layers", action="store_true", help="list every layer with its input and output types")
+    output.add_argument("--layers", action="store_true",
+                        help="list every layer: types, tensor names, attributes")
+    parser.add_argument("--layer", metavar="NAME",
+                        help="show one layer in detail (a layer name, else a layer id or a tensor name); "
+                             "with --json as JSON")
     common.add_max_elements(parser)
     return parser
 
@@ -60,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
+    if args.layer is not None and (args.dot or args.layers):
+        raise common.CliError("--layer shows one layer; it cannot be combined with --dot or --layers")
     common.require_model_files(args.model, args.weights)
     with common.locating(args.model):
         result = read_ir(args.model, args.weights, element_limit=args.max_elements, weights_optional=True)
@@ -77,6 +100,10 @@ def _info(args: argparse.Namespace) -> int:
     if args.layers:
         print("\n".join(format_layers(model)))
         return common.EXIT_OK
+    if args.layer is not None:
+        described = describe_layer(find_layer(model, args.layer))
+        print(json.dumps(described, indent=2) if args.json else format_layer(described))
+        return common.EXIT_OK
     info = describe(model, args.model, common.weights_path(args.model, args.weights))
     # json.dumps's ensure_ascii (the default) writes every non-ASCII and control character as a \uXXXX escape:
     # names stay exact and nothing in them reaches the terminal raw.
@@ -84,10 +111,11 @@ def _info(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def _type_text(tensor_type: TensorType | None) -> tuple[str, str]:
+def _type_json(tensor_type: TensorType | None) -> tuple[str | None, list[int | str] | None]:
+    """(element type, shape as JSON) of a port; (None, None) when unknown."""
     if tensor_type is None:
-        return "?", "?"
-    return str(tensor_type.element_type), str(tensor_type.shape)
+        return None, None
+    return str(tensor_type.element_type), tensor_type.shape.to_json()
 
 
 def describe(model: Model, path: str, weights: str) -> dict[str, object]:
@@ -100,31 +128,33 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
             "name": parameter.name,
             "tensor_names": model.input_names(parameter)[1:],
             "element_type": str(op.element_type),
-            "shape": str(op.shape),
+            "shape": op.shape.to_json(),
         })
     outputs = []
+    output_keys = model.output_keys()
     for result in model.results:
-        element_type, shape = _type_text(common.tensor_type_of_output(model, result))
-        outputs.append({"name": model.output_key(result), "result": result.name, "element_type": element_type,
+        element_type, shape = _type_json(common.tensor_type_of_output(model, result))
+        outputs.append({"name": output_keys[result.id], "result": result.name, "element_type": element_type,
                         "shape": shape})
     written = {node.op.variable_id for node in model if isinstance(node.op, AssignBase)}
     variables = []
     for node in model:
         if isinstance(node.op, ReadValueBase):
             declared = node.declared_output_types[0] if node.declared_output_types else None
-            element_type, shape = _type_text(node.output_types[0] if node.output_types and node.output_types[0]
+            element_type, shape = _type_json(node.output_types[0] if node.output_types and node.output_types[0]
                                              else declared)
             variables.append({"variable_id": node.op.variable_id, "read_by": node.name, "element_type": element_type,
                               "shape": shape, "assigned": node.op.variable_id in written})
     bodies = _bodies(model)
     graphs = (model, *bodies)  # bodies' ops included: a TensorIterator's body is most of what it holds
-    histogram = Counter(f"{node.type_name}-{_version_number(node)}" for graph in graphs for node in graph)
-    support = {f"{node.type_name}-{_version_number(node)}": _support(node) for graph in graphs for node in graph}
+    histogram = Counter(f"{node.type_name}-{version_number(node)}" for graph in graphs for node in graph)
+    support = {f"{node.type_name}-{version_number(node)}": _support(node) for graph in graphs for node in graph}
     try:
         weights_bytes: int | None = os.path.getsize(weights)
     except OSError:
         weights_bytes = None
-    consts = [node.op for node in model if isinstance(node.op, Const)]
+    # Every Const layer, bodies' too, counted as the reader counts those it left without data.
+    consts = [node.op for graph in graphs for node in graph if isinstance(node.op, Const)]
     by_type = Counter(str(op.element_type) for op in consts)
     return {
         "file": path,
@@ -163,25 +193,6 @@ def _has_rt_attribute(entries: tuple[RtEntry, ...] | None, name: str) -> bool:
     return any(entry.tag == "attribute" and ("name", name) in entry.attributes for entry in entries or ())
 
 
-def rt_info_json(entries: tuple[RtEntry, ...]) -> dict[str, object]:
-    """rt_info as nested JSON: ``<tag value="v"/>`` -> ``{"tag": "v"}``, ``<info name="n" value="v"/>`` ->
-    ``{"n": "v"}``, elements with children -> nested objects; other attributes are kept as objects."""
-    out: dict[str, object] = {}
-    for entry in entries:
-        attributes = dict(entry.attributes)
-        key = attributes.pop("name") if entry.tag == "info" and "name" in attributes else entry.tag
-        if entry.children:
-            value: object = rt_info_json(entry.children)
-            if attributes:
-                value = {**attributes, **value}  # type: ignore[dict-item]
-        elif set(attributes) == {"value"}:
-            value = attributes["value"]
-        else:
-            value = attributes
-        out[key] = value
-    return out
-
-
 def _rt_info_lines(tree: dict[str, object], depth: int = 1) -> list[str]:
     lines = []
     for key, value in tree.items():
@@ -204,13 +215,15 @@ def _bodies(model: Model) -> list[Model]:
     return found
 
 
-def _version_number(node: Node) -> str:
-    version = str(node.op.version)
-    return version[len("opset"):] if version.startswith("opset") else version
+def _port_text(entry: dict[str, object]) -> tuple[str, str]:
+    """(element type, shape) of a JSON port entry as text; ``?`` for an unknown type."""
+    if entry["element_type"] is None:
+        return "?", "?"
+    return str(entry["element_type"]), shape_json_text(entry["shape"])
 
 
 def format_info(info: dict[str, object]) -> str:
-    """The text report (names and paths from the file escaped by :func:`irgraph.errors.printable`)."""
+    """The text report (names and paths from the file escaped by :func:`irgraph.core.errors.printable`)."""
     weights = info["weights"]
     assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
@@ -230,14 +243,14 @@ def format_info(info: dict[str, object]) -> str:
         lines.append(f"compressed {weights['decompression']} decompression Converts (weights stored compressed, "
                      "converted on load)")
     lines += ["", "inputs:"]
-    lines += _table([(i["name"], i["element_type"], i["shape"], ", ".join(i["tensor_names"]))
+    lines += _table([(i["name"], *_port_text(i), ", ".join(i["tensor_names"]))
                      for i in info["inputs"]])  # type: ignore[attr-defined]
     lines += ["", "outputs:"]
-    lines += _table([(o["name"], o["element_type"], o["shape"], f"(Result {o['result']})" if o["result"] != o["name"]
+    lines += _table([(o["name"], *_port_text(o), f"(Result {o['result']})" if o["result"] != o["name"]
                       else "") for o in info["outputs"]])  # type: ignore[attr-defined]
     if info.get("variables"):
         lines += ["", "variables (state kept between runs: ReadValue/Assign):"]
-        lines += _table([(v["variable_id"], v["element_type"], v["shape"],
+        lines += _table([(v["variable_id"], *_port_text(v),
                           f"(ReadValue {v['read_by']}{'' if v['assigned'] else ', never assigned'})")
                          for v in info["variables"]])  # type: ignore[attr-defined]
     lines += ["", "ops:"]
@@ -251,26 +264,8 @@ def format_info(info: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _types_text(types: list[TensorType | None]) -> str:
-    return ", ".join(str(t) if t is not None else "?" for t in types) or "-"
-
-
-def format_layers(model: Model) -> list[str]:
-    """One row per layer in document order: id, name, type-version, input types -> output types."""
-    rows = [("id", "name", "type", "inputs", "outputs")]
-    for node in model:
-        inputs = [model.output_type(source) if source is not None else None for source in model.input_sources(node)]
-        inputs = [found if found is not None else (node.declared_input_types[i] if i < len(node.declared_input_types)
-                                                   else None) for i, found in enumerate(inputs)]
-        outputs = [t if t is not None else (node.declared_output_types[i] if i < len(node.declared_output_types)
-                                            else None) for i, t in enumerate(node.output_types)]
-        rows.append((str(node.id), node.name, f"{node.type_name}-{_version_number(node)}", _types_text(inputs),
-                     _types_text(outputs)))
-    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows])
-
-
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    return common.format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
+    return format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
 
 
 def _quote(text: str) -> str:
@@ -293,7 +288,7 @@ def _dot_attributes(node: Node) -> list[str]:
     if isinstance(op, Const):
         declared = f"{op.element_type}[{','.join(map(str, op.shape))}]"
         if op.value is not None and op.value.size <= DOT_VALUES:
-            return [f"{declared} = {_values(op.value)}"]
+            return [f"{declared} = {short(values_text(op.value))}"]
         return [declared]
     if isinstance(op, OpaqueOp):
         attributes = dict(op.attributes)
@@ -304,24 +299,7 @@ def _dot_attributes(node: Node) -> list[str]:
             attributes = {}
     if isinstance(op, (Parameter, Result)):
         return []
-    return [f"{key}={_short(value)}" for key, value in attributes.items()]
-
-
-def _values(array: np.ndarray) -> str:
-    """The elements, flat: ``[1, 2]``, floats with 4 significant digits (f16, bf16, f8 as numbers)."""
-    flat = np.asarray(array).reshape(-1)
-    if flat.dtype.kind in "biuUSO":
-        items = [str(item) for item in flat.tolist()]
-    else:
-        try:
-            items = [f"{value:.4g}" for value in flat.astype(np.float64).tolist()]
-        except (TypeError, ValueError):  # a packed or opaque element type: its raw codes
-            items = [str(item) for item in flat.tolist()]
-    return _short("[" + ", ".join(items) + "]")
-
-
-def _short(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return [f"{key}={short(value)}" for key, value in attributes.items()]
 
 
 def to_dot(model: Model) -> str:
@@ -331,7 +309,7 @@ def to_dot(model: Model) -> str:
              '  node [shape=box, fontname="Helvetica"];']
     for node in model:
         # Escapes shown as text: their '\\' doubled by _quote.
-        label = "\n".join([printable(node.name), printable(f"{node.type_name}-{_version_number(node)}"),
+        label = "\n".join([printable(node.name), printable(f"{node.type_name}-{version_number(node)}"),
                            *map(printable, _dot_attributes(node))])
         lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
     for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):

@@ -7,17 +7,28 @@ import contextlib
 import functools
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from irgraph import backends, polygraphy_json
-from irgraph import feeds as feeds_lib
-from irgraph.backends import BackendUnavailableError
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.compare import (
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError, printable
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.graph import InputPort, Model, OutputPort
+from irgraph.io.data import npz, polygraphy_json
+from irgraph.io.data.npz import NpzArchive
+from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widened_nodes
+from irgraph.runtime.interpreter import Interpreter
+from irgraph.runtime.marking import reference_names
+from irgraph.runtime.state import run_steps, step_key
+from irgraph.tools import backends
+from irgraph.tools import feeds as feeds_lib
+from irgraph.tools.compare import (
     Comparison,
     ErrorBound,
     Tolerance,
@@ -30,17 +41,10 @@ from irgraph.compare import (
     tensor_stats,
     tolerance_text,
 )
-from irgraph.control_flow import DEFAULT_ITERATION_LIMIT
-from irgraph.element_types import ElementType
-from irgraph.errors import IrParseError
-from irgraph.feeds import Feed, FeedError
-from irgraph.graph import InputPort, Model, OutputPort
-from irgraph.interpreter import Interpreter
-from irgraph.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.marking import reference_names
-from irgraph.npz import NpzArchive
-from irgraph.progress import Progress
-from irgraph.state import run_steps, step_key
+from irgraph.tools.feeds import Feed
+from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
+from irgraph.tools.profiling import Profile
+from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -53,6 +57,11 @@ and fit its partial shape. Inputs and outputs are named as in the model: an inpu
 Parameter name or a tensor name, an output by its Result's output_names, else the producing
 port's first tensor name, else the Result's name.
 
+Random data (unless --val-range says otherwise): floats in [-1, 1), booleans 0 or 1; integers as the
+graph tells: an input that reaches a Gather's indices (through Convert, Reshape, Squeeze, Unsqueeze)
+stays within the table it indexes ([0, 99] for a 100-row embedding); one named or used as a mask
+(Select's condition) is 0 or 1; any other integer input takes [0, 9]. The warning says what was chosen.
+
 A stateful model (ReadValue/Assign, as OpenVINO's LLM exports keep a KV cache) starts from its
 variables' initial values; --steps N runs it N times on the same inputs, each run reading what the
 previous one assigned, and keeps the outputs of every step, keyed stepK/NAME (K = 1..N).
@@ -62,6 +71,7 @@ EXAMPLES = """\
   ir-run samples/dml-split-axis2/model.xml --inputs samples/dml-split-axis2/inputs.npz
   ir-run model.xml -i data=x.npy --output out.npz
   ir-run model.xml --shape "data[1,3,8..16]" --seed 7          # random data, dynamic dims chosen
+  ir-run model.xml --shape "[1,3,224,224]"                     # the same for a model of one input
   ir-run model.xml --inputs in.npz --compare ref.npz --atol 1e-4 --rtol 1e-4
   ir-run model.xml --inputs in.npz --json
   ir-run kv_cache.xml --inputs in.npz --steps 3 --output out.npz   # keys step1/NAME .. step3/NAME
@@ -70,14 +80,45 @@ EXAMPLES = """\
   ir-run model.xml --val-range x:[0,255] --save-inputs in.json  # random data Polygraphy can --load-inputs
   ir-run model.xml --load-inputs in.json --save-outputs out.json # and its outputs as Polygraphy run results
   ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
+  ir-run model.xml --profile                                   # time of every layer and per op type
+  ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
   ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
 """
 
 
+_RANGE = re.compile(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
+"""What a --val-range item looks like: ``[LO,HI]`` or ``NAME:[LO,HI]``."""
+_VAL_RANGE = "--val-range"
+
+
+class _RunParser(common.Parser):
+    """ir-run's parser: ``--val-range`` takes several ranges (Polygraphy's form), so argparse's greedy ``+`` would
+    take the model path of ``--val-range [0,1] model.xml`` as a range; items after ``--val-range`` that are no
+    range are moved before the options, where they are the positional arguments they are."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        items = list(sys.argv[1:] if args is None else args)
+        positional, kept, taking_ranges = [], [], False
+        for position, item in enumerate(items):
+            if item == "--":
+                kept += items[position:]
+                break
+            if item.startswith("-") and len(item) > 1:
+                # argparse takes any unambiguous prefix of an option: --val, --val-r ...
+                taking_ranges = "=" not in item and len(item) > len("--v") and _VAL_RANGE.startswith(item)
+                kept.append(item)
+            elif taking_ranges and not _RANGE.fullmatch(item):
+                positional.append(item)
+            else:
+                kept.append(item)
+        return super().parse_known_args([*positional, *kept], namespace)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ir-run argument parser."""
-    parser = common.make_parser("ir-run", DESCRIPTION, EXAMPLES)
+    parser = common.make_parser("ir-run", DESCRIPTION, EXAMPLES, _RunParser)
     parser.add_argument("model", metavar="MODEL.xml", help="the IR model to run")
     parser.add_argument("--weights", metavar="BIN", help="weights file (default: MODEL.bin beside the .xml)")
     parser.add_argument("--inputs", metavar="IN.npz", action="append", default=[],
@@ -86,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="data for one input from a .npy file (repeatable); a bare .npz works like --inputs")
     parser.add_argument("--shape", dest="shapes", metavar="SPEC", action="append", default=[],
                         help='shape of an input, OpenVINO syntax "NAME[1,?,1..8]" or "NAME:[...]"; several '
-                             "separated by commas; sets the dims of random data and checks given data")
+                             'separated by commas; "[1,3,224,224]" for a model of one input (benchmark_app\'s '
+                             "form); sets the dims of random data and checks given data")
     parser.add_argument("--load-inputs", metavar="IN.json", action="append", default=[],
                         help="input data from a Polygraphy JSON file (polygraphy run --save-inputs); repeatable")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random input data (default: 0)")
@@ -112,11 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rtol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]R",
                         help="relative tolerance (default: each tensor's precision default); NAME:R for one "
                              "tensor; repeatable")
-    parser.add_argument("--steps", type=common.positive_int, default=1, metavar="N",
+    parser.add_argument("--steps", type=_steps_arg, default=1, metavar="N",
                         help="run N times on the same inputs, a stateful model's variables (ReadValue/Assign) "
-                             "carried from run to run from their initial values (default: 1); with N > 1 every "
-                             "step's outputs are kept, keyed stepK/NAME (K = 1..N) in the table, --output, "
-                             "--compare and --json; all steps' outputs together count against --max-elements")
+                             "carried from run to run from their initial values (default: 1, at most "
+                             f"{MAX_STEPS}); with N > 1 every step's outputs are kept, keyed stepK/NAME (K = 1..N) "
+                             "in the table, --output, --compare and --json; all steps' outputs together count "
+                             "against --max-elements, their sub-graph bodies against --iteration-limit")
     debug = parser.add_argument_group("comparing with another runtime")
     debug.add_argument("--compare-with", choices=("openvino", "onnxruntime"),
                        help="run the same inputs with OpenVINO (this IR) or onnxruntime (--onnx) and compare every "
@@ -135,14 +178,40 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
                              "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
                              "under its tensor name, else LAYER:PORT")
+    parser.add_argument("--profile", action="store_true",
+                        help="time every layer irgraph runs and print them (the most time first) and a summary per "
+                             "op type (layers, total, share); with --compare-with openvino beside OpenVINO's "
+                             "performance counters of the same layers (PERF_COUNT, benchmark_app -pc), matched by "
+                             "layer name; --json holds them as 'profile'")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     parser.add_argument("--iteration-limit", type=common.positive_int, default=DEFAULT_ITERATION_LIMIT, metavar="N",
-                        help="most iterations one TensorIterator or Loop may run (default: 1000000)")
+                        help="most sub-graph bodies the command may execute: TensorIterator and Loop iterations and "
+                             "If branches, nested ones and all --steps included (default: 100000; real exports run "
+                             "thousands)")
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
+    parser.add_argument("--decompression", choices=POLICIES, default=None,
+                        help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
+                             "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "
+                             "OpenVINO's reference kernels do; 'f32' computes them in f32 as OpenVINO's CPU plugin "
+                             "does (default: 'f32' with --compare-with openvino on the CPU, which it then says, "
+                             "else 'ir')")
     common.add_max_elements(parser)
     return parser
+
+
+MAX_STEPS = 100_000
+"""Most runs --steps may ask for: a stateful export (an LLM's KV cache) runs one per generated token, and
+sequences stay below a few 10**4 tokens; a count past this is a typo or an attack, not a model's need."""
+
+
+def _steps_arg(text: str) -> int:
+    """argparse type of --steps: an integer from 1 to MAX_STEPS."""
+    steps = common.positive_int(text)
+    if steps > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_STEPS} steps, got {steps}")
+    return steps
 
 
 def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
@@ -151,9 +220,6 @@ def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------ the run
-# Re-exported for callers of the earlier module-level helpers; the library modules hold them now.
-parse_shape_specs = feeds_lib.parse_shape_specs
-random_array = feeds_lib.random_array
 
 
 @contextlib.contextmanager
@@ -259,7 +325,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     model = common.read_model(args.model, args.weights, args.max_elements)
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
-                                  iteration_limit=args.iteration_limit, threads=args.threads)
+                                  iteration_limit=args.iteration_limit, threads=args.threads,
+                                  decompression=_decompression(args, model))
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
@@ -278,18 +345,26 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         feeds_lib.save_inputs(args.save_inputs, feeds)
     arrays = {feed.name: feed.array for feed in feeds}
     layerwise = None
-    with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress:
+    profile = Profile.of(interpreter) if args.profile else None
+    timing = profile.attached(interpreter) if profile is not None else contextlib.nullcontext()
+    with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress, \
+            timing:
         if args.compare_with is not None:
             layerwise = _compare_with(args, interpreter, arrays, atol, rtol, overrides, progress)
             outputs = layerwise.values
         else:
             progress.stage(f"running {os.path.basename(args.model)}", interpreter.steps)
             interpreter.on_step = progress.step if progress.enabled else None
+            started = time.perf_counter()
             outputs = run_steps(interpreter, arrays, args.steps)
-    stored = {key: common.for_storage(array) for key, array in outputs.items()}
+            if profile is not None:
+                profile.run_seconds = time.perf_counter() - started
+    if profile is not None and layerwise is not None and layerwise.counters is not None:
+        profile.add_counters(layerwise.counters, layerwise.reference)
+    stored = {key: npz.for_storage(array) for key, array in outputs.items()}
 
     if args.output is not None:
-        common.write_npz_atomically(args.output, stored)
+        npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
@@ -308,12 +383,17 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
         summary = _summary(args, feeds, stored, marked, comparison)
+        if profile is not None:
+            summary["profile"] = profile.to_json()
         if layerwise is not None:
             summary["compare_with"] = layerwise.to_json()
             summary["ok"] = layerwise.passed
         print(json.dumps(summary, indent=2))
     else:
-        print(format_stats_table([tensor_stats(key, array) for key, array in stored.items()]))
+        print("\n".join(_stats_lines(stored, marked, compared_below=layerwise is not None)))
+        if profile is not None:
+            print()
+            print("\n".join(profile.format()))
         if comparison is not None:
             print()
             print(format_comparison(comparison, args.compare))
@@ -334,14 +414,38 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     return common.EXIT_OK
 
 
+MARKS_SHOWN = 20
+"""More marked tensors than this (``--mark all``) are summarised in a line, not listed in the table."""
+
+
+def _stats_lines(stored: Mapping[str, np.ndarray], marked: set[str], compared_below: bool) -> list[str]:
+    """The table of outputs and marked tensors; many marked tensors, or ones a comparison lists below, are
+    summarised in one line (and those holding NaN or infinity named) so that the verdict is not buried."""
+    rows = [tensor_stats(key, array) for key, array in stored.items()]
+    marks = [row for row in rows if row["name"] in marked]
+    if not marks or (len(marks) <= MARKS_SHOWN and not compared_below):
+        return [format_stats_table(rows)]
+    lines = [format_stats_table([row for row in rows if row["name"] not in marked])]
+    where = "each compared below" if compared_below else "their statistics: --json, their values: --output OUT.npz"
+    lines.append(f"marked: {len(marks)} tensor{'s' if len(marks) != 1 else ''} ({where})")
+    not_finite = [str(row["name"]) for row in marks if any(str(row[stat]) in ("nan", "inf", "-inf")
+                                                          for stat in ("min", "max", "mean"))]
+    if not_finite:
+        shown = ", ".join(printable(name) for name in not_finite[:MARKS_SHOWN])
+        lines.append(f"  {len(not_finite)} hold NaN or infinity: {shown}"
+                     + (f", ... ({len(not_finite)} in all)" if len(not_finite) > MARKS_SHOWN else ""))
+    return lines
+
+
 def _ports(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarray], steps: int
            ) -> dict[str, tuple[OutputPort, str]]:
     """Per key of the run (outputs, marked tensors; each step's with --steps), its port and unstepped key."""
     plain: dict[str, OutputPort] = {}
+    output_keys = model.output_keys()
     for result in model.results:
         source = model.producer(InputPort(result.id, 0))
         if source is not None:
-            plain[model.output_key(result)] = source
+            plain[output_keys[result.id]] = source
     plain.update({mark.key: mark.port for mark in interpreter.marks})
     if steps == 1:
         return {key: (port, key) for key, port in plain.items() if key in stored}
@@ -403,6 +507,20 @@ def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[
             common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
 
 
+def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
+    """--decompression, else the policy of the runtime compared with: OpenVINO's CPU plugin computes weight
+    decompression chains in f32 (see irgraph.runtime.decompression), so irgraph does too, and says so once."""
+    if args.decompression is not None:
+        return args.decompression  # type: ignore[no-any-return]  # argparse's choices are POLICIES
+    if args.compare_with == "openvino" and args.device == "CPU":
+        chains = widened_nodes(model)
+        if chains:
+            common.note(f"{len(chains)} layers of weight decompression chains computed in f32, as OpenVINO's CPU "
+                        "plugin computes them (--decompression ir follows the IR's f16 types instead)")
+        return "f32"
+    return "ir"
+
+
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
                   rtol: float, overrides: Mapping[str, Tolerance], progress: Progress) -> LayerwiseReport:
     """Run irgraph and the reference runtime; a missing runtime is a usage error (exit 2)."""
@@ -412,7 +530,10 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
             return compare_with_openvino(
                 interpreter, feeds, xml=reference_model or args.model,
                 weights=None if reference_model else args.weights, device=args.device,
-                precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress)
+                precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress,
+                profile=args.profile)
+        if args.profile:
+            common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
         return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides,
                                         progress=progress)
     except BackendUnavailableError as err:

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import irgraph
 from irgraph.cli import _common as common
-from irgraph.errors import IrError, Location
-from irgraph.validation import CODES, Diagnostic, Severity
+from irgraph.core.diagnostics import CODES, Diagnostic, Severity
+from irgraph.core.errors import IrError, Location
 
 DESCRIPTION = """\
 Check OpenVINO IR files: structure (XML schema), graph (ids, edges, cycles, Results) and every

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, Location
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, Location
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
-from irgraph.shapes import Shape, TensorType
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -300,7 +300,41 @@ class Model:
 
     # ------------------------------------------------------------------------------ names
     def output_key(self, result: Node) -> str:
-        """The key of a model output: Result ``output_names``, else producer port name, else Result name."""
+        """The key of one model output (see :meth:`output_keys`; looping over every output, call that once)."""
+        return self.output_keys()[result.id]
+
+    def output_keys(self) -> dict[int, str]:
+        """Result id -> the key of that output, distinct for every output, in Result order (DESIGN.md section 6).
+
+        An output's key is the first of Result ``output_names``, else the producer port's first tensor name,
+        else the Result layer name. Keys must never collide (an ``.npz`` would keep one of two outputs), so
+        when earlier Results already have that key, the Result layer name is the key, then ``NAME#2``,
+        ``NAME#3``... until it is free.
+        """
+        results = self.results
+        keys: dict[int, str] = {}
+        taken: set[str] = set()
+        clashing: list[Node] = []
+        for result in results:
+            key = self.named_output_key(result)
+            if key in taken:
+                clashing.append(result)
+            else:
+                keys[result.id] = key
+                taken.add(key)
+        if clashing:  # after every first claim: a fallback never takes the name of a later output
+            for result in clashing:
+                key, suffix = result.name, 1
+                while key in taken:
+                    suffix += 1
+                    key = f"{result.name}#{suffix}"
+                keys[result.id] = key
+                taken.add(key)
+        return {result.id: keys[result.id] for result in results}
+
+    def named_output_key(self, result: Node) -> str:
+        """The key one output would have on its own: Result ``output_names``, else producer port name, else
+        Result name (:meth:`output_keys` makes keys that clash distinct)."""
         if result.result_names:
             return result.result_names[0]
         source = self.producer(InputPort(result.id, 0))

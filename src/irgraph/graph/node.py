@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from irgraph.errors import Location
+from irgraph.core.errors import Location
+from irgraph.core.shapes import TensorType
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
-from irgraph.shapes import TensorType
 
 
 @dataclass(frozen=True, slots=True)

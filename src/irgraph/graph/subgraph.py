@@ -23,9 +23,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from irgraph.graph.model import Model
 
-MAX_BODY_DEPTH = 128
-"""Deepest nesting of bodies read or inferred (real models nest a few levels; each level costs Python frames)."""
-
 CURRENT_ITERATION = "current_iteration"
 EXECUTION_CONDITION = "execution_condition"
 PURPOSES = {False: CURRENT_ITERATION, True: EXECUTION_CONDITION}

@@ -13,14 +13,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import BinaryIO
 
-from irgraph.errors import IrError, IrIOError, Location
+from irgraph.core.errors import IrError, IrIOError, Location
 
-__all__ = ["check_destination", "check_not_read", "output_mode", "replace_files", "same_file"]
+__all__ = ["check_destination", "check_not_read", "output_mode", "replace_files", "same_file", "signal_deferred",
+           "signals_held"]
 
 Writer = Callable[[BinaryIO], object]
 """Writes one file's whole content to the open (temporary) file it is given."""
@@ -115,10 +117,11 @@ def replace_files(files: Sequence[tuple[str, Writer]]) -> None:
     try:
         for path, write in files:
             with _naming(path):
-                temporaries.append((_write_temporary(path, write), path))
-        for temporary, path in temporaries:
-            with _naming(path):
-                os.replace(temporary, path)
+                _write_temporary(path, write, temporaries)
+        with signals_held():  # all renames or none: a model's new .bin never stands beside its old .xml
+            for temporary, path in temporaries:
+                with _naming(path):
+                    os.replace(temporary, path)
     except BaseException:
         for temporary, _ in temporaries:
             with contextlib.suppress(OSError):
@@ -129,13 +132,48 @@ def replace_files(files: Sequence[tuple[str, Writer]]) -> None:
             _sync_directory(directory)
 
 
-def _write_temporary(path: str, write: Writer) -> str:
-    """A complete, fsynced temporary copy of ``path``'s new content, in ``path``'s directory."""
-    directory, name = os.path.split(os.path.abspath(path))
-    # A shortened prefix keeps the temporary name legal wherever the destination's name is (255 bytes).
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name[:60]}.", suffix=".tmp")
+_held = {"depth": 0, "pending": 0}
+"""How deep inside :func:`signals_held` blocks the program is, and a signal that came meanwhile (0: none)."""
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Let a stopping signal wait until the block ends, then raise it again.
+
+    The tools turn SIGINT, SIGTERM and SIGHUP into exceptions that remove temporary files; their
+    handlers ask :func:`signal_deferred` first, so a signal cannot land between creating a
+    temporary file and listing it for removal, nor between two renames. (A signal mask would not
+    do: the kernel hands a process's signal to any thread that does not block it, BLAS's included.)
+    """
+    _held["depth"] += 1
     try:
-        with os.fdopen(handle, "wb") as file:
+        yield
+    finally:
+        _held["depth"] -= 1
+        pending, _held["pending"] = _held["pending"], 0
+        if pending and not _held["depth"]:
+            signal.raise_signal(pending)  # its handler raises now, outside the block
+
+
+def signal_deferred(signum: int) -> bool:
+    """For a signal handler: True when ``signum`` came inside :func:`signals_held` (it is raised again after)."""
+    if not _held["depth"]:
+        return False
+    _held["pending"] = _held["pending"] or signum
+    return True
+
+
+def _write_temporary(path: str, write: Writer, temporaries: list[tuple[str, str]]) -> None:
+    """Add to ``temporaries`` a complete, fsynced temporary copy of ``path``'s new content, beside ``path``
+    (listed as soon as it exists, so whoever catches a failure can remove it)."""
+    directory, name = os.path.split(os.path.abspath(path))
+    with signals_held():
+        # A shortened prefix keeps the temporary name legal wherever the destination's name is (255 bytes).
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name[:60]}.", suffix=".tmp")
+        temporaries.append((temporary, path))
+        opened = os.fdopen(handle, "wb")  # owns the descriptor from here (closed even if a held signal raises)
+    try:
+        with opened as file:
             os.fchmod(file.fileno(), output_mode(path))  # mkstemp made it 0600
             write(file)
             file.flush()
@@ -144,7 +182,6 @@ def _write_temporary(path: str, write: Writer) -> str:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    return temporary
 
 
 def _sync_directory(directory: str) -> None:

@@ -13,8 +13,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import WeightsError
+from irgraph.core.mappings import register_mapping
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops.op import shape_text
 
@@ -27,7 +28,7 @@ _I32 = np.dtype("<i4")
 _INT32_MAX = 2**31 - 1
 _COMPARE_CHUNK = 1 << 20
 _MAP_AT_LEAST = 1 << 20  # a smaller range is read rather than given a mapping of its own (each costs a VMA)
-_EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const as this one byte, size="1"
+_EMPTY_BLOB = b"\x00"  # OpenVINO writes a zero-element Const it allocated as this one byte, size="1"
 
 
 def byte_size(element_type: ElementType, count: int) -> int:
@@ -109,8 +110,10 @@ class WeightsFile:
     reference: a mapping is released by the garbage collector once the last memoryview or array
     using it is gone, so arrays decoded earlier stay valid after ``close()`` (closing the mmap
     itself would fail or leave them dangling). Rewriting the file in place while mapped changes
-    those arrays, and truncating it can crash the process with SIGBUS; on Windows the map keeps the
-    file locked. Pass ``use_mmap=False`` to read each range into memory instead.
+    those arrays, and truncating it can crash the process with SIGBUS: ``Interpreter`` checks the
+    size again (:func:`irgraph.core.mappings.check_mapping`) before preparing and before every run, which leaves a
+    truncation during a run as the one fatal window. On Windows the map keeps the file locked.
+    Pass ``use_mmap=False`` to read each range into memory instead.
     """
 
     path: str | None
@@ -129,7 +132,9 @@ class WeightsFile:
         if use_mmap and self.size > 0:
             try:
                 # The length is the size fstat reported (0 would map whatever the file has grown to).
-                self._buffer = memoryview(mmap.mmap(descriptor, self.size, access=mmap.ACCESS_READ))
+                mapping = mmap.mmap(descriptor, self.size, access=mmap.ACCESS_READ)
+                register_mapping(mapping, self.path, self.size)
+                self._buffer = memoryview(mapping)
             except (OSError, ValueError, OverflowError):
                 pass  # no address space for the whole file (ulimit -v) or no mmap here: map ranges in view()
         if self._buffer is not None:
@@ -187,6 +192,7 @@ class WeightsFile:
             except (OSError, ValueError, OverflowError):
                 pass  # read it instead
             else:
+                register_mapping(mapped, self.path or "", offset + size)
                 return memoryview(mapped)[offset - start : offset - start + size]
         try:
             return memoryview(read_range(self._descriptor, offset, size, self.path or "")).toreadonly()
@@ -226,13 +232,14 @@ class WeightsWriter:
         self._seen: dict[tuple[int, int], list[tuple[int, bytes | memoryview]]] = {}
         self.size = 0
 
-    def add(self, blob: bytes | bytearray | memoryview) -> tuple[int, int]:
+    def add(self, blob: bytes | bytearray | memoryview, *, zero_bytes: bool = False) -> tuple[int, int]:
         """Append ``blob`` unless equal bytes were added before; return its ``(offset, size)``.
 
-        An empty blob is stored as the single byte 0x00 with size 1, as OpenVINO writes zero-element Consts.
+        An empty blob is stored as the single byte 0x00 with size 1, as OpenVINO writes the Consts it
+        allocates, unless ``zero_bytes`` (a Const wrapping a zero-byte tensor: size 0 at the current end).
         """
         data = blob if isinstance(blob, bytes) else _bytes_view(blob)
-        if len(data) == 0:
+        if len(data) == 0 and not zero_bytes:
             data = _EMPTY_BLOB
         key = (len(data), zlib.crc32(data))
         candidates = self._seen.setdefault(key, [])

@@ -26,8 +26,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 
 NF4_LEVELS = np.array(
     [-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
@@ -158,7 +158,7 @@ def convert(values: np.ndarray, source: ElementType, target: ElementType) -> np.
         if target is ElementType.NF4:
             wide = data.astype(np.float32)
             codes = np.searchsorted(NF4_THRESHOLDS, wide, side="left").astype(np.uint8)
-            return np.where(np.isnan(wide), np.uint8(0), codes)
+            return np.where(np.isnan(wide), np.uint8(0), codes).astype(ElementType.NF4.numpy_dtype)
         if target.is_integral:
             integers = _float_to_integer(data, target, source) if floating else data
             return _wrap(integers, target)

@@ -12,20 +12,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
-from irgraph.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.shapes import PartialValue, Shape, TensorType
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
+from irgraph.core.shapes import PartialValue, Shape, TensorType
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One input of an op: its name and whether shape inference needs its value."""
+    """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 
     name: str
-    needs_value: bool = False
     bounds: bool = False
     """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
@@ -76,7 +75,7 @@ class Inputs:
 
 # ------------------------------------------------------------------------------------ codecs
 def _read_int(text: str) -> int:
-    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.integers)
+    return parse_int(text)  # ASCII digits, whitespace around, int64 (see irgraph.core.integers)
 
 
 def _read_bool(text: str) -> bool:
@@ -251,6 +250,11 @@ class Op:
     output's shape or dtype differ from the array's or its computation cannot write there."""
     is_sink: ClassVar[bool] = False
     """True for sinks (Assign): roots of the graph like Results, though they have no output."""
+    forwards_values: ClassVar[tuple[int, ...]] = ()
+    """Inputs whose values output 0 holds, reshaped or converted but otherwise unchanged (Convert, Reshape,
+    Squeeze, Unsqueeze): random data for a model input is chosen by what it reaches through them."""
+    mask_inputs: ClassVar[tuple[int, ...]] = ()
+    """Inputs read as masks (Select's condition): random integers for a model input reaching one are 0 or 1."""
     keeps_run_state: ClassVar[bool] = False
     """True for ops whose outputs change from run to run (RandomUniform's Philox offset, which an OpenVINO
     compiled model keeps): never folded, neither by shape inference nor when an Interpreter is built; the
@@ -369,6 +373,13 @@ class Op:
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
         the interpreter checks them against its element budget before the op allocates."""
+        return None
+
+    def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
+                    ) -> int | None:
+        """How many valid values input ``port`` has when it indexes another input (Gather's indices: the size
+        of data's axis), from the inputs' types and constant values; None when it indexes nothing or the
+        size is unknown. Random data for a model input that reaches it stays within."""
         return None
 
     @property

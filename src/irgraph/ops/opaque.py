@@ -6,16 +6,25 @@ the named opset does not contain: :func:`irgraph.ops.catalogue.classify` tells w
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from irgraph.errors import EvaluationError
-from irgraph.ops.catalogue import SINK_TYPES
+from irgraph.core.errors import EvaluationError
+from irgraph.core.shapes import TensorType
+from irgraph.ops.catalogue import SINK_TYPES, Kind, all_versions, classify, versions_of
 from irgraph.ops.op import Inputs, Op
-from irgraph.ops.registry import known_ops
-from irgraph.shapes import TensorType
+
+
+def closest_type(op_type: str) -> str:
+    """``; did you mean 'Concat'?`` for a type no opset has that is close to one (difflib), else empty."""
+    if versions_of(op_type):
+        return ""
+    names = sorted({entry.ir_name for entry in all_versions()})
+    close = difflib.get_close_matches(op_type, names, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -48,11 +57,15 @@ class OpaqueOp(Op):
 
     @property
     def cannot_run_reason(self) -> str:
-        """Names the op and the ops that can run."""
-        return (
-            f"op {self.op_type} (version {self.op_version}) has no NumPy implementation; "
-            f"ops that can run: {', '.join(known_ops(runnable=True))}"
-        )
+        """Names the op, says what it is (a standard op not implemented yet, a type its opset lacks, a custom
+        op) and, for a type no opset has, the closest one (a typo: ``Concatt``)."""
+        head = f"op {self.op_type} (version {self.op_version}) has no NumPy implementation"
+        found = classify(self.op_type, self.op_version)
+        if found.kind is Kind.STANDARD and found.entry is not None:
+            return f"{head}: {found.entry.title} is a standard OpenVINO op irgraph does not implement yet"
+        what = (f"{found.message}; OpenVINO refuses it too" if found.kind is Kind.INVALID
+                else "a custom op (an extension's: no OpenVINO opset 1-16 has this version)")
+        return f"{head}: {what}{closest_type(self.op_type)}"
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Always fails with ``cannot_run_reason``."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from irgraph.ops import catalogue
 from irgraph.ops.op import Op
 
@@ -115,7 +115,8 @@ def registered_classes() -> list[type[Op]]:
     return list(_CLASSES.values())
 
 
-def known_ops(*, runnable: bool = False) -> list[str]:
-    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted; ``runnable``: only those that run."""
+def known_ops() -> list[str]:
+    """Titles of the registered ops (``Concat-1``, ``SoftMax-8``, ...), sorted: every one runs (an op whose
+    attributes pick a mode irgraph does not compute says so in its ``cannot_run_reason``)."""
     load_all()
-    return sorted({cls.title() for cls in registered_classes() if not runnable or getattr(cls, "runs", True)})
+    return sorted({cls.title() for cls in registered_classes()})

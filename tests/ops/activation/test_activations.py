@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops import lookup
 from irgraph.ops.activation.clamp import Clamp
 from irgraph.ops.activation.elu import Elu

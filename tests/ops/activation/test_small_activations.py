@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.activation.hard_sigmoid import HardSigmoid
 from irgraph.ops.activation.identity import Identity
 from irgraph.ops.activation.selu import Selu
 from irgraph.ops.logical.xor import Xor
-from irgraph.shapes import Shape, TensorType
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 

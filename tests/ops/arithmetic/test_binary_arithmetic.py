@@ -11,8 +11,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.floor_mod import FloorMod
@@ -23,7 +24,6 @@ from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.arithmetic.power import Power
 from irgraph.ops.arithmetic.squared_difference import SquaredDifference
 from irgraph.ops.arithmetic.subtract import Subtract
-from irgraph.shapes import Shape
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, same_op
 from tests.ops.helpers import tt

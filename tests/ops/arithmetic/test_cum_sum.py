@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.arithmetic.cum_sum import CumSum
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.arithmetic.abs import Abs
 from irgraph.ops.arithmetic.acos import Acos
 from irgraph.ops.arithmetic.acosh import Acosh

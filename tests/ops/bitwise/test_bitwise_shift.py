@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.bitwise.bitwise_left_shift import BitwiseLeftShift
 from irgraph.ops.bitwise.bitwise_right_shift import BitwiseRightShift
 from tests.ops import strategies as S
@@ -107,8 +107,8 @@ def test_onnx_bitshift_through_openvinos_frontend_is_power_and_divide(name, refe
     same rule: the division by zero is an error naming the layer, never a traceback. ONNX's expected [-1, 0, -1]
     follows BitShift-28's rule for such shifts, which irgraph's own ONNX import implements
     (tests/io/test_onnx_import_sweep.py)."""
-    from irgraph.errors import IrError
-    from irgraph.interpreter import run
+    from irgraph.core.errors import IrError
+    from irgraph.runtime.interpreter import run
 
     converted, model, feeds, expected = _through_openvinos_onnx_frontend(name, tmp_path)
     assert {node.type_name for node in model.nodes} == {"Parameter", "Const", "Power", "Divide", "Result"}

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.bitwise.bitwise_and import BitwiseAnd
 from irgraph.ops.bitwise.bitwise_not import BitwiseNot
 from irgraph.ops.bitwise.bitwise_or import BitwiseOr
@@ -23,7 +24,6 @@ from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
-from irgraph.shapes import Shape
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 from tests.ops.helpers import tt

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.comparison.is_finite import IsFinite
 from irgraph.ops.comparison.is_inf import IsInf
 from irgraph.ops.comparison.is_nan import IsNaN

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from tests.ops import strategies as S
 
 CONV_TYPES = (ElementType.F32, ElementType.F16, ElementType.I32, ElementType.BF16, ElementType.F64)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.convolution.convolution import Convolution
 from tests.ops.convolution.conv_cases import CONV_TYPES, cpu_drops_taps, spatial_attributes, tensor
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops

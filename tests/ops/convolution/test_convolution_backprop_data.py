@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from tests.ops.convolution.conv_cases import CONV_TYPES, spatial_attributes, tensor

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 from tests.ops.helpers import tt

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.psroi_pooling import MODES, PSROIPooling
 from irgraph.ops.op import EXACT, Tolerance
 from irgraph.ops.registry import lookup

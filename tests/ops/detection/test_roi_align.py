@@ -12,8 +12,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.roi_align import ALIGNED_MODES, POOLING_MODES, ROIAlign3, ROIAlign9
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import lookup

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.roi_align_rotated import ROIAlignRotated
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import lookup

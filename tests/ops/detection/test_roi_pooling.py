@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import irgraph as ir
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.roi_pooling import METHODS, ROIPooling
 from irgraph.ops.op import EXACT, Tolerance
 from irgraph.ops.registry import lookup

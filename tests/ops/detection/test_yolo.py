@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.detection.region_yolo import RegionYolo
 from irgraph.ops.detection.reorg_yolo import ReorgYolo
 from irgraph.ops.op import CODECS, Tolerance

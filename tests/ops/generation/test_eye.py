@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError, OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError, OpError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.generation.eye import Eye
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op
 from tests.ops.helpers import infer, tt
 

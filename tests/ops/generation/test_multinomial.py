@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.generation.multinomial import Multinomial, mt19937_seeded
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_constant, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
 from tests.oracle.isa import cpu_plugin_float_precision

@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError, OpError
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError, OpError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.generation.random_uniform import SKIP_PER_ELEMENT, RandomUniform, philox_blocks
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Tolerance
-from irgraph.shape_inference import infer_shapes
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops.differential import OP_EXAMPLES, assert_values_close, check_op, check_types, ov_constant, same_op
 from tests.ops.helpers import infer, tt
 from tests.oracle.isa import cpu_plugin_float_precision

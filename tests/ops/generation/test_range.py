@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openvino.utils.node_factory import NodeFactory
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError, ResourceLimitError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError, ResourceLimitError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.generation.range import Range, Range4
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op
 
@@ -62,7 +62,7 @@ def test_range_of_1e15_elements_is_refused_before_allocating():
 
 
 def test_shape_inference_sizes_a_constant_range_without_computing_it():
-    from irgraph.shape_inference import infer_shapes
+    from irgraph.analysis.shape_inference import infer_shapes
 
     model = Model("constant")
     node = model.add_node(Range4(output_type=ElementType.I64), "r",

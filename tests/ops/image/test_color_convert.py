@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.image.i420_to_bgr import I420toBGR
 from irgraph.ops.image.i420_to_rgb import I420toRGB
 from irgraph.ops.image.nv12_to_bgr import NV12toBGR

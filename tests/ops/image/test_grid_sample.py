@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.image.grid_sample import MODES, PADDING_MODES, GridSample
 from irgraph.ops.registry import lookup
 from tests.ops import strategies as S

@@ -8,10 +8,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import Const, Parameter, Result
-from irgraph.shapes import Shape, TensorType
 from tests.ops.helpers import tt
 
 

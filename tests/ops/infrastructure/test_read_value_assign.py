@@ -7,12 +7,12 @@ import re
 import numpy as np
 import pytest
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops import catalogue, lookup
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6, relaxes
-from irgraph.shapes import Shape, TensorType
 from tests.ops.helpers import tt
 
 

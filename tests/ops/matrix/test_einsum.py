@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.matrix.einsum import Einsum, Equation
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.matrix.inverse import Inverse
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op

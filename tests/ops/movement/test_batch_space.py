@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.batch_to_space import BatchToSpace
 from irgraph.ops.movement.space_to_batch import SpaceToBatch
 from tests.ops import strategies as S

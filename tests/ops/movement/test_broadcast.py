@@ -9,10 +9,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError, ResourceLimitError
+from irgraph.core.errors import OpError, ResourceLimitError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.movement.broadcast import Broadcast, Broadcast3
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types
 from tests.ops.helpers import tt

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops import Concat
 from tests.ops.helpers import tt
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.gather_elements import GatherElements
 from irgraph.ops.movement.gather_nd import GatherND, GatherND8
 from tests.ops import strategies as S

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.gather_tree import GatherTree
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
 from tests.ops.helpers import tt

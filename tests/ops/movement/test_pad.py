@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.pad import Pad, Pad12
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types
@@ -71,9 +71,9 @@ def test_pad_refuses_a_reflection_wider_than_the_axis():
 
 
 def test_pad_to_a_huge_shape_is_refused_before_allocating():
-    from irgraph.errors import ResourceLimitError
+    from irgraph.core.errors import ResourceLimitError
     from irgraph.graph import Model
-    from irgraph.interpreter import Interpreter
+    from irgraph.runtime.interpreter import Interpreter
 
     model = Model("huge")
     x = model.parameter("x", [1], "f32")

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openvino.utils.node_factory import NodeFactory
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.depth_to_space import DepthToSpace
 from irgraph.ops.movement.reverse import Reverse
 from irgraph.ops.movement.roll import Roll

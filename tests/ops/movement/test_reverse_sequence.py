@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import PartialValue
 from irgraph.ops.movement.reverse_sequence import ReverseSequence
-from irgraph.shapes import PartialValue
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
 from tests.ops.helpers import infer, tt

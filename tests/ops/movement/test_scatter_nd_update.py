@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.scatter_nd_update import ScatterNDUpdate3, ScatterNDUpdate15
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, same_op

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.slice import Slice
 from irgraph.ops.movement.slice_scatter import SliceScatter
 from tests.ops import strategies as S

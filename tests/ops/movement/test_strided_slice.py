@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import IrError, OpError
+from irgraph.core.errors import IrError, OpError
 from irgraph.ops.movement.strided_slice import StridedSlice
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_constant, ov_reference

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.errors import ResourceLimitError
+from irgraph.core.errors import ResourceLimitError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.movement.tile import Tile
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types
 from tests.ops.helpers import tt

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops import VariadicSplit
 from tests.ops.helpers import infer, tt
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.normalization.grn import GRN
 from irgraph.ops.normalization.group_normalization import GroupNormalization
 from tests.ops import strategies as S

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.normalization.lrn import LRN, ordered_window_sums, window_sums
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_constant, ov_ops

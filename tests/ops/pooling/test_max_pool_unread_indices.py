@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import irgraph as ir
-from irgraph.interpreter import Interpreter
 from irgraph.ops.pooling.max_pool import MaxPool8, MaxPool14
+from irgraph.runtime.interpreter import Interpreter
 
 DATA = np.array([[[[1, 5, 2], [7, 0, 3], [4, 8, 6]]]], np.float32)
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.quantization.fake_convert import FakeConvert, round_to_e4m3, round_to_e5m2
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_reference

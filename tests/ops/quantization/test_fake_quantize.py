@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.quantization.fake_quantize import FakeQuantize
-from irgraph.shapes import Shape, TensorType
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_constant, same_op
 

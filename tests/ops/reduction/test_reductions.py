@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import IrError, OpError
+from irgraph.core.errors import IrError, OpError
 from irgraph.graph import Model
-from irgraph.interpreter import Interpreter
 from irgraph.ops.reduction.reduce_l1 import ReduceL1
 from irgraph.ops.reduction.reduce_l2 import ReduceL2
 from irgraph.ops.reduction.reduce_logical_and import ReduceLogicalAnd
@@ -22,6 +21,7 @@ from irgraph.ops.reduction.reduce_min import ReduceMin
 from irgraph.ops.reduction.reduce_prod import ReduceProd
 from irgraph.ops.reduction.reduce_sum import ReduceSum
 from irgraph.ops.registry import lookup
+from irgraph.runtime.interpreter import Interpreter
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops
 from tests.ops.helpers import infer, tt

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sequence.ctc_greedy_decoder import CTCGreedyDecoder
 from irgraph.ops.sequence.ctc_greedy_decoder_seq_len import CTCGreedyDecoderSeqLen
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op

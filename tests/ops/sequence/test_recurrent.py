@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.movement.reverse_sequence import reversal_order
 from irgraph.ops.sequence.gru_cell import GRUCell
 from irgraph.ops.sequence.gru_sequence import GRUSequence

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.sequence.gru_cell import GRUCell
 from irgraph.ops.sequence.gru_sequence import GRUSequence
 from irgraph.ops.sequence.lstm_cell import LSTMCell1, LSTMCell4

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sequence import scaled_dot_product_attention as sdpa
 from irgraph.ops.sequence.scaled_dot_product_attention import ScaledDotProductAttention
 from tests.ops import strategies as S

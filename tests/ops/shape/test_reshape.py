@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.shape.reshape import Reshape
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops

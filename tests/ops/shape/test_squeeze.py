@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from tests.ops import strategies as S

@@ -29,8 +29,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.families.fft import FFT_TOLERANCE, FourierTransform, is_power_of_two
 from irgraph.ops.numeric import round_to_bf16
 from irgraph.ops.op import Tolerance

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.registry import lookup
 from irgraph.ops.sort.matrix_nms import MatrixNms
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, ov_parameter, same_op

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sort.non_max_suppression import NonMaxSuppression, NonMaxSuppression5
 from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
 from tests.ops.helpers import infer, tt

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sort.non_max_suppression import NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, same_op
 from tests.ops.helpers import infer, tt

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sparse.embedding_bag_offsets import EmbeddingBagOffsets
 from irgraph.ops.sparse.embedding_bag_offsets_sum import EmbeddingBagOffsetsSum
 from tests.ops import strategies as S

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.sparse.embedding_bag_packed import EmbeddingBagPacked
 from irgraph.ops.sparse.embedding_bag_packed_sum import EmbeddingBagPackedSum
 from tests.ops import strategies as S

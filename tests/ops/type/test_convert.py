@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops.type.convert import Convert
 from irgraph.ops.type.convert_like import ConvertLike
 from tests.ops import strategies as S

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.cli import ir_run
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.type.convert_promote_types import SUPPORTED, ConvertPromoteTypes
 from tests.ops import strategies as S
 from tests.ops.differential import (

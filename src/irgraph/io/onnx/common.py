@@ -8,17 +8,22 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, Location
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, Location, MissingDependencyError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types
 
     from irgraph.ops import Op
 
-ONNX_HINT = "ONNX support needs the onnx package: pip install 'irgraph[onnx]'"
+ONNX_HINT = ("ONNX support needs the onnx package, which is not installed: pip install onnx (in a clone of irgraph: "
+             "pip install -e '.[onnx]')")
+
+
+class OnnxMissingError(ConversionError, MissingDependencyError):
+    """The onnx package is not installed (a ConversionError as before; the tools exit 2 for it)."""
 
 MAX_IR_VERSION = 13
 """The newest ONNX IR version onnxruntime 1.31 loads (onnx 1.23 stamps 14, which it refuses)."""
@@ -64,7 +69,7 @@ def require_onnx() -> ModuleType:
     try:
         import onnx
     except ImportError:
-        raise ConversionError(ONNX_HINT) from None
+        raise OnnxMissingError(ONNX_HINT) from None
     return onnx
 
 

@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.analysis.shape_inference import infer_shapes
+from irgraph.analysis.variables import variable_problems
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrError, IrIOError, Location
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
@@ -41,9 +44,6 @@ from irgraph.ops import Const, Parameter, Result
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.ops.op import shape_text
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
-from irgraph.shape_inference import infer_shapes
-from irgraph.shapes import TensorType
-from irgraph.state import variable_problems
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -152,6 +152,8 @@ class _Exporter:
         self.types_used: set[str] = set() if parent is None else parent.types_used
         self._static_values: dict[tuple[int, int], np.ndarray | None] = {}
         """Port -> its value computed from Consts and static shapes (None: not computable), for ``static_value``."""
+        self.output_keys: dict[int, str] = {}
+        """Result id -> its output key (``Model.output_keys``: distinct), set by ``_reserve_output_keys``."""
         self.stateless = stateless if parent is None else parent.stateless
         self.state: dict[int, StateMapping] | None = None
         """With ``stateless`` (the main graph only): ReadValue and Assign layer id -> its variable's mapping."""
@@ -332,8 +334,9 @@ class _Exporter:
             for name in (mapping.input, mapping.output):
                 if name is not None:
                     self.reserved_for_bodies[name] = (-2, -2)
-        for result in self.model.results:
-            key = self.model.output_key(result)
+        self.output_keys = self.model.output_keys()
+        for result_id, key in self.output_keys.items():
+            result = self.model.node(result_id)
             source = self.model.input_sources(result)[0]
             if key in self.reserved:
                 raise ConversionError(f"two Results have the output name {key!r}; ONNX output names must be unique",
@@ -636,7 +639,7 @@ class _Exporter:
         self.explain(f"Assign {node.name!r} -> graph output {name!r}")
 
     def _result(self, result: Node) -> None:
-        key = self.model.output_key(result)
+        key = self.output_keys[result.id]
         source = self.model.input_sources(result)[0]
         if source is None:
             raise ConversionError("Result has no input", result.location)

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
@@ -35,7 +36,6 @@ from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
-from irgraph.shapes import Dim, Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.onnx.split import NodeContext, NodeConverter

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_registry import rule

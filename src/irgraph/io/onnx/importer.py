@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
+from irgraph.analysis.shape_inference import walk
+from irgraph.control_flow.inference import infer_sub_graph
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort
-from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
     import_rules_control,
@@ -40,9 +43,6 @@ from irgraph.io.onnx.split import NodeConverter, supported_ops
 from irgraph.io.regular_file import open_regular, read_range
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.op import shape_text
-from irgraph.shape_inference import walk
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.sub_graph_inference import infer_sub_graph
 
 if TYPE_CHECKING:
     import onnx as onnx_types
@@ -87,6 +87,12 @@ def convert_onnx(
 
 MAX_ONNX_BYTES = 2**31 - 1
 """Largest ``.onnx`` file read (protobuf cannot parse a larger message); weights beyond it belong in external data."""
+
+
+def read_checked(path: str | os.PathLike[str], element_limit: int) -> onnx_types.ModelProto:
+    """The ONNX model at ``path`` with its external data, every file checked as ``convert_onnx`` checks it
+    (regular files, external data inside the model's folder and bounded by ``element_limit``)."""
+    return _load(require_onnx(), os.fspath(path), element_limit)[0]
 
 
 def _load(onnx: ModuleType, source: Any, element_limit: int) -> tuple[onnx_types.ModelProto, str | None]:
@@ -167,6 +173,9 @@ def _load_external_data(onnx: ModuleType, proto: onnx_types.ModelProto, folder: 
         what = f"tensor {tensor.name!r}"
         info = {entry.key: entry.value for entry in tensor.external_data}
         name = info.get("location", "")
+        if "\x00" in name:
+            raise ConversionError(f"{what} keeps its data in {name!r}, which holds a NUL byte; no file has such a "
+                                  "name", location)
         parts = name.replace("\\", "/").split("/")
         if not name or os.path.isabs(name) or name.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
             raise ConversionError(
@@ -177,6 +186,8 @@ def _load_external_data(onnx: ModuleType, proto: onnx_types.ModelProto, folder: 
         if os.path.commonpath([real_folder, os.path.realpath(path)]) != real_folder:
             raise ConversionError(f"{what} keeps its data in {name!r}, which leads outside the model's folder "
                                   "(through a symlink)", location)
+        if any(dim < 0 for dim in tensor.dims):
+            raise ConversionError(f"{what} has the shape {list(tensor.dims)}; dims must be >= 0", location)
         count = math.prod(tensor.dims)
         if count > element_limit:
             raise ResourceLimitError(f"{what} has {count} elements, above the limit of {element_limit} "
@@ -324,6 +335,8 @@ class _Importer:
                 return 1  # IR versions 1 and 2 had no opset_import: the default opset is 1
             listed = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in versions.items()) or "nothing"
             raise self.error(f"the model imports no ai.onnx opset (opset_import lists {listed})")
+        if version < 1:  # onnx has no schema for it: every node would fail to resolve
+            raise self.error(f"the model imports ai.onnx opset {version}; opset versions start at 1")
         return int(version)
 
     def _input(self, value: onnx_types.ValueInfoProto) -> None:
@@ -347,7 +360,7 @@ class _Importer:
             raise self.error(f"graph output {name!r} is listed twice")
         self.output_names.add(name)
         result = self.add(Result(), f"{name}/sink_port_0", [port])
-        if self.model.output_key(result) != name:
+        if self.model.named_output_key(result) != name:
             result.result_names = [name]
         produced = port_type(self.model, port)
         note = ""
@@ -432,6 +445,8 @@ class _Importer:
         element_type = element_type_from_onnx(self.onnx, tensor.data_type, what)
         if tensor.data_location == self.onnx.TensorProto.EXTERNAL:
             raise self.error(f"{what} keeps its data in an external file that was not loaded; convert from the path")
+        if any(dim < 0 for dim in tensor.dims):  # NumPy would read -2 as -1 and guess the dim
+            raise self.error(f"{what} has the shape {list(tensor.dims)}; dims must be >= 0")
         try:
             array = self.onnx.numpy_helper.to_array(tensor)
         except Exception as err:  # a size that contradicts the dims, an unreadable encoding

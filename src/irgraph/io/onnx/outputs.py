@@ -5,18 +5,22 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from irgraph.errors import ConversionError, Location
+from irgraph.core.errors import MissingDependencyError
 
 __all__ = ["onnx_value_names", "onnx_with_outputs"]
 
 
 def onnx_value_names(path: str | os.PathLike[str]) -> tuple[bytes, list[str], list[str]]:
-    """The model at ``path`` serialized, its graph input names, and every value name a node produces (in order)."""
-    onnx = _onnx()
-    try:
-        model = onnx.load(os.fspath(path))
-    except Exception as err:  # noqa: BLE001 - protobuf raises many kinds on corrupt files
-        raise ConversionError(f"cannot read the ONNX file: {err}", Location(file=os.fspath(path))) from None
+    """The model at ``path`` serialized, its graph input names, and every value name a node produces (in order).
+
+    Read as ``convert_onnx`` reads it (a regular file; external data inside the model's folder, regular
+    files, bounded before they are read), never by ``onnx.load``, which opens whatever a location names
+    (a FIFO there hangs it).
+    """
+    from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+    from irgraph.io.onnx.importer import read_checked
+
+    model = read_checked(path, DEFAULT_ELEMENT_LIMIT)
     inputs = [value.name for value in model.graph.input]
     produced = [name for node in model.graph.node for name in node.output if name]
     return model.SerializeToString(), inputs, produced
@@ -44,6 +48,7 @@ def _onnx():  # type: ignore[no-untyped-def]
     try:
         import onnx
     except ImportError:
-        raise ConversionError("comparing with onnxruntime reads the ONNX model with the onnx package, which is not "
-                              "installed: pip install 'irgraph[onnx]'") from None
+        raise MissingDependencyError("comparing with onnxruntime reads the ONNX model with the onnx package, which "
+                                     "is not installed: pip install onnx (in a clone of irgraph: pip install -e "
+                                     "'.[onnx]')") from None
     return onnx

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError, OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError, OpError
+from irgraph.core.shapes import Shape
 from irgraph.graph import OutputPort
 from irgraph.io.onnx.common import ImportContext, port_type
 from irgraph.io.onnx.import_registry import RULES
 from irgraph.ops import Concat, Const, Op, Parameter, Split, VariadicSplit
 from irgraph.ops.op import shape_text
-from irgraph.shapes import Shape
 
 if TYPE_CHECKING:
     import onnx as onnx_types

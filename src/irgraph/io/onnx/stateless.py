@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from irgraph.graph import Model, Node
-from irgraph.ops import Parameter, Result
+from irgraph.ops import Parameter
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 
@@ -56,12 +56,10 @@ def state_mapping(model: Model) -> list[StateMapping]:
             reads.setdefault(node.op.variable_id, node)
         elif isinstance(node.op, AssignBase):
             assigns.setdefault(node.op.variable_id, node)
-    used = set()
+    used = set(model.output_keys().values())
     for node in model:
         if isinstance(node.op, Parameter):
             used.update(model.input_names(node))
-        elif isinstance(node.op, Result):
-            used.add(model.output_key(node))
     proposed = {variable_id: _names(variable_id, reads.get(variable_id))
                 for variable_id in [*reads, *(v for v in assigns if v not in reads)]}
     mappings = []

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from lxml import etree
 
-    from irgraph.errors import IrError, Location
+    from irgraph.core.diagnostics import Diagnostic
+    from irgraph.core.errors import IrError, Location
     from irgraph.graph import Body, Model
     from irgraph.io.weights import WeightsFile
     from irgraph.io.xml.layers import LayerPorts, LayerReader
     from irgraph.io.xml.security import XmlDocument
-    from irgraph.validation import Diagnostic
 
 
 @dataclass
@@ -38,7 +38,7 @@ class ReadContext(Protocol):
     weights_optional: bool
     body_depth: int
     """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
-    detached: dict[str, etree._Element]
+    detached: dict[etree._Element, etree._Element]
     """Bodies parsed apart from the document (nested too deep for one parse)."""
 
     def here(self, element: etree._Element) -> Location:
@@ -53,7 +53,7 @@ class ReadContext(Protocol):
         """The weights file, opened on the first Const."""
         ...
 
-    def without_data(self, err: IrError) -> None:
+    def without_data(self, err: IrError | None = None) -> None:
         """Note a Const left without its value (``weights_optional``)."""
         ...
 

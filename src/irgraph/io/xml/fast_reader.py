@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
-from irgraph.element_types import ElementType
-from irgraph.errors import IrError, Location
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError, Location
+from irgraph.core.integers import CANONICAL
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
-from irgraph.integers import CANONICAL
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Op, OpaqueOp
-from irgraph.shapes import Dim, Shape, TensorType
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -302,6 +302,9 @@ class _FastReader:
                 found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
                          layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
             self._tensors[key] = found
+        elif found[0].value is None:  # type: ignore[attr-defined]
+            # Counted per layer (as ir-info counts Consts), not once per shared placement.
+            self._layer_reader.reader.without_data()  # type: ignore[union-attr]
         return found
 
     def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:

@@ -9,7 +9,9 @@ from importlib import resources
 
 from lxml import etree
 
-from irgraph.errors import (
+from irgraph.analysis.validation import validate
+from irgraph.core.diagnostics import Diagnostic, Severity
+from irgraph.core.errors import (
     GraphError,
     IrError,
     IrIOError,
@@ -21,12 +23,11 @@ from irgraph.errors import (
     WeightsError,
     printable,
 )
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Model
 from irgraph.io.xml.layers import non_negative
 from irgraph.io.xml.reader import SUPPORTED_VERSIONS, read_ir
 from irgraph.io.xml.security import XmlDocument, load_xml
-from irgraph.shapes import TensorType
-from irgraph.validation import Diagnostic, Severity, validate
 
 __all__ = ["schema_for", "validate_file"]
 

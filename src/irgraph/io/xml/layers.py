@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from lxml import etree
 
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
+from irgraph.core.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
-from irgraph.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items, read_rt_info
-from irgraph.ops import Op, OpaqueOp, Parameter, Result, lookup
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -45,7 +45,7 @@ def non_negative(text: str) -> int:
     """An id, port id, offset or size: ASCII digits after optional whitespace, at most INT64_MAX.
 
     ValueError says what the text must be. OpenVINO 2026.4.1 (``pugixml::get_uint64_attr``) also
-    takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.integers`).
+    takes a ``+`` or ``-`` sign (``-0`` is 0); irgraph does not (see :mod:`irgraph.core.integers`).
     """
     if len(text) <= 18 and text.isdigit() and text.isascii():  # the usual spelling: int() reads it alike
         return int(text)
@@ -156,12 +156,20 @@ class LayerReader:
         for child in element:
             tag = child.tag
             if tag == "data":
+                if data is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 data = child
             elif tag == "output":
+                if outputs is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 outputs = child
             elif tag == "input":
+                if inputs is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 inputs = child
             elif tag == "rt_info":
+                if rt_info is not None:
+                    raise twice(child, "the layer", self._at(child, location))
                 rt_info = child
             elif tag in SUB_GRAPH_TAGS:
                 if sub_graphs is None:
@@ -334,11 +342,15 @@ class LayerReader:
                 self.reader.without_data(err)
                 value = dtype = None
             make = _checked_tensor_constructor(op_class) if dtype is not None else None
-            if make is not None:
+            if size == 0 and needed == 0 and op_class is Const:  # written from a zero-byte tensor: kept so
+                op = Const(element_type=element_type, shape=shape, value=value, zero_byte_blob=True)
+            elif make is not None:
                 op = make(element_type, shape, value)
             else:
                 op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
             self._placed_consts[placed] = op
+        elif op.value is None:  # type: ignore[attr-defined]
+            self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
@@ -369,6 +381,8 @@ class LayerReader:
                 if sub.tag == "dim":
                     dims.append(sub.text)
                 elif sub.tag == "rt_info":
+                    if index in rt:
+                        raise twice(sub, "the port", self._at(sub, location))
                     rt[index] = read_rt_info(sub)
             types.append(self.port_type(port.get("precision"), dims, outputs, port, location))
             if outputs:
@@ -420,6 +434,13 @@ class LayerReader:
         return _tensor_type(element_type, _shape(tuple(parsed)))
 
 
+def twice(element: etree._Element, holder: str, where: Location) -> IrParseError:
+    """The error for a second ``<data>``, ``<input>``, ``<output>``, ``<rt_info>``, ``<layers>`` or ``<edges>``
+    where IR has one: OpenVINO 2026.4.1 silently reads the first, and which one a file means is a guess."""
+    return IrParseError(f"{holder} has two <{element.tag}> elements (OpenVINO would silently use the first); "
+                        "IR allows one", where)
+
+
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
     three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
@@ -469,7 +490,7 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
 _shape = fast_constructor(Shape, ("dims",))
 _tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
 
-_TENSOR_FIELDS = ("element_type", "shape", "value")
+_TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
 _tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
 
 
@@ -488,6 +509,7 @@ def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tu
             set_field(op, "element_type", element_type)
             set_field(op, "shape", shape)
             set_field(op, "value", value)
+            set_field(op, "zero_byte_blob", False)  # the reader makes the rare zero-byte empty Const itself
             return op
 
     _tensor_constructors[op_class] = make

@@ -7,19 +7,19 @@ import os
 
 from lxml import etree
 
-from irgraph._gc import paused_collector
-from irgraph.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
+from irgraph.core.collector import paused_collector
+from irgraph.core.diagnostics import Diagnostic, Severity
+from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
-from irgraph.interpreter import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.fast_reader import read_fast
-from irgraph.io.xml.layers import LayerPorts, LayerReader, non_negative
+from irgraph.io.xml.layers import LayerPorts, LayerReader, non_negative, twice
 from irgraph.io.xml.rt_info import LEGACY_SECTIONS, read_rt_info
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
 from irgraph.ops import OpaqueOp
-from irgraph.validation import Diagnostic, Severity
 
 __all__ = ["ReadResult", "read_ir", "read_model"]
 
@@ -85,7 +85,7 @@ class _Reader:
         self._weights: WeightsFile | None = None
         self.body_depth = 0
         """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
-        self.detached: dict[str, etree._Element] = {}
+        self.detached: dict[etree._Element, etree._Element] = {}
         """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
         self._missing_weights = ""
         if weights is not None:
@@ -121,10 +121,11 @@ class _Reader:
         """The bodies of a TensorIterator, Loop or If layer (``sub_graphs`` reads them with LayerReaders)."""
         return read_bodies(layers, ports, elements)
 
-    def without_data(self, err: IrError) -> None:
-        """Note a Const left without its value (``weights_optional``): the first reason is kept."""
+    def without_data(self, err: IrError | None = None) -> None:
+        """Note a Const layer left without its value (``weights_optional``): the first reason is kept; ``err``
+        is None for a layer sharing the bytes (and so the op) of a Const counted already."""
         self.consts_without_data += 1
-        if not self._weights_problem:
+        if err is not None and not self._weights_problem:
             self._weights_problem = err.message
             if self._weights_path is not None and self._weights_path not in err.message:
                 self._weights_problem = f"{self._weights_path}: {err.message}"
@@ -152,20 +153,19 @@ class _Reader:
         if root.tag != "net":
             raise IrParseError(f"the root element is <{root.tag}>; an IR file has <net> at its root", self.here(root))
         version = _version(root.get("version"), self.here(root))
-        layers = edges = rt_info = None
+        sections: dict[str, etree._Element] = {}
         legacy = []
         for child in root:
             tag = child.tag
-            if tag == "layers" and layers is None:
-                layers = child
-            elif tag == "edges" and edges is None:
-                edges = child
-            elif tag == "rt_info" and rt_info is None:
-                rt_info = child
+            if tag in _NET_SECTIONS:
+                if tag in sections:
+                    raise twice(child, "<net>", self.here(child))
+                sections[tag] = child
             elif tag in LEGACY_SECTIONS:
                 legacy.append(child)
             else:
                 self.note("ignored", f"element <{tag}> in <net> is not part of IR; it is ignored", self.here(child))
+        layers, edges, rt_info = (sections.get(tag) for tag in _NET_SECTIONS)
         if layers is None:
             raise IrParseError("<net> has no <layers> section", self.here(root))
         model = Model(root.get("name", "model"), ir_version=version)
@@ -271,6 +271,7 @@ class _Reader:
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
+_NET_SECTIONS = ("layers", "edges", "rt_info")
 
 
 def _restore_controls(model: Model) -> None:

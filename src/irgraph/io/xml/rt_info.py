@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 
-from irgraph.errors import IrParseError
+from irgraph.core.errors import IrParseError
 from irgraph.graph import RtEntry
 from irgraph.io.xml.text import escape_attribute, escape_text
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
-from irgraph.errors import IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.core.errors import IrIOError, IrParseError, Location, ResourceLimitError
 from irgraph.io.regular_file import NotARegularFileError, open_regular
 
 MAX_XML_BYTES = 2**31

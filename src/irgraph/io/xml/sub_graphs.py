@@ -11,25 +11,28 @@ would refuse is still read, so ``ir-validate`` can say what is wrong with it.
 from __future__ import annotations
 
 import re
+import secrets
 from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from irgraph.errors import GraphError, IrParseError, Location, ResourceLimitError
+from irgraph.core.errors import GraphError, IrParseError, Location, ResourceLimitError
+from irgraph.core.integers import parse_int
+from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
-from irgraph.graph.subgraph import BODY_TAGS, MAX_BODY_DEPTH, PORT_MAP_TAGS
-from irgraph.integers import parse_int
-from irgraph.io.xml.layers import LayerPorts, LayerReader
+from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
+from irgraph.io.xml.layers import LayerPorts, LayerReader, twice
 from irgraph.io.xml.rt_info import read_rt_info
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
-__all__ = ["DETACHED", "detach_bodies", "read_bodies"]
+__all__ = ["detach_bodies", "read_bodies"]
 
-DETACHED = "irgraph-detached"
-"""Attribute naming the separately parsed content of a body (see :func:`detach_bodies`)."""
-_BODY_TAG = re.compile(rb"<(/?)(body|then_body|else_body)(\s[^<>]*)?>")
+# What the cutter must see as libxml2 does: body tags, and the markup that can hold text looking like one.
+_MARKUP = re.compile(rb"<(?:!--|!\[CDATA\[|\?|(/?)(body|then_body|else_body)(?=[\s/>]))")
+_MARKUP_ENDS = {b"<!--": b"-->", b"<![CDATA[": b"]]>", b"<?": b"?>"}
+_TAG_REST = re.compile(rb"""(?:[^<>"']|"[^"<]*"|'[^'<]*')*>""")  # a tag's attributes (quoted '>' too) and end
 _LINE_PREFIX_BUDGET = 1 << 26  # bytes of newlines spent keeping detached bodies' line numbers exact
 
 _SLICING = ("axis", "start", "end", "stride", "part_size")
@@ -65,13 +68,15 @@ def read_bodies(layers: LayerReader, ports: LayerPorts, elements: list[etree._El
 def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     """The Model of one ``<body>``: its layers, edges and rt_info, as the reader reads a ``<net>``."""
     reader = layers.reader
-    detached = reader.detached.get(element.get(DETACHED, "")) if reader.detached else None
+    detached = reader.detached.get(element) if reader.detached else None
     if detached is not None:
         element = detached
     parent = layers.model
     sections: dict[str, etree._Element] = {}
     for child in element:
-        if child.tag in ("layers", "edges", "rt_info") and child.tag not in sections:
+        if child.tag in ("layers", "edges", "rt_info"):
+            if child.tag in sections:
+                raise twice(child, f"<{element.tag}>", reader.here(child))
             sections[child.tag] = child
         else:
             reader.note("ignored", f"element <{child.tag}> in <{element.tag}> is not part of IR; it is ignored",
@@ -164,42 +169,33 @@ def _integer(element: etree._Element, name: str, where: Location, *, required: b
         raise IrParseError(f"<{element.tag}> attribute '{name}' must be {err}. Got: {text!r}", where) from None
 
 
-def detach_bodies(data: bytes, where: Location) -> tuple[etree._Element, dict[str, etree._Element]]:
+def detach_bodies(data: bytes, where: Location) -> tuple[etree._Element, dict[etree._Element, etree._Element]]:
     """Parse an IR whose bodies nest deeper than libxml2 allows (256 elements, huge_tree off) body by body.
 
-    Every ``<body>``/``<then_body>``/``<else_body>`` is cut out of the text around it (its place
-    keeps its newlines, so lines stay right) and parsed on its own, with its own bodies cut out in
-    turn; the stub left in the parent carries ``irgraph-detached="N"``, the key of the parsed body in
-    the returned map. No document is deeper than one level of nesting. A body's own leading lines are
-    restored with newlines (up to a budget; past it, lines inside later bodies count from the body).
+    Every non-empty ``<body>``/``<then_body>``/``<else_body>`` is cut out of the text around it (its
+    place keeps its newlines, so lines stay right) and parsed on its own, with its own bodies cut out
+    in turn. The stub left in the parent keeps the body's start tag; the returned map takes each stub
+    element to its parsed body. No document is deeper than one level of nesting. A body's own leading
+    lines are restored with newlines (up to a budget; past it, lines inside later bodies count from
+    the body).
+
+    Which body a stub stands for is never read from the file: stubs are found by an attribute whose
+    name is random per call (and absent from ``data``), removed once found, so a file cannot name a
+    body it does not hold. Comments, CDATA sections and processing instructions are skipped as libxml2
+    skips them, so only real body tags are cut.
     """
-    spans: list[tuple[int, int, int, int]] = []  # open tag start/end, close tag start/end
+    spans = _body_spans(data, where)
     children: dict[int, list[int]] = {-1: []}
-    stack: list[tuple[int, bytes, int, int]] = []  # (span slot, tag, open start, open end)
-    for match in _BODY_TAG.finditer(data):
-        closing, tag = match.group(1), match.group(2)
-        if match.group(0).endswith(b"/>"):
-            continue  # an empty body: nothing to cut out
-        if not closing:
-            slot = len(spans)
-            spans.append((match.start(), match.end(), -1, -1))
-            children[slot] = []
-            children[stack[-1][0] if stack else -1].append(slot)
-            stack.append((slot, tag, match.start(), match.end()))
-            continue
-        if not stack or stack[-1][1] != tag:
-            raise IrParseError(f"</{tag.decode()}> does not close the open body element", where)
-        slot, _, start, end = stack.pop()
-        spans[slot] = (start, end, match.start(), match.end())
-    if stack:
-        raise IrParseError(f"<{stack[-1][1].decode()}> is never closed", where)
+    for slot, (_, _, _, _, parent) in enumerate(spans):
+        children[slot] = []
+        children[parent].append(slot)
+    marker = _marker(data)
 
     def cut(begin: int, end: int, slots: list[int]) -> bytes:
         pieces, position = [], begin
         for slot in slots:
-            open_start, open_end, close_start, close_end = spans[slot]
-            tag = _BODY_TAG.match(data, open_start).group(2)  # type: ignore[union-attr]
-            pieces += [data[position:open_start], b"<" + tag + b' ' + DETACHED.encode() + b'="%d">' % slot,
+            open_start, open_end, close_start, close_end, _ = spans[slot]
+            pieces += [data[position:open_end - 1], b' %s="%d">' % (marker, slot),
                        b"\n" * data.count(b"\n", open_end, close_start), data[close_start:close_end]]
             position = close_end
         pieces.append(data[position:end])
@@ -207,12 +203,62 @@ def detach_bodies(data: bytes, where: Location) -> tuple[etree._Element, dict[st
 
     from irgraph.io.xml.security import parse_bytes
 
-    root = parse_bytes(cut(0, len(data), children[-1]), where)
-    bodies: dict[str, etree._Element] = {}
+    stubs: dict[int, etree._Element] = {}
+
+    def parse(text: bytes, slots: list[int]) -> etree._Element:
+        parsed = parse_bytes(text, where)
+        name = marker.decode("ascii")
+        found = [element for element in parsed.iter() if element.get(name) is not None]
+        if [int(element.attrib.pop(name)) for element in found] != slots:
+            raise IrParseError("the sub-graph bodies could not be parsed one by one", where)
+        stubs.update(zip(slots, found, strict=True))
+        return parsed
+
+    root = parse(cut(0, len(data), children[-1]), children[-1])
+    bodies: dict[etree._Element, etree._Element] = {}
     budget = _LINE_PREFIX_BUDGET
-    for slot, (open_start, open_end, close_start, close_end) in enumerate(spans):
+    for slot, (open_start, open_end, close_start, close_end, _) in enumerate(spans):
         lines_before = data.count(b"\n", 0, open_start) if budget > 0 else 0
         budget -= lines_before
         text = data[open_start:open_end] + cut(open_end, close_start, children[slot]) + data[close_start:close_end]
-        bodies[str(slot)] = parse_bytes(b"\n" * lines_before + text, where)
+        bodies[stubs[slot]] = parse(b"\n" * lines_before + text, children[slot])
     return root, bodies
+
+
+def _body_spans(data: bytes, where: Location) -> list[tuple[int, int, int, int, int]]:
+    """(open tag start, open tag end, close tag start, close tag end, parent slot) of every non-empty body
+    element in document order; the parent slot is -1 outside any body."""
+    spans: list[tuple[int, int, int, int, int]] = []
+    stack: list[tuple[int, bytes]] = []  # (slot, tag)
+    position = 0
+    while (found := _MARKUP.search(data, position)) is not None:
+        closing, tag = found.group(1), found.group(2)
+        if tag is None:  # a comment, CDATA section or processing instruction: skipped whole
+            end = data.find(_MARKUP_ENDS[found.group()], found.end())
+            if end < 0:
+                raise IrParseError(f"{found.group().decode()} is never closed", where)
+            position = end + len(_MARKUP_ENDS[found.group()])
+            continue
+        rest = _TAG_REST.match(data, found.end())
+        if rest is None:
+            raise IrParseError(f"the <{closing.decode()}{tag.decode()}> tag is not well-formed", where)
+        position = rest.end()
+        if closing:
+            if not stack or stack[-1][1] != tag:
+                raise IrParseError(f"</{tag.decode()}> does not close the open body element", where)
+            slot, _ = stack.pop()
+            spans[slot] = (*spans[slot][:2], found.start(), position, spans[slot][4])
+        elif not rest.group().endswith(b"/>"):  # an empty body has nothing to cut out
+            stack.append((len(spans), tag))
+            spans.append((found.start(), position, -1, -1, stack[-2][0] if len(stack) > 1 else -1))
+    if stack:
+        raise IrParseError(f"<{stack[-1][1].decode()}> is never closed", where)
+    return spans
+
+
+def _marker(data: bytes) -> bytes:
+    """An attribute name that ``data`` does not contain (random: a file cannot guess it)."""
+    while True:
+        marker = b"irgraph-stub-" + secrets.token_hex(16).encode("ascii")
+        if marker not in data:
+            return marker

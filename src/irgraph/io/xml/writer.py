@@ -13,9 +13,11 @@ import os
 
 import numpy as np
 
-from irgraph._gc import paused_collector
-from irgraph.element_types import ElementType
-from irgraph.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.analysis.shape_inference import ensure_shapes
+from irgraph.core.collector import paused_collector
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.weights import WeightsWriter, encode_tensor
@@ -24,8 +26,6 @@ from irgraph.io.xml.reader import SUPPORTED_VERSIONS
 from irgraph.io.xml.rt_info import write_legacy_sections, write_rt_info
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.shape_inference import ensure_shapes
-from irgraph.shapes import TensorType
 
 __all__ = ["serialize", "write_model"]
 
@@ -284,7 +284,7 @@ class _Serializer:
                 return cached[1]
         attributes = op.to_attributes()
         if isinstance(op, Const):
-            offset, size = self.blobs.add(_blob(op))
+            offset, size = self.blobs.add(_blob(op), zero_bytes=op.zero_byte_blob)
             attributes["offset"] = str(offset)
             attributes["size"] = str(size)
         if extra:
@@ -336,11 +336,32 @@ _BODY_INDENT = "\t\t\t"  # a body's <layers> sits three levels deeper than a net
 
 
 def _body_parameter(node: Node, op: Parameter) -> Parameter:
-    """A body Parameter as OpenVINO writes it: with the type its layer gave it (the outer input's), once inferred."""
+    """A body Parameter as OpenVINO writes it: with the type its layer gave it (the outer input's), once inferred.
+
+    Except a declared shape that only narrows the bounds of dims the inferred type leaves dynamic too:
+    that is OpenVINO's own inference where irgraph's bounds are looser (an op whose bounds it does
+    not follow upstream), so it is kept as read. Such bounds are only a hint: OpenVINO and irgraph
+    both give the Parameter the outer input's type again when they read the file.
+    """
     inferred = node.output_types[0] if node.output_types else None
     if inferred is None or (inferred.shape == op.shape and inferred.element_type == op.element_type):
         return op
+    if inferred.element_type == op.element_type and _narrows_bounds(op.shape, inferred.shape):
+        return op
     return Parameter(shape=inferred.shape, element_type=inferred.element_type)
+
+
+def _narrows_bounds(declared: Shape, inferred: Shape) -> bool:
+    """Same rank and static dims; each dynamic dim of ``declared`` an interval within ``inferred``'s."""
+    if declared.rank_is_dynamic or inferred.rank_is_dynamic or declared.rank != inferred.rank:
+        return False
+    for mine, theirs in zip(declared, inferred, strict=True):
+        if mine.is_static or theirs.is_static:
+            if mine != theirs:
+                return False
+        elif mine.min < theirs.min or (theirs.max is not None and (mine.max is None or mine.max > theirs.max)):
+            return False
+    return True
 
 
 def _body_id(node: Node, body: Body, layer_id: int, ids: dict[int, int]) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops.families.elementwise import UnaryMath
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Tolerance, attribute

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import NUMERIC, merge_element_types, widened
 from irgraph.ops.op import Inputs, InputSpec, Op
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

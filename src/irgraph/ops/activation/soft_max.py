@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import NUMERIC, widened
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def softmax(x: np.ndarray, axis: int) -> np.ndarray:

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import REAL, widened
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 AXIS_TYPES = (ElementType.I32, ElementType.I64)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.op import attribute
 from irgraph.ops.registry import register

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.numeric import convert
 from irgraph.ops.registry import register

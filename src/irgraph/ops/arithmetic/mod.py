@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.registry import register
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.ops.families.elementwise import BinaryArithmetic
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Tolerance

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, TensorType
 
 FILL_MODES = ("zero", "lowest")
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 

@@ -17,4 +17,4 @@ class If(SubGraphOp):
     type_name = "If"
     introduced = 8
     body_tags = ("then_body", "else_body")
-    inputs = Inputs(fixed=(InputSpec("cond", needs_value=True),), variadic=InputSpec("input"), minimum=1)
+    inputs = Inputs(fixed=(InputSpec("cond"),), variadic=InputSpec("input"), minimum=1)

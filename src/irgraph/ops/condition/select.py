@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import (
     AUTO_BROADCAST_MODES,
     broadcast_arrays,
@@ -17,7 +18,6 @@ from irgraph.ops.families.elementwise import (
 )
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -33,6 +33,8 @@ class Select(Op):
     type_name = "Select"
     introduced = 1
     inputs = Inputs.of(InputSpec("cond"), InputSpec("then"), InputSpec("else"))
+    mask_inputs = (0,)
+    bound_inputs = (1, 2)  # with the condition known, each element is the bound of the one it copies
 
     auto_broadcast: str = attribute("numpy")
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import ForwardConvolution
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register

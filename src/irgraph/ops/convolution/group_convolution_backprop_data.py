@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.convolution import BackpropConvolution, group_count, multiply_dims
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register

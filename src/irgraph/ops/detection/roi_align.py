@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float, truncate_to_int
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 POOLING_MODES = ("avg", "max")
 ALIGNED_MODES = ("asymmetric", "half_pixel_for_nn", "half_pixel")

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.detection.roi_align import SamplingSpaces, check_arrays, check_shapes, pool, wide_dtype
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.detection.roi_align import CHUNK_ELEMENTS, wide_dtype
 from irgraph.ops.numeric import round_float, round_half_away, truncate_to_int
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 METHODS = ("max", "bilinear")
 

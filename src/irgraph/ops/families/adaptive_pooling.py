@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 def windows(size: int, out: int) -> list[tuple[int, int]]:

@@ -16,9 +16,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 def _times(dim: Dim, factor: int) -> Dim:

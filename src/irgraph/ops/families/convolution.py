@@ -30,11 +30,11 @@ from typing import ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
 """Sums of products: 1 ULP (f16/bf16 rounding once from f32) or 16 eps of the sum of the absolute
@@ -460,7 +460,7 @@ class BackpropConvolution(ConvolutionFamily):
     - out + output_padding`` with the odd unit at the start for same_upper (OpenVINO's backprop rule).
     """
 
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape", needs_value=True)),
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("filters"), InputSpec("output_shape")),
                     minimum=2)
 
     output_padding: tuple[int, ...] = attribute(())

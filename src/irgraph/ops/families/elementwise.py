@@ -24,15 +24,19 @@ from typing import Any, ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
 """Binary arithmetic whose extremes over input intervals lie at the intervals' corners (bounds propagate)."""
+BY_POSITIVE_CONSTANT = frozenset({"Divide", "FloorMod", "Mod"})
+"""Binary arithmetic whose bounds propagate when the divisor is known exactly and positive (Swin's
+``(window - width % window) % window`` pads): a quotient grows with the dividend, a remainder does
+within one period of the divisor and spans ``[0, divisor - 1]`` across one."""
 INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
 INCONSISTENT_TYPES = "Argument element types are inconsistent."
 
@@ -273,12 +277,21 @@ class BinaryArithmetic(BinaryElementwise):
         """OpenVINO's ``interval_bound_evaluator``: the op on the four (lower/upper, lower/upper) input
         pairs, the smallest and largest result; where an input bound is its type's maximum (unknown) the
         output is ``[0, max]``. Right for ops monotonic in each input (Add, Subtract, Multiply of
-        non-negative shape values, Maximum, Minimum), so only those propagate: the others (Divide,
-        Power, FloorMod, ...) leave their outputs without bounds rather than claim wrong ones."""
-        if self.type_name not in MONOTONE_ARITHMETIC:
-            return None
+        non-negative shape values, Maximum, Minimum), so only those propagate, and Divide, FloorMod
+        and Mod by an exact positive divisor (see ``BY_POSITIVE_CONSTANT``): the others (Power, ...)
+        leave their outputs without bounds rather than claim wrong ones. Where a remainder's dividend
+        crosses a multiple of the divisor the bounds are ``[0, divisor - 1]``, not OpenVINO's corners
+        (its ``[7, 14] % 7`` is exactly 0)."""
         a, b = values
         if a is None or b is None or a.lower.dtype != b.lower.dtype or a.lower.dtype.kind not in "iu":
+            return None
+        remainder = self.type_name in ("FloorMod", "Mod")
+        if self.type_name in BY_POSITIVE_CONSTANT:
+            if not (b.is_exact and bool(np.all(b.lower > 0))):
+                return None
+            if self.type_name != "FloorMod" and bool(np.any(a.lower < 0)):
+                return None  # Mod's remainder takes a negative dividend's sign; Divide may truncate it
+        elif self.type_name not in MONOTONE_ARITHMETIC:
             return None
         try:
             corners = [self.evaluate([x, y])[0] for x in (a.lower, a.upper) for y in (b.lower, b.upper)]
@@ -289,8 +302,15 @@ class BinaryArithmetic(BinaryElementwise):
         dynamic_b = ((b.lower == unknown) | (b.upper == unknown))
         dynamic = broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[0] | \
             broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[1]
-        lower = np.where(dynamic, 0, np.minimum.reduce(corners)).astype(corners[0].dtype)
-        upper = np.where(dynamic, unknown, np.maximum.reduce(corners)).astype(corners[0].dtype)
+        lower, upper = np.minimum.reduce(corners), np.maximum.reduce(corners)
+        if remainder:
+            low, divisor, _ = broadcast_arrays(a.lower, b.lower, self.auto_broadcast)
+            high = broadcast_arrays(a.upper, b.lower, self.auto_broadcast)[0]
+            crossing = np.floor_divide(low, divisor) != np.floor_divide(high, divisor)
+            lower = np.where(crossing, 0, lower)
+            upper = np.where(crossing, divisor - 1, upper)
+        lower = np.where(dynamic, 0, lower).astype(corners[0].dtype)
+        upper = np.where(dynamic, unknown, upper).astype(corners[0].dtype)
         return [PartialValue(lower, upper)]
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Op, check, integer_values
-from irgraph.shapes import Dim, Shape, TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 REDUCTIONS = ("sum", "mean")

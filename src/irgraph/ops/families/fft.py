@@ -29,11 +29,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, check, integer_values
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 F32 = np.float32
 FFT_TOLERANCE = Tolerance(ulp=2, sum_eps=4)
@@ -132,8 +132,8 @@ class FourierTransform(Op):
     ``real_input`` (RDFT) and ``real_output`` (IRDFT)."""
 
     inputs = Inputs.optional(
-        2, InputSpec("data"), InputSpec("axes", needs_value=True),
-        InputSpec("signal_size", needs_value=True, bounds=True),
+        2, InputSpec("data"), InputSpec("axes"),
+        InputSpec("signal_size", bounds=True),
     )
     tolerance = FFT_TOLERANCE
     inverse: ClassVar[bool] = False

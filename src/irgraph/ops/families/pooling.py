@@ -20,9 +20,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from irgraph.core.shapes import Dim, Shape
 from irgraph.ops.families import spatial
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.shapes import Dim, Shape
 
 ROUNDING_TYPES = ("floor", "ceil", "ceil_torch")
 

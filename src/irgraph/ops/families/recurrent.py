@@ -22,10 +22,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.movement.reverse_sequence import reversal_order
 from irgraph.ops.op import Op, Tolerance, attribute, check, integer_values
-from irgraph.shapes import Dim, Shape, TensorType
 
 Array = np.ndarray
 Activation = Callable[[Array], Array]

@@ -39,12 +39,12 @@ from typing import ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import TypeRule
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, shape_text
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 NUMERIC_DATA = TypeRule(
     lambda t: t.is_real or t.is_integral, "Element type of data input must be numeric. Got: {type}"
@@ -254,7 +254,7 @@ f64 sum adds half an ULP of rounding, and f16/bf16 results one more rounding."""
 class Reduction(Op):
     """``data`` reduced over the ``axes`` input; ``keep_dims`` keeps them as 1s."""
 
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     type_rule: ClassVar[TypeRule] = NUMERIC_DATA
     reduce: ClassVar[Reducer]
 

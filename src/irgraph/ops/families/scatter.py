@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.ops.op import integer_values, normalize_axis
-from irgraph.shapes import Shape
 
 REDUCTIONS = ("none", "sum", "sub", "prod", "min", "max", "mean")
 

@@ -18,9 +18,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim
 from irgraph.ops.op import check
-from irgraph.shapes import Dim
 
 PAD_TYPES = ("explicit", "same_upper", "same_lower", "valid", "notset")
 """OpenVINO's ``auto_pad`` values (``notset`` behaves as ``explicit``)."""

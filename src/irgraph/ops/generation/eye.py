@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 INT_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -25,10 +25,10 @@ class Eye(Op):
     introduced = 9
     inputs = Inputs.optional(
         3,
-        InputSpec("num_rows", needs_value=True),
-        InputSpec("num_columns", needs_value=True),
+        InputSpec("num_rows"),
+        InputSpec("num_columns"),
         InputSpec("diagonal_index"),
-        InputSpec("batch_shape", needs_value=True),
+        InputSpec("batch_shape"),
     )
 
     output_type: ElementType = attribute(ir_name="output_type")

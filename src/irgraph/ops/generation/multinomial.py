@@ -32,11 +32,11 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 _M32 = 0xFFFFFFFF
 _STATE_SIZE = 624
@@ -96,7 +96,7 @@ class Multinomial(Op):
 
     type_name = "Multinomial"
     introduced = 13
-    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples", needs_value=True))
+    inputs = Inputs.of(InputSpec("probs"), InputSpec("num_samples"))
 
     convert_type: ElementType = attribute()
     with_replacement: bool = attribute()

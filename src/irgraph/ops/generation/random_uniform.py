@@ -14,7 +14,7 @@ Two generators, chosen by ``alignment`` (OpenVINO 2026.4.1's reference ``philox_
 **State.** OpenVINO's compiled model keeps a Philox offset per RandomUniform: each inference of
 one compiled model continues the stream (its CPU plugin advances ``n`` by ``256 * elements``, as
 TensorFlow's ``ReserveRandomOutputs`` does), so two runs give different numbers. An
-:class:`~irgraph.interpreter.Interpreter` does the same, from its first run on (the run-to-run state is
+:class:`~irgraph.runtime.interpreter.Interpreter` does the same, from its first run on (the run-to-run state is
 ``(n, counter)``, :meth:`RandomUniform.evaluate_with_state`). OpenVINO's reference ``evaluate`` advances by
 ``256 * blocks`` instead (blocks of four values): a second reference evaluation differs from the
 CPU plugin's second inference; irgraph follows the CPU plugin and TensorFlow there. The first run
@@ -35,11 +35,11 @@ from typing import Any, ClassVar
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, PartialValue, Shape, TensorType
 
 OUTPUT_TYPES = (ElementType.F16, ElementType.BF16, ElementType.F32, ElementType.F64, ElementType.I32, ElementType.I64)
 ALIGNMENTS = ("tensorflow", "pytorch")
@@ -123,7 +123,7 @@ class RandomUniform(Op):
 
     type_name = "RandomUniform"
     introduced = 8
-    inputs = Inputs.of(InputSpec("shape", needs_value=True, bounds=True), InputSpec("min_val"), InputSpec("max_val"))
+    inputs = Inputs.of(InputSpec("shape", bounds=True), InputSpec("min_val"), InputSpec("max_val"))
     keeps_run_state: ClassVar[bool] = True
 
     output_type: ElementType = attribute()

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, PartialValue, Shape, TensorType
 
 _WIDENED = {np.dtype(np.float16), np.dtype("bfloat16")}
 
@@ -33,8 +33,8 @@ class _Range(Op):
 
     type_name = "Range"
     inputs = Inputs.of(
-        InputSpec("start", needs_value=True), InputSpec("stop", needs_value=True),
-        InputSpec("step", needs_value=True),
+        InputSpec("start"), InputSpec("stop"),
+        InputSpec("step"),
     )
 
     def result_type(self, inputs: Sequence[ElementType]) -> ElementType:

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.image.interpolate import cubic_coefficients
 from irgraph.ops.numeric import round_float, truncate_to_int
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 MODES = ("bilinear", "bicubic", "nearest")
 PADDING_MODES = ("zeros", "border", "reflection")

@@ -29,12 +29,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+
+# The padded input and Pillow's intermediate are real arrays beside the output the interpreter checks: they are
+# refused above its default element limit.
+from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 F32 = np.float32
 MODES = ("nearest", "linear", "linear_onnx", "cubic")
@@ -42,9 +46,6 @@ PILLOW_MODES = ("bilinear_pillow", "bicubic_pillow")
 TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple")
 SHAPE_MODES = ("sizes", "scales")
-PADDED_ELEMENT_LIMIT = 2**31
-"""The padded input and Pillow's intermediate are real arrays beside the output the interpreter checks:
-refused above its default element limit."""
 TAP_LIMIT = 65536
 """Passes over the output irgraph makes for one linear resize (antialias with a tiny scale needs up to
 (2 ceil(2 / scale) + 1) ** k taps; those outside the input are skipped): refused above this."""
@@ -438,8 +439,8 @@ def pillow(resize: Resize, mode: str, a: float) -> np.ndarray:
     result = resize.data.astype(F32) if widened else resize.data
     if resize.out_shape[width] != resize.data.shape[width]:
         between = math.prod(resize.data.shape) // resize.data.shape[width] * resize.out_shape[width]
-        check(between <= PADDED_ELEMENT_LIMIT, f"Interpolate {mode}'s intermediate (width resized, height not yet) "
-              f"would have {between} elements, above the limit of {PADDED_ELEMENT_LIMIT}")
+        check(between <= DEFAULT_ELEMENT_LIMIT, f"Interpolate {mode}'s intermediate (width resized, height not yet) "
+              f"would have {between} elements, above the limit of {DEFAULT_ELEMENT_LIMIT}")
         result = pillow_pass(result, width, resize.out_shape[width], mode, a)
     if resize.out_shape[height] != resize.data.shape[height]:
         result = pillow_pass(result, height, resize.out_shape[height], mode, a)
@@ -485,8 +486,8 @@ def pad(data: np.ndarray, pads_begin: Sequence[int], pads_end: Sequence[int]) ->
     if not any(b or e for b, e in widths):
         return data
     count = math.prod(n + b + e for n, (b, e) in zip(data.shape, widths, strict=True))
-    check(count <= PADDED_ELEMENT_LIMIT, f"The padded Interpolate input would have {count} elements, above the "
-          f"limit of {PADDED_ELEMENT_LIMIT}")
+    check(count <= DEFAULT_ELEMENT_LIMIT, f"The padded Interpolate input would have {count} elements, above the "
+          f"limit of {DEFAULT_ELEMENT_LIMIT}")
     return np.pad(data, widths)
 
 
@@ -623,8 +624,8 @@ class Interpolate4(InterpolateV4Like):
 
     type_name = "Interpolate"
     introduced = 4
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes", needs_value=True),
-                           InputSpec("scales", needs_value=True), InputSpec("axes", needs_value=True)), minimum=3)
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("sizes"),
+                           InputSpec("scales"), InputSpec("axes")), minimum=3)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """OpenVINO's v4 shape_infer."""
@@ -658,8 +659,8 @@ class Interpolate11(InterpolateV4Like):
 
     type_name = "Interpolate"
     introduced = 11
-    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes", needs_value=True),
-                           InputSpec("axes", needs_value=True)), minimum=2)
+    inputs = Inputs(fixed=(InputSpec("data"), InputSpec("scales_or_sizes"),
+                           InputSpec("axes")), minimum=2)
     modes = MODES + PILLOW_MODES
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
@@ -700,7 +701,7 @@ class Interpolate1(InterpolateBase):
     type_name = "Interpolate"
     attribute_order = ("align_corners", "antialias", "axes", "mode", "pads_begin", "pads_end")  # as OpenVINO writes it
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("output_shape"))
 
     axes: tuple[int, ...] = attribute()
     mode: str = attribute()

@@ -4,7 +4,7 @@ An Assign is a *sink*: no Result reads it, yet it runs (it is a root of the grap
 Its input becomes the value of its ``variable_id`` once the run ends, so every ReadValue of the
 run reads the value of the previous run, as in OpenVINO. Its one output (OpenVINO writes the
 port) passes the input through. Which ReadValue declares the variable, and whether the input fits
-that declaration, are questions about the whole model: :func:`irgraph.state.variable_problems`
+that declaration, are questions about the whole model: :func:`irgraph.analysis.variables.variable_problems`
 answers them (Assign-3 needs a ReadValue-3 of its ``variable_id`` upstream; Assign-6 a ReadValue-6
 anywhere in the model).
 """
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.infrastructure.read_value import VariableOp
 from irgraph.ops.op import Inputs, InputSpec
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 
 @register
@@ -21,7 +21,11 @@ class Const(Op):
     """A constant tensor. Spec: Constant-1 (IR type ``Const``).
 
     ``value`` holds the data in its in-memory dtype (one element per byte for sub-byte types);
-    the IR ``offset`` and ``size`` belong to the weights file, not to the op.
+    the IR ``offset`` and ``size`` belong to the weights file, not to the op, except for one
+    detail of an empty Const: OpenVINO writes the buffer its Constant holds, one 0x00 byte
+    (``size="1"``) when the Constant allocated it, none (``size="0"``) when it wraps a zero-byte
+    tensor (Consts the PyTorch frontend makes, ``torch.empty`` in If bodies). ``zero_byte_blob``
+    keeps the latter, so such a file is re-written as it was.
     """
 
     type_name = "Const"
@@ -35,6 +39,7 @@ class Const(Op):
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
     value: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    zero_byte_blob: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         check(not self.element_type.is_dynamic, "Const element_type must be a concrete type. Got: dynamic")

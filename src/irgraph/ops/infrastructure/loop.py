@@ -17,7 +17,7 @@ class Loop(SubGraphOp):
     type_name = "Loop"
     introduced = 5
     inputs = Inputs(
-        fixed=(InputSpec("trip_count", needs_value=True), InputSpec("execution_condition", needs_value=True)),
+        fixed=(InputSpec("trip_count"), InputSpec("execution_condition")),
         variadic=InputSpec("input"),
         minimum=2,
     )

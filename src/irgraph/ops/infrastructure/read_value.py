@@ -3,9 +3,9 @@
 A ReadValue outputs its variable's value: the value the model's Assign of the same
 ``variable_id`` wrote at the end of the previous run, or, while the variable has none (the first
 run, after ``reset_state``), the initial value: its input, or zeros of the declared type and
-shape when ReadValue-6 has no input. Only an :class:`~irgraph.interpreter.Interpreter` keeps
+shape when ReadValue-6 has no input. Only an :class:`~irgraph.runtime.interpreter.Interpreter` keeps
 variables, so ``evaluate`` refuses (and constant folding never folds a ReadValue, as in OpenVINO);
-the interpreter runs it through :mod:`irgraph.state`.
+the interpreter runs it through :mod:`irgraph.runtime.state`.
 
 The variable's type is the ReadValue's output type: ReadValue-3 declares its input's type;
 ReadValue-6 its ``variable_type`` and ``variable_shape`` attributes, which must *relax* the initial
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 def relaxes(wide: Shape, narrow: Shape) -> bool:
@@ -49,7 +49,7 @@ class VariableOp(Op):
     variable_id: str = attribute()
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Refused: a variable lives in an Interpreter, which runs this op through irgraph.state."""
+        """Refused: a variable lives in an Interpreter, which runs this op through irgraph.runtime.state."""
         raise OpError(f"{self.title()} reads or writes variable {self.variable_id!r}, which only an Interpreter keeps")
 
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

@@ -1,8 +1,8 @@
 """SubGraphOp: the base of ops whose semantics live in sub-graph bodies (TensorIterator, Loop, If).
 
 The op holds only attributes (these ops have none in IR: their port maps are typed data of the
-graph, see ``irgraph.graph.subgraph``). Shape inference walks the bodies (``irgraph.shape_inference``);
-the Interpreter runs them (``irgraph.control_flow``): the op alone, without its bodies, cannot evaluate.
+graph, see ``irgraph.graph.subgraph``). Shape inference walks the bodies (``irgraph.analysis.shape_inference``);
+the Interpreter runs them (``irgraph.control_flow.runners``): the op alone, without its bodies, cannot evaluate.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.errors import EvaluationError, OpError
+from irgraph.core.errors import EvaluationError, OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, Op
-from irgraph.shapes import TensorType
 
 
 class SubGraphOp(Op):
@@ -29,7 +29,7 @@ class SubGraphOp(Op):
         return None
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """Bodies are inferred by ``irgraph.shape_inference``, which owns the graph; never called alone."""
+        """Bodies are inferred by ``irgraph.analysis.shape_inference``, which owns the graph; never called alone."""
         raise OpError(f"{self.title()} needs its bodies to infer its outputs")
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:

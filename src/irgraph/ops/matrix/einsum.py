@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes, merge_element_types
 from irgraph.ops.op import Inputs, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 ELLIPSIS = "..."
 _TOKENS = re.compile(r"\.\.\.|[a-zA-Z]")

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

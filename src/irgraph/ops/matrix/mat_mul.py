@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, widen
 from irgraph.ops.families.elementwise import broadcast_dim
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @register

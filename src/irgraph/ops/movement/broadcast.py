@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 
 def target_dims(value: np.ndarray | PartialValue) -> list[Dim]:
@@ -37,8 +37,8 @@ class _Broadcast(Op):
 
     type_name = "Broadcast"
     inputs = Inputs.optional(
-        2, InputSpec("data"), InputSpec("target_shape", needs_value=True, bounds=True),
-        InputSpec("axes_mapping", needs_value=True),
+        2, InputSpec("data"), InputSpec("target_shape", bounds=True),
+        InputSpec("axes_mapping"),
     )
     bound_inputs = (0,)
     modes = ("numpy", "explicit", "pdpd")

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 
 @register
@@ -22,8 +22,8 @@ class Col2Im(Op):
 
     type_name = "Col2Im"
     introduced = 15
-    inputs = Inputs.of(InputSpec("data"), InputSpec("output_size", needs_value=True),
-                       InputSpec("kernel_size", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("output_size"),
+                       InputSpec("kernel_size"))
     tolerance = Tolerance(ulp=4, eps=16)
 
     strides: tuple[int, ...] = attribute((1, 1))

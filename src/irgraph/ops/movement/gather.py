@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,21 @@ class _Gather(Op):
     every version, rather than refuse a model OpenVINO runs)."""
 
     type_name = "Gather"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("axis"))
     bound_inputs = (0,)
+
+    def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
+                    ) -> int | None:
+        """The indices (input 1) pick among the ``axis`` dim of data: its size when static."""
+        data, axis = inputs[0], values[2]
+        if port != 1 or data is None or axis is None or data.shape.rank_is_dynamic or np.size(axis) != 1:
+            return None
+        position = int(np.reshape(axis, -1)[0])
+        rank = data.shape.rank
+        if not -rank <= position < rank:
+            return None
+        dim = data.shape[position]
+        return dim.value if dim.is_static else None
 
     @property
     def batch(self) -> int:

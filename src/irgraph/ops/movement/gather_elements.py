@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @register

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 def as_index(values: np.ndarray) -> np.ndarray:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 MODES = ("constant", "edge", "reflect", "symmetric")
 
@@ -27,8 +27,8 @@ class _Pad(Op):
 
     type_name = "Pad"
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("pads_begin", needs_value=True, bounds=True),
-        InputSpec("pads_end", needs_value=True, bounds=True),
+        3, InputSpec("data"), InputSpec("pads_begin", bounds=True),
+        InputSpec("pads_end", bounds=True),
         InputSpec("pad_value"),
     )
     bound_inputs = (0,)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -20,7 +20,7 @@ class Reverse(Op):
 
     type_name = "Reverse"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
 
     mode: str = attribute()

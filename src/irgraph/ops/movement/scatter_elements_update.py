@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import axis_value, indices_in_range, scatter_rows
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 ELEMENT_REDUCTIONS = ("none", "sum", "prod", "min", "max", "mean")
 

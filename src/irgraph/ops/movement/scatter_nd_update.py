@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import indices_in_range, scatter_rows, shapes_compatible
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 ND_REDUCTIONS = ("none", "sum", "sub", "prod", "min", "max")
 INDEX_TYPES = (ElementType.I32, ElementType.I64)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import axis_value, indices_in_range, scatter_rows, shapes_compatible
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register
@@ -23,6 +23,7 @@ class ScatterUpdate(Op):
     type_name = "ScatterUpdate"
     introduced = 3
     inputs = Inputs.of(InputSpec("data"), InputSpec("indices"), InputSpec("updates"), InputSpec("axis"))
+    bound_inputs = (0, 2)  # data movement: a shape vector with some entries replaced keeps the bounds of each
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; updates must be ``data[:axis] + indices + data[axis+1:]`` when the axis is known."""

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

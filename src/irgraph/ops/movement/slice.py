@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 _FAR = 2**62
 """A size standing in for "unbounded" when an unbounded dim's sliced length is probed."""
@@ -98,9 +98,9 @@ class Slice(Op):
     introduced = 8
     inputs = Inputs.optional(
         4,
-        InputSpec("data"), InputSpec("start", needs_value=True, bounds=True),
-        InputSpec("stop", needs_value=True, bounds=True),
-        InputSpec("step", needs_value=True), InputSpec("axes", needs_value=True),
+        InputSpec("data"), InputSpec("start", bounds=True),
+        InputSpec("stop", bounds=True),
+        InputSpec("step"), InputSpec("axes"),
     )
     bound_inputs = (0,)
 

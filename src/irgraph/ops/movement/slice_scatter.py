@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.movement.slice import Slice, python_slice
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

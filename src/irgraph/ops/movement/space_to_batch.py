@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.ops.families.batch_space import BatchSpace, block_product, divided, multiplied, shifted
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim
 
 
 @register

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.block_rearrange import BlockRearrange
 from irgraph.ops.movement.depth_to_space import scaled
 from irgraph.ops.op import check, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 
 @register

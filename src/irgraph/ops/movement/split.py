@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 
 @register
@@ -25,7 +25,8 @@ class Split(Op):
     type_name = "Split"
     introduced = 1
     slices_data = True
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axis"))
+    bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
     num_splits: int = attribute(0)
 

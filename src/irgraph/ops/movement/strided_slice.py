@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.movement.slice import corner_values, hull, python_slice, sliced_dim
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 _MAX = 2**63 - 1
 _MIN = -(2**63)
@@ -35,9 +35,9 @@ class StridedSlice(Op):
     type_name = "StridedSlice"
     introduced = 1
     inputs = Inputs.optional(
-        3, InputSpec("data"), InputSpec("begin", needs_value=True, bounds=True),
-        InputSpec("end", needs_value=True, bounds=True),
-        InputSpec("strides", needs_value=True),
+        3, InputSpec("data"), InputSpec("begin", bounds=True),
+        InputSpec("end", bounds=True),
+        InputSpec("strides"),
     )
     bound_inputs = (0,)
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 
 @register
@@ -26,7 +26,7 @@ class Tile(Op):
 
     type_name = "Tile"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", needs_value=True, bounds=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("repeats", bounds=True))
     bound_inputs = (0,)
 
     def infer(

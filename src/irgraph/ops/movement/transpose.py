@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Shape, TensorType
 
 
 @register
@@ -22,7 +22,7 @@ class Transpose(Op):
 
     type_name = "Transpose"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("input_order", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("input_order"))
     bound_inputs = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 
@@ -56,7 +56,7 @@ class Unique(Op):
 
     type_name = "Unique"
     introduced = 10
-    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis", needs_value=True))
+    inputs = Inputs.optional(1, InputSpec("data"), InputSpec("axis"))
 
     sorted: bool = attribute(True)
     index_element_type: ElementType = attribute(ElementType.I64)

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 
 @register
@@ -29,8 +29,9 @@ class VariadicSplit(Op):
     slices_data = True
     unconnected_extra_outputs = True
     inputs = Inputs.of(
-        InputSpec("data"), InputSpec("axis", needs_value=True), InputSpec("split_lengths", needs_value=True)
+        InputSpec("data"), InputSpec("axis"), InputSpec("split_lengths")
     )
+    bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int | None:
         """One output per split length (unknown while the lengths are)."""

@@ -8,12 +8,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.convolution import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 PARAMETERS = ("gamma", "beta", "mean", "variance")
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import NUMERIC
 from irgraph.ops.normalization.normalize_l2 import NormalizeL2
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 
 @register

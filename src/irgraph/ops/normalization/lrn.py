@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families.convolution import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 ORDERED_WINDOW_TERMS = 64
 """Windows of up to this many elements are summed term by term in the reference's order (one slice add

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 EPS_MODES = ("inside_sqrt", "outside_sqrt")
 MVN_TOLERANCE = Tolerance(ulp=16, eps=64)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import (
     Inputs,
     InputSpec,
@@ -19,7 +20,6 @@ from irgraph.ops.op import (
     normalize_axis,
 )
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 EPS_MODES = ("add", "max")
 

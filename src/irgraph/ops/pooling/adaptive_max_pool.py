@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families.adaptive_pooling import AdaptivePooling, windows
 from irgraph.ops.op import attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 
 @register

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families.convolution import widen
 from irgraph.ops.families.pooling import Pooling, separable_reduce
 from irgraph.ops.op import Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 AVG_POOL_TOLERANCE = Tolerance(ulp=1, sum_eps=8)
 """A mean of k terms: 1 ULP (f16/bf16 rounding once) or 8 eps of the mean of the absolute terms

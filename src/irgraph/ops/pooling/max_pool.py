@@ -8,12 +8,12 @@ from dataclasses import dataclass, field, replace
 import ml_dtypes
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.families.pooling import Geometry, Pooling, separable_reduce
 from irgraph.ops.op import attribute, check, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Shape, TensorType
 
 
 def lowest(dtype: np.dtype) -> object:

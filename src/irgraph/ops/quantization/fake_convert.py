@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes
 from irgraph.ops.numeric import convert, round_to_bf16
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 DESTINATION_TYPES = ("f8e4m3", "f8e5m2")
 DATA_TYPES = (ElementType.BF16, ElementType.F16, ElementType.F32)

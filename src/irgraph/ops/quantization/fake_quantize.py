@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import AUTO_BROADCAST_MODES, broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import TensorType
 
 RANGES = ("input_low", "input_high", "output_low", "output_high")
 

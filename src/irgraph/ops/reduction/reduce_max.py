@@ -12,5 +12,6 @@ class ReduceMax(Reduction):
 
     type_name = "ReduceMax"
     introduced = 1
+    bound_inputs = (0,)  # monotonic: the maximum of the bounds bounds the maximum (OpenVINO's evaluate_lower/upper)
     reduce = staticmethod(maximum)
 

@@ -12,5 +12,6 @@ class ReduceMin(Reduction):
 
     type_name = "ReduceMin"
     introduced = 1
+    bound_inputs = (0,)  # monotonic: the minimum of the bounds bounds the minimum (OpenVINO's evaluate_lower/upper)
     reduce = staticmethod(minimum)
 

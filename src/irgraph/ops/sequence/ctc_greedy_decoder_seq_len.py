@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
 from irgraph.ops.sequence.ctc_greedy_decoder import greedy_decode
-from irgraph.shapes import Dim, Shape, TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 

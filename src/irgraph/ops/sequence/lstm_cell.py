@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim, TensorType
 from irgraph.ops.families.recurrent import RecurrentCell, dim_of
 from irgraph.ops.op import Inputs, InputSpec, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, TensorType
 
 WEIGHTS_FORMATS = ("fico", "icof", "ifco", "ifoc", "iofc")
 

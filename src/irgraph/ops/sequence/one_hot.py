@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 NEGATIVE_MODES = ("ignore_negative", "normalize")
@@ -23,7 +23,7 @@ class OneHotBase(Op):
     to negative indices)."""
 
     type_name = "OneHot"
-    inputs = Inputs.of(InputSpec("indices"), InputSpec("depth", needs_value=True), InputSpec("on_value"),
+    inputs = Inputs.of(InputSpec("indices"), InputSpec("depth"), InputSpec("on_value"),
                        InputSpec("off_value"))
 
     axis: int = attribute()

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 WEIGHTS_PER_STEP = 2**22
 """Attention weights (elements) computed at once: larger problems go batch by batch and row block by

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 
 
 @register
@@ -28,8 +28,9 @@ class Reshape(Op):
 
     type_name = "Reshape"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("shape", needs_value=True, bounds=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("shape", bounds=True))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     special_zero: bool = attribute()
 

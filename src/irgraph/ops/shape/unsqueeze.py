@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 AXES_RANK = "Second input (axes) should not be of rank higher than 1. Got: {}"
 
@@ -22,8 +22,9 @@ class Unsqueeze(Op):
 
     type_name = "Unsqueeze"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     bound_inputs = (0,)
+    forwards_values = (0,)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input dims with 1s inserted."""

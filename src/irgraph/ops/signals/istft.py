@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.fft import FFT_TOLERANCE, as_complex, hermitian_extension, magnitude_axis, transform_axis
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
@@ -20,7 +21,6 @@ from irgraph.ops.signals.stft import (
     frame_parameters,
     padded_window,
 )
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 F32 = np.float32
 
@@ -57,8 +57,8 @@ class ISTFT(Op):
     cpu_plugin_differs = (
         "openvino 2026.4.1's plugin transforms frames with accurate twiddles (up to 0.44 frame_size eps x "
         "sum|terms| from the reference), corrupts its heap on a signal_length of 0 and crashes (SIGSEGV) on -1")
-    inputs = Inputs.optional(4, InputSpec("data"), InputSpec("window"), InputSpec("frame_size", needs_value=True),
-                             InputSpec("frame_step", needs_value=True), InputSpec("signal_length", needs_value=True))
+    inputs = Inputs.optional(4, InputSpec("data"), InputSpec("window"), InputSpec("frame_size"),
+                             InputSpec("frame_step"), InputSpec("signal_length"))
     tolerance = Tolerance(ulp=FFT_TOLERANCE.ulp, sum_eps=2 * FFT_TOLERANCE.sum_eps)
     """The frames' IRDFT, then an f32 sum and quotient of the overlapping frames."""
 

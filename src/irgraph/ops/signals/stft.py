@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.fft import FFT_TOLERANCE, magnitude_axis, transform_axis
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 
 F32 = np.float32
 COMPUTED_TYPES = (ElementType.F32, ElementType.F16, ElementType.BF16, ElementType.F64)
@@ -92,8 +92,8 @@ class STFT(Op):
     cpu_plugin_differs = (
         "openvino 2026.4.1's plugin transforms frames with accurate twiddles: up to 0.7 frame_size eps x "
         "sum|terms| from the reference for frame sizes that are not powers of two")
-    inputs = Inputs.of(InputSpec("signal"), InputSpec("window"), InputSpec("frame_size", needs_value=True),
-                       InputSpec("frame_step", needs_value=True))
+    inputs = Inputs.of(InputSpec("signal"), InputSpec("window"), InputSpec("frame_size"),
+                       InputSpec("frame_step"))
     tolerance = FFT_TOLERANCE
 
     transpose_frames: bool = attribute()

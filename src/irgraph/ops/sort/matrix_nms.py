@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
 from irgraph.ops.sort.multiclass_nms import MulticlassNms8, check_shared_attributes
-from irgraph.shapes import Shape, TensorType
 
 F32 = np.float32
 DECAYS = ("linear", "gaussian")

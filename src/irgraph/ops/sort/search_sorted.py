@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, Shape, TensorType
 
 CHUNK_ELEMENTS = 1 << 22
 """Rows are compared this many (value, sequence element) pairs at a time, to bound the memory used."""

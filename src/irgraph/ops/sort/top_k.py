@@ -8,10 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, PartialValue, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, TensorType
 
 MODES = ("max", "min")
 SORTS = ("value", "index", "none")
@@ -37,7 +37,7 @@ class TopKBase(Op):
     """
 
     type_name = "TopK"
-    inputs = Inputs.of(InputSpec("data"), InputSpec("k", needs_value=True))
+    inputs = Inputs.of(InputSpec("data"), InputSpec("k", bounds=True))
     K_TYPES: ClassVar[tuple[ElementType, ...] | None] = None
     """The element types ``k`` may have (None: any integer type)."""
 
@@ -71,9 +71,13 @@ class TopKBase(Op):
         check(k >= 0, f"The value of 'K' must be greater or equal to zero. (got {k}).")
         return k
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+    def infer(
+        self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
+    ) -> list[TensorType]:
         """The data shape with the axis dim replaced by k (k itself, even beyond the dim, as OpenVINO
-        infers; running refuses it); with k unknown, ``[0, dim.max]``."""
+        infers; running refuses it); with k known by its bounds (``min(n, 300)`` in detection
+        exports), ``min(dim.min, k.min) .. min(dim.max, k.max)`` as openvino 2026.4.1 infers (unbounded
+        when the dim is); with k unknown, ``[0, dim.max]``."""
         data, k_type = inputs
         self._check_k_type(k_type.element_type)
         check(k_type.shape.rank_is_dynamic or k_type.shape.rank == 0 or
@@ -85,7 +89,9 @@ class TopKBase(Op):
         check(data.shape.rank > 0, "TopK 'data' input must have rank >= 1. Got a scalar")
         axis = normalize_axis(self.axis, data.shape.rank)
         k_value = values[1] if len(values) > 1 else None
-        if k_value is not None:
+        if isinstance(k_value, PartialValue):
+            dim = _bounded_k(data.shape[axis], k_value)
+        elif k_value is not None:
             dim = Dim.static(self._k(k_value))
         else:
             dim = Dim(0, data.shape[axis].max)
@@ -118,6 +124,17 @@ class TopKBase(Op):
             chosen = np.sort(chosen, axis=axis)
         values = np.take_along_axis(data, chosen, axis=axis)
         return [values, chosen.astype(self.index_element_type.numpy_dtype)]
+
+
+def _bounded_k(dim: Dim, k: PartialValue) -> Dim:
+    """The output dim for a k known only by its bounds (OpenVINO's ``topk_shape_inference.hpp``)."""
+    check(int(np.prod(k.shape)) == 1, f"K input must be a scalar. Got shape {list(k.shape)}")
+    (k_dim,) = k.dims()
+    if k_dim.is_static:
+        return k_dim
+    if dim.max is None:
+        return Dim(min(dim.min, k_dim.min), None)
+    return Dim(min(dim.min, k_dim.min), dim.max if k_dim.max is None else min(dim.max, k_dim.max))
 
 
 @register

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.shapes import Dim, TensorType
 from irgraph.ops.families.embedding import EmbeddingBase, bag_sums, check_rows
 from irgraph.ops.op import Inputs, InputSpec, check
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, TensorType
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.errors import OpError
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim, TensorType
 from irgraph.ops.families.embedding import EmbeddingBase, bag_sums, check_rows
 from irgraph.ops.op import Inputs, InputSpec, check, integer_values
 from irgraph.ops.registry import register
-from irgraph.shapes import Dim, TensorType
 
 
 @register
@@ -29,7 +29,7 @@ class EmbeddingSegmentsSum(EmbeddingBase):
         InputSpec("emb_table"),
         InputSpec("indices"),
         InputSpec("segment_ids"),
-        InputSpec("num_segments", needs_value=True),
+        InputSpec("num_segments"),
         InputSpec("default_index"), InputSpec("per_sample_weights"),
     )
 

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import PartialValue, TensorType
 from irgraph.ops.numeric import convert
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute
 from irgraph.ops.registry import register
-from irgraph.shapes import PartialValue, TensorType
 
 
 @register
@@ -27,6 +27,7 @@ class Convert(Op):
     type_name = "Convert"
     introduced = 1
     inputs = Inputs.of(InputSpec("data"))
+    forwards_values = (0,)
 
     destination_type: ElementType = attribute()
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op
 from irgraph.ops.registry import register
 from irgraph.ops.type.convert import convert_values
-from irgraph.shapes import TensorType
 
 
 @register

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
 from irgraph.ops.type.convert import convert_values
-from irgraph.shapes import Shape, TensorType
 
 E = ElementType
 SUPPORTED = frozenset({E.DYNAMIC, E.BOOLEAN, E.F16, E.F32, E.F64, E.I4, E.I8, E.I16, E.I32, E.I64, E.U1, E.U4,

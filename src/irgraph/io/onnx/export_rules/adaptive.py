@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import Pattern, constant_ints, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

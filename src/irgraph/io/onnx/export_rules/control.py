@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Shape
 from irgraph.graph import Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
@@ -28,7 +29,6 @@ from irgraph.io.onnx.export_rules.registry import ExportContext, exports
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
-from irgraph.shapes import Shape
 
 
 @exports(If)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from irgraph.core.shapes import Dim
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import input_rank, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
@@ -22,7 +23,6 @@ from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
-from irgraph.shapes import Dim
 
 _AUTO_PAD = {"same_upper": "SAME_UPPER", "same_lower": "SAME_LOWER", "valid": "VALID"}
 

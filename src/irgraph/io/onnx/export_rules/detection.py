@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import Pattern, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

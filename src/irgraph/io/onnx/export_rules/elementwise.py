@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import broadcast_inputs, cast, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

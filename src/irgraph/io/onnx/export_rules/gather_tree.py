@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.common import require_onnx
 from irgraph.io.onnx.export_rules.patterns import cast, onnx_type_code

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import input_rank
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

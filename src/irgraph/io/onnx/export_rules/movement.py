@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import OpError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
+from irgraph.core.shapes import Shape
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import (
     Pattern,
@@ -55,7 +56,6 @@ from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
-from irgraph.shapes import Shape
 
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)

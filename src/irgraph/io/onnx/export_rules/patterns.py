@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.common import onnx_type_name, require_onnx
 from irgraph.io.onnx.export_rules.registry import ExportContext

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import Pattern, cast
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

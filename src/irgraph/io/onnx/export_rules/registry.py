@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Node
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
-from irgraph.shapes import TensorType
 
 if TYPE_CHECKING:
     import onnx as onnx_types

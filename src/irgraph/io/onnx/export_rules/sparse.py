@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.element_types import ElementType
+from irgraph.core.element_types import ElementType
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules.patterns import cast, input_rank, int64_input, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irgraph.element_types import ElementType
-from irgraph.errors import ConversionError
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import ConversionError
 from irgraph.graph import Node
 from irgraph.io.onnx.common import onnx_type_name, require_onnx
 from irgraph.io.onnx.export_rules.patterns import onnx_type_code

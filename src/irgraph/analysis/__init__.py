@@ -1,0 +1,1 @@
+"""Questions asked of a whole model: shape inference (``shape_inference``) and validation (``validation``)."""

@@ -1,0 +1,136 @@
+"""ElementType: IR name <-> port precision <-> NumPy dtype <-> bit width.
+
+Sub-byte types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) are held in memory one element per byte
+(ml_dtypes where it has the type, else uint8 codes); ``irgraph.io.weights`` packs them for the .bin.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import ml_dtypes
+import numpy as np
+
+from irgraph.core.errors import IrParseError
+
+
+class ElementType(enum.Enum):
+    """Every IR element type, with its spellings and in-memory NumPy dtype."""
+
+    #          ir_name    precision      bits  numpy dtype (None: no data)
+    DYNAMIC = ("dynamic", "UNSPECIFIED", 0, None)
+    BOOLEAN = ("boolean", "BOOL", 8, np.dtype(np.bool_))
+    BF16 = ("bf16", "BF16", 16, np.dtype(ml_dtypes.bfloat16))
+    F16 = ("f16", "FP16", 16, np.dtype(np.float16))
+    F32 = ("f32", "FP32", 32, np.dtype(np.float32))
+    F64 = ("f64", "FP64", 64, np.dtype(np.float64))
+    F8E4M3 = ("f8e4m3", "F8E4M3", 8, np.dtype(ml_dtypes.float8_e4m3fn))
+    F8E5M2 = ("f8e5m2", "F8E5M2", 8, np.dtype(ml_dtypes.float8_e5m2))
+    F8E8M0 = ("f8e8m0", "F8E8M0", 8, np.dtype(ml_dtypes.float8_e8m0fnu))
+    F4E2M1 = ("f4e2m1", "F4E2M1", 4, np.dtype(ml_dtypes.float4_e2m1fn))
+    NF4 = ("nf4", "NF4", 4, np.dtype(np.uint8, metadata={"irgraph_element_type": "nf4"}))
+    I4 = ("i4", "I4", 4, np.dtype(ml_dtypes.int4))
+    I8 = ("i8", "I8", 8, np.dtype(np.int8))
+    I16 = ("i16", "I16", 16, np.dtype(np.int16))
+    I32 = ("i32", "I32", 32, np.dtype(np.int32))
+    I64 = ("i64", "I64", 64, np.dtype(np.int64))
+    U1 = ("u1", "BIN", 1, np.dtype(ml_dtypes.uint1))
+    U2 = ("u2", "U2", 2, np.dtype(ml_dtypes.uint2))
+    U3 = ("u3", "U3", 3, np.dtype(np.uint8))
+    U4 = ("u4", "U4", 4, np.dtype(ml_dtypes.uint4))
+    U6 = ("u6", "U6", 6, np.dtype(np.uint8))
+    U8 = ("u8", "U8", 8, np.dtype(np.uint8))
+    U16 = ("u16", "U16", 16, np.dtype(np.uint16))
+    U32 = ("u32", "U32", 32, np.dtype(np.uint32))
+    U64 = ("u64", "U64", 64, np.dtype(np.uint64))
+    STRING = ("string", "STRING", 0, np.dtype(object))
+
+    def __init__(self, ir_name: str, precision: str, bitwidth: int, numpy_dtype: np.dtype | None) -> None:
+        self.ir_name = ir_name
+        self.precision = precision
+        self.bitwidth = bitwidth
+        self.numpy_dtype = numpy_dtype
+
+    def __str__(self) -> str:
+        return self.ir_name
+
+    def __repr__(self) -> str:
+        return f"ElementType.{self.name}"
+
+    @property
+    def is_dynamic(self) -> bool:
+        """True for the ``dynamic`` (unspecified) type."""
+        return self is ElementType.DYNAMIC
+
+    @property
+    def is_packed(self) -> bool:
+        """True for types stored several to a byte in the .bin."""
+        return 0 < self.bitwidth < 8
+
+    @property
+    def is_integral(self) -> bool:
+        """True for integer types (signed or unsigned, any width); boolean is not integral."""
+        return self.ir_name[0] in "iu"
+
+    @property
+    def is_real(self) -> bool:
+        """True for floating-point types."""
+        return self.ir_name.startswith(("f", "bf")) or self is ElementType.NF4
+
+    def merge(self, other: ElementType) -> ElementType | None:
+        """OpenVINO's element type merge: the non-dynamic of the two, or None if they differ."""
+        if self.is_dynamic:
+            return other
+        if other.is_dynamic or other is self:
+            return self
+        return None
+
+    @classmethod
+    def from_ir_name(cls, text: str) -> ElementType:
+        """Parse an ``element_type`` attribute (canonical names, any case; ``undefined`` too)."""
+        found = _BY_IR_NAME.get(text.lower())
+        if found is None:
+            raise IrParseError(f"element type {text!r} is not an IR element type; known: {', '.join(_BY_IR_NAME)}")
+        return found
+
+    @classmethod
+    def from_precision(cls, text: str) -> ElementType:
+        """Parse a port ``precision`` (legacy upper-case like FP32, or a canonical name)."""
+        found = _BY_PRECISION.get(text)
+        if found is None:
+            raise IrParseError(f"port precision {text!r} is not an IR precision (expected e.g. FP32, I64, f32)")
+        return found
+
+    @classmethod
+    def from_numpy(cls, dtype: np.dtype | type) -> ElementType:
+        """The element type whose in-memory dtype is ``dtype`` (exact dtypes only, no casts)."""
+        dtype = np.dtype(dtype)
+        if dtype.kind in "US":
+            return ElementType.STRING
+        if dtype.metadata and dtype.metadata.get("irgraph_element_type") == "nf4":
+            # nf4 codes are uint8 whose meaning is a table (0..15 -> 16 levels), not the integers: the tagged
+            # dtype (equal to uint8 in every comparison NumPy makes) keeps Convert from reading them as u8.
+            return ElementType.NF4
+        found = _BY_DTYPE.get(dtype)
+        if found is None:
+            raise IrParseError(f"NumPy dtype {dtype} has no IR element type")
+        return found
+
+
+_BY_IR_NAME: dict[str, ElementType] = {t.ir_name: t for t in ElementType}
+_BY_IR_NAME["undefined"] = ElementType.DYNAMIC
+
+_BY_PRECISION: dict[str, ElementType] = {}
+for _type in ElementType:
+    _BY_PRECISION[_type.precision] = _type
+    _BY_PRECISION[_type.ir_name] = _type
+_BY_PRECISION.update(
+    {"bin": ElementType.U1, "U1": ElementType.U1, "undefined": ElementType.DYNAMIC, "BOOLEAN": ElementType.BOOLEAN}
+)
+
+# The first type listed for a dtype wins: uint8 means u8, not the nf4/u3/u6 codes.
+_BY_DTYPE: dict[np.dtype, ElementType] = {}
+for _type in (
+    ElementType.U8, *[t for t in ElementType if t.numpy_dtype is not None and t is not ElementType.STRING]
+):
+    _BY_DTYPE.setdefault(_type.numpy_dtype, _type)

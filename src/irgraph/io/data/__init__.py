@@ -1,0 +1,1 @@
+"""Input and output data files: ``.npz`` / ``.npy`` (``npz``) and Polygraphy JSON (``polygraphy_json``)."""

@@ -1,0 +1,228 @@
+"""Variables of stateful models (ReadValue/Assign): declarations, checks and the values an Interpreter keeps.
+
+OpenVINO's semantics, which irgraph follows (checked against OpenVINO 2026.4.1's CPU plugin):
+
+* A variable is declared by the one ReadValue of its ``variable_id``: its element type and partial
+  shape are that ReadValue's output type, and every value it holds must fit them.
+* Within a run, every ReadValue reads the value the variable had when the run began: the value the
+  Assign of that id wrote at the end of the previous run, or one set with ``set_state``. A variable
+  without a value (before the first run, after ``reset_state``) reads its initial value: the
+  ReadValue's input, computed in that run (it may depend on the inputs: a KV cache starts as
+  ``[batch, heads, 0, size]``), or zeros of the declared type and shape for ReadValue-6 without input
+  (a dynamic dim at its lower bound: ``?`` is 0, so make_stateful's KV cache starts empty, as on the CPU plugin).
+* Assign values are written once the whole run has succeeded, all at once: a run that fails
+  changes no variable.
+* Values are copied in and out (``set_state``, ``get_state``, the end of a run), so no array the
+  caller holds (a feed, an output) aliases a variable.
+
+Stricter than OpenVINO 2026.4.1 where its CPU plugin converts or fails late: ``set_state`` takes the
+declared element type exactly (the plugin converts an i32 array into an f32 variable), and a model
+whose variable is read by two ReadValues or written by two Assigns is refused when the Interpreter
+is built (the plugin fails at the first inference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgraph.analysis.variables import variable_problems
+from irgraph.control_flow.runners import run_budget
+from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
+from irgraph.core.shapes import TensorType
+from irgraph.graph import Model, Node
+from irgraph.ops import Op
+from irgraph.ops.infrastructure.assign import AssignBase
+from irgraph.ops.infrastructure.read_value import ReadValueBase
+from irgraph.ops.op import shape_text
+from irgraph.ops.plan_step import PlanStep
+
+if TYPE_CHECKING:
+    from irgraph.runtime.interpreter import Interpreter
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable of a model: its id, its declared type, the ReadValue that declares it and the Assign
+    that writes it (None: never written, the ReadValue reads its initial value on every run)."""
+
+    variable_id: str
+    type: TensorType
+    read: Node
+    assign: Node | None
+
+
+class Variables:
+    """The variables of one Interpreter and their values between runs."""
+
+    def __init__(self, model: Model, element_limit: int) -> None:
+        """Declare ``model``'s variables (its output types inferred); raise the first error of
+        :func:`variable_problems` as an EvaluationError at its layer."""
+        for problem in variable_problems(model):
+            if problem.is_error:
+                raise EvaluationError(problem.message, problem.node.location)
+        self.model = model
+        self.element_limit = element_limit
+        assigns = {node.op.variable_id: node for node in model if isinstance(node.op, AssignBase)}  # type: ignore[attr-defined]
+        self.declared: dict[str, Variable] = {}
+        for node in model:
+            op = node.op
+            if isinstance(op, ReadValueBase):
+                self.declared[op.variable_id] = Variable(
+                    op.variable_id, node.output_types[0], node, assigns.get(op.variable_id)  # type: ignore[arg-type]
+                )
+        self._values: dict[str, np.ndarray] = {}
+        self._pending: dict[str, tuple[Node, np.ndarray]] = {}
+        self._constant_initial: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------------------ the run
+    def bind(self, node: Node, op: Op, inputs: Sequence[int], constants: Mapping[int, np.ndarray]) -> Any:
+        """What the interpreter runs for ``node``: a step reading or writing a variable, or ``op`` itself.
+
+        ``inputs`` are the node's input slots and ``constants`` the values the interpreter computed
+        ahead of any run, by slot: a ReadValue's constant initial value is known before the first run.
+        """
+        if isinstance(op, ReadValueBase):
+            if inputs and inputs[0] in constants:
+                self._constant_initial[op.variable_id] = constants[inputs[0]]
+            return _ReadStep(self, op, self.declared[op.variable_id])
+        if isinstance(op, AssignBase):
+            return _AssignStep(self, node, op)
+        return op
+
+    def begin(self) -> None:
+        """Start a run: Assign values of a failed run before are dropped."""
+        self._pending.clear()
+
+    def commit(self) -> None:
+        """End a run that succeeded: check every Assign value against its variable, then store them all."""
+        checked = {}
+        for variable_id, (node, value) in self._pending.items():
+            try:
+                checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes")
+            except InputError as err:
+                raise EvaluationError(err.message, node.location) from None
+        self._pending.clear()
+        for variable_id, value in checked.items():
+            self._values[variable_id] = value
+
+    # ------------------------------------------------------------------------------ the API
+    def get(self, variable_id: str) -> np.ndarray:
+        """A copy of the variable's value; for a variable without one, its initial value when that is
+        known before a run (a constant input, or zeros), else an InputError."""
+        variable = self._variable(variable_id)
+        value = self._values.get(variable_id)
+        if value is None:
+            value = self._initial_without_run(variable)
+        return np.array(value, copy=True)
+
+    def set(self, variable_id: str, value: np.ndarray) -> None:
+        """Give the variable ``value`` (copied), which must have its declared element type and fit its shape."""
+        self._values[variable_id] = self._checked(variable_id, np.asarray(value), "the value given")
+
+    def reset(self, variable_id: str | None = None) -> None:
+        """Forget the value of one variable (or of all): the next run reads the initial value."""
+        if variable_id is None:
+            self._values.clear()
+        else:
+            self._variable(variable_id)
+            self._values.pop(variable_id, None)
+
+    def _variable(self, variable_id: str) -> Variable:
+        variable = self.declared.get(variable_id)
+        if variable is None:
+            known = ", ".join(repr(v) for v in self.declared) or "none"
+            raise InputError(f"the model has no variable {variable_id!r}; variables: {known}",
+                             Location(file=self.model.source))
+        return variable
+
+    def _checked(self, variable_id: str, value: np.ndarray, what: str) -> np.ndarray:
+        variable = self._variable(variable_id)
+        element_type, shape = variable.type.element_type, variable.type.shape
+        if not element_type.is_dynamic and value.dtype != element_type.numpy_dtype:
+            raise InputError(f"{what} has dtype {value.dtype}, but variable {variable_id!r} holds {element_type} "
+                             f"(NumPy {element_type.numpy_dtype})", variable.read.location)
+        if not shape.accepts(value.shape):
+            raise InputError(f"{what} has shape {shape_text(value.shape)}, which does not fit variable "
+                             f"{variable_id!r}: its ReadValue declares {shape}", variable.read.location)
+        if value.size > self.element_limit:
+            raise ResourceLimitError(f"{what} has {value.size} elements, above the limit of {self.element_limit}",
+                                     variable.read.location)
+        stored = np.array(value, copy=True)
+        stored.flags.writeable = False  # ReadValue hands it to the run as it is: nothing may write into it
+        return stored
+
+    def _initial_without_run(self, variable: Variable) -> np.ndarray:
+        op: ReadValueBase = variable.read.op  # type: ignore[assignment]
+        sources = self.model.input_sources(variable.read)
+        if not sources:
+            try:
+                return op.initial_value(variable.type)
+            except Exception as err:  # OpError: the declared type is not static
+                raise InputError(str(getattr(err, "message", err)), variable.read.location) from None
+        constant = self._constant_initial.get(variable.variable_id)
+        if constant is None:
+            raise InputError(f"variable {variable.variable_id!r} has no value yet and its initial value is computed "
+                             "in a run (it depends on the inputs): run the model or set_state first",
+                             variable.read.location)
+        return constant
+
+
+class _ReadStep(PlanStep):
+    """A ReadValue as the interpreter runs it: the variable's value, else its initial value (shape inference
+    made the declared shape relax the initial value's, and the Assign's value is checked at the end)."""
+
+    def __init__(self, variables: Variables, op: ReadValueBase, variable: Variable) -> None:
+        self.variables, self.op, self.variable = variables, op, variable
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        value = self.variables._values.get(self.variable.variable_id)
+        if value is not None:
+            return [value]
+        if not inputs:
+            return [self.op.initial_value(self.variable.type)]
+        return [inputs[0]]
+
+
+class _AssignStep(PlanStep):
+    """An Assign as the interpreter runs it: the value is kept until the run ends, and passed through."""
+
+    def __init__(self, variables: Variables, node: Node, op: AssignBase) -> None:
+        self.variables, self.node, self.op = variables, node, op
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        self.variables._pending[self.op.variable_id] = (self.node, inputs[0])
+        return [inputs[0]]
+
+
+# ------------------------------------------------------------------------------------ steps
+def step_key(step: int, name: str) -> str:
+    """The key of output ``name`` of run ``step`` (from 1) when several runs are kept: ``step2/logits``."""
+    return f"step{step}/{name}"
+
+
+def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
+    """Run ``steps`` times on the same feeds, the variables carried from run to run.
+
+    One step gives the outputs under their own keys; several give every step's outputs, keyed by
+    :func:`step_key` (``step1/NAME`` ... ``stepN/NAME``), in step order. The outputs of all steps
+    together must stay within the interpreter's element limit (they are all kept), and their
+    sub-graph body executions within its iteration limit.
+    """
+    if steps < 1:
+        raise InputError(f"the number of steps must be at least 1; got {steps}")
+    if steps == 1:
+        return interpreter.run(feeds)
+    outputs: dict[str, np.ndarray] = {}
+    total, limit = 0, interpreter.element_limit
+    with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
+        for step in range(1, steps + 1):
+            for name, value in interpreter.run(feeds).items():
+                total += np.size(value)
+                if total > limit:
+                    raise ResourceLimitError(f"the outputs of steps 1 to {step} have {total} elements together, "
+                                             f"above the limit of {limit}")
+                outputs[step_key(step, name)] = np.array(value, copy=True) if interpreter.reuse_outputs else value
+    return outputs

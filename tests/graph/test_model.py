@@ -1,0 +1,129 @@
+"""Model: ports, edges, one producer per input, deterministic non-recursive topological order."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import irgraph as ir
+from irgraph.core.errors import GraphError
+from irgraph.core.shapes import Shape
+from irgraph.graph import InputPort, OutputPort
+from irgraph.ops import Concat, Parameter, Result
+
+
+def test_parallel_edges_are_kept():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    y = model.concat([x, x], axis=0)
+    model.result(y, name="y")
+    assert model.consumers(x) == [InputPort(y.node_id, 0), InputPort(y.node_id, 1)]
+    assert ir.run(model, {"x": np.array([1, 2], np.float32)})["y"].tolist() == [1, 2, 1, 2]
+
+
+def test_an_input_port_has_one_producer():
+    model = ir.Model()
+    a = model.parameter("a", [2])
+    b = model.parameter("b", [2])
+    node = model.add_node(Result(), "r", [a])
+    with pytest.raises(GraphError, match="input 0 of layer 2 has two producers: node 0 output 0 and node 1 output 0"):
+        model.connect(b, InputPort(node.id, 0))
+
+
+def test_connect_checks_port_ranges():
+    model = ir.Model()
+    a = model.parameter("a", [2])
+    node = model.add_node(Result(), "r", [], num_inputs=1)
+    with pytest.raises(GraphError, match="layer 0 has no output port 3"):
+        model.connect(OutputPort(a.node_id, 3), InputPort(node.id, 0))
+    with pytest.raises(GraphError, match="layer 1 has no input port 1"):
+        model.connect(a, InputPort(node.id, 1))
+
+
+def test_duplicate_ids_are_refused():
+    model = ir.Model()
+    model.add_node(Parameter(shape=Shape.parse("1")), "a", node_id=5)
+    with pytest.raises(GraphError, match="layer id 5 is used twice"):
+        model.add_node(Parameter(shape=Shape.parse("1")), "b", node_id=5)
+
+
+def test_topological_order_keeps_insertion_order_on_ties_and_finds_cycles():
+    model = ir.Model()
+    concat = model.add_node(Concat(axis=0), "late", [], node_id=10, num_inputs=1)
+    model.add_node(Parameter(shape=Shape.parse("1")), "p1", node_id=3)
+    second = model.add_node(Parameter(shape=Shape.parse("1")), "p0", node_id=1)
+    model.connect(OutputPort(second.id, 0), InputPort(concat.id, 0))
+    assert [n.name for n in model.topological_order()] == ["p1", "p0", "late"]
+    assert [n.name for n in model.parameters] == ["p1", "p0"]
+    loop = ir.Model()
+    a = loop.add_node(Concat(axis=0), "a", [], num_inputs=1)
+    b = loop.add_node(Concat(axis=0), "b", [OutputPort(a.id, 0)])
+    loop.connect(OutputPort(b.id, 0), InputPort(a.id, 0))
+    with pytest.raises(GraphError, match="the graph has a cycle through layers"):
+        loop.topological_order()
+
+
+def test_graph_is_a_frozen_networkx_view_that_follows_changes():
+    import networkx as nx
+
+    model = ir.Model()
+    x = model.parameter("x", [4])
+    left, right = model.split(x, 0, 2)
+    joined = model.concat([right, left, right], axis=0)
+    model.result(joined, name="y")
+    graph = model.graph
+    assert isinstance(graph, nx.MultiDiGraph) and nx.is_frozen(graph)
+    assert sorted(graph.nodes) == [node.id for node in model] and graph.nodes[x.node_id]["node"] is model.node(0)
+    split_id = left.node_id
+    assert sorted(graph.get_edge_data(split_id, joined.node_id)) == [(0, 1), (1, 0), (1, 2)]
+    assert model.graph is graph  # built once while the model is unchanged
+    with pytest.raises(nx.NetworkXError):
+        graph.add_node(99)
+    extra = model.result(left, name="z")
+    assert model.graph is not graph and model.graph.has_edge(split_id, extra.id)
+    model.remove_node(extra.id)
+    assert extra.id not in model.graph
+
+
+def test_topological_order_handles_200000_layers_without_recursion():
+    model = ir.Model("long")
+    gc.disable()  # the cyclic collector rescans every live node while we build; the reader does the same
+    try:
+        port = model.parameter("x", [1])
+        for _ in range(199_998):
+            port = OutputPort(model.add_node(Concat(axis=0), None, [port]).id, 0)
+        model.result(port, name="y")
+        order = model.topological_order()
+    finally:
+        gc.enable()
+    assert len(order) == 200_000 and order[0].name == "x" and order[-1].name == "y"
+
+
+def test_builder_names_and_output_keys():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    direct = model.result(x, name="copy")
+    assert model.output_key(direct) == "copy" and direct.result_names == ["copy"]
+    y = model.concat([x], axis=0)
+    assert model.output_key(model.result(y, name="y")) == "y"
+    assert model.node(y.node_id).tensor_names == [["y"]]
+    unnamed = model.result(model.concat([x], axis=0))
+    assert model.output_key(unnamed) == unnamed.name
+
+
+def test_remove_node_drops_its_edges():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    y = model.concat([x, x], axis=0)
+    model.remove_node(y.node_id)
+    assert model.consumers(x) == [] and len(model) == 1
+
+
+def test_result_name_is_the_output_key_even_when_the_port_has_other_names_first():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    y = model.concat([x], axis=0)
+    model.node(y.node_id).tensor_names[0] = ["first", "wanted"]
+    assert model.output_key(model.result(y, name="wanted")) == "wanted"
