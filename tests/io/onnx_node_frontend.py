@@ -34,7 +34,7 @@ from onnx import numpy_helper
 from openvino.passes import ConstantFolding, Manager
 
 import irgraph as ir
-from irgraph.errors import IrError
+from irgraph.core.errors import IrError
 from tests.oracle.ov_models import const_value, from_tensor, to_tensor, type_of
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
