@@ -39,32 +39,97 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENT_FILE = Path(__file__).with_name("equivalent.txt")
 
-# group -> (globs of modules under ROOT, the tests that should catch a change in them). The globs
-# follow files that move (ops/movement/, ops/infrastructure/). Each mutant runs its tests until the
-# first failure and a survivor runs them all, so the lists hold the module's own tests, fastest
-# first, and leave out the slow generated sweeps (fuzzing, hypothesis properties, 200,000-layer
-# models) and the CLI subprocess tests.
-OPS_TESTS = ("tests/ops", "tests/core/test_shapes.py", "tests/test_seed_examples.py",
-             "tests/hostile/test_op_errors.py", "tests/runtime/test_interpreter.py")
+# group -> (globs of modules under ROOT, the tests that should catch a change in them). Every module
+# under src/irgraph/ belongs to exactly one group (tests/mutation/test_mutator.py checks it), so a new
+# module or package is measured from the day it lands. Each mutant runs its tests until the first
+# failure and a survivor runs them all, so the lists hold the module's own tests, fastest first, and
+# leave out the slow generated sweeps (fuzzing, hypothesis properties, real networks, 200,000-layer
+# models). An op module with its own test file (tests/ops/CATEGORY/test_STEM.py) runs that file only
+# (see tests_of): its kill rate then says what its own tests pin down.
+OPS_DIR = ROOT / "src" / "irgraph" / "ops"
+# ops/families/ holds the shared kernels; each is judged by the tests of the ops built on it.
+FAMILY_TESTS: dict[str, tuple[str, ...]] = {
+    "adaptive_pooling": ("tests/ops/pooling",),
+    "batch_space": ("tests/ops/movement/test_batch_space.py",),
+    "block_rearrange": ("tests/ops/movement/test_rearrange.py",),
+    "color_convert": ("tests/ops/image/test_color_convert.py",),
+    "convolution": ("tests/ops/convolution",),
+    "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise"),
+    "embedding": ("tests/ops/sparse",),
+    "fft": ("tests/ops/signals",),
+    "pooling": ("tests/ops/pooling",),
+    "recurrent": ("tests/ops/sequence",),
+    "reduction": ("tests/ops/reduction",),
+    "scatter": ("tests/ops/movement/test_scatter_elements_update.py", "tests/ops/movement/test_scatter_nd_update.py",
+                "tests/ops/movement/test_scatter_update.py"),
+    "spatial": ("tests/ops/pooling",),
+}
+# categories whose tests live with another category's
+CATEGORY_TESTS: dict[str, tuple[str, ...]] = {"logical": ("tests/ops/comparison",)}
+OPS_BASE_TESTS = ("tests/ops/test_op.py", "tests/ops/test_catalogue.py", "tests/ops/test_layout.py",
+                  "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
+                  "tests/ops/test_shape_ops_from_ir.py", "tests/hostile/test_op_errors.py")
+
+
+def _op_groups() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """ops/CATEGORY for each category package (its tests: tests/ops/CATEGORY), ops/families/STEM per kernel."""
+    groups: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+        "ops": (("src/irgraph/ops/*.py",), OPS_BASE_TESTS),
+    }
+    for package in sorted(p for p in OPS_DIR.iterdir() if (p / "__init__.py").is_file()):
+        if package.name == "families":
+            for stem, tests in FAMILY_TESTS.items():
+                groups[f"ops/families/{stem}"] = ((f"src/irgraph/ops/families/{stem}.py",), tests)
+        else:
+            tests = CATEGORY_TESTS.get(package.name, (f"tests/ops/{package.name}",))
+            groups[f"ops/{package.name}"] = ((f"src/irgraph/ops/{package.name}/*.py",), tests)
+    return groups
+
+
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "ops": (("src/irgraph/ops/**/*.py",), OPS_TESTS),
-    "debug": (("src/irgraph/tools/compare.py", "src/irgraph/runtime/marking.py"),
-              ("tests/tools/test_feeds_compare.py", "tests/runtime/test_marking.py", "tests/cli/test_ir_run.py",
-               "tests/cli/test_ir_run_data_files.py")),
-    "shapes": (("src/irgraph/core/shapes.py",), OPS_TESTS),
-    "interpreter": (("src/irgraph/runtime/interpreter.py",),
-                    ("tests/runtime/test_interpreter.py", "tests/runtime/test_interpreter_reuse.py",
-                     "tests/test_seed_examples.py", "tests/hostile/test_run_inputs.py",
-                     "tests/hostile/test_outputs.py", "tests/runtime/test_state.py")),
-    "state": (("src/irgraph/runtime/state.py", "src/irgraph/analysis/variables.py"),
-              ("tests/runtime/test_state.py", "tests/cli/test_ir_run_steps.py",
-               "tests/runtime/test_state_openvino.py")),
-    "control_flow": (("src/irgraph/control_flow/runners.py",),
-                     ("tests/control_flow/test_runners.py", "tests/oracle/test_control_flow_vs_openvino.py")),
-    "writer": (("src/irgraph/io/xml/writer.py",),
-               ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py", "tests/io/test_roundtrip_ov.py")),
-    "weights": (("src/irgraph/io/weights.py",), ("tests/io/test_weights.py", "tests/hostile/test_weights.py")),
-    "xml_text": (("src/irgraph/io/xml/text.py",), ("tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py")),
+    "core": (("src/irgraph/core/*.py",),
+             ("tests/core/test_shapes.py", "tests/io/test_integers.py", "tests/ops/test_op.py",
+              "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
+    "graph": (("src/irgraph/graph/*.py",),
+              ("tests/graph/test_model.py", "tests/hostile/test_graph_errors.py",
+               "tests/hostile/test_output_names.py")),
+    **_op_groups(),
+    "analysis": (("src/irgraph/analysis/*.py",),
+                 ("tests/analysis/test_validation.py", "tests/ops/test_shape_propagation.py",
+                  "tests/runtime/test_state.py", "tests/hostile/test_graph_errors.py")),
+    "control_flow": (("src/irgraph/control_flow/*.py",),
+                     ("tests/control_flow/test_runners.py", "tests/control_flow/test_validation.py",
+                      "tests/hostile/test_bodies.py", "tests/hostile/test_body_types.py",
+                      "tests/oracle/test_control_flow_vs_openvino.py")),
+    "runtime": (("src/irgraph/runtime/*.py",),
+                ("tests/runtime/test_interpreter.py", "tests/runtime/test_interpreter_reuse.py",
+                 "tests/runtime/test_state.py", "tests/runtime/test_marking.py", "tests/runtime/test_in_place.py",
+                 "tests/runtime/test_threads.py", "tests/runtime/test_decompression.py",
+                 "tests/test_seed_examples.py", "tests/hostile/test_run_inputs.py", "tests/hostile/test_outputs.py",
+                 "tests/runtime/test_state_openvino.py")),
+    "io": (("src/irgraph/io/*.py",),
+           ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
+            "tests/io/test_atomic.py", "tests/hostile/test_special_files.py")),
+    "io/xml": (("src/irgraph/io/xml/*.py",),
+               ("tests/io/test_xml_reader.py", "tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py",
+                "tests/io/test_fast_reader.py", "tests/io/test_file_validation.py", "tests/io/test_sub_graphs.py",
+                "tests/hostile/test_malformed.py", "tests/hostile/test_xml_attacks.py",
+                "tests/hostile/test_duplicate_elements.py", "tests/io/test_roundtrip_ov.py")),
+    "io/onnx": (("src/irgraph/io/onnx/**/*.py",),
+                ("tests/io/test_onnx_import.py", "tests/io/test_onnx_import_rules.py", "tests/io/test_onnx_export.py",
+                 "tests/io/test_onnx_export_rules.py", "tests/io/test_onnx_import_control.py",
+                 "tests/io/test_onnx_export_sub_graphs.py", "tests/io/test_onnx_export_recurrent.py",
+                 "tests/hostile/test_onnx_files.py", "tests/hostile/test_onnx_named_errors.py")),
+    "io/data": (("src/irgraph/io/data/*.py",),
+                ("tests/hostile/test_polygraphy_json.py", "tests/hostile/test_input_archives.py",
+                 "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py")),
+    "tools": (("src/irgraph/tools/*.py",),
+              ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
+               "tests/tools/test_layerwise.py", "tests/tools/test_progress.py")),
+    "cli": (("src/irgraph/cli/*.py",),
+            ("tests/cli/test_common.py", "tests/cli/test_ir_info.py", "tests/cli/test_ir_validate.py",
+             "tests/cli/test_ir_run.py", "tests/cli/test_ir_run_steps.py", "tests/cli/test_ir_convert.py",
+             "tests/cli/test_terminal_safety.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 
@@ -419,6 +484,17 @@ def read_equivalent(path: Path = EQUIVALENT_FILE) -> dict[str, str]:
     return found
 
 
+def tests_of(module: Path, group_tests: tuple[str, ...]) -> tuple[str, ...]:
+    """The tests of one module: an op's own test file (tests/ops/CATEGORY/test_STEM.py) when it has one, else
+    its group's."""
+    relative = module.relative_to(ROOT / "src" / "irgraph")
+    if relative.parts[0] == "ops" and len(relative.parts) == 3 and relative.parts[1] != "families":
+        own = Path("tests", *relative.parts[:2], f"test_{module.stem}.py")
+        if (ROOT / own).is_file():
+            return (own.as_posix(),)
+    return group_tests
+
+
 def modules_of(names: Sequence[str]) -> list[tuple[str, Path, tuple[str, ...]]]:
     """(group, module, tests) for group names or paths; every group when ``names`` is empty."""
     chosen: list[tuple[str, Path, tuple[str, ...]]] = []
@@ -429,7 +505,7 @@ def modules_of(names: Sequence[str]) -> list[tuple[str, Path, tuple[str, ...]]]:
                 if module.name in SKIPPED_MODULES:
                     continue
                 if not names or group in names or relative in names or module.stem in names:
-                    chosen.append((group, module, tests))
+                    chosen.append((group, module, tests_of(module, tests)))
     return chosen
 
 
