@@ -11,6 +11,7 @@ from openvino.utils.node_factory import NodeFactory
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
+from irgraph.ops.image import interpolate
 from irgraph.ops.image.interpolate import (
     NEAREST_MODES,
     TRANSFORMS,
@@ -21,7 +22,7 @@ from irgraph.ops.image.interpolate import (
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import lookup
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_constant, ov_reference
 from tests.ops.helpers import infer, tt
 
 FOLDED = [ElementType.F32, ElementType.F16, ElementType.BF16, ElementType.I8, ElementType.U8]
@@ -288,3 +289,56 @@ def test_attributes_read_and_write_as_the_ir_spells_them():
     assert old.axes == (2, 3) and old.align_corners
     with pytest.raises(OpError, match="needs the attribute 'mode'"):
         Interpolate4.from_attributes({})
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "linear_onnx", "cubic"])
+@pytest.mark.parametrize("length", [3, 0])
+def test_a_size_of_zero_gives_an_empty_output_as_openvino_does(mode, length):
+    """openvino 2026.4.1 folds sizes [0, 3] over axes [2, 3] to an empty [1,1,0,3] in every mode, from a
+    3-long axis and from an empty one (an empty axis may be resized to 0, only to 0)."""
+    data = np.arange(length * 4, dtype=np.float32).reshape(1, 1, length, 4)
+    attrs = {"mode": mode, "shape_calculation_mode": "sizes"}
+    inputs = [data, np.array([0, 3], np.int64), np.array([2, 3], np.int64)]
+    data_node, sizes_node, axes_node = (ov_constant(x) for x in inputs)
+    (expected,) = ov_reference(ov_ops11.interpolate(data_node, sizes_node, axes=axes_node, **attrs))
+    assert expected.shape == (1, 1, 0, 3)
+    if length:  # the harness compares the inferred types too (it folds no empty input)
+        check_op(Interpolate11(**attrs), inputs, lambda d, v, a: ov_ops11.interpolate(d, v, axes=a, **attrs),
+                 constant=[1, 2])
+    assert _run11(data, np.array([0, 3], np.int64), [2, 3], **attrs).shape == (1, 1, 0, 3)
+
+
+@pytest.mark.parametrize("mode", ["bilinear_pillow", "bicubic_pillow"])
+@pytest.mark.parametrize("sizes", [[0, 3], [2, 0]])
+def test_pillow_modes_give_an_empty_output_for_a_size_of_zero(mode, sizes):
+    """openvino 2026.4.1's Pillow kernels crash (they read before their bounds) on an empty output, so no
+    oracle: an empty output holds no values, and irgraph gives it the data's type and the asked shape."""
+    data = np.arange(12, dtype=np.float16).reshape(1, 1, 3, 4)
+    out = _run11(data, np.array(sizes, np.int64), [2, 3], mode=mode)
+    assert out.shape == (1, 1, *sizes) and out.dtype == np.float16
+
+
+@pytest.mark.parametrize(("rank", "axes"), [(4, [1, 2]), (4, [0, 1]), (4, [2]), (4, [1, 2, 3]), (3, [1, 2]),
+                                            (3, [2])])
+def test_linear_onnx_refuses_axes_openvino_refuses(rank, axes):
+    """linear_onnx resizes all axes, or axes 2.. of a rank >= 4 input: openvino 2026.4.1's reference
+    refuses any other axes ("Axes are not correct!", interpolate.hpp)."""
+    data = np.arange(2 * 3 * 4, dtype=np.float32).reshape((1, 2, 3, 4)[4 - rank:])
+    sizes = np.array([3, 5, 5][:len(axes)], np.int64)
+    with pytest.raises(RuntimeError, match="Axes are not correct!"):
+        ov_reference(ov_ops11.interpolate(ov_constant(data), ov_constant(sizes), "linear_onnx", "sizes",
+                                          axes=ov_constant(np.array(axes, np.int64))))
+    with pytest.raises(OpError, match="Axes are not correct!"):
+        _run11(data, sizes, axes, mode="linear_onnx")
+
+
+@pytest.mark.parametrize("mode", ["bilinear_pillow", "bicubic_pillow"])
+def test_pillow_intermediate_is_held_to_the_element_limit(mode, monkeypatch):
+    """The width pass of [1,1,2,4] to width 100 keeps 2 rows: 2 x 100 = 200 elements, allowed at a limit of
+    200 and refused (before anything is allocated) at 199."""
+    data = np.ones((1, 1, 2, 4), np.float32)
+    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 200)
+    assert _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode).shape == (1, 1, 2, 100)
+    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 199)
+    with pytest.raises(OpError, match="intermediate .* would have 200 elements, above the limit of 199"):
+        _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode)
