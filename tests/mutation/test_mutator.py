@@ -63,3 +63,17 @@ def test_every_known_equivalent_mutant_still_exists():
     paths = {key.split("::")[0] for key in keys}
     found = {m.key for path in paths if (run.ROOT / path).is_file() for m in run.mutants_of(run.ROOT / path, path)}
     assert sorted(set(keys) - found) == []
+
+
+def test_the_recorded_figures_are_the_generated_ones():
+    """docs/mutation.md and the README's table are generated from results.json (run.py --render), never typed."""
+    results = run.read_results()
+    assert run.DOC_FILE.read_text(encoding="utf-8") == run.document(results)
+    readme = run.README_FILE.read_text(encoding="utf-8")
+    assert readme == run.readme_with_table(readme, results)
+
+
+def test_wilson_interval():
+    low, high = run.wilson(54, 60)  # 90 % of 60: 79.9 % to 95.3 % (Wilson, 1927; z = 1.96)
+    assert (round(100 * low, 1), round(100 * high, 1)) == (79.9, 95.3)
+    assert round(run.wilson(60, 60)[1], 12) == 1.0 and run.wilson(0, 0) == (0.0, 1.0)
