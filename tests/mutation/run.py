@@ -478,10 +478,11 @@ def run_module(src: Path, module: Path, mutants: Sequence[Mutant], tests: Sequen
                 progress(outcome)
             return outcome
 
+        pool = ThreadPoolExecutor(workers)
         try:
-            with ThreadPoolExecutor(workers) as pool:
-                return list(pool.map(one, mutants))
-        finally:
+            return list(pool.map(one, mutants))
+        finally:  # interrupted: drop the queued mutants, let the running one restore its module
+            pool.shutdown(wait=True, cancel_futures=True)
             for space in spaces:
                 space.close()
 
@@ -681,34 +682,37 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "sample": args.group_sample if args.group_sample is not None else args.sample,
                 "sampling": "per group" if args.group_sample is not None else "per module", "seed": args.seed}
         for group, (total, excluded) in population.items()}
-    for group, module, tests, mutants in plan:
-        relative = module.relative_to(ROOT).as_posix()
-        if not mutants:
-            continue
-        if args.list:
-            for m in mutants:
-                print(f"{relative}:{m.line}: {m.before} -> {m.after}   [{m.key}]")
-            continue
+    try:
+        for group, module, tests, mutants in plan:
+            relative = module.relative_to(ROOT).as_posix()
+            if not mutants:
+                continue
+            if args.list:
+                for m in mutants:
+                    print(f"{relative}:{m.line}: {m.before} -> {m.after}   [{m.key}]")
+                continue
 
-        def show(outcome: Outcome, relative: str = relative) -> None:
-            if args.verbose:
-                m = outcome.mutant
-                print(f"  {outcome.status:8} {outcome.seconds:5.1f}s {relative}:{m.line}: {m.before} -> {m.after}"
-                      f"{'   (' + outcome.note + ')' if outcome.note else ''}", flush=True)
+            def show(outcome: Outcome, relative: str = relative) -> None:
+                if args.verbose:
+                    m = outcome.mutant
+                    print(f"  {outcome.status:8} {outcome.seconds:5.1f}s {relative}:{m.line}: {m.before} -> {m.after}"
+                          f"{'   (' + outcome.note + ')' if outcome.note else ''}", flush=True)
 
-        module_start = time.perf_counter()
-        # A few mutants run the tests directly: cheaper than the traced run that picks the tests per line.
-        outcomes = run_module(ROOT / "src", module, mutants, tests, ROOT, args.workers, show,
-                              trace=len(mutants) > DIRECT_RUNS)
-        killed = sum(o.status != "survived" for o in outcomes)
-        entry = results[group]
-        entry["run"] += len(outcomes)
-        entry["killed"] += killed
-        entry["survivors"] += sorted(o.mutant.key for o in outcomes if o.status == "survived")
-        survivors += [o for o in outcomes if o.status == "survived"]
-        rate = 100 * killed / len(outcomes) if outcomes else 100.0
-        print(f"{relative}: {killed}/{len(outcomes)} killed ({rate:.1f} %), "
-              f"{time.perf_counter() - module_start:.0f} s", flush=True)
+            module_start = time.perf_counter()
+            # A few mutants run the tests directly: cheaper than the traced run that picks the tests per line.
+            outcomes = run_module(ROOT / "src", module, mutants, tests, ROOT, args.workers, show,
+                                  trace=len(mutants) > DIRECT_RUNS)
+            killed = sum(o.status != "survived" for o in outcomes)
+            entry = results[group]
+            entry["run"] += len(outcomes)
+            entry["killed"] += killed
+            entry["survivors"] += sorted(o.mutant.key for o in outcomes if o.status == "survived")
+            survivors += [o for o in outcomes if o.status == "survived"]
+            rate = 100 * killed / len(outcomes) if outcomes else 100.0
+            print(f"{relative}: {killed}/{len(outcomes)} killed ({rate:.1f} %), "
+                  f"{time.perf_counter() - module_start:.0f} s", flush=True)
+    except KeyboardInterrupt:  # a timeout: keep what finished (the table shows how many ran)
+        print("\ninterrupted: the modules that finished are counted", flush=True)
     if args.list:
         return 0
     print("\nsurviving mutants:")
@@ -730,8 +734,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # a timeout's SIGTERM cleans up as Ctrl-C does (temporary copies, servers)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--serve"]:
         serve()
     else:
+        signal.signal(signal.SIGTERM, _interrupt)
         sys.exit(main())

@@ -7,6 +7,7 @@ import openvino.opset1 as ov1
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from openvino.utils.node_factory import NodeFactory
 
 from irgraph.core.errors import IrError, OpError
 from irgraph.ops.movement.strided_slice import StridedSlice
@@ -209,3 +210,15 @@ def test_unknown_begin_and_end_with_known_strides(begin_mask, end_mask, strides)
     check_types(_op(begin_mask, end_mask), [shape, tt("2", "i64"), tt("2", "i64"), tt("2", "i64")],
                 lambda d, b, e, s: ov1.strided_slice(d, b, e, s, begin_mask, end_mask),
                 [None, None, None, np.array(strides, np.int64)])
+
+
+def test_no_strides_input_means_ones():
+    """Three inputs: openvino 2026.4.1 (NodeFactory, opset1) folds data[1:2, -3:-1] of a [2,3,4] input."""
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    arrays = [data, np.array([1, -3]), np.array([2, -1])]
+    masks = {"begin_mask": [0, 0], "end_mask": [0, 0], "new_axis_mask": [], "shrink_axis_mask": [],
+             "ellipsis_mask": []}
+    outcome = check_op(_op([0, 0], [0, 0]), arrays,
+                       lambda d, b, e: NodeFactory("opset1").create("StridedSlice", [d, b, e], masks), constant={1, 2})
+    assert outcome.reference
+    np.testing.assert_array_equal(_op([0, 0], [0, 0]).evaluate(arrays)[0], data[1:2, -3:-1])
