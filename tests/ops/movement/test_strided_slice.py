@@ -136,6 +136,9 @@ ELLIPSIS_CASES = [
      (slice(1, 2), Ellipsis, slice(None, None, -1))),  # the ellipsis covers no axis
     ((2, 3, 4), [0, 5], [0, -6], [1, -2], [0, 0], [0, 0], [], [], [1, 0], (Ellipsis, slice(5, -6, -2))),
     ((3, 4), [0, 0], [0, 2], [1, 1], [0, 1], [0, 0], [1, 0], [], [0, 0], (None, slice(0, 2))),
+    # a slice after the ellipsis reads the axis the ellipsis leaves it (4 long: 1:10 is 3)
+    ((2, 3, 4), [0, 0, 1], [1, 0, 10], [1, 1, 1], [0, 0, 0], [0, 0, 0], [], [], [0, 1, 0],
+     (slice(0, 1), Ellipsis, slice(1, 10))),
 ]
 
 
@@ -160,14 +163,16 @@ def test_ellipsis_takes_the_axes_the_other_entries_leave(case, dtype):
     ([0, 1], [1, 0], [], [], [], "2"),
     ([1, 0, 1], [1, 1, 0], [], [], [], "3"),
     ([0], [0], [], [], [], "1"),
-    ([0, 0], [0, 0], [0, 1], [], [], "2"),  # a new axis: the rank is unknown
-    ([0, 0], [0, 0], [], [1, 0], [], "2"),  # a shrunk axis: likewise
-    ([0, 0], [0, 0], [], [], [0, 1], "2"),  # an ellipsis: likewise
-    ([0, 0], [0, 0], [], [], [], "?"),  # an unknown count of entries: likewise
+    ([0, 0], [0, 0], [0, 1], [], [], "2"),  # a new axis of 1
+    ([0, 0], [0, 0], [], [1, 0], [], "2"),  # a shrunk axis goes
+    ([0, 0], [0, 0], [], [], [0, 1], "2"),  # an ellipsis covers the axes the other entries leave
+    ([0, 0], [0, 0], [], [], [1, 0], "2"),  # and a slice after it takes the last axis
+    ([0, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0], [], [], "4"),  # four entries for rank 3 and one new axis
+    ([0, 0], [0, 0], [], [], [], "?"),  # an unknown count of entries: the rank is unknown
 ])
 def test_unknown_begin_and_end_with_masks(begin_mask, end_mask, new_axis, shrink, ellipsis, begin_shape):
-    """Begin, end and strides unknown: openvino 2026.4.1's shape inference bounds the sliced axes by their lengths
-    unless both masks keep them, and gives up the rank for new, shrunk or ellipsis entries."""
+    """Begin, end and strides unknown: openvino 2026.4.1's shape inference bounds each sliced axis by its length,
+    places new, shrunk and ellipsis entries by the masks, and gives up the rank only for an unknown count."""
     op = _op(begin_mask, end_mask, new_axis, shrink, ellipsis)
     check_types(op, [tt("4,5..8,6"), tt(begin_shape, "i64"), tt(begin_shape, "i64"), tt(begin_shape, "i64")],
                 lambda d, b, e, s: ov1.strided_slice(d, b, e, s, begin_mask, end_mask, new_axis, shrink, ellipsis))
@@ -222,3 +227,22 @@ def test_no_strides_input_means_ones():
                        lambda d, b, e: NodeFactory("opset1").create("StridedSlice", [d, b, e], masks), constant={1, 2})
     assert outcome.reference
     np.testing.assert_array_equal(_op([0, 0], [0, 0]).evaluate(arrays)[0], data[1:2, -3:-1])
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_data_of_unknown_rank(known):
+    """openvino 2026.4.1: data of dynamic rank sliced gives dynamic rank, whether begin and end are known."""
+    values = [None, np.array([1]), np.array([2]), np.array([1])] if known else None
+    check_types(_op([0], [0]), [tt("..."), tt("1", "i64"), tt("1", "i64"), tt("1", "i64")],
+                lambda d, b, e, s: ov1.strided_slice(d, b, e, s, [0], [0]), values)
+
+
+@pytest.mark.parametrize("index", [0, -3, 2, -1])
+def test_shrunk_axis_at_its_first_and_last_index(index):
+    """openvino 2026.4.1 folds a shrunk index anywhere in [-3, 3) of a 3-long axis, the ends included."""
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    arrays = [data, np.array([index, 1]), np.array([index + 1, 3]), np.array([1, 1])]
+    outcome = check_op(_op([0, 0], [0, 0], shrink=[1, 0]), arrays,
+                       lambda d, b, e, s: ov1.strided_slice(d, b, e, s, [0, 0], [0, 0], [], [1, 0]), constant={1, 2, 3})
+    assert outcome.reference
+    np.testing.assert_array_equal(_op([0, 0], [0, 0], shrink=[1, 0]).evaluate(arrays)[0], data[index, 1:3])
