@@ -342,3 +342,15 @@ def test_pillow_intermediate_is_held_to_the_element_limit(mode, monkeypatch):
     monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 199)
     with pytest.raises(OpError, match="intermediate .* would have 200 elements, above the limit of 199"):
         _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode)
+
+
+def test_linear_onnx_refuses_to_resize_batch_or_channels():
+    """A rank-4 linear_onnx resize over all axes that changes the batch: openvino 2026.4.1's reference resizes
+    only the spatial axes and leaves the new batch row zero, which no resize means; irgraph refuses it."""
+    data = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    sizes, axes = np.array([2, 2, 3, 4], np.int64), np.array([0, 1, 2, 3], np.int64)
+    (theirs,) = ov_reference(ov_ops11.interpolate(ov_constant(data), ov_constant(sizes), "linear_onnx", "sizes",
+                                                  axes=ov_constant(axes)))
+    np.testing.assert_array_equal(theirs, np.concatenate([data, np.zeros_like(data)]))
+    with pytest.raises(OpError, match="linear_onnx resizes only the last 3 axes here; axis 0 changes from 1 to 2"):
+        _run11(data, sizes, [0, 1, 2, 3], mode="linear_onnx")
