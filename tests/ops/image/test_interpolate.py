@@ -354,3 +354,40 @@ def test_linear_onnx_refuses_to_resize_batch_or_channels():
     np.testing.assert_array_equal(theirs, np.concatenate([data, np.zeros_like(data)]))
     with pytest.raises(OpError, match="linear_onnx resizes only the last 3 axes here; axis 0 changes from 1 to 2"):
         _run11(data, sizes, [0, 1, 2, 3], mode="linear_onnx")
+
+
+def test_interpolate4_without_axes_resizes_every_axis():
+    """Three inputs (no axes): openvino 2026.4.1 folds the resize of every axis by ``sizes``."""
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    sizes, scales = np.array([4, 5], np.int64), np.array([2.0, 5 / 3], np.float32)
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes", "coordinate_transformation_mode": "asymmetric",
+             "nearest_mode": "floor", "antialias": False, "pads_begin": [0], "pads_end": [0], "cube_coeff": -0.75}
+    op = Interpolate4(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    outcome = check_op(op, [data, sizes, scales], lambda d, s, c: _OPSET4.create("Interpolate", [d, s, c], attrs),
+                       constant=[1, 2])
+    assert outcome.reference
+    assert op.output_shapes([data, sizes, scales]) == [(4, 5)]
+
+
+@pytest.mark.parametrize(("scales_type", "axes_shape"), [("i32", "2"), ("f32", "1,2")])
+def test_interpolate4_refuses_what_openvino_refuses(scales_type, axes_shape):
+    """openvino 2026.4.1 refuses integer scales and axes that are not 1-D, whichever shape mode is used."""
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes", "pads_begin": [0], "pads_end": [0]}
+    outcome = check_types(Interpolate4(mode="nearest"),
+                          [tt("1,1,3,4"), tt("2", "i64"), tt("2", scales_type), tt(axes_shape, "i64")],
+                          lambda d, s, c, a: _OPSET4.create("Interpolate", [d, s, c, a], attrs))
+    assert outcome.refused
+
+
+def test_interpolate11_refuses_axes_that_are_not_1d():
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes"}
+    outcome = check_types(Interpolate11(mode="nearest"), [tt("1,1,3,4"), tt("2", "i64"), tt("1,2", "i64")],
+                          lambda d, v, a: ov_ops11.interpolate(d, v, axes=a, **attrs))
+    assert outcome.refused
+
+
+def test_nearest_cannot_fill_an_output_from_an_empty_axis():
+    """openvino 2026.4.1 folds [1,1,0,4] resized to [1,1,2,3] by reading outside the data; irgraph refuses
+    (an empty output from it is fine: test_a_size_of_zero_gives_an_empty_output_as_openvino_does)."""
+    with pytest.raises(OpError, match="cannot resize axis 2 of length 0 to 2"):
+        _run11(np.zeros((1, 1, 0, 4), np.float32), np.array([2, 3], np.int64), [2, 3], mode="nearest")
