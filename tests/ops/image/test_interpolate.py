@@ -391,3 +391,12 @@ def test_nearest_cannot_fill_an_output_from_an_empty_axis():
     (an empty output from it is fine: test_a_size_of_zero_gives_an_empty_output_as_openvino_does)."""
     with pytest.raises(OpError, match="cannot resize axis 2 of length 0 to 2"):
         _run11(np.zeros((1, 1, 0, 4), np.float32), np.array([2, 3], np.int64), [2, 3], mode="nearest")
+
+
+def test_interpolate1_linear_needs_rank_at_most_5():
+    """irgraph maps Interpolate-1 linear as OpenVINO's transform_v0_to_v4 does (linear_onnx below rank 5, linear
+    at rank 5) and refuses higher ranks, which no v4 mode it maps to runs."""
+    op = Interpolate1(axes=(2, 3), mode="linear", pads_begin=(0,), pads_end=(0,))
+    with pytest.raises(OpError, match="Interpolate-1 linear needs rank <= 5. Got rank 6"):
+        op.evaluate([np.zeros((1, 1, 2, 2, 1, 1), np.float32), np.array([3, 3], np.int64)])
+    assert op.evaluate([np.ones((1, 1, 2, 2, 1), np.float32), np.array([3, 3], np.int64)])[0].shape == (1, 1, 3, 3, 1)
