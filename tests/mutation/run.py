@@ -77,6 +77,7 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
 }
 # categories whose tests live with another category's
 CATEGORY_TESTS: dict[str, tuple[str, ...]] = {"logical": ("tests/ops/comparison",)}
+TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_op.py", "tests/ops/test_catalogue.py", "tests/ops/test_layout.py",
                   "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
                   "tests/ops/test_shape_ops_from_ir.py", "tests/hostile/test_op_errors.py")
@@ -501,13 +502,13 @@ def read_equivalent(path: Path = EQUIVALENT_FILE) -> dict[str, str]:
 
 def tests_of(module: Path, group_tests: tuple[str, ...]) -> tuple[str, ...]:
     """The tests of one module: an op's own test file (tests/ops/CATEGORY/test_STEM.py) when it has one, else
-    its group's."""
+    its group's; an op module's also check its tolerance row."""
     relative = module.relative_to(ROOT / "src" / "irgraph")
-    if relative.parts[0] == "ops" and len(relative.parts) == 3 and relative.parts[1] != "families":
-        own = Path("tests", *relative.parts[:2], f"test_{module.stem}.py")
-        if (ROOT / own).is_file():
-            return (own.as_posix(),)
-    return group_tests
+    if relative.parts[0] != "ops" or len(relative.parts) != 3:
+        return group_tests
+    own = Path("tests", *relative.parts[:2], f"test_{module.stem}.py")
+    tests = (own.as_posix(),) if relative.parts[1] != "families" and (ROOT / own).is_file() else group_tests
+    return (*tests, TOLERANCE_TEST)  # the op's tolerance row: docs/tolerances.md is generated from it
 
 
 def modules_of(names: Sequence[str]) -> list[tuple[str, Path, tuple[str, ...]]]:
