@@ -15,8 +15,9 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_run
+from irgraph.ops import registry
 from irgraph.ops.arithmetic.sqrt import Sqrt
-from irgraph.ops.catalogue import OpVersion, all_versions
+from irgraph.ops.catalogue import OpVersion, all_versions, find
 from irgraph.ops.registry import known_ops
 from tests.cli.helpers import REPO, SAMPLES, load, split_xml
 
@@ -111,17 +112,20 @@ def _chain(types: list[tuple[str, str]]) -> str:
             + "\n</layers>\n<edges>\n" + "\n".join(edges) + "\n</edges>\n</net>\n")
 
 
-def unimplemented_standard_op() -> OpVersion:
-    """A catalogued op version irgraph does not run yet (the list shrinks as ops are implemented)."""
+def unimplemented_standard_op(monkeypatch) -> OpVersion:
+    """A catalogued op version irgraph does not run: one not implemented yet, or (now that irgraph runs every
+    catalogued version) NMSRotated-13 hidden from the registry for the test."""
     runnable = set(known_ops())
     found = next((entry for entry in all_versions() if entry.title not in runnable), None)
     if found is None:
-        pytest.skip("irgraph runs every catalogued op version")
+        found = find("NMSRotated", "opset13")
+        assert found is not None
+        monkeypatch.setattr(registry, "_CLASSES", {k: v for k, v in registry._CLASSES.items() if k != found})
     return found
 
 
-def test_every_layer_that_cannot_run_is_named_with_the_closest_type(write_ir, capsys) -> None:
-    standard = unimplemented_standard_op()
+def test_every_layer_that_cannot_run_is_named_with_the_closest_type(write_ir, capsys, monkeypatch) -> None:
+    standard = unimplemented_standard_op(monkeypatch)
     files = write_ir(_chain([("Relu", "opset1"), ("Concatt", "opset1"), (standard.ir_name, standard.version),
                              (standard.ir_name, standard.version), ("MyOp", "my_extension")]))
     code, out, err = run(capsys, files.xml)

@@ -101,22 +101,32 @@ def test_a_signal_in_the_middle_of_writing_a_256_mib_model(signum, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin", "model.xml"]
 
 
+# The tool with a signal sent to itself the moment mkstemp returns. It runs in a process of its own: in the test
+# process, a signal to itself after an earlier test had compiled a model on OpenVINO's CPU plugin (whose worker
+# threads the kernel may hand the signal to) killed pytest with SIGSEGV (openvino 2026.4.1).
+SIGNAL_AT_MKSTEMP = """
+import os, sys, tempfile
+from irgraph.io import atomic
+made = atomic.tempfile.mkstemp
+def mkstemp_then_signal(*args, **kwargs):
+    found = made(*args, **kwargs)
+    os.kill(os.getpid(), int(sys.argv[1]))  # the tool's handler raises at the next chance Python gets
+    return found
+atomic.tempfile.mkstemp = mkstemp_then_signal
+from irgraph.cli import ir_convert
+sys.exit(ir_convert.main(sys.argv[2:]))
+"""
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, *SIGNALS], ids=lambda s: signal.Signals(s).name)
-def test_a_signal_the_moment_a_temporary_file_is_made_leaves_none(signum, tmp_path, monkeypatch, capsys):
+def test_a_signal_the_moment_a_temporary_file_is_made_leaves_none(signum, tmp_path):
     """The narrowest window: the signal comes as mkstemp returns, before the file is listed for removal."""
-    from irgraph.cli import ir_convert
-    from irgraph.io import atomic
-
     xml = big_model(tmp_path, 1)
-    made = atomic.tempfile.mkstemp
-
-    def mkstemp_then_signal(*args: object, **kwargs: object) -> tuple[int, str]:
-        found = made(*args, **kwargs)  # type: ignore[arg-type]
-        os.kill(os.getpid(), signum)  # the tool's handler raises at the next chance Python gets
-        return found
-
-    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp_then_signal)
-    assert ir_convert.main([str(xml), str(tmp_path / "out.xml")]) == 128 + signum
-    assert capsys.readouterr().err == ("error: interrupted\n" if signum == signal.SIGINT else
-                                       f"error: stopped by {signal.Signals(signum).name}\n")
+    path = os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", SIGNAL_AT_MKSTEMP, str(int(signum)), str(xml),
+                           str(tmp_path / "out.xml")], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": path})
+    assert done.returncode == 128 + signum, done.stderr
+    assert done.stderr == ("error: interrupted\n" if signum == signal.SIGINT else
+                           f"error: stopped by {signal.Signals(signum).name}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin", "model.xml"]

@@ -19,7 +19,7 @@ import irgraph as ir
 from irgraph.runtime.decompression import widened_nodes
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "compressed"
-MODES = ("int8_asym", "int8_sym", "int4_sym", "int4_asym")
+MODES = ("int8_asym", "int8_sym", "int4_sym", "int4_asym", "nf4", "fp4")
 IDS = np.array([[1, 5, 9, 13, 0, 31, 2, 7]], dtype=np.int64)
 EXACT_CPU = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0", "KV_CACHE_PRECISION": "f32"}
 
@@ -59,7 +59,10 @@ def test_f32_policy_is_openvino_cpu(mode: str) -> None:
     logits, embedded = compiled({"input_ids": IDS}).values()
     mine_embedded, mine_logits = _irgraph(DATA / f"{mode}.xml", "f32")
     np.testing.assert_array_equal(mine_embedded, embedded)
-    np.testing.assert_allclose(mine_logits, logits, rtol=0, atol=1e-7)
+    # The CPU plugin's nf4 MatMul kernel is not f32 decompression: its logits differ by 2.6e-4 of their largest
+    # value (measured, openvino 2026.4.1) while its nf4 Gather is bit for bit the f32 policy's.
+    atol = 3e-4 * float(np.abs(logits).max()) if mode == "nf4" else 1e-7
+    np.testing.assert_allclose(mine_logits, logits, rtol=0, atol=atol)
     # The IR policy differs from the CPU in the embedding by f16 rounding: what made issue 25's LLMs disagree.
     ir_embedded, _ = _irgraph(DATA / f"{mode}.xml", "ir")
     assert 0 < np.abs(ir_embedded - embedded).max() < 1e-4
@@ -139,3 +142,20 @@ def test_cli_decompression_flag(tmp_path: Path) -> None:
     _, expected = _irgraph(DATA / "int4_asym.xml", "f32")
     np.testing.assert_array_equal(outputs["f32"], expected)
     assert not np.array_equal(outputs["ir"], outputs["f32"])
+
+
+@pytest.mark.oracle
+def test_compare_with_openvino_takes_the_cpu_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--compare-with openvino on the CPU computes decompression chains as the plugin does, says so, and passes
+    with the default tolerances; --decompression ir keeps the IR's f16 and diverges at the embedding."""
+    pytest.importorskip("openvino")
+    from irgraph.cli import ir_run
+    np.savez(tmp_path / "in.npz", input_ids=IDS)
+    model = str(DATA / "int4_asym.xml")
+    assert ir_run.main([model, "--inputs", str(tmp_path / "in.npz"), "--compare-with", "openvino",
+                        "--mark", "all"]) == 0
+    err = capsys.readouterr().err
+    assert "note: 15 layers of weight decompression chains computed in f32, as OpenVINO's CPU plugin" in err
+    assert ir_run.main([model, "--inputs", str(tmp_path / "in.npz"), "--compare-with", "openvino", "--mark", "all",
+                        "--decompression", "ir"]) == 1
+    assert "decompression chains" not in capsys.readouterr().err

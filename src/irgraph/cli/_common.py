@@ -213,6 +213,11 @@ def warn(message: str) -> None:
     sys.stderr.write(f"warning: {one_line(message)}\n")
 
 
+def note(message: str) -> None:
+    """Print ``note: message`` on stderr: a choice irgraph made that the user should know of."""
+    sys.stderr.write(f"note: {one_line(message)}\n")
+
+
 def one_line(text: str) -> str:
     """``text`` on one line and safe for a terminal: :func:`irgraph.core.errors.printable`, spaces trimmed.
 

@@ -22,7 +22,7 @@ from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import npz, polygraphy_json
 from irgraph.io.data.npz import NpzArchive
-from irgraph.runtime.decompression import POLICIES
+from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widened_nodes
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
 from irgraph.runtime.state import run_steps, step_key
@@ -191,11 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
                              "when other work keeps the cores busy")
-    parser.add_argument("--decompression", choices=POLICIES, default="ir",
+    parser.add_argument("--decompression", choices=POLICIES, default=None,
                         help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
                              "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "
-                             "OpenVINO's reference do (default); 'f32' computes them in f32 as OpenVINO's CPU "
-                             "plugin does")
+                             "OpenVINO's reference kernels do; 'f32' computes them in f32 as OpenVINO's CPU plugin "
+                             "does (default: 'f32' with --compare-with openvino on the CPU, which it then says, "
+                             "else 'ir')")
     common.add_max_elements(parser)
     return parser
 
@@ -325,7 +326,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
                                   iteration_limit=args.iteration_limit, threads=args.threads,
-                                  decompression=args.decompression)
+                                  decompression=_decompression(args, model))
     with _usage():
         shapes = feeds_lib.resolve_shapes(model, shape_specs)
         if sources:
@@ -504,6 +505,20 @@ def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[
     for name in overrides:
         if name not in names:
             common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
+
+
+def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
+    """--decompression, else the policy of the runtime compared with: OpenVINO's CPU plugin computes weight
+    decompression chains in f32 (see irgraph.runtime.decompression), so irgraph does too, and says so once."""
+    if args.decompression is not None:
+        return args.decompression  # type: ignore[no-any-return]  # argparse's choices are POLICIES
+    if args.compare_with == "openvino" and args.device == "CPU":
+        chains = widened_nodes(model)
+        if chains:
+            common.note(f"{len(chains)} layers of weight decompression chains computed in f32, as OpenVINO's CPU "
+                        "plugin computes them (--decompression ir follows the IR's f16 types instead)")
+        return "f32"
+    return "ir"
 
 
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,

@@ -28,7 +28,7 @@ class ElementType(enum.Enum):
     F8E5M2 = ("f8e5m2", "F8E5M2", 8, np.dtype(ml_dtypes.float8_e5m2))
     F8E8M0 = ("f8e8m0", "F8E8M0", 8, np.dtype(ml_dtypes.float8_e8m0fnu))
     F4E2M1 = ("f4e2m1", "F4E2M1", 4, np.dtype(ml_dtypes.float4_e2m1fn))
-    NF4 = ("nf4", "NF4", 4, np.dtype(np.uint8))
+    NF4 = ("nf4", "NF4", 4, np.dtype(np.uint8, metadata={"irgraph_element_type": "nf4"}))
     I4 = ("i4", "I4", 4, np.dtype(ml_dtypes.int4))
     I8 = ("i8", "I8", 8, np.dtype(np.int8))
     I16 = ("i16", "I16", 16, np.dtype(np.int16))
@@ -107,6 +107,10 @@ class ElementType(enum.Enum):
         dtype = np.dtype(dtype)
         if dtype.kind in "US":
             return ElementType.STRING
+        if dtype.metadata and dtype.metadata.get("irgraph_element_type") == "nf4":
+            # nf4 codes are uint8 whose meaning is a table (0..15 -> 16 levels), not the integers: the tagged
+            # dtype (equal to uint8 in every comparison NumPy makes) keeps Convert from reading them as u8.
+            return ElementType.NF4
         found = _BY_DTYPE.get(dtype)
         if found is None:
             raise IrParseError(f"NumPy dtype {dtype} has no IR element type")

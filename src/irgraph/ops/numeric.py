@@ -158,7 +158,7 @@ def convert(values: np.ndarray, source: ElementType, target: ElementType) -> np.
         if target is ElementType.NF4:
             wide = data.astype(np.float32)
             codes = np.searchsorted(NF4_THRESHOLDS, wide, side="left").astype(np.uint8)
-            return np.where(np.isnan(wide), np.uint8(0), codes)
+            return np.where(np.isnan(wide), np.uint8(0), codes).astype(ElementType.NF4.numpy_dtype)
         if target.is_integral:
             integers = _float_to_integer(data, target, source) if floating else data
             return _wrap(integers, target)

@@ -9,14 +9,13 @@ or f8 Const and decompresses it with a constant sub-graph::
 The IR's types say f16, and OpenVINO's reference evaluation rounds every step of the chain to f16: the ``"ir"``
 policy, irgraph's default. OpenVINO's CPU plugin fuses the chain into the MatMul or Gather that reads it and computes
 it in f32, so its weights are ``(w - zero_point) * scale`` rounded once, to f32: the ``"f32"`` policy. Measured on
-openvino 2026.4.1 with NNCF 3.4 output (int8 and int4, symmetric and asymmetric, grouped): the CPU plugin's Gather
-of such a weight equals the f32 policy's values bit for bit, and it does so whether or not the chain carries the
-``decompression`` rt_info mark, so chains are recognised by their structure, as the plugin does.
+openvino 2026.4.1 with NNCF 3.4 output (int8, int4, int3, nf4 and fp4, symmetric and asymmetric, grouped): the CPU
+plugin's Gather of such a weight equals the f32 policy's values bit for bit, and it does so whether or not the
+chain carries the ``decompression`` rt_info mark, so chains are recognised by their structure, as the plugin does.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
@@ -58,10 +57,9 @@ def widened_nodes(model: Model) -> frozenset[int]:
 
 
 def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]]:
-    """``op`` and its arguments as the f32 policy evaluates them: f16 arrays as f32, a Convert to f16 as one to
-    f32 (exact for every compressed type: a Convert to f16 of an nf4 or f8 value would round it)."""
-    if getattr(op, "destination_type", None) is ElementType.F16:
-        op = dataclasses.replace(op, destination_type=ElementType.F32)  # type: ignore[type-var]
+    """``op`` and its arguments as the f32 policy evaluates them: f16 arrays as f32, so a chain's arithmetic
+    (Subtract, Multiply) is f32. A Convert to f16 still rounds, as in the CPU plugin: exact for integer, f8 and f4
+    weights, and what it does to nf4's levels (``Convert nf4 -> f16`` then an f32 Multiply, measured)."""
     return op, [a.astype(np.float32) if a.dtype == np.float16 else a for a in arguments]
 
 

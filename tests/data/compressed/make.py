@@ -2,9 +2,9 @@
 were made): ``python make.py`` in an environment with nncf==3.4.0 and openvino==2026.4.1.
 
 A Gather embedding and two MatMuls (one with a transposed weight) over f32 weights, compressed by
-``nncf.compress_weights`` four ways: int8 asymmetric and symmetric (per output channel), int4 symmetric and
-asymmetric (groups of 32). NNCF writes u8/i8/u4/i4 Consts and Convert -> f16 -> Subtract -> Multiply -> [Reshape]
--> Convert f32 chains without the ``decompression`` rt_info mark.
+``nncf.compress_weights`` six ways: int8 asymmetric and symmetric (per output channel), int4 symmetric and
+asymmetric, nf4 and fp4 (f4e2m1; groups of 32). NNCF writes u8/i8/u4/i4/nf4/f4e2m1 Consts and
+Convert -> f16 -> Subtract -> Multiply -> [Reshape] -> Convert f32 chains without the ``decompression`` rt_info mark.
 """
 
 import nncf
@@ -17,6 +17,8 @@ MODES = {
     "int8_sym": {"mode": nncf.CompressWeightsMode.INT8_SYM},
     "int4_sym": {"mode": nncf.CompressWeightsMode.INT4_SYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
     "int4_asym": {"mode": nncf.CompressWeightsMode.INT4_ASYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
+    "nf4": {"mode": nncf.CompressWeightsMode.NF4, "group_size": 32, "ratio": 1.0, "all_layers": True},
+    "fp4": {"mode": nncf.CompressWeightsMode.FP4, "group_size": 32, "ratio": 1.0, "all_layers": True},
 }
 
 
@@ -35,5 +37,9 @@ def build() -> ov.Model:
 
 
 if __name__ == "__main__":
+    import sys
+
     for name, options in MODES.items():
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue
         ov.save_model(nncf.compress_weights(build(), **options), f"{name}.xml", compress_to_fp16=False)

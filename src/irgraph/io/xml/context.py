@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from irgraph.graph import Body, Model
     from irgraph.io.weights import WeightsFile
     from irgraph.io.xml.layers import LayerPorts, LayerReader
+    from irgraph.io.xml.rt_info import RtInfoReader
     from irgraph.io.xml.security import XmlDocument
 
 
@@ -40,6 +41,8 @@ class ReadContext(Protocol):
     """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
     detached: dict[etree._Element, etree._Element]
     """Bodies parsed apart from the document (nested too deep for one parse)."""
+    rt_info: RtInfoReader
+    """Reads every rt_info of the document within its bounds."""
 
     def here(self, element: etree._Element) -> Location:
         """The location of ``element`` (file and line)."""

@@ -29,7 +29,7 @@ from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
 from irgraph.io.xml.names import split_names
-from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, read_rt_info
+from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Op, OpaqueOp
 
@@ -128,7 +128,10 @@ class _FastReader:
         self._templates: dict[tuple[str, str, str], tuple] = {}
         self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
         """precision -> run of dims -> (the port type, the run's newlines)."""
-        self._rt_infos: dict[tuple[str, str], tuple[RtEntry, ...]] = {}
+        self._rt_infos: dict[tuple[str, str], tuple[tuple[RtEntry, ...], int]] = {}
+        """(content, parent) -> the entries and how many elements and attributes they hold."""
+        # Its own: a file the lxml path reads after all is counted from zero there.
+        self._rt_info_reader = RtInfoReader()
         self._parser: etree.XMLParser | None = None
         self._layer_reader: LayerReader | None = None
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
@@ -199,6 +202,7 @@ class _FastReader:
         templates, block_type = self._templates, self._block_type
         known, tensor_types = templates.get, self._tensor_types
         place, make_location = model.place, _location
+        charge = self._rt_info_reader.charge
         by_text: dict[str, _Placed] = {}
         cursor = block_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
@@ -221,8 +225,10 @@ class _FastReader:
             template = known(key)
             if template is None:
                 template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+            elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
+                charge(template[-1])
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
-             dim_slots, newlines, in_labels, out_labels) = template
+             dim_slots, newlines, in_labels, out_labels, _) = template
             if data is not None:
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
@@ -315,6 +321,7 @@ class _FastReader:
         each names value names, its ``dim_slots`` which port each run of dims shapes. The op is
         None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
         """
+        rt_items = self._rt_info_reader.total
         data = _DATA.match(body)
         position = data.end() if data else 0
         rt_info = None
@@ -355,7 +362,7 @@ class _FastReader:
         return (
             op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
             in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
-            out_labels,
+            out_labels, self._rt_info_reader.total - rt_items,
         )
 
     def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
@@ -476,12 +483,14 @@ class _FastReader:
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
         """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
 
-        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse.
+        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse; each
+        use counts against the file's rt_info total, as on the lxml path (which says where a bound is passed).
         """
         key = (content, parent)
         found = self._rt_infos.get(key)
         if found is not None:
-            return found
+            self._rt_info_reader.charge(found[1])
+            return found[0]
         if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
             raise NotCanonical
         if self._parser is None:
@@ -490,8 +499,10 @@ class _FastReader:
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]
-        found = self._rt_infos[key] = read_rt_info(element)
-        return found
+        before = self._rt_info_reader.total
+        entries = self._rt_info_reader.read(element)
+        self._rt_infos[key] = (entries, self._rt_info_reader.total - before)
+        return entries
 
 
 def _has_long_run(data: bytes) -> bool:

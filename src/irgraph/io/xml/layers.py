@@ -21,7 +21,7 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.names import split_names
-from irgraph.io.xml.rt_info import attribute_items, read_rt_info
+from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ class LayerReader:
             attrs=dict(attribute_items(data)) if data is not None else None,
             inputs=NO_PORTS if inputs is None else self._ports(inputs, False, location),
             outputs=NO_PORTS if outputs is None else self._ports(outputs, True, location),
-            rt_info=read_rt_info(rt_info) if rt_info is not None else None,
+            rt_info=self.reader.rt_info.read(rt_info, self._at(rt_info, location)) if rt_info is not None else None,
         )
         ports = self.place(body, layer_id, name, location, element.get("output_names"))
         if sub_graphs:
@@ -383,7 +383,7 @@ class LayerReader:
                 elif sub.tag == "rt_info":
                     if index in rt:
                         raise twice(sub, "the port", self._at(sub, location))
-                    rt[index] = read_rt_info(sub)
+                    rt[index] = self.reader.rt_info.read(sub, self._at(sub, location))
             types.append(self.port_type(port.get("precision"), dims, outputs, port, location))
             if outputs:
                 names.append(split_names(port.get("names")))

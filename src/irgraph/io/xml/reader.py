@@ -16,7 +16,7 @@ from irgraph.io.weights import WeightsFile
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.fast_reader import read_fast
 from irgraph.io.xml.layers import LayerPorts, LayerReader, non_negative, twice
-from irgraph.io.xml.rt_info import LEGACY_SECTIONS, read_rt_info
+from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
 from irgraph.ops import OpaqueOp
@@ -84,6 +84,7 @@ class _Reader:
         self._weights_problem = ""
         self._weights: WeightsFile | None = None
         self.body_depth = 0
+        self.rt_info = RtInfoReader()
         """How many bodies deep the layers being read are (bounded by ``MAX_BODY_DEPTH``)."""
         self.detached: dict[etree._Element, etree._Element] = {}
         """Bodies parsed apart from the document (nested too deep for one parse): see ``detach_bodies``."""
@@ -176,8 +177,8 @@ class _Reader:
             self.connect_edges(model, edges, ports)
         elif any(node.num_inputs for node in model):  # OpenVINO always writes <edges>; the schema requires it
             raise IrParseError("<net> has no <edges> section, so no layer input is connected", self.here(root))
-        model.rt_info = read_rt_info(rt_info) if rt_info is not None else None
-        model.legacy_sections = read_rt_info(legacy)
+        model.rt_info = self.rt_info.read(rt_info, self.here(rt_info)) if rt_info is not None else None
+        model.legacy_sections = self.rt_info.read(legacy, self.here(legacy[0]) if legacy else None)
         if self.document.controls:
             _restore_controls(model)
         return self._finish(ReadResult(model, self.findings))

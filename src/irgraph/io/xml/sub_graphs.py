@@ -22,7 +22,6 @@ from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
 from irgraph.io.xml.layers import LayerPorts, LayerReader, twice
-from irgraph.io.xml.rt_info import read_rt_info
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -98,7 +97,8 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
     elif any(node.num_inputs for node in model):
         raise IrParseError(f"<{element.tag}> has no <edges> section, so no layer input is connected",
                            reader.here(element))
-    model.rt_info = read_rt_info(sections["rt_info"]) if "rt_info" in sections else None
+    rt_info = sections.get("rt_info")
+    model.rt_info = reader.rt_info.read(rt_info, reader.here(rt_info)) if rt_info is not None else None
     return model
 
 

@@ -16,14 +16,23 @@ import numpy as np
 from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import GraphError, IrError, IrIOError, Location, ShapeInferenceError, WeightsError
+from irgraph.core.errors import (
+    GraphError,
+    IrError,
+    IrIOError,
+    Location,
+    ResourceLimitError,
+    ShapeInferenceError,
+    WeightsError,
+)
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.weights import WeightsWriter, encode_tensor
 from irgraph.io.xml.names import join_names
 from irgraph.io.xml.reader import SUPPORTED_VERSIONS
-from irgraph.io.xml.rt_info import write_legacy_sections, write_rt_info
+from irgraph.io.xml.rt_info import check_rt_info_size, write_legacy_sections, write_rt_info
+from irgraph.io.xml.security import check_bytes, check_parse_size
 from irgraph.io.xml.text import cxx_sort, escape_attribute
 from irgraph.ops import Const, Op, Parameter, Result
 
@@ -63,7 +72,23 @@ def write_model(
         check_destination(destination)
     with paused_collector():
         text, blobs = serialize(model, version)
+    check_readable(text, Location(xml_path))
+    check_rt_info_size(model, Location(xml_path), layers=version_to_write(model, version) >= 11)
     _write_files([(bin_path, blobs.write_to), (xml_path, lambda file: file.write(text))])
+
+
+def check_readable(text: bytes, where: Location) -> None:
+    """ResourceLimitError when irgraph's reader would refuse ``text`` for its size: nothing irgraph writes is
+    unreadable by irgraph. Files with sub-graph bodies are read through an lxml tree, so its limit applies too."""
+    try:
+        check_bytes(text, where)
+        if b"<body" in text:
+            check_parse_size(text, where)
+    except IrError as err:
+        raise ResourceLimitError(
+            f"not written: irgraph would not read it back ({err.message}; the limits are MAX_LAYERS, "
+            "MAX_XML_ELEMENTS and MAX_PARSE_BYTES in irgraph.io.xml.security, which a caller may raise)", where
+        ) from None
 
 
 def serialize(model: Model, version: int | None = None) -> tuple[bytes, WeightsWriter]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -45,27 +45,28 @@ def iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 
 def select_class(boxes: np.ndarray, scores: np.ndarray, limit: int, iou_threshold: F32, score_threshold: F32,
-                 sigma: F32, inclusive: bool = False) -> list[tuple[int, F32]]:
+                 sigma: F32, inclusive: bool = False,
+                 overlap: Callable[[np.ndarray, np.ndarray], np.ndarray] = iou) -> list[tuple[int, F32]]:
     """The (box index, score) pairs one class keeps, in selection order: OpenVINO's reference loop
     (a max-heap on score, ties to the lower index; soft-NMS decays a candidate by exp(-iou^2 / 2 sigma)
     against the boxes selected since it was last looked at, and puts it back unless it fell to the
     threshold). Each step compares one candidate with the selected boxes at once. ``inclusive`` is
     NMS-5's rule: iou >= threshold suppresses, soft-NMS included; NMS-9 suppresses at iou > threshold
-    and never in soft mode."""
+    and never in soft mode. ``overlap`` is the IoU of one box with each of others (NMSRotated's rotated IoU)."""
     soft = sigma > 0
     scale = F32(-0.5) / sigma if soft else F32(0)
     heap = [(-F32(s), int(i), 0) for i, s in enumerate(scores) if s > score_threshold]
     heapq.heapify(heap)
     chosen: list[int] = []
     kept: list[tuple[int, F32]] = []
-    chosen_boxes = np.zeros((0, 4), F32)
+    chosen_boxes = np.zeros((0, boxes.shape[-1]), boxes.dtype)
     while heap and len(kept) < limit:
         negative, index, begin = heapq.heappop(heap)
         original = F32(-negative)
         score = original
         suppressed = False
         if begin < len(chosen):
-            overlaps = iou(boxes[index], chosen_boxes[begin:][::-1])  # newest first, as the reference walks
+            overlaps = overlap(boxes[index], chosen_boxes[begin:][::-1])  # newest first, as the reference walks
             weights = np.exp(scale * overlaps * overlaps).astype(F32)
             if inclusive or not soft:
                 weights = np.where(overlaps <= iou_threshold, weights, F32(0))
