@@ -119,3 +119,25 @@ def test_transposed_bf16_sums_in_f32_and_f64_in_f64(dtype, values, expected):
     (result,) = op.evaluate([np.array(values, dtype).reshape(1, 1, 3), np.ones((1, 1, 3), dtype)])
     assert result.dtype == np.dtype(dtype)
     assert [float(v) for v in result.ravel()] == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda value: None)
+def test_each_path_runs_its_cases_and_agrees_with_the_taps(case):
+    """The window and shifted paths called directly: neither declines these small cases (their copies are far
+    below the limits), and each gives the per-tap path's values, so a path cannot hide behind another."""
+    data_shape, filter_shape, strides, dilations, begin, end, grouped = case
+    rng = np.random.default_rng(len(data_shape) + sum(filter_shape))
+    data = rng.integers(-8, 8, data_shape).astype(np.float32)
+    filters = rng.integers(-8, 8, filter_shape).astype(np.float32)
+    op = (GroupConvolution if grouped else Convolution)(strides=strides, dilations=dilations, pads_begin=begin,
+                                                       pads_end=end)
+    weights = op.grouped_weights(filters)
+    (shape,) = op.output_shapes([data, filters])
+    taps = family.convolve_taps(data, weights, strides, dilations, begin, shape[2:])
+    windows = family.convolve_windows(data, weights, strides, dilations, begin, shape[2:])
+    assert windows is not None
+    np.testing.assert_array_equal(windows, taps)
+    if all(s == 1 for s in strides):
+        shifted = family.convolve_shifted(data, weights, dilations, begin, shape[2:])
+        assert shifted is not None
+        np.testing.assert_array_equal(shifted, taps)
