@@ -141,3 +141,14 @@ def test_each_path_runs_its_cases_and_agrees_with_the_taps(case):
         shifted = family.convolve_shifted(data, weights, dilations, begin, shape[2:])
         assert shifted is not None
         np.testing.assert_array_equal(shifted, taps)
+
+
+@pytest.mark.parametrize(("data_shape", "filter_shape", "expected"), [
+    ((0, 2, 5), (3, 2, 3), (0, 3, 3)),  # no batch
+    ((1, 0, 5), (3, 0, 3), (1, 3, 3)),  # no input channels: every output is an empty sum, 0
+    ((1, 2, 5), (0, 2, 3), (1, 0, 3)),  # no filters
+])
+def test_empty_operands_give_the_empty_sums(data_shape, filter_shape, expected):
+    op = Convolution(strides=(1,), dilations=(1,), pads_begin=(0,), pads_end=(0,))
+    (result,) = op.evaluate([np.ones(data_shape, np.float32), np.ones(filter_shape, np.float32)])
+    np.testing.assert_array_equal(result, np.zeros(expected, np.float32))
