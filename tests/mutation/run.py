@@ -104,7 +104,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
               "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
     "graph": (("src/irgraph/graph/*.py",),
               ("tests/graph/test_model.py", "tests/hostile/test_graph_errors.py",
-               "tests/hostile/test_output_names.py")),
+               "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
+               "tests/tools/test_extract.py")),  # graph/names.py resolves the names marking and extraction take
     **_op_groups(),
     "analysis": (("src/irgraph/analysis/*.py",),
                  ("tests/analysis/test_validation.py", "tests/ops/test_shape_propagation.py",
