@@ -100,8 +100,8 @@ def _op_groups() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "core": (("src/irgraph/core/*.py",),
-             ("tests/core/test_shapes.py", "tests/io/test_integers.py", "tests/ops/test_op.py",
-              "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
+             ("tests/core/test_shapes.py", "tests/core/test_element_types.py", "tests/io/test_integers.py",
+              "tests/ops/test_op.py", "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
     "graph": (("src/irgraph/graph/*.py",),
               ("tests/graph/test_model.py", "tests/hostile/test_graph_errors.py",
                "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
