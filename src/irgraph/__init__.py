@@ -25,7 +25,14 @@ if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so 
     )
     from irgraph.core.shapes import Dim, Shape, TensorType
     from irgraph.graph import InputPort, Model, Node, OutputPort
+    from irgraph.io.onnx.exporter import export_onnx
+    from irgraph.io.onnx.importer import convert_onnx
+    from irgraph.io.xml.file_validation import validate_file
+    from irgraph.io.xml.reader import read_model
+    from irgraph.io.xml.writer import write_model
     from irgraph.runtime.interpreter import Interpreter, run
+    from irgraph.tools.diff import diff_models
+    from irgraph.tools.extract import extract
 
 __version__ = "0.1.0"
 
@@ -35,6 +42,8 @@ __all__ = [
     "OutputPort",
     "ResourceLimitError", "Severity", "Shape", "ShapeInferenceError", "TensorType", "WeightsError",
     "infer_shapes", "run", "validate",
+    # loaded on first use (_LAZY below); listed literally so a type checker sees them exported
+    "convert_onnx", "diff_models", "export_onnx", "extract", "read_model", "validate_file", "write_model",
 ]
 
 # I/O entry points load on first use so `import irgraph` stays light (no lxml/onnx until needed).
@@ -47,7 +56,6 @@ _LAZY = {
     "diff_models": "irgraph.tools.diff",
     "extract": "irgraph.tools.extract",
 }
-__all__ += list(_LAZY)
 
 
 # The core API loads on first use too: a tool that needs one part (ir-run --help, ir-info) imports only that part.

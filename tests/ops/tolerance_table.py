@@ -15,14 +15,20 @@ HEADER = """\
 Generated from the op classes (`Op.tolerance`) by `tests/ops/tolerance_table.py`; do not edit by hand
 (`PYTHONPATH=src python -m tests.ops.tolerance_table > docs/tolerances.md`). The differential harness
 (`tests/ops/differential.py`) holds every op to its row: OpenVINO 2026.4.1's reference (constant
-folding) and, where that cannot evaluate, its CPU plugin.
+folding, or the node's evaluate; on inputs carried in a wider type where it has no kernel for theirs),
+its CPU plugin where the answer does not depend on the instruction set (never the only judge of f16,
+bf16, i8 or u8), or an independent formulation computed in higher precision (`tests/ops/independent.py`).
+The op tests end with how many configurations each oracle judged; one no oracle judged fails, unless
+`tests/ops/unjudged.txt` lists it with its reason.
 
 - **exact**: bit for bit (NaN matches any NaN; -0.0 and 0.0 differ). Integer and boolean outputs
   are always exact, whatever the row says.
 - **N ULP**: within N units in the last place of the output element type.
 - **E eps**: or within E machine epsilons of the output type absolutely (results near zero, sums).
 - Against the CPU plugin the bound is at least 2 ULP or 1 eps (it flushes subnormals and runs its
-  own vectorised math); where the reference folded, a CPU difference is only noted.
+  own vectorised math); where the reference judged, a CPU difference is only noted.
+- Against a formulation, f16 and bf16 outputs may also be 1 ULP off, and a sum's bound counts f32 eps
+  (they compute in f32 and round once).
 
 f16 and bf16 are computed in f32 and rounded once (bf16 with OpenVINO's own rounding); f64 in f64.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import operator
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -133,7 +133,8 @@ def _infer_node(
         if value is None:
             all_constant = False
         input_partials.append(partial)
-        input_values.append(partial if partial is not None and op.inputs.spec(index).bounds else value)
+        # A `bounds` input gets its PartialValue where the value is unknown: the op's InputSpec asked for it.
+        input_values.append(partial if partial is not None and op.inputs.spec(index).bounds else value)  # type: ignore[arg-type]
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
     _check_output_count(node, op.output_count(input_values))
     key = (id(op), *map(id, input_types), *map(id, input_values))
@@ -153,7 +154,7 @@ def _infer_node(
     _check_output_count(node, len(output_types))
     node.output_types = list(output_types[: node.num_outputs])
     if all_constant and sources:
-        _fold(node, input_values, values)
+        _fold(node, [value for value in input_values if value is not None], values)  # all are, here
     elif op.bound_inputs != () or type(op).bounds is not Op.bounds:
         _propagate_bounds(node, output_types, input_types, input_values, input_partials, values, partials)
 
@@ -182,6 +183,8 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
     if not node.op.can_run or node.op.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
+        if output_type is None:  # not after _infer_node, which sets them all
+            return
         bound = output_type.shape.element_count_bound()
         if bound is None or bound > FOLD_LIMIT:
             return
@@ -201,7 +204,7 @@ def _propagate_bounds(
     node: Node,
     output_types: list[TensorType],
     input_types: list[TensorType],
-    input_values: list[np.ndarray | PartialValue | None],
+    input_values: Sequence[np.ndarray | PartialValue | None],
     input_partials: list[PartialValue | None],
     values: dict[tuple[int, int], np.ndarray],
     partials: dict[tuple[int, int], PartialValue],

@@ -511,7 +511,7 @@ def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolic
     """--decompression, else the policy of the runtime compared with: OpenVINO's CPU plugin computes weight
     decompression chains in f32 (see irgraph.runtime.decompression), so irgraph does too, and says so once."""
     if args.decompression is not None:
-        return args.decompression  # type: ignore[no-any-return]  # argparse's choices are POLICIES
+        return args.decompression  # argparse's choices are POLICIES
     if args.compare_with == "openvino" and args.device == "CPU":
         chains = widened_nodes(model)
         if chains:

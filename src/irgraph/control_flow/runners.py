@@ -392,7 +392,7 @@ class _Iterations(PlanStep):
             else:
                 self.last.append((entry.external_port, _want(wanted, slot), entry.internal_layer_id))
         bound = {slot for slot, _ in self.invariant} | {slot for slot, _, _ in self.carried}
-        bound |= {sliced.slot for sliced in self.sliced}
+        bound |= {sliced.slot for sliced in self.sliced if sliced.slot is not None}  # inputs: all have a slot
         if self.current_iteration is not None:
             bound.add(self.current_iteration[0])
         program.check_bound(bound)
@@ -425,8 +425,9 @@ class _Iterations(PlanStep):
         slices = []
         available = -1
         for sliced in self.sliced:
-            parts, part = sliced.parts(np.asarray(inputs[sliced.port]))
-            available = parts if available == -1 else min(available, parts)  # a Loop stops at the shortest
+            part_count, part = sliced.parts(np.asarray(inputs[sliced.port]))
+            available = part_count if available == -1 else min(available, part_count)  # a Loop stops at the shortest
+            assert sliced.slot is not None  # an input's _Sliced always has its Parameter's slot (None: outputs)
             slices.append((sliced.slot, part))
         # One list of body inputs, updated in place: invariants, then carried values, then slices, then the counter.
         slots = [slot for slot, _ in self.invariant] + [slot for slot, _, _ in self.carried]

@@ -133,4 +133,5 @@ _BY_DTYPE: dict[np.dtype, ElementType] = {}
 for _type in (
     ElementType.U8, *[t for t in ElementType if t.numpy_dtype is not None and t is not ElementType.STRING]
 ):
-    _BY_DTYPE.setdefault(_type.numpy_dtype, _type)
+    if _type.numpy_dtype is not None:  # U8's is set; the check narrows the type
+        _BY_DTYPE.setdefault(_type.numpy_dtype, _type)

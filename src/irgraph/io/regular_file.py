@@ -130,7 +130,7 @@ class SizedReader(io.RawIOBase):
     def fileno(self) -> int:
         return self._descriptor
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         count = min(len(view), self._size - self._position)
         if count <= 0:

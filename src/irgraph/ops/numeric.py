@@ -127,7 +127,9 @@ def _to_e8m0(single: np.ndarray) -> np.ndarray:
     code = np.where(np.isposinf(single), 254, code)
     code = np.where(np.isnan(single), 255, code)
     code = np.where((single <= 0) | (exponent == 0) | np.signbit(single), 0, code)
-    return code.astype(np.uint8).view(ElementType.F8E8M0.numpy_dtype)
+    f8e8m0 = ElementType.F8E8M0.numpy_dtype
+    assert f8e8m0 is not None  # ml_dtypes provides it
+    return code.astype(np.uint8).view(f8e8m0)
 
 
 def _as_computable(values: np.ndarray, source: ElementType) -> np.ndarray:

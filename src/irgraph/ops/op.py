@@ -8,7 +8,7 @@ import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -398,6 +398,16 @@ def check(condition: bool, message: str) -> None:
     """Raise OpError(message) unless ``condition`` holds."""
     if not condition:
         raise OpError(message)
+
+
+_T = TypeVar("_T")
+
+
+def checked(value: _T | None, message: str) -> _T:
+    """``value``, or OpError(message) when it is None (a merge that failed): a ``check`` a type checker follows."""
+    if value is None:
+        raise OpError(message)
+    return value
 
 
 def normalize_axis(axis: int, rank: int) -> int:

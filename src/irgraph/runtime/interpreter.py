@@ -187,7 +187,7 @@ class Interpreter:
         self._feeds: dict[str, tuple[Node, int]] = {
             name: (parameter, slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()
         }
-        steps: list[tuple[Any, ...]] = []
+        steps: list[tuple[Node, int, Any, tuple[int, ...], tuple[int, ...]]] = []  # _Step's first five fields
         self._runs_bodies = False
         """Whether a layer runs sub-graph bodies (each run then counts them: see control_flow.run_budget)."""
         last_use: dict[int, int] = {}
@@ -244,15 +244,17 @@ class Interpreter:
         keys = {slot: key for key, slot in slots.items()}
         read = keep.union(*(step[3] for step in steps))
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
-        steps = [(*step[:2], step[2].for_outputs([slot in read for slot in step[4]]), *step[3:]) for step in steps]
+        steps = [(node, kind, op.for_outputs([slot in read for slot in outputs]), inputs, outputs)
+                 for node, kind, op, inputs, outputs in steps]
         for position, (node, kind, op, inputs, outputs) in enumerate(steps):
             if kind == _GENERIC and op.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
                     and inputs[0] not in inputs[1:]:
                 steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
         self._plan = [
-            _Step(*step, tuple(frees.get(position, ())), tuple(keys[slot] for slot in frees.get(position, ())),
-                  _unknown_outputs(step[0]) if step[1] != _JOIN else ())
-            for position, step in enumerate(steps)
+            _Step(node, kind, op, inputs, outputs, tuple(frees.get(position, ())),
+                  tuple(keys[slot] for slot in frees.get(position, ())),
+                  _unknown_outputs(node) if kind != _JOIN else ())
+            for position, (node, kind, op, inputs, outputs) in enumerate(steps)
         ]
         self._slots = slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
@@ -377,7 +379,7 @@ class Interpreter:
                                 arguments)
                 for slot in frees:
                     values[slot] = None
-                produced = value = None  # no stale references: _in_place counts them
+                produced, value = (), None  # no stale references: _in_place counts them
                 if on_step_time is not None:
                     on_step_time(node, time.perf_counter() - started)
         except OpError as err:

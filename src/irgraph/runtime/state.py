@@ -65,7 +65,7 @@ class Variables:
                 raise EvaluationError(problem.message, problem.node.location)
         self.model = model
         self.element_limit = element_limit
-        assigns = {node.op.variable_id: node for node in model if isinstance(node.op, AssignBase)}  # type: ignore[attr-defined]
+        assigns = {node.op.variable_id: node for node in model if isinstance(node.op, AssignBase)}
         self.declared: dict[str, Variable] = {}
         for node in model:
             op = node.op

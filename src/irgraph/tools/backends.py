@@ -163,7 +163,7 @@ def run_openvino(
         wanted = [output for output, _ in filter(None, matched)]
         if wanted:
             model.add_outputs(wanted)
-        where = {}
+        where: dict[tuple[int, int], int] = {}
         for position, output in enumerate(model.outputs):
             where.setdefault(_port_key(output.get_node().input_value(0)), position)
         inputs = {}
@@ -258,7 +258,7 @@ def _array(tensor: Any) -> np.ndarray:
         return data
     from irgraph.io.weights import decode_tensor  # its bits as the .bin holds them: bf16, f8, packed 4-bit types
 
-    decoded = decode_tensor(memoryview(np.ascontiguousarray(data)).cast("B"), element_type, tuple(tensor.get_shape()))
+    decoded = decode_tensor(np.ascontiguousarray(data).data.cast("B"), element_type, tuple(tensor.get_shape()))
     return np.array(decoded)  # a copy that owns its memory (the tensor's goes with the request)
 
 

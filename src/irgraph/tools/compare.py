@@ -536,7 +536,7 @@ def element_type_name(array: np.ndarray) -> str:
 def format_stats_table(rows: Sequence[Mapping[str, object]], title: str = "output") -> str:
     """The table of :func:`tensor_stats` rows: name, element type, shape, min, max, mean."""
     header = (title, "type", "shape", "min", "max", "mean")
-    lines = [header]
+    lines: list[tuple[str, ...]] = [header]
     for row in rows:
         shape = row["shape"]
         assert isinstance(shape, list)

@@ -539,7 +539,7 @@ def value_digest(value: np.ndarray | None) -> str:
     """The sha256 of a Const's decoded value (its bytes; strings joined by NUL), as hex."""
     if value is None:
         return "(not loaded)"
-    return hashlib.sha256(_value_bytes(value)).hexdigest()
+    return hashlib.sha256(_value_bytes(value).data).hexdigest()
 
 
 def _value_difference(a: Const, b: Const) -> str:

@@ -101,7 +101,9 @@ def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
 
 def split_outside_brackets(text: str) -> list[str]:
     """``text`` split at the commas outside ``[...]``, items stripped, empty ones dropped."""
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "[":
             depth += 1

@@ -39,6 +39,14 @@ UNARY = [
 ]
 
 
+CPU_ROUNDS_INTEGERS = (HSigmoid, HSwish)
+"""openvino 2026.4.1 has no reference kernel of these (nor of SoftMax and LogSoftmax) for integers; its CPU plugin
+computes them in f32 and rounds to the nearest integer (HSwish(1) = 4/6 gives 1, SoftMax([14, -10]) gives
+[1, 0]), where irgraph converts as the reference's C++ template would, toward zero (0, and [0, 0]). The
+formulations in tests/ops/independent.py judge integers as irgraph converts them; the plugin's answer is not
+compared."""
+
+
 @pytest.mark.parametrize(("op", "low", "high"), UNARY, ids=lambda v: repr(v) if not isinstance(v, int) else "")
 @OP_EXAMPLES
 @given(data=st.data())
@@ -47,7 +55,7 @@ def test_unary_activations_match_openvino(op, low, high, data):
     # (and gives NaN for inf).
     gelu2 = isinstance(op, Gelu2)
     check_unary(op, data, low=low, high=high, cpu_tolerance=Tolerance(ulp=4, eps=16) if gelu2 else None,
-                specials=not gelu2)
+                specials=not gelu2, cpu_on_integers=not isinstance(op, CPU_ROUNDS_INTEGERS))
 
 
 @pytest.mark.parametrize("version", [SoftMax1, SoftMax8, LogSoftmax], ids=lambda c: c.title())
@@ -61,7 +69,8 @@ def test_softmax_matches_openvino(version, data):
     axis = data.draw(st.integers(low_axis, rank))
     op = version(axis=axis)
     x = S.values(element_type, shape, data.draw(S.seeds), specials=data.draw(st.booleans()))
-    check_op(op, [x], same_op(op, "Softmax" if version is not LogSoftmax else None))
+    check_op(op, [x], same_op(op, "Softmax" if version is not LogSoftmax else None),
+             cpu=not element_type.is_integral)  # the plugin rounds integer results (see CPU_ROUNDS_INTEGERS)
 
 
 def _broadcastable(a, b):

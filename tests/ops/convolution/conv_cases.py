@@ -8,8 +8,9 @@ from irgraph.core.element_types import ElementType
 from tests.ops import strategies as S
 
 CONV_TYPES = (ElementType.F32, ElementType.F16, ElementType.I32, ElementType.BF16, ElementType.F64)
-"""f32, f16 and i32 run on OpenVINO's CPU plugin (the only oracle: 2026.4.1 does not fold convolutions);
-bf16 and f64 check types only."""
+"""openvino 2026.4.1 neither folds nor evaluates convolutions: f32 and i32 are judged by its CPU plugin, f16,
+bf16 and f64 by the formulation in tests/ops/independent.py (exact sums rounded once: the plugin's f16 and bf16
+depend on the instruction set, and it runs f64 as f32)."""
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 
 
@@ -30,7 +31,7 @@ def tensor(data: st.DataObject, element_type: ElementType, shape: tuple[int, ...
 
 
 def cpu_drops_taps(spatial: list[int], attributes: dict) -> bool:
-    """openvino 2026.4.1's CPU plugin (the only oracle) loses taps on a padded axis of size 1 with stride > 1:
+    """openvino 2026.4.1's CPU plugin loses taps on a padded axis of size 1 with stride > 1:
     x (1, -1, -3) along H, W of 1, kernel 3x3, same_upper, strides (1, 2) gives 0 where stride 1 (and irgraph)
-    give -7.39. Such configurations are not compared."""
+    give -7.39. Such configurations are judged by the formulation alone."""
     return any(size == 1 and stride > 1 for size, stride in zip(spatial, attributes["strides"], strict=True))

@@ -20,6 +20,7 @@ from irgraph.ops.registry import lookup
 from tests.ops import strategies as S
 from tests.ops.differential import (
     OP_EXAMPLES,
+    Independent,
     check_op,
     check_types,
     ov_constant,
@@ -97,7 +98,6 @@ def _shifted(rois, spatial_scale, aligned_mode):
     return (wide + np.float32(before)) * np.float32(spatial_scale) + np.float32(after)
 
 
-@pytest.mark.values_judged_by_the_test
 @OP_EXAMPLES
 @given(data=st.data())
 def test_roi_align9_is_roi_align3_on_shifted_boxes(data):
@@ -117,12 +117,14 @@ def test_roi_align9_is_roi_align3_on_shifted_boxes(data):
     assume(np.array_equal(_shifted(rois, scale, aligned_mode), shifted))
     assume(np.array_equal(shifted.astype(features.dtype).astype(np.float32), shifted))
     op = ROIAlign9(**attributes, aligned_mode=aligned_mode)
-    check_op(op, [features, rois, indices], same_op(op), cpu=False)  # types and refusals
-    (got,) = op.evaluate([features, rois, indices])
     node = ov_ops3.roi_align(ov_constant(features), ov_constant(shifted.astype(features.dtype)), ov_constant(indices),
                              attributes["pooled_h"], attributes["pooled_w"], attributes["sampling_ratio"], 1.0,
                              attributes["mode"])
-    (expected,) = ov_reference(node)
+    (expected,) = ov_reference(node)  # OpenVINO's ROIAlign-3 reference on the shifted boxes judges
+    judge = Independent("reference", lambda op, arrays, types: [expected], in_output_type=True)
+    assert check_op(op, [features, rois, indices], same_op(op), cpu=False, independent=judge).judge in ("reference",
+                                                                                                       "empty")
+    (got,) = op.evaluate([features, rois, indices])
     unsigned = f"u{got.itemsize}"
     np.testing.assert_array_equal(got.view(unsigned), expected.view(unsigned))
 
@@ -291,7 +293,6 @@ def test_an_openvino_ir_runs_through_the_cli(version, tmp_path, capsys):
                             [features, rois, indices], tmp_path, capsys, expected=expected)
 
 
-@pytest.mark.values_judged_by_the_test
 @pytest.mark.parametrize("mode", POOLING_MODES)
 def test_f64_computes_in_f64(mode):
     """openvino 2026.4.1 neither folds f64 nor runs it in its CPU plugin (f32 there). Integer maps, boxes on eighths,

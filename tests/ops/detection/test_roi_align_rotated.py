@@ -18,6 +18,7 @@ from irgraph.ops.registry import lookup
 from tests.ops import strategies as S
 from tests.ops.differential import (
     OP_EXAMPLES,
+    Independent,
     check_op,
     check_types,
     ov_constant,
@@ -66,7 +67,6 @@ def test_roi_align_rotated_matches_the_cpu_plugin(data):
     assert check_op(op, [features, rois, indices], same_op(op), cpu_tolerance=CPU_TOLERANCE).cpu
 
 
-@pytest.mark.values_judged_by_the_test
 @OP_EXAMPLES
 @given(data=st.data())
 def test_unrotated_boxes_are_roi_align3_boxes(data):
@@ -75,17 +75,19 @@ def test_unrotated_boxes_are_roi_align3_boxes(data):
     pixel wide, power-of-two bins and sample counts keep the sample points exact in both orders of operations."""
     features, rois, indices, attributes = data.draw(configuration(dyadic=True))
     op = ROIAlignRotated(**attributes)
-    check_op(op, [features, rois, indices], same_op(op), cpu=False)  # types and refusals
     scale = np.float32(attributes["spatial_scale"])
     wide = rois.astype(np.float32)
     centres, halves = wide[:, :2] * scale - np.float32(0.5), wide[:, 2:4] * scale / np.float32(2)
     corners = np.concatenate([centres - halves, centres + halves], axis=1)
     node = ov_ops3.roi_align(ov_constant(features), ov_constant(corners.astype(features.dtype)), ov_constant(indices),
                              attributes["pooled_h"], attributes["pooled_w"], attributes["sampling_ratio"], 1.0, "avg")
-    (expected,) = ov_reference(node)
+    (expected,) = ov_reference(node)  # OpenVINO's ROIAlign-3 reference on these boxes judges
+    judge = Independent("reference", lambda op, arrays, types: [expected], in_output_type=True)
+    assert check_op(op, [features, rois, indices], same_op(op), cpu=False, independent=judge).judge in ("reference",
+                                                                                                       "empty")
     (got,) = op.evaluate([features, rois, indices])
     unsigned = f"u{got.itemsize}"
-    np.testing.assert_array_equal(got.view(unsigned), expected.view(unsigned))
+    np.testing.assert_array_equal(got.view(unsigned), expected.view(unsigned))  # bit for bit, in fact
 
 
 def test_spec_example():

@@ -37,7 +37,10 @@ def _case(data, types):
 @given(st.data())
 def test_adaptive_avg_pool_matches_openvino(data):
     x, sizes = _case(data, [ElementType.F32, ElementType.F16, ElementType.I32, ElementType.I8])
-    check_op(AdaptiveAvgPool(), [x, sizes], same_op(AdaptiveAvgPool()), constant=(1,))
+    # openvino 2026.4.1 evaluates no adaptive pooling but in its CPU plugin, which rounds an integer mean to the
+    # nearest ([0, -3] pooled to 3 gives -2 in the middle) where the reference's C++ divides toward zero (-1, as
+    # irgraph): integers are judged by the formulation in tests/ops/independent.py
+    check_op(AdaptiveAvgPool(), [x, sizes], same_op(AdaptiveAvgPool()), constant=(1,), cpu=x.dtype.kind == "f")
 
 
 @OP_EXAMPLES

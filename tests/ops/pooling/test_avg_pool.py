@@ -79,6 +79,8 @@ def test_avg_pool_1_matches_openvino(data):
 @OP_EXAMPLES
 @given(st.data())
 def test_avg_pool_14_matches_openvino(data):
+    # check_op's oracle is the formulation (the plugin has no AvgPool-14); the plugin's AvgPool-1 with ceil rounding
+    # computes the windows ceil_torch keeps: its prefix is compared too
     shape, attributes = data.draw(pool_config(dilations=False, rounding=("floor", "ceil", "ceil_torch")))
     exclude_pad = data.draw(st.booleans())
     x = S.values(ElementType.F32, shape, data.draw(S.seeds), specials=False)

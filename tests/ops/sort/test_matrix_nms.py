@@ -14,11 +14,19 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.registry import lookup
 from irgraph.ops.sort.matrix_nms import MatrixNms
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, ov_parameter, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, cpu_judge, ov_cpu, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
 
 
-@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
+def read_matrix_nms(values, refusal, inputs, types):
+    """The CPU plugin's outputs; its refusal when it keeps no box as that answer: no rows, zero counts."""
+    if values is None and refusal and "Total number of boxes is less or equal than 0" in refusal:
+        batches = inputs[0].shape[0]
+        return [np.zeros((0, 6), np.float32), np.zeros((0, 1), types[1].element_type.numpy_dtype),
+                np.zeros(batches, types[2].element_type.numpy_dtype)]
+    return values
+
+
 @OP_EXAMPLES
 @given(data=st.data())
 def test_matrix_nms_matches_the_cpu_plugin(data):
@@ -43,13 +51,8 @@ def test_matrix_nms_matches_the_cpu_plugin(data):
         post_threshold=data.draw(st.sampled_from([0.0, 0.1, 0.3])),
         normalized=data.draw(st.booleans()))
     inputs = [boxes, scores]
-    outcome = check_op(op, inputs, same_op(op), cpu=False)  # types, attribute order, no folding
-    assert not outcome.refused and not outcome.reference
-    ours = op.evaluate(inputs)
-    if not ours[2].sum():
-        return  # nothing kept: see test_nothing_kept_gives_empty_outputs
-    for mine, cpu in zip(ours, ov_cpu(same_op(op), inputs, ()), strict=True):
-        assert mine.dtype == cpu.dtype and mine.tolist() == cpu.tolist(), (op, boxes.tolist(), scores.tolist())
+    outcome = check_op(op, inputs, same_op(op), cpu=False, independent=cpu_judge(same_op(op), read_matrix_nms))
+    assert outcome.judge == "cpu"
 
 
 def test_linear_decay_example():
@@ -67,8 +70,8 @@ def test_linear_decay_example():
 
 
 def test_nothing_kept_gives_empty_outputs():
-    """openvino 2026.4.1's CPU plugin fails ("Total number of boxes is less or equal than 0"); irgraph returns
-    empty outputs with zero counts."""
+    """openvino 2026.4.1's CPU plugin fails ("Total number of boxes is less or equal than 0", read as this answer
+    by read_matrix_nms); irgraph returns empty outputs with zero counts."""
     boxes, scores = np.zeros((2, 3, 4), np.float32), np.full((2, 1, 3), 0.1, np.float32)
     outputs, indices, counts = MatrixNms(score_threshold=0.5).evaluate([boxes, scores])
     assert outputs.shape == (0, 6) and indices.shape == (0, 1) and counts.tolist() == [0, 0]

@@ -15,7 +15,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.registry import lookup
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, ov_parameter, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, cpu_judge, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
 
 
@@ -39,14 +39,12 @@ def draw_boxes(data, leading, count):
 
 
 def assert_same_as_cpu(op, inputs):
-    outcome = check_op(op, inputs, same_op(op), cpu=False)  # types, attribute order, no folding
-    assert not outcome.refused and not outcome.reference
-    ours, theirs = op.evaluate(inputs), ov_cpu(same_op(op), inputs, ())
-    for mine, cpu in zip(ours, theirs, strict=True):
-        assert mine.dtype == cpu.dtype and mine.tolist() == cpu.tolist(), (op, [x.tolist() for x in inputs])
+    """openvino 2026.4.1 folds no MulticlassNms: its CPU plugin is the oracle, through check_op."""
+    outcome = check_op(op, inputs, same_op(op), cpu=False,
+                       independent=cpu_judge(same_op(op), lambda values, refusal, arrays, types: values))
+    assert outcome.judge == "cpu"
 
 
-@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @pytest.mark.parametrize("version", [MulticlassNms8, MulticlassNms], ids=lambda c: c.title())
 @OP_EXAMPLES
 @given(data=st.data())
@@ -58,7 +56,6 @@ def test_shared_boxes_match_the_cpu_plugin(version, data):
     assert_same_as_cpu(draw_op(data, version), [boxes, scores])
 
 
-@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @OP_EXAMPLES
 @given(data=st.data())
 def test_roisnum_format_matches_the_cpu_plugin(data):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.sort.non_max_suppression import NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_cpu, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, cpu_judge, same_op
 from tests.ops.helpers import infer, tt
 
 VERSIONS = [NonMaxSuppression1, NonMaxSuppression3, NonMaxSuppression4]
@@ -24,7 +24,6 @@ def make(version, encoding="corner", descending=True, output_type=ElementType.I6
     return version(box_encoding=encoding, sort_result_descending=descending, output_type=output_type)
 
 
-@pytest.mark.values_judged_by_the_test  # compares with the CPU plugin itself (ov_cpu)
 @pytest.mark.parametrize("version", VERSIONS, ids=lambda c: c.title())
 @OP_EXAMPLES
 @given(data=st.data())
@@ -48,13 +47,20 @@ def test_selected_rows_match_the_cpu_plugin(version, data):
     inputs += [np.array(data.draw(st.sampled_from([0.0, 0.3, 0.5, 0.7])), np.float32)] * (optional >= 1)
     inputs += [np.array(data.draw(st.sampled_from([0.0, 0.2, 0.5])), np.float32)] * (optional >= 2)
     constant = tuple(range(2, len(inputs)))
-    outcome = check_op(op, inputs, same_op(op), constant=constant, cpu=False)  # types, attribute order
-    assert not outcome.refused
-    (ours,) = op.evaluate(inputs)
-    (theirs,) = ov_cpu(same_op(op), inputs, constant)
-    selected = len(theirs)
-    assert ours[:selected].tolist() == theirs.tolist() and ours.dtype == theirs.dtype
-    assert (ours[selected:] == -1).all()
+    outcome = check_op(op, inputs, same_op(op), constant=constant, cpu=False,
+                       independent=cpu_judge(same_op(op), padded_rows, constant))
+    assert outcome.judge in ("cpu", "empty")
+
+
+def padded_rows(values, refusal, inputs, types):
+    """The CPU plugin returns the selected rows only; the op's static output pads them with rows of -1. (NMS-1's
+    inferred row count leaves the classes out, in openvino 2026.4.1 as in irgraph: both return more rows.)"""
+    if values is None:
+        return None
+    (rows,) = values
+    padded = np.full((max(types[0].shape.to_tuple()[0], len(rows)), 3), -1, rows.dtype)
+    padded[:len(rows)] = rows
+    return [padded]
 
 
 def test_spec_style_example_pads_with_minus_one():

@@ -132,7 +132,7 @@ def read_npy(stream: IO[bytes], available: int, what: str, element_limit: int, e
 def load_npy_file(path: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
     """The array of a .npy file: a regular file only, never read past its reported size."""
     with io.BufferedReader(SizedReader.open(path)) as stream:
-        return read_npy(stream, stream.raw.size, path, element_limit, expect)  # type: ignore[attr-defined]
+        return read_npy(stream, stream.raw.size, path, element_limit, expect)
 
 
 # ------------------------------------------------------------------------------------ .npz
@@ -149,7 +149,7 @@ class NpzArchive(Mapping[str, np.ndarray]):
         self.element_limit = element_limit
         self._stream = io.BufferedReader(SizedReader.open(path))
         try:
-            _check_member_count(self._stream, self._stream.raw.size)  # type: ignore[attr-defined]
+            _check_member_count(self._stream, self._stream.raw.size)
             self._zip = zipfile.ZipFile(self._stream)
             members: dict[str, zipfile.ZipInfo] = {}
             for info in self._zip.infolist():
@@ -300,7 +300,7 @@ class _MemberReader(io.RawIOBase):
                 if out:
                     return out
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         out = self._inflate(len(view))
         view[: len(out)] = out

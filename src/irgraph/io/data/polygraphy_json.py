@@ -94,7 +94,7 @@ def _load(path: str) -> Any:
     npz.require_file(path, "file")
     with npz.reading(path, "JSON"):
         with io.BufferedReader(SizedReader.open(path)) as stream:
-            size = stream.raw.size  # type: ignore[attr-defined]
+            size = stream.raw.size
             if _JSON_START.match(stream.peek(64)[:64]) is None:
                 raise _bad(path, "it does not start as one does (a JSON list or object of named arrays)")
             if size > MAX_JSON_BYTES:

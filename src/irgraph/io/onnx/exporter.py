@@ -154,7 +154,7 @@ class _Exporter:
         """Port -> its value computed from Consts and static shapes (None: not computable), for ``static_value``."""
         self.output_keys: dict[int, str] = {}
         """Result id -> its output key (``Model.output_keys``: distinct), set by ``_reserve_output_keys``."""
-        self.stateless = stateless if parent is None else parent.stateless
+        self.stateless: bool = stateless if parent is None else parent.stateless
         self.state: dict[int, StateMapping] | None = None
         """With ``stateless`` (the main graph only): ReadValue and Assign layer id -> its variable's mapping."""
         self.state_order: list[StateMapping] = []
@@ -194,7 +194,7 @@ class _Exporter:
         )
         from irgraph import __version__
 
-        proto = self.helper.make_model(
+        proto: onnx_types.ModelProto = self.helper.make_model(
             graph, opset_imports=[self.helper.make_opsetid("", self.opset)],
             producer_name="irgraph", producer_version=__version__,
         )
@@ -318,7 +318,7 @@ class _Exporter:
 
     def _ir_version(self) -> int:
         lowest = self.helper.find_min_ir_version_for([self.helper.make_opsetid("", self.opset)])
-        version = min(max([lowest, *(MIN_IR_VERSION_FOR_TYPE.get(t, 3) for t in self.types_used)]), MAX_IR_VERSION)
+        version: int = min(max([lowest, *(MIN_IR_VERSION_FOR_TYPE.get(t, 3) for t in self.types_used)]), MAX_IR_VERSION)
         self.explain(f"ONNX IR version {version}: the lowest that opset {self.opset} and the element types need "
                      f"(onnxruntime 1.31 loads up to {MAX_IR_VERSION}; onnx 1.23 would stamp 14)")
         return version
@@ -434,7 +434,7 @@ class _Exporter:
             constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
             formal = schema.inputs[min(index, len(schema.inputs) - 1)]
             if wanted in constraints.get(formal.type_str, [formal.type_str]):
-                return schema.since_version
+                return int(schema.since_version)
         return None
 
     # ---------------------------------------------------------------------------- the rules' context
@@ -500,10 +500,11 @@ class _Exporter:
                     stack.extend(pending)
                     continue
                 values = [None if s is None else known[(s.node_id, s.index)] for s in sources]
+                present = [v for v in values if v is not None]
                 outputs = None
-                if all(v is not None for v in values) and sum(np.size(v) for v in values) <= _FOLD_LIMIT:
+                if len(present) == len(values) and sum(np.size(v) for v in present) <= _FOLD_LIMIT:
                     try:
-                        outputs = op.evaluate(values)
+                        outputs = op.evaluate(present)
                     except IrError:
                         outputs = None
                 for output_index in range(producer.num_outputs):
@@ -517,7 +518,9 @@ class _Exporter:
         """An ONNX node named after the layer (``layer/step`` for a helper of a pattern), its input types checked."""
         self._check_types(op_type, inputs)
         base = node.name if step is None else f"{node.name}/{step}"
-        return self.helper.make_node(op_type, list(inputs), list(outputs), name=self._node_name(base), **attributes)
+        made: onnx_types.NodeProto = self.helper.make_node(op_type, list(inputs), list(outputs),
+                                                           name=self._node_name(base), **attributes)
+        return made
 
     def temp(self, node: Node, step: str) -> str:
         """A fresh intermediate tensor name."""

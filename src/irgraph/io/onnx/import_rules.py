@@ -252,7 +252,7 @@ def convolution(cv: NodeConverter, context: NodeContext, attributes: dict[str, A
     dilations = list(attributes.get("dilations", [1] * rank))
     auto_pad = _auto_pad(cv, context, attributes)
     group = attributes.get("group", 1)
-    common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
+    common: dict[str, Any] = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(begin),
               "pads_end": tuple(end), "auto_pad": auto_pad}
     if group == 1:
         return Convolution(**common), weights
@@ -332,7 +332,7 @@ def max_pool(cv: NodeConverter, context: NodeContext) -> None:
                                f"recounts them for a 2-D pooling of static height and width only, got {shape}")
     common = pool_common(cv, context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
-    with_indices = {"index_element_type": ElementType.I64, "axis": 0}
+    with_indices: dict[str, Any] = {"index_element_type": ElementType.I64, "axis": 0}
     if common["rounding_type"] == "ceil_torch":
         cv._emit(context, MaxPool14(dilations=dilations, **common, **with_indices), [data], num_outputs=2)
         _explain_ceil(cv, context, "MaxPool-14")

@@ -319,11 +319,11 @@ def clip(cv: NodeConverter, context: NodeContext) -> None:
         if port is not None:
             steps.append((kind, port))
     current = data
-    for index, (kind, port) in enumerate(steps):
+    for index, (op_class, port) in enumerate(steps):
         if index == len(steps) - 1:
-            cv._emit(context, kind(), [current, port])
+            cv._emit(context, op_class(), [current, port])
         else:
-            current = helper_layer(cv, context, kind(), [current, port], "at_least_min")
+            current = helper_layer(cv, context, op_class(), [current, port], "at_least_min")
     cv.im.explain(f"{context.label}: -> Maximum-1 then Minimum-1 (bounds not constant, or min > max: ONNX's "
                   "min(max(x, min), max))")
 

@@ -211,6 +211,7 @@ def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
                       f" -> explicit pads_begin {begin}, pads_end {end} (ONNX's formula)")
     elif auto_pad == "VALID":
         pads = [0] * (2 * rank)
+    common: dict[str, Any]  # mixed values, spread into the op
     common = {"strides": tuple(strides), "dilations": tuple(dilations), "pads_begin": tuple(pads[:rank]),
               "pads_end": tuple(pads[rank:]), "auto_pad": "explicit", "output_padding": tuple(padding)}
     group = attributes.get("group", 1)
@@ -323,7 +324,7 @@ def group_normalization(cv: NodeConverter, context: NodeContext) -> None:
         if groups <= 0 or channels % groups:
             raise context.fail(f"{channels} channels do not divide into {groups} groups")
         scale, bias = (const_of(cv, context, np.repeat(np.asarray(f[1]).reshape(-1), channels // groups), f[0], what)
-                       for f, what in zip(found, ("scale", "bias"), strict=True))  # type: ignore[index]
+                       for f, what in zip(found, ("scale", "bias"), strict=True))
         cv.im.explain(f"{context.label}: the per-group scale and bias are repeated to {channels} channels")
     cv._emit(context, GroupNormalization(num_groups=groups, epsilon=attributes.get("epsilon", 1e-5)),
              [data, scale, bias])
@@ -416,6 +417,7 @@ def upsample(cv: NodeConverter, context: NodeContext) -> None:
     mode = text(attributes.get("mode", "nearest"))
     if mode not in ("nearest", "linear", "bilinear"):
         raise context.fail(f"mode must be nearest or linear; got {mode!r}")
+    common: dict[str, Any]  # mixed values, spread into the op
     common = {"mode": "nearest" if mode == "nearest" else "linear_onnx", "coordinate_transformation_mode": "asymmetric",
               "nearest_mode": "simple", "cube_coeff": -0.75}
     axes = list(range(static_rank(cv, data, context, "X")))
@@ -480,6 +482,7 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail("takes scales or sizes, not both")
     if not scales_name and not sizes_name:
         raise context.fail("needs scales or sizes")
+    common: dict[str, Any]  # mixed values, spread into the op
     common = {"mode": RESIZE_MODES[mode], "coordinate_transformation_mode": transform, "nearest_mode": nearest,
               "cube_coeff": float(attributes.get("cubic_coeff_a", -0.75))}
     if sizes_name:

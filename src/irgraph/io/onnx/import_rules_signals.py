@@ -164,7 +164,7 @@ def stft(cv: NodeConverter, context: NodeContext) -> None:
     element_type = port_type(cv.im.model, signal).element_type
     window_name, length_name = _optional(context, 2), _optional(context, 3)
     found = None if length_name is None else cv.im.constant(length_name)
-    frame = None if found is None else _constant_int(cv, context, length_name, "frame_length")
+    frame = None if found is None or length_name is None else _constant_int(cv, context, length_name, "frame_length")
     size: OutputPort | None = None
     window: OutputPort | None = None
     if window_name is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -140,7 +140,7 @@ def external_data_files(source: str | os.PathLike[str]) -> list[str]:
     return sorted(os.path.join(os.path.dirname(path), location) for location in locations)
 
 
-def _parse(load: Any, what: str, path: str | None) -> onnx_types.ModelProto:
+def _parse(load: Callable[[], onnx_types.ModelProto], what: str, path: str | None) -> onnx_types.ModelProto:
     location = Location(file=path)
     try:
         return load()
@@ -228,7 +228,7 @@ def _external_size(onnx: ModuleType, tensor: Any, count: int, what: str, locatio
         dtype = None
     if dtype is None or dtype.hasobject or type_name in ("STRING", "UNDEFINED"):
         raise ConversionError(f"{what} of type {type_name} cannot keep its data externally", location)
-    return count * dtype.itemsize
+    return int(count * dtype.itemsize)  # dtype comes from onnx.helper (untyped): an np.dtype
 
 
 def _external_int(info: dict[str, str], key: str, default: int, what: str, location: Location) -> int:
@@ -391,7 +391,7 @@ class _Importer:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = infer_sub_graph(node, types, values, lambda body, given: walk(body, None, given))
+            node.output_types = list(infer_sub_graph(node, types, values, lambda body, given: walk(body, None, given)))
         except (OpError, IrError):
             self.model.remove_node(node.id)
             raise

@@ -43,7 +43,7 @@ def onnx_with_outputs(serialized: bytes, names: Sequence[str], max_ir_version: i
     return model.SerializeToString()
 
 
-def _onnx():  # type: ignore[no-untyped-def]
+def _onnx():
     """The onnx module, imported here (not through the importer's helpers, so this module has no sibling to follow)."""
     try:
         import onnx

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     import onnx as onnx_types
 
 
-KNOWN_VERSIONS = {"Split": (1, 2, 11, 13, 18), "Concat": (1, 4, 11, 13), "Constant": None, "Identity": None}
+KNOWN_VERSIONS: dict[str, tuple[int, ...] | None] = {
+    "Split": (1, 2, 11, 13, 18), "Concat": (1, 4, 11, 13), "Constant": None, "Identity": None}
 """The ONNX ops converted here (``NodeConverter.handlers`` has one rule each) and the op versions known, None for
 any; the other rules are in ``import_registry.RULES`` (``import_rules``)."""
 

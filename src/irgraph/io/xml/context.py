@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from irgraph.core.errors import IrError, Location
     from irgraph.graph import Body, Model
     from irgraph.io.weights import WeightsFile
-    from irgraph.io.xml.layers import LayerPorts, LayerReader
+    from irgraph.io.xml.layers import LayerPorts, LayerReader, PortIndex
     from irgraph.io.xml.rt_info import RtInfoReader
     from irgraph.io.xml.security import XmlDocument
 
@@ -64,6 +64,6 @@ class ReadContext(Protocol):
         """The bodies of a TensorIterator, Loop or If layer, read from its sub-graph children."""
         ...
 
-    def connect_edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
+    def connect_edges(self, model: Model, edges: etree._Element, ports: PortIndex) -> None:
         """Connect every ``<edge>`` of ``edges`` in ``model``."""
         ...

@@ -305,8 +305,8 @@ class _FastReader:
                 found = (prepared.op, prepared.extras)
             else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
                 attrs = dict(zip(_CONST_ATTRIBUTES, plain.groups(), strict=True))
-                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr, arg-type]
-                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr, arg-type]
+                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr]
+                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr]
             self._tensors[key] = found
         elif found[0].value is None:  # type: ignore[attr-defined]
             # Counted per layer (as ir-info counts Consts), not once per shared placement.
@@ -444,7 +444,8 @@ class _FastReader:
         closing = _CLOSE[outputs].match(body, position)
         if closing is None:
             raise NotCanonical
-        ports = (labels, types, rt, [[] for _ in types] if outputs else [])
+        names_per_port: list[list[str]] = [[] for _ in types] if outputs else []
+        ports = (labels, types, rt, names_per_port)
         return (ports, named if outputs else len(named)), closing.end()
 
     def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:

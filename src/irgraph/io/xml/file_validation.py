@@ -96,7 +96,7 @@ def schema_for(version: int) -> etree.XMLSchema:
 
 @cache
 def _load_schema(version: int) -> etree.XMLSchema:
-    text = resources.files("irgraph").joinpath("schemas", f"ir-v{version}.xsd").read_bytes()
+    text = resources.files("irgraph").joinpath("schemas").joinpath(f"ir-v{version}.xsd").read_bytes()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
     return etree.XMLSchema(etree.fromstring(text, parser))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 from lxml import etree
@@ -77,6 +77,13 @@ class LayerBody:
         """For a body read with its tensor names cut out: the output port each cut-out value names."""
 
 
+class PortIndex(TypedDict):
+    """Every layer's ports, by its id text (as edges name it) and by its id."""
+
+    by_text: dict[str, LayerPorts]
+    by_id: dict[int, LayerPorts]
+
+
 class LayerPorts:
     """Where a layer's port id labels point: label text -> index, per direction."""
 
@@ -104,7 +111,7 @@ class LayerReader:
         self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
         self._placed_consts: dict[tuple, Op] = {}
 
-    def read(self, layers: etree._Element) -> dict:
+    def read(self, layers: etree._Element) -> PortIndex:
         elements = []
         for element in layers:
             if element.tag == "layer":
@@ -368,7 +375,7 @@ class LayerReader:
             problem = "is missing" if label is None else "is used twice" if label in labels else None
             if problem is None:
                 try:
-                    non_negative(label)  # type: ignore[arg-type]
+                    non_negative(label)
                 except ValueError as err:
                     problem = f"must be {err}"
             if problem is not None:
@@ -449,7 +456,7 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     fields = tuple(field.name for field in dataclasses.fields(cls))
     if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    new = object.__new__
+    new: Callable[[type], Any] = object.__new__
     setters = tuple(getattr(cls, name).__set__ for name in names)
     if len(names) == 1:
         (only,) = setters

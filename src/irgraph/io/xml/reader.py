@@ -15,7 +15,7 @@ from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.fast_reader import read_fast
-from irgraph.io.xml.layers import LayerPorts, LayerReader, non_negative, twice
+from irgraph.io.xml.layers import LayerPorts, LayerReader, PortIndex, non_negative, twice
 from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
@@ -197,7 +197,7 @@ class _Reader:
                 raise err from None
             return root
 
-    def connect_edges(self, model: Model, edges: etree._Element, ports: dict[str, dict]) -> None:
+    def connect_edges(self, model: Model, edges: etree._Element, ports: PortIndex) -> None:
         """Connect every ``<edge>``: port ids are labels, a port's position in its list is its index."""
         by_text = ports["by_text"]
         claimed: dict[tuple[int, int], int] = {}
@@ -229,7 +229,7 @@ class _Reader:
         for key, text in zip(_EDGE_ATTRIBUTES, texts, strict=True):
             if text is None:
                 raise IrParseError(f"<edge> is missing the attribute '{key}'", self.here(edge))
-        return texts  # type: ignore[return-value]
+        return texts
 
     def _describe(self, edge: etree._Element) -> str:
         from_layer, from_port, to_layer, to_port = self._edge_texts(edge)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,7 +84,7 @@ class XmlDocument:
             return line
         return self._index(element.tag).get(id(element), line)
 
-    def lines_of(self, elements: list[etree._Element]) -> list[int | None]:
+    def lines_of(self, elements: list[etree._Element]) -> Sequence[int | None]:
         """Lines of many elements of one tag, in document order (fast for every layer of a large file)."""
         lines = [e.sourceline for e in elements]
         if not elements or lines[-1] is None or lines[-1] < _LXML_LINE_CAP:

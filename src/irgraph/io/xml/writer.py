@@ -243,8 +243,8 @@ class _Serializer:
                 else:
                     out.append(heads[port_id] + text.tail)
             out.append("\t\t\t</output>\n")
-        for body, _, text in bodies:
-            out.append(f"\t\t\t<{body.tag}>\n{text}\t\t\t</{body.tag}>\n")
+        for body, _, body_text in bodies:
+            out.append(f"\t\t\t<{body.tag}>\n{body_text}\t\t\t</{body.tag}>\n")
         out.append("\t\t</layer>\n")
 
     # ------------------------------------------------------------------------------ sub-graphs
@@ -424,7 +424,7 @@ def _blob(op: Const) -> bytes | memoryview:
     if element_type is ElementType.STRING or element_type.is_packed or value.dtype != element_type.numpy_dtype:
         return encode_tensor(value, element_type)
     flat = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
-    return flat.tobytes() if flat.size <= _SMALL_BLOB else memoryview(flat)
+    return flat.tobytes() if flat.size <= _SMALL_BLOB else flat.data
 
 
 # ------------------------------------------------------------------------------------ files

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -75,7 +76,7 @@ class Bucketize(Op):
         check(buckets.ndim == 1, f"Buckets input must be a 1D tensor. Got shape {list(buckets.shape)}")
         common = cpp_common_dtype(data.dtype, buckets.dtype)
         values = data.astype(common)
-        side = "left" if self.with_right_bound else "right"
+        side: Literal["left", "right"] = "left" if self.with_right_bound else "right"
         found = np.searchsorted(buckets.astype(common), values, side=side)
         if common.kind == "f":
             found = np.where(np.isnan(values), 0 if self.with_right_bound else buckets.size, found)

@@ -26,7 +26,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, ConvolutionFamily, widen
 from irgraph.ops.numeric import round_float
-from irgraph.ops.op import Inputs, InputSpec, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, attribute, check, checked
 from irgraph.ops.registry import register
 
 _NAMES = ("Input", "Offsets", "Filters", "Mask")
@@ -72,7 +72,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
         element_type = inputs[0].element_type
         for tensor in inputs[1:]:
             merged = element_type.merge(tensor.element_type)
-            check(merged is not None,
+            merged = checked(merged,
                   f"Element types of inputs do not match. Got: {[str(t.element_type) for t in inputs]}")
             element_type = merged
         check(element_type.is_dynamic or element_type.is_real or element_type.is_integral,
@@ -115,7 +115,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
                       f"{self.deformable_group}, filters shape: {filters}")
             self._check_divisible(offsets[1], "Offsets", self.deformable_group, "deformable group")
             merged_batch = batch.merge(offsets[0])
-            check(merged_batch is not None,
+            merged_batch = checked(merged_batch,
                   f"Data batch and offsets batch dimension must be same value. Got: {batch} and {offsets[0]}")
             batch = merged_batch
         if not filters.rank_is_dynamic:

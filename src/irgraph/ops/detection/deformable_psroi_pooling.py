@@ -100,7 +100,7 @@ class DeformablePSROIPooling(Op):
               f"({height} x {width}): OpenVINO's reference reads past it")
         check(channels >= dim * group * group, f"DeformablePSROIPooling: the data has {channels} channels, "
               f"output_dim x group_size^2 needs {dim * group * group}")
-        result = np.zeros((len(rois), dim, group, group), dtype)
+        result: np.ndarray = np.zeros((len(rois), dim, group, group), dtype)
         rois32 = rois.astype(F32)
         scale = F32(self.spatial_scale)
         bins_x, bins_y = self.spatial_bins_x, self.spatial_bins_y
@@ -126,7 +126,7 @@ class DeformablePSROIPooling(Op):
                 start_y = start_y + move_y * roi_h
             sub_w, sub_h = bin_w / F32(bins_x), bin_h / F32(bins_y)
             planes = data[batch].astype(dtype, copy=False)
-            total = np.zeros((dim, group, group), dtype)
+            total: np.ndarray = np.zeros((dim, group, group), dtype)
             legit = np.zeros((dim, group, group), np.int64)
             for sy in range(bins_y):
                 y = (start_y + F32(sy) * sub_h).astype(F32)

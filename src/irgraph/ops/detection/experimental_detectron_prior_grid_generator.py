@@ -24,7 +24,8 @@ F32 = np.float32
 
 
 def _product(*dims: Dim) -> Dim:
-    low, high = 1, 1
+    low = 1
+    high: int | None = 1
     for dim in dims:
         low *= dim.min
         high = None if high is None or dim.max is None else high * dim.max

@@ -110,13 +110,12 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
                 shapes = [list(x.shape) for x in levels]
                 raise OpError(f"pyramid levels must be non-empty [1, C, H, W] of one channel count. Got: {shapes}")
         size = self.output_size
-        result = np.zeros((len(rois), channels, size, size), dtype)
+        result: np.ndarray = np.zeros((len(rois), channels, size, size), dtype)
         assigned = roi_levels(rois, len(levels))
         planes = [level[0].astype(dtype, copy=False) for level in levels]
         for index in np.flatnonzero(assigned < len(levels)).tolist():
-            level = int(assigned[index])
-            result[index] = self._align(rois[index], planes[level],
-                                        F32(1.0) / F32(self.pyramid_scales[level]), dtype)
+            at = int(assigned[index])  # the roi's pyramid level
+            result[index] = self._align(rois[index], planes[at], F32(1.0) / F32(self.pyramid_scales[at]), dtype)
         return result
 
     def _align(self, roi: np.ndarray, data: np.ndarray, scale: np.float32, dtype: type) -> np.ndarray:
@@ -131,7 +130,7 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
         grid_h = self.sampling_ratio if self.sampling_ratio > 0 else int(math.ceil(roi_h / F32(size)))
         grid_w = self.sampling_ratio if self.sampling_ratio > 0 else int(math.ceil(roi_w / F32(size)))
         cells = np.arange(size, dtype=F32)
-        total = np.zeros((data.shape[0], size, size), dtype)
+        total: np.ndarray = np.zeros((data.shape[0], size, size), dtype)
         for iy in range(grid_h):
             y = start_h + cells * bin_h + (F32(iy) + F32(0.5)) * bin_h / F32(grid_h)  # [S] over ph
             for ix in range(grid_w):

@@ -30,7 +30,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float, truncate_to_int
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
 POOLING_MODES = ("avg", "max")
@@ -60,10 +60,10 @@ class SamplingSpaces:
 def check_shapes(data: TensorType, rois: TensorType, batch: TensorType, box_size: int, pooled_h: int,
                  pooled_w: int) -> TensorType:
     """OpenVINO's shared ROI align shape rule: ``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's float type."""
-    element_type = data.element_type.merge(rois.element_type)
-    check(element_type is not None and (element_type.is_dynamic or element_type.is_real),
-          "The data type for input and ROIs is expected to be a same floating point type. Got: "
-          f"{data.element_type} and: {rois.element_type}")
+    mismatch = ("The data type for input and ROIs is expected to be a same floating point type. Got: "
+                f"{data.element_type} and: {rois.element_type}")
+    element_type = checked(data.element_type.merge(rois.element_type), mismatch)
+    check(element_type.is_dynamic or element_type.is_real, mismatch)
     check(batch.element_type.is_dynamic or batch.element_type.is_integral,
           f"The data type for batch indices is expected to be an integer. Got: {batch.element_type}")
     check(data.shape.rank_is_dynamic or data.shape.rank == 4, f"Expected a 4D tensor for the input data. Got: "
@@ -79,9 +79,9 @@ def check_shapes(data: TensorType, rois: TensorType, batch: TensorType, box_size
         count = rois.shape[0]
     if not batch.shape.rank_is_dynamic:
         merged = count.merge(batch.shape[0])
-        check(merged is not None, "The first dimension of ROIs input must be equal to the first dimension of the "
+        merged = checked(merged, "The first dimension of ROIs input must be equal to the first dimension of the "
               f"batch indices input. Got: {count} and: {batch.shape[0]}")
-        count = merged  # type: ignore[assignment]
+        count = merged
     check(pooled_h >= 0 and pooled_w >= 0, f"pooled_h and pooled_w must be non-negative (OpenVINO fails at "
           f"evaluation). Got: {pooled_h} and {pooled_w}")
     channels = Dim.dynamic() if data.shape.rank_is_dynamic else data.shape[1]
@@ -234,7 +234,8 @@ class _ROIAlignBase(Op):
         """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type."""
         check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
               f"{self.sampling_ratio}")
-        return [check_shapes(*inputs, 4, self.pooled_h, self.pooled_w)]
+        data, rois, batch = inputs
+        return [check_shapes(data, rois, batch, 4, self.pooled_h, self.pooled_w)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``[NUM_ROIS, C, pooled_h, pooled_w]``."""

@@ -43,7 +43,8 @@ class ROIAlignRotated(Op):
         """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type; boxes hold 5 values."""
         check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
               f"{self.sampling_ratio}")
-        return [check_shapes(*inputs, 5, self.pooled_h, self.pooled_w)]
+        data, rois, batch = inputs
+        return [check_shapes(data, rois, batch, 5, self.pooled_h, self.pooled_w)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``[NUM_ROIS, C, pooled_h, pooled_w]``."""

@@ -171,7 +171,7 @@ class ROIPooling(Op):
     def _edges(size: np.ndarray, start: np.ndarray, pooled: int, limit: int, wide: type) -> tuple[np.ndarray, ...]:
         """Each bin's [begin, end) along one axis, ``[rois, pooled]``, clipped to ``[0, limit]``."""
         bin_size = (size.astype(wide) / wide(pooled))[:, None]
-        index = np.arange(pooled, dtype=wide)[None, :]
+        index: np.ndarray = np.arange(pooled, dtype=wide)[None, :]
         begin = truncate_to_int(np.floor(index * bin_size), 32)
         end = truncate_to_int(np.ceil((index + wide(1)) * bin_size), 32)
         offset = start.astype(np.int64)[:, None]
@@ -217,7 +217,7 @@ class ROIPooling(Op):
             return centre.astype(wide)[:, None]
         span = (end - start) * last
         step = span / wide(pooled - 1)
-        index = np.arange(pooled, dtype=wide)[None, :]
+        index: np.ndarray = np.arange(pooled, dtype=wide)[None, :]
         samples = index * step[:, None] + (start * last)[:, None]
         samples[:, -1] = last * end
         return samples

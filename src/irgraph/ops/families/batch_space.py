@@ -53,10 +53,11 @@ class BatchSpace(Op):
         kind, begin_name, end_name = self.edges
         same = begin.shape.merge(end.shape)
         same = None if same is None else same.merge(block.shape)
-        check(same is not None, f"block_shape, {begin_name} and {end_name} inputs must have the same shape. Got: "
-                                f"{block.shape}, {begin.shape} and {end.shape}")
-        check(same.rank_is_dynamic or same.rank == 1,  # type: ignore[union-attr]
-              f"block_shape and {kind} inputs must have rank 1. Got: {same.rank}")  # type: ignore[union-attr]
+        if same is None:
+            raise OpError(f"block_shape, {begin_name} and {end_name} inputs must have the same shape. Got: "
+                          f"{block.shape}, {begin.shape} and {end.shape}")
+        check(same.rank_is_dynamic or same.rank == 1,
+              f"block_shape and {kind} inputs must have rank 1. Got: {same.rank}")
         for vector in (block, begin, end):
             if not vector.element_type.is_dynamic and not vector.element_type.is_integral:
                 raise OpError(f"block_shape and {kind} inputs must have integer element type. Got: "
@@ -65,7 +66,7 @@ class BatchSpace(Op):
             return [TensorType(data.element_type, DYNAMIC_RANK)]
         rank = data.shape.rank
         check(rank >= 2, f"data input must have rank greater or equal than 2. Got: {rank}")
-        length = same[0] if not same.rank_is_dynamic else Dim.dynamic()  # type: ignore[union-attr]
+        length = same[0] if not same.rank_is_dynamic else Dim.dynamic()
         check(not length.is_static or length.value == rank,
               f"block_shape and {kind} inputs must have same number of elements as data input rank. Got: {length} "
               f"and {rank}")

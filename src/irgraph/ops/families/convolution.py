@@ -216,7 +216,8 @@ def convolve_taps(
             window = grouped[(slice(None), slice(None), slice(None), *source)]
             positions = window.shape[3:]
             columns = window.reshape(groups, in_per_group, batch * math.prod(positions))
-            product = np.matmul(taps[(slice(None), slice(None), slice(None), *tap)], columns)
+            tap_index: tuple[slice | int, ...] = (slice(None), slice(None), slice(None), *tap)
+            product = np.matmul(taps[tap_index], columns)
             result[(slice(None), slice(None), slice(None), *target)] += product.reshape(
                 groups, out_per_group, batch, *positions)
     return _finish(result, batch, groups * out_per_group, out_spatial, dtype)

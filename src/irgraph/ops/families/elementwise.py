@@ -203,7 +203,9 @@ class BinaryElementwise(Op):
 
     inputs = Inputs.of(InputSpec("a"), InputSpec("b"))
     type_rule: ClassVar[TypeRule] = ANY_TYPE
-    compute: ClassVar[Callable[[np.ndarray, np.ndarray], Any]]
+    # (a, b) -> values. Typed `...`: mypy binds a Callable ClassVar to self, and NumPy's stubs type a ufunc
+    # such as np.add by its scalar overload, which a precise Callable of ndarrays would reject.
+    compute: ClassVar[Callable[..., Any]]
 
     auto_broadcast: str = attribute("numpy")
 
@@ -363,7 +365,7 @@ class UnaryElementwise(Op):
 
     inputs = Inputs.of(InputSpec("data"))
     type_rule: ClassVar[TypeRule] = NUMERIC
-    compute: ClassVar[Callable[[np.ndarray], Any]]
+    compute: ClassVar[Callable[..., Any]]  # data -> values; `...` as in BinaryElementwise.compute
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input type, once the family's rule accepts its element type."""
@@ -376,7 +378,7 @@ class UnaryElementwise(Op):
         return [inputs[0].shape]
 
     writes_in_place = True
-    compute_into: ClassVar[Callable[[np.ndarray, np.ndarray], None] | None] = None
+    compute_into: ClassVar[Callable[..., None] | None] = None  # (data, target); `...`: see compute
     """``compute_into(data, target)`` writes ``compute(data)`` into ``target`` (same shape and dtype, possibly
     ``data`` itself), for members whose ``compute`` is not a ufunc (Relu); it must give the same values."""
 

@@ -82,7 +82,7 @@ class EmbeddingBase(Op):
 
     @staticmethod
     def _output(table: TensorType, first: Dim) -> list[TensorType]:
-        if table.shape.rank_is_dynamic:
+        if table.shape.dims is None:
             return [TensorType(table.element_type, Shape(None))]
         return [TensorType(table.element_type, Shape((first, *table.shape.dims[1:])))]
 

@@ -191,7 +191,9 @@ class FourierTransform(Op):
         self._check_types(inputs)
         self._check_shapes(inputs)
         data = inputs[0]
-        axes = None if values[1] is None else integer_values(values[1], "axes")
+        axes_value = values[1]
+        assert not isinstance(axes_value, PartialValue)  # only signal_size is a `bounds` input
+        axes = None if axes_value is None else integer_values(axes_value, "axes")
         if axes is not None and not data.shape.rank_is_dynamic:
             axes = self.canonical_axes(axes, data.shape.rank)
         if data.shape.rank_is_dynamic:
@@ -227,8 +229,8 @@ class FourierTransform(Op):
         for index, axis in enumerate(axes):
             if sizes is None:
                 dims[axis] = Dim.dynamic()
-            elif sizes[index] is not None:
-                dims[axis] = sizes[index]
+            elif (size := sizes[index]) is not None:
+                dims[axis] = size
         return Shape(tuple(dims))
 
     # -------------------------------------------------------------------------------- values
@@ -307,8 +309,8 @@ class RealForward(FourierTransform):
             dims[last] = Dim.dynamic()
             return Shape((*dims, Dim.static(2)))
         for index, axis in enumerate(axes):
-            if sizes is not None and sizes[index] is not None:
-                dims[axis] = sizes[index]
+            if sizes is not None and (size := sizes[index]) is not None:
+                dims[axis] = size
         dims[last] = half_spectrum(dims[last])
         return Shape((*dims, Dim.static(2)))
 
@@ -368,8 +370,8 @@ class RealInverse(FourierTransform):
             dims[last] = Dim.dynamic()
             return Shape(tuple(dims))
         for index, axis in enumerate(axes):
-            if sizes[index] is not None:
-                dims[axis] = sizes[index]
+            if (size := sizes[index]) is not None:
+                dims[axis] = size
         if sizes[-1] is None:
             dims[last] = hermitian_length(shape[last])
         return Shape(tuple(dims))

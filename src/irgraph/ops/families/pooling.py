@@ -235,7 +235,8 @@ class Pooling(Op):
             return Dim.static(low)
         if dim.max is None:
             return Dim(low, None)
-        high = steps.max + (0 if _starts_in_padding(steps.max, stride, dim.max, pad_begin) else 1)  # type: ignore[arg-type]
+        # steps.max is known here: it is computed from dim.max, which is
+        high = steps.max + (0 if _starts_in_padding(steps.max, stride, dim.max, pad_begin) else 1)  # type: ignore[arg-type, operator]
         return Dim(low, high)
 
     def check_window_padding(self, axis: int, window: int, pad_begin: int, pad_end: int) -> None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import ml_dtypes
 import numpy as np
@@ -256,7 +256,9 @@ class Reduction(Op):
 
     inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     type_rule: ClassVar[TypeRule] = NUMERIC_DATA
-    reduce: ClassVar[Reducer]
+    if TYPE_CHECKING:  # members set a staticmethod Reducer; a Callable ClassVar would be bound to self by mypy
+        @staticmethod
+        def reduce(data: np.ndarray, axes: tuple[int, ...], /) -> np.ndarray: ...
 
     keep_dims: bool = attribute(False)
 

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
 _WIDENED = {np.dtype(np.float16), np.dtype("bfloat16")}
@@ -116,8 +116,8 @@ class Range(_Range):
         merged = ElementType.DYNAMIC
         for element_type in inputs:
             both = merged.merge(element_type)
-            check(both is not None, "Element types for start, stop, and step do not match.")
-            merged = both  # type: ignore[assignment]
+            both = checked(both, "Element types for start, stop, and step do not match.")
+            merged = both
         check(merged is not ElementType.BOOLEAN, "Element type for start, stop, and step, must not be boolean.")
         return merged
 

@@ -38,7 +38,7 @@ class Const(Op):
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
-    value: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    value: np.ndarray = field(default=None, repr=False)
     zero_byte_blob: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:

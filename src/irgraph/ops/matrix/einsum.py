@@ -52,8 +52,8 @@ class Equation:
                       f"the input subscripts. Got: {text!r}")
         else:
             holders = Counter(t for s in inputs for t in set(s) if t != ELLIPSIS)
-            for subscript in inputs:
-                named = [t for t in subscript if t != ELLIPSIS]
+            for tokens in inputs:
+                named = [t for t in tokens if t != ELLIPSIS]
                 repeated_alone = [t for t, n in Counter(named).items() if n > 1 and holders[t] == 1]
                 check(not repeated_alone,
                       f"Einsum: an implicit output with a label repeated in one input subscript is refused "
@@ -97,7 +97,7 @@ class Einsum(Op):
         labels: dict[str, Dim] = {}
         ellipsis = Shape(())
         for subscript, shape in zip(parsed.inputs, shapes, strict=True):
-            if shape.rank_is_dynamic:
+            if shape.dims is None:  # the rank is dynamic
                 if ELLIPSIS in parsed.output:
                     return Shape(None)
                 continue
@@ -123,7 +123,7 @@ class Einsum(Op):
         out: list[Dim] = []
         for token in parsed.output:
             if token == ELLIPSIS:
-                if ellipsis.rank_is_dynamic:
+                if ellipsis.dims is None:  # the rank is dynamic
                     return Shape(None)
                 out.extend(ellipsis.dims)
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class _Broadcast(Op):
         InputSpec("axes_mapping"),
     )
     bound_inputs = (0,)
-    modes = ("numpy", "explicit", "pdpd")
+    modes: ClassVar[tuple[str, ...]] = ("numpy", "explicit", "pdpd")
 
     mode: str = attribute("numpy")
 
@@ -71,7 +72,7 @@ class _Broadcast(Op):
                 known = [Dim.dynamic() if d.contains(1) else d for d in data.shape]
                 return [TensorType(data.element_type, Shape((Dim.dynamic(),) * (rank - len(known)) + tuple(known)))]
             return [TensorType(data.element_type, DYNAMIC_RANK if length is None else Shape.dynamic(length))]
-        dims = target_dims(values[1])  # type: ignore[arg-type]
+        dims = target_dims(values[1])
         axes = integer_values(values[2], "axes_mapping") if mode == "explicit" and values[2] is not None else None
         if mode == "explicit" and axes is None:
             return [TensorType(data.element_type, Shape.dynamic(len(dims)))]

@@ -75,7 +75,7 @@ class ExtractImagePatches(Op):
     def _checked(data: np.ndarray) -> tuple[int, int, int, int]:
         if np.ndim(data) != 4:
             raise OpError("input tensor must be 4D tensor.")
-        return np.shape(data)  # type: ignore[return-value]
+        return np.shape(data)
 
     def _padding(self, size: int, axis: int) -> int:
         """OpenVINO's reference's leading padding of one spatial axis."""

@@ -50,7 +50,7 @@ class _GatherND(Op):
             batch_dims.append(merged)
         if self.flattens_batch and batch:
             count = math.prod(d.min for d in batch_dims)
-            high = None if any(d.max is None for d in batch_dims) else math.prod(d.max for d in batch_dims)  # type: ignore[misc]
+            high = None if any(d.max is None for d in batch_dims) else math.prod(d.max for d in batch_dims)
             batch_dims = [Dim(count, high)]
         dims = (*batch_dims, *indices.shape.dims[batch:-1], *data.shape.dims[batch + depth:])  # type: ignore[index]
         return [TensorType(data.element_type, Shape(tuple(dims)))]

@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import axis_value, indices_in_range, scatter_rows
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 ELEMENT_REDUCTIONS = ("none", "sum", "prod", "min", "max", "mean")
@@ -37,7 +37,7 @@ class ScatterElementsUpdateBase(Op):
         check(axis.element_type.is_dynamic or axis.element_type.is_integral,
               f"Axis element type must be integral_number, but is: {axis.element_type}")
         merged = data.element_type.merge(updates.element_type)
-        check(merged is not None, f"Data type and updates type are required to be the same. Got: "
+        merged = checked(merged, f"Data type and updates type are required to be the same. Got: "
               f"{data.element_type} and {updates.element_type}")
         if self._reduction[0] == "mean":
             check(merged is not ElementType.BOOLEAN, "The 'mean' reduction type is not supported for boolean tensors")

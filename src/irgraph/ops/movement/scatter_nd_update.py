@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import indices_in_range, scatter_rows, shapes_compatible
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 ND_REDUCTIONS = ("none", "sum", "sub", "prod", "min", "max")
@@ -37,7 +37,7 @@ class ScatterNDUpdateBase(Op):
         check(indices.element_type.is_dynamic or indices.element_type in INDEX_TYPES,
               f"The indices element type must be i32 or i64. Got: {indices.element_type}")
         merged = data.element_type.merge(updates.element_type)
-        check(merged is not None, f"Element types for input data and updates do not match. Got: "
+        merged = checked(merged, f"Element types for input data and updates do not match. Got: "
               f"{data.element_type} and {updates.element_type}")
         check(indices.shape.rank_is_dynamic or indices.shape.rank >= 1,
               f"Indices rank is expected to be at least 1. Got: {indices.shape}")
@@ -45,7 +45,7 @@ class ScatterNDUpdateBase(Op):
             k = indices.shape[-1].value
             check(k <= data.shape.rank, f"Last dimension of indices can be at most the rank of data. Got: "
                   f"indices {indices.shape}, data {data.shape}")
-            expected = (*indices.shape.dims[:-1], *data.shape.dims[k:])
+            expected = (*(indices.shape.dims or ())[:-1], *(data.shape.dims or ())[k:])  # both ranks are known
             check(shapes_compatible(updates.shape, expected),
                   f"updates_shape[indices_rank-1:] shape must be data_shape[indices_shape[-1]:]. Got: updates "
                   f"{updates.shape}, data {data.shape}, indices {indices.shape}")

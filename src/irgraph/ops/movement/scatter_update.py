@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.shapes import TensorType
 from irgraph.ops.families.scatter import axis_value, indices_in_range, scatter_rows, shapes_compatible
-from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked, integer_values, normalize_axis
 from irgraph.ops.registry import register
 
 
@@ -33,7 +33,7 @@ class ScatterUpdate(Op):
         check(axis.element_type.is_dynamic or axis.element_type.is_integral,
               f"Axis element type must be of an integral number type. Got: {axis.element_type}")
         merged = data.element_type.merge(updates.element_type)
-        check(merged is not None, f"Element types for input data and updates do not match. Got: "
+        merged = checked(merged, f"Element types for input data and updates do not match. Got: "
               f"{data.element_type} and {updates.element_type}")
         known = not (data.shape.rank_is_dynamic or indices.shape.rank_is_dynamic)
         if known and not updates.shape.rank_is_dynamic:
@@ -42,7 +42,8 @@ class ScatterUpdate(Op):
                   f"data {data.shape}, indices {indices.shape}")
         if known and values[3] is not None and data.shape.rank > 0:
             index = normalize_axis(integer_values(values[3], "axis")[0], data.shape.rank)
-            expected = (*data.shape.dims[:index], *indices.shape.dims, *data.shape.dims[index + 1:])
+            data_dims, indices_dims = data.shape.dims or (), indices.shape.dims or ()  # `known`: both ranks are
+            expected = (*data_dims[:index], *indices_dims, *data_dims[index + 1:])
             check(shapes_compatible(updates.shape, expected),
                   f"Updates shape must be data[:axis] + indices + data[axis+1:]. Got: updates {updates.shape}, "
                   f"data {data.shape}, indices {indices.shape}, axis {index}")

@@ -77,7 +77,7 @@ def hull(shapes: Sequence[Shape]) -> Shape:
     if any(s.rank_is_dynamic for s in shapes) or len({s.rank for s in shapes}) != 1:
         return DYNAMIC_RANK
     dims = []
-    for column in zip(*(s.dims for s in shapes), strict=True):  # type: ignore[misc]
+    for column in zip(*(s.dims for s in shapes), strict=True):
         high = None if any(d.max is None for d in column) else max(d.max for d in column)
         dims.append(Dim(min(d.min for d in column), high))
     return Shape(tuple(dims))

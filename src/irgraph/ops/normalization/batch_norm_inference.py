@@ -45,7 +45,7 @@ class BatchNormBase(Op):
         for tensor in parameters:
             merged = element_type.merge(tensor.element_type)
             check(merged is not None, "Input element types do not match.")
-            element_type = merged  # type: ignore[assignment]
+            element_type = merged
         check(element_type.is_dynamic or element_type.is_real,
               f"Input element types must be floating-point. Got: {element_type}")
         if not data.shape.rank_is_dynamic:

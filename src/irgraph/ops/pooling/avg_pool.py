@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -38,7 +39,8 @@ class AvgPool(Pooling):
     introduced = 1
     tolerance = AVG_POOL_TOLERANCE
 
-    attribute_order = ("kernel", "strides", "pads_begin", "pads_end", "exclude_pad", "auto_pad", "rounding_type")
+    attribute_order: ClassVar[tuple[str, ...]] = (
+        "kernel", "strides", "pads_begin", "pads_end", "exclude_pad", "auto_pad", "rounding_type")
     # as OpenVINO 2026.4.1 writes AvgPool-1/14
 
     exclude_pad: bool = attribute(False, ir_name="exclude-pad")

@@ -73,7 +73,7 @@ def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np
         with np.errstate(invalid="ignore"):
             better = candidate > target
         np.copyto(target, candidate, where=better)
-        if where is not None:
+        if where is not None and axis is not None:  # where is set only with an axis
             flat = np.zeros((1,) * data.ndim, dtype=np.int64)
             ranges = [np.arange(data.shape[0]), np.arange(data.shape[1])]
             ranges += [np.arange(size)[s] for size, s in zip(data.shape[2:], in_slices, strict=True)]

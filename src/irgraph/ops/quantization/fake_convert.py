@@ -12,7 +12,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes
 from irgraph.ops.numeric import convert, round_to_bf16
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 DESTINATION_TYPES = ("f8e4m3", "f8e5m2")
@@ -92,7 +92,7 @@ class FakeConvert(Op):
         element_type = data.element_type
         for tensor_type in inputs[1:]:
             merged = element_type.merge(tensor_type.element_type)
-            check(merged is not None, f"Mixed input types are not supported. Got: "
+            merged = checked(merged, f"Mixed input types are not supported. Got: "
                   f"{', '.join(str(t.element_type) for t in inputs)}")
             element_type = merged
         check(element_type.is_dynamic or element_type in DATA_TYPES,

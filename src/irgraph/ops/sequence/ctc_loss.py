@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked, integer_values
 from irgraph.ops.registry import register
 
 _NEGATIVE_INFINITY = -np.inf
@@ -126,7 +126,7 @@ class CTCLoss(Op):
             if shape.rank_is_dynamic:
                 continue
             merged = batch.merge(shape[0])
-            check(merged is not None, f"The first dimension of {what} must be equal to the first dimension of the "
+            merged = checked(merged, f"The first dimension of {what} must be equal to the first dimension of the "
                   f"logits. Got: {shape[0]} and: {batch}")
             batch = merged
             if index == 2:

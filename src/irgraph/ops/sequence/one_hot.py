@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, integer_values
 from irgraph.ops.registry import register
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
@@ -52,7 +52,7 @@ class OneHotBase(Op):
         check(depth.element_type.is_dynamic or depth.element_type.is_integral,
               f"Depth must be integral element type. Got: {depth.element_type}")
         merged = on_value.element_type.merge(off_value.element_type)
-        check(merged is not None, f"on_value element type must be compatible with off_value element type. Got: "
+        merged = checked(merged, f"on_value element type must be compatible with off_value element type. Got: "
               f"{on_value.element_type} and {off_value.element_type}")
         for name, tensor in (("depth", depth), ("on_value", on_value), ("off_value", off_value)):
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 0 or

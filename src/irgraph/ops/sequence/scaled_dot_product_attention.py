@@ -20,7 +20,7 @@ row block, so the [batch, L, S] weights are never allocated whole."""
 
 
 def _batch(shape: Shape) -> Shape:
-    return Shape(shape.dims[:-2]) if not shape.rank_is_dynamic else shape
+    return Shape(shape.dims[:-2]) if shape.dims is not None else shape
 
 
 @register
@@ -73,18 +73,18 @@ class ScaledDotProductAttention(Op):
         batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
         batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
         length = query.shape[-2]
-        mask = self._mask_shape(inputs)
-        if mask is not None and not mask.rank_is_dynamic:
+        mask_shape = self._mask_shape(inputs)
+        if mask_shape is not None and not mask_shape.rank_is_dynamic:
             # OpenVINO's shape rule merges the mask's last two dims into L and S with broadcasting: a
             # one-row query under an [L, S] mask gives L rows (the decomposition adds the mask to Q K^T).
             source = key.shape[-2] if not key.shape.rank_is_dynamic else Dim.dynamic()
-            merged_length = broadcast_dim(length, mask[-2]) if mask.rank >= 2 else None
-            check(merged_length is not None and broadcast_dim(source, mask[-1]) is not None,
-                  f"Attention mask input shape not compatible with other inputs. Got: {mask} for query "
+            merged_length = broadcast_dim(length, mask_shape[-2]) if mask_shape.rank >= 2 else None
+            check(merged_length is not None and broadcast_dim(source, mask_shape[-1]) is not None,
+                  f"Attention mask input shape not compatible with other inputs. Got: {mask_shape} for query "
                   f"{query.shape} and key {key.shape}")
-            length = merged_length  # type: ignore[assignment]
-            batch = broadcast_shapes(batch, _batch(mask), "numpy")  # the mask's batch dims count too
-        if batch.rank_is_dynamic:
+            length = merged_length  # type: ignore[assignment]  # not None: checked just above
+            batch = broadcast_shapes(batch, _batch(mask_shape), "numpy")  # the mask's batch dims count too
+        if batch.dims is None:
             return [TensorType(element_type, Shape(None))]
         return [TensorType(element_type, Shape((*batch.dims, length, value.shape[-1])))]
 
@@ -110,7 +110,7 @@ class ScaledDotProductAttention(Op):
             check(merged_length is not None and _broadcast_size(key.shape[-2], mask[-1]) is not None,
                   f"Attention mask input shape not compatible with other inputs. Got: {list(mask)} for "
                   f"query {list(query.shape)} and key {list(key.shape)}")
-            length = merged_length  # type: ignore[assignment]
+            length = merged_length
             batches.append(mask[:-2])
         try:
             batch = np.broadcast_shapes(*batches)
@@ -144,9 +144,8 @@ class ScaledDotProductAttention(Op):
         rows = max(1, WEIGHTS_PER_STEP // max(source, 1))
         for index in itertools.product(*map(range, batch)):  # one matrix at a time, in row blocks
             for start in range(0, length, rows):
-                block = slice(start, start + rows)
-                result[(*index, block)] = _attend(q[(*index, block)], k[index], v[index],
-                                                  None if b is None else b[(*index, block)], scale)
+                at: tuple[int | slice, ...] = (*index, slice(start, start + rows))
+                result[at] = _attend(q[at], k[index], v[index], None if b is None else b[at], scale)
         return [result]
 
     def _bias(self, inputs: Sequence[np.ndarray], length: int, source: int,

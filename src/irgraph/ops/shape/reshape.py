@@ -94,7 +94,7 @@ class Reshape(Op):
         if source.is_static and all(d.is_static for d in dims):  # type: ignore[union-attr]
             # Stricter than OpenVINO 2026.4.1, which accepts [1,0] -> [0] with special_zero (output [1])
             # and then reads an element the input does not have.
-            have, want = math.prod(source.to_tuple()), math.prod(d.value for d in dims)  # type: ignore[union-attr]
+            have, want = math.prod(source.to_tuple()), math.prod(d.value for d in dims)  # type: ignore[union-attr, misc]  # static dims, checked above
             check(
                 have == want,
                 f"Requested output shape {shape_text([d.value for d in dims])} is incompatible with input shape "  # type: ignore[union-attr]

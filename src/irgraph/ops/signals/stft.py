@@ -139,7 +139,7 @@ class STFT(Op):
         """The windowed frames ``[batch?, frames, frame_size]`` in ``dtype`` (the product rounded there)."""
         self.output_shapes(inputs)
         frame_size, frame_step = frame_parameters(inputs)
-        signal = np.asarray(inputs[0]).astype(dtype)
+        signal: np.ndarray = np.asarray(inputs[0]).astype(dtype)
         frames = np.lib.stride_tricks.sliding_window_view(signal, frame_size, axis=-1)[..., ::frame_step, :]
         return frames * padded_window(np.asarray(inputs[1]).astype(dtype), frame_size), frame_size
 

@@ -142,7 +142,8 @@ class NMSRotated(Op):
             per_class = max(int(np.asarray(limit).reshape(-1)[0]), 0) if np.size(limit) else 0
             dims = (boxes.shape[1], scores.shape[0], scores.shape[1])
             if all(d.max is not None for d in dims):
-                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator]
+                # all() above checked every max; mypy does not narrow through it
+                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator, type-var]
         rows = Shape((count, Dim.static(3)))
         return [TensorType(self.output_type, rows), TensorType(ElementType.F32, rows),
                 TensorType(self.output_type, Shape((Dim.static(1),)))]

@@ -156,7 +156,7 @@ class NonMaxSuppressionBase(_Suppression):
         InputSpec("soft_nms_sigma"),
     )
 
-    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
+    output_type: ElementType = attribute(ElementType.I64)
 
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Selected indices, selected scores, valid count."""
@@ -188,7 +188,8 @@ class NonMaxSuppressionBase(_Suppression):
             per_class = max(int(np.asarray(limit).reshape(-1)[0]), 0) if np.size(limit) else 0
             dims = (boxes.shape[1], scores.shape[0], scores.shape[1])
             if all(d.max is not None for d in dims):
-                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator]
+                # all() above checked every max; mypy does not narrow through it
+                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator, type-var]
         score_type = boxes.element_type
         rows = Shape((count, Dim.static(3)))
         return [TensorType(self.output_type, rows), TensorType(score_type, rows),
@@ -315,7 +316,7 @@ class NonMaxSuppression3(NonMaxSuppression1):
 
     introduced = 3
 
-    output_type: ElementType = attribute(ElementType.I64)  # type: ignore[assignment]
+    output_type: ElementType = attribute(ElementType.I64)
 
 
 @register

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class SearchSorted(Op):
             raise OpError("The sorted sequence input cannot be a scalar.")
         dtype = self.output_type.numpy_dtype
         if sequence.ndim == 1:
-            side = "right" if self.right_mode else "left"
+            side: Literal["left", "right"] = "right" if self.right_mode else "left"
             return [np.searchsorted(sequence, found, side=side).astype(dtype).reshape(found.shape)]
         if sequence.ndim != found.ndim or sequence.shape[:-1] != found.shape[:-1]:
             raise OpError(f"All dimensions but the last one have to be compatible. Got: {list(sequence.shape)} and "

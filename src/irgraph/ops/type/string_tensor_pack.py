@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked
 from irgraph.ops.registry import register
 
 _INDEX_TYPES = (ElementType.I32, ElementType.I64)
@@ -41,7 +41,7 @@ class StringTensorPack(Op):
               f"StringTensorPack expects a tensor with ov::element::u8 elements. Got: {symbols.element_type}")
         check(symbols.shape.rank_is_dynamic or symbols.shape.rank == 1, "Symbols input must be 1D.")
         merged = begins.shape.merge(ends.shape)
-        check(merged is not None, "The shapes of begins and ends have to be compatible.")
+        merged = checked(merged, "The shapes of begins and ends have to be compatible.")
         return [TensorType(ElementType.STRING, merged)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 from irgraph.ops.registry import register
@@ -17,8 +18,9 @@ def utf8(item: object) -> bytes:
     """A string element's bytes as OpenVINO holds them (``std::string``): UTF-8 text, or bytes as they are."""
     if isinstance(item, bytes | np.bytes_):
         return bytes(item)
-    check(isinstance(item, str), f"A string tensor holds str elements. Got: {type(item).__name__}")
-    return item.encode("utf-8")  # type: ignore[union-attr]
+    if not isinstance(item, str):
+        raise OpError(f"A string tensor holds str elements. Got: {type(item).__name__}")
+    return item.encode("utf-8")
 
 
 @register

@@ -33,7 +33,7 @@ def _plan(ctx: ExportContext, node: Node) -> tuple[list[int], list[int]]:
     spatial = [d.value for d in list(shape)[2:]]
     if len(sizes) != len(spatial) or any(out < 1 for out in sizes) or 0 in spatial:
         raise ctx.refuse(f"output_shape {sizes} for spatial dims {spatial} makes no windows")
-    return spatial, sizes  # type: ignore[return-value]
+    return spatial, sizes
 
 
 @exports(AdaptiveAvgPool)

@@ -56,7 +56,7 @@ def _static_spatial(ctx: ExportContext, node: Node, index: int, prefix: int) -> 
     shape = ctx.input_type(node, index).shape
     if shape.rank_is_dynamic or not all(d.is_static for d in tuple(shape)[prefix:]):
         return None
-    return [d.value for d in tuple(shape)[prefix:]]  # type: ignore[misc]
+    return [d.value for d in tuple(shape)[prefix:]]
 
 
 def _grouped_filters(ctx: ExportContext, node: Node, made: list, inner: int) -> tuple[str, int]:
@@ -70,7 +70,7 @@ def _grouped_filters(ctx: ExportContext, node: Node, made: list, inner: int) -> 
     reshaped = ctx.temp(node, "filters")
     made.append(ctx.make(node, "Reshape", [ctx.inputs(node)[1], ctx.initializer(node, "filters_shape", target)],
                          [reshaped], step="filters"))
-    return reshaped, groups  # type: ignore[return-value]
+    return reshaped, groups
 
 
 @exports(Convolution, GroupConvolution)

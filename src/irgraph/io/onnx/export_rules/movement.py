@@ -84,7 +84,7 @@ def reshape(node: Node, op: Reshape, ctx: ExportContext) -> list:
     data = ctx.inputs(node)[0]
     made: list = []
     shape = int64_input(ctx, node, 1, "shape", made, scalar=False)
-    attributes = {}
+    attributes: dict[str, Any] = {}
     if not op.special_zero:
         value = ctx.constant(node, 1)
         if value is None or 0 in np.asarray(value):
@@ -150,7 +150,7 @@ def concat(node: Node, op: Concat, ctx: ExportContext) -> list:
 def split(node: Node, op: Split, ctx: ExportContext) -> list:
     """Split into equal parts: num_outputs from opset 18, equal parts by the output count before."""
     axis = _axis(ctx, node, 1)
-    attributes = {"num_outputs": op.num_splits} if ctx.opset >= 18 else {}
+    attributes: dict[str, Any] = {"num_outputs": op.num_splits} if ctx.opset >= 18 else {}
     return [ctx.make(node, "Split", [ctx.inputs(node)[0]], ctx.outputs(node), axis=axis, **attributes)]
 
 
@@ -501,10 +501,10 @@ def tile(node: Node, op: Tile, ctx: ExportContext) -> list:
             repeats = padded
         data = _lifted(ctx, node, data, count.value - rank, made)
         return [*made, ctx.make(node, "Tile", [data, repeats], ctx.outputs(node))]
-    repeats = [int(v) for v in np.asarray(value).reshape(-1)]
-    data = _lifted(ctx, node, data, len(repeats) - rank, made)
-    repeats = [1] * (rank - len(repeats)) + repeats
-    made.append(ctx.make(node, "Tile", [data, ctx.initializer(node, "repeats", np.asarray(repeats, np.int64))],
+    counts = [int(v) for v in np.asarray(value).reshape(-1)]
+    data = _lifted(ctx, node, data, len(counts) - rank, made)
+    counts = [1] * (rank - len(counts)) + counts
+    made.append(ctx.make(node, "Tile", [data, ctx.initializer(node, "repeats", np.asarray(counts, np.int64))],
                          ctx.outputs(node)))
     return made
 
@@ -683,7 +683,7 @@ def col2im(node: Node, op: Col2Im, ctx: ExportContext) -> list:
         raise ctx.refuse("ONNX Col2Im arrives in opset 18")
     names = ctx.inputs(node)
     output = ctx.outputs(node)[0]
-    attributes = {"strides": list(op.strides), "dilations": list(op.dilations),
+    attributes: dict[str, Any] = {"strides": list(op.strides), "dilations": list(op.dilations),
                   "pads": [*op.pads_begin, *op.pads_end]}
     made: list = []
     image_shape = int64_input(ctx, node, 1, "image_shape", made, scalar=False)
@@ -765,7 +765,7 @@ def _block_vectors(ctx: ExportContext, node: Node, op: Any) -> tuple[tuple[int, 
         raise ctx.refuse(f"its data has the shape {shape}; the Reshape/Transpose pattern needs a static one")
     vectors = [constant_ints(ctx, node, index, what) for index, what in
                ((1, "block_shape"), (2, "begin vector"), (3, "end vector"))]
-    return tuple(d.value for d in shape), *vectors  # type: ignore[return-value, misc]
+    return tuple(d.value for d in shape), *vectors  # type: ignore[return-value]
 
 
 @exports(SpaceToBatch)

@@ -76,7 +76,7 @@ def static_shape(ctx: ExportContext, node: Node, index: int, what: str = "input"
     shape = ctx.input_type(node, index).shape
     if shape.rank_is_dynamic or not shape.is_static:
         raise ctx.refuse(f"its {what} (input {index}) has the shape {shape}; this export needs a static one")
-    return tuple(d.value for d in shape)  # type: ignore[misc]
+    return tuple(d.value for d in shape)
 
 
 def input_rank(ctx: ExportContext, node: Node, index: int) -> int:

@@ -123,7 +123,7 @@ class _Recurrent:
         if dim is None or not dim.is_static:
             raise self.ctx.refuse(f"R (input {index}) has the shape {shape}: ONNX's hidden_size attribute needs a "
                                   "static hidden size")
-        return dim.value  # type: ignore[return-value]
+        return dim.value
 
 
 @exports(LSTMSequence, GRUSequence, RNNSequence)
