@@ -330,3 +330,13 @@ def test_float_attribute_texts_are_ascii_too(text, message):
         CODECS[float].read(text)
     assert str(info.value) == message
     assert CODECS[float].read(" 2.5e1 ") == 25.0
+
+
+@pytest.mark.parametrize(("text", "minimum", "message"), [
+    ("-99999999999999999999", 0, "a non-negative integer"),  # signed syntax, out of range below 0
+    ("-99999999999999999999", 1, "an integer >= 1"),
+    ("-99999999999999999999", -1, "an integer >= -1"),
+])
+def test_out_of_range_below_names_the_minimum(text, minimum, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        parse_int(text, minimum=minimum)

@@ -46,3 +46,34 @@ def test_the_tests_kill_every_mutant_but_the_equivalent_and_unreached_ones(tmp_p
         "9: raise ValueError('never called') -> pass": "survived (no test reaches it)",
     }
 
+
+
+def test_every_module_belongs_to_exactly_one_group_and_every_mapped_test_exists():
+    modules = [module.relative_to(run.ROOT).as_posix() for _, module, _ in run.modules_of([])]
+    on_disk = sorted(p.relative_to(run.ROOT).as_posix() for p in (run.ROOT / "src" / "irgraph").rglob("*.py")
+                     if p.name not in run.SKIPPED_MODULES)
+    assert sorted(modules) == on_disk  # none missing, none twice
+    missing = {test for _, (_, tests) in run.GROUPS.items() for test in tests if not (run.ROOT / test).exists()}
+    assert not missing
+
+
+def test_every_known_equivalent_mutant_still_exists():
+    """equivalent.txt follows moved and edited code: each key names a mutant the tool finds today."""
+    keys = run.read_equivalent()
+    paths = {key.split("::")[0] for key in keys}
+    found = {m.key for path in paths if (run.ROOT / path).is_file() for m in run.mutants_of(run.ROOT / path, path)}
+    assert sorted(set(keys) - found) == []
+
+
+def test_the_recorded_figures_are_the_generated_ones():
+    """docs/mutation.md and the README's table are generated from results.json (run.py --render), never typed."""
+    results = run.read_results()
+    assert run.DOC_FILE.read_text(encoding="utf-8") == run.document(results)
+    readme = run.README_FILE.read_text(encoding="utf-8")
+    assert readme == run.readme_with_table(readme, results)
+
+
+def test_wilson_interval():
+    low, high = run.wilson(54, 60)  # 90 % of 60: 79.9 % to 95.3 % (Wilson, 1927; z = 1.96)
+    assert (round(100 * low, 1), round(100 * high, 1)) == (79.9, 95.3)
+    assert round(run.wilson(60, 60)[1], 12) == 1.0 and run.wilson(0, 0) == (0.0, 1.0)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from irgraph.ops.convolution.convolution import Convolution
+from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.families import convolution as family
 
@@ -76,3 +78,77 @@ def test_windows_copied_a_band_of_rows_at_a_time_agree(monkeypatch, case, chunk)
     windows, taps = _evaluate(case, np.float32)
     assert windows.flags.c_contiguous
     np.testing.assert_array_equal(windows, taps)
+
+
+# bf16 and f64 convolutions are never folded by openvino 2026.4.1 and its CPU plugin computes neither in its
+# own width, so these are hand-worked: the exact sum in f64, rounded once to the output type. The sums run over
+# kernel taps, which the shifted and per-tap paths add one tap at a time.
+TINY = 2.0**-8  # bf16 keeps 8 bits: 1 + 2^-8 ties to the even 1, 1 + 2^-7 is exact
+
+
+def _one_channel_of_two(values, dtype):
+    return np.array([values, [0.0] * len(values)], dtype)[None]
+
+
+@pytest.mark.parametrize("kind", ["forward", "grouped"])
+@pytest.mark.parametrize(("dtype", "values", "expected"), [
+    # 1 + 2^-8 + 2^-8 summed in f32 and rounded once: 1 + 2^-7; rounded to bf16 after each tap: 1
+    (ml_dtypes.bfloat16, [1.0, TINY, TINY], 1 + 2.0**-7),
+    # 1 + 2^-30 is exact in f64 and 1 in f32
+    (np.float64, [1.0, 2.0**-30, 0.0], 1 + 2.0**-30),
+], ids=["bf16", "f64"])
+def test_bf16_sums_in_f32_and_f64_in_f64(kind, dtype, values, expected):
+    """A 3-tap kernel of ones over one of two channels (fewer outputs than inputs: the shifted path)."""
+    data = _one_channel_of_two(values, dtype)
+    ones = dict(strides=(1,), dilations=(1,), pads_begin=(0,), pads_end=(0,))
+    op = Convolution(**ones) if kind == "forward" else GroupConvolution(**ones)
+    filters = np.ones((1, 2, 3) if kind == "forward" else (1, 1, 2, 3), dtype)
+    (result,) = op.evaluate([data, filters])
+    assert result.dtype == np.dtype(dtype) and result.shape == (1, 1, 1)
+    assert float(result[0, 0, 0]) == expected
+
+
+@pytest.mark.parametrize(("dtype", "values", "expected"), [
+    # positions sum d0; d0+d1; d0+d1+d2; d1+d2; d2 in f32, each rounded once to bf16
+    (ml_dtypes.bfloat16, [TINY, TINY, 1.0], [TINY, 2 * TINY, 1 + 2 * TINY, 1.0, 1.0]),
+    (np.float64, [2.0**-30, 0.0, 1.0], [2.0**-30, 2.0**-30, 1 + 2.0**-30, 1.0, 1.0]),
+], ids=["bf16", "f64"])
+def test_transposed_bf16_sums_in_f32_and_f64_in_f64(dtype, values, expected):
+    """ConvolutionBackpropData adds each tap's products into the output one tap at a time."""
+    op = ConvolutionBackpropData(strides=(1,), dilations=(1,), pads_begin=(0,), pads_end=(0,))
+    (result,) = op.evaluate([np.array(values, dtype).reshape(1, 1, 3), np.ones((1, 1, 3), dtype)])
+    assert result.dtype == np.dtype(dtype)
+    assert [float(v) for v in result.ravel()] == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda value: None)
+def test_each_path_runs_its_cases_and_agrees_with_the_taps(case):
+    """The window and shifted paths called directly: neither declines these small cases (their copies are far
+    below the limits), and each gives the per-tap path's values, so a path cannot hide behind another."""
+    data_shape, filter_shape, strides, dilations, begin, end, grouped = case
+    rng = np.random.default_rng(len(data_shape) + sum(filter_shape))
+    data = rng.integers(-8, 8, data_shape).astype(np.float32)
+    filters = rng.integers(-8, 8, filter_shape).astype(np.float32)
+    op = (GroupConvolution if grouped else Convolution)(strides=strides, dilations=dilations, pads_begin=begin,
+                                                       pads_end=end)
+    weights = op.grouped_weights(filters)
+    (shape,) = op.output_shapes([data, filters])
+    taps = family.convolve_taps(data, weights, strides, dilations, begin, shape[2:])
+    windows = family.convolve_windows(data, weights, strides, dilations, begin, shape[2:])
+    assert windows is not None
+    np.testing.assert_array_equal(windows, taps)
+    if all(s == 1 for s in strides):
+        shifted = family.convolve_shifted(data, weights, dilations, begin, shape[2:])
+        assert shifted is not None
+        np.testing.assert_array_equal(shifted, taps)
+
+
+@pytest.mark.parametrize(("data_shape", "filter_shape", "expected"), [
+    ((0, 2, 5), (3, 2, 3), (0, 3, 3)),  # no batch
+    ((1, 0, 5), (3, 0, 3), (1, 3, 3)),  # no input channels: every output is an empty sum, 0
+    ((1, 2, 5), (0, 2, 3), (1, 0, 3)),  # no filters
+])
+def test_empty_operands_give_the_empty_sums(data_shape, filter_shape, expected):
+    op = Convolution(strides=(1,), dilations=(1,), pads_begin=(0,), pads_end=(0,))
+    (result,) = op.evaluate([np.ones(data_shape, np.float32), np.ones(filter_shape, np.float32)])
+    np.testing.assert_array_equal(result, np.zeros(expected, np.float32))

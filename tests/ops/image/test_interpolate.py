@@ -11,6 +11,7 @@ from openvino.utils.node_factory import NodeFactory
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
+from irgraph.ops.image import interpolate
 from irgraph.ops.image.interpolate import (
     NEAREST_MODES,
     TRANSFORMS,
@@ -21,7 +22,7 @@ from irgraph.ops.image.interpolate import (
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import lookup
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, check_types
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_constant, ov_reference
 from tests.ops.helpers import infer, tt
 
 FOLDED = [ElementType.F32, ElementType.F16, ElementType.BF16, ElementType.I8, ElementType.U8]
@@ -288,3 +289,114 @@ def test_attributes_read_and_write_as_the_ir_spells_them():
     assert old.axes == (2, 3) and old.align_corners
     with pytest.raises(OpError, match="needs the attribute 'mode'"):
         Interpolate4.from_attributes({})
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "linear_onnx", "cubic"])
+@pytest.mark.parametrize("length", [3, 0])
+def test_a_size_of_zero_gives_an_empty_output_as_openvino_does(mode, length):
+    """openvino 2026.4.1 folds sizes [0, 3] over axes [2, 3] to an empty [1,1,0,3] in every mode, from a
+    3-long axis and from an empty one (an empty axis may be resized to 0, only to 0)."""
+    data = np.arange(length * 4, dtype=np.float32).reshape(1, 1, length, 4)
+    attrs = {"mode": mode, "shape_calculation_mode": "sizes"}
+    inputs = [data, np.array([0, 3], np.int64), np.array([2, 3], np.int64)]
+    data_node, sizes_node, axes_node = (ov_constant(x) for x in inputs)
+    (expected,) = ov_reference(ov_ops11.interpolate(data_node, sizes_node, axes=axes_node, **attrs))
+    assert expected.shape == (1, 1, 0, 3)
+    if length:  # the harness compares the inferred types too (it folds no empty input)
+        check_op(Interpolate11(**attrs), inputs, lambda d, v, a: ov_ops11.interpolate(d, v, axes=a, **attrs),
+                 constant=[1, 2])
+    assert _run11(data, np.array([0, 3], np.int64), [2, 3], **attrs).shape == (1, 1, 0, 3)
+
+
+@pytest.mark.parametrize("mode", ["bilinear_pillow", "bicubic_pillow"])
+@pytest.mark.parametrize("sizes", [[0, 3], [2, 0]])
+def test_pillow_modes_give_an_empty_output_for_a_size_of_zero(mode, sizes):
+    """openvino 2026.4.1's Pillow kernels crash (they read before their bounds) on an empty output, so no
+    oracle: an empty output holds no values, and irgraph gives it the data's type and the asked shape."""
+    data = np.arange(12, dtype=np.float16).reshape(1, 1, 3, 4)
+    out = _run11(data, np.array(sizes, np.int64), [2, 3], mode=mode)
+    assert out.shape == (1, 1, *sizes) and out.dtype == np.float16
+
+
+@pytest.mark.parametrize(("rank", "axes"), [(4, [1, 2]), (4, [0, 1]), (4, [2]), (4, [1, 2, 3]), (3, [1, 2]),
+                                            (3, [2])])
+def test_linear_onnx_refuses_axes_openvino_refuses(rank, axes):
+    """linear_onnx resizes all axes, or axes 2.. of a rank >= 4 input: openvino 2026.4.1's reference
+    refuses any other axes ("Axes are not correct!", interpolate.hpp)."""
+    data = np.arange(2 * 3 * 4, dtype=np.float32).reshape((1, 2, 3, 4)[4 - rank:])
+    sizes = np.array([3, 5, 5][:len(axes)], np.int64)
+    with pytest.raises(RuntimeError, match="Axes are not correct!"):
+        ov_reference(ov_ops11.interpolate(ov_constant(data), ov_constant(sizes), "linear_onnx", "sizes",
+                                          axes=ov_constant(np.array(axes, np.int64))))
+    with pytest.raises(OpError, match="Axes are not correct!"):
+        _run11(data, sizes, axes, mode="linear_onnx")
+
+
+@pytest.mark.parametrize("mode", ["bilinear_pillow", "bicubic_pillow"])
+def test_pillow_intermediate_is_held_to_the_element_limit(mode, monkeypatch):
+    """The width pass of [1,1,2,4] to width 100 keeps 2 rows: 2 x 100 = 200 elements, allowed at a limit of
+    200 and refused (before anything is allocated) at 199."""
+    data = np.ones((1, 1, 2, 4), np.float32)
+    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 200)
+    assert _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode).shape == (1, 1, 2, 100)
+    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 199)
+    with pytest.raises(OpError, match="intermediate .* would have 200 elements, above the limit of 199"):
+        _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode)
+
+
+def test_linear_onnx_refuses_to_resize_batch_or_channels():
+    """A rank-4 linear_onnx resize over all axes that changes the batch: openvino 2026.4.1's reference resizes
+    only the spatial axes and leaves the new batch row zero, which no resize means; irgraph refuses it."""
+    data = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
+    sizes, axes = np.array([2, 2, 3, 4], np.int64), np.array([0, 1, 2, 3], np.int64)
+    (theirs,) = ov_reference(ov_ops11.interpolate(ov_constant(data), ov_constant(sizes), "linear_onnx", "sizes",
+                                                  axes=ov_constant(axes)))
+    np.testing.assert_array_equal(theirs, np.concatenate([data, np.zeros_like(data)]))
+    with pytest.raises(OpError, match="linear_onnx resizes only the last 3 axes here; axis 0 changes from 1 to 2"):
+        _run11(data, sizes, [0, 1, 2, 3], mode="linear_onnx")
+
+
+def test_interpolate4_without_axes_resizes_every_axis():
+    """Three inputs (no axes): openvino 2026.4.1 folds the resize of every axis by ``sizes``."""
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    sizes, scales = np.array([4, 5], np.int64), np.array([2.0, 5 / 3], np.float32)
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes", "coordinate_transformation_mode": "asymmetric",
+             "nearest_mode": "floor", "antialias": False, "pads_begin": [0], "pads_end": [0], "cube_coeff": -0.75}
+    op = Interpolate4(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    outcome = check_op(op, [data, sizes, scales], lambda d, s, c: _OPSET4.create("Interpolate", [d, s, c], attrs),
+                       constant=[1, 2])
+    assert outcome.reference
+    assert op.output_shapes([data, sizes, scales]) == [(4, 5)]
+
+
+@pytest.mark.parametrize(("scales_type", "axes_shape"), [("i32", "2"), ("f32", "1,2")])
+def test_interpolate4_refuses_what_openvino_refuses(scales_type, axes_shape):
+    """openvino 2026.4.1 refuses integer scales and axes that are not 1-D, whichever shape mode is used."""
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes", "pads_begin": [0], "pads_end": [0]}
+    outcome = check_types(Interpolate4(mode="nearest"),
+                          [tt("1,1,3,4"), tt("2", "i64"), tt("2", scales_type), tt(axes_shape, "i64")],
+                          lambda d, s, c, a: _OPSET4.create("Interpolate", [d, s, c, a], attrs))
+    assert outcome.refused
+
+
+def test_interpolate11_refuses_axes_that_are_not_1d():
+    attrs = {"mode": "nearest", "shape_calculation_mode": "sizes"}
+    outcome = check_types(Interpolate11(mode="nearest"), [tt("1,1,3,4"), tt("2", "i64"), tt("1,2", "i64")],
+                          lambda d, v, a: ov_ops11.interpolate(d, v, axes=a, **attrs))
+    assert outcome.refused
+
+
+def test_nearest_cannot_fill_an_output_from_an_empty_axis():
+    """openvino 2026.4.1 folds [1,1,0,4] resized to [1,1,2,3] by reading outside the data; irgraph refuses
+    (an empty output from it is fine: test_a_size_of_zero_gives_an_empty_output_as_openvino_does)."""
+    with pytest.raises(OpError, match="cannot resize axis 2 of length 0 to 2"):
+        _run11(np.zeros((1, 1, 0, 4), np.float32), np.array([2, 3], np.int64), [2, 3], mode="nearest")
+
+
+def test_interpolate1_linear_needs_rank_at_most_5():
+    """irgraph maps Interpolate-1 linear as OpenVINO's transform_v0_to_v4 does (linear_onnx below rank 5, linear
+    at rank 5) and refuses higher ranks, which no v4 mode it maps to runs."""
+    op = Interpolate1(axes=(2, 3), mode="linear", pads_begin=(0,), pads_end=(0,))
+    with pytest.raises(OpError, match="Interpolate-1 linear needs rank <= 5. Got rank 6"):
+        op.evaluate([np.zeros((1, 1, 2, 2, 1, 1), np.float32), np.array([3, 3], np.int64)])
+    assert op.evaluate([np.ones((1, 1, 2, 2, 1), np.float32), np.array([3, 3], np.int64)])[0].shape == (1, 1, 3, 3, 1)

@@ -246,9 +246,7 @@ def linear_onnx(resize: Resize) -> np.ndarray:
     lows, highs, near, far = {}, {}, {}, {}
     for i in range(spatial_rank):
         axis = first + i
-        in_len = data.shape[axis]
-        check(in_len > 0 or resize.out_shape[axis] == 0, f"Interpolate cannot resize axis {axis} of length 0 "
-              f"to {resize.out_shape[axis]}")
+        in_len = data.shape[axis]  # > 0, or the output is empty: the callers refuse the rest
         coordinates = resize.coordinates(i + offset, axis)
         with np.errstate(invalid="ignore"):
             clamped = np.where(F32(0) < np.minimum(coordinates, F32(in_len - 1)),
@@ -283,9 +281,7 @@ def cubic(resize: Resize, cube_coeff: float) -> np.ndarray:
     a = F32(cube_coeff)
     taps, weights = {}, {}
     for index, axis in enumerate(resize.axes):
-        in_len = resize.data.shape[axis]
-        check(in_len > 0 or resize.out_shape[axis] == 0, f"Interpolate cannot resize axis {axis} of length 0 "
-              f"to {resize.out_shape[axis]}")
+        in_len = resize.data.shape[axis]  # > 0, or the output is empty: the callers refuse the rest
         coordinates = resize.coordinates(index)
         with np.errstate(all="ignore"):
             base = _to_int64(np.floor(coordinates))
@@ -431,9 +427,6 @@ def pillow(resize: Resize, mode: str, a: float) -> np.ndarray:
     height, width = resize.axes
     if not math.prod(resize.out_shape):
         return np.zeros(resize.out_shape, resize.data.dtype)
-    for axis in (height, width):
-        check(resize.data.shape[axis] > 0, f"Interpolate {mode} cannot resize axis {axis} of length 0 to "
-              f"{resize.out_shape[axis]}")
     dtype = resize.data.dtype
     widened = dtype.kind not in "iuf" or dtype == np.float16  # constant folding runs f16/bf16 as f32
     result = resize.data.astype(F32) if widened else resize.data

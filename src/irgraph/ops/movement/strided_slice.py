@@ -104,7 +104,9 @@ class StridedSlice(Op):
         if data.shape.rank_is_dynamic:
             return [TensorType(data.element_type, DYNAMIC_RANK)]
         if any(v is None for v in values[1:]):
-            return [TensorType(data.element_type, self._unknown(data.shape, inputs[1].shape))]
+            strides = values[3] if len(values) > 3 else None
+            return [TensorType(data.element_type, self._unknown(data.shape, inputs[1].shape, strides,
+                                                                 has_strides=len(values) > 3))]
         if any(isinstance(v, PartialValue) for v in values):  # begin/end from a shape sub-graph
             combos = corner_values(values, (1, 2))
             if combos is None:
@@ -135,16 +137,52 @@ class StridedSlice(Op):
             out.extend(dims[position:])
         return [TensorType(data.element_type, Shape(tuple(out)))]
 
-    def _unknown(self, shape: Shape, begin: Shape) -> Shape:
-        """Unknown begin, end or strides: without new, shrunk or ellipsis entries the first
-        ``len(begin)`` axes keep at most their size (OpenVINO's ``..d``); otherwise the rank is unknown."""
+    def _unknown(self, shape: Shape, begin: Shape, strides: np.ndarray | None, *, has_strides: bool) -> Shape:
+        """Unknown begin or end (OpenVINO 2026.4.1's shape inference): the masks still place the entries. A new
+        axis is 1, a shrunk axis goes, the ellipsis keeps the axes it covers, and a sliced axis is bounded as
+        ``_unknown_slice`` says. The rank is unknown only when the number of entries is."""
         count = None if begin.rank_is_dynamic or begin[0].is_dynamic else begin[0].value
-        if any(self.new_axis_mask) or any(self.shrink_axis_mask) or any(self.ellipsis_mask) or count is None:
+        if count is None:
             return DYNAMIC_RANK
-        check(count <= shape.rank, "Input rank plus number of new axis has to be at least the size of Lower and "
-                                   f"Upper bounds vector. Got: rank {shape.rank}, {count} entries")
-        masked = [self._bit(self.begin_mask, i) and self._bit(self.end_mask, i) for i in range(count)]
-        return Shape(tuple(d if i >= count or masked[i] else Dim(0, d.max) for i, d in enumerate(shape)))
+        new_axes = sum(1 for m in self.new_axis_mask if m)
+        check(any(self.ellipsis_mask) or shape.rank + new_axes >= count,
+              "Input rank plus number of new axis has to be at least the size of Lower and Upper bounds vector. "
+              f"Got: rank {shape.rank}, {new_axes} new axes, {count} entries")
+        steps = [1] * count if not has_strides else None if strides is None or isinstance(strides, PartialValue) \
+            else integer_values(strides, "strides")
+        kinds = ["ellipsis" if self._bit(self.ellipsis_mask, i) else "new" if self._bit(self.new_axis_mask, i)
+                 else "shrink" if self._bit(self.shrink_axis_mask, i) else "slice" for i in range(count)]
+        real = sum(1 for kind in kinds if kind in ("shrink", "slice"))
+        dims, out, position, seen_ellipsis = list(shape), [], 0, False
+        for i, kind in enumerate(kinds):
+            if kind == "new":
+                out.append(Dim.static(1))
+            elif kind == "ellipsis":
+                seen_ellipsis = True
+                covered = len(dims) - real
+                out.extend(dims[position:position + covered])
+                position += covered
+            elif position >= len(dims):
+                continue
+            elif kind == "shrink":
+                position += 1
+            else:
+                out.append(self._unknown_slice(dims[position], i, None if steps is None else steps[i]))
+                position += 1
+        if not seen_ellipsis:
+            out.extend(dims[position:])
+        return Shape(tuple(out))
+
+    def _unknown_slice(self, dim: Dim, index: int, stride: int | None) -> Dim:
+        """A sliced axis whose begin or end is unknown: with both masks and a known stride, the whole axis at
+        that stride; else at most that (``..d`` for an unknown stride)."""
+        if stride is None:
+            return Dim(0, dim.max)
+        check(stride != 0, "Stride must be non-zero")
+        whole = sliced_dim(dim, 0 if stride > 0 else _MAX, _MAX if stride > 0 else _MIN, stride)
+        if self._bit(self.begin_mask, index) and self._bit(self.end_mask, index):
+            return whole
+        return Dim(0, whole.max)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """The sliced shape."""
