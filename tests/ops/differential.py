@@ -692,6 +692,7 @@ def check_op(
     try:
         node = build(*[ov_constant(x) for x in arrays])
     except Exception as refusal:  # OpenVINO raises NodeValidationFailure (a RuntimeError) and others
+        _raise_test_bug(refusal)
         _assert_refused(op, input_types, values, arrays, str(refusal))
         return _judged(Outcome(refused=True), op, input_types, [], label)
     expected_types = ov_output_types(node)
@@ -833,6 +834,16 @@ def term_magnitudes(op: Op, arrays: Sequence[np.ndarray], count: int) -> list[np
         return [np.asarray(m, dtype=np.float64) for m in op.evaluate(wide)]
 
 
+def _raise_test_bug(error: Exception) -> None:
+    """Re-raise what a ``build`` callable raised when it is a bug of the test, not OpenVINO refusing the node: a
+    misspelt name or attribute, a wrong argument count (a TypeError that pybind11's "incompatible function
+    arguments" is not). Counted as a refusal, such a typo let a test compare nothing while irgraph refused too."""
+    if isinstance(error, (NameError, AttributeError, ImportError, KeyError, IndexError, AssertionError)):
+        raise error
+    if type(error) is TypeError and "incompatible" not in str(error):
+        raise error
+
+
 def check_types(
     op: Op,
     input_types: Sequence[TensorType],
@@ -845,6 +856,7 @@ def check_types(
     try:
         node = build(*arguments)
     except Exception as refusal:
+        _raise_test_bug(refusal)
         _assert_refused(op, input_types, values, None, str(refusal))
         return Outcome(refused=True)
     assert_types_equal(irgraph_types(op, input_types, values), ov_output_types(node), f"{op!r} on {input_types}")

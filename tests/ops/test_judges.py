@@ -89,3 +89,18 @@ def test_formulation_tolerance_counts_f32_eps_for_narrow_floats():
     assert tolerance.ulp == 1 and tolerance.sum_eps == 16 * 2.0**-16
     exact = Tolerance()
     assert higher_precision_tolerance(exact, np.dtype(np.float16)) == exact
+
+
+@pytest.mark.parametrize("mistake", [
+    lambda a, b: ov1.no_such_op(a, b),  # a misspelt builder
+    lambda a, b: ov1.add(a),  # a missing argument: a TypeError of Python's, not pybind's
+])
+def test_a_mistake_in_the_build_callable_is_a_test_bug_not_a_refusal(mistake) -> None:
+    """Counted as OpenVINO refusing, a typo in ``build`` let a test pass while irgraph refused too and nothing was
+    compared (an AttributeError and a TypeError here, where irgraph refuses f64 + i32 as OpenVINO would)."""
+    mixed = [TensorType(ElementType.F64, Shape.static((2,))), TensorType(ElementType.I32, Shape.static((2,)))]
+    with pytest.raises((AttributeError, TypeError)):
+        differential.check_types(Add(), mixed, mistake)
+    arrays = [np.zeros(2, np.float64), np.zeros(2, np.int32)]
+    with pytest.raises((AttributeError, TypeError)):
+        differential.check_op(Add(), arrays, mistake)
