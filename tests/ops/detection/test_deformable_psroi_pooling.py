@@ -16,15 +16,13 @@ import irgraph as ir
 from irgraph.cli import ir_run
 from irgraph.core.errors import OpError
 from irgraph.ops.detection.deformable_psroi_pooling import DeformablePSROIPooling as Pooling
+from tests.ops.detection.judging import cpu_outputs, judged_by_port
 from tests.ops.differential import (
     OP_EXAMPLES,
     assert_values_close,
-    check_op,
     check_types,
     cpu_default,
-    ov_cpu,
     ov_ops,
-    port,
     same_op,
 )
 from tests.ops.helpers import infer, tt
@@ -111,14 +109,11 @@ def draw_configuration(data):
 
 def assert_matches_port_and_cpu(op, inputs):
     # nothing folds: the scalar port judges, the CPU plugin too (below)
-    judge = port(lambda op, arrays, types: [reference_pooling(op, arrays[0], arrays[1],
-                                                              arrays[2] if len(arrays) == 3 else None)])
-    outcome = check_op(op, inputs, same_op(op), cpu=False, independent=judge)
-    assert not outcome.refused and outcome.judge == "port"
+    judged_by_port(op, inputs, lambda op, arrays: [reference_pooling(op, arrays[0], arrays[1],
+                                                                     arrays[2] if len(arrays) == 3 else None)])
     (ours,) = op.evaluate(inputs)
     magnitude = op.term_magnitudes(inputs)[0]
-    cpu = ov_cpu(same_op(op), inputs, ())
-    assert cpu is not None
+    cpu = cpu_outputs(op, inputs)
     negative = np.flatnonzero(inputs[1][:, 0] < 0)
     end = int(negative[0]) if negative.size else len(inputs[1])
     # openvino 2026.4.1's CPU plugin stops at the first roi of batch -1 (zeros after it); the reference skips it

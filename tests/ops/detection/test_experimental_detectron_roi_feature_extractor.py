@@ -19,15 +19,13 @@ from irgraph.core.errors import OpError
 from irgraph.ops.detection.experimental_detectron_roi_feature_extractor import (
     ExperimentalDetectronROIFeatureExtractor as Extractor,
 )
+from tests.ops.detection.judging import cpu_outputs, judged_by_port
 from tests.ops.differential import (
     OP_EXAMPLES,
     assert_values_close,
-    check_op,
     check_types,
     cpu_default,
-    ov_cpu,
     ov_ops,
-    port,
     same_op,
 )
 from tests.ops.helpers import infer, tt
@@ -101,13 +99,10 @@ def draw_configuration(data):
 
 def assert_matches_port_and_cpu(op, inputs):
     # nothing folds: the scalar port judges, the CPU plugin too (below)
-    outcome = check_op(op, inputs, same_op(op), cpu=False, independent=port(
-        lambda op, arrays, types: [reference_features(op, arrays[0], arrays[1:]), arrays[0]]))
-    assert not outcome.refused and outcome.judge == "port"
+    judged_by_port(op, inputs, lambda op, arrays: [reference_features(op, arrays[0], arrays[1:]), arrays[0]])
     features, rois = op.evaluate(inputs)
     magnitude = op.term_magnitudes(inputs)[0]
-    cpu = ov_cpu(same_op(op), inputs, ())
-    assert cpu is not None
+    cpu = cpu_outputs(op, inputs)
     assert_values_close(features, cpu[0], cpu_default(op.tolerance), f"{op!r} vs the CPU plugin on "
                         f"{[x.tolist() for x in inputs]}", magnitude)
     np.testing.assert_array_equal(rois, cpu[1])

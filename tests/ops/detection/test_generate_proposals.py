@@ -19,15 +19,13 @@ from irgraph.cli import ir_run
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.detection.generate_proposals import GenerateProposals
+from tests.ops.detection.judging import assert_close_to_cpu, judged_by_port
 from tests.ops.differential import (
     OP_EXAMPLES,
     assert_values_close,
-    check_op,
     check_types,
     cpu_default,
-    ov_cpu,
     ov_ops,
-    port,
     same_op,
 )
 from tests.ops.helpers import infer, tt
@@ -119,15 +117,9 @@ def draw_configuration(data):
 
 def assert_matches_port_and_cpu(op, inputs):
     # nothing folds: the scalar port judges, the CPU plugin too (below)
-    outcome = check_op(op, inputs, same_op(op), cpu=False,
-                       independent=port(lambda op, arrays, types: list(reference_generate_proposals(op, arrays))))
-    assert not outcome.refused and outcome.judge == "port"
+    judged_by_port(op, inputs, reference_generate_proposals)
     ours = op.evaluate(inputs)
-    cpu = ov_cpu(same_op(op), inputs, ())
-    assert cpu is not None
-    for mine, theirs in zip(ours, cpu, strict=True):
-        assert_values_close(mine, theirs, cpu_default(op.tolerance), f"{op!r} vs the CPU plugin on "
-                            f"{[x.tolist() for x in inputs]}")
+    assert_close_to_cpu(op, inputs, ours)
 
 
 @OP_EXAMPLES

@@ -18,15 +18,13 @@ import irgraph as ir
 from irgraph.cli import ir_run
 from irgraph.core.errors import OpError
 from irgraph.ops.detection.proposal import Proposal, Proposal4
+from tests.ops.detection.judging import assert_close_to_cpu, judged_by_port
 from tests.ops.differential import (
     OP_EXAMPLES,
     assert_values_close,
-    check_op,
     check_types,
     cpu_default,
-    ov_cpu,
     ov_ops,
-    port,
     same_op,
 )
 from tests.ops.helpers import infer, tt
@@ -162,19 +160,13 @@ def draw_configuration(data):
 
 def assert_matches_port_and_cpu(op, inputs):
     # nothing folds: the scalar port judges, the CPU plugin too (below)
-    outcome = check_op(op, inputs, same_op(op), cpu=False,
-                       independent=port(lambda op, arrays, types: list(reference_proposal(op, arrays))))
-    assert not outcome.refused and outcome.judge == "port"
+    judged_by_port(op, inputs, reference_proposal)
     ours = op.evaluate(inputs)
     if op.pre_nms_topn < op.post_nms_topn or inputs[0][0].size // 2 < 8:
         return  # openvino 2026.4.1's CPU plugin crashes (SIGSEGV) on these; the scalar port judges alone
     if op.framework == "tensorflow" and inputs[2][0] != inputs[2][1]:
         return  # the CPU plugin swaps the image's height and width here; the port judges alone
-    cpu = ov_cpu(same_op(op), inputs, ())
-    assert cpu is not None
-    for mine, theirs in zip(ours, cpu, strict=True):
-        assert_values_close(mine, theirs, cpu_default(op.tolerance), f"{op!r} vs the CPU plugin on "
-                            f"{[x.tolist() for x in inputs]}")
+    assert_close_to_cpu(op, inputs, ours)
 
 
 @OP_EXAMPLES
