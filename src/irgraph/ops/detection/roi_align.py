@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -204,11 +205,42 @@ def _choice(value: str, allowed: Sequence[str], name: str) -> None:
     check(value in allowed, f"Attribute '{name}' must be one of {', '.join(allowed)}. Got: {value!r}")
 
 
+class PooledBoxes:
+    """What ROIAlign and ROIAlignRotated share: ``BOX_SIZE`` values a box, each box pooled into
+    ``pooled_h`` x ``pooled_w`` bins of every channel; the shape rule and the checks before evaluation."""
+
+    BOX_SIZE: ClassVar[int]
+    pooled_h: int
+    pooled_w: int
+    sampling_ratio: int
+
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type."""
+        check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
+              f"{self.sampling_ratio}")
+        data, rois, batch = inputs
+        return [check_shapes(data, rois, batch, self.BOX_SIZE, self.pooled_h, self.pooled_w)]
+
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
+        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
+
+    def checked_boxes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, type[np.floating]]:
+        """(batch indices, boxes in the computing type, that type) after the checks OpenVINO's reference needs."""
+        data, rois, batch = inputs
+        check(self.pooled_h >= 0 and self.pooled_w >= 0 and self.sampling_ratio >= 0,
+              "pooled_h, pooled_w and sampling_ratio must be non-negative")
+        indices = check_arrays(data, rois, batch, self.BOX_SIZE)
+        wide = wide_dtype(data.dtype)
+        return indices, rois.astype(wide), wide
+
+
 @dataclass(frozen=True)
-class _ROIAlignBase(Op):
+class _ROIAlignBase(PooledBoxes, Op):
     """Attributes, shape rule and evaluation of both versions."""
 
     type_name = "ROIAlign"
+    BOX_SIZE = 4
     inputs = Inputs.of(InputSpec("data"), InputSpec("rois"), InputSpec("batch_indices"))
 
     pooled_h: int = attribute()
@@ -230,25 +262,10 @@ class _ROIAlignBase(Op):
         """True when boxes narrower or lower than a pixel are widened to one."""
         return True
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type."""
-        check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
-              f"{self.sampling_ratio}")
-        data, rois, batch = inputs
-        return [check_shapes(data, rois, batch, 4, self.pooled_h, self.pooled_w)]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
-        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Every ROI's pooled bins."""
-        data, rois, batch = inputs
-        check(self.pooled_h >= 0 and self.pooled_w >= 0 and self.sampling_ratio >= 0,
-              "pooled_h, pooled_w and sampling_ratio must be non-negative")
-        indices = check_arrays(data, rois, batch, 4)
-        wide = wide_dtype(data.dtype)
-        boxes = rois.astype(wide)
+        data = inputs[0]
+        indices, boxes, wide = self.checked_boxes(inputs)
         before, after = wide(self.shift[0]), wide(self.shift[1])
         scale = wide(np.float32(self.spatial_scale))
         with np.errstate(all="ignore"):

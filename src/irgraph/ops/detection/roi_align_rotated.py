@@ -18,20 +18,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irgraph.core.shapes import TensorType
-from irgraph.ops.detection.roi_align import SamplingSpaces, check_arrays, check_shapes, pool, wide_dtype
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.detection.roi_align import PooledBoxes, SamplingSpaces, pool
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute
 from irgraph.ops.registry import register
 
 
 @register
 @dataclass(frozen=True)
-class ROIAlignRotated(Op):
+class ROIAlignRotated(PooledBoxes, Op):
     """The mean of bilinear samples in each bin of each rotated ROI. Spec: ROIAlignRotated-15."""
 
     type_name = "ROIAlignRotated"
     introduced = 15
     inputs = Inputs.of(InputSpec("data"), InputSpec("rois"), InputSpec("batch_indices"))
+    BOX_SIZE = 5  # [center_x, center_y, width, height, angle]
 
     pooled_h: int = attribute()
     pooled_w: int = attribute()
@@ -39,25 +39,10 @@ class ROIAlignRotated(Op):
     spatial_scale: float = attribute()
     clockwise_mode: bool = attribute(False)
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]`` of the data's type; boxes hold 5 values."""
-        check(self.sampling_ratio >= 0, f"sampling_ratio must be non-negative (OpenVINO fails at evaluation). Got: "
-              f"{self.sampling_ratio}")
-        data, rois, batch = inputs
-        return [check_shapes(data, rois, batch, 5, self.pooled_h, self.pooled_w)]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
-        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Every rotated ROI's averaged bins."""
-        data, rois, batch = inputs
-        check(self.pooled_h >= 0 and self.pooled_w >= 0 and self.sampling_ratio >= 0,
-              "pooled_h, pooled_w and sampling_ratio must be non-negative")
-        indices = check_arrays(data, rois, batch, 5)
-        wide = wide_dtype(data.dtype)
-        boxes = rois.astype(wide)
+        data = inputs[0]
+        indices, boxes, wide = self.checked_boxes(inputs)
         scale = wide(np.float32(self.spatial_scale))
         with np.errstate(all="ignore"):
             centre_x, centre_y = boxes[:, 0] * scale - wide(0.5), boxes[:, 1] * scale - wide(0.5)
