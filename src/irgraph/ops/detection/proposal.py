@@ -27,16 +27,11 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.ops.numeric import round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
 
 F32 = np.float32
-
-
-def round_half_away(values: np.ndarray) -> np.ndarray:
-    """C's ``roundf`` (half away from zero), exact for float32 values (computed in f64)."""
-    wide = values.astype(np.float64)
-    return (np.sign(wide) * np.floor(np.abs(wide) + 0.5)).astype(values.dtype)
 
 
 @dataclass(frozen=True, kw_only=True)  # required attributes follow optional ones
