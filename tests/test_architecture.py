@@ -109,8 +109,8 @@ IO_USES_ANALYSIS = {
     "irgraph.io.xml.writer -> irgraph.analysis.shape_inference",
     "irgraph.io.onnx.exporter -> irgraph.analysis.shape_inference",
     # Converting types each converted node as it is emitted, bodies included.
-    "irgraph.io.onnx.importer -> irgraph.analysis.shape_inference",
-    "irgraph.io.onnx.importer -> irgraph.control_flow.inference",
+    "irgraph.io.onnx.converter -> irgraph.analysis.shape_inference",
+    "irgraph.io.onnx.converter -> irgraph.control_flow.inference",
     # The stateless ONNX export refuses variables that do not pair up, as validation reports them.
     "irgraph.io.onnx.exporter -> irgraph.analysis.variables",
     # validate_file = the XSD pass (lxml, so io) + reading + validate().

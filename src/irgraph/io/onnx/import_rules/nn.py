@@ -16,19 +16,10 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
-from irgraph.io.onnx.common import port_type
-from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import (
-    const_of,
-    convolution,
-    helper_layer,
-    node_inputs,
-    one_output,
-    ports_of,
-    static_rank,
-    text,
-)
-from irgraph.io.onnx.import_rules_indexing import bind, scalar_of
+from irgraph.io.onnx.import_rules.cnn import convolution
+from irgraph.io.onnx.import_rules.helpers import helper_layer, node_inputs, one_output, ports_of, static_rank, text
+from irgraph.io.onnx.import_rules.indexing import scalar_of
+from irgraph.io.onnx.import_rules.registry import imports
 from irgraph.ops import Op
 from irgraph.ops.arithmetic.abs import Abs
 from irgraph.ops.arithmetic.add import Add
@@ -51,44 +42,44 @@ from irgraph.ops.sort.non_max_suppression import NonMaxSuppression
 from irgraph.ops.type.convert import Convert
 
 if TYPE_CHECKING:
-    from irgraph.io.onnx.split import NodeContext, NodeConverter
+    from irgraph.io.onnx.import_rules.registry import ImportContext
 
 PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
 """ONNX Pad mode -> IR pad_mode (ONNX's wrap has no IR mode)."""
 
 
-def _channel_vector(cv: NodeConverter, context: NodeContext, port: OutputPort, rank: int, what: str) -> OutputPort:
+def _channel_vector(context: ImportContext, port: OutputPort, rank: int, what: str) -> OutputPort:
     """A per-channel vector [C] reshaped to [1, C, 1, ...] for numpy broadcasting against NC... data."""
-    return helper_layer(cv, context, Reshape(special_zero=False),
-                        [port, const_of(cv, context, [1, -1] + [1] * (rank - 2), ElementType.I64, f"{what}_shape")],
+    return helper_layer(context, Reshape(special_zero=False),
+                        [port, context.const([1, -1] + [1] * (rank - 2), ElementType.I64, f"{what}_shape")],
                         what)
 
 
 # ------------------------------------------------------------------------------------ Pad
-@rule("Pad", versions=(1, 2, 11, 13, 18, 19, 21, 23, 24, 25))
-def pad(cv: NodeConverter, context: NodeContext) -> None:
+@imports("Pad", versions=(1, 2, 11, 13, 18, 19, 21, 23, 24, 25))
+def pad(context: ImportContext) -> None:
     """Pad -> Pad-12: ONNX's pads [b1, ..., bn, e1, ..., en] become pads_begin and pads_end (Consts, or a Split-1
     of computed pads), ``axes`` (opset 18) spread onto every axis, the constant value a scalar. Modes constant,
     reflect and edge are IR's; wrap (opset 19) has no IR mode and is refused."""
     version = context.version
     if version < 11:
         key = "paddings" if version == 1 else "pads"
-        attributes = cv._attributes(context, {"mode": "STRING", key: "INTS", "value": "FLOAT"})
-        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        attributes = context.attributes({"mode": "STRING", key: "INTS", "value": "FLOAT"})
+        (data,) = ports_of(context, node_inputs(context, 1, 1))
         pads_value: Any = attributes.get(key)
         if pads_value is None:
             raise context.fail(f"the {key!r} attribute is required")
         pads_value = np.asarray(pads_value, np.int64)
         names: list[str] = []
-        fill: OutputPort | None = const_of(cv, context, attributes.get("value", 0.0),
-                                           port_type(cv.im.model, data).element_type, "value")
+        fill: OutputPort | None = context.const(attributes.get("value", 0.0),
+                                                context.type_of(data).element_type, "value")
     else:
-        attributes = cv._attributes(context, {"mode": "STRING"})
+        attributes = context.attributes({"mode": "STRING"})
         names = node_inputs(context, 2, 4 if version >= 18 else 3)
-        data = cv.im.tensor(names[0], context.label)
-        found = cv.im.constant(names[1])
+        data = context.tensor(names[0])
+        found = context.constant(names[1])
         pads_value = None if found is None else np.asarray(found[1]).astype(np.int64).reshape(-1)
-        fill = scalar_of(cv, context, names[2], "value") if len(names) > 2 and names[2] else None
+        fill = scalar_of(context, names[2], "value") if len(names) > 2 and names[2] else None
     one_output(context)
     mode = text(attributes.get("mode", "constant"))
     if mode not in PAD_MODES:
@@ -96,14 +87,14 @@ def pad(cv: NodeConverter, context: NodeContext) -> None:
                            if mode == "wrap" else f"mode must be constant, reflect, edge or wrap; got {mode!r}")
     if mode != "constant":
         fill = None
-    if len(names) > 3 and names[3] and (cv.im.constant(names[3]) is None or pads_value is None):
-        begin, end = _spread_pads(cv, context, data, names[1], names[3])
-        cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+    if len(names) > 3 and names[3] and (context.constant(names[3]) is None or pads_value is None):
+        begin, end = _spread_pads(context, data, names[1], names[3])
+        context.emit(Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
         return
     if len(names) > 3 and names[3]:
-        axes_found = cv.im.constant(names[3])
+        axes_found = context.constant(names[3])
         assert axes_found is not None and pads_value is not None
-        rank = static_rank(cv, data, context, "the data")
+        rank = static_rank(data, context, "the data")
         axes = [int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes_found[1]).reshape(-1)]
         if len(pads_value) != 2 * len(axes) or any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
             raise context.fail(f"axes {axes} and pads {pads_value.tolist()} do not fit a rank-{rank} input")
@@ -115,57 +106,57 @@ def pad(cv: NodeConverter, context: NodeContext) -> None:
         if len(pads_value) % 2:
             raise context.fail(f"pads must have an even length (begins then ends); got {pads_value.tolist()}")
         half = len(pads_value) // 2
-        begin = const_of(cv, context, pads_value[:half], ElementType.I64, "pads_begin")
-        end = const_of(cv, context, pads_value[half:], ElementType.I64, "pads_end")
+        begin = context.const(pads_value[:half], ElementType.I64, "pads_begin")
+        end = context.const(pads_value[half:], ElementType.I64, "pads_end")
     else:
-        pads_port = cv.im.tensor(names[1], context.label)
-        halves = cv.im.add(Split(num_splits=2), f"{context.name}/pads",
-                           [pads_port, const_of(cv, context, 0, ElementType.I64, "pads_axis")])
+        pads_port = context.tensor(names[1])
+        halves = context.add(Split(num_splits=2), f"{context.name}/pads",
+                             [pads_port, context.const(0, ElementType.I64, "pads_axis")])
         begin, end = OutputPort(halves.id, 0), OutputPort(halves.id, 1)
-        cv.im.explain(f"{context.label}: computed pads -> Split-1 into pads_begin and pads_end")
-    cv._emit(context, Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
+        context.explain(f"{context.label}: computed pads -> Split-1 into pads_begin and pads_end")
+    context.emit(Pad12(pad_mode=PAD_MODES[mode]), [data, begin, end, *([fill] if fill is not None else [])])
 
 
-def _spread_pads(cv: NodeConverter, context: NodeContext, data: OutputPort, pads_name: str,
+def _spread_pads(context: ImportContext, data: OutputPort, pads_name: str,
                  axes_name: str) -> tuple[OutputPort, OutputPort]:
     """Computed pads or axes (Pad-18): zeros of the data's rank with each half of the pads scattered to the axes
     (ScatterUpdate-3; negative axes made positive by FloorMod-1 of the rank)."""
-    rank = static_rank(cv, data, context, "the data")
-    axes = cv.im.tensor(axes_name, context.label)
-    if port_type(cv.im.model, axes).element_type is not ElementType.I64:
-        axes = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [axes], "axes_i64")
-    axes = helper_layer(cv, context, FloorMod(), [axes, const_of(cv, context, rank, ElementType.I64, "rank")],
+    rank = static_rank(data, context, "the data")
+    axes = context.tensor(axes_name)
+    if context.type_of(axes).element_type is not ElementType.I64:
+        axes = helper_layer(context, Convert(destination_type=ElementType.I64), [axes], "axes_i64")
+    axes = helper_layer(context, FloorMod(), [axes, context.const(rank, ElementType.I64, "rank")],
                         "axes_positive")
-    pads = cv.im.tensor(pads_name, context.label)
-    if port_type(cv.im.model, pads).element_type is not ElementType.I64:
-        pads = helper_layer(cv, context, Convert(destination_type=ElementType.I64), [pads], "pads_i64")
-    halves = cv.im.add(Split(num_splits=2), f"{context.name}/pads", [pads, const_of(cv, context, 0, ElementType.I64,
+    pads = context.tensor(pads_name)
+    if context.type_of(pads).element_type is not ElementType.I64:
+        pads = helper_layer(context, Convert(destination_type=ElementType.I64), [pads], "pads_i64")
+    halves = context.add(Split(num_splits=2), f"{context.name}/pads", [pads, context.const(0, ElementType.I64,
                                                                                       "pads_axis")])
-    zeros = const_of(cv, context, np.zeros(rank, np.int64), ElementType.I64, "zeros")
-    axis = const_of(cv, context, 0, ElementType.I64, "scatter_axis")
-    spread = [helper_layer(cv, context, ScatterUpdate(), [zeros, axes, OutputPort(halves.id, index), axis], what)
+    zeros = context.const(np.zeros(rank, np.int64), ElementType.I64, "zeros")
+    axis = context.const(0, ElementType.I64, "scatter_axis")
+    spread = [helper_layer(context, ScatterUpdate(), [zeros, axes, OutputPort(halves.id, index), axis], what)
               for index, what in ((0, "pads_begin"), (1, "pads_end"))]
-    cv.im.explain(f"{context.label}: computed pads or axes -> Split-1 of the pads, each half scattered onto zeros of "
-                  f"rank {rank} at the axes (ScatterUpdate-3)")
+    context.explain(f"{context.label}: computed pads or axes -> Split-1 of the pads, each half scattered onto zeros of "
+                    f"rank {rank} at the axes (ScatterUpdate-3)")
     return spread[0], spread[1]
 
 
 # ------------------------------------------------------------------------------------ ConvTranspose
-@rule("ConvTranspose", versions=(1, 11, 22))
-def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
+@imports("ConvTranspose", versions=(1, 11, 22))
+def conv_transpose(context: ImportContext) -> None:
     """ConvTranspose -> ConvolutionBackpropData-1 (group 1) or GroupConvolutionBackpropData-1 (weights [C, O/G,
     ...] reshaped to [G, C/G, O/G, ...]), and the bias as an Add-1 as for Conv. ``output_shape`` and auto_pad
     SAME_* give pads by ONNX's formula (the odd unit at the end for SAME_UPPER, else at the start), computed
     here from the static spatial dims and given to IR explicitly; a negative end pad (an output_shape larger than
     the convolution gives) becomes output_padding."""
-    attributes = cv._attributes(context, {"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
-                                          "kernel_shape": "INTS", "output_padding": "INTS", "output_shape": "INTS",
-                                          "pads": "INTS", "strides": "INTS"})
+    attributes = context.attributes({"auto_pad": "STRING", "dilations": "INTS", "group": "INT",
+                                     "kernel_shape": "INTS", "output_padding": "INTS", "output_shape": "INTS",
+                                     "pads": "INTS", "strides": "INTS"})
     one_output(context)
     names = node_inputs(context, 2, 3)
-    data, weights, *bias = ports_of(cv, context, names)
-    rank = static_rank(cv, data, context, f"input {names[0]!r}") - 2
-    weight_shape = port_type(cv.im.model, weights).shape
+    data, weights, *bias = ports_of(context, names)
+    rank = static_rank(data, context, f"input {names[0]!r}") - 2
+    weight_shape = context.type_of(weights).shape
     kernel = list(attributes.get("kernel_shape", []))
     if not kernel:
         if weight_shape.rank_is_dynamic or not all(d.is_static for d in list(weight_shape)[2:]):
@@ -185,10 +176,10 @@ def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
     if len(output_shape) == rank + 2:
         output_shape = output_shape[2:]
     if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        spatial = list(port_type(cv.im.model, data).shape)[2:]
+        spatial = list(context.type_of(data).shape)[2:]
         if not all(d.is_static for d in spatial):
             raise context.fail(f"output_shape/auto_pad={auto_pad} need static spatial dims to compute the pads; got "
-                               f"{port_type(cv.im.model, data).shape}")
+                               f"{context.type_of(data).shape}")
         sizes = [d.value for d in spatial]
         if output_shape and len(output_shape) != rank:
             raise context.fail(f"output_shape {output_shape} does not fit {rank} spatial dims")
@@ -207,8 +198,8 @@ def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
             begin.append(first)
             end.append(last)
         pads = begin + end
-        cv.im.explain(f"{context.label}: {'output_shape ' + str(wanted) if output_shape else 'auto_pad ' + auto_pad}"
-                      f" -> explicit pads_begin {begin}, pads_end {end} (ONNX's formula)")
+        context.explain(f"{context.label}: {'output_shape ' + str(wanted) if output_shape else 'auto_pad ' + auto_pad}"
+                        f" -> explicit pads_begin {begin}, pads_end {end} (ONNX's formula)")
     elif auto_pad == "VALID":
         pads = [0] * (2 * rank)
     common: dict[str, Any]  # mixed values, spread into the op
@@ -224,90 +215,90 @@ def conv_transpose(cv: NodeConverter, context: NodeContext) -> None:
                                f"{weight_shape}")
         dims = weight_shape.to_tuple()
         grouped = [group, dims[0] // group, *dims[1:]]
-        weights = helper_layer(cv, context, Reshape(special_zero=False),
-                               [weights, const_of(cv, context, grouped, ElementType.I64, "group_shape")],
+        weights = helper_layer(context, Reshape(special_zero=False),
+                               [weights, context.const(grouped, ElementType.I64, "group_shape")],
                                "grouped_weights")
         op = GroupConvolutionBackpropData(**common)
-        cv.im.explain(f"{context.label}: group={group} -> GroupConvolutionBackpropData-1, weights reshaped to "
-                      "[G, C/G, O/G, ...]")
+        context.explain(f"{context.label}: group={group} -> GroupConvolutionBackpropData-1, weights reshaped to "
+                        "[G, C/G, O/G, ...]")
     if not bias:
-        cv._emit(context, op, [data, weights])
+        context.emit(op, [data, weights])
         return
-    convolved = helper_layer(cv, context, op, [data, weights], "convolution")
-    cv._emit(context, Add(), [convolved, _channel_vector(cv, context, bias[0], rank + 2, "bias")])
-    cv.im.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}]")
+    convolved = helper_layer(context, op, [data, weights], "convolution")
+    context.emit(Add(), [convolved, _channel_vector(context, bias[0], rank + 2, "bias")])
+    context.explain(f"{context.label}: the bias B -> Add-1 of B reshaped to [1, C{', 1' * rank}]")
 
 
 # ------------------------------------------------------------------------------------ LpPool
-@rule("LpPool", versions=(2, 11, 18, 22))
-def lp_pool(cv: NodeConverter, context: NodeContext) -> None:
+@imports("LpPool", versions=(2, 11, 18, 22))
+def lp_pool(context: ImportContext) -> None:
     """LpPool -> (sum over each window of |x|^p)^(1/p): Abs-1, Power-1, a depthwise GroupConvolution-1 with a
     kernel of ones (the window sum, zero padding and dilations as ONNX's), Power-1 by 1/p (p=1: no powers).
     ceil_mode=1 is refused (a convolution has no ceil rounding)."""
-    attributes = cv._attributes(context, {"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
-                                          "kernel_shape": "INTS", "p": "INT", "pads": "INTS", "strides": "INTS"})
+    attributes = context.attributes({"auto_pad": "STRING", "ceil_mode": "INT", "dilations": "INTS",
+                                     "kernel_shape": "INTS", "p": "INT", "pads": "INTS", "strides": "INTS"})
     one_output(context)
     if attributes.get("ceil_mode", 0):
         raise context.fail("ceil_mode=1: the window sum is a convolution, which rounds its output size down only")
-    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
-    shape = port_type(cv.im.model, data).shape
-    element_type = port_type(cv.im.model, data).element_type
+    (data,) = ports_of(context, node_inputs(context, 1, 1))
+    shape = context.type_of(data).shape
+    element_type = context.type_of(data).element_type
     if shape.rank_is_dynamic or shape.rank < 3 or not shape[1].is_static or not element_type.is_real:
         raise context.fail(f"needs float data of static rank and channels to sum its windows; got "
-                           f"{port_type(cv.im.model, data)}")
+                           f"{context.type_of(data)}")
     kernel = list(attributes.get("kernel_shape", []))
     if len(kernel) != shape.rank - 2:
         raise context.fail(f"kernel_shape {kernel} must have one size per spatial dim ({shape.rank - 2})")
     p = attributes.get("p", 2)
     if p < 1:
         raise context.fail(f"p must be >= 1; got {p}")
-    magnitude = helper_layer(cv, context, Abs(), [data], "abs")
+    magnitude = helper_layer(context, Abs(), [data], "abs")
     if p != 1:
-        magnitude = helper_layer(cv, context, Power(), [magnitude, const_of(cv, context, p, element_type, "p")],
+        magnitude = helper_layer(context, Power(), [magnitude, context.const(p, element_type, "p")],
                                  "powered")
     channels = shape[1].value
-    ones = const_of(cv, context, np.ones((channels, 1, 1, *kernel)), element_type, "window")
+    ones = context.const(np.ones((channels, 1, 1, *kernel)), element_type, "window")
     conv_attributes = {key: value for key, value in attributes.items() if key not in ("ceil_mode", "p", "kernel_shape")}
-    plain, ones = convolution(cv, context, conv_attributes | {"group": 1}, magnitude, ones)
+    plain, ones = convolution(context, conv_attributes | {"group": 1}, magnitude, ones)
     op = GroupConvolution(**{field.name: getattr(plain, field.name) for field in dataclasses.fields(plain)})
     if p == 1:
-        cv._emit(context, op, [magnitude, ones])
+        context.emit(op, [magnitude, ones])
     else:
-        total = helper_layer(cv, context, op, [magnitude, ones], "sum")
-        cv._emit(context, Power(), [total, const_of(cv, context, 1.0 / p, element_type, "inverse_p")])
-    cv.im.explain(f"{context.label}: -> (window sums of |x|^{p}, a GroupConvolution-1 with ones)^(1/{p})")
+        total = helper_layer(context, op, [magnitude, ones], "sum")
+        context.emit(Power(), [total, context.const(1.0 / p, element_type, "inverse_p")])
+    context.explain(f"{context.label}: -> (window sums of |x|^{p}, a GroupConvolution-1 with ones)^(1/{p})")
 
 
 # ------------------------------------------------------------------------------------ normalization
-@rule("InstanceNormalization", versions=(1, 6, 22))
-def instance_normalization(cv: NodeConverter, context: NodeContext) -> None:
+@imports("InstanceNormalization", versions=(1, 6, 22))
+def instance_normalization(context: ImportContext) -> None:
     """InstanceNormalization -> MVN-6 over the spatial axes (eps inside the root), Multiply-1 by the scale and
     Add-1 of the bias, both reshaped to [1, C, 1, ...]."""
-    attributes = cv._attributes(context, {"epsilon": "FLOAT", "consumed_inputs": "INTS"})
+    attributes = context.attributes({"epsilon": "FLOAT", "consumed_inputs": "INTS"})
     one_output(context)
-    data, scale, bias = ports_of(cv, context, node_inputs(context, 3, 3))
-    rank = static_rank(cv, data, context, "the input")
+    data, scale, bias = ports_of(context, node_inputs(context, 3, 3))
+    rank = static_rank(data, context, "the input")
     if rank < 3:
         raise context.fail(f"normalizes over spatial dims; the input has rank {rank}")
     axes = list(range(2, rank))
-    normalized = helper_layer(cv, context, MVN6(normalize_variance=True, eps=attributes.get("epsilon", 1e-5),
-                                                eps_mode="INSIDE_SQRT"),
-                              [data, const_of(cv, context, axes, ElementType.I64, "axes")], "mvn")
-    scaled = helper_layer(cv, context, Multiply(), [normalized, _channel_vector(cv, context, scale, rank, "scale")],
+    normalized = helper_layer(context, MVN6(normalize_variance=True, eps=attributes.get("epsilon", 1e-5),
+                                            eps_mode="INSIDE_SQRT"),
+                              [data, context.const(axes, ElementType.I64, "axes")], "mvn")
+    scaled = helper_layer(context, Multiply(), [normalized, _channel_vector(context, scale, rank, "scale")],
                           "scaled")
-    cv._emit(context, Add(), [scaled, _channel_vector(cv, context, bias, rank, "bias")])
-    cv.im.explain(f"{context.label}: -> MVN-6 over axes {axes} (eps inside the root), Multiply-1 by the scale, "
-                  "Add-1 of the bias")
+    context.emit(Add(), [scaled, _channel_vector(context, bias, rank, "bias")])
+    context.explain(f"{context.label}: -> MVN-6 over axes {axes} (eps inside the root), Multiply-1 by the scale, "
+                    "Add-1 of the bias")
 
 
-@rule("GroupNormalization", versions=(18, 21))
-def group_normalization(cv: NodeConverter, context: NodeContext) -> None:
+@imports("GroupNormalization", versions=(18, 21))
+def group_normalization(context: ImportContext) -> None:
     """GroupNormalization -> GroupNormalization-12. Opset 21's scale and bias are per channel, as IR's; opset 18's
     are per group and are repeated to the channels at conversion time (they must be constants)."""
-    attributes = cv._attributes(context, {"epsilon": "FLOAT", "num_groups": "INT", "stash_type": "INT"})
+    attributes = context.attributes({"epsilon": "FLOAT", "num_groups": "INT", "stash_type": "INT"})
     one_output(context)
     names = node_inputs(context, 3, 3)
-    data, scale, bias = ports_of(cv, context, names)
+    data, scale, bias = ports_of(context, names)
     if "num_groups" not in attributes:
         raise context.fail("the 'num_groups' attribute is required")
     groups = attributes["num_groups"]
@@ -315,64 +306,64 @@ def group_normalization(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail("stash_type other than 1 (f32) asks for statistics in another precision; IR computes "
                            "them in the data's type")
     if context.version < 21:
-        shape = port_type(cv.im.model, data).shape
-        found = [cv.im.constant(name) for name in names[1:]]
-        if shape.rank_is_dynamic or shape.rank < 2 or not shape[1].is_static or any(f is None for f in found):
+        shape = context.type_of(data).shape
+        found = [f for f in (context.constant(name) for name in names[1:]) if f is not None]
+        if shape.rank_is_dynamic or shape.rank < 2 or not shape[1].is_static or len(found) != 2:
             raise context.fail("opset 18's scale and bias are per group: irgraph repeats them per channel, which "
                                "needs them constant and a static channel dim")
         channels = shape[1].value
         if groups <= 0 or channels % groups:
             raise context.fail(f"{channels} channels do not divide into {groups} groups")
-        scale, bias = (const_of(cv, context, np.repeat(np.asarray(f[1]).reshape(-1), channels // groups), f[0], what)
+        scale, bias = (context.const(np.repeat(np.asarray(f[1]).reshape(-1), channels // groups), f[0], what)
                        for f, what in zip(found, ("scale", "bias"), strict=True))
-        cv.im.explain(f"{context.label}: the per-group scale and bias are repeated to {channels} channels")
-    cv._emit(context, GroupNormalization(num_groups=groups, epsilon=attributes.get("epsilon", 1e-5)),
-             [data, scale, bias])
+        context.explain(f"{context.label}: the per-group scale and bias are repeated to {channels} channels")
+    context.emit(GroupNormalization(num_groups=groups, epsilon=attributes.get("epsilon", 1e-5)),
+                 [data, scale, bias])
 
 
-@rule("MeanVarianceNormalization", versions=(1, 9, 13))
-def mean_variance_normalization(cv: NodeConverter, context: NodeContext) -> None:
+@imports("MeanVarianceNormalization", versions=(1, 9, 13))
+def mean_variance_normalization(context: ImportContext) -> None:
     """MeanVarianceNormalization -> MVN-6 over ``axes`` ([0, 2, 3] by default), eps 1e-9 outside the root (ONNX's
     function body divides by sqrt(variance) + 1e-9)."""
     if context.version < 9:
         raise context.fail("MeanVarianceNormalization-1 (across_channels, normalize_variance) is an experimental "
                            "op; irgraph converts opset 9 on")
-    attributes = cv._attributes(context, {"axes": "INTS"})
+    attributes = context.attributes({"axes": "INTS"})
     one_output(context)
-    (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+    (data,) = ports_of(context, node_inputs(context, 1, 1))
     axes = list(attributes.get("axes", [0, 2, 3]))
-    cv._emit(context, MVN6(normalize_variance=True, eps=1e-9, eps_mode="OUTSIDE_SQRT"),
-             [data, const_of(cv, context, axes, ElementType.I64, "axes")])
+    context.emit(MVN6(normalize_variance=True, eps=1e-9, eps_mode="OUTSIDE_SQRT"),
+                 [data, context.const(axes, ElementType.I64, "axes")])
 
 
 # ------------------------------------------------------------------------------------ NonMaxSuppression
-@rule("NonMaxSuppression", versions=(10, 11))
-def non_max_suppression(cv: NodeConverter, context: NodeContext) -> None:
+@imports("NonMaxSuppression", versions=(10, 11))
+def non_max_suppression(context: ImportContext) -> None:
     """NonMaxSuppression -> NonMaxSuppression-9 (i64 selected indices, ordered by batch, class, then score as
     ONNX orders them: sort_result_descending=false). ONNX's absent operands are given explicitly: at most 0 boxes,
     iou_threshold 0, and no score threshold (-inf)."""
-    attributes = cv._attributes(context, {"center_point_box": "INT"})
+    attributes = context.attributes({"center_point_box": "INT"})
     one_output(context)
     names = node_inputs(context, 2, 5)
-    boxes, scores = ports_of(cv, context, names[:2])
-    element_type = port_type(cv.im.model, boxes).element_type
+    boxes, scores = ports_of(context, names[:2])
+    element_type = context.type_of(boxes).element_type
     defaults = ((0, ElementType.I64, "max_output_boxes_per_class"), (0.0, element_type, "iou_threshold"),
                 (-np.inf, element_type, "score_threshold"))
     operands = []
     for index, (default, kind, what) in enumerate(defaults, start=2):
         if len(names) > index and names[index]:
-            operands.append(scalar_of(cv, context, names[index], what))
+            operands.append(scalar_of(context, names[index], what))
         else:
-            operands.append(const_of(cv, context, default, kind, what))
+            operands.append(context.const(default, kind, what))
     encoding = "center" if attributes.get("center_point_box", 0) else "corner"
     op = NonMaxSuppression(box_encoding=encoding, sort_result_descending=False, output_type=ElementType.I64)
-    node = cv.im.add(op, context.name, [boxes, scores, *operands], num_outputs=3)
-    bind(cv, context, OutputPort(node.id, 0), context.node.output[0])
-    cv.im.explain(f"{context.label}: -> NonMaxSuppression-9 box_encoding={encoding}, its selected indices")
+    node = context.add(op, context.name, [boxes, scores, *operands], num_outputs=3)
+    context.bind(OutputPort(node.id, 0), context.node.output[0])
+    context.explain(f"{context.label}: -> NonMaxSuppression-9 box_encoding={encoding}, its selected indices")
 
 
 # ------------------------------------------------------------------------------------ Resize
-def _by_scales(cv: NodeConverter, context: NodeContext, data: OutputPort, scales: np.ndarray, axes: list[int],
+def _by_scales(context: ImportContext, data: OutputPort, scales: np.ndarray, axes: list[int],
                common: dict[str, Any]) -> tuple[Op, list[OutputPort]]:
     """Interpolate-11 by ``scales``, refused where its output lengths (``int(f32(length) * (scale + 1e-6))``)
     are not ONNX's ``floor(length * scale)`` on a static dim."""
@@ -380,7 +371,7 @@ def _by_scales(cv: NodeConverter, context: NodeContext, data: OutputPort, scales
         raise context.fail("has empty scales and no sizes")
     if scales.size != len(axes):
         raise context.fail(f"has {scales.size} scales for {len(axes)} axes")
-    shape = port_type(cv.im.model, data).shape
+    shape = context.type_of(data).shape
     for axis, scale in zip(axes, scales.tolist(), strict=True):
         dim = shape[axis]
         if not dim.is_static:
@@ -391,24 +382,24 @@ def _by_scales(cv: NodeConverter, context: NodeContext, data: OutputPort, scales
             raise context.fail(f"scale {scale} on axis {axis} of length {dim.value}: ONNX gives {onnx_length}, "
                                f"Interpolate-11 {ir_length}; give sizes instead")
     return (Interpolate11(shape_calculation_mode="scales", **common),
-            [data, const_of(cv, context, scales, ElementType.F32, "scales")])
+            [data, context.const(scales, ElementType.F32, "scales")])
 
 
-@rule("Upsample", versions=(7, 9))
-def upsample(cv: NodeConverter, context: NodeContext) -> None:
+@imports("Upsample", versions=(7, 9))
+def upsample(context: ImportContext) -> None:
     """Upsample (deprecated) -> Interpolate-11 by scales as Resize-10 (asymmetric, nearest_mode simple; linear is
     linear_onnx); the scales come from the attribute (opset 7) or a constant input (opset 9)."""
     if context.version == 7:
-        attributes = cv._attributes(context, {"mode": "STRING", "scales": "FLOATS"})
-        (data,) = ports_of(cv, context, node_inputs(context, 1, 1))
+        attributes = context.attributes({"mode": "STRING", "scales": "FLOATS"})
+        (data,) = ports_of(context, node_inputs(context, 1, 1))
         if "scales" not in attributes:
             raise context.fail("the 'scales' attribute is required")
         scales = np.asarray(attributes["scales"], np.float32)
     else:
-        attributes = cv._attributes(context, {"mode": "STRING"})
+        attributes = context.attributes({"mode": "STRING"})
         names = node_inputs(context, 2, 2)
-        data = cv.im.tensor(names[0], context.label)
-        found = cv.im.constant(names[1])
+        data = context.tensor(names[0])
+        found = context.constant(names[1])
         if found is None:
             raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
                                "against ONNX's floor(length * scale)")
@@ -420,11 +411,11 @@ def upsample(cv: NodeConverter, context: NodeContext) -> None:
     common: dict[str, Any]  # mixed values, spread into the op
     common = {"mode": "nearest" if mode == "nearest" else "linear_onnx", "coordinate_transformation_mode": "asymmetric",
               "nearest_mode": "simple", "cube_coeff": -0.75}
-    axes = list(range(static_rank(cv, data, context, "X")))
-    op, inputs = _by_scales(cv, context, data, scales, axes, common)
-    cv._emit(context, op, [*inputs, const_of(cv, context, axes, ElementType.I64, "axes")])
-    cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, asymmetric by scales "
-                  f"{scales.tolist()} (Upsample's rule, as Resize-10)")
+    axes = list(range(static_rank(data, context, "X")))
+    op, inputs = _by_scales(context, data, scales, axes, common)
+    context.emit(op, [*inputs, context.const(axes, ElementType.I64, "axes")])
+    context.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, asymmetric by scales "
+                    f"{scales.tolist()} (Upsample's rule, as Resize-10)")
 
 
 RESIZE_TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
@@ -433,8 +424,8 @@ RESIZE_MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-@rule("Resize", versions=(10, 11, 13, 18, 19))
-def resize(cv: NodeConverter, context: NodeContext) -> None:
+@imports("Resize", versions=(10, 11, 13, 18, 19))
+def resize(context: ImportContext) -> None:
     """Resize -> Interpolate-11: mode nearest/linear/cubic -> nearest/linear_onnx/cubic, the coordinate transform
     and nearest mode by name, cubic_coeff_a as cube_coeff; scales (shape_calculation_mode scales) or sizes.
     Refused: tf_crop_and_resize and half_pixel_symmetric, exclude_outside=1, antialias=1, keep_aspect_ratio_policy
@@ -443,20 +434,20 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
     it."""
     version = context.version
     if version == 10:
-        attributes = cv._attributes(context, {"mode": "STRING"})
+        attributes = context.attributes({"mode": "STRING"})
         attributes |= {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "simple"}
         names = node_inputs(context, 2, 2)
-        data = cv.im.tensor(names[0], context.label)
+        data = context.tensor(names[0])
         scales_name, sizes_name, axes_attr = names[1], "", None
     else:
         allowed = {"coordinate_transformation_mode": "STRING", "cubic_coeff_a": "FLOAT", "exclude_outside": "INT",
                    "extrapolation_value": "FLOAT", "mode": "STRING", "nearest_mode": "STRING"}
         if version >= 18:
             allowed |= {"antialias": "INT", "axes": "INTS", "keep_aspect_ratio_policy": "STRING"}
-        attributes = cv._attributes(context, allowed)
+        attributes = context.attributes(allowed)
         names = node_inputs(context, 1, 4)
         names += [""] * (4 - len(names))
-        data = cv.im.tensor(names[0], context.label)
+        data = context.tensor(names[0])
         scales_name, sizes_name, axes_attr = names[2], names[3], attributes.get("axes")
     one_output(context)
     mode = text(attributes.get("mode", "nearest"))
@@ -476,7 +467,7 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
     policy = text(attributes.get("keep_aspect_ratio_policy", "stretch"))
     if policy != "stretch":
         raise context.fail(f"keep_aspect_ratio_policy={policy!r} has no Interpolate-11 equivalent")
-    rank = static_rank(cv, data, context, "X")
+    rank = static_rank(data, context, "X")
     axes = [int(a) % rank for a in axes_attr] if axes_attr is not None else list(range(rank))
     if scales_name and sizes_name:
         raise context.fail("takes scales or sizes, not both")
@@ -486,20 +477,20 @@ def resize(cv: NodeConverter, context: NodeContext) -> None:
     common = {"mode": RESIZE_MODES[mode], "coordinate_transformation_mode": transform, "nearest_mode": nearest,
               "cube_coeff": float(attributes.get("cubic_coeff_a", -0.75))}
     if sizes_name:
-        sizes = cv.im.tensor(sizes_name, context.label)
-        op = Interpolate11(shape_calculation_mode="sizes", **common)
+        sizes = context.tensor(sizes_name)
+        op: Op = Interpolate11(shape_calculation_mode="sizes", **common)
         inputs = [data, sizes]
     else:
-        found = cv.im.constant(scales_name)
+        found = context.constant(scales_name)
         if found is None:
             raise context.fail("its scales are computed; irgraph needs them constant to check IR's output lengths "
                                "against ONNX's floor(length * scale)")
-        op, inputs = _by_scales(cv, context, data, np.asarray(found[1], np.float32).reshape(-1), axes, common)
-    inputs.append(const_of(cv, context, axes, ElementType.I64, "axes"))
-    cv._emit(context, op, inputs)
-    cv.im.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, {transform}"
-                  f"{', nearest_mode ' + nearest if mode == 'nearest' else ''} by "
-                  f"{'sizes' if sizes_name else 'scales'} on axes {axes}")
+        op, inputs = _by_scales(context, data, np.asarray(found[1], np.float32).reshape(-1), axes, common)
+    inputs.append(context.const(axes, ElementType.I64, "axes"))
+    context.emit(op, inputs)
+    context.explain(f"{context.label}: -> Interpolate-11 mode={common['mode']}, {transform}"
+                    f"{', nearest_mode ' + nearest if mode == 'nearest' else ''} by "
+                    f"{'sizes' if sizes_name else 'scales'} on axes {axes}")
 
 
 # ------------------------------------------------------------------------------------ GridSample, RoiAlign
@@ -508,15 +499,15 @@ GRID_SAMPLE_MODES = {"bilinear": "bilinear", "linear": "bilinear", "bicubic": "b
 """ONNX GridSample mode (opset 16's names, then opset 20's) -> GridSample-9 mode."""
 
 
-@rule("GridSample", versions=(16, 20, 22))
-def grid_sample(cv: NodeConverter, context: NodeContext) -> None:
+@imports("GridSample", versions=(16, 20, 22))
+def grid_sample(context: ImportContext) -> None:
     """GridSample -> GridSample-9, the attributes by name (opset 20 renamed bilinear/bicubic to linear/cubic).
     Refused: data other than 4-D (opset 20's volumetric sampling; GridSample-9 samples N, C, H, W). IR reflects
     each tap's index where ONNX reflects the coordinate; for the taps of bilinear, bicubic and nearest sampling
     both give the same pixels, so values agree up to rounding (onnxruntime 1.31.1: within 3 f32 ULP)."""
-    attributes = cv._attributes(context, {"align_corners": "INT", "mode": "STRING", "padding_mode": "STRING"})
+    attributes = context.attributes({"align_corners": "INT", "mode": "STRING", "padding_mode": "STRING"})
     one_output(context)
-    data, grid = ports_of(cv, context, node_inputs(context, 2, 2))
+    data, grid = ports_of(context, node_inputs(context, 2, 2))
     mode = text(attributes.get("mode", "bilinear" if context.version < 20 else "linear"))
     padding = text(attributes.get("padding_mode", "zeros"))
     names = ("bilinear", "bicubic", "nearest") if context.version < 20 else ("linear", "cubic", "nearest")
@@ -524,14 +515,14 @@ def grid_sample(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"mode must be one of {', '.join(names)}; got {mode!r}")
     if padding not in ("zeros", "border", "reflection"):
         raise context.fail(f"padding_mode must be zeros, border or reflection; got {padding!r}")
-    shape = port_type(cv.im.model, data).shape
+    shape = context.type_of(data).shape
     if not shape.rank_is_dynamic and shape.rank != 4:
         raise context.fail(f"X has rank {shape.rank}: IR's GridSample-9 samples 4-D data (N, C, H, W) only")
     op = GridSample(align_corners=bool(attributes.get("align_corners", 0)), mode=GRID_SAMPLE_MODES[mode],
                     padding_mode=padding)
-    cv._emit(context, op, [data, grid])
-    cv.im.explain(f"{context.label}: -> GridSample-9 mode={op.mode}, padding_mode={padding}, "
-                  f"align_corners={str(op.align_corners).lower()}")
+    context.emit(op, [data, grid])
+    context.explain(f"{context.label}: -> GridSample-9 mode={op.mode}, padding_mode={padding}, "
+                    f"align_corners={str(op.align_corners).lower()}")
 
 
 ROI_ALIGN_TRANSFORMS = {"half_pixel": "half_pixel_for_nn", "output_half_pixel": "asymmetric"}
@@ -540,8 +531,8 @@ by -0.5 (IR's half_pixel_for_nn; IR's half_pixel adds 0.5 before scaling too); o
 widens boxes to a pixel, as asymmetric does."""
 
 
-@rule("RoiAlign", versions=(10, 16, 22))
-def roi_align(cv: NodeConverter, context: NodeContext) -> None:
+@imports("RoiAlign", versions=(10, 16, 22))
+def roi_align(context: ImportContext) -> None:
     """RoiAlign -> ROIAlign-9 mode avg, aligned_mode from coordinate_transformation_mode (RoiAlign-10 has none: it
     is output_half_pixel). Refused: mode max, where ONNX pools the largest of each sample's four weighted taps
     (onnx.reference and onnxruntime 1.31.1) and IR the largest interpolated sample, from 0."""
@@ -549,9 +540,9 @@ def roi_align(cv: NodeConverter, context: NodeContext) -> None:
                "spatial_scale": "FLOAT"}
     if context.version >= 16:
         allowed["coordinate_transformation_mode"] = "STRING"
-    attributes = cv._attributes(context, allowed)
+    attributes = context.attributes(allowed)
     one_output(context)
-    data, rois, indices = ports_of(cv, context, node_inputs(context, 3, 3))
+    data, rois, indices = ports_of(context, node_inputs(context, 3, 3))
     mode = text(attributes.get("mode", "avg"))
     if mode != "avg":
         raise context.fail(f"mode {mode!r}: ONNX's max pools the largest weighted tap of each sample, IR's ROIAlign "
@@ -565,5 +556,5 @@ def roi_align(cv: NodeConverter, context: NodeContext) -> None:
                    sampling_ratio=attributes.get("sampling_ratio", 0),
                    spatial_scale=float(attributes.get("spatial_scale", 1.0)), mode="avg",
                    aligned_mode=ROI_ALIGN_TRANSFORMS[transform])
-    cv._emit(context, op, [data, rois, indices])
-    cv.im.explain(f"{context.label}: -> ROIAlign-9 mode avg, aligned_mode {op.aligned_mode} ({transform})")
+    context.emit(op, [data, rois, indices])
+    context.explain(f"{context.label}: -> ROIAlign-9 mode avg, aligned_mode {op.aligned_mode} ({transform})")
