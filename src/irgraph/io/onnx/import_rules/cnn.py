@@ -1,9 +1,9 @@
 """ONNX -> IR rules for the ops of the convolutional networks users bring (the onnx wheel's model zoo: ResNet,
 DenseNet, Inception, SqueezeNet, ShuffleNet, AlexNet, VGG, ZFNet): convolution, pooling, normalization,
-Gemm, element-wise arithmetic, shape ops. Each rule explains where ONNX and IR differ.
+Gemm, element-wise arithmetic (their shape ops are in ``shape``). Each rule explains where ONNX and IR differ.
 
-Rules read attributes with the converter's checks (an unknown attribute is an error), take their inputs as
-ports, and name the last layer's outputs after the ONNX outputs (``_emit``); helper layers a pattern needs
+Rules read attributes with the context's checks (an unknown attribute is an error), take their inputs as
+ports, and name the last layer's outputs after the ONNX outputs (``ctx.emit``); helper layers a pattern needs
 are named ``NODE/what``.
 """
 
@@ -38,7 +38,6 @@ from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.matrix.mat_mul import MatMul
 from irgraph.ops.movement.broadcast import Broadcast3
-from irgraph.ops.movement.transpose import Transpose
 from irgraph.ops.normalization.batch_norm_inference import BatchNormInference5
 from irgraph.ops.normalization.lrn import LRN
 from irgraph.ops.pooling.avg_pool import AvgPool, AvgPool14, AvgPool16
@@ -431,74 +430,3 @@ def softmax_like(context: ImportContext, make: Callable[[int], Op], title: str) 
                                                                         "shape")])
     context.explain(f"{context.label}: axis {axis} of {rank} -> Reshape to 2D, {title} axis 1, Reshape back "
                     f"({context.node.op_type} before opset 13 normalizes the flattened trailing dims together)")
-
-
-# ------------------------------------------------------------------------------------ shape ops
-@imports("Reshape", versions=(5, 13, 14, 19, 21, 23, 24, 25))
-def reshape(context: ImportContext) -> None:
-    """Reshape -> Reshape-1; ONNX's 0 copies the input dim (special_zero=true) unless allowzero=1."""
-    attributes = context.attributes({"allowzero": "INT"})
-    one_output(context)
-    ports = ports_of(context, node_inputs(context, 2, 2))
-    context.emit(Reshape(special_zero=not attributes.get("allowzero", 0)), ports)
-
-
-@imports("Flatten", versions=(1, 9, 11, 13, 21, 23, 24, 25))
-def flatten(context: ImportContext) -> None:
-    """Flatten -> Reshape-1 to [d0 * ... * d(axis-1), -1] (for axis 1: [0, -1] with special_zero)."""
-    attributes = context.attributes({"axis": "INT"})
-    one_output(context)
-    (data,) = ports_of(context, node_inputs(context, 1, 1))
-    shape = context.type_of(data).shape
-    rank = static_rank(data, context, "the input")
-    axis = attributes.get("axis", 1)
-    axis = axis + rank if axis < 0 else axis
-    if axis == 0:
-        target = [1, -1]
-    elif axis == 1:
-        target = [0, -1]
-    elif all(dim.is_static for dim in list(shape)[:axis]):
-        target = [math.prod(dim.value for dim in list(shape)[:axis]), -1]
-    else:
-        raise context.fail(f"axis {axis} with dynamic leading dims {shape} needs a computed shape; not converted")
-    context.emit(Reshape(special_zero=True), [data, context.const(target, ElementType.I64, "shape")])
-
-
-@imports("Unsqueeze", versions=(1, 11, 13, 21, 23, 24, 25))
-def unsqueeze(context: ImportContext) -> None:
-    """Unsqueeze -> Unsqueeze-1 (axes from the attribute before opset 13, the input after)."""
-    if context.version < 13:
-        attributes = context.attributes({"axes": "INTS"})
-        (data,) = ports_of(context, node_inputs(context, 1, 1))
-        axes = context.const(list(attributes.get("axes", [])), ElementType.I64, "axes")
-    else:
-        context.attributes({})
-        data, axes = ports_of(context, node_inputs(context, 2, 2))
-    one_output(context)
-    context.emit(Unsqueeze(), [data, axes])
-
-
-@imports("Transpose", versions=(1, 13, 21, 23, 24, 25))
-def transpose(context: ImportContext) -> None:
-    """Transpose -> Transpose-1 with the permutation as a Const (reversed dims without ``perm``)."""
-    attributes = context.attributes({"perm": "INTS"})
-    one_output(context)
-    (data,) = ports_of(context, node_inputs(context, 1, 1))
-    perm = list(attributes.get("perm", range(static_rank(data, context, "the input") - 1, -1, -1)))
-    context.emit(Transpose(), [data, context.const(perm, ElementType.I64, "perm")])
-
-
-@imports("ConstantOfShape", versions=(9, 20, 21, 23, 24, 25))
-def constant_of_shape(context: ImportContext) -> None:
-    """ConstantOfShape -> Broadcast-3 of its value (a one-element tensor, float 0 by default) to the shape."""
-    attributes = context.attributes({"value": "TENSOR"})
-    one_output(context)
-    (shape,) = ports_of(context, node_inputs(context, 1, 1))
-    if "value" in attributes:
-        element_type, value = context.read_tensor(attributes["value"], f"{context.label} value")
-        if value.size != 1:
-            raise context.fail(f"value must hold one element; it has shape {list(value.shape)}")
-    else:
-        element_type, value = ElementType.F32, np.zeros((1,), np.float32)
-    scalar = context.const(value.reshape(()), element_type, "value")
-    context.emit(Broadcast3(mode="numpy"), [scalar, shape])

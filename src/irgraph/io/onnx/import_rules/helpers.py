@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.ops import Op
 
@@ -55,3 +56,24 @@ def static_rank(port: OutputPort, context: ImportContext, what: str) -> int:
     if shape.rank_is_dynamic:
         raise context.fail(f"{what} has a dynamic rank; irgraph needs it to convert this node")
     return shape.rank
+
+
+def unary_input(context: ImportContext, allowed: dict[str, str] | None = None) -> tuple[OutputPort, dict[str, Any]]:
+    """The one input of a one-output node and its attributes (of ``allowed``)."""
+    attributes = context.attributes(allowed or {})
+    one_output(context)
+    (data,) = ports_of(context, node_inputs(context, 1, 1))
+    return data, attributes
+
+
+def element_type_of(context: ImportContext, port: OutputPort) -> ElementType:
+    """The element type at ``port``."""
+    return context.type_of(port).element_type
+
+
+def float_only(context: ImportContext, port: OutputPort) -> ElementType:
+    """The element type at ``port``, which must be a floating-point one."""
+    element_type = element_type_of(context, port)
+    if not element_type.is_real:
+        raise context.fail(f"takes floating-point data; got {element_type}")
+    return element_type
