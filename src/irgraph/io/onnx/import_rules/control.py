@@ -24,11 +24,11 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
+from irgraph.graph import BackEdge, Body, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_rules.registry import imports
-from irgraph.ops import Const, Parameter, Result
+from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.condition.if_ import If
 from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
@@ -36,7 +36,7 @@ from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 
 if TYPE_CHECKING:
-    from irgraph.io.onnx.import_rules.registry import ImportContext
+    from irgraph.io.onnx.import_rules.registry import BodyImport, ImportContext
 
 BOOLEAN_SCALAR = TensorType(ElementType.BOOLEAN, Shape(()))
 I64_SCALAR = TensorType(ElementType.I64, Shape(()))
@@ -49,39 +49,38 @@ def _graph(context: ImportContext, name: str) -> Any:
     return attributes[name]
 
 
-def _result(body: Any, port: OutputPort, name: str) -> int:
+def _result(body: BodyImport, port: OutputPort, name: str) -> int:
     """A body Result of ``port``; its id."""
     return body.model.add_node(Result(), name, [port]).id
 
 
-def _body_op(body: Any, op: Any, name: str, inputs: list[OutputPort]) -> OutputPort:
+def _body_op(body: BodyImport, op: Op, name: str, inputs: list[OutputPort]) -> OutputPort:
     return OutputPort(body.add(op, name, inputs).id, 0)
 
 
-def _body_const(body: Any, value: Any, name: str) -> OutputPort:
+def _body_const(body: BodyImport, value: Any, name: str) -> OutputPort:
     array = np.asarray(value, dtype=np.int64)
     return OutputPort(body.add(Const(element_type=ElementType.I64, shape=array.shape, value=array), name, []).id, 0)
 
 
-def _used(body: Any, port: OutputPort) -> bool:
+def _used(body: BodyImport, port: OutputPort) -> bool:
     return bool(body.model.consumers(port))
 
 
-def _place(context: ImportContext, op: Any, inputs: list[OutputPort], bodies: list[Body],
-           count: int) -> Any:
+def _place(context: ImportContext, op: Op, inputs: list[OutputPort], bodies: list[Body], count: int) -> Node:
     try:
         return context.add_sub_graph(op, inputs, bodies, count)
     except IrError as err:
         raise context.fail(err.message) from None
 
 
-def _name_outputs(context: ImportContext, node: Any) -> None:
+def _name_outputs(context: ImportContext, node: Node) -> None:
     for index, name in enumerate(context.node.output):
         if name:
             context.bind(OutputPort(node.id, index), name)
 
 
-def _body_type(body: Any, index: int, outer: TensorType) -> TensorType:
+def _body_type(body: BodyImport, index: int, outer: TensorType) -> TensorType:
     """A carried value's body Parameter type: the outer value's element type; its shape, unless the body declares
     a shape the outer one does not fit (a value that changes shape across iterations)."""
     declared = body.declared(index)
