@@ -144,6 +144,15 @@ def test_the_io_exceptions_are_still_needed():
     assert sorted(IO_USES_ANALYSIS - edges) == []
 
 
+@pytest.mark.parametrize("asker", ["irgraph.analysis.shape_inference", "irgraph.runtime.interpreter"])
+def test_inference_and_the_interpreter_ask_sub_graph_ops_what_they_ask_every_op(asker):
+    """TensorIterator, Loop and If answer Op.infer_layer and Op.plan_step through their bodies: shape inference
+    and the interpreter name no control-flow module but the run budget (once a RUNNERS table keyed by op class
+    and an isinstance(op, SubGraphOp) branch)."""
+    named = sorted(target for target in GRAPH.successors(asker) if _inside(target, "irgraph.control_flow"))
+    assert named in ([], ["irgraph.control_flow.bodies"])
+
+
 def test_the_top_level_holds_only_packages():
     """src/irgraph/ is __init__.py, py.typed, the schemas and the layers: a new module goes into a layer."""
     entries = sorted(path.name for path in PACKAGE.iterdir() if path.name != "__pycache__")
