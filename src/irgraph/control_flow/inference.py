@@ -1,4 +1,5 @@
-"""Shape inference through sub-graph bodies (TensorIterator-1, Loop-5, If-8), as OpenVINO does it.
+"""Shape inference through sub-graph bodies, as OpenVINO does it: TensorIterator-1 and Loop-5 here, the
+helpers If-8 (``if_``) shares too.
 
 The outer input types become the body Parameters' types through the port map (a sliced input
 gives its Parameter ``part_size`` along the iteration axis), the body is inferred with those types

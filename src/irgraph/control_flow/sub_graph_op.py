@@ -3,8 +3,9 @@
 The op object holds only attributes (these ops have none in IR); its bodies and port maps hang off
 the graph node (``node.bodies``, see :mod:`irgraph.graph.subgraph`). The op class says what its
 bodies must be and answers the questions every op answers, through its bodies: shape inference
-asks ``infer_layer``, the interpreter ``plan_step``, validation ``check_port_maps``
-(:mod:`irgraph.control_flow.validation`). Without its bodies the op can neither infer nor evaluate.
+asks ``infer_layer``, the interpreter ``plan_step``; the body checks (:mod:`irgraph.control_flow.validation`)
+read its port map rules (``first_body_input``, ``slices``, ``negative_axes``, ``special_ports``,
+``mapped_inputs``). Without its bodies the op can neither infer nor evaluate.
 The classes live here, not in ``irgraph.ops``, because they see the graph; the op registry imports
 their modules from here (see :attr:`irgraph.ops.catalogue.OpVersion.module`).
 """
