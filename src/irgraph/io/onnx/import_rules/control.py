@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from irgraph.control_flow import If, Loop, TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Dim, Shape, TensorType
@@ -29,9 +30,6 @@ from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.import_rules.registry import imports
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 
