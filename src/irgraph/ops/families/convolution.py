@@ -354,10 +354,11 @@ def group_count(channels: Dim, groups: Dim, in_per_group: Dim) -> Dim:
     if size == 0:  # OpenVINO 2026.4.1 refuses it against static channels only
         check(not channels.is_static, message)
         return groups
-    derived_max = None if channels.max is None else channels.max // size
-    derived_min = -(-channels.min // size)
-    check(derived_max is None or derived_max >= derived_min, message)  # no group count fits (7..11 by 6)
-    merged = groups.merge(Dim(derived_min, derived_max))
+    try:
+        derived = channels.divided(size)
+    except ValueError:  # no group count fits (7..11 by 6)
+        raise OpError(message) from None
+    merged = groups.merge(derived)
     check(merged is not None, message)
     return merged  # type: ignore[return-value]
 
