@@ -25,6 +25,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     reduction,
     refused,
     search,
+    signals,
     sparse,
     type,
 )
