@@ -9,6 +9,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     control,
     convolution,
     ctc,
+    deformable,
     detection,
     elementwise,
     gather_tree,
