@@ -4,7 +4,9 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    activations,
     adaptive,
+    blocks,
     color,
     control,
     convolution,
@@ -15,6 +17,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     gather_tree,
     generation,
     image,
+    indexing,
     matrix,
     matrix_nms,
     movement,
