@@ -291,3 +291,31 @@ def test_onnx_deform_conv_of_other_ranks_is_refused():
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     with pytest.raises(ConversionError, match=r"IR's DeformableConvolution is 2-D \(N, C, H, W\)"):
         ir.convert_onnx(proto)
+
+
+def test_a_dynamic_batch_exports_and_runs_at_every_batch():
+    """The edge rule's rewrite needs static dims past the batch only: one export runs batches of 1 and 3."""
+    model = ir.Model("dynamic_batch")
+    data = model.parameter("in0", [-1, 2, 5, 5], "f32")
+    offsets = model.parameter("in1", [-1, 8, 4, 4], "f32")
+    op = DeformableConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
+    node = model.add_node(op, "op", [data, offsets, model.const(f32(3, 2, 2, 2))])
+    model.result(ir.OutputPort(node.id, 0), name="out0")
+    proto = ir.export_onnx(model, opset=19)
+    for batch in (1, 3):
+        feeds = {"in0": f32(batch, 2, 5, 5), "in1": f32(batch, 8, 4, 4)}
+        ours = ir.run(model, feeds)["out0"]
+        weights = model.constant_value(model.input_sources(node)[2])
+        extent = _magnitude(op, [feeds["in0"], feeds["in1"], weights])
+        assert_values_close(ours, onnxruntime_run(proto, feeds)["out0"], other_implementation(Case(op, [])),
+                            f"batch {batch}", extent, oracle=ORT)
+
+
+def test_an_irdft_whose_extended_axis_is_dynamic_is_refused():
+    model = ir.Model("dynamic_axis")
+    data = model.parameter("in0", [3, -1, 2], "f32")
+    node = model.add_node(IRDFT(), "op", [data, model.const(i64(1))])
+    model.result(ir.OutputPort(node.id, 0), name="out0")
+    with pytest.raises(ConversionError, match=r"IRDFT x1 \(layer 2 'op': the Hermitian extension of axis 1 is placed "
+                                              r"at export, which needs its length; it is \?\)"):
+        ir.export_onnx(model, opset=20)
