@@ -14,6 +14,9 @@ import onnx
 import pytest
 
 import irgraph as ir
+from irgraph.control_flow.if_ import If
+from irgraph.control_flow.loop import Loop
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError
 from irgraph.core.shapes import Shape, TensorType
@@ -86,7 +89,6 @@ from irgraph.ops.comparison.less import Less
 from irgraph.ops.comparison.less_equal import LessEqual
 from irgraph.ops.comparison.not_equal import NotEqual
 from irgraph.ops.condition.bucketize import Bucketize
-from irgraph.ops.condition.if_ import If
 from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.condition.select import Select
 from irgraph.ops.convolution.convolution import Convolution
@@ -112,9 +114,7 @@ from irgraph.ops.image.interpolate import Interpolate1, Interpolate4, Interpolat
 from irgraph.ops.image.nv12_to_bgr import NV12toBGR
 from irgraph.ops.image.nv12_to_rgb import NV12toRGB
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
-from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.logical.logical_and import LogicalAnd
 from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr

@@ -30,6 +30,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrParseError, printable
 from irgraph.io.data.npz import decode_stored, storage_dtype
+from irgraph.ops import catalogue
 from irgraph.ops.op import Op, shape_text
 
 if TYPE_CHECKING:
@@ -148,7 +149,8 @@ def op_error_bound(op: Op) -> ErrorBound:
     plugin's floor for ops that compute; nothing for exact ops that move data."""
     tolerance = op.tolerance
     if tolerance.is_exact:
-        category = type(op).__module__.split(".")[-2]
+        entry = catalogue.find(op.type_name, f"opset{op.introduced}")  # the spec category, wherever the module
+        category = entry.category if entry is not None else ""
         return ErrorBound() if category in _DATA_CATEGORIES else _CPU_FLOOR
     return ErrorBound(max(tolerance.ulp, _OP_FLOOR.ulp), max(tolerance.eps, tolerance.sum_eps, _OP_FLOOR.eps))
 
