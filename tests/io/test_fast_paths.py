@@ -29,10 +29,10 @@ def _id(path: Path) -> str:
     return str(path.relative_to(REPO if path.is_relative_to(REPO) else CONFORMANCE.parent))
 
 
-def _outcome(path: Path) -> tuple[object, ...]:
+def _outcome(path: Path, weights_optional: bool = False) -> tuple[object, ...]:
     """What reading ``path`` gives: the model and findings, or the error, comparable with ==."""
     try:
-        result = read_ir(path)
+        result = read_ir(path, weights_optional=weights_optional)
     except ir.IrError as err:
         return type(err).__name__, str(err)
     return describe(result.model), [str(finding) for finding in result.findings]
@@ -66,6 +66,19 @@ def test_every_ir_file_reads_the_same_with_and_without_the_fast_paths(path, monk
     plain = _outcome(path)
     assert fast == plain
     assert len(fast_answers) <= 1  # asked once with the switch on (unless the file could not be loaded), never off
+
+
+@pytest.mark.parametrize("path", [path for path in FILES if "models" in path.parts], ids=_id)
+def test_models_read_without_their_weights_the_same_with_and_without_the_fast_paths(path, monkeypatch, tmp_path):
+    """``weights_optional`` with no .bin: every Const without a value, counted alike (one finding)."""
+    copy = tmp_path / "model.xml"
+    copy.write_bytes(path.read_bytes())
+    monkeypatch.setattr(_fast, "ENABLED", True)
+    fast = _outcome(copy, weights_optional=True)
+    monkeypatch.setattr(_fast, "ENABLED", False)
+    plain = _outcome(copy, weights_optional=True)
+    assert fast == plain
+    assert any("Const layers have no data" in finding for finding in fast[1])
 
 
 def test_the_fast_reader_answers_for_the_model_corpus(monkeypatch, fast_answers):
