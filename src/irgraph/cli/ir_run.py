@@ -5,46 +5,38 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import os
 import re
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.core.element_types import ElementType
-from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError, printable
+from irgraph.core.errors import BackendUnavailableError, FeedError, printable
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
-from irgraph.graph import InputPort, Model, OutputPort
-from irgraph.io.data import npz, polygraphy_json
-from irgraph.io.data.npz import NpzArchive
+from irgraph.io.data import npz
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widened_nodes
 from irgraph.runtime.interpreter import Interpreter
-from irgraph.runtime.marking import reference_names
 from irgraph.runtime.state import run_steps, step_key
-from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
-from irgraph.tools.compare import (
-    ComparisonReport,
-    ErrorBound,
-    TensorTolerance,
-    ToleranceOverride,
-    compare_outputs,
-    error_bounds,
-    format_comparison,
-    format_stats_table,
-    precision_tolerance,
-    tensor_stats,
-    tolerance_text,
-)
-from irgraph.tools.feeds import Feed
-from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.tools.profiling import Profile
+from irgraph.tools.hints import PRECISIONS
 from irgraph.tools.progress import Progress
+from irgraph.tools.stats import format_stats_table, tensor_stats
+
+# A plain run prints one table: what only --compare, --compare-with, --profile, --json or Polygraphy's
+# files need is imported where they are handled, so that start-up pays for none of it.
+if TYPE_CHECKING:
+    from irgraph.core.element_types import ElementType
+    from irgraph.graph import Model, OutputPort
+    from irgraph.io.data.npz import NpzArchive
+    from irgraph.tools.compare import ComparisonReport, TensorTolerance, ToleranceOverride
+    from irgraph.tools.feeds import Feed
+    from irgraph.tools.layerwise import LayerwiseReport
+
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -166,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "output and, with --mark, every marked tensor both expose; reports the first layer in "
                             "topological order whose output diverges; exit 1 on a mismatch")
     debug.add_argument("--device", default="CPU", help="OpenVINO device for --compare-with openvino (default: CPU)")
-    debug.add_argument("--precision", choices=backends.PRECISIONS,
+    debug.add_argument("--precision", choices=PRECISIONS,
                        help="OpenVINO inference precision hint (default: f32); also the precision the reference "
                             "of --compare was computed in, for its default tolerances (default: each tensor's type)")
     debug.add_argument("--reference-model", metavar="REF.xml",
@@ -259,6 +251,10 @@ def _tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, d
     rtol = next((value for name, value in reversed(args.rtol) if name is None), None)
     named_atol = {name: value for name, value in args.atol if name is not None}
     named_rtol = {name: value for name, value in args.rtol if name is not None}
+    if not named_atol and not named_rtol:
+        return atol, rtol, {}
+    from irgraph.tools.compare import ToleranceOverride
+
     overrides = {name: ToleranceOverride(named_atol.get(name, atol), named_rtol.get(name, rtol))
                  for name in {**named_atol, **named_rtol}}
     return atol, rtol, overrides
@@ -299,6 +295,8 @@ def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_file
 def _open_reference(path: str, element_limit: int) -> _Reference:
     """The reference of --compare: an .npz read member by member, or Polygraphy's run results (.json)."""
     if path.lower().endswith(".json"):
+        from irgraph.io.data import polygraphy_json
+
         iterations = polygraphy_json.read_arrays(path, element_limit)
         return _Reference(None, iterations[0] if iterations else {})
     return _Reference(common.open_npz(path, element_limit))
@@ -345,7 +343,11 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         feeds_lib.save_inputs(args.save_inputs, feeds)
     arrays = {feed.name: feed.array for feed in feeds}
     layerwise = None
-    profile = Profile.of(interpreter) if args.profile else None
+    profile = None
+    if args.profile:
+        from irgraph.tools.profiling import Profile
+
+        profile = Profile.of(interpreter)
     timing = profile.attached(interpreter) if profile is not None else contextlib.nullcontext()
     with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress, \
             timing:
@@ -366,10 +368,16 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     if args.output is not None:
         npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
+        from irgraph.io.data import polygraphy_json
+
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = {mark.key for mark in interpreter.marks}
     comparison = None
     if reference is not None:  # marked tensors are compared when the reference has them (under any name)
+        from irgraph.core.element_types import ElementType
+        from irgraph.runtime.marking import reference_names
+        from irgraph.tools.compare import compare_outputs
+
         ports = _ports(model, interpreter, stored, args.steps)
         names = _stepped(reference_names(model, {key: port for key, (port, _) in ports.items()}), stored,
                          args.steps)
@@ -382,6 +390,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         reference.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
+        import json
+
         summary = _summary(args, feeds, stored, marked, comparison)
         if profile is not None:
             summary["profile"] = profile.to_json()
@@ -395,13 +405,19 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             print()
             print("\n".join(profile.format()))
         if comparison is not None:
+            from irgraph.tools.compare import format_comparison
+
             print()
             print(format_comparison(comparison, args.compare))
         if layerwise is not None:
+            from irgraph.tools.layerwise import format_report
+
             print()
             print("\n".join(format_report(layerwise, verbose=True)))
     _warn_unused_tolerances(overrides, stored, layerwise)
     if comparison is not None and not comparison.passed:
+        from irgraph.tools.compare import tolerance_text
+
         failed = ", ".join(item.name for item in comparison.failed)
         common.report(f"{args.compare}: outputs do not match the reference ({tolerance_text(atol, rtol)}): "
                       f"{failed}", common.EXIT_FAILURE)
@@ -440,6 +456,8 @@ def _stats_lines(stored: Mapping[str, np.ndarray], marked: set[str], compared_be
 def _ports(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarray], steps: int
            ) -> dict[str, tuple[OutputPort, str]]:
     """Per key of the run (outputs, marked tensors; each step's with --steps), its port and unstepped key."""
+    from irgraph.graph import InputPort
+
     plain: dict[str, OutputPort] = {}
     output_keys = model.output_keys()
     for result in model.results:
@@ -467,6 +485,10 @@ def _stepped(names: Mapping[str, list[str]], stored: Mapping[str, np.ndarray], s
 def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored: Mapping[str, np.ndarray],
               precision: ElementType | None) -> dict[str, TensorTolerance]:
     """Each compared tensor's precision default: its element type, the ops on its way, the reference's precision."""
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.errors import IrParseError
+    from irgraph.tools.compare import ErrorBound, error_bounds, precision_tolerance
+
     bounds = error_bounds(model)
     defaults = {}
     for key, array in stored.items():
@@ -524,6 +546,8 @@ def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolic
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
                   rtol: float, overrides: Mapping[str, TensorTolerance], progress: Progress) -> LayerwiseReport:
     """Run irgraph and the reference runtime; a missing runtime is a usage error (exit 2)."""
+    from irgraph.tools.layerwise import compare_with_onnxruntime, compare_with_openvino
+
     try:
         if args.compare_with == "openvino":
             reference_model = args.reference_model

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lxml import etree
-
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
 from irgraph.core.shapes import Dim, Shape, TensorType
@@ -52,6 +50,7 @@ from irgraph.io.xml._fast.patterns import (
 )
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
