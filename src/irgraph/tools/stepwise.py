@@ -7,7 +7,8 @@ runs it with one :class:`~irgraph.runtime.interpreter.Interpreter`, OpenVINO wit
 are compared as :mod:`irgraph.tools.layerwise` compares them, and so is every variable, irgraph's
 (``Interpreter.get_state``) with OpenVINO's (``InferRequest.query_state``), matched by variable id. A variable
 is listed as ``variable:ID`` at its Assign (the layer that writes it), so the first divergence, in step
-order and then in topological order, names the step and the layer.
+order and then in topological order, names the step and the layer. OpenVINO exposes no output of a sink
+(an Assign): a marked Assign is compared with the variable it wrote.
 
 Steps run on until the last one, whatever diverges: a later step may say how far an error spreads.
 """
@@ -23,6 +24,7 @@ import numpy as np
 from irgraph.control_flow.bodies import run_budget
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, ResourceLimitError, printable
+from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.state import step_key
 from irgraph.tools import backends
@@ -35,6 +37,7 @@ from irgraph.tools.layerwise import (
     _g,
     _requests,
     _run_ours,
+    _tensor_json,
     _Tolerances,
     format_report,
 )
@@ -89,10 +92,8 @@ class SteppedReport:
 
     def to_json(self) -> dict[str, object]:
         """The report as JSON: the verdict, the first divergence (with its step) and every step's report."""
-        number = self.first_divergent_step
-        first: dict[str, object] | None = None
-        if number is not None:
-            first = dict(self.steps[number - 1].to_json()["first_divergence"] or {}, step=number)  # type: ignore[arg-type] # a dict
+        number, tensor = self.first_divergent_step, self.first_divergence
+        first = dict(_tensor_json(tensor), step=number) if tensor is not None else None
         return {
             "reference": self.reference, "atol": self.atol, "rtol": self.rtol, "passed": self.passed,
             "steps": len(self.steps), "first_divergent_step": number, "first_divergence": first,
@@ -147,11 +148,14 @@ def compare_steps_with_openvino(
                                                    precision=precision, profile=profile)
             progress.stage(f"openvino: step {number} of {len(steps)}")
             run = session.infer(_by_parameter(model, feeds))
+            states = session.states()
             for tensor, found in zip(tensors, run.tensors, strict=True):
+                if found is None:
+                    found = _written(tensor, states)
                 if found is not None:
                     tensor.reference_name = found.name
                     _compare(tensor, ours[tensor.key], found.array, judge)
-            tensors += _compared_variables(interpreter, session.states(), judge)
+            tensors += _compared_variables(interpreter, states, judge)
             judge.bounds = _carried_bounds(interpreter, judge.bounds)  # what the next step's ReadValues read
             order = {node.id: position for position, node in enumerate(model.topological_order())}
             tensors.sort(key=lambda tensor: (order[tensor.node.id], tensor.index, not tensor.is_output))
@@ -179,10 +183,18 @@ def _compared_variables(interpreter: Interpreter, theirs: Mapping[str, np.ndarra
         tensor = ComparedTensor(VARIABLE_PREFIX + variable_id, node, 0, False, names=(variable_id,))
         reference = theirs.get(variable_id)
         if reference is not None:
-            tensor.reference_name = variable_id
+            tensor.reference_name = tensor.key
             _compare(tensor, interpreter.get_state(variable_id), reference, judge)
         compared.append(tensor)
     return compared
+
+
+def _written(tensor: ComparedTensor, states: Mapping[str, np.ndarray]) -> backends.Found | None:
+    """A marked Assign's output, which OpenVINO does not expose: the value it wrote, its variable's state."""
+    op = tensor.node.op
+    if not isinstance(op, AssignBase) or op.variable_id not in states:
+        return None
+    return backends.Found(states[op.variable_id], VARIABLE_PREFIX + op.variable_id)
 
 
 def _carried_bounds(interpreter: Interpreter, bounds: Mapping[int, ErrorBound]) -> dict[int, ErrorBound]:
@@ -220,14 +232,14 @@ def format_stepped(report: SteppedReport, verbose: bool = False) -> list[str]:
                 if verbose or tensor.is_output or tensor.diverges or _is_variable(tensor)]
         width = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
         lines += [f"  {v}  {k.ljust(width[1])}  {t.ljust(width[2])}  {e}".rstrip() for v, k, t, e in rows]
-    number = report.first_divergent_step
-    if number is None:
+    divergent = report.first_divergent_step
+    if divergent is None:
         lines.append(report.divergence_message())
         return lines
-    detail = format_report(report.steps[number - 1])
+    detail = format_report(report.steps[divergent - 1])
     start = next((position for position, line in enumerate(detail) if line.startswith("first divergent layer")),
                  len(detail))
-    lines += ["", f"first divergent step: {number} of {len(report.steps)}", *detail[start:]]
+    lines += ["", f"first divergent step: {divergent} of {len(report.steps)}", *detail[start:]]
     return lines
 
 
