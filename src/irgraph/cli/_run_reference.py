@@ -1,4 +1,5 @@
-"""ir-run --compare: the outputs (and marked tensors, every step's with --steps) against a reference file.
+"""ir-run's comparisons: the tolerances given (--atol/--rtol), and --compare, the outputs (and marked tensors,
+every step's with --steps) against a reference file.
 
 The reference is an .npz read member by member as they are compared, or Polygraphy's run results (.json).
 Each tensor is looked up under its key or any other name it may have there, and judged by its precision
@@ -7,6 +8,7 @@ default (its element type, the ops on its way, the reference's precision) unless
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -29,8 +31,12 @@ from irgraph.tools.compare import (
     error_bounds,
     precision_tolerance,
 )
+from irgraph.tools.layerwise import LayerwiseReport
+from irgraph.tools.stepwise import SteppedReport
 
-__all__ = ["Reference", "compare_with_reference", "open_reference"]
+__all__ = [
+    "Reference", "compare_with_reference", "open_reference", "tolerance_arg", "tolerances", "warn_unused_tolerances",
+]
 
 
 def compare_with_reference(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarray], steps: int,
@@ -141,3 +147,31 @@ class Reference(Mapping[str, np.ndarray]):
             self.archive.close()
 
 
+def tolerance_arg(text: str) -> tuple[str | None, float]:
+    """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
+    name, colon, value = text.rpartition(":")
+    return (name if colon else None), common.non_negative_float(value if colon else text)
+
+
+def tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, dict[str, ToleranceOverride]]:
+    """The atol and rtol given for every tensor (the last bare value; None: the precision default's part) and
+    the parts given per tensor."""
+    atol = next((value for name, value in reversed(args.atol) if name is None), None)
+    rtol = next((value for name, value in reversed(args.rtol) if name is None), None)
+    named_atol = {name: value for name, value in args.atol if name is not None}
+    named_rtol = {name: value for name, value in args.rtol if name is not None}
+    overrides = {name: ToleranceOverride(named_atol.get(name, atol), named_rtol.get(name, rtol))
+                 for name in {**named_atol, **named_rtol}}
+    return atol, rtol, overrides
+
+
+def warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
+                            layerwise: LayerwiseReport | SteppedReport | None) -> None:
+    """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
+    names = set(stored)
+    if layerwise is not None:
+        for tensor in layerwise.tensors:
+            names.update([tensor.node.name, *tensor.node.tensor_names[tensor.index]])
+    for name in overrides:
+        if name not in names:
+            common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")

@@ -16,7 +16,13 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.cli._run_reference import compare_with_reference, open_reference
+from irgraph.cli._run_reference import (
+    compare_with_reference,
+    open_reference,
+    tolerance_arg,
+    tolerances,
+    warn_unused_tolerances,
+)
 from irgraph.core.errors import BackendUnavailableError, FeedError, printable
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.core.shapes import Shape
@@ -29,7 +35,6 @@ from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.compare import (
     ComparisonReport,
-    TensorTolerance,
     ToleranceOverride,
     format_comparison,
     format_stats_table,
@@ -151,12 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compare", metavar="REF.npz", help="compare the outputs with a reference .npz (or "
                         "Polygraphy's run results .json), each found under its key or another of its names (tensor "
                         "names, NAME:0); exit 1 on a mismatch or when the reference holds none of them")
-    parser.add_argument("--atol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]A",
+    parser.add_argument("--atol", type=tolerance_arg, action="append", default=[], metavar="[NAME:]A",
                         help="absolute tolerance for --compare and --compare-with: |out-ref| <= atol + rtol*|ref| "
                              "(default: each tensor's, from the reference's precision and the ops on the way, see "
                              "docs/tolerances.md); NAME:A sets it for one tensor (key, tensor name or layer name); "
                              "repeatable")
-    parser.add_argument("--rtol", type=_tolerance_arg, action="append", default=[], metavar="[NAME:]R",
+    parser.add_argument("--rtol", type=tolerance_arg, action="append", default=[], metavar="[NAME:]R",
                         help="relative tolerance (default: each tensor's precision default); NAME:R for one "
                              "tensor; repeatable")
     parser.add_argument("--steps", type=_steps_arg, metavar="N",
@@ -252,29 +257,9 @@ def _input_files(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, s
     return npz_files, npy_files
 
 
-def _tolerance_arg(text: str) -> tuple[str | None, float]:
-    """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
-    name, colon, value = text.rpartition(":")
-    return (name if colon else None), common.non_negative_float(value if colon else text)
-
-
-def _tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, dict[str, ToleranceOverride]]:
-    """The atol and rtol given for every tensor (the last bare value; None: the precision default's part) and
-    the parts given per tensor."""
-    atol = next((value for name, value in reversed(args.atol) if name is None), None)
-    rtol = next((value for name, value in reversed(args.rtol) if name is None), None)
-    named_atol = {name: value for name, value in args.atol if name is not None}
-    named_rtol = {name: value for name, value in args.rtol if name is not None}
-    overrides = {name: ToleranceOverride(named_atol.get(name, atol), named_rtol.get(name, rtol))
-                 for name in {**named_atol, **named_rtol}}
-    return atol, rtol, overrides
-
-
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.compare_with is not None and args.compare is not None:
         raise CliError("--compare and --compare-with cannot be combined: compare with one reference at a time")
-    if args.compare_with == "onnxruntime" and (args.steps or 1) > 1:
-        raise CliError("--steps compares with openvino only: onnxruntime keeps no variables from run to run")
     if args.compare_with == "onnxruntime" and args.onnx is None:
         raise CliError("--compare-with onnxruntime needs the ONNX model: --onnx MODEL.onnx")
     if args.onnx is not None and args.compare_with != "onnxruntime":
@@ -304,10 +289,9 @@ def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_file
 
 def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     _check_arguments(args)
-    atol, rtol, overrides = _tolerances(args)
+    atol, rtol, overrides = tolerances(args)
     with _usage():
         shape_specs = feeds_lib.parse_shape_specs(args.shapes)
-    with _usage():
         value_ranges = feeds_lib.parse_value_ranges(args.val_range)
     npz_files, npy_files = _input_files(args)
     _check_destinations(args, npz_files, npy_files)
@@ -381,7 +365,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             print()
             print("\n".join(format_report(layerwise, verbose=True) if isinstance(layerwise, LayerwiseReport)
                              else format_stepped(layerwise, verbose=False)))
-    _warn_unused_tolerances(overrides, stored, layerwise)
+    warn_unused_tolerances(overrides, stored, layerwise)
     if comparison is not None and not comparison.passed:
         failed = ", ".join(item.name for item in comparison.failed)
         common.report(f"{args.compare}: outputs do not match the reference ({tolerance_text(atol, rtol)}): "
@@ -418,18 +402,6 @@ def _stats_lines(stored: Mapping[str, np.ndarray], marked: set[str], compared_be
     return lines
 
 
-def _warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
-                            layerwise: LayerwiseReport | None) -> None:
-    """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
-    names = set(stored)
-    if layerwise is not None:
-        for tensor in layerwise.tensors:
-            names.update([tensor.node.name, *tensor.node.tensor_names[tensor.index]])
-    for name in overrides:
-        if name not in names:
-            common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
-
-
 def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
     """--decompression, else the policy of the runtime compared with: OpenVINO's CPU plugin computes weight
     decompression chains in f32 (see irgraph.runtime.decompression), so irgraph does too, and says so once."""
@@ -451,6 +423,8 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Ste
     compared after each); a missing runtime is a usage error (exit 2)."""
     try:
         if args.compare_with == "onnxruntime":
+            if steps > 1:
+                raise CliError("--steps compares with openvino only: onnxruntime keeps no variables from run to run")
             if args.profile:
                 common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
             return compare_with_onnxruntime(interpreter, feeds.step(1), args.onnx, atol=atol, rtol=rtol,
