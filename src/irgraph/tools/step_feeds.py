@@ -109,8 +109,9 @@ def _step_files(folder: str, notes: list[str] | None) -> list[str]:
         raise IrIOError("the folder of steps holds no .npz file (one per step: step1.npz, step2.npz, ...)",
                         Location(file=folder))
     if ignored and notes is not None:
-        notes.append(f"{folder}: {len(ignored)} entries that are no .npz file are not inputs "
-                     f"({', '.join(printable(name) for name in ignored[:5])}{', ...' if len(ignored) > 5 else ''})")
+        notes.append(f"{folder}: no input read from what is no .npz file: "
+                     f"{', '.join(printable(name) for name in ignored[:5])}"
+                     + (f", ... ({len(ignored)} in all)" if len(ignored) > 5 else ""))
     return [os.path.join(folder, numbered[number]) for number in sorted(numbered)]
 
 
