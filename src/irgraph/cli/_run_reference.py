@@ -41,9 +41,9 @@ __all__ = [
 
 def compare_with_reference(model: Model, interpreter: Interpreter, stored: Mapping[str, np.ndarray], steps: int,
                            reference: Reference, atol: float | None, rtol: float | None,
-                           overrides: Mapping[str, ToleranceOverride], precision: str | None) -> ComparisonReport:
-    """Compare the run's outputs, and the marked tensors the reference has (under any of their names), with it."""
-    marked = {mark.key for mark in interpreter.marks}
+                           overrides: Mapping[str, ToleranceOverride], precision: str | None, marked: set[str]
+                           ) -> ComparisonReport:
+    """Compare the run's outputs, and the ``marked`` tensors the reference has (under any of their names), with it."""
     ports = _ports(model, interpreter, stored, steps)
     names = _stepped(reference_names(model, {key: port for key, (port, _) in ports.items()}), stored, steps)
     compared = {key: array for key, array in stored.items()

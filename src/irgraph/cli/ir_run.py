@@ -12,10 +12,9 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 
-import numpy as np
-
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
+from irgraph.cli._run_output import run_summary, stats_lines
 from irgraph.cli._run_reference import (
     compare_with_reference,
     open_reference,
@@ -23,7 +22,7 @@ from irgraph.cli._run_reference import (
     tolerances,
     warn_unused_tolerances,
 )
-from irgraph.core.errors import BackendUnavailableError, FeedError, printable
+from irgraph.core.errors import BackendUnavailableError, FeedError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.core.shapes import Shape
 from irgraph.graph import Model
@@ -34,14 +33,11 @@ from irgraph.runtime.state import run_steps, step_key
 from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.compare import (
-    ComparisonReport,
     ToleranceOverride,
     format_comparison,
-    format_stats_table,
-    tensor_stats,
     tolerance_text,
 )
-from irgraph.tools.feeds import Feed, FeedSource, ValueRanges
+from irgraph.tools.feeds import FeedSource, ValueRanges
 from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.tools.profiling import Profile
 from irgraph.tools.progress import Progress
@@ -187,8 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "--compare-with onnxruntime (tensors matched by name)")
     parser.add_argument("--mark", metavar="NAME", action="append", default=[],
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
-                             "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
-                             "under its tensor name, else LAYER:PORT")
+                             "outputs), LOOP/NAME for one inside the bodies of layer LOOP (a Loop, TensorIterator "
+                             "or If) or 'all' (every computed tensor, bodies' too); repeatable; shown and saved in "
+                             "--output under its tensor name, else LAYER:PORT; body tensors once per execution, "
+                             "keyed LOOP/iterK/NAME (K from 0) or IF/then/NAME, with the body's outputs; OpenVINO "
+                             "and onnxruntime expose no body tensor, so --compare-with leaves them out")
     parser.add_argument("--profile", action="store_true",
                         help="time every layer irgraph runs and print them (the most time first) and a summary per "
                              "op type (layers, total, share); with --compare-with openvino beside OpenVINO's "
@@ -337,16 +336,17 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
         polygraphy_json.write_outputs(args.save_outputs, stored)
-    marked = {mark.key if steps == 1 else step_key(number, mark.key)
-              for mark in interpreter.marks for number in range(1, steps + 1)}
+    marked = set(stored) - {key if steps == 1 else step_key(number, key)
+                            for key in model.output_keys().values() for number in range(1, steps + 1)}
+    in_bodies = len(marked) - len(interpreter.marks) * steps
     comparison = None
     if reference is not None:  # marked tensors are compared when the reference has them (under any name)
         comparison = compare_with_reference(model, interpreter, stored, steps, reference, atol, rtol, overrides,
-                                            args.precision)
+                                            args.precision, marked)
         reference.close()
 
     if args.json:  # ensure_ascii (the default): names exact, every non-ASCII character a \uXXXX escape
-        summary = _summary(args, feeds.listed(), stored, marked, comparison)
+        summary = run_summary(args, feeds.listed(), stored, marked, comparison)
         if profile is not None:
             summary["profile"] = profile.to_json()
         if layerwise is not None:
@@ -354,7 +354,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             summary["ok"] = layerwise.passed
         print(json.dumps(summary, indent=2))
     else:
-        print("\n".join(_stats_lines(stored, marked, compared_below=layerwise is not None)))
+        print("\n".join(stats_lines(stored, marked, compared_below=layerwise is not None and not in_bodies)))
         if profile is not None:
             print()
             print("\n".join(profile.format()))
@@ -366,6 +366,10 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             print("\n".join(format_report(layerwise, verbose=True) if isinstance(layerwise, LayerwiseReport)
                              else format_stepped(layerwise, verbose=False)))
     warn_unused_tolerances(overrides, stored, layerwise)
+    if layerwise is not None and in_bodies:
+        common.note(f"{in_bodies} marked tensors are inside sub-graph bodies (Loop, TensorIterator, If; keyed "
+                    f"LAYER/iterK/... or LAYER/then/...): {args.compare_with} exposes no tensor of a body, so they "
+                    "are kept (--output, --json) but not compared")
     if comparison is not None and not comparison.passed:
         failed = ", ".join(item.name for item in comparison.failed)
         common.report(f"{args.compare}: outputs do not match the reference ({tolerance_text(atol, rtol)}): "
@@ -377,29 +381,6 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
-
-
-MARKS_SHOWN = 20
-"""More marked tensors than this (``--mark all``) are summarised in a line, not listed in the table."""
-
-
-def _stats_lines(stored: Mapping[str, np.ndarray], marked: set[str], compared_below: bool) -> list[str]:
-    """The table of outputs and marked tensors; many marked tensors, or ones a comparison lists below, are
-    summarised in one line (and those holding NaN or infinity named) so that the verdict is not buried."""
-    rows = [tensor_stats(key, array) for key, array in stored.items()]
-    marks = [row for row in rows if row["name"] in marked]
-    if not marks or (len(marks) <= MARKS_SHOWN and not compared_below):
-        return [format_stats_table(rows)]
-    lines = [format_stats_table([row for row in rows if row["name"] not in marked])]
-    where = "each compared below" if compared_below else "their statistics: --json, their values: --output OUT.npz"
-    lines.append(f"marked: {len(marks)} tensor{'s' if len(marks) != 1 else ''} ({where})")
-    not_finite = [str(row["name"]) for row in marks if any(str(row[stat]) in ("nan", "inf", "-inf")
-                                                          for stat in ("min", "max", "mean"))]
-    if not_finite:
-        shown = ", ".join(printable(name) for name in not_finite[:MARKS_SHOWN])
-        lines.append(f"  {len(not_finite)} hold NaN or infinity: {shown}"
-                     + (f", ... ({len(not_finite)} in all)" if len(not_finite) > MARKS_SHOWN else ""))
-    return lines
 
 
 def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
@@ -473,26 +454,6 @@ def _step_count(args: argparse.Namespace, feeds: StepFeeds) -> int:
         raise FeedError(f"--steps {args.steps}, but the inputs give {feeds.count} steps (step1/ to "
                         f"step{feeds.count}/): leave --steps out or give data for every step")
     return args.steps
-
-
-def _summary(
-    args: argparse.Namespace,
-    feeds: list[Feed],
-    stored: Mapping[str, np.ndarray],
-    marked: set[str],
-    comparison: ComparisonReport | None,
-) -> dict[str, object]:
-    summary: dict[str, object] = {
-        "model": args.model,
-        "inputs": feeds_lib.describe_inputs(feeds),
-        "outputs": [tensor_stats(key, array) for key, array in stored.items() if key not in marked],
-        "output_file": os.path.abspath(args.output) if args.output else None,
-        "compare": dict(comparison.to_json(), reference=args.compare) if comparison is not None else None,
-        "ok": comparison is None or comparison.passed,
-    }
-    if marked:
-        summary["marked"] = [tensor_stats(key, array) for key, array in stored.items() if key in marked]
-    return summary
 
 
 if __name__ == "__main__":

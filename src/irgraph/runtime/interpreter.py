@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.bodies import run_budget
+from irgraph.control_flow.bodies import collecting_marks, marked_values, run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -37,7 +37,7 @@ from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.runtime import _in_place, _pages
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widen, widened_nodes
-from irgraph.runtime.marking import Mark, resolve_marks
+from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.state import Variables
 
 MAX_PARTS = 4096
@@ -133,6 +133,10 @@ class Interpreter:
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
+        self._body_marks = body_marks(model, mark) if mark else {}
+        """Per body Model (by id), the marks its Interpreter takes (see irgraph.runtime.marking)."""
+        self._hands_over = bool(mark)
+        """A marked body hands its marked tensors and outputs to the run's MarkedValues after each execution."""
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
         self.on_step_time: Callable[[Node, float], None] | None = None
@@ -236,6 +240,7 @@ class Interpreter:
         # Outputs in model output order (Result document order), not in the topological order of the walk.
         self._results = [result_slots[node.id] for node in results if node.id in result_slots]
         self._marked = [(mark.key, slots[(mark.port.node_id, mark.port.index)]) for mark in self.marks]
+        self._handed = [*self._results, *self._marked] if self._hands_over else []
         keep = {slot for _, slot in self._results}.union(slot for _, slot in self._marked)
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
@@ -265,8 +270,9 @@ class Interpreter:
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
+        marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression)
+                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
 
     def _fold(
         self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray],
@@ -314,12 +320,15 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
         with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
-                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()):
+                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
+                collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
         for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
             outputs[key] = _dense(values[slot])
+        if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
+            outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
         return outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
@@ -328,6 +337,9 @@ class Interpreter:
         for slot, value in zip(slots, bound, strict=True):
             values[slot] = value
         self._execute(values)
+        if self._handed and (collected := marked_values()) is not None:
+            for key, slot in self._handed:
+                collected.add(key, _dense(values[slot]))
         return [_dense(values[slot]) for slot in wanted]
 
     def _execute(self, values: list[Any]) -> None:
