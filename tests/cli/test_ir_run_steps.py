@@ -137,3 +137,12 @@ def test_the_help_documents_both_layouts_of_per_step_inputs(capsys):
     assert "an .npz keyed stepK/NAME (a key without stepK/ serves every step)" in text
     assert "a folder of .npz files, one per step, in the order of the number in their names" in text
     assert "InferRequest.query_state" in text
+
+
+def test_several_steps_compare_with_openvino_only(kv_files, capsys, tmp_path):
+    np.savez(tmp_path / "steps.npz", **steps_of(1, 2))
+    for data in (["--inputs", tmp_path / "steps.npz"], ["--inputs", tmp_path / "in.npz", "--steps", 2]):
+        code, _, err = run(capsys, kv_files, *data, "--compare-with", "onnxruntime", "--onnx", kv_files)
+        assert code == 2
+        assert err.splitlines()[-1] == ("error: several steps (--steps, per-step inputs) compare with openvino only: "
+                                        "onnxruntime keeps no variables from run to run")

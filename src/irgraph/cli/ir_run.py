@@ -405,7 +405,8 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Ste
     try:
         if args.compare_with == "onnxruntime":
             if steps > 1:
-                raise CliError("--steps compares with openvino only: onnxruntime keeps no variables from run to run")
+                raise CliError("several steps (--steps, per-step inputs) compare with openvino only: onnxruntime "
+                               "keeps no variables from run to run")
             if args.profile:
                 common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
             return compare_with_onnxruntime(interpreter, feeds.step(1), args.onnx, atol=atol, rtol=rtol,
