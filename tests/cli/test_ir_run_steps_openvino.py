@@ -127,3 +127,15 @@ def test_the_first_step_and_layer_that_diverge_are_named(capsys, tmp_path):
     assert [step["passed"] for step in report["per_step"]] == [True, False, False]
     step3 = {tensor["key"]: tensor["comparison"]["passed"] for tensor in report["per_step"][2]["tensors"]}
     assert step3 == {"present": False, "variable:kv": False}  # the cache read in step 3 differs: the output too
+
+
+def test_profiling_a_stateful_model_warms_up_without_advancing_its_variables(capsys, tmp_path):
+    """PERF_COUNT's warm-up run is on a request of its own: the compared request runs each step once (a second
+    run on it would append the tokens to the KV cache twice, and step 2 would differ)."""
+    np.savez(tmp_path / "tokens.npz", **generate([5, 7], 2))
+    code, out, err = run(capsys, GPT2, "--inputs", tmp_path / "tokens.npz", "--compare-with", "openvino", "--profile",
+                         "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["compare_with"]["passed"] and summary["compare_with"]["steps"] == 2
+    assert summary["profile"]["runs"] == 2 and summary["profile"]["openvino"]["matched"] > 0

@@ -137,6 +137,7 @@ def compare_steps_with_openvino(
     values: dict[str, np.ndarray] = {}
     counters: dict[str, backends.PerfCounter] | None = {} if profile else None
     total, limit = 0, interpreter.element_limit
+    order = {node.id: position for position, node in enumerate(model.topological_order())}
     interpreter.reset_state()
     with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
         for number, feeds in enumerate(steps, 1):
@@ -157,7 +158,6 @@ def compare_steps_with_openvino(
                     _compare(tensor, ours[tensor.key], found.array, judge)
             tensors += _compared_variables(interpreter, states, judge)
             judge.bounds = _carried_bounds(interpreter, judge.bounds)  # what the next step's ReadValues read
-            order = {node.id: position for position, node in enumerate(model.topological_order())}
             tensors.sort(key=lambda tensor: (order[tensor.node.id], tensor.index, not tensor.is_output))
             reports.append(LayerwiseReport(f"{version} ({device}, {precision})", atol, rtol, tensors, ours,
                                            session.names))
@@ -182,9 +182,13 @@ def _compared_variables(interpreter: Interpreter, theirs: Mapping[str, np.ndarra
         node = variable.assign if variable.assign is not None else variable.read
         tensor = ComparedTensor(VARIABLE_PREFIX + variable_id, node, 0, False, names=(variable_id,))
         reference = theirs.get(variable_id)
+        try:
+            ours = interpreter.get_state(variable_id)
+        except InputError:  # never assigned, its initial value computed in each run: nothing kept to compare
+            continue
         if reference is not None:
             tensor.reference_name = tensor.key
-            _compare(tensor, interpreter.get_state(variable_id), reference, judge)
+            _compare(tensor, ours, reference, judge)
         compared.append(tensor)
     return compared
 
