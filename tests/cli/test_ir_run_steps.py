@@ -146,3 +146,14 @@ def test_several_steps_compare_with_openvino_only(kv_files, capsys, tmp_path):
         assert code == 2
         assert err.splitlines()[-1] == ("error: several steps (--steps, per-step inputs) compare with openvino only: "
                                         "onnxruntime keeps no variables from run to run")
+
+
+def test_one_steps_data_for_one_input_from_a_npy_file(kv_files, capsys, tmp_path):
+    np.save(tmp_path / "one.npy", X)
+    np.save(tmp_path / "two.npy", 2 * X)
+    out_file = tmp_path / "out.npz"
+    code, _, err = run(capsys, kv_files, "-i", f"step1/x={tmp_path / 'one.npy'}", "-i",
+                       f"step2/x={tmp_path / 'two.npy'}", "--output", out_file)
+    assert code == 0, err
+    with np.load(out_file) as saved:
+        assert saved["step2/present"][0, :, 0].tolist() == [3, 3, 6, 6]

@@ -130,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="input data keyed by input name (repeatable); keyed stepK/NAME, or a folder of one "
                              ".npz per step, for the steps of a stateful model (see above)")
     parser.add_argument("-i", "--input", dest="input_files", metavar="NAME=FILE.npy", action="append", default=[],
-                        help="data for one input from a .npy file (repeatable); a bare .npz works like --inputs")
+                        help="data for one input from a .npy file (repeatable; stepK/NAME=FILE.npy: step K's); a bare "
+                             ".npz works like --inputs")
     parser.add_argument("--shape", dest="shapes", metavar="SPEC", action="append", default=[],
                         help='shape of an input, OpenVINO syntax "NAME[1,?,1..8]" or "NAME:[...]"; several '
                              'separated by commas; "[1,3,224,224]" for a model of one input (benchmark_app\'s '
