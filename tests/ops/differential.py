@@ -48,7 +48,7 @@ from irgraph.core.errors import IrError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model
 from irgraph.ops import Op, catalogue
-from irgraph.ops.op import EXACT, Tolerance
+from irgraph.ops.op import EXACT, Tolerance, static_types
 from irgraph.runtime.interpreter import Interpreter
 from tests.oracle.ov_models import const_value, from_tensor, to_tensor
 
@@ -590,6 +590,21 @@ def assert_types_equal(actual: Sequence[TensorType], expected: Sequence[TensorTy
     assert [str(t) for t in actual] == [str(t) for t in expected], f"{what}: irgraph {actual} vs {ORACLE} {expected}"
 
 
+def assert_output_shapes(op: Op, arrays: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> None:
+    """``op.output_shapes`` (what the interpreter checks before the op allocates) says the shapes ``evaluate``
+    produced; it may say nothing only where the values decide them beyond what ``infer`` knows with every
+    input's value (NonZero's count)."""
+    shapes = op.output_shapes(arrays)
+    if shapes is None:
+        inferred = op.infer(static_types(arrays), list(arrays))
+        assert not all(t.shape.is_static for t in inferred), (
+            f"{op!r}: output_shapes says nothing; infer with the values knows {inferred}; inputs {describe(arrays)}")
+        return
+    assert len(shapes) >= len(actual), f"{op!r}: output_shapes gives {len(shapes)} shapes for {len(actual)} outputs"
+    assert [tuple(s) for s in shapes[: len(actual)]] == [a.shape for a in actual], (
+        f"{op!r}: output_shapes {shapes} vs evaluate {[a.shape for a in actual]}; inputs {describe(arrays)}")
+
+
 def _ordered(array: np.ndarray) -> np.ndarray:
     """Floats as integers whose order is the floats' order (so a difference counts ULPs)."""
     width = array.dtype.itemsize * 8
@@ -708,6 +723,7 @@ def check_op(
     feeds = {f"in{i}": x for i, x in enumerate(arrays) if i not in constant}
     got = Interpreter(model).run(feeds)
     actual = [got[f"out{i}"] for i in range(len(expected_types))]
+    assert_output_shapes(op, arrays, actual)
     outcome = Outcome()
     magnitudes = term_magnitudes(op, arrays, len(actual))
 
