@@ -422,6 +422,9 @@ def check(condition: bool, message: str) -> None:
 
 _T = TypeVar("_T")
 
+UNSETTLED = "the output shapes depend on values the inputs' shapes do not settle"
+"""``checked``'s message where an op's ``evaluate`` asks its own ``output_shapes``, which cannot be None there."""
+
 
 def checked(value: _T | None, message: str) -> _T:
     """``value``, or OpError(message) when it is None (a merge that failed): a ``check`` a type checker follows."""

@@ -43,10 +43,6 @@ class LogSoftmax(Op):
             normalize_axis(self.axis, data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Log-softmax along the axis."""
         (data,) = inputs

@@ -67,10 +67,6 @@ class MVN(Op):
             self.axes(data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Normalize over the axes."""
         (data,) = inputs
@@ -107,10 +103,6 @@ class MVN6(Op):
             check(data.shape.rank_is_dynamic or not length.is_static or length.value <= data.shape.rank,
                   f"Expected rank for the 'data' input to be higher than axes shape. Got: {data.shape}")
         return [data]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Normalize over the axes input."""

@@ -56,10 +56,6 @@ class NormalizeL2(Op):
                 normalize_axis(axis, data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Sum of squares in f64 over the axes, then the division, rounded once (eps in the element type:
         1e-10 is 0 in f16, and an all-zero slice is then 0 / 0, NaN, as on the CPU plugin)."""
