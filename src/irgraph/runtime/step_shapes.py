@@ -58,11 +58,19 @@ class _Remembered:
         return shapes
 
 
+def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
+    return None
+
+
 def shape_rule(node: Node, op: object) -> ShapeRule:
     """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
     types = node.output_types
     if types and all(t is not None and t.shape.is_static for t in types):
         return _Settled([t.shape.to_tuple() for t in types])  # type: ignore[union-attr] # None excluded above
+    if isinstance(op, Op) and op.forwards_values and len(types) == 1:
+        # Its output holds an input's values (Reshape, Convert), as many as that input, which is within the
+        # limit already: nothing to check before it runs, and its shape rule (a pattern's values) is not free.
+        return _unasked
     if isinstance(op, Op) and not op.shapes_read_values():
         return _Remembered(op)
     return op.output_shapes  # type: ignore[attr-defined] # values matter, or a PlanStep's None
