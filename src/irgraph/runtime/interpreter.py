@@ -3,9 +3,10 @@
 The model is checked and scheduled once, when the Interpreter is built: every tensor gets a slot
 in a list, every step knows which slots it reads, writes and frees, and Const values are bound
 ahead of time, so a run does no graph or dict work beyond binding the feeds. Ops whose inputs are
-all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Ops that can
-say their output shapes without computing them (``Op.output_shapes``) are checked against the
-element limit before they allocate.
+all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Each step's
+output shapes are checked against the element limit before its op allocates: the ones shape
+inference settled, else the op's ``output_shapes``, remembered per input shapes in the plan
+(``irgraph.runtime.step_shapes``).
 
 Data moves once. Split and VariadicSplit outputs are views; a Concat output is *deferred*: it is
 kept as the list of its parts (views), splitting it slices the parts, and joining it again
