@@ -3,9 +3,10 @@
 The model is checked and scheduled once, when the Interpreter is built: every tensor gets a slot
 in a list, every step knows which slots it reads, writes and frees, and Const values are bound
 ahead of time, so a run does no graph or dict work beyond binding the feeds. Ops whose inputs are
-all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Ops that can
-say their output shapes without computing them (``Op.output_shapes``) are checked against the
-element limit before they allocate.
+all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Each step's
+output shapes are checked against the element limit before its op allocates: the ones shape
+inference settled, else the op's ``output_shapes``, remembered per input shapes in the plan
+(``irgraph.runtime.step_shapes``).
 
 Data moves once. Split and VariadicSplit outputs are views; a Concat output is *deferred*: it is
 kept as the list of its parts (views), splitting it slices the parts, and joining it again
@@ -40,6 +41,7 @@ from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widen, widened_nodes
 from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.state import Variables
+from irgraph.runtime.step_shapes import ShapeRule, shape_rule
 
 MAX_PARTS = 4096
 """A deferred Concat with more parts than this (counting nested ones) is written at once."""
@@ -64,6 +66,9 @@ class _Step(NamedTuple):
     unknown: tuple[tuple[int, TensorType], ...] = ()
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
+    output_shapes: ShapeRule | None = None
+    """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
+    nothing new (Split's views, deferred Concats)."""
 
 
 def _weights_mappings(model: Model) -> list[Any]:
@@ -258,7 +263,8 @@ class Interpreter:
         self._plan = [
             _Step(node, kind, op, inputs, outputs, tuple(frees.get(position, ())),
                   tuple(keys[slot] for slot in frees.get(position, ())),
-                  _unknown_outputs(node) if kind != _JOIN else ())
+                  _unknown_outputs(node) if kind != _JOIN else (),
+                  shape_rule(node, op) if kind not in (_JOIN, _SPLIT) else None)
             for position, (node, kind, op, inputs, outputs) in enumerate(steps)
         ]
         self._slots = slots
@@ -351,7 +357,7 @@ class Interpreter:
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         try:
-            for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
+            for node, kind, op, inputs, outputs, frees, _, unknown, shape_rule_of_step in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
                 if on_step_time is not None:
@@ -363,7 +369,7 @@ class Interpreter:
                     produced = op.evaluate([arguments[0], *map(_dense, arguments[1:])])
                 else:
                     dense = [_dense(value) for value in arguments]
-                    shapes = op.output_shapes(dense)  # checked before the op allocates
+                    shapes = shape_rule_of_step(dense) if shape_rule_of_step is not None else None  # before allocating
                     if shapes is not None:
                         for index, shape in enumerate(shapes):
                             if math.prod(shape) > limit:
