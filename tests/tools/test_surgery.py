@@ -147,3 +147,15 @@ def test_rename_input_keeps_answering_to_nothing_old() -> None:
     assert "x" not in model.input_index()
     with pytest.raises(FeedError, match="'y1' already names"):
         surgery.rename_input(model, "pixels", "y1")
+
+
+def test_fold_keeps_a_scalar_a_scalar() -> None:
+    """A folded scalar stays of shape [] (np.ascontiguousarray would have made it [1], which an attention mask or a
+    broadcast then refuses)."""
+    model = ir.Model("scalar")
+    x = model.parameter("x", [2])
+    one = model.add_node(Add(), "one", [model.const(np.float32(0.25)), model.const(np.float32(0.75))])
+    model.result(ir.OutputPort(model.add_node(Add(), "y", [x, ir.OutputPort(one.id, 0)]).id, 0), name="y")
+    surgery.fold_constants(model)
+    folded = {node.name: node for node in model}["one"]
+    assert folded.type_name == "Const" and folded.op.shape == () and folded.op.value == np.float32(1.0)

@@ -180,7 +180,8 @@ def _replace(model: Model, folded: list[Node], values: dict[tuple[int, int], np.
         tensor_type = node.output_types[index]
         assert tensor_type is not None  # inference typed every layer before folding
         dtype = tensor_type.element_type.numpy_dtype
-        value = np.ascontiguousarray(values[(node.id, index)], dtype=dtype)
+        # Not np.ascontiguousarray: it makes a scalar one-dimensional.
+        value = np.asarray(values[(node.id, index)]).astype(dtype, order="C", copy=False)
         const = Const(element_type=tensor_type.element_type, shape=tuple(value.shape), value=value)
         # OpenVINO's ConstantFolding names the Const after the layer, "NAME.I" for an output of several.
         single = node.num_outputs == 1
