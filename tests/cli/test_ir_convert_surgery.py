@@ -112,6 +112,9 @@ def test_reshape_several_inputs(tmp_path: Path, capsys) -> None:
     assert [str(i.get_partial_shape()) for i in ours.inputs] == [str(i.get_partial_shape()) for i in theirs.inputs] \
         == ["[3,4]", "[1..3,4]"]
     assert str(ours.output(0).get_partial_shape()) == str(theirs.output(0).get_partial_shape()) == "[3,4]"
+    code, _, err = run(capsys, source, tmp_path / "unnamed.xml", "--reshape", "[3,4]")
+    assert code == 2 and err == ("error: --reshape [3,4] names no input, which only a model of one input allows; this "
+                                 "one has 2 ('a', 'b'): write NAME[3,4]\n")
 
 
 def test_reshape_refused_names_the_layer(small: Path, tmp_path: Path, capsys) -> None:

@@ -159,3 +159,24 @@ def test_fold_keeps_a_scalar_a_scalar() -> None:
     surgery.fold_constants(model)
     folded = {node.name: node for node in model}["one"]
     assert folded.type_name == "Const" and folded.op.shape == () and folded.op.value == np.float32(1.0)
+
+
+def test_compress_writes_openvinos_pattern() -> None:
+    """An f64 Const becomes NAME_compressed (f16, keeping the tensor names) -> Convert NAME to f64 marked
+    decompression, as openvino 2026.4.1's save_model writes it; an i64 Const is left alone."""
+    model = ir.Model("f64")
+    x = model.parameter("x", [2], "f64")
+    weight = model.const(np.array([0.5, 3.0]), name="w")
+    model.node(weight.node_id).tensor_names[0] = ["w_tensor"]
+    total = model.add_node(Add(), "total", [x, weight])
+    model.result(ir.OutputPort(total.id, 0), name="y")
+    model.const(np.array([1, 2], np.int64), name="unused")
+    report = surgery.compress_to_fp16(model)
+    assert (report.compressed, report.kept, report.skipped) == (1, 0, "")
+    layers = {node.name: node for node in model}
+    const, convert = layers["w_compressed"], layers["w"]
+    assert const.op.element_type is ir.ElementType.F16 and const.tensor_names[0] == ["w_tensor"]
+    assert convert.op.destination_type is ir.ElementType.F64
+    assert [dict(entry.attributes) for entry in convert.rt_info] == [{"name": "decompression", "version": "0"}]
+    assert layers["unused"].op.element_type is ir.ElementType.I64
+    np.testing.assert_array_equal(ir.run(model, {"x": np.zeros(2)})["y"], [0.5, 3.0])
