@@ -59,7 +59,6 @@ tensor's largest magnitude (a reference that rounds every layer's inputs to bf16
 ACCUMULATION = 4
 """Factor on the eps bounds summed along the path (the ops' own bounds are relative to the magnitude of
 the terms they sum, which may exceed the result's: measured need up to 2x on DenseNet-121)."""
-_MAX_CLOSE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +213,7 @@ def precision_tolerance(element_type: ElementType, bound: ErrorBound = ErrorBoun
 
 def close_names(name: str, candidates: Iterable[str]) -> list[str]:
     """Up to three of ``candidates`` closest to ``name`` (difflib's ratio), best first."""
-    return difflib.get_close_matches(name, list(candidates), n=_MAX_CLOSE, cutoff=0.5)
+    return difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.5)
 
 
 @dataclass
