@@ -17,7 +17,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import BackendUnavailableError, FeedError, IrParseError, printable
+from irgraph.core.errors import BackendUnavailableError, FeedError, InputError, IrParseError, printable
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import npz, polygraphy_json
@@ -45,6 +45,7 @@ from irgraph.tools.feeds import Feed
 from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
 from irgraph.tools.profiling import Profile
 from irgraph.tools.progress import Progress
+from irgraph.tools.repro import check_repro_directory, save_repro
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -80,6 +81,7 @@ EXAMPLES = """\
   ir-run model.xml --val-range x:[0,255] --save-inputs in.json  # random data Polygraphy can --load-inputs
   ir-run model.xml --load-inputs in.json --save-outputs out.json # and its outputs as Polygraphy run results
   ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
+  ir-run model.xml --compare-with openvino --mark all --truth f64 --save-repro bug/  # its own error; a repro
   ir-run model.xml --profile                                   # time of every layer and per op type
   ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
@@ -174,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "before an edit")
     debug.add_argument("--onnx", metavar="MODEL.onnx", help="the ONNX model onnxruntime runs for "
                        "--compare-with onnxruntime (tensors matched by name)")
+    debug.add_argument("--truth", choices=("f64",), help="with --compare-with: also evaluate each compared layer in "
+                       "float64 on the reference's inputs, a third opinion on which side is closer to exact (every "
+                       "compared layer is run on the reference's own inputs anyway: its own error, beside the one "
+                       "it inherited)")
+    debug.add_argument("--save-repro", metavar="DIR", help="with --compare-with, on a mismatch: write the layer to "
+                       "blame (the first whose own error exceeds its tolerance class, else the model up to the "
+                       "first divergent tensor) as an IR of its own with the exact inputs and the reference's "
+                       "outputs, and the one ir-run command that reproduces the mismatch (DIR/README.md)")
     parser.add_argument("--mark", metavar="NAME", action="append", default=[],
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
                              "outputs) or 'all' (every computed tensor); repeatable; shown and saved in --output "
@@ -273,6 +283,13 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise CliError("--compare-with onnxruntime needs the ONNX model: --onnx MODEL.onnx")
     if args.onnx is not None and args.compare_with != "onnxruntime":
         raise CliError("--onnx is the model of --compare-with onnxruntime")
+    if (args.truth or args.save_repro) and args.compare_with is None:
+        raise CliError(f"{'--truth' if args.truth else '--save-repro'} needs --compare-with")
+    if args.save_repro is not None:
+        try:
+            check_repro_directory(args.save_repro)
+        except InputError as err:
+            raise CliError(err.message) from None
     if args.reference_model is not None and args.compare_with != "openvino":
         raise CliError("--reference-model is the IR of --compare-with openvino")
     if args.reference_model is not None:
@@ -407,8 +424,11 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
                       f"{failed}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     if layerwise is not None and not layerwise.passed:
-        first = layerwise.first_divergence
+        first = layerwise.culprit
         where = (first.where() if first is not None else "") or args.model
+        if args.save_repro is not None:
+            command = save_repro(layerwise, args.save_repro)
+            common.note(f"repro bundle written: cd {args.save_repro} && {command} (see its README.md)")
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
@@ -531,11 +551,11 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Map
                 interpreter, feeds, xml=reference_model or args.model,
                 weights=None if reference_model else args.weights, device=args.device,
                 precision=args.precision or "f32", atol=atol, rtol=rtol, tolerances=overrides, progress=progress,
-                profile=args.profile)
+                profile=args.profile, truth=args.truth == "f64")
         if args.profile:
             common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
         return compare_with_onnxruntime(interpreter, feeds, args.onnx, atol=atol, rtol=rtol, tolerances=overrides,
-                                        progress=progress)
+                                        progress=progress, truth=args.truth == "f64")
     except BackendUnavailableError as err:
         raise CliError(err.message) from None
 

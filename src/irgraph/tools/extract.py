@@ -81,9 +81,12 @@ class _Extraction:
                                    f"({self._port_text(tensor.port)})", Location(model.source))
 
     def run(self) -> Model:
-        from irgraph.analysis.shape_inference import infer_shapes, walk
+        from irgraph.analysis.shape_inference import ensure_shapes, infer_shapes, walk
 
-        walk(self.model, on_error=lambda node, error: None)  # types for the new Parameters, as far as they go
+        try:  # types for the new Parameters; a model inferred since its last edit is not walked again
+            ensure_shapes(self.model)
+        except IrError:
+            walk(self.model, on_error=lambda node, error: None)  # as far as they go
         kept, used = self._needed()
         if self.from_model_inputs:
             order = {node.id: index for index, node in enumerate(self.model.parameters)}

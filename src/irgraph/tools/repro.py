@@ -1,0 +1,101 @@
+"""A repro bundle of a layer-by-layer mismatch: what a bug report to OpenVINO (or to irgraph) needs.
+
+``save_repro(report, DIR)`` writes the layer to blame as an IR of its own, cut out with irgraph's extract tool:
+the first layer whose own error exceeds its tolerance class (:mod:`irgraph.tools.local_error`), fed the exact
+tensors the reference produced for its inputs; when no layer's own error does (the mismatch is inherited
+rounding), the model from its inputs up to the first divergent tensor, fed the run's inputs. Beside it:
+``inputs.npz`` (those inputs), ``reference.npz`` (the reference's outputs of the cut-out model) and
+``README.md`` with the one ``ir-run`` command that reproduces the mismatch: ``--compare`` judges the cut-out
+model by the same tolerance its comparison did (its own ops' bound at the reference's precision).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import numpy as np
+
+from irgraph.core.errors import InputError, printable
+from irgraph.graph import OutputPort
+from irgraph.io.data import npz
+from irgraph.io.xml.writer import write_model
+from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
+from irgraph.tools.local_error import Block
+
+__all__ = ["FILES", "check_repro_directory", "save_repro"]
+
+FILES = ("model.xml", "model.bin", "inputs.npz", "reference.npz", "README.md")
+"""What a bundle holds."""
+
+
+def check_repro_directory(path: str) -> None:
+    """Refuse a bundle directory that is a file or already holds files (a bundle never writes over anything)."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise InputError(f"--save-repro {path!r} is not a directory")
+    if os.path.isdir(path) and os.listdir(path):
+        raise InputError(f"--save-repro {path!r} is not empty: give a new or empty directory")
+
+
+def save_repro(report: LayerwiseReport, directory: str) -> str:
+    """Write the bundle of ``report``'s mismatch into ``directory`` (created); return the command that reproduces
+    it (run in ``directory``). Raises InputError when there is nothing to reproduce."""
+    runs, culprit = report.local, report.culprit
+    if runs is None or culprit is None:
+        raise InputError("no mismatch to reproduce" if culprit is None else "the layers were not run locally")
+    own = culprit is report.first_local_divergence
+    if own:
+        indices = [t.index for t in report.compared if t.node is culprit.node and t.local is not None]
+        block = runs.block(culprit.node, report.reference_values, indices)
+    else:
+        block = runs.prefix(_port(culprit))
+    check_repro_directory(directory)
+    os.makedirs(directory, exist_ok=True)
+    write_model(block.model, os.path.join(directory, "model.xml"))
+    npz.write_npz(os.path.join(directory, "inputs.npz"), {k: npz.for_storage(v) for k, v in block.feeds.items()})
+    npz.write_npz(os.path.join(directory, "reference.npz"), _reference(report, block))
+    options = ["--precision", str(runs.precision)] if runs.precision is not None else []
+    if not own:  # judged as the run judged it: the tolerances given (a layer's own error, by its class only)
+        options += [f"--{name}={value:g}" for name, value in (("atol", report.atol), ("rtol", report.rtol))
+                    if value is not None]
+    command = shlex.join(["ir-run", "model.xml", "--inputs", "inputs.npz", "--compare", "reference.npz", *options,
+                          "--decompression", runs.decompression])
+    with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as readme:
+        readme.write(_readme(report, culprit, own, command))
+    return command
+
+
+def _port(tensor: ComparedTensor) -> OutputPort:
+    return OutputPort(tensor.node.id, tensor.index)
+
+
+def _reference(report: LayerwiseReport, block: Block) -> dict[str, np.ndarray]:
+    """The reference's outputs of the cut-out model, under its output keys."""
+    return {key: npz.for_storage(np.asarray(report.reference_values[port])) for key, port in block.outputs.items()}
+
+
+def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command: str) -> str:
+    node, where = culprit.node, culprit.where() or "the model"
+    if own:
+        what = (f"Layer `{printable(node.name)}` ({node.type_name}, id {node.id}, {where}) cut out of the model, fed "
+                f"the tensors {report.reference} produced for its inputs: its own error exceeds its tolerance class.")
+    else:
+        what = (f"The model from its inputs up to `{printable(culprit.key)}` (layer `{printable(node.name)}`, "
+                f"{node.type_name}, {where}), fed the run's inputs: no layer's own error exceeds its tolerance "
+                "class, so the mismatch is rounding inherited along the way.")
+    return f"""# Repro: irgraph differs from {report.reference}
+
+{what}
+
+Verdict of the run: {report.divergence_message()}
+
+Reproduce (in this directory; exits 1 naming the mismatch):
+
+    {command}
+
+- `model.xml`, `model.bin`: the cut-out model (written by irgraph; OpenVINO reads it too)
+- `inputs.npz`: its exact inputs, by input name
+- `reference.npz`: what {report.reference} computed for its outputs, by output name
+
+Against the reference runtime itself: `ir-run model.xml --inputs inputs.npz --compare-with openvino`.
+"""

@@ -1,0 +1,45 @@
+"""Run ir-run with one layer computed wrongly by irgraph: a test-only fault, planted in a process of its own.
+
+    python -m tests.tools.planted LAYER SCALE IR-RUN-ARGUMENTS...
+
+The layer named LAYER gets a copy of its op whose outputs are multiplied by SCALE (other layers of the same type
+are untouched, and so is the file), so that the comparison with a reference runtime has one layer to blame.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from typing import Any
+
+import numpy as np
+
+from irgraph.cli import _common, ir_run
+
+
+def plant(layer: str, scale: float) -> None:
+    """Make ``_common.read_model`` return models whose layer ``layer`` computes SCALE times its outputs."""
+    read = _common.read_model
+
+    def read_planted(*args: Any, **kwargs: Any) -> Any:
+        model = read(*args, **kwargs)
+        node = next(node for node in model if node.name == layer)
+        planted = node.op = copy.copy(node.op)
+        kind = type(planted)
+        evaluate = kind.evaluate
+
+        def evaluate_planted(self: Any, inputs: Any, *rest: Any) -> Any:
+            outputs = evaluate(self, inputs, *rest)
+            if self is planted:
+                outputs = [np.asarray(out * out.dtype.type(scale), dtype=out.dtype) for out in outputs]
+            return outputs
+
+        kind.evaluate = evaluate_planted
+        return model
+
+    _common.read_model = read_planted
+
+
+if __name__ == "__main__":
+    plant(sys.argv[1], float(sys.argv[2]))
+    sys.exit(ir_run.main(sys.argv[3:]))
