@@ -26,7 +26,7 @@ from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.names import TensorNames
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import computed_layers
-from irgraph.tools.compare import TensorComparison, compare_arrays, error_bounds, precision_tolerance
+from irgraph.tools.compare import ErrorBound, TensorComparison, compare_arrays, error_bounds, precision_tolerance
 from irgraph.tools.extract import extract
 
 __all__ = ["Block", "LocalError", "LocalRuns", "Truth", "tensor_spec"]
@@ -118,6 +118,7 @@ class LocalRuns:
         index = model.input_index()
         self.feeds = {OutputPort(index[name].id, 0): np.asarray(array) for name, array in feeds.items()
                       if name in index}
+        self._model_bounds: dict[int, ErrorBound] | None = None
 
     def inputs_of(self, node: Node) -> list[OutputPort]:
         """The computed tensors ``node`` reads (model inputs included), each once, in input order."""
@@ -183,13 +184,22 @@ class LocalRuns:
         for index, theirs in wanted.items():
             ours = ours_by_index[index]
             theirs = _like(np.asarray(theirs), ours)
-            tolerance = precision_tolerance(_element_type(ours), bound, self.precision)
+            element_type = _element_type(ours)
+            # Integers from rounded floats (an arg-max, a Convert) are noted, not failed, as the whole model's are.
+            own = bound if element_type.is_real else self._bounds()[node.id]
+            tolerance = precision_tolerance(element_type, own, self.precision)
             found[index] = LocalError(compare_arrays(f"{node.name}:{index}", ours, theirs, tolerance,
                                                      precision=tolerance))
         if self.truth:
             marked = {mark.port: values[mark.key] for mark in interpreter.marks}
             self._add_truth(node, reference, marked, ours_by_index, wanted, found)
         return found
+
+    def _bounds(self) -> dict[int, ErrorBound]:
+        """The error bounds of the whole model's layers (computed once, when first asked)."""
+        if self._model_bounds is None:
+            self._model_bounds = error_bounds(self.model)
+        return self._model_bounds
 
     def _constant_inputs(self, node: Node, sub: Model) -> list[tuple[OutputPort, str]]:
         """The inputs of ``node`` that are constant (weights, decompressed ones too), named in the cut-out model."""
@@ -223,6 +233,9 @@ class LocalRuns:
         for index, theirs in wanted.items():
             if reason or index >= len(exact):
                 found[index].truth_missing = reason or "the f64 evaluation gave no such output"
+                continue
+            if not _element_type(ours[index]).is_real:
+                found[index].truth_missing = "not a float tensor"
                 continue
             truth = np.asarray(exact[index], dtype=np.float64)
             found[index].truth = Truth(_distance(ours[index], truth), _distance(theirs, truth))
