@@ -93,6 +93,7 @@ from irgraph.ops.condition.non_zero import NonZero
 from irgraph.ops.condition.select import Select
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
+from irgraph.ops.convolution.deformable_convolution import DeformableConvolution, DeformableConvolution8
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.convolution.group_convolution_backprop_data import GroupConvolutionBackpropData
 from irgraph.ops.detection.prior_box import PriorBox, PriorBox8
@@ -183,6 +184,11 @@ from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
 from irgraph.ops.shape.unsqueeze import Unsqueeze
+from irgraph.ops.signals.dft import DFT
+from irgraph.ops.signals.idft import IDFT
+from irgraph.ops.signals.irdft import IRDFT
+from irgraph.ops.signals.rdft import RDFT
+from irgraph.ops.signals.stft import STFT
 from irgraph.ops.sort.matrix_nms import MatrixNms
 from irgraph.ops.sort.multiclass_nms import MulticlassNms, MulticlassNms8
 from irgraph.ops.sort.non_max_suppression import (
@@ -772,6 +778,8 @@ COVERED_ELSEWHERE = {
         ReadValue3, ReadValue6, Assign3, Assign6, RandomUniform, Multinomial, Inverse)},
     **{op_class: "test_onnx_export_roi.py" for op_class in (
         GridSample, ROIAlign3, ROIAlign9, ROIPooling, ROIAlignRotated, PSROIPooling)},
+    **{op_class: "test_onnx_export_signals.py, against onnx.reference and OpenVINO too" for op_class in (
+        DFT, IDFT, RDFT, IRDFT, STFT, DeformableConvolution, DeformableConvolution8)},
 }
 
 

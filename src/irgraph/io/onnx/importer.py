@@ -28,6 +28,7 @@ from irgraph.graph import Body, Model, Node, OutputPort
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
     import_rules_control,
+    import_rules_deform,
     import_rules_functions,
     import_rules_indexing,
     import_rules_math,
