@@ -208,7 +208,8 @@ class _Extraction:
 
 
 def _copy_node(sub: Model, node: Node) -> Node:
-    """A copy of ``node`` in ``sub`` (same id, name, op object, names, declared types and rt_info), unconnected."""
+    """A copy of ``node`` in ``sub`` (same id, name, op object, bodies, names, declared types and rt_info),
+    unconnected."""
     copy = sub.add_node(node.op, node.name, node_id=node.id, num_inputs=node.num_inputs,
                         num_outputs=node.num_outputs)
     copy.tensor_names = [list(names) for names in node.tensor_names]
@@ -219,6 +220,7 @@ def _copy_node(sub: Model, node: Node) -> Node:
     copy.input_rt_info = dict(node.input_rt_info)
     copy.output_rt_info = dict(node.output_rt_info)
     copy.extra_attributes = dict(node.extra_attributes)
+    copy.bodies = node.bodies  # TensorIterator, Loop, If: their bodies are models of their own, shared as the op is
     return copy
 
 
