@@ -196,3 +196,13 @@ def test_usage_errors(tmp_path, argv, message, capsys) -> None:
     argv = [item.format(full=full) for item in argv]
     assert ir_run.main([str(WHISPER), *argv]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"error: {message.format(full=full)}"
+
+
+def test_a_bundle_that_cannot_be_written_is_a_warning_and_the_mismatch_stays_the_verdict(tmp_path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert ir_run.main(compare_argv("--save-repro", str(blocker / "repro"))) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2].startswith(f"warning: no repro bundle written to {blocker / 'repro'}: ")
+    assert err[-1].startswith(f"error: {WHISPER}:")
+    assert blocker.read_text() == "not a directory"

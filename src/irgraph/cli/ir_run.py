@@ -17,7 +17,7 @@ import numpy as np
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import BackendUnavailableError, FeedError, InputError, IrParseError, printable
+from irgraph.core.errors import BackendUnavailableError, FeedError, InputError, IrError, IrParseError, printable
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import npz, polygraphy_json
@@ -427,8 +427,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         first = layerwise.culprit
         where = (first.where() if first is not None else "") or args.model
         if args.save_repro is not None:
-            command = save_repro(layerwise, args.save_repro)
-            common.note(f"repro bundle written: cd {args.save_repro} && {command} (see its README.md)")
+            _save_repro(layerwise, args.save_repro)
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     return common.EXIT_OK
@@ -525,6 +524,17 @@ def _warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Ma
     for name in overrides:
         if name not in names:
             common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")
+
+
+def _save_repro(layerwise: LayerwiseReport, directory: str) -> None:
+    """Write the repro bundle of a mismatch and say how to run it; a bundle that cannot be written is a warning,
+    the mismatch stays the verdict."""
+    try:
+        command = save_repro(layerwise, directory)
+    except (IrError, OSError) as err:
+        common.warn(f"no repro bundle written to {directory}: {getattr(err, 'message', None) or err}")
+        return
+    common.note(f"repro bundle written: cd {directory} && {command} (see its README.md)")
 
 
 def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:
