@@ -141,7 +141,7 @@ class LocalRuns:
             array = self.feeds.get(port, reference.get(port))
             if array is None:
                 raise IrError(f"its input {self._text(port)} is not exposed by the reference")
-            feeds.append(array)
+            feeds.append(self._typed(port, np.asarray(array)))
         outputs = [OutputPort(node.id, index) for index in (range(node.num_outputs) if indices is None else indices)]
         return self._cut([self._spec(port) for port in self.inputs_of(node)], outputs, feeds)
 
@@ -156,6 +156,15 @@ class LocalRuns:
         named = {parameter.name: array for parameter, array in zip(sub.parameters, feeds, strict=True)}
         keys = sub.output_keys()
         return Block(sub, named, {keys[result.id]: port for result, port in zip(sub.results, outputs, strict=True)})
+
+    def _typed(self, port: OutputPort, array: np.ndarray) -> np.ndarray:
+        """The reference's values of a tensor in its element type in irgraph's model (a runtime may hand i64 out as
+        i32, another conversion of the network may type it otherwise): numbers are cast, anything else kept."""
+        found = self.model.node(port.node_id).output_types[port.index]
+        wanted = found.element_type.numpy_dtype if found is not None and not found.element_type.is_dynamic else None
+        if wanted is None or array.dtype == wanted or array.dtype.kind not in "biuf" or wanted.kind not in "biuf":
+            return array
+        return array.astype(wanted)
 
     def _spec(self, port: OutputPort) -> str:
         spec = tensor_spec(self.names, port)
