@@ -206,3 +206,11 @@ def test_a_bundle_that_cannot_be_written_is_a_warning_and_the_mismatch_stays_the
     assert err[-2].startswith(f"warning: no repro bundle written to {blocker / 'repro'}: ")
     assert err[-1].startswith(f"error: {WHISPER}:")
     assert blocker.read_text() == "not a directory"
+
+
+def test_a_match_writes_no_bundle_and_says_so(tmp_path, capsys) -> None:
+    bundle = tmp_path / "repro"
+    assert ir_run.main([str(WHISPER), "--compare-with", "openvino", "--save-repro", str(bundle)]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == (f"note: every compared tensor matches: nothing to reproduce, "
+                                                        f"{bundle} not written")
+    assert not bundle.exists()

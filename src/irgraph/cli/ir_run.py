@@ -430,6 +430,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             _save_repro(layerwise, args.save_repro)
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
+    if args.save_repro is not None:
+        common.note(f"every compared tensor matches: nothing to reproduce, {args.save_repro} not written")
     return common.EXIT_OK
 
 
