@@ -14,16 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.cli import _common, ir_run
+import irgraph
+from irgraph.cli import ir_run
+from irgraph.io.xml import reader
 
 
 def plant(layer: str, scale: float) -> None:
-    """Make ``_common.read_model`` return models whose layer ``layer`` computes SCALE times its outputs."""
-    read = _common.read_model
+    """Make every model read (by ir-run, and by a repro bundle's self-check) whose layer ``layer`` computes SCALE
+    times its f32 outputs; models without such a layer are read as they are."""
+    read = reader.read_model
 
     def read_planted(*args: Any, **kwargs: Any) -> Any:
         model = read(*args, **kwargs)
-        node = next(node for node in model if node.name == layer)
+        node = next((node for node in model if node.name == layer), None)
+        if node is None:
+            return model
         planted = node.op = copy.copy(node.op)
         kind = type(planted)
         evaluate = kind.evaluate
@@ -38,7 +43,10 @@ def plant(layer: str, scale: float) -> None:
         kind.evaluate = evaluate_planted
         return model
 
-    _common.read_model = read_planted
+    irgraph.read_model = read_planted
+    for module in list(sys.modules.values()):  # every module that imported the reader's function by name
+        if getattr(module, "read_model", None) is read:
+            module.read_model = read_planted
 
 
 if __name__ == "__main__":

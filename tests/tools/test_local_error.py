@@ -114,6 +114,8 @@ def test_the_repro_bundle_reproduces_the_planted_mismatch_by_itself(tmp_path) ->
     assert command == ["ir-run", "model.xml", "--inputs", "inputs.npz", "--compare", "reference.npz", "--precision",
                        "f32", "--decompression", "f32"]
     assert f"note: repro bundle written: cd {bundle} && {shlex.join(command)} (see its README.md)" in done.stderr
+    assert "(in this directory; exits 1 naming the mismatch, checked when this was written)" in (
+        bundle / "README.md").read_text("utf-8")
     model = ir.read_model(bundle / "model.xml")
     assert [node.type_name for node in model] == ["Parameter", "Gelu", "Result"]
     assert np.load(bundle / "inputs.npz")[model.parameters[0].name].shape == (1, 16, 64)

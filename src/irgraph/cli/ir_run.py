@@ -532,11 +532,15 @@ def _save_repro(layerwise: LayerwiseReport, directory: str) -> None:
     """Write the repro bundle of a mismatch and say how to run it; a bundle that cannot be written is a warning,
     the mismatch stays the verdict."""
     try:
-        command = save_repro(layerwise, directory)
+        repro = save_repro(layerwise, directory)
     except (IrError, OSError) as err:
         common.warn(f"no repro bundle written to {directory}: {getattr(err, 'message', None) or err}")
         return
-    common.note(f"repro bundle written: cd {directory} && {command} (see its README.md)")
+    written = f"repro bundle written: cd {directory} && {repro.command} (see its README.md)"
+    if repro.reproduces:
+        common.note(written)
+    else:
+        common.warn(f"{written}, but it does not fail by itself: the difference needs more of the model around it")
 
 
 def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolicy:

@@ -13,17 +13,24 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, printable
-from irgraph.graph import OutputPort
+from irgraph.graph import InputPort, OutputPort
 from irgraph.io.data import npz
+from irgraph.io.xml.reader import read_model
 from irgraph.io.xml.writer import write_model
+from irgraph.runtime.decompression import DecompressionPolicy
+from irgraph.runtime.interpreter import Interpreter
+from irgraph.tools.compare import compare_outputs, error_bounds, precision_tolerance
 from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 from irgraph.tools.local_error import Block
 
-__all__ = ["FILES", "check_repro_directory", "save_repro"]
+__all__ = ["FILES", "Repro", "check_repro_directory", "save_repro"]
 
 FILES = ("model.xml", "model.bin", "inputs.npz", "reference.npz", "README.md")
 """What a bundle holds."""
@@ -37,9 +44,18 @@ def check_repro_directory(path: str) -> None:
         raise InputError(f"--save-repro {path!r} is not empty: give a new or empty directory")
 
 
-def save_repro(report: LayerwiseReport, directory: str) -> str:
-    """Write the bundle of ``report``'s mismatch into ``directory`` (created); return the command that reproduces
-    it (run in ``directory``). Raises InputError when there is nothing to reproduce."""
+@dataclass(frozen=True, slots=True)
+class Repro:
+    """A bundle written: the command that runs it (in its directory), and whether it fails as the run did (checked
+    on the files written)."""
+
+    command: str
+    reproduces: bool
+
+
+def save_repro(report: LayerwiseReport, directory: str) -> Repro:
+    """Write the bundle of ``report``'s mismatch into ``directory`` (created). Raises InputError when there is
+    nothing to reproduce."""
     runs, culprit = report.local, report.culprit
     if runs is None or culprit is None:
         raise InputError("no mismatch to reproduce" if culprit is None else "the layers were not run locally")
@@ -60,9 +76,31 @@ def save_repro(report: LayerwiseReport, directory: str) -> str:
                     if value is not None]
     command = shlex.join(["ir-run", "model.xml", "--inputs", "inputs.npz", "--compare", "reference.npz", *options,
                           "--decompression", runs.decompression])
+    reference = {key: report.reference_values[port] for key, port in block.outputs.items()}
+    reproduces = _reproduces(os.path.join(directory, "model.xml"), block.feeds, reference, runs.precision,
+                             runs.decompression, *(() if own else (report.atol, report.rtol)))
     with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as readme:
-        readme.write(_readme(report, culprit, own, command))
-    return command
+        readme.write(_readme(report, culprit, own, command, reproduces))
+    return Repro(command, reproduces)
+
+
+def _reproduces(xml: str, feeds: Mapping[str, np.ndarray], reference: Mapping[str, np.ndarray],
+                precision: ElementType | None, decompression: DecompressionPolicy, atol: float | None = None,
+                rtol: float | None = None) -> bool:
+    """Whether the bundle's model, read back from its file, fails as its command says: ``ir-run --compare`` judges
+    each output by its precision default (the ops of the cut-out model) with the tolerances given in place of its
+    parts."""
+    model = read_model(xml)
+    outputs = Interpreter(model, decompression=decompression).run(feeds)
+    bounds, keys = error_bounds(model), model.output_keys()
+    defaults = {}
+    for result in model.results:
+        source = model.producer(InputPort(result.id, 0))
+        array = outputs[keys[result.id]]
+        if source is not None and array.dtype.kind in "biuf":
+            defaults[keys[result.id]] = precision_tolerance(ElementType.from_numpy(array.dtype),
+                                                            bounds[source.node_id], precision)
+    return not compare_outputs(outputs, reference, atol, rtol, defaults=defaults).passed
 
 
 def _port(tensor: ComparedTensor) -> OutputPort:
@@ -74,7 +112,7 @@ def _reference(report: LayerwiseReport, block: Block) -> dict[str, np.ndarray]:
     return {key: npz.for_storage(np.asarray(report.reference_values[port])) for key, port in block.outputs.items()}
 
 
-def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command: str) -> str:
+def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command: str, reproduces: bool) -> str:
     node, where = culprit.node, culprit.where() or "the model"
     if own:
         what = (f"Layer `{printable(node.name)}` ({node.type_name}, id {node.id}, {where}) cut out of the model, fed "
@@ -83,13 +121,16 @@ def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command
         what = (f"The model from its inputs up to `{printable(culprit.key)}` (layer `{printable(node.name)}`, "
                 f"{node.type_name}, {where}), fed the run's inputs: no layer's own error exceeds its tolerance "
                 "class, so the mismatch is rounding inherited along the way.")
+    outcome = ("exits 1 naming the mismatch, checked when this was written" if reproduces else
+               "NOTE: checked when this was written, it does not fail by itself: the difference needs more of the "
+               "model around the layer")
     return f"""# Repro: irgraph differs from {report.reference}
 
 {what}
 
 Verdict of the run: {report.divergence_message()}
 
-Reproduce (in this directory; exits 1 naming the mismatch):
+Reproduce (in this directory; {outcome}):
 
     {command}
 
