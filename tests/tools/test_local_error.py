@@ -216,3 +216,27 @@ def test_a_match_writes_no_bundle_and_says_so(tmp_path, capsys) -> None:
     assert capsys.readouterr().err.splitlines()[-1] == (f"note: every compared tensor matches: nothing to reproduce, "
                                                         f"{bundle} not written")
     assert not bundle.exists()
+
+
+LOOSE = ["--atol", "1e-3", "--rtol", "0"]
+"""Looser than the planted fault (its largest difference is 2e-4)."""
+
+
+def test_a_fault_a_loose_tolerance_lets_through_is_still_named() -> None:
+    done = run([str(WHISPER), "--compare-with", "openvino", "--mark", "all", *LOOSE])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1].startswith(
+        f"warning: {WHISPER}:{line_of_layer(WHISPER, GELU)}: every compared tensor is within its tolerance, but the "
+        f"own error of layer '{GELU}' (Gelu) on {OPENVINO}'s inputs exceeds its tolerance class: output 0 (210): ")
+
+
+def test_an_output_that_only_inherits_the_fault_is_not_blamed() -> None:
+    done = run([str(WHISPER), "--compare-with", "openvino", "--mark", "all", *LOOSE,
+                "--atol", "last_hidden_state:1e-6"])
+    assert done.returncode == 1, done.stderr
+    error = done.stderr.splitlines()[-1]
+    assert error.startswith(f"error: {WHISPER}:{line_of_layer(WHISPER, GELU)}: layer '{GELU}' (Gelu) is the first "
+                            "whose own error exceeds its tolerance class: ")
+    assert ("; the first output beyond tolerance, last_hidden_state of layer "
+            "'__module.layer_norm/aten::layer_norm/Add', differs only by inherited rounding: on the reference's own "
+            "inputs it is within its tolerance class") in error

@@ -42,7 +42,13 @@ from irgraph.tools.compare import (
     tolerance_text,
 )
 from irgraph.tools.feeds import Feed
-from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
+from irgraph.tools.layerwise import (
+    LayerwiseReport,
+    compare_with_onnxruntime,
+    compare_with_openvino,
+    format_report,
+    own_error_warning,
+)
 from irgraph.tools.profiling import Profile
 from irgraph.tools.progress import Progress
 from irgraph.tools.repro import check_repro_directory, save_repro
@@ -430,6 +436,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             _save_repro(layerwise, args.save_repro)
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
+    if layerwise is not None and (warning := own_error_warning(layerwise)) is not None:
+        common.warn(warning)
     if args.save_repro is not None:
         common.note(f"every compared tensor matches: nothing to reproduce, {args.save_repro} not written")
     return common.EXIT_OK

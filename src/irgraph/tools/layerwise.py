@@ -56,6 +56,7 @@ from irgraph.tools.progress import Progress
 
 __all__ = [
     "ComparedTensor", "LayerwiseReport", "compare_with_onnxruntime", "compare_with_openvino", "format_report",
+    "own_error_warning",
 ]
 
 @dataclass
@@ -185,11 +186,25 @@ class LayerwiseReport:
                 f"{self.reference}: output {first.index} ({first.key}): {item.reason}" + _own_verdict(first))
 
 
+def own_error_warning(report: LayerwiseReport) -> str | None:
+    """For a comparison that passed: the layer whose own error still exceeds its tolerance class (a tolerance given
+    looser than the class lets it through), ``FILE:LINE: ...``; None when there is none."""
+    own = report.first_local_divergence
+    if not report.passed or own is None or own.local is None or own.local.comparison is None:
+        return None
+    where = own.where()
+    return (f"{where + ': ' if where else ''}every compared tensor is within its tolerance, but the own error of layer "
+            f"{own.node.name!r} ({own.node.type_name}) on {report.reference}'s inputs exceeds its tolerance class: "
+            f"output {own.index} ({own.key}): {own.local.comparison.reason}")
+
+
 def _inherited(tensor: ComparedTensor) -> str:
     """What the layer's own error says of an accumulated mismatch before the culprit."""
     local = tensor.local
     if local is None or local.comparison is None:
         return f"could not be judged on its own ({local.missing if local else 'not a computed layer'})"
+    if local.exceeds:
+        return f"exceeds its class on its own too (max abs error {short(local.comparison.max_abs_error)})"
     return f"differs only by {_rounding(tensor, local.comparison)}"
 
 

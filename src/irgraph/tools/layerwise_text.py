@@ -28,7 +28,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
     rows = []
     for tensor in report.tensors:
         item = tensor.comparison
-        if not (verbose or tensor.is_output or tensor.diverges):
+        if not (verbose or tensor.is_output or tensor.diverges or (tensor.local is not None and tensor.local.exceeds)):
             continue
         if item is None:
             verdict, errors = "-       ", "(not exposed by the reference)"
