@@ -77,7 +77,8 @@ float64 on the same inputs: whose rounding is closer to exact (a wrong formula i
 `--save-repro DIR` writes the layer to blame with those inputs, the reference's outputs and the `ir-run`
 command that reproduces the mismatch. Measured against OpenVINO 2026.4.1's CPU plugin at f32 with `--mark all`
 on the models of tests/data/models (631 tensors): every layer's own error is at most 0.066 of its class
-(GPT-2's MatMul).
+(GPT-2's MatMul); of the 470 float tensors, `--truth f64` found irgraph closer to exact on 143, OpenVINO on 12
+and neither on 315 (equal distances, most of them bit-equal outputs).
 """
 
 
