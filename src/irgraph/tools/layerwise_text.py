@@ -97,6 +97,8 @@ def _own_section(report: LayerwiseReport) -> list[str]:
              f"tolerance class): {plural(len(judged) - len(missing), 'tensor')} judged"
              + (f", {len(missing)} not ({_first_reason(missing)})" if missing else "")]
     own = report.first_local_divergence
+    if len(missing) == len(judged):
+        return lines
     if own is None:
         first = report.first_divergence
         inherited = ": the mismatch is only inherited rounding" if first is not None else ""
