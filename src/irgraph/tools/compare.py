@@ -156,14 +156,16 @@ def op_error_bound(op: Op) -> ErrorBound:
     return ErrorBound(max(tolerance.ulp, _OP_FLOOR.ulp), max(tolerance.eps, tolerance.sum_eps, _OP_FLOOR.eps))
 
 
-def error_bounds(model: Model) -> dict[int, ErrorBound]:
+def error_bounds(model: Model, carried: Mapping[int, ErrorBound] | None = None) -> dict[int, ErrorBound]:
     """Per layer id, the :class:`ErrorBound` of its outputs: its own op's after the largest of its inputs'.
 
-    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses.
+    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses. ``carried``
+    adds, per layer id, a bound its outputs carry besides its inputs' (a ReadValue's variable, written by an
+    Assign in the step before).
     """
     bounds: dict[int, ErrorBound] = {}
     for node in model.topological_order():
-        before = ErrorBound()
+        before = (carried or {}).get(node.id, ErrorBound())
         for source in model.input_sources(node) if node.op.reads_values else ():
             if source is not None:
                 before = before.join(bounds.get(source.node_id, ErrorBound()))
@@ -488,12 +490,10 @@ def tolerance_text(atol: float | None, rtol: float | None) -> str:
     """``atol 0.1, rtol 0``, or what the defaults are when one or both are not given."""
     if atol is None and rtol is None:
         return "tolerance: what each tensor's precision allows, docs/tolerances.md"
-    parts = [f"{label} {value:g}" if value is not None else f"{label} of each tensor's precision"
-             for label, value in (("atol", atol), ("rtol", rtol))]
-    return ", ".join(parts)
+    return ", ".join(f"{label} {value:g}" if value is not None else f"{label} of each tensor's precision"
+                     for label, value in (("atol", atol), ("rtol", rtol)))
 
 
 def _as(item: TensorComparison) -> str:
-    if item.reference_name is None or item.reference_name == item.name:
-        return ""
-    return f"as {printable(item.reference_name)!r} in the reference"
+    name = item.reference_name
+    return "" if name is None or name == item.name else f"as {printable(name)!r} in the reference"
