@@ -124,6 +124,8 @@ def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command
     outcome = ("exits 1 naming the mismatch, checked when this was written" if reproduces else
                "NOTE: checked when this was written, it does not fail by itself: the difference needs more of the "
                "model around the layer")
+    against = ("\nAgainst OpenVINO itself: `ir-run model.xml --inputs inputs.npz --compare-with openvino`.\n"
+               if report.reference.startswith("openvino") else "")
     return f"""# Repro: irgraph differs from {report.reference}
 
 {what}
@@ -137,6 +139,4 @@ Reproduce (in this directory; {outcome}):
 - `model.xml`, `model.bin`: the cut-out model (written by irgraph; OpenVINO reads it too)
 - `inputs.npz`: its exact inputs, by input name
 - `reference.npz`: what {report.reference} computed for its outputs, by output name
-
-Against the reference runtime itself: `ir-run model.xml --inputs inputs.npz --compare-with openvino`.
-"""
+{against}"""
