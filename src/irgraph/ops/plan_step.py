@@ -9,20 +9,18 @@ way a plain op with nothing special does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+
+from irgraph.ops.traits import PLAIN, OpTraits
 
 
 class PlanStep:
     """A layer's computation as the interpreter schedules it: no deferred joins or views, no state of its
     own between runs, no in-place writes, every output computed."""
 
-    joins_inputs = False
-    slices_data = False
-    unconnected_extra_outputs = False
-    keeps_run_state = False
-    writes_in_place = False
+    traits: ClassVar[OpTraits] = PLAIN
 
     def for_outputs(self, used: Sequence[bool]) -> Any:
         """The step itself: it computes every output."""

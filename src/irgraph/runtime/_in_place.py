@@ -1,6 +1,6 @@
 """In-place element-wise steps: which buffers the interpreter may let an op write its output into.
 
-An element-wise step (an op with ``Op.writes_in_place``) whose first input dies at that step (its last
+An element-wise step (an op with ``OpTraits.writes_in_place``) whose first input dies at that step (its last
 use) may write its output over that input instead of allocating, as OpenVINO's CPU plugin does: ResNet's
 Add and ReLU layers then reuse the convolution's output. Writing over an array is safe only when nothing
 else can see its memory, so during a run the interpreter keeps the set of *private* slots: arrays that a

@@ -71,7 +71,7 @@ def _weights_mappings(model: Model) -> list[Any]:
     models = [model]
     while models:
         for node in models.pop():
-            if node.op.carries_tensor and (mapping := mapping_of(getattr(node.op, "value", None))) is not None:
+            if node.op.traits.carries_tensor and (mapping := mapping_of(getattr(node.op, "value", None))) is not None:
                 found.setdefault(id(mapping), mapping)
             models.extend(body.model for body in node.bodies)
     return list(found.values())
@@ -218,14 +218,14 @@ class Interpreter:
                     continue
                 except IrError:
                     kind = _CONST  # evaluated (and failing, with its location) at run time
-            elif op.keeps_run_state:
+            elif op.traits.keeps_run_state:
                 kind = _STATEFUL  # new numbers every run, even from constant inputs: never folded
             elif inputs and all(slot in constants for slot in inputs) and \
                     self._fold(op, inputs, outputs, constants, widen_f16=node.id in widened):
                 continue  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
-            elif op.joins_inputs:
+            elif op.traits.joins_inputs:
                 kind = _JOIN
-            elif op.slices_data:
+            elif op.traits.slices_data:
                 kind = _SPLIT
             else:
                 kind = _GENERIC
@@ -247,7 +247,7 @@ class Interpreter:
         steps = [(node, kind, op.for_outputs([slot in read for slot in outputs]), inputs, outputs)
                  for node, kind, op, inputs, outputs in steps]
         for position, (node, kind, op, inputs, outputs) in enumerate(steps):
-            if kind == _GENERIC and op.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
+            if kind == _GENERIC and op.traits.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
                     and inputs[0] not in inputs[1:]:
                 steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
         self._plan = [
@@ -365,7 +365,7 @@ class Interpreter:
                         produced = op.evaluate(dense, _in_place.donor(dense, inputs, private))
                     else:
                         produced = op.evaluate(dense)
-                if len(produced) > len(outputs) and op.unconnected_extra_outputs:
+                if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
                     produced = produced[: len(outputs)]
                 if unknown:
                     _check_unknown(produced, unknown)

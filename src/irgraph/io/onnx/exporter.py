@@ -491,7 +491,7 @@ class _Exporter:
                 shape = None if source is None else port_type(self.model, source).shape
                 known[key] = None if shape is None or shape.rank_is_dynamic or not shape.is_static else \
                     np.asarray([d.value for d in shape], port_type(self.model, current).element_type.numpy_dtype)
-            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.keeps_run_state:
+            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.traits.keeps_run_state:
                 known[key] = None
             else:
                 sources = self.model.input_sources(producer)
@@ -577,7 +577,7 @@ class _Exporter:
         """Ids of the layers some Result or Assign depends on, not looking past a ReadValue (its initial value is
         the caller's to feed in the stateless form)."""
         seen: set[int] = set()
-        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.is_sink]
+        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.traits.is_sink]
         while stack:
             node_id = stack.pop()
             if node_id in seen:

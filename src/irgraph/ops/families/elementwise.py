@@ -29,6 +29,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.traits import OpTraits
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
@@ -232,7 +233,7 @@ class BinaryElementwise(Op):
         """The broadcast output shape, computed without allocating."""
         return [broadcast_arrays(inputs[0], inputs[1], self.auto_broadcast)[2]]
 
-    writes_in_place = True
+    traits = OpTraits(writes_in_place=True)
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """``compute`` over the broadcast inputs (into ``out[0]`` when it fits: see ``Op.writes_in_place``)."""
@@ -377,7 +378,7 @@ class UnaryElementwise(Op):
         """The input shape."""
         return [inputs[0].shape]
 
-    writes_in_place = True
+    traits = OpTraits(writes_in_place=True)
     compute_into: ClassVar[Callable[..., None] | None] = None  # (data, target); `...`: see compute
     """``compute_into(data, target)`` writes ``compute(data)`` into ``target`` (same shape and dtype, possibly
     ``data`` itself), for members whose ``compute`` is not a ufunc (Relu); it must give the same values."""

@@ -13,6 +13,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, Op, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -32,9 +33,8 @@ class Const(Op):
     introduced = 1
     # OpenVINO 2026.4 reads only the exact spelling: type="Constant" fails ("ptr is Null") and
     # type="const" is "not in opset1", so irgraph refuses them too.
-    exact_type_name = True
+    traits = OpTraits(exact_type_name=True, carries_tensor=True)
     inputs = Inputs.of()
-    carries_tensor = True
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()

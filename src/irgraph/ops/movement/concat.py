@@ -11,6 +11,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, Op, attribute, check, normalize_axis
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 INCONSISTENT_SHAPES = (
     "Argument shapes are inconsistent; they must have the same rank, and must have equal dimension everywhere "
@@ -28,7 +29,7 @@ class Concat(Op):
 
     type_name = "Concat"
     introduced = 1
-    joins_inputs = True
+    traits = OpTraits(joins_inputs=True)
     bound_inputs = None  # every input's bounds flow through (shape vectors joined from ShapeOf parts)
     inputs = Inputs.repeated("data", minimum=1)
 

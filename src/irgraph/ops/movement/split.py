@@ -11,6 +11,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -24,7 +25,7 @@ class Split(Op):
 
     type_name = "Split"
     introduced = 1
-    slices_data = True
+    traits = OpTraits(slices_data=True)
     inputs = Inputs.of(InputSpec("data"), InputSpec("axis"))
     bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
