@@ -14,6 +14,7 @@ from irgraph.core.shapes import Shape
 from irgraph.graph import Model, OutputPort
 from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
+from irgraph.ops.registry import load_all, registered_classes
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.traits import OpTraits
@@ -96,6 +97,14 @@ def test_what_each_op_tells_the_interpreter_and_the_writer():
         "Parameter": OpTraits(), "Result": OpTraits(),
     }
     assert OpaqueOp(op_type="X").traits == OpTraits() and OpaqueOp(op_type="Assign").traits == OpTraits(is_sink=True)
+
+
+def test_exactly_the_ops_that_write_in_place_have_evaluate_into():
+    load_all()
+    classes = registered_classes()
+    in_place = {cls.__name__ for cls in classes if cls.traits.writes_in_place}
+    assert {"Add", "Relu", "Equal"} <= in_place
+    assert in_place == {cls.__name__ for cls in classes if hasattr(cls, "evaluate_into")}
     assert (Split(num_splits=2).version, OpaqueOp(op_type="X", op_version="ext").version) == ("opset1", "ext")
     assert OpaqueOp(op_type="X", attributes={"a": "1"}).to_attributes() == {"a": "1"}
 

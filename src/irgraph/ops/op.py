@@ -305,8 +305,9 @@ class Op:
         """Check the inputs and compute the output types. ``values[i]`` is known for constant inputs."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Compute the outputs with NumPy. (Ops whose traits say ``writes_in_place`` also have
+        ``evaluate_into(inputs, target)``: see :class:`~irgraph.ops.traits.WritesInPlace`.)"""
         raise NotImplementedError
 
     def evaluate_with_state(self, inputs: Sequence[np.ndarray], state: Any) -> tuple[list[np.ndarray], Any]:

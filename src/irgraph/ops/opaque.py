@@ -70,7 +70,7 @@ class OpaqueOp(Op):
                 else "a custom op (an extension's: no OpenVINO opset 1-16 has this version)")
         return f"{head}: {what}{closest_type(self.op_type)}"
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Always fails with ``cannot_run_reason``."""
         raise EvaluationError(self.cannot_run_reason)
 

@@ -3,7 +3,11 @@ graph walk) asks, gathered in one object so ``Op`` does not carry a flag per spe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +39,14 @@ class OpTraits:
 
 PLAIN = OpTraits()
 """The traits of an op with nothing special."""
+
+
+class WritesInPlace(Protocol):
+    """An op whose traits say ``writes_in_place`` (the element-wise families): it has ``evaluate_into``."""
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    def evaluate_into(self, inputs: Sequence[np.ndarray], target: np.ndarray) -> list[np.ndarray]:
+        """``evaluate``, its one output written into ``target`` when it has the output's shape and dtype and the
+        computation can write there (else a new array, as ``evaluate`` gives); the values are ``evaluate``'s."""
+        ...

@@ -362,7 +362,9 @@ class Interpreter:
                         produced, self._run_states[node.id] = op.evaluate_with_state(
                             dense, self._run_states.get(node.id))
                     elif kind == _IN_PLACE:
-                        produced = op.evaluate(dense, _in_place.donor(dense, inputs, private))
+                        donated = _in_place.donor(dense, inputs, private)
+                        produced = op.evaluate_into(dense, donated[0]) if donated else op.evaluate(dense)
+                        donated = ()  # no stale reference: _in_place counts them
                     else:
                         produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:

@@ -38,7 +38,7 @@ class PReLU(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """slope * x where x is negative."""
         data, slope = inputs
         if data.dtype != slope.dtype:

@@ -49,7 +49,7 @@ class Selu(Op):
         """The data's shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The two branches, in the data's precision (f16/bf16 through f32)."""
         data, alpha, scale = inputs
         if alpha.size != 1 or scale.size != 1:

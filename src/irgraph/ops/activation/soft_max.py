@@ -51,7 +51,7 @@ class _SoftMax(Op):
         """The input shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Softmax along the axis."""
         (data,) = inputs
         NUMERIC.check(ElementType.from_numpy(data.dtype))

@@ -41,7 +41,7 @@ class Swish(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """x / (1 + exp(-beta * x))."""
         data = inputs[0]
         if len(inputs) == 2 and inputs[1].ndim != 0:

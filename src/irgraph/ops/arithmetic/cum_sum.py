@@ -48,7 +48,7 @@ class CumSum(Op):
         """The input shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.cumsum in the input dtype; exclusive shifts it by one, reverse runs it backwards."""
         data = inputs[0]
         if data.ndim == 0:

@@ -70,7 +70,7 @@ class Bucketize(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.searchsorted in the C++ common type of data and buckets."""
         data, buckets = inputs
         check(buckets.ndim == 1, f"Buckets input must be a 1D tensor. Got shape {list(buckets.shape)}")

@@ -71,7 +71,7 @@ class BinaryConvolution(Convolution):
         types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
         return [self.infer(types, [None, None])[0].shape.to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Two convolutions of match indicators: ``[x == 1]`` with the 1 bits, ``[x == 0]`` with the 0 bits."""
         data, filters = np.asarray(inputs[0]), np.asarray(inputs[1])
         (shape,) = self.output_shapes(inputs)

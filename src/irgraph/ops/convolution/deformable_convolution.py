@@ -152,7 +152,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
         types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
         return [self.infer(types, [None] * len(inputs))[0].shape.to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gather the bilinear samples of every tap at once, then one batched matmul with the filters."""
         (shape,) = self.output_shapes(inputs)
         data, offsets, filters = (np.asarray(x) for x in inputs[:3])

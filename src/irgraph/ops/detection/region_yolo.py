@@ -78,7 +78,7 @@ class RegionYolo(Op):
             raise OpError(f"Input must be a tensor of rank 4, but got {np.ndim(inputs[0])}")
         return [self._output_shape([Dim.static(s) for s in inputs[0].shape]).to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Sigmoids on x, y and the objectness (v3: the class scores too); v2: a softmax over the classes."""
         (data,) = inputs
         if data.ndim != 4:

@@ -428,7 +428,7 @@ class ForwardConvolution(ConvolutionFamily):
             _CHECKED_SHAPES[key] = shape
         return [shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One batched matmul over the windows (or, for huge copies, one per kernel tap)."""
         data, filters = inputs
         if (self, data.shape, filters.shape, data.dtype, filters.dtype) not in _CHECKED_SHAPES:
@@ -565,7 +565,7 @@ class BackpropConvolution(ConvolutionFamily):
         check(shape.is_static, f"The output size is negative: {shape} (OpenVINO makes such a dim dynamic)")
         return [shape.to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One batched matmul per kernel tap, scattered into strided slices of the output."""
         data, filters = inputs[0], inputs[1]
         (shape,) = self.output_shapes(inputs)

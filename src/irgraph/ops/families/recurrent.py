@@ -303,7 +303,7 @@ class RecurrentCell(Recurrent):
         state = tuple(np.shape(inputs[1]))
         return [state] * self.states if len(state) == 2 else None
 
-    def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
+    def evaluate(self, inputs: Sequence[Array]) -> list[Array]:
         """One step of the cell, in f32 (f64 for f64), rounded to the inputs' type once."""
         states = self.states
         x = inputs[0]
@@ -411,7 +411,7 @@ class RecurrentSequence(Recurrent):
         batch, dirs, hidden = state
         return [(batch, dirs, x[1], hidden)] + [(batch, dirs, hidden)] * self.states
 
-    def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
+    def evaluate(self, inputs: Sequence[Array]) -> list[Array]:
         """Each direction over the time steps (a Python loop over time only; batch and gates vectorised)."""
         states = self.states
         x = inputs[0]

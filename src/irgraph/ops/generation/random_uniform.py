@@ -195,7 +195,7 @@ class RandomUniform(Op):
         """The ``shape`` input's value."""
         return [self._dims(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The first run's numbers (a fresh stream)."""
         return self.evaluate_with_state(inputs, None)[0]
 

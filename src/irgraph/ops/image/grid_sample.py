@@ -143,7 +143,7 @@ class GridSample(Op):
         _check_arrays(data, grid)
         return [(data.shape[0], data.shape[1], grid.shape[1], grid.shape[2])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The sampled data, every output point at once."""
         data, grid = inputs
         _check_arrays(data, grid)

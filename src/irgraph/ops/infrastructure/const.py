@@ -98,7 +98,7 @@ class Const(Op):
         """The declared type and shape."""
         return [TensorType(self.element_type, Shape.static(self.shape))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
         check(self.value is not None, "Const has no value (its weights were not loaded)")
         return [self.value]

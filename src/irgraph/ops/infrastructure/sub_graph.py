@@ -32,7 +32,7 @@ class SubGraphOp(Op):
         """Bodies are inferred by ``irgraph.analysis.shape_inference``, which owns the graph; never called alone."""
         raise OpError(f"{self.title()} needs its bodies to infer its outputs")
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Always fails: the bodies live on the graph node, and the Interpreter runs them (``irgraph.control_flow``)."""
         raise EvaluationError(f"{self.title()} runs its sub-graph bodies, which the op alone does not hold: run the "
                               "model with irgraph.Interpreter")

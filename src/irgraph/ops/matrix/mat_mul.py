@@ -84,7 +84,7 @@ class MatMul(Op):
         a, b = inputs
         return [self.output_shape([Dim.static(d) for d in a.shape], [Dim.static(d) for d in b.shape]).to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""
         a, b = inputs
         if a.dtype != b.dtype:

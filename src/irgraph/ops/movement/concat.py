@@ -71,13 +71,12 @@ class Concat(Op):
         merged_dims[index] = axis_sum
         return [TensorType(element_type, Shape(tuple(merged_dims)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``np.concatenate``, written once into ``out[0]`` when given."""
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``np.concatenate`` (the interpreter defers it: see ``OpTraits.joins_inputs``)."""
         index = self.check_inputs(inputs)
-        target = out[0] if out else None
-        if len(inputs) == 1 and target is None:
+        if len(inputs) == 1:
             return [inputs[0].copy()]
-        return [np.concatenate(inputs, axis=index, out=target)]
+        return [np.concatenate(inputs, axis=index)]
 
     def check_inputs(self, inputs: Sequence[np.ndarray]) -> int:
         """The checks ``evaluate`` makes; returns the axis counted from 0.

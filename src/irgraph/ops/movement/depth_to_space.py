@@ -57,7 +57,7 @@ class DepthToSpace(BlockRearrange):
                                        f"{divider} (input shape {shape_text(shape)})")
         return [(shape[0], shape[1] // divider, *(d * self.block_size for d in shape[2:]))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
         (shape,) = self.output_shapes(inputs)

@@ -60,7 +60,7 @@ class GatherElements(Op):
         """The indices' shape."""
         return [np.shape(inputs[1])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.take_along_axis`` with negative indices wrapped once."""
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
         check(data.ndim > 0, "data rank must be greater than 0.")

@@ -53,7 +53,7 @@ class ScatterUpdate(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Slices written along the axis moved to the front."""
         data, indices, updates, axis_input = inputs
         check(data.ndim > 0, "ScatterUpdate 'data' input must have rank >= 1. Got a scalar")

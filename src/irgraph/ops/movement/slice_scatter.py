@@ -41,7 +41,7 @@ class SliceScatter(Op):
         """The data's shape."""
         return [np.shape(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A copy of the data with the region assigned."""
         data, updates, *rest = inputs
         for value, name in zip(rest, ("start", "stop", "step", "axes"), strict=False):

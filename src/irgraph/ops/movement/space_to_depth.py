@@ -55,7 +55,7 @@ class SpaceToDepth(BlockRearrange):
                                f"{shape_text(shape)})")
         return [(shape[0], shape[1] * bs ** (len(shape) - 2), *(d // bs for d in shape[2:]))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
         (shape,) = self.output_shapes(inputs)

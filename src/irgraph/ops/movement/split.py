@@ -73,7 +73,7 @@ class Split(Op):
         part = TensorType(data.element_type, data.shape.replace(index, dim.floordiv(parts)))
         return [part] * parts
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic slices along the axis: views of the input (what ``np.split`` gives, without its overhead).
 
         ``data`` needs only ``ndim``, ``shape`` and slicing, so the interpreter's deferred Concat

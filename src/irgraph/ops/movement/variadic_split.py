@@ -64,7 +64,7 @@ class VariadicSplit(Op):
         sizes = resolve_lengths(integer_values(lengths_value, "split_lengths"), data.shape[index])
         return [TensorType(data.element_type, data.shape.replace(index, Dim.of(size))) for size in sizes]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic slices at the cumulative lengths: views of the input.
 
         ``data`` needs only ``ndim``, ``shape`` and slicing, as in Split.

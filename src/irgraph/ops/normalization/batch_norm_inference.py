@@ -70,7 +70,7 @@ class BatchNormBase(Op):
         """The data shape."""
         return [self.split(inputs)[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The reference's formula per channel, f16/bf16 through f32."""
         data, gamma, beta, mean, variance = self.split(inputs)
         self.infer([TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in inputs], [None] * 5)

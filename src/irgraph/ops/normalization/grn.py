@@ -40,7 +40,7 @@ class GRN(Op):
         """The data's shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """NormalizeL2's computation over the channels."""
         (data,) = inputs
         if not 2 <= data.ndim <= 4:

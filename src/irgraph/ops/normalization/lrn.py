@@ -95,7 +95,7 @@ class LRN(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums of the squares (in the reference's order for small windows), then the scale and power."""
         data, axes = inputs
         found = self.axes_of(axes, data.ndim, Shape.static(data.shape))

@@ -71,7 +71,7 @@ class MVN(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes."""
         (data,) = inputs
         return [normalize(data, self.axes(data.ndim), self.normalize_variance, self.eps, inside=True)]
@@ -112,7 +112,7 @@ class MVN6(Op):
         """The data shape."""
         return [inputs[0].shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes input."""
         data, axes = inputs
         found = [normalize_axis(a, data.ndim) for a in integer_values(axes, "axes")]

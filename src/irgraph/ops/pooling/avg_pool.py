@@ -62,7 +62,7 @@ class AvgPool(Pooling):
         """The pooled shape, computed without allocating."""
         return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums (one pass per axis) divided by the per-position counts."""
         (data,) = inputs
         geometry = self.geometry(data)

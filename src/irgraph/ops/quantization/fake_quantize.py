@@ -69,7 +69,7 @@ class FakeQuantize(Op):
         """The data's shape."""
         return [np.shape(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Quantize ``X`` onto ``levels`` steps, element-wise over the broadcast ranges."""
         x = np.asarray(inputs[0])
         dtype = x.dtype

@@ -123,7 +123,7 @@ class ScaledDotProductAttention(Op):
         """``batch + [L, Ev]``."""
         return [self._shape(inputs)[0]]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The pseudo-code of the spec in f64, in blocks of at most WEIGHTS_PER_STEP weights."""
         shape, query, key, value = self._shape(inputs)
         dtype = query.dtype

@@ -135,7 +135,7 @@ class Reshape(Op):
         """The target shape (the element count never changes)."""
         return [np.shape(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.reshape``: a view where NumPy can make one."""
         data, pattern = inputs
         check(np.ndim(pattern) <= 1,

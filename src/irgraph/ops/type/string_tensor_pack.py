@@ -50,7 +50,7 @@ class StringTensorPack(Op):
               f"Got: {list(np.shape(inputs[0]))} and {list(np.shape(inputs[1]))}")
         return [np.shape(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each span of symbols decoded to a ``str``."""
         (shape,) = self.output_shapes(inputs)
         begins = np.asarray(inputs[0]).reshape(-1).tolist()
