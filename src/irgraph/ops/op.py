@@ -16,7 +16,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
 from irgraph.core.shapes import PartialValue, Shape, TensorType
-from irgraph.ops.traits import PLAIN, OpTraits
+from irgraph.ops.plan_step import PlanStep
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
@@ -212,13 +212,12 @@ EXACT = Tolerance()
 
 # ------------------------------------------------------------------------------------ base
 @dataclass(frozen=True)
-class Op:
-    """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation."""
+class Op(PlanStep):
+    """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation; ``traits``
+    (from PlanStep) says what is special about it for the interpreter, the reader and the graph walk."""
 
     type_name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
-    traits: ClassVar[OpTraits] = PLAIN
-    """What is special about the op for the interpreter, the reader and the graph walk (see OpTraits)."""
     introduced: ClassVar[int] = 0
     """The op version the class implements: OpenVINO's version id, the opset that introduced it (8 for
     MaxPool-8, 2 for LogicalXor although opset1 holds it too). Each registered class declares it."""
@@ -309,11 +308,6 @@ class Op:
         """Compute the outputs with NumPy. (Ops whose traits say ``writes_in_place`` also have
         ``evaluate_into(inputs, target)``: see :class:`~irgraph.ops.traits.WritesInPlace`.)"""
         raise NotImplementedError
-
-    def evaluate_with_state(self, inputs: Sequence[np.ndarray], state: Any) -> tuple[list[np.ndarray], Any]:
-        """``evaluate`` for ops that keep a run state: the outputs from ``state`` (None for the first run)
-        and the state of the next run."""
-        return self.evaluate(inputs), state
 
     def for_outputs(self, used: Sequence[bool]) -> Op:
         """The op to run when only the outputs marked ``used`` are read (the interpreter asks once, when it
