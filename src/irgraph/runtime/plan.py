@@ -73,7 +73,7 @@ class Step:
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     """Everything a run needs, by slot."""
 
