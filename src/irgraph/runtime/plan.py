@@ -8,7 +8,6 @@ writes, and which it frees (their last use). A run then does no graph or dict wo
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -125,8 +124,9 @@ class _Planner:
         if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
             op = body_runner(node, self.body_interpreter)
             self.runs_bodies = True
-        inputs = tuple(self.slot(s.node_id, s.index) for s in sources)  # type: ignore[union-attr]
-        outputs = tuple(self.slot(node.id, index) for index in range(node.num_outputs))
+        slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
+        inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources)  # type: ignore[union-attr]
+        outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
         kind = self._kind(node, op, inputs, outputs)
         if kind is None:
             return
@@ -226,9 +226,8 @@ def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) 
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
         op = step.op.for_outputs([slot in read for slot in step.outputs])
         kind = StepKind.IN_PLACE if _may_write_over_input(step, op, freed) else step.kind
-        steps.append(dataclasses.replace(
-            step, kind=kind, op=op, free_slots=freed, frees=tuple(keys[slot] for slot in freed),
-            unknown=_unknown_outputs(step.node) if kind is not StepKind.JOIN else ()))
+        steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
+                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else ()))
     return steps
 
 
