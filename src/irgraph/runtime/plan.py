@@ -95,7 +95,6 @@ class Plan:
 class _Planner:
     """The walk of :func:`build_plan`: slots handed out, constants bound, steps drafted."""
 
-    model: Model
     state: Variables
     element_limit: int
     body_interpreter: Callable[[Model], Any]
@@ -184,7 +183,7 @@ def build_plan(
     ``widen_f16``: compute decompression chains in f32 (see irgraph.runtime.decompression);
     ``body_interpreter`` prepares the Interpreter of a control-flow body.
     """
-    planner = _Planner(model, state, element_limit, body_interpreter,
+    planner = _Planner(state, element_limit, body_interpreter,
                        widened_nodes(model) if widen_f16 else frozenset())
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
