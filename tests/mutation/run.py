@@ -207,7 +207,7 @@ class Mutant:
     index: int  # position among the module's mutation sites (the order of the AST walk)
     line: int
     end_line: int
-    scope: str  # Dim.floordiv, <module>
+    scope: str  # Dim.floor_div, <module>
     before: str
     after: str
     occurrence: int = 1

@@ -2,7 +2,7 @@
 
 Every step of an interpreter's plan is a PlanStep: an op (``Op`` derives from it), or one of the few
 objects that stand for a layer without being its op: the runners of TensorIterator, Loop and If
-(``irgraph.control_flow.runners``) and the steps of ReadValue and Assign (``irgraph.runtime.state``).
+(``irgraph.control_flow``) and the steps of ReadValue and Assign (``irgraph.runtime.state``).
 The defaults answer the interpreter's questions the way a plain op with nothing special does.
 """
 

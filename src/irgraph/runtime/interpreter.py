@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.runners import run_budget
+from irgraph.control_flow.bodies import run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError

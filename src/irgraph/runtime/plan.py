@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.control_flow.runners import body_runner
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
@@ -120,8 +119,8 @@ class _Planner:
             return
         if isinstance(op, Parameter):
             return
-        if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
-            op = body_runner(node, self.body_interpreter)
+        op = op.plan_step(node, self.body_interpreter)  # TensorIterator, Loop, If: a runner of their bodies
+        if node.bodies:
             self.runs_bodies = True
         slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
         inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources)  # type: ignore[union-attr]
