@@ -14,6 +14,7 @@ from irgraph.ops.activation.relu import Relu
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.generation.random_uniform import RandomUniform
 from irgraph.ops.plan_step import PlanStep
+from irgraph.runtime import _fast
 from irgraph.runtime.plan import Step, StepKind
 
 
@@ -21,7 +22,8 @@ def _port(model: ir.Model, op, name: str, inputs) -> ir.OutputPort:
     return ir.OutputPort(model.add_node(op, name, inputs).id, 0)
 
 
-def test_each_step_has_the_kind_its_op_and_its_inputs_lifetimes_call_for():
+def test_each_step_has_the_kind_its_op_and_its_inputs_lifetimes_call_for(monkeypatch):
+    monkeypatch.setattr(_fast, "ENABLED", True)  # whatever IRGRAPH_NO_FAST says
     model = ir.Model("kinds")
     x = model.parameter("x", [4, 2])
     a, b = model.split(x, axis=0, num_splits=2, name="split")
@@ -42,14 +44,17 @@ def test_each_step_has_the_kind_its_op_and_its_inputs_lifetimes_call_for():
     assert outputs["y"].tolist() == [[1, 2], [3, 4], [1, 1], [1, 1]]
 
 
-def test_a_chain_writes_in_place_from_the_first_array_it_allocated():
+def test_a_chain_writes_in_place_with_the_fast_path_switch_on(monkeypatch):
     model = ir.Model("chain")
     port = model.parameter("x", [3])
     for index in range(3):
         port = _port(model, Relu(), f"r{index}", [port])
     model.result(port, name="y")
+    monkeypatch.setattr(_fast, "ENABLED", True)
     kinds = [step.kind for step in ir.Interpreter(model)._plan]
     assert kinds == [StepKind.IN_PLACE] * 3  # planned so; a run's first step finds the feed not private
+    monkeypatch.setattr(_fast, "ENABLED", False)
+    assert [step.kind for step in ir.Interpreter(model)._plan] == [StepKind.GENERIC] * 3
 
 
 def test_an_op_that_keeps_a_run_state_is_a_stateful_step_never_folded():

@@ -32,7 +32,7 @@ from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
-from irgraph.runtime import _in_place
+from irgraph.runtime._fast import in_place
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
 from irgraph.runtime.deferred import Joined, dense, join
@@ -217,7 +217,7 @@ class Interpreter:
         on_step = self.on_step
         on_step_time = self.on_step_time
         started = 0.0
-        private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
+        private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         try:
             for step in self._plan:
                 node, kind, op, inputs, outputs = step.node, step.kind, step.op, step.inputs, step.outputs
@@ -243,10 +243,10 @@ class Interpreter:
                         produced, self._run_states[node.id] = op.evaluate_with_state(
                             arrays, self._run_states.get(node.id))
                     elif kind is _IN_PLACE:
-                        donated = _in_place.donor(arrays, inputs, private)
+                        donated = in_place.donor(arrays, inputs, private)
                         # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
                         produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
-                        donated = ()  # no stale reference: _in_place counts them
+                        donated = ()  # no stale reference: in_place counts them
                     else:
                         produced = op.evaluate(arrays)
                 if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
@@ -259,11 +259,11 @@ class Interpreter:
                             f"output {index} has {value.size} elements, above the limit of {limit}"
                         )
                     values[slot] = value
-                _in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs, outputs,
-                                produced, arguments)
+                in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs, outputs,
+                               produced, arguments)
                 for slot in step.free_slots:
                     values[slot] = None
-                produced, value = (), None  # no stale references: _in_place counts them
+                produced, value = (), None  # no stale references: in_place counts them
                 if on_step_time is not None:
                     on_step_time(node, time.perf_counter() - started)
         except OpError as err:

@@ -22,6 +22,7 @@ from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
 from irgraph.runtime import _pages
+from irgraph.runtime._fast import in_place
 from irgraph.runtime.decompression import widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
@@ -223,18 +224,12 @@ def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) 
         freed = tuple(frees.get(position, ()))
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
         op = step.op.for_outputs([slot in read for slot in step.outputs])
-        kind = StepKind.IN_PLACE if _may_write_over_input(step, op, freed) else step.kind
+        # may write over input 0 (see runtime._fast.in_place)
+        in_place_step = step.kind is StepKind.GENERIC and in_place.writes_over_input(op, step.inputs, freed)
+        kind = StepKind.IN_PLACE if in_place_step else step.kind
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
                           _unknown_outputs(step.node) if kind is not StepKind.JOIN else ()))
     return steps
-
-
-def _may_write_over_input(step: Step, op: PlanStep, freed: tuple[Slot, ...]) -> bool:
-    """True when ``op`` may write its output over input 0: it can (``writes_in_place``), and input 0 dies at
-    this step and is not read again by it (see irgraph.runtime._in_place)."""
-    inputs = step.inputs
-    return step.kind is StepKind.GENERIC and op.traits.writes_in_place and bool(inputs) and inputs[0] in freed \
-        and inputs[0] not in inputs[1:]
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
