@@ -105,7 +105,7 @@ def _fold(model: Model, foldable: Callable[[Node, set[int]], bool], widened: fro
             if op.value is not None:
                 values[(node.id, 0)] = op.value
             continue
-        if isinstance(op, Parameter | Result) or op.is_sink or op.keeps_run_state or node.bodies \
+        if isinstance(op, Parameter | Result) or op.traits.is_sink or op.traits.keeps_run_state or node.bodies \
                 or not op.can_run or not foldable(node, region):
             continue
         arguments = _arguments(model, node, values)
