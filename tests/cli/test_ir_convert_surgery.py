@@ -373,3 +373,40 @@ def test_real_networks_run_as_openvino_transforms_them(name: str, surgery: str, 
     assert len(got) == len(expected) > 0
     for ours_value, their_value in zip(got, expected, strict=True):
         np.testing.assert_array_equal(ours_value, their_value)
+
+
+def iterated() -> Any:
+    """A TensorIterator whose body adds c1 * c2 (a constant sub-graph inside the body) to each row of x."""
+    row = ops.parameter([1, 4], np.float32, name="row")
+    scaled = ops.multiply(ops.constant(np.array([[1.5, 2, 3, 4]], np.float32), name="c1"),
+                          ops.constant(np.float32(0.25), name="c2"), name="c12")
+    body = ov.Model([ops.result(ops.add(row, scaled, name="sum"))], [row], "body")
+    x = ops.parameter([3, 4], np.float32, name="x")
+    loop = ops.tensor_iterator()
+    loop.set_body(body)
+    loop.set_sliced_input(row, x.output(0), 0, 1, 1, -1, 0)
+    rows = loop.get_concatenated_slices(body.get_results()[0].output(0), 0, 1, 1, -1, 0)
+    return ov.Model([ops.result(rows)], [x], "iterated")
+
+
+def test_surgery_reaches_into_bodies(tmp_path: Path, capsys) -> None:
+    """Folding and compression work inside sub-graph bodies, as OpenVINO's ConstantFolding and save_model do."""
+    built = iterated()
+    source, theirs_half = tmp_path / "ti.xml", tmp_path / "theirs.xml"
+    ov.save_model(built, source, compress_to_fp16=False)
+    ov.save_model(built, theirs_half, compress_to_fp16=True)
+    x = feeds_for((3, 4), seed=6)
+    folded, half = tmp_path / "folded.xml", tmp_path / "half.xml"
+    code, printed, err = run(capsys, source, folded, "--fold-constants")
+    assert code == 0 and printed.startswith("folded 1 layers into 1 Consts\n"), err
+    (body,) = next(node for node in ir.read_model(folded) if node.bodies).bodies
+    assert sorted(node.type_name for node in body.model) == ["Add", "Const", "Parameter", "Result"]
+    np.testing.assert_array_equal(outputs(read(folded), {"x": x})[0], outputs(constant_folded(source), {"x": x})[0])
+    assert run(capsys, source, half, "--compress-to-fp16")[0] == 0
+
+    def body_layers(path: Path) -> list[tuple[str, str, str]]:
+        (body,) = next(node for node in ir.read_model(path) if node.bodies).bodies
+        return sorted((node.name, node.type_name, str(getattr(node.op, "element_type", ""))) for node in body.model)
+
+    assert body_layers(half) == body_layers(theirs_half)
+    np.testing.assert_array_equal(outputs(read(half), {"x": x})[0], outputs(read(theirs_half), {"x": x})[0])

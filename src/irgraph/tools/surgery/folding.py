@@ -43,29 +43,60 @@ class FoldReport:
 
 def fold_constants(model: Model, *, decompress_weights: bool = False,
                    element_limit: int = DEFAULT_ELEMENT_LIMIT) -> FoldReport:
-    """Replace every layer computed from constants by a Const (in place).
+    """Replace every layer computed from constants by a Const (in place), in sub-graph bodies too.
 
     Weight decompression sub-graphs are kept unless ``decompress_weights``. A layer irgraph cannot run, one whose
     outputs change from run to run (RandomUniform), a variable (ReadValue/Assign), a layer with bodies and a
     layer whose output would exceed ``element_limit`` elements stay as they are.
     """
     ensure_shapes(model)
-    starts = decompression_starts(model)
-    if decompress_weights:
-        return _fold(model, lambda node, region: True, widened_nodes(model), element_limit)
-    report = _fold(model, lambda node, region: node.id not in starts, frozenset(), element_limit)
-    return FoldReport(report.folded, report.constants, kept=len(starts))
+    folded = constants = kept = 0
+    for current in _models(model):
+        if decompress_weights:
+            report = _fold(current, lambda node, region: True, _widened(current), element_limit)
+        else:
+            starts = decompression_starts(current)
+            report = _fold(current, lambda node, region, starts=starts: node.id not in starts, frozenset(),
+                           element_limit)
+            kept += len(starts)
+        folded, constants = folded + report.folded, constants + report.constants
+    return FoldReport(folded, constants, kept)
 
 
 def decompress_weights(model: Model, *, element_limit: int = DEFAULT_ELEMENT_LIMIT) -> FoldReport:
-    """Fold only the weight decompression sub-graphs (in place): each becomes the f32 (or f16) Const it computes."""
+    """Fold only the weight decompression sub-graphs (in place), in bodies too: each becomes the f32 (or f16)
+    Const it computes."""
     ensure_shapes(model)
-    starts = decompression_starts(model)
+    folded = constants = 0
+    for current in _models(model):
+        starts = decompression_starts(current)
 
-    def in_a_chain(node: Node, region: set[int]) -> bool:
-        return node.id in starts or any(s is not None and s.node_id in region for s in model.input_sources(node))
+        def in_a_chain(node: Node, region: set[int], current: Model = current, starts: frozenset[int] = starts) -> bool:
+            return node.id in starts or any(s is not None and s.node_id in region for s in current.input_sources(node))
 
-    return _fold(model, in_a_chain, widened_nodes(model), element_limit)
+        report = _fold(current, in_a_chain, _widened(current), element_limit)
+        folded, constants = folded + report.folded, constants + report.constants
+    return FoldReport(folded, constants)
+
+
+def _models(model: Model) -> list[Model]:
+    """``model`` and every body Model nested in it, outermost first (a work list: bodies nest to any depth)."""
+    found: list[Model] = []
+    pending = [model]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        pending.extend(body.model for node in current for body in node.bodies)
+    return found
+
+
+def _widened(model: Model) -> frozenset[int]:
+    """The layers of decompression chains the CPU plugin computes in f32 (``widened_nodes``); none for a body whose
+    declared Parameter types alone do not infer (its chains then follow the IR's types)."""
+    try:
+        return widened_nodes(model)
+    except IrError:
+        return frozenset()
 
 
 def decompression_starts(model: Model) -> frozenset[int]:
