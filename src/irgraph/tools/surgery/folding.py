@@ -56,8 +56,11 @@ def fold_constants(model: Model, *, decompress_weights: bool = False,
             report = _fold(current, lambda node, region: True, _widened(current), element_limit)
         else:
             starts = decompression_starts(current)
-            report = _fold(current, lambda node, region, starts=starts: node.id not in starts, frozenset(),
-                           element_limit)
+
+            def outside_chains(node: Node, region: set[int], starts: frozenset[int] = starts) -> bool:
+                return node.id not in starts
+
+            report = _fold(current, outside_chains, frozenset(), element_limit)
             kept += len(starts)
         folded, constants = folded + report.folded, constants + report.constants
     return FoldReport(folded, constants, kept)
