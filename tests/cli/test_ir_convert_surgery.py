@@ -410,3 +410,24 @@ def test_surgery_reaches_into_bodies(tmp_path: Path, capsys) -> None:
 
     assert body_layers(half) == body_layers(theirs_half)
     np.testing.assert_array_equal(outputs(read(half), {"x": x})[0], outputs(read(theirs_half), {"x": x})[0])
+
+
+def test_stateful_network_keeps_its_variables(tmp_path: Path, capsys) -> None:
+    """The stateful GPT-2 made static and folded keeps every ReadValue/Assign (nothing of a variable is folded) and
+    runs three steps of a generate loop exactly as OpenVINO runs the original after Model.reshape."""
+    source, out = MODELS / "gpt2-tiny-stateful" / "model.xml", tmp_path / "static.xml"
+    code, printed, err = run(capsys, source, out, "--reshape", "input_ids[1,2]", "--fold-constants")
+    assert code == 0, err
+    variables = sorted(node.type_name for node in ir.read_model(source) if node.type_name in ("ReadValue", "Assign"))
+    assert sorted(node.type_name for node in ir.read_model(out) if node.type_name in ("ReadValue", "Assign")) == \
+        variables and variables
+    theirs = read(source)
+    theirs.reshape({"input_ids": [1, 2]})
+    core = ov.Core()
+    ours, reference = (core.compile_model(model, "CPU", EXACT_CPU).create_infer_request()
+                       for model in (read(out), theirs))
+    for step in range(3):  # the same request each step: the variables carry the KV cache over
+        ids = {"input_ids": np.array([[3 + step, 5]], np.int64)}
+        ours.infer(ids)
+        reference.infer(ids)
+        np.testing.assert_array_equal(ours.get_output_tensor(0).data, reference.get_output_tensor(0).data)
