@@ -180,3 +180,11 @@ def test_compress_writes_openvinos_pattern() -> None:
     assert [dict(entry.attributes) for entry in convert.rt_info] == [{"name": "decompression", "version": "0"}]
     assert layers["unused"].op.element_type is ir.ElementType.I64
     np.testing.assert_array_equal(ir.run(model, {"x": np.zeros(2)})["y"], [0.5, 3.0])
+
+
+def test_fold_leaves_unreachable_layers_alone() -> None:
+    """A constant layer no output reaches is not folded away: it stays for validation to report."""
+    model = _split_model()
+    model.add_node(Add(), "dead", [model.const(np.float32(1)), model.const(np.float32(2))])
+    surgery.fold_constants(model)
+    assert {node.name: node.type_name for node in model}["dead"] == "Add"

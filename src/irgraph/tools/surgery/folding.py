@@ -133,6 +133,8 @@ def _fold(model: Model, foldable: Callable[[Node, set[int]], bool], widened: fro
     values: dict[tuple[int, int], np.ndarray] = {}
     folded: list[Node] = []
     region: set[int] = set()
+    # A layer no output reaches stays as it is: validation reports it, and folding must not drop it unseen.
+    needed = model.reachable_from_results()
     for node in model.topological_order():
         op = node.op
         if isinstance(op, Const):
@@ -140,7 +142,7 @@ def _fold(model: Model, foldable: Callable[[Node, set[int]], bool], widened: fro
                 values[(node.id, 0)] = op.value
             continue
         if isinstance(op, Parameter | Result) or op.traits.is_sink or op.traits.keeps_run_state or node.bodies \
-                or not op.can_run or not foldable(node, region):
+                or not op.can_run or node.id not in needed or not foldable(node, region):
             continue
         arguments = _arguments(model, node, values)
         if arguments is None:
