@@ -1,7 +1,6 @@
-"""Statistics of output tensors (name, element type, shape, min, max, mean) and the tables ir-run prints.
+"""Describing tensors as text: statistics (name, type, shape, min, max, mean) and aligned columns.
 
-Apart from :mod:`irgraph.tools.compare` (which re-exports them) so that a plain run, which prints
-only this table, does not load the comparison machinery.
+Split from :mod:`irgraph.tools.compare`, which re-exports these names for its callers.
 """
 
 from __future__ import annotations

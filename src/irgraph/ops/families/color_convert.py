@@ -67,17 +67,11 @@ class ColorConvert(Op):
         dims[3] = Dim.static(3)
         return [TensorType(element_type, Shape(tuple(dims)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, H, W, 3]``."""
-        y = np.shape(inputs[0])
-        height = y[1] * 2 // 3 if len(inputs) == 1 else y[1]
-        return [(y[0], height, y[2], 3)]
-
     def planes_of(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Y ``[N, H, W]`` and U, V ``[N, H/2, W/2]``."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each pixel from its Y and its block's U and V, as OpenVINO's reference computes it."""
         y0 = np.asarray(inputs[0])
         if y0.ndim != 4 or y0.shape[3] != 1 or any(np.ndim(x) != 4 for x in inputs):
