@@ -14,7 +14,6 @@ import math
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import NoReturn
 
@@ -170,6 +169,7 @@ def _run(body: Callable[[argparse.Namespace], int], args: argparse.Namespace, de
         return report(describe_os_error(err), EXIT_USAGE, debug)
     except MemoryError:
         if debug:
+            import traceback  # here: only --debug pays for it
             traceback.print_exc(file=sys.stderr)
         # Reported below, outside the handler, whose traceback holds the frames (and data) that filled the memory.
     except KeyboardInterrupt as stop:
@@ -225,6 +225,7 @@ def _stopped_by_signals() -> Iterator[None]:
 def report(message: str, code: int, debug: bool = False) -> int:
     """Print ``error: message`` (one line; with ``debug`` the current traceback first); return ``code``."""
     if debug and sys.exc_info()[0] is not None:
+        import traceback  # here: only --debug pays for it
         traceback.print_exc(file=sys.stderr)
     sys.stderr.write(f"error: {one_line(message)}\n")
     return code
