@@ -103,6 +103,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         """A position in the text and its line: lines are counted on from the last one asked for."""
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._templates: dict[int, dict[tuple[str, str, str], tuple]] = {}
+        self._shared: dict[tuple[str, str, str], tuple] = {}
         self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
         """precision -> run of dims -> (the port type, the run's newlines)."""
         self._rt_infos: dict[tuple[str, int], tuple[tuple[RtEntry, ...], int]] = {}
@@ -180,9 +181,10 @@ class _FastReader(sub_graphs.SubGraphReading):
         if parts[0].strip(" \t\n"):
             raise NotCanonical
         line = self._line_at(start) + parts[0].count("\n")
-        # Templates per body depth: the rt_info in them is parsed at the depth it has in the file.
-        templates, block_type = self._templates.setdefault(self._depth, {}), self._block_type
-        known, tensor_types = templates.get, self._tensor_types
+        # Templates holding rt_info are kept per body depth (parsed at the depth it has in the file); others hold
+        # at any depth.
+        templates, shared = self._templates.setdefault(self._depth, {}), self._shared.get
+        known, tensor_types, block_type = templates.get, self._tensor_types, self._block_type
         place, make_location = model.place, _location
         charge = self._rt_info_reader.charge
         by_text: dict[str, _Placed] = {}
@@ -203,9 +205,10 @@ class _FastReader(sub_graphs.SubGraphReading):
                 key = (type_name, version, body[data.end():])
             else:
                 key = (type_name, version, body)
-            template = known(key)
+            template = known(key) or shared(key)
             if template is None:
-                template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+                template = self._template(type_name, version, key[2], location, data is not None)
+                (templates if template[-1] else self._shared)[key] = template
             elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
                 charge(template[-1])
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
