@@ -42,8 +42,12 @@ def _const(ops, array: np.ndarray):
 
 
 def _compressed(ops, rng: np.random.Generator, rows: int, columns: int, bits: int, name: str):
-    """An f32 weight [rows, columns] as NNCF writes a compressed one: u8 per channel, u4 in groups."""
+    """An f32 weight [rows, columns] as NNCF writes a compressed one: u8 per channel, u4 in groups (16: an f16
+    weight behind a decompression Convert, as an fp16 export has)."""
     ov, _ = _ov()
+    if bits == 16:
+        weight = (rng.standard_normal((rows, columns)) * 0.02).astype(np.float16)
+        return ops.convert(ops.constant(weight, name=f"{name}.weight"), "f32")
     if bits == 8:
         codes = ops.constant(rng.integers(0, 256, (rows, columns), dtype=np.uint8), name=f"{name}.weight")
         zero = ops.constant(rng.integers(100, 156, (rows, 1), dtype=np.uint8), name=f"{name}.zp")
@@ -68,32 +72,35 @@ def _linear(ops, rng, x, rows: int, columns: int, bits: int, name: str):
     return ops.matmul(x, _compressed(ops, rng, rows, columns, bits, name), transpose_a=False, transpose_b=True)
 
 
-def _rms(ops, rng, x, name: str):
+def _rms(ops, rng, x, name: str, hidden: int):
     variance = ops.reduce_mean(ops.power(x, _const(ops, np.float32(2))), _const(ops, np.array([-1])), True)
     scale = ops.sqrt(ops.add(variance, _const(ops, np.float32(1e-6))))
     normed = ops.multiply(x, ops.divide(_const(ops, np.float32(1)), scale))
-    return ops.multiply(normed, _const(ops, rng.random((1, 1, LLM_HIDDEN)).astype(np.float32)), name=f"{name}.rms")
+    return ops.multiply(normed, _const(ops, rng.random((1, 1, hidden)).astype(np.float32)), name=f"{name}.rms")
 
 
-def _rotate(ops, x, cos, sin):
-    half = LLM_HIDDEN // LLM_HEADS // 2
+def _rotate(ops, x, cos, sin, head: int):
+    half = head // 2
     first = ops.slice(x, np.array([0]), np.array([half]), np.array([1]), np.array([3]))
     second = ops.slice(x, np.array([half]), np.array([2**62]), np.array([1]), np.array([3]))
     rotated = ops.concat([ops.multiply(second, _const(ops, np.float32(-1))), first], 3)
     return ops.add(ops.multiply(x, cos), ops.multiply(rotated, sin))
 
 
-def llm(path: Path, layers: int = LLM_LAYERS, seed: int = 0) -> Path:
-    """Write the LLM export to ``path`` (.xml + .bin) and return it."""
+def llm(path: Path, layers: int = LLM_LAYERS, seed: int = 0, *, hidden: int = LLM_HIDDEN, heads: int = LLM_HEADS,
+        kv_heads: int = LLM_KV_HEADS, ffn: int = LLM_FFN, vocab: int = LLM_VOCAB, bits: int | None = None) -> Path:
+    """Write the LLM export to ``path`` (.xml + .bin) and return it. ``bits``: 8 (u8), 4 (u4 in groups; the
+    embedding and lm_head u8) or 16 (f16) weights; None alternates u8 and u4 layers (the most layouts)."""
     ov, ops = _ov()
     rng = np.random.default_rng(seed)
-    head = LLM_HIDDEN // LLM_HEADS
+    head = hidden // heads
+    table_bits = 16 if bits == 16 else 8
     input_ids = ops.parameter([-1, -1], np.int64, name="input_ids")
     mask = ops.parameter([-1, -1], np.int64, name="attention_mask")
     positions = ops.parameter([-1, -1], np.int64, name="position_ids")
     beam_idx = ops.parameter([-1], np.int32, name="beam_idx")
-    table = _compressed(ops, rng, LLM_VOCAB, LLM_HIDDEN, 8, "model.embed_tokens")
-    hidden = ops.gather(table, ops.convert(input_ids, "i32"), np.int32(0))
+    table = _compressed(ops, rng, vocab, hidden, table_bits, "model.embed_tokens")
+    state = ops.gather(table, ops.convert(input_ids, "i32"), np.int32(0))
     inverse = _const(ops, (1.0 / 10000 ** (np.arange(0, head, 2) / head)).reshape(1, -1, 1).astype(np.float32))
     angles = ops.transpose(ops.matmul(inverse, ops.unsqueeze(ops.convert(positions, "f32"), np.int64(1)), False,
                                       False), np.array([0, 2, 1]))
@@ -105,47 +112,47 @@ def llm(path: Path, layers: int = LLM_LAYERS, seed: int = 0) -> Path:
     sinks = []
     for index in range(layers):
         name = f"model.layers.{index}"
-        bits = 4 if index % 2 else 8
-        normed = _rms(ops, rng, hidden, f"{name}.input_layernorm")
-        heads = []
-        for kind, count in (("q", LLM_HEADS), ("k", LLM_KV_HEADS), ("v", LLM_KV_HEADS)):
-            projected = _linear(ops, rng, normed, count * head, LLM_HIDDEN, bits, f"{name}.self_attn.{kind}_proj")
+        layer_bits = bits or (4 if index % 2 else 8)
+        normed = _rms(ops, rng, state, f"{name}.input_layernorm", hidden)
+        projections = []
+        for kind, count in (("q", heads), ("k", kv_heads), ("v", kv_heads)):
+            projected = _linear(ops, rng, normed, count * head, hidden, layer_bits, f"{name}.self_attn.{kind}_proj")
             split = ops.reshape(projected, np.array([0, 0, count, head]), special_zero=True)
-            heads.append(ops.transpose(split, np.array([0, 2, 1, 3])))
-        query, key, value = heads
-        query, key = _rotate(ops, query, cos, sin), _rotate(ops, key, cos, sin)
+            projections.append(ops.transpose(split, np.array([0, 2, 1, 3])))
+        query, key, value = projections
+        query, key = _rotate(ops, query, cos, sin, head), _rotate(ops, key, cos, sin, head)
         cached = []
         for kind, fresh in (("key", key), ("value", value)):
             variable = ov.op.util.VariableInfo()
-            variable.data_shape = ov.PartialShape([-1, LLM_KV_HEADS, -1, head])
+            variable.data_shape = ov.PartialShape([-1, kv_heads, -1, head])
             variable.data_type = ov.Type.f32
             variable.variable_id = f"past_key_values.{index}.{kind}"
-            state = ov.op.util.Variable(variable)
+            cache_variable = ov.op.util.Variable(variable)
             initial = ops.broadcast(_const(ops, np.float32(0)),
                                     ops.concat([ops.gather(ops.shape_of(input_ids), np.int64([0]), np.int64(0)),
-                                                np.array([LLM_KV_HEADS, 0, head])], 0))
-            past = ops.gather(ops.read_value(initial, state), beam_idx, np.int64(0))
+                                                np.array([kv_heads, 0, head])], 0))
+            past = ops.gather(ops.read_value(initial, cache_variable), beam_idx, np.int64(0))
             joined = ops.concat([past, fresh], 2)
-            sinks.append(ops.assign(joined, state))
+            sinks.append(ops.assign(joined, cache_variable))
             cached.append(joined)
-        repeat = LLM_HEADS // LLM_KV_HEADS
+        repeat = heads // kv_heads
         expanded = []
         for cache in cached:  # grouped-query attention: each KV head repeated for its query heads
             shape = ops.shape_of(cache)
             target = ops.concat([ops.gather(shape, np.int64([0, 1]), np.int64(0)), np.array([repeat]),
                                  ops.gather(shape, np.int64([2, 3]), np.int64(0))], 0)
             repeated = ops.broadcast(ops.unsqueeze(cache, np.int64(2)), target)
-            expanded.append(ops.reshape(repeated, np.array([0, LLM_HEADS, -1, head]), special_zero=True))
+            expanded.append(ops.reshape(repeated, np.array([0, heads, -1, head]), special_zero=True))
         attention = ops.scaled_dot_product_attention(query, expanded[0], expanded[1], bias, causal=False)
-        merged = ops.reshape(ops.transpose(attention, np.array([0, 2, 1, 3])), np.array([0, 0, LLM_HIDDEN]),
+        merged = ops.reshape(ops.transpose(attention, np.array([0, 2, 1, 3])), np.array([0, 0, hidden]),
                              special_zero=True)
-        hidden = ops.add(hidden, _linear(ops, rng, merged, LLM_HIDDEN, LLM_HIDDEN, bits, f"{name}.self_attn.o_proj"))
-        normed = _rms(ops, rng, hidden, f"{name}.post_attention_layernorm")
-        gate = ops.swish(_linear(ops, rng, normed, LLM_FFN, LLM_HIDDEN, bits, f"{name}.mlp.gate_proj"))
-        up = _linear(ops, rng, normed, LLM_FFN, LLM_HIDDEN, bits, f"{name}.mlp.up_proj")
-        hidden = ops.add(hidden, _linear(ops, rng, ops.multiply(gate, up), LLM_HIDDEN, LLM_FFN, bits,
-                                         f"{name}.mlp.down_proj"))
-    logits = _linear(ops, rng, _rms(ops, rng, hidden, "model.norm"), LLM_VOCAB, LLM_HIDDEN, 8, "lm_head")
+        state = ops.add(state, _linear(ops, rng, merged, hidden, hidden, layer_bits, f"{name}.self_attn.o_proj"))
+        normed = _rms(ops, rng, state, f"{name}.post_attention_layernorm", hidden)
+        gate = ops.swish(_linear(ops, rng, normed, ffn, hidden, layer_bits, f"{name}.mlp.gate_proj"))
+        up = _linear(ops, rng, normed, ffn, hidden, layer_bits, f"{name}.mlp.up_proj")
+        state = ops.add(state, _linear(ops, rng, ops.multiply(gate, up), hidden, ffn, layer_bits,
+                                       f"{name}.mlp.down_proj"))
+    logits = _linear(ops, rng, _rms(ops, rng, state, "model.norm", hidden), vocab, hidden, table_bits, "lm_head")
     result = ops.result(logits, name="logits")
     result.get_output_tensor(0).set_names({"logits"})
     model = ov.Model([result], sinks, [input_ids, mask, positions, beam_idx], "llama-like")

@@ -205,7 +205,7 @@ class _FastReader(sub_graphs.SubGraphReading):
                 key = (type_name, version, body[data.end():])
             else:
                 key = (type_name, version, body)
-            template = known(key) or shared(key)
+            template = shared(key) or known(key)
             if template is None:
                 template = self._template(type_name, version, key[2], location, data is not None)
                 (templates if template[-1] else self._shared)[key] = template
