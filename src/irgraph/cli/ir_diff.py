@@ -29,13 +29,25 @@ names, rt_info, and Const values by content (so two .bin layouts of the same val
 Ignored: layer ids, the order of layers in the file, Const offsets, XML formatting, and the
 version stamp OpenVINO writes into the net rt_info ("OpenVINO Runtime", Runtime_version).
 A type that changes only because something before it changed is counted but not listed
-(--all lists it). Exit 0 when the models are equivalent, 1 when they differ, 2 when a file
+(--all lists it).
+
+What tools do to a model without changing what it computes:
+  --weights-as-values       a compressed weight (fp16: Const f16 -> Convert; int8/int4/nf4/fp4:
+                            Const -> Convert [-> Subtract zero point] -> Multiply scale [-> Reshape]
+                            [-> Convert], as OpenVINO's compress_to_fp16 and NNCF write them) equals the
+                            plain Const it decompresses to when no element moved by more than one step
+                            of the stored code; the summary gives the largest change, and a weight that
+                            moved further is listed as "values differ".
+  --ignore-generated-names  names made from an op type and a number (Constant_123, Const_1,
+                            Multiply_45, Reshape_12_compressed) neither match layers by name nor count
+                            as renames (the summary counts the renames it leaves out). Exit 0 when the models are equivalent, 1 when they differ, 2 when a file
 cannot be read or is not a valid IR (as diff(1) does, so that 1 always means "they differ").
 """
 
 EXAMPLES = """\
   ir-diff model.xml edited.xml
   ir-diff before.xml after.xml --all                # also list the types that follow from a change
+  ir-diff model-f32.xml model-f16.xml --weights-as-values --ignore-generated-names   # fp16/int8/int4 compression
   ir-diff a.xml b.xml --json | jq '.differences[].text'
   ir-diff a.xml b.xml > /dev/null && echo same      # exit 0 when equivalent
   ir-run b.xml --compare-with openvino --reference-model a.xml --mark all   # which layer the change breaks
@@ -50,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--weights-a", metavar="BIN", help="weights of A (default: A.bin beside A.xml)")
     parser.add_argument("--weights-b", metavar="BIN", help="weights of B (default: B.bin beside B.xml)")
     parser.add_argument("--all", action="store_true", help="also list the type differences that follow from others")
+    parser.add_argument("--weights-as-values", action="store_true",
+                        help="compare compressed weights (fp16, int8, int4, nf4 ... decompression chains) by the "
+                             "values they decompress to, within the compression's rounding")
+    parser.add_argument("--ignore-generated-names", action="store_true",
+                        help="do not match layers by, nor report renames between, generated names (Constant_12)")
     parser.add_argument("--json", action="store_true", help="print a JSON report")
     common.add_max_elements(parser)
     return parser
@@ -78,7 +95,9 @@ def _diff(args: argparse.Namespace, tty: bool | None = None) -> int:
         model_b = _read(args.new, args.weights_b, args.max_elements)
         progress.stage("comparing layers", len(model_a))
         try:
-            result = diff_models(model_a, model_b, on_layer=progress.step if progress.enabled else None)
+            result = diff_models(model_a, model_b, on_layer=progress.step if progress.enabled else None,
+                                 weights_as_values=args.weights_as_values,
+                                 ignore_generated_names=args.ignore_generated_names)
         except IrError as err:  # a graph that cannot be walked (a cycle): not a valid IR, exit 2 as for reading
             raise common.CliError(str(err), common.EXIT_USAGE) from None
     if args.json:
@@ -90,7 +109,8 @@ def _diff(args: argparse.Namespace, tty: bool | None = None) -> int:
 
 
 def to_json(result: ModelDiff, path_a: str, path_b: str) -> dict[str, object]:
-    """The JSON report: files, verdict, match counts, differences and derived differences."""
+    """The JSON report: files, verdict, match counts, counts by kind, differences and derived differences, and
+    what --weights-as-values and --ignore-generated-names set aside."""
     return {
         "a": path_a,
         "b": path_b,
@@ -98,8 +118,12 @@ def to_json(result: ModelDiff, path_a: str, path_b: str) -> dict[str, object]:
         "summary": result.summary(),
         "matched": {"by_name": result.matched_by_name, "by_structure": result.matched_by_structure,
                     "by_position": result.matched_by_position},
+        "counts": result.counts(),
         "differences": [d.to_json() for d in result.differences],
         "derived": [d.to_json() for d in result.derived],
+        "compressed_weights": {"a": dict(result.compressed_a), "b": dict(result.compressed_b)},
+        "weight_changes": [change.to_json() for change in result.weight_changes],
+        "generated_renames": result.generated_renames,
     }
 
 
