@@ -22,8 +22,10 @@ Compare two OpenVINO IR models layer by layer and print one line per difference:
   + layer 'extra' (ReLU)  (line 90)
   - layer 'old' (ReLU)  (line 87)
 
-then a summary line. Layers are matched by name, then by their place in the graph (a renamed
-layer is reported as renamed), then by position in topological order among layers of one type.
+then a summary line that counts them by kind. Layers are matched by name, then by their place in
+the graph, then by position in topological order among layers of one kind (a layer matched by
+place or position and named otherwise is reported as renamed: it has the same type and output
+element types, and the same shapes unless only a changed input ties the pair).
 Compared: op type and version, attributes, where each input comes from, port types, tensor
 names, rt_info, and Const values by content (so two .bin layouts of the same values are equal).
 Ignored: layer ids, the order of layers in the file, Const offsets, XML formatting, and the
@@ -37,11 +39,14 @@ What tools do to a model without changing what it computes:
                             [-> Convert], as OpenVINO's compress_to_fp16 and NNCF write them) equals the
                             plain Const it decompresses to when no element moved by more than one step
                             of the stored code; the summary gives the largest change, and a weight that
-                            moved further is listed as "values differ".
+                            moved further is listed as "values differ". The marks the compression
+                            writes (rt_info decompression, DisablePrecisionConversion, nncf) are ignored.
   --ignore-generated-names  names made from an op type and a number (Constant_123, Const_1,
                             Multiply_45, Reshape_12_compressed) neither match layers by name nor count
-                            as renames (the summary counts the renames it leaves out). Exit 0 when the models are equivalent, 1 when they differ, 2 when a file
-cannot be read or is not a valid IR (as diff(1) does, so that 1 always means "they differ").
+                            as renames (the summary counts the renames it leaves out).
+
+Exit 0 when the models are equivalent, 1 when they differ, 2 when a file cannot be read or is
+not a valid IR (as diff(1) does, so that 1 always means "they differ").
 """
 
 EXAMPLES = """\
