@@ -79,6 +79,9 @@ def test_json_report(write_ir, capsys):
     report = json.loads(out)
     assert report["equivalent"] is False and report["a"] == str(a.xml) and report["b"] == str(b.xml)
     assert report["matched"] == {"by_name": 4, "by_structure": 1, "by_position": 0}
+    assert report["counts"] == {"renamed": 1, "port_type": 1}
+    assert report["compressed_weights"] == {"a": {}, "b": {}} and report["weight_changes"] == []
+    assert report["generated_renames"] == 0
     assert [d["text"] for d in report["differences"]] == [
         "~ layer 'split' (Split): renamed to 'halves'",
         "~ layer 'split' (Split): output 0 type f32[2,3] -> f32[2,4]",

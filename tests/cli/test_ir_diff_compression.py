@@ -211,6 +211,45 @@ def test_two_compressions_of_one_model_differ_within_both_roundings(capsys):
                                "and 3 in B (3 i8), largest change ")
 
 
+def int8_weight(scale_also_added: bool) -> ir.Model:
+    """x f32[4] + (Convert(u8 codes) - 8) * scale, a chain built in code; the scale Const also feeds an Add when
+    ``scale_also_added`` (a Const the chain shares with the rest of the model)."""
+    from irgraph.ops.arithmetic.add import Add
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.type.convert import Convert
+
+    model = ir.Model("m")
+    x = model.parameter("x", [4])
+    codes = model.const(np.array([0, 8, 9, 255], np.uint8), name="w")
+    widened = model.add_node(Convert(destination_type=ir.ElementType.F32), "w/convert", [codes])
+    centred = model.add_node(Subtract(), "w/zero_point", [ir.OutputPort(widened.id, 0),
+                                                         model.const(np.float32(8), name="zp")])
+    scale = model.const(np.float32(0.5), name="scale")
+    weight = model.add_node(Multiply(), "w/scaled", [ir.OutputPort(centred.id, 0), scale])
+    total = model.add_node(Add(), "add", [x, ir.OutputPort(weight.id, 0)])
+    if scale_also_added:
+        total = model.add_node(Add(), "add_scale", [ir.OutputPort(total.id, 0), scale])
+    model.result(ir.OutputPort(total.id, 0), name="out")
+    return model
+
+
+def test_a_const_the_chain_shares_stays_with_its_other_readers():
+    plain = ir.Model("m")
+    x = plain.parameter("x", [4])
+    from irgraph.ops.arithmetic.add import Add
+
+    total = plain.add_node(Add(), "add", [x, plain.const(np.array([-4, 0, 0.5, 123.5], np.float32), name="w")])
+    scale = plain.const(np.float32(0.5), name="scale")
+    total = plain.add_node(Add(), "add_scale", [ir.OutputPort(total.id, 0), scale])
+    plain.result(ir.OutputPort(total.id, 0), name="out")
+    result = diff_models(plain, int8_weight(scale_also_added=True), weights_as_values=True)
+    assert result.equivalent, [d.describe() for d in result.differences]
+    assert [(c.name, c.max_abs, c.stored_b) for c in result.weight_changes] == [("w", 0.0, "u8")]
+    # The chain's layers are compared one by one without the option.
+    assert not diff_models(plain, int8_weight(scale_also_added=True)).equivalent
+
+
 # ------------------------------------------------------------------------------------ names and renames
 def consts_named(names: dict[str, str]) -> ir.Model:
     """x f32[8] + c0, + c1 (Consts of values 1 and 2, named by ``names``) -> Result."""

@@ -96,8 +96,9 @@ def decompressed(model: Model) -> tuple[Model, dict[int, Decompressed]]:
         if found is None:
             continue
         replaced[root], weights[root] = found
-        removed.update(member for member in members if member != root)
-    # A Const read only by collapsed chains goes with them (a scale or zero point shared by several chains too).
+        removed.update(member for member in members if member != root and not isinstance(model.node(member).op, Const))
+    # A Const read only by collapsed chains goes with them (a scale or zero point shared by several chains too); one
+    # something else reads too stays, with its other readers.
     for node in model:
         if isinstance(node.op, Const) and node.id not in replaced:
             readers = model.consumers(OutputPort(node.id, 0))
