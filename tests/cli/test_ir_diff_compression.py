@@ -250,6 +250,24 @@ def test_a_const_the_chain_shares_stays_with_its_other_readers():
     assert not diff_models(plain, int8_weight(scale_also_added=True)).equivalent
 
 
+def test_a_scalar_f16_weight_is_compared_as_a_value():
+    # whisper-tiny-encoder's attention scales are f16 scalars read through a Convert (OpenVINO's fp16 compression).
+    from irgraph.ops.arithmetic.add import Add
+    from irgraph.ops.type.convert import Convert
+
+    plain, compressed = ir.Model("m"), ir.Model("m")
+    for model, stored in ((plain, np.float32(0.1)), (compressed, np.float16(0.1))):
+        x = model.parameter("x", [4])
+        scale = model.const(np.array(stored), name="scale" if model is plain else "scale_compressed")
+        if model is compressed:
+            scale = ir.OutputPort(model.add_node(Convert(destination_type=ir.ElementType.F32), "scale", [scale]).id, 0)
+        model.result(ir.OutputPort(model.add_node(Add(), "add", [x, scale]).id, 0), name="out")
+    result = diff_models(plain, compressed, weights_as_values=True)
+    assert result.equivalent, [d.describe() for d in result.differences]
+    assert [(c.name, c.max_abs) for c in result.weight_changes] == [
+        ("scale", abs(float(np.float32(0.1)) - float(np.float16(0.1))))]
+
+
 # ------------------------------------------------------------------------------------ names and renames
 def consts_named(names: dict[str, str]) -> ir.Model:
     """x f32[8] + c0, + c1 (Consts of values 1 and 2, named by ``names``) -> Result."""

@@ -215,7 +215,7 @@ def _evaluate(model: Model, root: Node, members: set[int]) -> tuple[Node, Decomp
     assert isinstance(weight, Const)
     if weight.value is None:
         return None
-    code = np.ascontiguousarray(weight.value)
+    code = weight.value if weight.value.flags.c_contiguous else weight.value.copy(order="C")  # a scalar stays 0-d
     unsigned = np.dtype(f"u{code.dtype.itemsize}")
     neighbour = (code.view(unsigned) ^ 1).view(code.dtype)  # view keeps nf4's tagged dtype: codes stay codes
     dtype = root_type.element_type.numpy_dtype
