@@ -295,6 +295,16 @@ def test_generated_names_neither_match_by_name_nor_count_as_renames():
     assert [d.describe() for d in chosen.differences] == ["~ layer 'Constant_7' (Const): renamed to 'bias'"]
 
 
+def test_which_names_are_generated():
+    from irgraph.tools.diff_matching import is_generated_name
+
+    generated = ["Constant_123", "Multiply_45", "Const_1", "Reshape_2713_compressed", "Conv_0",
+                 "__module.fc/aten::transpose/Constant_3", "Constant_79/fq_weights_0/convert"]
+    chosen = ["w1", "bias3", "conv1", "Constant", "constant_1", "w1_compressed", "self.conv1.weight",
+              "__module.fc/aten::linear/MatMul", "Relu_x", "layer_1"]
+    assert [name for name in generated + chosen if is_generated_name(name)] == generated
+
+
 def test_a_rename_needs_the_same_element_type_and_shape():
     a = consts_named({"c0": "bias", "c1": "c1"})
     b = consts_named({"c0": "w_compressed", "c1": "c1"})

@@ -21,8 +21,11 @@ _GENERATED_NAME = re.compile(r"[A-Z][A-Za-z0-9]*_[0-9]+(_compressed)?")
 
 
 def is_generated_name(name: str) -> bool:
-    """True for a name a tool made up from the op type and a counter (``Constant_2``, ``Reshape_2713_compressed``)."""
-    return _GENERATED_NAME.fullmatch(name) is not None
+    """True for a name a tool made up from an op type and a counter: ``Constant_2``, ``Reshape_2713_compressed``,
+    one in a scope (``__module.fc/aten::transpose/Constant_3``: the last part), or one NNCF derived from such a
+    weight's name (``Constant_79/fq_weights_0/convert``: the first part)."""
+    parts = name.split("/")
+    return _GENERATED_NAME.fullmatch(parts[-1]) is not None or _GENERATED_NAME.fullmatch(parts[0]) is not None
 
 
 def output_type(node: Node, index: int) -> TensorType | None:
