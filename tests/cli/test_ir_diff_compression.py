@@ -103,6 +103,11 @@ def test_weights_as_values_makes_fp16_compression_equivalent_and_names_the_large
         f"equivalent (27 layers matched); compressed weights compared as values: 7 in B (7 f16), largest change "
         f"{largest:.6g} at '{weight}'; 7 of 7 within the compression's rounding; 6 renames between generated "
         "names not listed"]
+    # --all lists each weight's change; the largest is the summary's.
+    code, lines = run(capsys, f32, f16, "--weights-as-values", "--ignore-generated-names", "--all")
+    assert code == 0 and lines[:2] == [f"--- {f32}", f"+++ {f16}"] and len(lines) == 10
+    assert all(line.startswith("= weight '") and ": stored f32 -> f16, max abs diff " in line for line in lines[2:9])
+    assert f"= weight '{weight}': stored f32 -> f16, max abs diff {largest:.6g} (of values up to" in "\n".join(lines)
     # Without --ignore-generated-names the renames OpenVINO's counter made are listed, and nothing else.
     code, lines = run(capsys, f32, f16, "--weights-as-values")
     assert code == 1

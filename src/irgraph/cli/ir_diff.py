@@ -12,6 +12,7 @@ from irgraph.cli import _common as common
 from irgraph.core.errors import IrError
 from irgraph.graph import Model
 from irgraph.tools.diff import Difference, ModelDiff, diff_models
+from irgraph.tools.diff_records import quoted
 from irgraph.tools.progress import Progress
 
 DESCRIPTION = """\
@@ -38,9 +39,10 @@ What tools do to a model without changing what it computes:
                             Const -> Convert [-> Subtract zero point] -> Multiply scale [-> Reshape]
                             [-> Convert], as OpenVINO's compress_to_fp16 and NNCF write them) equals the
                             plain Const it decompresses to when no element moved by more than one step
-                            of the stored code; the summary gives the largest change, and a weight that
-                            moved further is listed as "values differ". The marks the compression
-                            writes (rt_info decompression, DisablePrecisionConversion, nncf) are ignored.
+                            of the stored code; the summary gives the largest change (--all lists
+                            each weight's), and a weight that moved further is listed as "values
+                            differ". The marks the compression writes (rt_info decompression,
+                            DisablePrecisionConversion, nncf) are ignored.
   --ignore-generated-names  names made from an op type and a number (Constant_123, Const_1,
                             Multiply_45, Reshape_12_compressed) neither match layers by name nor count
                             as renames (the summary counts the renames it leaves out).
@@ -66,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("new", metavar="B.xml", help="the second (new) model")
     parser.add_argument("--weights-a", metavar="BIN", help="weights of A (default: A.bin beside A.xml)")
     parser.add_argument("--weights-b", metavar="BIN", help="weights of B (default: B.bin beside B.xml)")
-    parser.add_argument("--all", action="store_true", help="also list the type differences that follow from others")
+    parser.add_argument("--all", action="store_true",
+                        help="also list the type differences that follow from others, and (--weights-as-values) each "
+                             "compressed weight's change within its rounding")
     parser.add_argument("--weights-as-values", action="store_true",
                         help="compare compressed weights (fp16, int8, int4, nf4 ... decompression chains) by the "
                              "values they decompress to, within the compression's rounding")
@@ -133,13 +137,17 @@ def to_json(result: ModelDiff, path_a: str, path_b: str) -> dict[str, object]:
 
 
 def format_diff(result: ModelDiff, path_a: str, path_b: str, show_derived: bool) -> list[str]:
-    """The text report: a ``---``/``+++`` header naming the files, one line per difference, a summary."""
-    if result.equivalent:
+    """The text report: a ``---``/``+++`` header naming the files, one line per difference, a summary. With
+    ``show_derived`` (--all), also the differences that follow from others and, with --weights-as-values, each
+    compressed weight's change that is within its rounding."""
+    within = [change for change in result.weight_changes if change.within_rounding] if show_derived else []
+    if result.equivalent and not within:
         return [result.summary()]
     lines = [f"--- {common.one_line(path_a)}", f"+++ {common.one_line(path_b)}"]
     lines += [_line(d) for d in result.differences]
     if show_derived:
         lines += [_line(d) + " [follows]" for d in result.derived]
+    lines += [common.one_line(f"= weight {quoted(change.name)}: {change.detail()}") for change in within]
     summary = result.summary()
     if result.derived and not show_derived:
         summary += " (--all lists them)"
