@@ -74,7 +74,8 @@ class WeightChange:
                 "largest": self.largest, "beyond_rounding": self.beyond, "elements": self.size}
 
     def detail(self) -> str:
-        """``stored f32 -> u8, max abs diff 0.0039 (of values up to 0.15), 3 of 64 elements beyond u8 rounding``."""
+        """``stored f32 -> u8, max abs diff 0.25 (of values up to 0.15), 3 of 64 elements beyond the compression's
+        rounding`` (the last part only when some are)."""
         text = f"stored {self.stored_a} -> {self.stored_b}, max abs diff {self.max_abs:.6g} " \
                f"(of values up to {self.largest:.6g})"
         if self.beyond:
