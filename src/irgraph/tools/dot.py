@@ -52,7 +52,8 @@ def constant_layers(model: Model) -> set[int]:
         if isinstance(op, Const):
             constant.add(node.id)
             continue
-        if isinstance(op, (Parameter, Result, ReadValueBase)) or node.bodies or op.keeps_run_state or op.is_sink:
+        stateful = op.traits.keeps_run_state or op.traits.is_sink
+        if isinstance(op, (Parameter, Result, ReadValueBase)) or node.bodies or stateful:
             continue
         sources = model.input_sources(node)
         if sources and all(source is not None and source.node_id in constant for source in sources):
