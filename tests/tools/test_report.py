@@ -207,6 +207,6 @@ def test_the_report_opens_in_headless_chromium_and_shows_the_plot(planted_page) 
     assert shown.returncode == 0, shown.stderr[-2000:]
     dom = shown.stdout
     plot = dom[dom.index('<section id="plot">'):dom.index('<section id="own">')]
-    assert re.search(r'<div class="plot"><svg [^>]*viewBox="0 0 648 302.4"', plot), plot[:300]
+    assert re.search(r'<div class="plot"><svg [^>]*viewBox="0 0 792 302.4"', plot), plot[:300]
     assert "max abs error of 49 tensors" in plot and plot.count("<path") > 10
     assert "Verdict: <span class=\"mismatch\">MISMATCH</span>" in dom

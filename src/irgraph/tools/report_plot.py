@@ -75,7 +75,7 @@ def error_plot_svg(points: Sequence[PlotPoint], title: str) -> str | None:
         return value if value > 0 else floor
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "irgraph", "font.size": 9}):
-        figure = Figure(figsize=(9, 4.2))
+        figure = Figure(figsize=(11, 4.2))
         axes = figure.add_subplot()
         axes.set_yscale("log")
         series = [
@@ -95,15 +95,18 @@ def error_plot_svg(points: Sequence[PlotPoint], title: str) -> str | None:
             axes.axhline(floor, color="#999999", linewidth=0.8, linestyle=":",
                          label=f"bit-equal (0), drawn at {floor:.0e}")
         for point in points:
-            if point.label:
+            if point.label:  # ringed, its name in a box above the other points
+                axes.scatter([point.depth], [drawn(point.error)], s=90, facecolors="none", edgecolors="#c0392b",
+                             linewidths=1.5, zorder=5)
                 axes.annotate(_plain(point.label), (point.depth, drawn(point.error)), textcoords="offset points",
-                              xytext=(6, 6), color="#c0392b")
+                              xytext=(8, 8), color="#c0392b", zorder=6,
+                              bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "#c0392b", "alpha": 0.9})
         axes.set_xlabel("depth (layers from the inputs, longest path)")
         axes.set_ylabel("error (log scale)")
         axes.set_title(_plain(title))
         axes.grid(True, which="major", linewidth=0.4, alpha=0.5)
-        if points:
-            axes.legend(loc="best", fontsize=8)
+        if points:  # beside the axes: inside, it would hide points and the names written beside them
+            axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
         figure.tight_layout()
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
