@@ -210,3 +210,20 @@ def test_the_report_opens_in_headless_chromium_and_shows_the_plot(planted_page) 
     assert re.search(r'<div class="plot"><svg [^>]*viewBox="0 0 792 302.4"', plot), plot[:300]
     assert "max abs error of 49 tensors" in plot and plot.count("<path") > 10
     assert "Verdict: <span class=\"mismatch\">MISMATCH</span>" in dom
+
+
+def test_a_stateful_run_of_two_steps_reports_its_last_step_when_every_step_matches(tmp_path, capsys) -> None:
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    gpt2 = ROOT / "tests" / "data" / "models" / "gpt2-tiny-stateful" / "model.xml"
+    page_path = tmp_path / "steps.html"
+    assert ir_run.main([str(gpt2), "--steps", "2", "--compare-with", "openvino", "--mark", "all", "--report",
+                        str(page_path)]) == 0
+    page = Page(page_path.read_text("utf-8"))
+    assert page.text("verdict").startswith("Verdict: match every compared tensor and variable of 2 steps matches "
+                                           "openvino 2026.4.1 (CPU, f32)")
+    assert "step 2 of 2" in page_path.read_text("utf-8").split("</h1>")[0]
+    rows = page.tables["tensor-table"][1:]
+    keys = [row[1] for row in rows]
+    assert len(keys) == len(set(keys)) > 50 and "past.0.key" in keys  # one step's tensors, a variable's among them
+    assert {row[5] for row in rows} == {"ok"}
+    assert "No layer diverges." in page.text("neighbourhood")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from irgraph.core.errors import printable
 from irgraph.graph import Model, Node
+from irgraph.ops import Result
 from irgraph.tools.compare import tolerance_text
 from irgraph.tools.dot import DotStyle, constant_layers, neighbourhood, to_dot
 from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
@@ -57,12 +58,12 @@ class HtmlReport:
 
 def layer_depths(model: Model) -> dict[int, int]:
     """Per layer id, its depth: the most computed layers on a path from the inputs to it, itself included
-    (inputs and constants 0)."""
+    (inputs and constants 0; a Result has its producer's)."""
     constant = constant_layers(model)
     depths: dict[int, int] = {}
     for node in model.topological_order():
         before = [depths.get(source.node_id, 0) for source in model.input_sources(node) if source is not None]
-        computed = node.id not in constant and bool(model.input_sources(node))
+        computed = node.id not in constant and bool(model.input_sources(node)) and not isinstance(node.op, Result)
         depths[node.id] = max(before, default=0) + (1 if computed else 0)
     return depths
 
