@@ -176,6 +176,8 @@ def test_ir_info_around_and_its_refusals(capsys):
     assert code == 2 and err.startswith("error: ") and "closest: 'b0c0/WithoutBiases'" in err
     code, _, err = run_info(capsys, RESNET_BLOCK, "--around", centre.name)
     assert code == 2 and err == "error: --around is a --dot option: add --dot\n"
+    code, _, err = run_info(capsys, RESNET_BLOCK, "--dot", "--depth", "3")
+    assert code == 2 and err == "error: --depth is how far --around reaches: add --around LAYER\n"
     code, _, err = run_info(capsys, RESNET_BLOCK, "--const-layers")
     assert code == 2 and err == "error: --const-layers is a --dot option: add --dot\n"
     code, _, err = run_info(capsys, RESNET_BLOCK, "--dot", "--around", centre.name, "--depth", "0")

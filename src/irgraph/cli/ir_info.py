@@ -28,7 +28,7 @@ from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.tools.compare import format_columns
-from irgraph.tools.dot import to_dot
+from irgraph.tools.dot import NEIGHBOURHOOD_DEPTH, to_dot
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="list every layer: types, tensor names, attributes")
     parser.add_argument("--around", metavar="LAYER",
                         help="with --dot: only the layers within --depth edges of LAYER (a name, id or tensor name)")
-    parser.add_argument("--depth", type=common.positive_int, default=2, metavar="N",
+    parser.add_argument("--depth", type=common.positive_int, metavar="N",
                         help="edges from --around's layer drawn (default: 2; folded constants not counted)")
     parser.add_argument("--const-layers", action="store_true",
                         help="with --dot: draw every constant as a layer of its own instead of a line of its readers")
@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 def _info(args: argparse.Namespace) -> int:
     if args.layer is not None and (args.dot or args.layers):
         raise common.CliError("--layer shows one layer; it cannot be combined with --dot or --layers")
+    if args.depth is not None and args.around is None:
+        raise common.CliError("--depth is how far --around reaches: add --around LAYER")
     if (args.around is not None or args.const_layers) and not args.dot:
         raise common.CliError(f"{'--around' if args.around is not None else '--const-layers'} is a --dot option: "
                               "add --dot")
@@ -107,7 +109,7 @@ def _info(args: argparse.Namespace) -> int:
             raise common.CliError(f"--around {args.around!r}: the layer is inside {around.within[-1]}; give a "
                                   "layer of the model (a body is drawn with its layer)")
         print(to_dot(model, fold_constants=not args.const_layers, around=around.node if around else None,
-                     depth=args.depth))
+                     depth=args.depth or NEIGHBOURHOOD_DEPTH))
         return common.EXIT_OK
     if args.layers:
         print("\n".join(format_layers(model)))

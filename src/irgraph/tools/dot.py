@@ -23,10 +23,12 @@ from irgraph.ops import Const, OpaqueOp, Parameter, Result
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.tools.values import values_text
 
-__all__ = ["DOT_VALUES", "DotStyle", "constant_layers", "neighbourhood", "to_dot"]
+__all__ = ["DOT_VALUES", "NEIGHBOURHOOD_DEPTH", "DotStyle", "constant_layers", "neighbourhood", "to_dot"]
 
 DOT_VALUES = 8
 """A Const's values are shown when it holds at most this many elements."""
+NEIGHBOURHOOD_DEPTH = 2
+"""Edges drawn around a layer unless told otherwise (``ir-info --around``, the HTML report)."""
 _ATTRIBUTE_CHARS = 40
 """An attribute value longer than this is cut short."""
 _LINE_CHARS = 48
@@ -81,7 +83,7 @@ def neighbourhood(model: Model, centre: Node, depth: int, skip: set[int] | None 
     return found
 
 
-def to_dot(model: Model, *, fold_constants: bool = True, around: Node | None = None, depth: int = 2,
+def to_dot(model: Model, *, fold_constants: bool = True, around: Node | None = None, depth: int = NEIGHBOURHOOD_DEPTH,
            style: DotStyle | None = None) -> str:
     """A Graphviz digraph of ``model`` (see the module docstring): one box per layer (name, type-version,
     attributes, folded constants), edges labelled with the tensor type."""

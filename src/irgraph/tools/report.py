@@ -30,16 +30,14 @@ from irgraph.core.errors import printable
 from irgraph.graph import Model, Node
 from irgraph.ops import Result
 from irgraph.tools.compare import tolerance_text
-from irgraph.tools.dot import DotStyle, constant_layers, neighbourhood, to_dot
+from irgraph.tools.dot import NEIGHBOURHOOD_DEPTH, DotStyle, constant_layers, neighbourhood, to_dot
 from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 from irgraph.tools.profiling import Profile
 from irgraph.tools.report_plot import INSTALL_HINT, PlotPoint, error_plot_svg
 from irgraph.tools.stepwise import SteppedReport
 
-__all__ = ["NEIGHBOURHOOD_DEPTH", "HtmlReport", "html_report", "layer_depths", "render_svg"]
+__all__ = ["HtmlReport", "html_report", "layer_depths", "render_svg"]
 
-NEIGHBOURHOOD_DEPTH = 2
-"""Edges drawn around the layer to blame."""
 PROFILE_ROWS = 25
 """The layers with the most time listed in the profile section."""
 DOT_SECONDS = 60
