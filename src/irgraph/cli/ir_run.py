@@ -90,6 +90,7 @@ EXAMPLES = """\
   ir-run model.xml --compare-with openvino --mark all --truth f64 --save-repro bug/  # its own error; a repro
   ir-run model.xml --profile                                   # time of every layer and per op type
   ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
+  ir-run model.xml --compare-with openvino --mark all --profile --report report.html  # all of it on one page
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
   ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
 """

@@ -207,7 +207,8 @@ def _neighbourhood(report: LayerwiseReport, model: Model, depths: dict[int, int]
     focus = report.culprit or report.first_divergence
     head = '<section id="neighbourhood"><h2>Around the layer to blame</h2>'
     if focus is None or focus.node.id not in model or model.node(focus.node.id) is not focus.node:
-        return f"{head}\n<p>No layer diverges.</p></section>"
+        why = "No layer diverges." if report.compared else "Nothing was compared: no layer to show."
+        return f"{head}\n<p>{why}</p></section>"
     by_layer: dict[int, list[ComparedTensor]] = {}
     for tensor in report.compared:
         by_layer.setdefault(tensor.node.id, []).append(tensor)
