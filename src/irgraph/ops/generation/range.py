@@ -82,7 +82,7 @@ class _Range(Op):
         if element_type.is_integral:
             start, stop, step = math.trunc(start), math.trunc(stop), math.trunc(step)
         check(step != 0, "'step' cannot be zero.")
-        return element_type.numpy_dtype, start, step, self.count(start, stop, step)
+        return element_type.dtype, start, step, self.count(start, stop, step)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``(n,)``, computed without allocating."""
