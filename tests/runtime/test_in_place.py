@@ -1,5 +1,5 @@
-"""The interpreter's in-place element-wise steps (irgraph.runtime._in_place): an Add or ReLU whose first input dies at
-that step writes over it, and never over memory anything else can still see: feeds, Consts, Results, views
+"""The interpreter's in-place element-wise steps (irgraph.runtime._fast.in_place): an Add or ReLU whose first input
+dies at that step writes over it, and never over memory anything else can still see: feeds, Consts, Results, views
 (Reshape, Split), arrays an op passed through, arrays a deferred Concat holds."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.op import Inputs, InputSpec
 from irgraph.ops.shape.reshape import Reshape
-from irgraph.runtime import _in_place
+from irgraph.runtime._fast import in_place
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,14 @@ X = np.array([[-2.0, -1.0, 0.5], [1.0, -0.0, 3.0]], np.float32)
 def donations(monkeypatch) -> list[bool]:
     """Whether each in-place step got its input 0 to write over, in run order."""
     seen: list[bool] = []
-    original = _in_place.donor
+    original = in_place.donor
 
     def spy(dense, inputs, private):
         given = original(dense, inputs, private)
         seen.append(bool(given))
         return given
 
-    monkeypatch.setattr(_in_place, "donor", spy)
+    monkeypatch.setattr(in_place, "donor", spy)
     return seen
 
 

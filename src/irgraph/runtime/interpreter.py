@@ -34,7 +34,8 @@ from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Const, Op, Parameter, Result
-from irgraph.runtime import _in_place, _pages
+from irgraph.runtime import _pages
+from irgraph.runtime._fast import in_place
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widen, widened_nodes
 from irgraph.runtime.marking import Mark, resolve_marks
@@ -247,9 +248,8 @@ class Interpreter:
         steps = [(node, kind, op.for_outputs([slot in read for slot in outputs]), inputs, outputs)
                  for node, kind, op, inputs, outputs in steps]
         for position, (node, kind, op, inputs, outputs) in enumerate(steps):
-            if kind == _GENERIC and op.writes_in_place and inputs and inputs[0] in frees.get(position, ()) \
-                    and inputs[0] not in inputs[1:]:
-                steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see _in_place)
+            if kind == _GENERIC and in_place.writes_over_input(op, inputs, frees.get(position, ())):
+                steps[position] = (node, _IN_PLACE, op, inputs, outputs)  # may write over input 0 (see in_place)
         self._plan = [
             _Step(node, kind, op, inputs, outputs, tuple(frees.get(position, ())),
                   tuple(keys[slot] for slot in frees.get(position, ())),
@@ -337,7 +337,7 @@ class Interpreter:
         on_step = self.on_step
         on_step_time = self.on_step_time
         started = 0.0
-        private: set[int] = set()  # slots whose arrays an in-place step may write over (see _in_place)
+        private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         try:
             for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
@@ -362,7 +362,7 @@ class Interpreter:
                         produced, self._run_states[node.id] = op.evaluate_with_state(
                             dense, self._run_states.get(node.id))
                     elif kind == _IN_PLACE:
-                        produced = op.evaluate(dense, _in_place.donor(dense, inputs, private))
+                        produced = op.evaluate(dense, in_place.donor(dense, inputs, private))
                     else:
                         produced = op.evaluate(dense)
                 if len(produced) > len(outputs) and op.unconnected_extra_outputs:
@@ -375,11 +375,11 @@ class Interpreter:
                             f"output {index} has {value.size} elements, above the limit of {limit}"
                         )
                     values[slot] = value
-                _in_place.track(private, kind in (_GENERIC, _IN_PLACE), kind == _IN_PLACE, inputs, outputs, produced,
-                                arguments)
+                in_place.track(private, kind in (_GENERIC, _IN_PLACE), kind == _IN_PLACE, inputs, outputs, produced,
+                               arguments)
                 for slot in frees:
                     values[slot] = None
-                produced, value = (), None  # no stale references: _in_place counts them
+                produced, value = (), None  # no stale references: in_place counts them
                 if on_step_time is not None:
                     on_step_time(node, time.perf_counter() - started)
         except OpError as err:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 from lxml import etree
@@ -348,17 +347,26 @@ class LayerReader:
                     raise
                 self.reader.without_data(err)
                 value = dtype = None
-            make = _checked_tensor_constructor(op_class) if dtype is not None else None
             if size == 0 and needed == 0 and op_class is Const:  # written from a zero-byte tensor: kept so
                 op = Const(element_type=element_type, shape=shape, value=value, zero_byte_blob=True)
-            elif make is not None:
-                op = make(element_type, shape, value)
             else:
-                op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+                op = self.new_tensor_op(op_class, element_type, shape, value, checked=dtype is not None)
             self._placed_consts[placed] = op
         elif op.value is None:  # type: ignore[attr-defined]
             self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
+
+    def new_tensor_op(
+        self, op_class: type[Op], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        *, checked: bool,
+    ) -> Op:
+        """``op_class(element_type, shape, value)``. ``checked``: ``value`` was just made of the dtype and shape
+        that the op's own checks passed (``from_attributes`` or the op's codecs in ``_const``)."""
+        return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+
+    def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
+        """The type a port declares (made once per distinct declaration)."""
+        return TensorType(element_type, Shape(dims))
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
         """Port id label -> index, declared types, rt_info by index and (outputs only) tensor names."""
@@ -438,7 +446,7 @@ class LayerReader:
                     raise IrParseError(f"port <dim> must be {err}. Got: {text!r}", location) from None
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
-        return _tensor_type(element_type, _shape(tuple(parsed)))
+        return self.new_type(element_type, tuple(parsed))
 
 
 def twice(element: etree._Element, holder: str, where: Location) -> IrParseError:
@@ -446,81 +454,6 @@ def twice(element: etree._Element, holder: str, where: Location) -> IrParseError
     where IR has one: OpenVINO 2026.4.1 silently reads the first, and which one a file means is a guess."""
     return IrParseError(f"{holder} has two <{element.tag}> elements (OpenVINO would silently use the first); "
                         "IR allows one", where)
-
-
-def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
-    reader makes one Location per layer, two ports per edge, a type per distinct port declaration.
-    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
-    fields = tuple(field.name for field in dataclasses.fields(cls))
-    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
-        return cls
-    new: Callable[[type], Any] = object.__new__
-    setters = tuple(getattr(cls, name).__set__ for name in names)
-    if len(names) == 1:
-        (only,) = setters
-
-        def make_one(a: object) -> Any:
-            made = new(cls)
-            only(made, a)
-            return made
-
-        return make_one
-    if len(names) == 2:
-        first, second = setters
-
-        def make_pair(a: object, b: object) -> Any:
-            made = new(cls)
-            first(made, a)
-            second(made, b)
-            return made
-
-        return make_pair
-
-    if len(names) == 5:
-        set_a, set_b, set_c, set_d, set_e = setters
-
-        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
-            made = new(cls)
-            set_a(made, a)
-            set_b(made, b)
-            set_c(made, c)
-            set_d(made, d)
-            set_e(made, e)
-            return made
-
-        return make_five
-    return cls
-
-
-_shape = fast_constructor(Shape, ("dims",))
-_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
-
-_TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
-_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
-
-
-def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
-    """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
-    of the dtype and shape the op's own checks passed (``from_attributes`` in ``_const``): what those checks
-    would find is known, and a real network has thousands of Consts. None when the class has other fields."""
-    if op_class in _tensor_constructors:
-        return _tensor_constructors[op_class]
-    make = None
-    if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
-        new, set_field = object.__new__, object.__setattr__
-
-        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
-            op = new(op_class)
-            set_field(op, "element_type", element_type)
-            set_field(op, "shape", shape)
-            set_field(op, "value", value)
-            set_field(op, "zero_byte_blob", False)  # the reader makes the rare zero-byte empty Const itself
-            return op
-
-    _tensor_constructors[op_class] = make
-    return make
 
 
 def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple[ElementType, tuple[int, ...]] | None:

@@ -1,4 +1,5 @@
-"""The reader's fast path: IR files laid out exactly as OpenVINO writes them, read without an lxml tree.
+"""The fast reader: IR files laid out exactly as OpenVINO writes them, read without an lxml tree (behind the
+switch in ``irgraph.io.xml._fast``).
 
 OpenVINO's serializer (pugixml) writes one fixed layout: tabs and newlines between elements,
 attributes in a fixed order, ``&amp;``-style escapes. This module recognises that layout with
@@ -16,18 +17,41 @@ layout allows free text (rt_info) the pieces are still parsed by lxml.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
-from irgraph.core.integers import CANONICAL
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
+from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
+from irgraph.io.xml._fast.patterns import (
+    ATTRIBUTE,
+    CLOSE,
+    CONST_ATTRIBUTES,
+    CONST_DATA,
+    DATA,
+    DIM,
+    DIMS,
+    DIMS_CUT,
+    EDGE_START,
+    HEAD,
+    LAYER_END,
+    LAYER_START,
+    OPEN,
+    PORT,
+    PORT_NAMES,
+    RT_INFO,
+    RT_INFO_DEPTH,
+    SECTIONS,
+    TAIL,
+    NotCanonical,
+    has_long_run,
+    unescape,
+)
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList, fast_constructor
+from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
@@ -38,67 +62,12 @@ if TYPE_CHECKING:
 
 __all__ = ["read_fast"]
 
-_SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
-# Tabs and newlines would be normalised to spaces; other controls, U+FFFE and U+FFFF are not XML.
-_VALUE = r'[^"<&\x00-\x1f\ufffe\uffff]*(?:&(?:amp|lt|gt|quot|apos);[^"<&\x00-\x1f\ufffe\uffff]*)*'
-_INT = CANONICAL  # ids, port ids and dims as OpenVINO writes them: ASCII digits, never above int64
-_NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,999}"
-
-_HEAD = re.compile(
-    rf"""(?:<\?xml version=(["'])1\.0\1(?: encoding=(["'])(?:UTF-8|utf-8)\2)?\?>)?{_SPACE}"""
-    rf'<net name="(?P<name>{_VALUE})" version="(?P<version>10|11)">{_SPACE}<layers>'
-)
-_LAYER_START = re.compile(
-    rf'<layer id="({_INT})" name="({_VALUE})" type="({_VALUE})" version="({_VALUE})"(?: output_names="({_VALUE})")?>'
-)
-_LAYER_END = re.compile(rf"{_SPACE}</layer>{_SPACE}\Z")
-_CONST_ATTRIBUTES = ("element_type", "shape", "offset", "size")
-_CONST_DATA = re.compile(  # a Const's <data> as OpenVINO writes it (no value needs unescaping)
-    r' element_type="([a-z0-9]{1,16})" shape="([0-9, ]{0,1000})" offset="([0-9]{1,18})" size="([0-9]{1,18})"'
-)
-_DATA = re.compile(rf'{_SPACE}<data((?: {_NAME}="{_VALUE}")*) />')
-_RT_INFO = re.compile(rf"{_SPACE}<rt_info(?:>| />)")
-_OPEN = {False: re.compile(rf"{_SPACE}<input>"), True: re.compile(rf"{_SPACE}<output>")}
-_CLOSE = {False: re.compile(rf"{_SPACE}</input>"), True: re.compile(rf"{_SPACE}</output>")}
-_PORT_NAMES = re.compile(rf' names="({_VALUE})"')  # cut out of the layers: the bodies left repeat
-_ATTRIBUTE = re.compile(rf' ({_NAME})="({_VALUE})"')
-_PORT = re.compile(
-    rf'{_SPACE}<port id="({_INT})" precision="([A-Za-z0-9]{{1,16}})"(?: names="({_VALUE})")?'
-    rf"(?: />|>(?:{_SPACE}(\x00))?{_SPACE}"
-    rf"(?:<rt_info>(.*?)</rt_info>{_SPACE}|(<rt_info />){_SPACE})?</port>)",
-    re.DOTALL,
-)
-_DIM = re.compile(rf"<dim>(-?{_INT})</dim>")
-# A port's dims, cut out of the layers by a loose pattern (fast character loops, each stopping at the
-# next '<', so a hostile run of '<dim>' costs linear time); each distinct run is then checked against
-# the strict one (_DIMS) before it is read.
-_DIMS_CUT = re.compile(r"(<dim>[^<]*</dim>(?:[ \t\n]*<dim>[^<]*</dim>)*)")
-_DIMS = re.compile(rf"<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*")
-_SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
-_EDGE_START = re.compile(
-    rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
-)
-_TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
-
-# libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
-# counted from where its input buffer starts, which moves with the parse. Every such piece lies
-# between two '<', so a file with no long run without one is far inside those limits.
-_MAX_RUN = 1_000_000  # bytes
-_RT_INFO_DEPTH = {"net": 1, "layer": 3, "port": 5}  # elements above an <rt_info> (libxml2 limits nesting)
-
-
 _location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
 _output_port = fast_constructor(OutputPort, ("node_id", "index"))
 _input_port = fast_constructor(InputPort, ("node_id", "index"))
-_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
-_shape = fast_constructor(Shape, ("dims",))
 
 _Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
-
-
-class NotCanonical(Exception):
-    """The file leaves the layout this module reads (the lxml path reads it instead)."""
 
 
 def read_fast(reader: ReadContext) -> ReadResult | None:
@@ -120,7 +89,7 @@ class _FastReader:
         # it parses rt_info, so such a file is left to the lxml path, which says where they are.
         if b"\r" in data or b"\x00" in data:  # NUL: it stands for cut-out dims below (and is not XML)
             raise NotCanonical
-        if _has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
+        if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
@@ -146,7 +115,7 @@ class _FastReader:
 
     def read(self) -> Model:
         text = self.text
-        head = _HEAD.match(text)
+        head = HEAD.match(text)
         if head is None:
             raise NotCanonical
         version = int(head["version"])
@@ -154,19 +123,19 @@ class _FastReader:
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
-        self._layer_reader = LayerReader(self.reader, model, version)
+        self._layer_reader = FastLayerReader(self.reader, model, version)
         end = text.find("</layers>", head.end())
         if end < 0:
             raise NotCanonical
         by_text = self._layers(model, head.end(), end)
-        sections = _SECTIONS.match(text, end)
+        sections = SECTIONS.match(text, end)
         if sections is None:
             raise NotCanonical
         end = text.find("</edges>", sections.end())
         if end < 0:
             raise NotCanonical
         self._edges(model, text[sections.end():end], by_text)
-        tail = _TAIL.fullmatch(text, end + len("</edges>"))
+        tail = TAIL.fullmatch(text, end + len("</edges>"))
         if tail is None:
             raise NotCanonical
         model.rt_info = self._rt_info(tail.group(1), "net") if tail.group(1) is not None else (
@@ -187,15 +156,15 @@ class _FastReader:
         section = text[start:end]
         names: list[str] = []
         if ' names="' in section:
-            pieces = _PORT_NAMES.split(section)
+            pieces = PORT_NAMES.split(section)
             names = pieces[1::2]
             section = ' names=""'.join(pieces[::2])
         blocks: list[str] = []
         if "<dim>" in section:
-            pieces = _DIMS_CUT.split(section)
+            pieces = DIMS_CUT.split(section)
             blocks = pieces[1::2]
             section = "\x00".join(pieces[::2])
-        parts = _LAYER_START.split(section)
+        parts = LAYER_START.split(section)
         if parts[0].strip(" \t\n"):
             raise NotCanonical
         line = text.count("\n", 0, start) + parts[0].count("\n") + 1
@@ -209,15 +178,14 @@ class _FastReader:
             parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
         ):
             if escaped:
-                name, type_name, version = _unescape(name), _unescape(type_name), _unescape(version)
-                output_names = None if output_names is None else _unescape(output_names)
+                name, type_name, version = unescape(name), unescape(type_name), unescape(version)
+                output_names = None if output_names is None else unescape(output_names)
             layer_id = int(id_text)  # canonical digits: what non_negative reads
             location = make_location(file, line, layer_id, name, type_name)
             data = None
-            tensor = tensor_types.get((type_name, version), False)
-            if tensor is False:
-                tensor = self._tensor_class(type_name, version)
-            if tensor is not None and (data := _DATA.match(body)) is not None:
+            kind = (type_name, version)
+            tensor = tensor_types[kind] if kind in tensor_types else self._tensor_class(type_name, version)
+            if tensor is not None and (data := DATA.match(body)) is not None:
                 # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
                 key = (type_name, version, body[data.end():])
             else:
@@ -229,7 +197,7 @@ class _FastReader:
                 charge(template[-1])
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
              dim_slots, newlines, in_labels, out_labels, _) = template
-            if data is not None:
+            if data is not None and tensor is not None:  # (data is matched for tensor layers only)
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
             input_types, output_types = list(in_types), list(out_types)
@@ -250,7 +218,7 @@ class _FastReader:
             if slots == (0,):  # the usual layer: one output port with names, no input port with any
                 value = names[cursor]
                 if escaped:
-                    value = _unescape(value)
+                    value = unescape(value)
                 cursor += 1
                 tensor_names = [[value] if value and "," not in value else split_names(value)]
                 tensor_names += [[] for _ in range(len(out_types) - 1)]
@@ -259,7 +227,7 @@ class _FastReader:
                 for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
                     if slot is not None:  # None: an input port's names, which OpenVINO ignores
                         if escaped:
-                            value = _unescape(value)
+                            value = unescape(value)
                         # One name without commas (most ports): what split_names gives, without the call.
                         tensor_names[slot] = [value] if value and "," not in value else split_names(value)
                 cursor += len(slots)
@@ -296,7 +264,7 @@ class _FastReader:
         found = self._tensors.get(key)
         if found is None:
             layers = self._layer_reader
-            plain = _CONST_DATA.fullmatch(data)
+            plain = CONST_DATA.fullmatch(data)
             if plain is None:
                 prepared = layers.prepare(  # type: ignore[union-attr]
                     type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
@@ -304,7 +272,7 @@ class _FastReader:
                 )
                 found = (prepared.op, prepared.extras)
             else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
-                attrs = dict(zip(_CONST_ATTRIBUTES, plain.groups(), strict=True))
+                attrs = dict(zip(CONST_ATTRIBUTES, plain.groups(), strict=True))
                 found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr]
                          layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr]
             self._tensors[key] = found
@@ -322,10 +290,10 @@ class _FastReader:
         None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
         """
         rt_items = self._rt_info_reader.total
-        data = _DATA.match(body)
+        data = DATA.match(body)
         position = data.end() if data else 0
-        rt_info = None
-        if (opening := _RT_INFO.match(body, position)) is not None:
+        rt_info: tuple[RtEntry, ...] | None = None
+        if (opening := RT_INFO.match(body, position)) is not None:
             if opening.group().endswith("/>"):
                 rt_info, position = (), opening.end()
             else:
@@ -336,7 +304,7 @@ class _FastReader:
         dim_slots: list[tuple[bool, int, str, dict[str, tuple[TensorType, int]]]] = []
         (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
         (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
-        if _LAYER_END.match(body, position) is None:
+        if LAYER_END.match(body, position) is None:
             raise NotCanonical
         slots = [None] * input_slots + output_slots
         # A names attribute or dims off a port (in rt_info, <data>) would be read in the wrong place.
@@ -355,7 +323,7 @@ class _FastReader:
         out_labels, out_types, out_rt, _ = prepared.outputs
         if not self.v11 and (rt_info is not None or in_rt or out_rt):
             raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
-        op = prepared.op
+        op: Op | None = prepared.op
         if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
             op = None
             self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
@@ -385,10 +353,10 @@ class _FastReader:
         """
         shape = self._shapes.get(block)
         if shape is None:
-            if block and _DIMS.fullmatch(block) is None:
+            if block and DIMS.fullmatch(block) is None:
                 raise NotCanonical
             dims = []
-            for text in _DIM.findall(block) if block else ():
+            for text in DIM.findall(block) if block else ():
                 dim = self._dims.get(text)
                 if dim is None:
                     value = int(text)  # canonical digits (at most 18): what parse_int reads
@@ -396,11 +364,11 @@ class _FastReader:
                         raise NotCanonical
                     dim = self._dims[text] = Dim.of(value)
                 dims.append(dim)
-            shape = self._shapes[block] = _shape(tuple(dims))
+            shape = self._shapes[block] = new_shape(tuple(dims))
         element_type = self._element_types.get(precision)
         if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
             element_type = self._element_types[precision] = ElementType.from_precision(precision)
-        found = (_tensor_type(element_type, shape), block.count("\n"))
+        found = (new_tensor_type(element_type, shape), block.count("\n"))
         self._port_types.setdefault(precision, {})[block] = found
         return found
 
@@ -412,7 +380,7 @@ class _FastReader:
         For inputs the second item is how many ports carry a names attribute; for outputs, their indices.
         A port whose dims were cut out gets the type None here and an entry in ``dim_slots``.
         """
-        opening = _OPEN[outputs].match(body, position)
+        opening = OPEN[outputs].match(body, position)
         if opening is None:
             return (NO_PORTS, [] if outputs else 0), position
         position = opening.end()
@@ -421,7 +389,7 @@ class _FastReader:
         rt: dict[int, tuple[RtEntry, ...]] = {}
         named: list[int] = []
         port_types, block_type = self._port_types, self._block_type
-        match = _PORT.match
+        match = PORT.match
         while (port := match(body, position)) is not None:
             label, precision, port_names, dims, rt_info, empty_rt_info = port.groups()
             if label in labels:
@@ -441,7 +409,7 @@ class _FastReader:
             if port_names is not None:
                 named.append(index)
             position = port.end()
-        closing = _CLOSE[outputs].match(body, position)
+        closing = CLOSE[outputs].match(body, position)
         if closing is None:
             raise NotCanonical
         names_per_port: list[list[str]] = [[] for _ in types] if outputs else []
@@ -449,7 +417,7 @@ class _FastReader:
         return (ports, named if outputs else len(named)), closing.end()
 
     def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
-        parts = _EDGE_START.split(section)
+        parts = EDGE_START.split(section)
         if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
             raise NotCanonical
         from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
@@ -472,10 +440,10 @@ class _FastReader:
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
-        return _unescape(value) if self.escaped else value
+        return unescape(value) if self.escaped else value
 
     def _attributes(self, data: str) -> dict[str, str]:
-        items = _ATTRIBUTE.findall(data)
+        items = ATTRIBUTE.findall(data)
         attrs = {name: self._value(value) for name, value in items}
         if len(attrs) != len(items) or len(items) > MAX_ATTRIBUTES or any(name.startswith("xmlns") for name in attrs):
             raise NotCanonical  # a repeated attribute (not well-formed), too many, or a namespace declaration
@@ -496,7 +464,7 @@ class _FastReader:
             raise NotCanonical
         if self._parser is None:
             self._parser = hardened_parser()
-        depth = _RT_INFO_DEPTH[parent]
+        depth = RT_INFO_DEPTH[parent]
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]
@@ -504,24 +472,3 @@ class _FastReader:
         entries = self._rt_info_reader.read(element)
         self._rt_infos[key] = (entries, self._rt_info_reader.total - before)
         return entries
-
-
-def _has_long_run(data: bytes) -> bool:
-    """Whether ``data`` holds ``_MAX_RUN`` bytes in a row without a '<'."""
-    position = 0
-    while len(data) - position >= _MAX_RUN:
-        last = data.rfind(b"<", position, position + _MAX_RUN)
-        if last < 0:
-            return True
-        position = last + 1
-    return False
-
-
-def _unescape(value: str) -> str:
-    """An attribute value with pugixml's five escapes undone (``&amp;`` last)."""
-    if "&" not in value:
-        return value
-    return (
-        value.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
-        .replace("&amp;", "&")
-    )

@@ -1,4 +1,5 @@
-"""In-place element-wise steps: which buffers the interpreter may let an op write its output into.
+"""In-place element-wise steps: which buffers the interpreter may let an op write its output into (behind the
+switch in ``irgraph.runtime._fast``).
 
 An element-wise step (an op with ``Op.writes_in_place``) whose first input dies at that step (its last
 use) may write its output over that input instead of allocating, as OpenVINO's CPU plugin does: ResNet's
@@ -13,15 +14,26 @@ interpreter's own references alone.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
+
+from irgraph.ops import Op
+from irgraph.runtime import _fast
 
 _INTERPRETER_REFERENCES = 5
 """References to a donated input while the interpreter holds it: its slot, the step's argument list, the
 dense argument list, ``donor``'s local name here and ``getrefcount``'s argument (CPython 3.11; later
 versions borrow some of them, which only lowers the count)."""
+
+
+def writes_over_input(op: Op, inputs: Sequence[int], dying: Collection[int]) -> bool:
+    """Whether a step of ``op`` reading the slots ``inputs`` may write its output over input 0: the switch is on,
+    the op is element-wise (``Op.writes_in_place``), and input 0 dies at the step (``dying``: the slots freed
+    after it) and is not also one of its other inputs."""
+    return (_fast.ENABLED and op.writes_in_place and bool(inputs) and inputs[0] in dying
+            and inputs[0] not in inputs[1:])
 
 
 def donor(dense: Sequence[Any], inputs: Sequence[int], private: set[int]) -> tuple[np.ndarray] | tuple[()]:
