@@ -20,6 +20,8 @@ from irgraph.core.shapes import PartialValue, Shape, TensorType
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
+_OpT = TypeVar("_OpT", bound="Op")
+
 @dataclass(frozen=True)
 class InputSpec:
     """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
@@ -294,7 +296,7 @@ class Op:
         return found
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str], **values: Any) -> Op:
+    def from_attributes(cls: type[_OpT], attributes: Mapping[str, str], **values: Any) -> _OpT:
         """Build the op from attribute texts (as read from ``<data>``); unknown keys are ignored.
 
         Missing attributes take their defaults; a missing required one is an error.

@@ -285,7 +285,9 @@ class _MemberReader(io.RawIOBase):
         if len(head) != 4:
             raise EOFError(f"member {self._info.filename!r} is truncated")
         properties = self._raw(int.from_bytes(head[2:4], "little"))
-        filters = [lzma._decode_filter_properties(lzma.FILTER_LZMA1, properties)]  # type: ignore[attr-defined]
+        # zipfile decodes a member's LZMA properties with the same private function (so typeshed lacks it).
+        decode = lzma._decode_filter_properties  # type: ignore[attr-defined]  # private, as said above
+        filters = [decode(lzma.FILTER_LZMA1, properties)]
         return lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
 
     def _inflate(self, size: int) -> bytes:
