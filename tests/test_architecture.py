@@ -109,10 +109,10 @@ IO_USES_ANALYSIS = {
     "irgraph.io.xml.writer -> irgraph.analysis.shape_inference",
     "irgraph.io.onnx.exporter -> irgraph.analysis.shape_inference",
     # Converting types each converted node as it is emitted, bodies included.
-    "irgraph.io.onnx.importer -> irgraph.analysis.shape_inference",
+    "irgraph.io.onnx.converter -> irgraph.analysis.shape_inference",
     # TensorIterator, Loop and If see the graph, so their classes live in control_flow: the ONNX rules that
     # build and export them name them there.
-    "irgraph.io.onnx.import_rules_control -> irgraph.control_flow",
+    "irgraph.io.onnx.import_rules.control -> irgraph.control_flow",
     "irgraph.io.onnx.export_rules.control -> irgraph.control_flow",
     # The stateless ONNX export refuses variables that do not pair up, as validation reports them.
     "irgraph.io.onnx.exporter -> irgraph.analysis.variables",

@@ -29,10 +29,9 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
-from irgraph.io.onnx.common import port_type
-from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, one_output, static_rank
-from irgraph.io.onnx.import_rules_indexing import scalar_of
+from irgraph.io.onnx.import_rules.helpers import helper_layer, node_inputs, one_output, static_rank
+from irgraph.io.onnx.import_rules.indexing import scalar_of
+from irgraph.io.onnx.import_rules.registry import imports
 from irgraph.ops.arithmetic.floor_mod import FloorMod
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.movement.broadcast import Broadcast3
@@ -49,20 +48,20 @@ from irgraph.ops.signals.rdft import RDFT
 from irgraph.ops.signals.stft import STFT
 
 if TYPE_CHECKING:
-    from irgraph.io.onnx.split import NodeContext, NodeConverter
+    from irgraph.io.onnx.import_rules.registry import ImportContext
 
 FOURIER_TYPES = (ElementType.F32, ElementType.F16, ElementType.BF16)
 I64 = ElementType.I64
 
 
-def _optional(context: NodeContext, index: int) -> str | None:
+def _optional(context: ImportContext, index: int) -> str | None:
     """The name of optional input ``index``, None when absent or empty."""
     names = list(context.node.input)
     return names[index] if index < len(names) and names[index] else None
 
 
-def _constant_int(cv: NodeConverter, context: NodeContext, name: str, what: str) -> int:
-    found = cv.im.constant(name)
+def _constant_int(context: ImportContext, name: str, what: str) -> int:
+    found = context.constant(name)
     if found is None:
         raise context.fail(f"its {what} {name!r} must be a constant (IR needs it to place the transform)")
     if np.size(found[1]) != 1:
@@ -70,10 +69,10 @@ def _constant_int(cv: NodeConverter, context: NodeContext, name: str, what: str)
     return int(np.asarray(found[1]).reshape(()))
 
 
-def _data(cv: NodeConverter, context: NodeContext, port: OutputPort, what: str) -> tuple[int, int]:
+def _data(context: ImportContext, port: OutputPort, what: str) -> tuple[int, int]:
     """The rank and the static last dim (1: real, 2: complex) of ``port``, its type one IR's Fourier ops take."""
-    tensor_type = port_type(cv.im.model, port)
-    rank = static_rank(cv, port, context, what)
+    tensor_type = context.type_of(port)
+    rank = static_rank(port, context, what)
     last = tensor_type.shape[rank - 1] if rank else None
     if last is None or not last.is_static or last.value not in (1, 2):
         raise context.fail(f"its {what} must end in a static dim of 1 (real) or 2 (complex); got {tensor_type.shape}")
@@ -82,26 +81,26 @@ def _data(cv: NodeConverter, context: NodeContext, port: OutputPort, what: str) 
     return rank, last.value
 
 
-def _as_complex(cv: NodeConverter, context: NodeContext, port: OutputPort, rank: int) -> OutputPort:
+def _as_complex(context: ImportContext, port: OutputPort, rank: int) -> OutputPort:
     """Real ``[..., 1]`` data as complex ``[..., 2]``: a zero imaginary part padded on (Pad-12)."""
-    begin = const_of(cv, context, [0] * rank, I64, "pads_begin")
-    end = const_of(cv, context, [0] * (rank - 1) + [1], I64, "pads_end")
-    return helper_layer(cv, context, Pad12(), [port, begin, end], "complex")
+    begin = context.const([0] * rank, I64, "pads_begin")
+    end = context.const([0] * (rank - 1) + [1], I64, "pads_end")
+    return helper_layer(context, Pad12(), [port, begin, end], "complex")
 
 
-def _axis_port(cv: NodeConverter, context: NodeContext, axis: int) -> OutputPort:
-    return const_of(cv, context, [axis], I64, "axes")
+def _axis_port(context: ImportContext, axis: int) -> OutputPort:
+    return context.const([axis], I64, "axes")
 
 
-@rule("DFT", versions=(17, 20))
-def dft(cv: NodeConverter, context: NodeContext) -> None:
+@imports("DFT", versions=(17, 20))
+def dft(context: ImportContext) -> None:
     """DFT -> RDFT-9, DFT-7, IDFT-7 or IRDFT-9 (module docstring)."""
     allowed = {"inverse": "INT", "onesided": "INT"} | ({"axis": "INT"} if context.version < 20 else {})
-    attributes = cv._attributes(context, allowed)
+    attributes = context.attributes(allowed)
     one_output(context)
     names = node_inputs(context, 1, 2 if context.version < 20 else 3)
-    x = cv.im.tensor(names[0], context.label)
-    rank, last = _data(cv, context, x, "input")
+    x = context.tensor(names[0])
+    rank, last = _data(context, x, "input")
     inverse, onesided = bool(attributes.get("inverse", 0)), bool(attributes.get("onesided", 0))
     if onesided and not inverse and last == 2:
         raise context.fail("onesided=1 needs real data ([..., 1]) for a forward transform: the spec says a complex "
@@ -111,65 +110,65 @@ def dft(cv: NodeConverter, context: NodeContext) -> None:
         axis = attributes.get("axis", 1)
     else:
         given = _optional(context, 2)
-        known = given is not None and cv.im.constant(given) is not None
-        axis = -2 if given is None else _constant_int(cv, context, given, "axis") if known else None
+        known = given is not None and context.constant(given) is not None
+        axis = -2 if given is None else _constant_int(context, given, "axis") if known else None
     if axis is None:  # a run-time axis: FloorMod by the rank makes it IR's (-2 counts as the last signal dim)
-        scalar = scalar_of(cv, context, context.node.input[2], "axis", I64)
-        wrapped = helper_layer(cv, context, FloorMod(), [scalar, const_of(cv, context, rank, I64, "rank")],
+        scalar = scalar_of(context, context.node.input[2], "axis", I64)
+        wrapped = helper_layer(context, FloorMod(), [scalar, context.const(rank, I64, "rank")],
                                "axis_wrapped")
-        axes = helper_layer(cv, context, Reshape(special_zero=False),
-                            [wrapped, const_of(cv, context, [1], I64, "one_axis")], "axes")
+        axes = helper_layer(context, Reshape(special_zero=False),
+                            [wrapped, context.const([1], I64, "one_axis")], "axes")
     else:
         if not -rank <= axis < rank - 1 or axis == -1:
             raise context.fail(f"axis {axis} must name a dim of the signal, in [{-rank}, {rank - 2}] but not -1 (the "
                                f"last dim holds the real and imaginary parts); input rank {rank}")
         axis %= rank
-        axes = _axis_port(cv, context, axis)
+        axes = _axis_port(context, axis)
     length_name = _optional(context, 1)
     sizes: list[OutputPort] = []
     if length_name is not None:
-        if cv.im.constant(length_name) is not None:
-            sizes = [const_of(cv, context, [_constant_int(cv, context, length_name, "dft_length")], I64,
-                              "signal_size")]
+        if context.constant(length_name) is not None:
+            sizes = [context.const([_constant_int(context, length_name, "dft_length")], I64,
+                                   "signal_size")]
         else:
-            scalar = scalar_of(cv, context, length_name, "dft_length", I64)
-            sizes = [helper_layer(cv, context, Reshape(special_zero=False),
-                                  [scalar, const_of(cv, context, [1], I64, "one")], "signal_size")]
+            scalar = scalar_of(context, length_name, "dft_length", I64)
+            sizes = [helper_layer(context, Reshape(special_zero=False),
+                                  [scalar, context.const([1], I64, "one")], "signal_size")]
     if inverse and onesided:
-        data = x if last == 2 else _as_complex(cv, context, x, rank)
-        signal = helper_layer(cv, context, IRDFT(), [data, axes, *sizes], "irdft")
-        cv._emit(context, Unsqueeze(), [signal, const_of(cv, context, [rank - 1], I64, "last")])
+        data = x if last == 2 else _as_complex(context, x, rank)
+        signal = helper_layer(context, IRDFT(), [data, axes, *sizes], "irdft")
+        context.emit(Unsqueeze(), [signal, context.const([rank - 1], I64, "last")])
         return
     if onesided and last == 1:
-        real = helper_layer(cv, context, Squeeze(), [x, const_of(cv, context, [rank - 1], I64, "last")], "real")
-        cv._emit(context, RDFT(), [real, axes, *sizes])
+        real = helper_layer(context, Squeeze(), [x, context.const([rank - 1], I64, "last")], "real")
+        context.emit(RDFT(), [real, axes, *sizes])
         return
-    data = x if last == 2 else _as_complex(cv, context, x, rank)
-    cv._emit(context, IDFT() if inverse else DFT(), [data, axes, *sizes])
+    data = x if last == 2 else _as_complex(context, x, rank)
+    context.emit(IDFT() if inverse else DFT(), [data, axes, *sizes])
 
 
-@rule("STFT", versions=(17,))
-def stft(cv: NodeConverter, context: NodeContext) -> None:
+@imports("STFT", versions=(17,))
+def stft(context: ImportContext) -> None:
     """STFT -> STFT-15 (transpose_frames=false) on the squeezed signal; onesided=0 mirrors the bins (module
     docstring)."""
-    attributes = cv._attributes(context, {"onesided": "INT"})
+    attributes = context.attributes({"onesided": "INT"})
     one_output(context)
     node_inputs(context, 2, 4)
-    signal = cv.im.tensor(context.node.input[0], context.label)
-    rank, last = _data(cv, context, signal, "signal")
+    signal = context.tensor(context.node.input[0])
+    rank, last = _data(context, signal, "signal")
     if rank != 3:
-        raise context.fail(f"its signal must be [batch, length, 1]; got {port_type(cv.im.model, signal).shape}")
+        raise context.fail(f"its signal must be [batch, length, 1]; got {context.type_of(signal).shape}")
     if last != 1:
         raise context.fail("has a complex signal ([batch, length, 2]); IR's STFT-15 transforms real signals only")
-    element_type = port_type(cv.im.model, signal).element_type
+    element_type = context.type_of(signal).element_type
     window_name, length_name = _optional(context, 2), _optional(context, 3)
-    found = None if length_name is None else cv.im.constant(length_name)
-    frame = None if found is None or length_name is None else _constant_int(cv, context, length_name, "frame_length")
+    found = None if length_name is None else context.constant(length_name)
+    frame = None if found is None or length_name is None else _constant_int(context, length_name, "frame_length")
     size: OutputPort | None = None
     window: OutputPort | None = None
     if window_name is not None:
-        window = cv.im.tensor(window_name, context.label)
-        shape = port_type(cv.im.model, window).shape
+        window = context.tensor(window_name)
+        shape = context.type_of(window).shape
         if shape.rank_is_dynamic or shape.rank != 1 or not shape[0].is_static:
             raise context.fail(f"its window must be 1-D of a static length; got {shape}")
         if length_name is not None and shape[0].value != frame:
@@ -179,35 +178,35 @@ def stft(cv: NodeConverter, context: NodeContext) -> None:
                                "equal to the window's converts")
         frame = shape[0].value
     elif length_name is not None and frame is None:  # a run-time frame length: a window of ones as long
-        size = scalar_of(cv, context, length_name, "frame_size", I64)
-        window = helper_layer(cv, context, Broadcast3(), [const_of(cv, context, 1.0, element_type, "one"),
-                              helper_layer(cv, context, Reshape(special_zero=False),
-                                           [size, const_of(cv, context, [1], I64, "one_dim")], "window_shape")],
+        size = scalar_of(context, length_name, "frame_size", I64)
+        window = helper_layer(context, Broadcast3(), [context.const(1.0, element_type, "one"),
+                              helper_layer(context, Reshape(special_zero=False),
+                                           [size, context.const([1], I64, "one_dim")], "window_shape")],
                               "window")
     if frame is None and size is None:
-        length = port_type(cv.im.model, signal).shape[1]
+        length = context.type_of(signal).shape[1]
         if not length.is_static:
             raise context.fail(f"needs a frame length: no frame_length, no window, and the signal length is {length}")
         frame = length.value  # onnx.reference: one frame of the whole signal
     if window is None:
-        window = const_of(cv, context, np.ones(frame), element_type, "window")
-    real = helper_layer(cv, context, Squeeze(), [signal, const_of(cv, context, [2], I64, "last")], "real")
-    step = scalar_of(cv, context, context.node.input[1], "frame_step", I64)
+        window = context.const(np.ones(frame), element_type, "window")
+    real = helper_layer(context, Squeeze(), [signal, context.const([2], I64, "last")], "real")
+    step = scalar_of(context, context.node.input[1], "frame_step", I64)
     op = STFT(transpose_frames=False)
     if size is None:
-        size = const_of(cv, context, frame, I64, "frame_size")
+        size = context.const(frame, I64, "frame_size")
     onesided = attributes.get("onesided", 1)
     if frame is None and not onesided:
         raise context.fail("onesided=0 needs a constant frame_length (the mirrored bins are placed at conversion)")
     bins = None if frame is None else frame // 2 + 1
     if onesided or bins == frame:
-        cv._emit(context, op, [real, window, size, step])
+        context.emit(op, [real, window, size, step])
         return
-    half = helper_layer(cv, context, op, [real, window, size, step], "half")
+    half = helper_layer(context, op, [real, window, size, step], "half")
     assert frame is not None and bins is not None
-    mirrored_bins = const_of(cv, context, [frame - k for k in range(bins, frame)], I64, "mirrored_bins")
-    mirrored = helper_layer(cv, context, Gather8(), [half, mirrored_bins, const_of(cv, context, 2, I64, "bin_axis")],
+    mirrored_bins = context.const([frame - k for k in range(bins, frame)], I64, "mirrored_bins")
+    mirrored = helper_layer(context, Gather8(), [half, mirrored_bins, context.const(2, I64, "bin_axis")],
                             "mirrored")
-    conjugate = helper_layer(cv, context, Multiply(), [mirrored, const_of(cv, context, [1, -1], element_type,
-                                                                          "conjugate")], "conjugate")
-    cv._emit(context, Concat(axis=2), [half, conjugate])
+    conjugate = helper_layer(context, Multiply(), [mirrored, context.const([1, -1], element_type,
+                                                                           "conjugate")], "conjugate")
+    context.emit(Concat(axis=2), [half, conjugate])

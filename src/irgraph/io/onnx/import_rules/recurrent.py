@@ -16,9 +16,8 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
-from irgraph.io.onnx.common import port_type
-from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of, helper_layer, node_inputs, text
+from irgraph.io.onnx.import_rules.helpers import helper_layer, node_inputs, text
+from irgraph.io.onnx.import_rules.registry import imports
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.movement.broadcast import Broadcast3
 from irgraph.ops.movement.concat import Concat
@@ -34,7 +33,7 @@ from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.type.convert import Convert
 
 if TYPE_CHECKING:
-    from irgraph.io.onnx.split import NodeContext, NodeConverter
+    from irgraph.io.onnx.import_rules.registry import ImportContext
 
 DIRECTIONS = {"forward": "forward", "reverse": "reverse", "bidirectional": "bidirectional"}
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
@@ -42,8 +41,8 @@ LSTM_ORDER = [2, 0, 3, 1]
 """IR's f, i, c, o taken from ONNX's i, o, f, c."""
 
 
-@rule("LSTM", "GRU", "RNN")
-def recurrent(cv: NodeConverter, context: NodeContext) -> None:
+@imports("LSTM", "GRU", "RNN")
+def recurrent(context: ImportContext) -> None:
     """LSTM/GRU/RNN -> LSTMSequence-5/GRUSequence-5/RNNSequence-5 between Transposes (module docstring)."""
     kind = context.node.op_type
     allowed = {"activation_alpha": "FLOATS", "activation_beta": "FLOATS", "activations": "STRINGS", "clip": "FLOAT",
@@ -52,7 +51,7 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         allowed["input_forget"] = "INT"
     if kind == "GRU":
         allowed["linear_before_reset"] = "INT"
-    attributes = cv._attributes(context, allowed)
+    attributes = context.attributes(allowed)
     if attributes.get("input_forget", 0):
         raise context.fail("input_forget=1 couples the input and forget gates; LSTMSequence-5 has no such mode")
     names = node_inputs(context, 3, 8)
@@ -61,15 +60,15 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
     if direction not in DIRECTIONS:
         raise context.fail(f"direction must be forward, reverse or bidirectional; got {direction!r}")
     directions = 2 if direction == "bidirectional" else 1
-    weights, recurrence = (cv.im.constant(name) for name in names[1:3])
-    bias = cv.im.constant(names[3]) if len(names) > 3 and names[3] else None
+    weights, recurrence = (context.constant(name) for name in names[1:3])
+    bias = context.constant(names[3]) if len(names) > 3 and names[3] else None
     computed = weights is None or recurrence is None or (len(names) > 3 and bool(names[3]) and bias is None)
     if "hidden_size" in attributes:
         hidden = attributes["hidden_size"]
     elif recurrence is not None:
         hidden = np.asarray(recurrence[1]).shape[-1]
     else:
-        r_shape = port_type(cv.im.model, cv.im.tensor(names[2], context.label)).shape
+        r_shape = context.type_of(context.tensor(names[2])).shape
         if r_shape.rank_is_dynamic or not r_shape[-1].is_static:
             raise context.fail("needs hidden_size or a static R to know the hidden size")
         hidden = r_shape[-1].value
@@ -92,43 +91,43 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         common["linear_before_reset"] = linear
     batch_first = bool(attributes.get("layout", 0))
 
-    x = cv.im.tensor(names[0], context.label)
-    element_type = port_type(cv.im.model, x).element_type
+    x = context.tensor(names[0])
+    element_type = context.type_of(x).element_type
     if not batch_first:
-        x = helper_layer(cv, context, Transpose(), [x, const_of(cv, context, [1, 0, 2], ElementType.I64, "x_order")],
+        x = helper_layer(context, Transpose(), [x, context.const([1, 0, 2], ElementType.I64, "x_order")],
                          "x_batch_major")
-    shape = helper_layer(cv, context, ShapeOf3(output_type=ElementType.I64), [x], "x_shape")
-    axis = const_of(cv, context, 0, ElementType.I64, "axis")
-    batch = helper_layer(cv, context, Gather8(batch_dims=0),
-                         [shape, const_of(cv, context, [0], ElementType.I64, "b"), axis], "batch")
+    shape = helper_layer(context, ShapeOf3(output_type=ElementType.I64), [x], "x_shape")
+    axis = context.const(0, ElementType.I64, "axis")
+    batch = helper_layer(context, Gather8(batch_dims=0),
+                         [shape, context.const([0], ElementType.I64, "b"), axis], "batch")
     if len(names) > 4 and names[4]:
-        lengths = helper_layer(cv, context, Convert(destination_type=ElementType.I64),
-                               [cv.im.tensor(names[4], context.label)], "lengths")
+        lengths = helper_layer(context, Convert(destination_type=ElementType.I64),
+                               [context.tensor(names[4])], "lengths")
     else:
-        steps = helper_layer(cv, context, Gather8(batch_dims=0),
-                             [shape, const_of(cv, context, 1, ElementType.I64, "s"), axis], "steps")
-        lengths = helper_layer(cv, context, Broadcast3(mode="numpy"), [steps, batch], "lengths")
+        steps = helper_layer(context, Gather8(batch_dims=0),
+                             [shape, context.const(1, ElementType.I64, "s"), axis], "steps")
+        lengths = helper_layer(context, Broadcast3(mode="numpy"), [steps, batch], "lengths")
     states = []
     for index, what in ((5, "h"), (6, "c"))[: 2 if kind == "LSTM" else 1]:
         if len(names) > index and names[index]:
-            state = cv.im.tensor(names[index], context.label)
+            state = context.tensor(names[index])
             states.append(state if batch_first else helper_layer(
-                cv, context, Transpose(), [state, const_of(cv, context, [1, 0, 2], ElementType.I64, f"{what}_order")],
+                context, Transpose(), [state, context.const([1, 0, 2], ElementType.I64, f"{what}_order")],
                 f"initial_{what}"))
         else:
-            size = helper_layer(cv, context, Concat(axis=0), [batch, const_of(cv, context, [directions, hidden],
+            size = helper_layer(context, Concat(axis=0), [batch, context.const([directions, hidden],
                                                                                 ElementType.I64, f"{what}_dims")],
                                 f"{what}_shape")
-            zero = const_of(cv, context, 0, element_type, f"{what}_zero")
-            states.append(helper_layer(cv, context, Broadcast3(mode="numpy"), [zero, size], f"initial_{what}"))
+            zero = context.const(0, element_type, f"{what}_zero")
+            states.append(helper_layer(context, Broadcast3(mode="numpy"), [zero, size], f"initial_{what}"))
     if computed:
-        constants = _rearranged_ports(cv, context, kind, names, gates, hidden, directions, linear, element_type)
+        constants = _rearranged_ports(context, kind, names, gates, hidden, directions, linear, element_type)
     else:
-        constants = [const_of(cv, context, array.astype(element_type.numpy_dtype), element_type, what)
+        constants = [context.const(array.astype(element_type.numpy_dtype), element_type, what)
                      for array, what in ((w, "W"), (r, "R"), (b, "B"))]
     op = type_of(kind)(**common)
     inputs = [x, states[0], *(states[1:]), lengths, *constants]
-    sequence = cv.im.add(op, f"{context.name}/sequence", inputs)
+    sequence = context.add(op, f"{context.name}/sequence", inputs)
     orders = ([2, 1, 0, 3], [1, 0, 2], [1, 0, 2]) if not batch_first else ([0, 2, 1, 3], None, None)
     for index, name in enumerate(context.node.output):
         if not name:
@@ -136,17 +135,13 @@ def recurrent(cv: NodeConverter, context: NodeContext) -> None:
         port = OutputPort(sequence.id, index)
         order = orders[index]
         if order is None:  # batch-first states are IR's already
-            cv._check_unproduced(context, name)
-            sequence.tensor_names[index] = [name]
-            cv.im.ports[name] = port
+            context.bind(port, name)
             continue
-        layer = cv.im.add(Transpose(), f"{context.name}/{('Y', 'Y_h', 'Y_c')[index]}",
-                          [port, const_of(cv, context, order, ElementType.I64, f"out{index}_order")])
-        cv._check_unproduced(context, name)
-        layer.tensor_names[0] = [name]
-        cv.im.ports[name] = OutputPort(layer.id, 0)
-    cv.im.explain(f"{context.label}: -> {op.title()} between Transposes (ONNX is time-major), weights rearranged "
-                  f"({'gates i,o,f,c -> f,i,c,o, ' if kind == 'LSTM' else ''}input and recurrence biases added)")
+        layer = context.add(Transpose(), f"{context.name}/{('Y', 'Y_h', 'Y_c')[index]}",
+                            [port, context.const(order, ElementType.I64, f"out{index}_order")])
+        context.bind(OutputPort(layer.id, 0), name)
+    context.explain(f"{context.label}: -> {op.title()} between Transposes (ONNX is time-major), weights rearranged "
+                    f"({'gates i,o,f,c -> f,i,c,o, ' if kind == 'LSTM' else ''}input and recurrence biases added)")
 
 
 def type_of(kind: str) -> Any:
@@ -171,7 +166,7 @@ def _rearranged(kind: str, w: np.ndarray, r: np.ndarray, b: np.ndarray, gates: i
     return w, r, input_bias + recurrence_bias
 
 
-def _rearranged_ports(cv: NodeConverter, context: NodeContext, kind: str, names: list[str], gates: int, hidden: int,
+def _rearranged_ports(context: ImportContext, kind: str, names: list[str], gates: int, hidden: int,
                       directions: int, linear: bool, element_type: ElementType) -> list[OutputPort]:
     """W, R and B rearranged by layers when some are computed (fed at run time): LSTM's gate blocks reordered by a
     Gather-8 on [dirs, 4, hidden, ...], the two biases of a Split-1 added (GRU with linear_before_reset keeps the
@@ -180,39 +175,39 @@ def _rearranged_ports(cv: NodeConverter, context: NodeContext, kind: str, names:
     def order(port: OutputPort, what: str) -> OutputPort:
         if kind != "LSTM":
             return port
-        blocks = helper_layer(cv, context, Reshape(special_zero=True), [port, const_of(
-            cv, context, [0, 4, hidden, -1], ElementType.I64, f"{what}_blocks_shape")], f"{what}_blocks")
-        ordered = helper_layer(cv, context, Gather8(batch_dims=0), [blocks, const_of(
-            cv, context, LSTM_ORDER, ElementType.I64, f"{what}_order"), const_of(cv, context, 1, ElementType.I64,
+        blocks = helper_layer(context, Reshape(special_zero=True), [port, context.const(
+            [0, 4, hidden, -1], ElementType.I64, f"{what}_blocks_shape")], f"{what}_blocks")
+        ordered = helper_layer(context, Gather8(batch_dims=0), [blocks, context.const(
+            LSTM_ORDER, ElementType.I64, f"{what}_order"), context.const(1, ElementType.I64,
                                                                                 f"{what}_axis")], f"{what}_ordered")
-        return helper_layer(cv, context, Reshape(special_zero=True), [ordered, const_of(
-            cv, context, [0, 4 * hidden, -1], ElementType.I64, f"{what}_shape")], f"{what}_rearranged")
+        return helper_layer(context, Reshape(special_zero=True), [ordered, context.const(
+            [0, 4 * hidden, -1], ElementType.I64, f"{what}_shape")], f"{what}_rearranged")
 
-    w, r = (order(cv.im.tensor(name, context.label), what) for name, what in zip(names[1:3], ("W", "R"), strict=True))
+    w, r = (order(context.tensor(name), what) for name, what in zip(names[1:3], ("W", "R"), strict=True))
     if len(names) > 3 and names[3]:
-        bias = cv.im.tensor(names[3], context.label)
+        bias = context.tensor(names[3])
         if kind == "GRU" and linear:
-            parts = cv.im.add(VariadicSplit(), f"{context.name}/B_parts", [bias, const_of(
-                cv, context, 1, ElementType.I64, "B_axis"), const_of(
-                cv, context, [2 * hidden, hidden, 2 * hidden, hidden], ElementType.I64, "B_lengths")])
+            parts = context.add(VariadicSplit(), f"{context.name}/B_parts", [bias, context.const(
+                1, ElementType.I64, "B_axis"), context.const(
+                [2 * hidden, hidden, 2 * hidden, hidden], ElementType.I64, "B_lengths")])
             w_zr, w_h, r_zr, r_h = (OutputPort(parts.id, index) for index in range(4))
-            summed = helper_layer(cv, context, Add(), [w_zr, r_zr], "B_zr")
-            b = helper_layer(cv, context, Concat(axis=1), [summed, w_h, r_h], "B")
+            summed = helper_layer(context, Add(), [w_zr, r_zr], "B_zr")
+            b = helper_layer(context, Concat(axis=1), [summed, w_h, r_h], "B")
         else:
-            halves = cv.im.add(Split(num_splits=2), f"{context.name}/B_halves", [bias, const_of(
-                cv, context, 1, ElementType.I64, "B_axis")])
-            summed = helper_layer(cv, context, Add(), [OutputPort(halves.id, 0), OutputPort(halves.id, 1)], "B_sum")
+            halves = context.add(Split(num_splits=2), f"{context.name}/B_halves", [bias, context.const(
+                1, ElementType.I64, "B_axis")])
+            summed = helper_layer(context, Add(), [OutputPort(halves.id, 0), OutputPort(halves.id, 1)], "B_sum")
             if kind == "LSTM":
-                blocks = helper_layer(cv, context, Reshape(special_zero=True), [summed, const_of(
-                    cv, context, [0, 4, hidden], ElementType.I64, "B_blocks_shape")], "B_blocks")
-                ordered = helper_layer(cv, context, Gather8(batch_dims=0), [blocks, const_of(
-                    cv, context, LSTM_ORDER, ElementType.I64, "B_order"), const_of(cv, context, 1, ElementType.I64,
-                                                                                   "B_order_axis")], "B_ordered")
-                summed = helper_layer(cv, context, Reshape(special_zero=True), [ordered, const_of(
-                    cv, context, [0, 4 * hidden], ElementType.I64, "B_shape")], "B_rearranged")
+                blocks = helper_layer(context, Reshape(special_zero=True), [summed, context.const(
+                    [0, 4, hidden], ElementType.I64, "B_blocks_shape")], "B_blocks")
+                ordered = helper_layer(context, Gather8(batch_dims=0), [blocks, context.const(
+                    LSTM_ORDER, ElementType.I64, "B_order"), context.const(1, ElementType.I64,
+                                                                                    "B_order_axis")], "B_ordered")
+                summed = helper_layer(context, Reshape(special_zero=True), [ordered, context.const(
+                    [0, 4 * hidden], ElementType.I64, "B_shape")], "B_rearranged")
             b = summed
     else:
         width = (gates + 1) * hidden if kind == "GRU" and linear else gates * hidden
-        b = const_of(cv, context, np.zeros((directions, width)), element_type, "B")
-    cv.im.explain(f"{context.label}: W, R or B computed -> rearranged by layers at run time")
+        b = context.const(np.zeros((directions, width)), element_type, "B")
+    context.explain(f"{context.label}: W, R or B computed -> rearranged by layers at run time")
     return [w, r, b]

@@ -25,63 +25,60 @@ from irgraph.control_flow import If, Loop, TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
+from irgraph.graph import BackEdge, Body, Node, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
-from irgraph.io.onnx.import_registry import rule
-from irgraph.io.onnx.import_rules import const_of
-from irgraph.io.onnx.import_rules_indexing import bind
-from irgraph.ops import Const, Parameter, Result
+from irgraph.io.onnx.import_rules.registry import imports
+from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 
 if TYPE_CHECKING:
-    from irgraph.io.onnx.split import NodeContext, NodeConverter
+    from irgraph.io.onnx.import_rules.registry import BodyImport, ImportContext
 
 BOOLEAN_SCALAR = TensorType(ElementType.BOOLEAN, Shape(()))
 I64_SCALAR = TensorType(ElementType.I64, Shape(()))
 
 
-def _graph(cv: NodeConverter, context: NodeContext, name: str) -> Any:
-    attributes = cv._attributes(context, {name: "GRAPH"})
+def _graph(context: ImportContext, name: str) -> Any:
+    attributes = context.attributes({name: "GRAPH"})
     if name not in attributes:
         raise context.fail(f"the {name!r} attribute is required")
     return attributes[name]
 
 
-def _result(body: Any, port: OutputPort, name: str) -> int:
+def _result(body: BodyImport, port: OutputPort, name: str) -> int:
     """A body Result of ``port``; its id."""
     return body.model.add_node(Result(), name, [port]).id
 
 
-def _body_op(body: Any, op: Any, name: str, inputs: list[OutputPort]) -> OutputPort:
+def _body_op(body: BodyImport, op: Op, name: str, inputs: list[OutputPort]) -> OutputPort:
     return OutputPort(body.add(op, name, inputs).id, 0)
 
 
-def _body_const(body: Any, value: Any, name: str) -> OutputPort:
+def _body_const(body: BodyImport, value: Any, name: str) -> OutputPort:
     array = np.asarray(value, dtype=np.int64)
     return OutputPort(body.add(Const(element_type=ElementType.I64, shape=array.shape, value=array), name, []).id, 0)
 
 
-def _used(body: Any, port: OutputPort) -> bool:
+def _used(body: BodyImport, port: OutputPort) -> bool:
     return bool(body.model.consumers(port))
 
 
-def _place(cv: NodeConverter, context: NodeContext, op: Any, inputs: list[OutputPort], bodies: list[Body],
-           count: int) -> Any:
+def _place(context: ImportContext, op: Op, inputs: list[OutputPort], bodies: list[Body], count: int) -> Node:
     try:
-        return cv.im.add_sub_graph(op, context.name, inputs, bodies, count)  # type: ignore[attr-defined]
+        return context.add_sub_graph(op, inputs, bodies, count)
     except IrError as err:
         raise context.fail(err.message) from None
 
 
-def _name_outputs(cv: NodeConverter, context: NodeContext, node: Any) -> None:
+def _name_outputs(context: ImportContext, node: Node) -> None:
     for index, name in enumerate(context.node.output):
         if name:
-            bind(cv, context, OutputPort(node.id, index), name)
+            context.bind(OutputPort(node.id, index), name)
 
 
-def _body_type(body: Any, index: int, outer: TensorType) -> TensorType:
+def _body_type(body: BodyImport, index: int, outer: TensorType) -> TensorType:
     """A carried value's body Parameter type: the outer value's element type; its shape, unless the body declares
     a shape the outer one does not fit (a value that changes shape across iterations)."""
     declared = body.declared(index)
@@ -91,14 +88,14 @@ def _body_type(body: Any, index: int, outer: TensorType) -> TensorType:
 
 
 # ------------------------------------------------------------------------------------ Loop
-@rule("Loop", versions=(1, 11, 13, 16, 19, 21, 23, 24, 25))
-def loop(cv: NodeConverter, context: NodeContext) -> None:
+@imports("Loop", versions=(1, 11, 13, 16, 19, 21, 23, 24, 25))
+def loop(context: ImportContext) -> None:
     """Loop -> Loop-5 (module docstring)."""
-    graph = _graph(cv, context, "body")
+    graph = _graph(context, "body")
     inputs = list(context.node.input)
     if len(inputs) < 2:
         raise context.fail(f"takes M, cond and the loop-carried values (M and cond may be empty names); got {inputs}")
-    carried = [cv.im.tensor(name, context.label) for name in inputs[2:]]
+    carried = [context.tensor(name) for name in inputs[2:]]
     if any(not name for name in inputs[2:]):
         raise context.fail(f"its loop-carried inputs must all be named; got {inputs[2:]}")
     count = len(carried)
@@ -110,11 +107,11 @@ def loop(cv: NodeConverter, context: NodeContext) -> None:
         raise context.fail(f"its body gives {len(graph.output)} outputs and the node {len(context.node.output)}; a "
                            f"body gives cond, the {count} loop-carried values and the scan outputs, the node the "
                            "carried values and the scan outputs")
-    trip = cv.im.tensor(inputs[0], context.label) if inputs[0] else const_of(cv, context, -1, ElementType.I64,
+    trip = context.tensor(inputs[0]) if inputs[0] else context.const(-1, ElementType.I64,
                                                                                "trip_count")
-    condition = cv.im.tensor(inputs[1], context.label) if inputs[1] else const_of(cv, context, True,
+    condition = context.tensor(inputs[1]) if inputs[1] else context.const(True,
                                                                                    ElementType.BOOLEAN, "cond")
-    body = cv.im.body(graph, f"{context.name}/body", f"{context.label} body")  # type: ignore[attr-defined]
+    body = context.body(graph, f"{context.name}/body", f"{context.label} body")
     counter_type = body.declared(0) or I64_SCALAR
     if counter_type.element_type is not ElementType.I64:
         raise context.fail(f"its iteration_num input is {counter_type}; ONNX makes it int64")
@@ -122,7 +119,7 @@ def loop(cv: NodeConverter, context: NodeContext) -> None:
         counter_type = I64_SCALAR
     counter = body.parameter(graph.input[0].name, counter_type)
     cond_in = body.parameter(graph.input[1].name, BOOLEAN_SCALAR)
-    values = [body.parameter(graph.input[2 + i].name, _body_type(body, 2 + i, port_type(cv.im.model, port)))
+    values = [body.parameter(graph.input[2 + i].name, _body_type(body, 2 + i, context.type_of(port)))
               for i, port in enumerate(carried)]
     outputs = body.convert_body()
     port_map: list[PortMapEntry] = []
@@ -156,25 +153,26 @@ def loop(cv: NodeConverter, context: NodeContext) -> None:
     for name, outer in body.captured.items():
         layer_inputs.append(outer)
         port_map.append(PortMapEntry(False, len(layer_inputs) - 1, body.ports[name].node_id))
-    node = _place(cv, context, Loop(), layer_inputs, [Body("body", body.model, tuple(port_map), tuple(back_edges))],
+    node = _place(context, Loop(), layer_inputs, [Body("body", body.model, tuple(port_map), tuple(back_edges))],
                   count + scans)
-    _name_outputs(cv, context, node)
-    cv.im.explain(f"{context.label}: -> Loop-5 with {count} carried value(s) (back edges), {scans} scan output(s) "
-                  f"(unsqueezed, concatenated on axis 0), {len(body.captured)} outer-scope input(s)"
-                  f"{'' if inputs[0] else ', trip count -1 (no M)'}{'' if inputs[1] else ', condition true (no cond)'}")
+    _name_outputs(context, node)
+    context.explain(f"{context.label}: -> Loop-5 with {count} carried value(s) (back edges), {scans} scan output(s) "
+                    f"(unsqueezed, concatenated on axis 0), {len(body.captured)} outer-scope input(s)"
+                    f"{'' if inputs[0] else ', trip count -1 (no M)'}"
+                    f"{'' if inputs[1] else ', condition true (no cond)'}")
 
 
 # ------------------------------------------------------------------------------------ If
-@rule("If", versions=(1, 11, 13, 16, 19, 21, 23, 24, 25))
-def if_(cv: NodeConverter, context: NodeContext) -> None:
+@imports("If", versions=(1, 11, 13, 16, 19, 21, 23, 24, 25))
+def if_(context: ImportContext) -> None:
     """If -> If-8 (module docstring)."""
-    attributes = cv._attributes(context, {"then_branch": "GRAPH", "else_branch": "GRAPH"})
+    attributes = context.attributes({"then_branch": "GRAPH", "else_branch": "GRAPH"})
     if set(attributes) != {"then_branch", "else_branch"}:
         raise context.fail("needs both then_branch and else_branch")
     names = [name for name in context.node.input if name]
     if len(names) != 1 or len(context.node.input) != 1:
         raise context.fail(f"takes one input, cond; got {list(context.node.input)}")
-    condition = cv.im.tensor(names[0], context.label)
+    condition = context.tensor(names[0])
     count = len(context.node.output)
     converted = []
     for tag, key in (("then_body", "then_branch"), ("else_body", "else_branch")):
@@ -183,7 +181,7 @@ def if_(cv: NodeConverter, context: NodeContext) -> None:
             raise context.fail(f"its {key} takes inputs; an If branch takes none")
         if len(graph.output) != count:
             raise context.fail(f"its {key} gives {len(graph.output)} outputs; the node has {count}")
-        body = cv.im.body(graph, f"{context.name}/{tag}", f"{context.label} {key}")  # type: ignore[attr-defined]
+        body = context.body(graph, f"{context.name}/{tag}", f"{context.label} {key}")
         converted.append((tag, body, body.convert_body()))
     layer_inputs = [condition]
     index_of: dict[str, int] = {}
@@ -197,20 +195,20 @@ def if_(cv: NodeConverter, context: NodeContext) -> None:
         entries = [PortMapEntry(False, index_of[name], body.ports[name].node_id) for name in body.captured]
         entries += [PortMapEntry(True, index, _result(body, port, f"out{index}")) for index, port in enumerate(outputs)]
         bodies.append(Body(tag, body.model, tuple(entries)))
-    node = _place(cv, context, If(), layer_inputs, bodies, count)
-    _name_outputs(cv, context, node)
-    cv.im.explain(f"{context.label}: -> If-8, {len(index_of)} outer-scope input(s) shared by the branches")
+    node = _place(context, If(), layer_inputs, bodies, count)
+    _name_outputs(context, node)
+    context.explain(f"{context.label}: -> If-8, {len(index_of)} outer-scope input(s) shared by the branches")
 
 
 # ------------------------------------------------------------------------------------ Scan
-@rule("Scan", versions=(8, 9, 11, 16, 19, 21, 23, 24, 25))
-def scan(cv: NodeConverter, context: NodeContext) -> None:
+@imports("Scan", versions=(8, 9, 11, 16, 19, 21, 23, 24, 25))
+def scan(context: ImportContext) -> None:
     """Scan -> TensorIterator-1 (module docstring). Scan-8's batch axis and sequence_lens are refused."""
     if context.version == 8:
         raise context.fail("Scan-8 scans a batch with sequence_lens; irgraph converts Scan from opset 9 on")
-    attributes = cv._attributes(context, {"body": "GRAPH", "num_scan_inputs": "INT", "scan_input_axes": "INTS",
-                                          "scan_input_directions": "INTS", "scan_output_axes": "INTS",
-                                          "scan_output_directions": "INTS"})
+    attributes = context.attributes({"body": "GRAPH", "num_scan_inputs": "INT", "scan_input_axes": "INTS",
+                                     "scan_input_directions": "INTS", "scan_output_axes": "INTS",
+                                     "scan_output_directions": "INTS"})
     graph = attributes.get("body")
     if graph is None or "num_scan_inputs" not in attributes:
         raise context.fail("needs the 'body' and 'num_scan_inputs' attributes")
@@ -223,7 +221,7 @@ def scan(cv: NodeConverter, context: NodeContext) -> None:
     if len(graph.input) != len(names) or outputs_count < 0 or len(context.node.output) != len(graph.output):
         raise context.fail(f"its body takes {len(graph.input)} inputs and gives {len(graph.output)} outputs; the node "
                            f"has {len(names)} inputs and {len(context.node.output)} outputs")
-    ports = [cv.im.tensor(name, context.label) for name in names]
+    ports = [context.tensor(name) for name in names]
 
     def listed(key: str, size: int) -> list[int]:
         found = list(attributes.get(key, [0] * size))
@@ -236,12 +234,12 @@ def scan(cv: NodeConverter, context: NodeContext) -> None:
                                                                                outputs_count)
     if any(d not in (0, 1) for d in in_directions + out_directions):
         raise context.fail("scan directions must be 0 (forward) or 1 (reverse)")
-    body = cv.im.body(graph, f"{context.name}/body", f"{context.label} body")  # type: ignore[attr-defined]
-    state_parameters = [body.parameter(graph.input[i].name, _body_type(body, i, port_type(cv.im.model, ports[i])))
+    body = context.body(graph, f"{context.name}/body", f"{context.label} body")
+    state_parameters = [body.parameter(graph.input[i].name, _body_type(body, i, context.type_of(ports[i])))
                         for i in range(states)]
     sliced = []
     for j in range(scans):
-        outer = port_type(cv.im.model, ports[states + j])
+        outer = context.type_of(ports[states + j])
         if outer.shape.rank_is_dynamic:
             raise context.fail(f"scan input {names[states + j]!r} has a dynamic rank; irgraph needs its rank")
         rank = outer.shape.rank
@@ -282,15 +280,15 @@ def scan(cv: NodeConverter, context: NodeContext) -> None:
         port_map.append(PortMapEntry(True, states + k, result, axis=axis, start=start, end=end, stride=stride,
                                      part_size=1))
     layer_inputs = list(ports)
-    for name, outer in body.captured.items():
-        layer_inputs.append(outer)
+    for name, outer_port in body.captured.items():
+        layer_inputs.append(outer_port)
         port_map.append(PortMapEntry(False, len(layer_inputs) - 1, body.ports[name].node_id))
-    node = _place(cv, context, TensorIterator(), layer_inputs,
+    node = _place(context, TensorIterator(), layer_inputs,
                   [Body("body", body.model, tuple(port_map), tuple(back_edges))], states + outputs_count)
-    _name_outputs(cv, context, node)
-    cv.im.explain(f"{context.label}: -> TensorIterator-1 with {states} state(s) (back edges), {scans} sliced "
-                  f"input(s) (squeezed in the body), {outputs_count} scan output(s) (unsqueezed, concatenated), "
-                  f"{len(body.captured)} outer-scope input(s)")
+    _name_outputs(context, node)
+    context.explain(f"{context.label}: -> TensorIterator-1 with {states} state(s) (back edges), {scans} sliced "
+                    f"input(s) (squeezed in the body), {outputs_count} scan output(s) (unsqueezed, concatenated), "
+                    f"{len(body.captured)} outer-scope input(s)")
 
 
 def _parameter_op(outer: TensorType, axis: int) -> Parameter:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from irgraph.io.onnx.common import onnx_type_name, port_type
-from irgraph.io.onnx.import_registry import rule
+from irgraph.io.onnx.common import onnx_type_name
+from irgraph.io.onnx.import_rules.registry import imports
 
 if TYPE_CHECKING:
     import onnx as onnx_types
 
-    from irgraph.io.onnx.split import NodeContext, NodeConverter
+    from irgraph.io.onnx.import_rules.registry import ImportContext
 
 FUNCTION_OPS: dict[str, tuple[int, ...]] = {
     "AffineGrid": (20,), "Attention": (23, 24, 25), "BlackmanWindow": (17,), "CausalConvWithState": (27,),
@@ -29,11 +29,11 @@ FUNCTION_OPS: dict[str, tuple[int, ...]] = {
 """ONNX op type -> the versions whose function body irgraph expands."""
 
 
-def expand_function(cv: NodeConverter, context: NodeContext) -> None:
+def expand_function(context: ImportContext) -> None:
     """Expand the node into its ONNX function body and convert each body node (module docstring)."""
-    onnx = cv.onnx
+    onnx = context.onnx
     node = context.node
-    schema = onnx.defs.get_schema(node.op_type, cv.im.opset, "")
+    schema = onnx.defs.get_schema(node.op_type, context.opset, "")
     expanded = onnx.NodeProto()
     expanded.CopyFrom(node)
     present = {attribute.name for attribute in node.attribute}
@@ -43,7 +43,7 @@ def expand_function(cv: NodeConverter, context: NodeContext) -> None:
     if schema.has_function:
         function = schema.function_body
     elif schema.has_context_dependent_function:
-        types = [_type_proto(cv, context, name) for name in node.input]
+        types = [_type_proto(context, name) for name in node.input]
         function = onnx.FunctionProto()
         try:
             function.ParseFromString(schema.get_context_dependent_function(
@@ -53,29 +53,29 @@ def expand_function(cv: NodeConverter, context: NodeContext) -> None:
     else:
         raise context.fail("onnx defines no function body for it at this opset")
     body = _inlined(onnx, expanded, function, f"{context.name}::", context)
-    cv.im.explain(f"{context.label}: -> its ONNX function body of {len(body)} nodes "
-                  f"({', '.join(sorted({n.op_type for n in body}))}), each converted by its rule")
+    context.explain(f"{context.label}: -> its ONNX function body of {len(body)} nodes "
+                    f"({', '.join(sorted({n.op_type for n in body}))}), each converted by its rule")
     for index, inner in enumerate(body):
-        cv.convert(inner, index)
+        context.convert(inner, index)
 
 
 for _op_type, _versions in FUNCTION_OPS.items():
-    rule(_op_type, versions=_versions)(expand_function)
+    imports(_op_type, versions=_versions)(expand_function)
 
 
-def _type_proto(cv: NodeConverter, context: NodeContext, name: str) -> onnx_types.TypeProto:
+def _type_proto(context: ImportContext, name: str) -> onnx_types.TypeProto:
     """The ONNX type of input ``name`` from irgraph's inferred type (empty for an absent optional input)."""
-    onnx = cv.onnx
+    onnx = context.onnx
     if not name:
         return onnx.TypeProto()
-    tensor = port_type(cv.im.model, cv.im.tensor(name, context.label))
+    tensor = context.type_of(context.tensor(name))
     element = onnx.TensorProto.DataType.Value(onnx_type_name(tensor.element_type, f"input {name!r}"))
     shape = None if tensor.shape.rank_is_dynamic else [d.value if d.is_static else None for d in tensor.shape]
     return onnx.helper.make_tensor_type_proto(element, shape)
 
 
 def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.FunctionProto, prefix: str,
-             context: NodeContext) -> list[onnx_types.NodeProto]:
+             context: ImportContext) -> list[onnx_types.NodeProto]:
     """The function's nodes with its formal inputs and outputs renamed to the node's, other names prefixed, and
     attribute references replaced by the node's attributes (absent ones dropped, as ONNX says); sub-graphs of body
     nodes are renamed the same way."""
