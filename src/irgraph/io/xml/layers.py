@@ -221,7 +221,7 @@ class LayerReader:
             op: Op = OpaqueOp(op_type=type_name, op_version=version, attributes=attrs, declared_outputs=declared)
         else:
             if op_class.carries_tensor:
-                op = self._const(tensor_class(op_class), attrs, location)
+                op = self._const(op_class, attrs, location)
             elif not has_data and op_class is Parameter:
                 raise IrParseError("a Parameter layer needs <data> with 'shape' and 'element_type'", location)
             else:
@@ -295,11 +295,12 @@ class LayerReader:
             op = self._ops[key] = op_class.from_attributes(attrs)
         return op
 
-    def tensor_op(self, op_class: type[Const], attrs: dict[str, str], location: Location) -> Const:
+    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Const:
         """The op of a layer that holds a tensor (Const), its value read from the weights file."""
         return self._const(op_class, attrs, location)
 
-    def _const(self, op_class: type[Const], attrs: dict[str, str], location: Location) -> Const:
+    def _const(self, carrier: type[Op], attrs: dict[str, str], location: Location) -> Const:
+        op_class = tensor_class(carrier)
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
         known = self._consts.get(key)
         if known is None:

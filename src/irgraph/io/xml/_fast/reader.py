@@ -51,7 +51,7 @@ from irgraph.io.xml._fast.patterns import (
     unescape,
 )
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList, tensor_class
+from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
@@ -106,7 +106,7 @@ class _FastReader:
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
-        self._tensor_types: dict[tuple[str, str], type[Const] | None] = {}
+        self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
         self._dims: dict[str, Dim] = {}
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
@@ -254,16 +254,16 @@ class _FastReader:
             raise NotCanonical  # not reading a model: nowhere to put layers
         return self._layer_reader_made
 
-    def _tensor_class(self, type_name: str, version: str) -> type[Const] | None:
+    def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
         op_class = self._layer_reader.op_class(type_name, version)
         found = self._tensor_types[(type_name, version)] = (
-            tensor_class(op_class) if op_class is not None and op_class.carries_tensor else None
+            op_class if op_class is not None and op_class.carries_tensor else None
         )
         return found
 
     def _tensor(
-        self, op_class: type[Const], type_name: str, version: str, data: str, location: Location
+        self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
     ) -> tuple[Const, dict[str, str]]:
         """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
         OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
