@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, normalize_axis, shape_text
 from irgraph.ops.registry import register
 
 
@@ -84,13 +84,11 @@ class _Gather(Op):
         dims = list(data.shape)
         index_dims = list(indices.shape)
         for i in range(batch):
-            merged = dims[i].merge(index_dims[i])
-            check(
-                merged is not None,
+            dims[i] = checked(
+                dims[i].merge(index_dims[i]),
                 f"Data and indices batch dims must be equal. Got: data shape {data.shape}, indices shape "
                 f"{indices.shape}, batch_dims {batch}",
             )
-            dims[i] = merged  # type: ignore[assignment]
         shape = Shape((*dims[:index], *index_dims[batch:], *dims[index + 1:]))
         return [TensorType(data.element_type, shape)]
 
