@@ -184,10 +184,12 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
         if bound is None or bound > FOLD_LIMIT:
             return
     try:
-        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated.
-        shapes = node.op.output_shapes(input_values)
-        if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
-            return
+        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated. The
+        # default output_shapes is infer again, whose bounds were checked above.
+        if node.op.shapes_read_values():
+            shapes = node.op.output_shapes(input_values)
+            if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
+                return
         outputs = node.op.evaluate(input_values)
     except IrError:
         return

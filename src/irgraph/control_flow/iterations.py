@@ -247,7 +247,7 @@ class Iterations(PlanStep):
             counter_dtype, counter_shape = counter[1], counter[2]
         condition = self.condition
         program = self.program
-        run = program.interpreter._run_slots
+        run = program.run
         wanted = self.wanted
         concatenated = self.concatenated
         gathered: list[list[np.ndarray]] = [[] for _ in concatenated]
@@ -268,7 +268,7 @@ class Iterations(PlanStep):
             if counter is not None:
                 bound[-1] = np.array(iteration, counter_dtype).reshape(counter_shape)
             try:
-                outputs = run(slots, bound, wanted)
+                outputs = run(slots, bound, wanted, iteration)
             except IrError as err:
                 raise in_body(err, program.body, self.node, iteration) from None
             for index, (_, position, sliced, _) in enumerate(concatenated):

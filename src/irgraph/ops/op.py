@@ -388,9 +388,23 @@ class Op:
         return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
-        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
-        the interpreter checks them against its element budget before the op allocates."""
-        return None
+        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown): the
+        interpreter checks them, and ``infer``'s checks pass, before the op allocates.
+
+        The default is ``infer`` on the arrays' static types, no value known: the op's one shape rule. Ops
+        whose output shapes depend on input values (Reshape's target, Range's bounds) override it; the
+        interpreter remembers the default's answers per input shapes and dtypes (``irgraph.runtime``).
+        """
+        inferred = self.infer(static_types(inputs), [None] * len(inputs))
+        if not all(t.shape.is_static for t in inferred):
+            return None  # the values decide (NonZero's count)
+        return [t.shape.to_tuple() for t in inferred]
+
+    @classmethod
+    def shapes_read_values(cls) -> bool:
+        """True when the class overrides ``output_shapes`` because its output shapes depend on input values:
+        answers for one set of input shapes and dtypes may not hold for another set of values."""
+        return cls.output_shapes is not Op.output_shapes
 
     def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
                     ) -> int | None:
@@ -411,6 +425,12 @@ class Op:
 
 
 # ------------------------------------------------------------------------------------ checks
+def static_types(arrays: Sequence[np.ndarray]) -> list[TensorType]:
+    """The static tensor types of run-time arrays (strings, held as object arrays, are ``string``)."""
+    return [TensorType(ElementType.STRING if np.asarray(x).dtype == object else ElementType.from_numpy(
+        np.asarray(x).dtype), Shape.static(np.shape(x))) for x in arrays]
+
+
 def check(condition: bool, message: str) -> None:
     """Raise OpError(message) unless ``condition`` holds."""
     if not condition:
@@ -418,6 +438,9 @@ def check(condition: bool, message: str) -> None:
 
 
 _T = TypeVar("_T")
+
+UNSETTLED = "the output shapes depend on values the inputs' shapes do not settle"
+"""``checked``'s message where an op's ``evaluate`` asks its own ``output_shapes``, which cannot be None there."""
 
 
 def checked(value: _T | None, message: str) -> _T:

@@ -3,9 +3,10 @@
 The model is checked and scheduled once, when the Interpreter is built: every tensor gets a slot
 in a list, every step knows which slots it reads, writes and frees, and Const values are bound
 ahead of time, so a run does no graph or dict work beyond binding the feeds. Ops whose inputs are
-all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Ops that can
-say their output shapes without computing them (``Op.output_shapes``) are checked against the
-element limit before they allocate.
+all constant (f16 weights -> Convert) are evaluated then too, once per Interpreter. Each step's
+output shapes are checked against the element limit before its op allocates: the ones shape
+inference settled, else the op's ``output_shapes``, remembered per input shapes in the plan
+(``irgraph.runtime.step_shapes``).
 
 Data moves once. Split and VariadicSplit outputs are views; a Concat output is *deferred*: it is
 kept as the list of its parts (views), splitting it slices the parts, and joining it again
@@ -25,7 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.bodies import run_budget
+from irgraph.control_flow.bodies import collecting_marks, marked_values, run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -38,8 +39,9 @@ from irgraph.runtime import _pages
 from irgraph.runtime._fast import in_place
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widen, widened_nodes
-from irgraph.runtime.marking import Mark, resolve_marks
+from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.state import Variables
+from irgraph.runtime.step_shapes import ShapeRule, shape_rule
 
 MAX_PARTS = 4096
 """A deferred Concat with more parts than this (counting nested ones) is written at once."""
@@ -64,6 +66,9 @@ class _Step(NamedTuple):
     unknown: tuple[tuple[int, TensorType], ...] = ()
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
+    output_shapes: ShapeRule | None = None
+    """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
+    nothing new (Split's views, deferred Concats)."""
 
 
 def _weights_mappings(model: Model) -> list[Any]:
@@ -134,6 +139,10 @@ class Interpreter:
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
+        self._body_marks = body_marks(model, mark) if mark else {}
+        """Per body Model (by id), the marks its Interpreter takes (see irgraph.runtime.marking)."""
+        self._hands_over = bool(mark)
+        """A marked body hands its marked tensors and outputs to the run's MarkedValues after each execution."""
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
         self.on_step_time: Callable[[Node, float], None] | None = None
@@ -237,6 +246,7 @@ class Interpreter:
         # Outputs in model output order (Result document order), not in the topological order of the walk.
         self._results = [result_slots[node.id] for node in results if node.id in result_slots]
         self._marked = [(mark.key, slots[(mark.port.node_id, mark.port.index)]) for mark in self.marks]
+        self._handed = [*self._results, *self._marked] if self._hands_over else []
         keep = {slot for _, slot in self._results}.union(slot for _, slot in self._marked)
         frees: dict[int, list[int]] = {}
         for slot, position in last_use.items():
@@ -253,7 +263,8 @@ class Interpreter:
         self._plan = [
             _Step(node, kind, op, inputs, outputs, tuple(frees.get(position, ())),
                   tuple(keys[slot] for slot in frees.get(position, ())),
-                  _unknown_outputs(node) if kind != _JOIN else ())
+                  _unknown_outputs(node) if kind != _JOIN else (),
+                  shape_rule(node, op) if kind not in (_JOIN, _SPLIT) else None)
             for position, (node, kind, op, inputs, outputs) in enumerate(steps)
         ]
         self._slots = slots
@@ -265,8 +276,9 @@ class Interpreter:
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
+        marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression)
+                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
 
     def _fold(
         self, op: Op, inputs: tuple[int, ...], outputs: tuple[int, ...], constants: dict[int, np.ndarray],
@@ -314,12 +326,15 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
         with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
-                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()):
+                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
+                collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
         for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
             outputs[key] = _dense(values[slot])
+        if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
+            outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
         return outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
@@ -328,6 +343,9 @@ class Interpreter:
         for slot, value in zip(slots, bound, strict=True):
             values[slot] = value
         self._execute(values)
+        if self._handed and (collected := marked_values()) is not None:
+            for key, slot in self._handed:
+                collected.add(key, _dense(values[slot]))
         return [_dense(values[slot]) for slot in wanted]
 
     def _execute(self, values: list[Any]) -> None:
@@ -339,7 +357,7 @@ class Interpreter:
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         try:
-            for node, kind, op, inputs, outputs, frees, _, unknown in self._plan:  # noqa: B007 - node locates errors
+            for node, kind, op, inputs, outputs, frees, _, unknown, shape_rule_of_step in self._plan:  # noqa: B007 - node locates errors
                 if on_step is not None:
                     on_step(node)
                 if on_step_time is not None:
@@ -351,7 +369,7 @@ class Interpreter:
                     produced = op.evaluate([arguments[0], *map(_dense, arguments[1:])])
                 else:
                     dense = [_dense(value) for value in arguments]
-                    shapes = op.output_shapes(dense)  # checked before the op allocates
+                    shapes = shape_rule_of_step(dense) if shape_rule_of_step is not None else None  # before allocating
                     if shapes is not None:
                         for index, shape in enumerate(shapes):
                             if math.prod(shape) > limit:

@@ -203,8 +203,10 @@ def step_key(step: int, name: str) -> str:
     return f"step{step}/{name}"
 
 
-def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
-    """Run ``steps`` times on the same feeds, the variables carried from run to run.
+def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray] | Sequence[Mapping[str, np.ndarray]],
+              steps: int) -> dict[str, np.ndarray]:
+    """Run ``steps`` times, the variables carried from run to run: on the same ``feeds`` every time, or on
+    ``feeds[K-1]`` in step K when ``feeds`` is a sequence of ``steps`` mappings (a generate loop's tokens).
 
     One step gives the outputs under their own keys; several give every step's outputs, keyed by
     :func:`step_key` (``step1/NAME`` ... ``stepN/NAME``), in step order. The outputs of all steps
@@ -213,13 +215,16 @@ def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: 
     """
     if steps < 1:
         raise InputError(f"the number of steps must be at least 1; got {steps}")
+    each = [feeds] * steps if isinstance(feeds, Mapping) else list(feeds)
+    if len(each) != steps:
+        raise InputError(f"{steps} steps need {steps} feeds; got {len(each)}")
     if steps == 1:
-        return interpreter.run(feeds)
+        return interpreter.run(each[0])
     outputs: dict[str, np.ndarray] = {}
     total, limit = 0, interpreter.element_limit
     with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
         for step in range(1, steps + 1):
-            for name, value in interpreter.run(feeds).items():
+            for name, value in interpreter.run(each[step - 1]).items():
                 total += np.size(value)
                 if total > limit:
                     raise ResourceLimitError(f"the outputs of steps 1 to {step} have {total} elements together, "

@@ -155,14 +155,16 @@ def op_error_bound(op: Op) -> ErrorBound:
     return ErrorBound(max(tolerance.ulp, _OP_FLOOR.ulp), max(tolerance.eps, tolerance.sum_eps, _OP_FLOOR.eps))
 
 
-def error_bounds(model: Model) -> dict[int, ErrorBound]:
+def error_bounds(model: Model, carried: Mapping[int, ErrorBound] | None = None) -> dict[int, ErrorBound]:
     """Per layer id, the :class:`ErrorBound` of its outputs: its own op's after the largest of its inputs'.
 
-    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses.
+    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses. ``carried``
+    adds, per layer id, a bound its outputs carry besides its inputs' (a ReadValue's variable, written by an
+    Assign in the step before).
     """
     bounds: dict[int, ErrorBound] = {}
     for node in model.topological_order():
-        before = ErrorBound()
+        before = (carried or {}).get(node.id, ErrorBound())
         for source in model.input_sources(node) if node.op.reads_values else ():
             if source is not None:
                 before = before.join(bounds.get(source.node_id, ErrorBound()))

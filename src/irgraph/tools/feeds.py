@@ -56,6 +56,8 @@ class FeedSource:
     path: str
     archive: NpzArchive | None = None
     data: bytes | None = None
+    member: str | None = None
+    """The archive's member holding the data when it is not ``name`` (a step's feed, ``stepK/NAME``)."""
 
 
 ValueRange = tuple[float, float]
@@ -224,7 +226,7 @@ def load_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping[int,
         parameter = inputs[source.name]
         expect = functools.partial(_check_header, source, parameter, shapes.get(parameter.id), element_limit)
         if source.archive is not None:
-            array = npz.load_member(source.archive, source.name, element_limit, expect)
+            array = npz.load_member(source.archive, source.member or source.name, element_limit, expect)
         elif source.data is not None:
             array = polygraphy_json.decode_array(source.path, source.name, source.data, element_limit, expect)
         else:

@@ -37,10 +37,6 @@ class Swish(Op):
                 raise OpError(f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """x / (1 + exp(-beta * x))."""
         data = inputs[0]

@@ -61,10 +61,6 @@ class Select(Op):
             shape = broadcast_shapes(cond.shape, shape, self.auto_broadcast)
         return [TensorType(element_type, shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The broadcast shape."""
-        return [self._shapes(inputs)[3]]
-
     def _shapes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
         cond, then, other = inputs
         then, other, both = broadcast_arrays(then, other, self.auto_broadcast)

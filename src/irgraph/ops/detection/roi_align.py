@@ -221,10 +221,6 @@ class PooledBoxes:
         data, rois, batch = inputs
         return [check_shapes(data, rois, batch, self.BOX_SIZE, self.pooled_h, self.pooled_w)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
-        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
-
     def checked_boxes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, type[np.floating]]:
         """(batch indices, boxes in the computing type, that type) after the checks OpenVINO's reference needs."""
         data, rois, batch = inputs

@@ -103,10 +103,6 @@ class ROIPooling(Op):
         return [TensorType(element_type, Shape((count, channels, Dim.static(self.pooled_h),  # type: ignore[arg-type]
                                                 Dim.static(self.pooled_w))))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
-        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Every box's pooled bins."""
         data, rois = inputs

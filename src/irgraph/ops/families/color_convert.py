@@ -66,12 +66,6 @@ class ColorConvert(Op):
         dims[3] = Dim.static(3)
         return [TensorType(element_type, Shape(tuple(dims)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, H, W, 3]``."""
-        y = np.shape(inputs[0])
-        height = y[1] * 2 // 3 if len(inputs) == 1 else y[1]
-        return [(y[0], height, y[2], 3)]
-
     def planes_of(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Y ``[N, H, W]`` and U, V ``[N, H/2, W/2]``."""
         raise NotImplementedError

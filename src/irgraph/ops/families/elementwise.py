@@ -228,10 +228,6 @@ class BinaryElementwise(Op):
         shape = broadcast_shapes(a.shape, b.shape, self.auto_broadcast)
         return [TensorType(self.output_element_type(element_type), shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The broadcast output shape, computed without allocating."""
-        return [broadcast_arrays(inputs[0], inputs[1], self.auto_broadcast)[2]]
-
     writes_in_place = True
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
@@ -372,10 +368,6 @@ class UnaryElementwise(Op):
         (data,) = inputs
         self.type_rule.check(data.element_type)
         return [data]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
 
     writes_in_place = True
     compute_into: ClassVar[Callable[..., None] | None] = None  # (data, target); `...`: see compute

@@ -299,11 +299,6 @@ class RecurrentCell(Recurrent):
     def _check_extra(self, hidden: Dim, inputs: Sequence[TensorType]) -> Dim:
         return hidden
 
-    def output_shapes(self, inputs: Sequence[Array]) -> list[tuple[int, ...]] | None:
-        """``[batch, hidden]`` per state (None for inputs ``evaluate`` refuses)."""
-        state = tuple(np.shape(inputs[1]))
-        return [state] * self.states if len(state) == 2 else None
-
     def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
         """One step of the cell, in f32 (f64 for f64), rounded to the inputs' type once."""
         states = self.states
@@ -402,15 +397,6 @@ class RecurrentSequence(Recurrent):
         y = TensorType(element_type, Shape((batch, directions, seq_length, hidden)))  # type: ignore[arg-type]
         state = TensorType(element_type, Shape((batch, directions, hidden)))  # type: ignore[arg-type]
         return [y] + [state] * states
-
-    def output_shapes(self, inputs: Sequence[Array]) -> list[tuple[int, ...]] | None:
-        """Y ``[batch, dirs, steps, hidden]`` and ``[batch, dirs, hidden]`` per state (None for inputs
-        ``evaluate`` refuses)."""
-        state, x = np.shape(inputs[1]), np.shape(inputs[0])
-        if len(state) != 3 or len(x) != 3:
-            return None
-        batch, dirs, hidden = state
-        return [(batch, dirs, x[1], hidden)] + [(batch, dirs, hidden)] * self.states
 
     def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
         """Each direction over the time steps (a Python loop over time only; batch and gates vectorised)."""

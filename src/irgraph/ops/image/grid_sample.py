@@ -31,7 +31,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.image.interpolate import cubic_coefficients
+from irgraph.ops.families.resampling import cubic_coefficients
 from irgraph.ops.numeric import round_float, truncate_to_int
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
 from irgraph.ops.registry import register
@@ -136,12 +136,6 @@ class GridSample(Op):
         elif not data.shape.rank_is_dynamic:
             dims[0], dims[1] = data.shape[0], data.shape[1]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, C, H_out, W_out]``."""
-        data, grid = inputs
-        _check_arrays(data, grid)
-        return [(data.shape[0], data.shape[1], grid.shape[1], grid.shape[2])]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """The sampled data, every output point at once."""

@@ -54,10 +54,6 @@ class GatherElements(Op):
                               "index.")
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The indices' shape."""
-        return [np.shape(inputs[1])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """``np.take_along_axis`` with negative indices wrapped once."""
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])

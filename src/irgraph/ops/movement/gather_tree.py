@@ -57,10 +57,6 @@ class GatherTree(Op):
               f"end_token input must be scalar. Got: {end_token.shape}")
         return [TensorType(merged, shape)]  # type: ignore[arg-type]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """step_ids' shape."""
-        return [np.shape(inputs[0])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """A loop over the time steps backwards; batch and beams vectorised."""
         step_ids, parent_idx, max_seq_len, end_token = inputs

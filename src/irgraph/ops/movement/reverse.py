@@ -55,10 +55,6 @@ class Reverse(Op):
                                          f"(input rank: {rank}).")
         return tuple(normalize_axis(v, rank) for v in values)
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [np.shape(inputs[0])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """``np.flip`` (a view)."""
         data, axes = inputs

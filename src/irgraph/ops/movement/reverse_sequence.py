@@ -64,10 +64,6 @@ class ReverseSequence(Op):
               f"({data.shape[batch_axis]}) (argument shape: {data.shape}, sequence indices shape: {lengths.shape}).")
         return [TensorType(data.element_type, data.shape.replace(batch_axis, merged))]  # type: ignore[arg-type]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [np.shape(inputs[0])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """One gather along seq_axis with a ``[batch, steps]`` index laid over the data's axes."""
         data, lengths = inputs

@@ -52,10 +52,6 @@ class ScatterElementsUpdateBase(Op):
                   f"equal. Got: {indices.shape} and {updates.shape}")
         return [TensorType(merged, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Flat positions from the indices and the coordinates of each update, then :func:`scatter_rows`."""
         data, indices, updates, axis_input = inputs

@@ -40,10 +40,6 @@ class ShuffleChannels(Op):
                       f"{dim.value} and {self.group}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [np.shape(inputs[0])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Reshape to (outer, group, size / group, inner), swap axes 1 and 2, reshape back."""
         data = np.asarray(inputs[0])

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.families.convolution import widen
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.registry import register
 
@@ -63,10 +63,6 @@ class BatchNormBase(Op):
         check(merged_dim is not None, "Input channel dimension does not match shape for gamma/beta/mean/variance.")
         check(not (merged_dim.is_static and merged_dim.value == 0), "Channel count must be at least 1.")
         return [TensorType(element_type, data.shape.replace(1, merged_dim))]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [self.split(inputs)[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """The reference's formula per channel, f16/bf16 through f32."""

@@ -60,10 +60,6 @@ class GroupNormalization(Op):
         REAL.check(data.element_type)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Normalize each group, then scale and shift each channel."""
         data, scale, bias = inputs

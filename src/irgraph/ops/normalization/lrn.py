@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.families.convolution import widen
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
 
@@ -90,10 +90,6 @@ class LRN(Op):
         check(axes.element_type.is_dynamic or axes.element_type.is_integral,
               f"Axes input must be integral numbers, but are: {axes.element_type}).")
         return [data]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Window sums of the squares (in the reference's order for small windows), then the scale and power."""

@@ -68,10 +68,6 @@ class MVN(Op):
             self.axes(data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Normalize over the axes."""
         (data,) = inputs

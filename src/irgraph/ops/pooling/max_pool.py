@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.shapes import Shape, TensorType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.families.pooling import Geometry, Pooling, separable_reduce
 from irgraph.ops.op import attribute, check, normalize_axis
@@ -108,10 +108,6 @@ class MaxPool(MaxPoolBase):
         self.check_data(data)
         return [TensorType(data.element_type, self.output_shape(data.shape))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The pooled shape, computed without allocating."""
-        return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Window maxima, one pass per kernel tap."""
         (data,) = inputs
@@ -162,11 +158,6 @@ class MaxPool8(MaxPoolBase):
     def output_count(self, input_values: Sequence[np.ndarray | None]) -> int:
         """Values and indices."""
         return 2
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The pooled shape twice, computed without allocating."""
-        shape = self.output_shape(Shape.static(inputs[0].shape)).to_tuple()
-        return [shape, shape]
 
     def for_outputs(self, used: Sequence[bool]) -> MaxPool8:
         """Without the indices when nothing reads them (most networks read only the maxima)."""

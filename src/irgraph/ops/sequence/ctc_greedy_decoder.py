@@ -58,11 +58,6 @@ class CTCGreedyDecoder(Op):
             batch = checked(merged_batch, "The second dimensions of input tensors must match.")
         return [TensorType(logits.element_type, Shape((batch, time, Dim.static(1), Dim.static(1))))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, T, 1, 1]``."""
-        time, batch = np.shape(inputs[0])[:2]
-        return [(batch, time, 1, 1)]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Argmax per step, then the shared greedy compaction (vectorised over batch and time)."""
         logits, mask = inputs

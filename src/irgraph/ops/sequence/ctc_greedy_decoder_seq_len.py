@@ -66,11 +66,6 @@ class CTCGreedyDecoderSeqLen(Op):
         return [TensorType(self.classes_index_type, Shape((batch, time))),
                 TensorType(self.sequence_length_type, Shape((batch,)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, T]`` and ``[N]``."""
-        batch, time = np.shape(inputs[0])[:2]
-        return [(batch, time), (batch,)]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Argmax per step, then the greedy compaction shared with CTCGreedyDecoder-1."""
         logits, lengths = inputs[0], inputs[1]

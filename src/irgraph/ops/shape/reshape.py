@@ -132,17 +132,17 @@ class Reshape(Op):
         return Dim(low, high)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The target shape (the element count never changes)."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``np.reshape``: a view where NumPy can make one."""
+        """The target shape: the pattern's values resolved against the data's shape."""
         data, pattern = inputs
         check(np.ndim(pattern) <= 1,
               f"Pattern shape must have rank 1 or be empty. Got: {shape_text(np.shape(pattern))}")
         entries = integer_values(pattern, "shape")
-        target = self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()
-        return [np.reshape(data, target)]
+        return [self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()]
+
+    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+        """``np.reshape``: a view where NumPy can make one."""
+        (target,) = self.output_shapes(inputs)
+        return [np.reshape(inputs[0], target)]
 
 
 def _product(dims: Sequence[Dim]) -> tuple[int, int | None]:

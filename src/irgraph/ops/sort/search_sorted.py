@@ -63,10 +63,6 @@ class SearchSorted(Op):
             shape = Shape(tuple(dims))
         return [TensorType(self.output_type, shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The values' shape."""
-        return [np.shape(inputs[1])]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Count, row by row (rows compared in bounded chunks), the elements below each value."""
         sequence, found = np.asarray(inputs[0]), np.asarray(inputs[1])
