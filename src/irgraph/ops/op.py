@@ -372,17 +372,18 @@ class Op:
         ``bound_inputs``, the other inputs exact; None when the op does not propagate bounds.
         """
         movable = self.bound_inputs
-        if movable == () or not values or any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if movable == () or not values or len(known) < len(values):
             return None
-        indices = range(len(values)) if movable is None else movable
-        if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
+        indices = range(len(known)) if movable is None else movable
+        if any(not known[i].is_exact for i in range(len(known)) if i not in indices):
             return None
         try:
-            shapes = self.output_shapes([v.lower for v in values])  # type: ignore[union-attr]
+            shapes = self.output_shapes([v.lower for v in known])
             if shapes is not None and any(math.prod(shape) > BOUNDS_LIMIT for shape in shapes):
                 return None
-            lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
-            upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
+            lower = self.evaluate([v.lower for v in known])
+            upper = self.evaluate([v.upper for v in known])
         except (OpError, ValueError, IndexError):
             return None
         return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]

@@ -136,4 +136,5 @@ class I420(ColorConvert):
             u = chroma[:, :quarter].reshape(batch, height // 2, width // 2)
             v = chroma[:, quarter:2 * quarter].reshape(batch, height // 2, width // 2)
             return whole[:, :height], u, v
-        return tuple(np.asarray(x)[..., 0] for x in inputs[:3])  # type: ignore[return-value]
+        y, u, v = (np.asarray(x)[..., 0] for x in inputs[:3])
+        return y, u, v

@@ -47,8 +47,7 @@ class _Gather(Op):
     def _batch_dims(self, indices_rank: int | None) -> int:
         batch = self.batch
         if batch < 0:
-            check(indices_rank is not None, "batch_dims < 0 needs a static indices rank")
-            batch += indices_rank  # type: ignore[operator]
+            batch += checked(indices_rank, "batch_dims < 0 needs a static indices rank")
             check(batch >= 0,
                   f"The batch_dims must be >= -indices_rank. Got: {self.batch}, indices rank {indices_rank}")
         elif indices_rank is not None:
