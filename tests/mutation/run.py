@@ -138,7 +138,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py")),
     "tools": (("src/irgraph/tools/*.py",),
               ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
-               "tests/tools/test_layerwise.py", "tests/tools/test_progress.py")),
+               "tests/tools/test_layerwise.py", "tests/tools/test_local_error.py", "tests/tools/test_progress.py")),
     "cli": (("src/irgraph/cli/*.py",),
             ("tests/cli/test_common.py", "tests/cli/test_ir_info.py", "tests/cli/test_ir_validate.py",
              "tests/cli/test_ir_run.py", "tests/cli/test_ir_run_steps.py", "tests/cli/test_ir_convert.py",
