@@ -87,6 +87,9 @@ class Node:
         """The IR layer ``type``."""
         return getattr(self.op, "op_type", "") or self.op.type_name
 
+    def __repr__(self) -> str:
+        return f"Node({self.id}, {self.name!r}, {self.op!r})"
+
     def op_as(self, kind: type[OpT]) -> OpT:
         """This node's op as a ``kind`` (a Parameter, a Const...), for callers that know which op a layer holds;
         GraphError when it holds another."""
@@ -94,6 +97,3 @@ class Node:
             raise GraphError(f"layer {self.id} ({self.name!r}) is a {self.type_name}, not a {kind.__name__}",
                              self.location)
         return self.op
-
-    def __repr__(self) -> str:
-        return f"Node({self.id}, {self.name!r}, {self.op!r})"
