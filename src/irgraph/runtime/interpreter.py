@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.bodies import run_budget
+from irgraph.control_flow.bodies import collecting_marks, marked_values, run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -37,7 +37,7 @@ from irgraph.runtime._fast import in_place
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
 from irgraph.runtime.deferred import Joined, dense, join
-from irgraph.runtime.marking import Mark, resolve_marks
+from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.plan import Step, StepKind, build_plan
 from irgraph.runtime.state import Variables
 
@@ -115,6 +115,10 @@ class Interpreter:
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
         self.marks: list[Mark] = resolve_marks(model, mark) if mark else []
+        self._body_marks = body_marks(model, mark) if mark else {}
+        """Per body Model (by id), the marks its Interpreter takes (see irgraph.runtime.marking)."""
+        self._hands_over = bool(mark)
+        """A marked body hands its marked tensors and outputs to the run's MarkedValues after each execution."""
         self.on_step: Callable[[Node], None] | None = None
         """Called with each layer before it runs (progress reporting); None: nothing is called."""
         self.on_step_time: Callable[[Node, float], None] | None = None
@@ -164,6 +168,7 @@ class Interpreter:
         self._feeds = plan.feeds
         self._results = plan.results
         self._marked = plan.marked
+        self._handed = [*self._results, *self._marked] if self._hands_over else []
         self._template = plan.template
         self._runs_bodies = plan.runs_bodies
         self._slots = plan.slots
@@ -171,8 +176,9 @@ class Interpreter:
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
+        marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression)
+                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
 
     @property
     def steps(self) -> int:
@@ -195,12 +201,15 @@ class Interpreter:
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
         with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
-                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()):
+                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
+                collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
         for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
             outputs[key] = dense(values[slot])
+        if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
+            outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
         return outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
@@ -209,6 +218,9 @@ class Interpreter:
         for slot, value in zip(slots, bound, strict=True):
             values[slot] = value
         self._execute(values)
+        if self._handed and (collected := marked_values()) is not None:
+            for key, slot in self._handed:
+                collected.add(key, dense(values[slot]))
         return [dense(values[slot]) for slot in wanted]
 
     def _execute(self, values: list[Any]) -> None:
