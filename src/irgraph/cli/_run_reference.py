@@ -169,7 +169,7 @@ def tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, di
     return atol, rtol, overrides
 
 
-def warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
+def warn_unused_tolerances(overrides: Mapping[str, ToleranceOverride], stored: Mapping[str, np.ndarray],
                             layerwise: LayerwiseReport | SteppedReport | None) -> None:
     """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
     names = set(stored)
