@@ -335,7 +335,9 @@ class Iterations(PlanStep):
             if sliced.stride < 0:
                 parts = parts[::-1]
             produced[port] = np.concatenate(parts, axis=sliced.axis(parts[0].ndim))
-        # Every output port has an entry here: inference refused a layer whose port map leaves one out.
+        missing = [port for port in range(self.node.num_outputs) if port not in produced]
+        if missing:  # inference refuses such a layer first
+            raise OpError(f"output {missing[0]} of the layer has no port map output entry")
         return [produced[port] for port in range(self.node.num_outputs)]
 
     def _zeros(self, port: int) -> np.ndarray:
