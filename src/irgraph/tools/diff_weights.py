@@ -254,7 +254,7 @@ def _run(model: Model, root: Node, members: set[int], replaced: dict[int, np.nda
             continue
         node = model.node(node_id)
         if isinstance(node.op, Const):
-            values[node_id] = replaced.get(node_id, node.op.value)
+            values[node_id] = replaced[node_id] if node_id in replaced else node.op.evaluate([])[0]
             pending.pop()
             continue
         sources = [source for source in model.input_sources(node) if source is not None]
