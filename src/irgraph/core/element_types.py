@@ -11,7 +11,7 @@ import enum
 import ml_dtypes
 import numpy as np
 
-from irgraph.core.errors import IrParseError
+from irgraph.core.errors import IrError, IrParseError
 
 
 class ElementType(enum.Enum):
@@ -56,6 +56,13 @@ class ElementType(enum.Enum):
 
     def __repr__(self) -> str:
         return f"ElementType.{self.name}"
+
+    @property
+    def dtype(self) -> np.dtype:
+        """``numpy_dtype`` of a type that has values: every type but ``dynamic``, for which IrError."""
+        if self.numpy_dtype is None:
+            raise IrError(f"element type {self} has no values, hence no NumPy dtype")
+        return self.numpy_dtype
 
     @property
     def is_dynamic(self) -> bool:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
-from irgraph.core.errors import Location
+from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import TensorType
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
+
+OpT = TypeVar("OpT", bound=Op)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +89,11 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.id}, {self.name!r}, {self.op!r})"
+
+    def op_as(self, kind: type[OpT]) -> OpT:
+        """This node's op as a ``kind`` (a Parameter, a Const...), for callers that know which op a layer holds;
+        GraphError when it holds another."""
+        if not isinstance(self.op, kind):
+            raise GraphError(f"layer {self.id} ({self.name!r}) is a {self.type_name}, not a {kind.__name__}",
+                             self.location)
+        return self.op

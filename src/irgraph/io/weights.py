@@ -321,6 +321,7 @@ _CODE_VIEWS = frozenset({ElementType.F4E2M1, ElementType.U4, ElementType.U2, Ele
 
 def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarray:
     """Codes (one uint8 per element) from packed bytes, converted to the element type's dtype."""
+    codes: np.ndarray
     if element_type is ElementType.U1:
         codes = np.unpackbits(raw, count=count, bitorder="big")
     elif element_type is ElementType.U3:
@@ -354,7 +355,7 @@ def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarra
         return signed.astype(element_type.numpy_dtype)
     if element_type in _CODE_VIEWS:
         # ml_dtypes keeps these one code per byte, in the low bits: a view, not a converting copy.
-        return np.ascontiguousarray(codes).view(element_type.numpy_dtype)
+        return np.ascontiguousarray(codes).view(element_type.dtype)
     return codes.astype(element_type.numpy_dtype)
 
 

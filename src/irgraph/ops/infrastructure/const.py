@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.op import Inputs, Op, attribute, check
+from irgraph.ops.op import Inputs, Op, attribute, check, checked
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
@@ -38,7 +38,7 @@ class Const(Op):
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
-    value: np.ndarray = field(default=None, repr=False)
+    value: np.ndarray | None = field(default=None, repr=False)  # None: the weights were not loaded
     zero_byte_blob: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -100,5 +100,4 @@ class Const(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
-        check(self.value is not None, "Const has no value (its weights were not loaded)")
-        return [self.value]
+        return [checked(self.value, "Const has no value (its weights were not loaded)")]
