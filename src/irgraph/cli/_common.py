@@ -73,7 +73,7 @@ def _terminal_columns(fallback: int = 80) -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]  # None: caught
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ is not None else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or fallback

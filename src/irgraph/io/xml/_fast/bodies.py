@@ -84,10 +84,12 @@ class SubGraphReading:
         finally:
             self._depth -= 1
         sections = SECTIONS.match(text, layers_end)
-        edges_end = text.find("</edges>", sections.end(), end) if sections is not None else -1
+        if sections is None:
+            raise NotCanonical
+        edges_end = text.find("</edges>", sections.end(), end)
         if edges_end < 0:
             raise NotCanonical
-        self._edges(model, text[sections.end():edges_end], by_text)  # type: ignore[union-attr]  # found above
+        self._edges(model, text[sections.end():edges_end], by_text)
         tail = BODY_TAIL.fullmatch(text, edges_end + len("</edges>"), end - len(tag) - 3)
         if tail is None:
             raise NotCanonical
