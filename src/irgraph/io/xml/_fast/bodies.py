@@ -19,6 +19,7 @@ from irgraph.core.integers import parse_int
 from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
+from irgraph.io.xml._fast.edges import connect_edges
 from irgraph.io.xml._fast.patterns import BACK_EDGE, BODY_LAYERS, BODY_TAIL, PORT_MAP_ENTRY, SECTIONS, NotCanonical
 from irgraph.io.xml.sub_graphs import _ENTRY_ATTRIBUTES, _SLICING, _port_index
 
@@ -54,9 +55,6 @@ class SubGraphReading:
     def _layers(self, model: Model, start: int) -> tuple[dict[str, Any], int]:
         raise NotImplementedError
 
-    def _edges(self, model: Model, section: str, by_text: dict[str, Any]) -> None:
-        raise NotImplementedError
-
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
         raise NotImplementedError
 
@@ -89,7 +87,7 @@ class SubGraphReading:
         edges_end = text.find("</edges>", sections.end(), end)
         if edges_end < 0:
             raise NotCanonical
-        self._edges(model, text[sections.end():edges_end], by_text)
+        connect_edges(model, text[sections.end():edges_end], by_text)
         tail = BODY_TAIL.fullmatch(text, edges_end + len("</edges>"), end - len(tag) - 3)
         if tail is None:
             raise NotCanonical

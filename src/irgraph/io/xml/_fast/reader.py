@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
+from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml._fast import bodies as sub_graphs
+from irgraph.io.xml._fast.edges import Placed, connect_edges
 from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
 from irgraph.io.xml._fast.patterns import (
     ATTRIBUTE,
@@ -35,7 +36,6 @@ from irgraph.io.xml._fast.patterns import (
     DIM,
     DIMS,
     DIMS_CUT,
-    EDGE_START,
     HEAD,
     LAYER_END,
     LAYER_START,
@@ -65,11 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["read_fast"]
 
 _location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
-_output_port = fast_constructor(OutputPort, ("node_id", "index"))
-_input_port = fast_constructor(InputPort, ("node_id", "index"))
-
-_Placed = tuple[int, dict[str, int], dict[str, int]]
-"""A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
 
 
 def read_fast(reader: ReadContext) -> ReadResult | None:
@@ -140,7 +135,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         end = text.find("</edges>", sections.end())
         if end < 0:
             raise NotCanonical
-        self._edges(model, text[sections.end():end], by_text)
+        connect_edges(model, text[sections.end():end], by_text)
         tail = TAIL.fullmatch(text, end + len("</edges>"))
         if tail is None:
             raise NotCanonical
@@ -149,7 +144,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         )
         return model
 
-    def _layers(self, model: Model, start: int) -> tuple[dict[str, _Placed], int]:
+    def _layers(self, model: Model, start: int) -> tuple[dict[str, Placed], int]:
         """Every layer from ``start`` to the ``</layers>`` closing the section placed in ``model``, and where
         that ``</layers>`` is.
 
@@ -187,7 +182,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         known, tensor_types, block_type = templates.get, self._tensor_types, self._block_type
         place, make_location = model.place, _location
         charge = self._rt_info_reader.charge
-        by_text: dict[str, _Placed] = {}
+        by_text: dict[str, Placed] = {}
         cursor = block_cursor = map_cursor = body_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
             parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
@@ -454,28 +449,6 @@ class _FastReader(sub_graphs.SubGraphReading):
         names_per_port: list[list[str]] = [[] for _ in types] if outputs else []
         ports = (labels, types, rt, names_per_port)
         return (ports, named if outputs else len(named)), closing.end()
-
-    def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
-        parts = EDGE_START.split(section)
-        if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
-            raise NotCanonical
-        from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
-        output_port, input_port = _output_port, _input_port
-        try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
-            # Ports are immutable: one OutputPort per output, shared by all its edges.
-            source_keys = list(zip(from_layers, from_ports, strict=True))
-            outputs = {
-                key: output_port((layer := by_text[key[0]])[0], layer[2][key[1]]) for key in set(source_keys)
-            }
-            sources = list(map(outputs.__getitem__, source_keys))
-            targets = [
-                input_port((layer := by_text[name])[0], layer[1][port])
-                for name, port in zip(to_layers, to_ports, strict=True)
-            ]
-        except KeyError:
-            raise NotCanonical from None
-        # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-        model.connect_all(zip(sources, targets, strict=True))
 
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
