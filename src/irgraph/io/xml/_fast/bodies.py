@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from irgraph.core.integers import parse_int
-from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
+from irgraph.io.xml import sub_graphs as plain
 from irgraph.io.xml._fast.edges import connect_edges
 from irgraph.io.xml._fast.patterns import BACK_EDGE, BODY_LAYERS, BODY_TAIL, PORT_MAP_ENTRY, SECTIONS, NotCanonical
 from irgraph.io.xml.sub_graphs import _ENTRY_ATTRIBUTES, _SLICING, _port_index
@@ -72,7 +72,8 @@ class SubGraphReading:
         """The Model of the body between ``start`` and ``end``, as ``sub_graphs._body_model`` makes it."""
         text = self.text
         opening = BODY_LAYERS.match(text, start)
-        if opening is None or self._depth >= MAX_BODY_DEPTH:  # the plain path says which limit it passes
+        # The plain path's limit, read where it reads it; past it the plain path says which limit it passes.
+        if opening is None or self._depth >= plain.MAX_BODY_DEPTH:
             raise NotCanonical
         model = Model(tag, ir_version=parent.ir_version)
         model.source = parent.source
