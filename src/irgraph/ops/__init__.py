@@ -50,7 +50,9 @@ def __getattr__(name: str) -> object:
         op_class = lookup(versions[-1].ir_name, versions[-1].version) if versions else None
         if op_class is None:
             raise AttributeError(f"module 'irgraph.ops' has no attribute {name!r} (no op class of that type)")
-        return op_class
-    import importlib
+    else:
+        import importlib
 
-    return getattr(importlib.import_module(BUILDERS), name)
+        op_class = getattr(importlib.import_module(BUILDERS), name)
+    globals()[name] = op_class  # later look-ups skip this function
+    return op_class
