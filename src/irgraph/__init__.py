@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so `import irgraph` costs nothing
     from irgraph.analysis.shape_inference import infer_shapes
     from irgraph.analysis.validation import validate
-    from irgraph.build import (
+    from irgraph.builders import (
         opset1,
         opset2,
         opset3,
@@ -77,8 +77,8 @@ _LAZY = {
     "diff_models": "irgraph.tools.diff",
     "extract": "irgraph.tools.extract",
 }
-_OPSETS = {f"opset{n}": f"irgraph.build.opset{n}" for n in range(1, 17)}
-"""The builder namespaces, one module each (made on first use: irgraph.build.namespace)."""
+_OPSETS = {f"opset{n}": f"irgraph.builders.opset{n}" for n in range(1, 17)}
+"""The builder namespaces, one module each (made on first use: irgraph.builders.namespace)."""
 
 
 # The core API loads on first use too: a tool that needs one part (ir-run --help, ir-info) imports only that part.

@@ -34,7 +34,7 @@ __all__ = [  # irgraph.ops.Relu (the newest class of a type) and irgraph.ops.rel
 ]
 
 
-BUILDERS = "irgraph.build.latest"
+BUILDERS = "irgraph.builders.latest"
 """Where ``irgraph.ops.relu`` comes from. ``ir.ops`` is this package whatever ``irgraph`` says (importing a
 subpackage binds it), so the newest builders are reached from here; they add layers to a graph and infer
 them, which ops never do, so they live in the build layer and are imported by name on first use, as the
