@@ -181,7 +181,7 @@ many, and refuses a layer past it instead of building a million output types nob
 def _check_output_count(node: Node, count: int | None) -> None:
     if count is None or count == node.num_outputs:
         return
-    if node.num_outputs < count <= MAX_UNCONNECTED_OUTPUTS and node.op.unconnected_extra_outputs:
+    if node.num_outputs < count <= MAX_UNCONNECTED_OUTPUTS and node.op.traits.unconnected_extra_outputs:
         return  # the extra outputs are computed and dropped; validation warns
     raise ShapeInferenceError(
         f"{node.op.title()} produces {count} outputs here but the layer declares {node.num_outputs}", node.location
@@ -190,7 +190,7 @@ def _check_output_count(node: Node, count: int | None) -> None:
 
 def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, int], np.ndarray]) -> None:
     """Evaluate small all-constant nodes so later shape inputs (axis, lengths) have values."""
-    if not node.op.can_run or node.op.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
+    if not node.op.can_run or node.op.traits.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
         if output_type is None:  # not after _infer_node, which sets them all

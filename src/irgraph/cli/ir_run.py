@@ -22,6 +22,7 @@ from irgraph.cli._run_reference import (
     tolerances,
     warn_unused_tolerances,
 )
+from irgraph.cli._run_repro import check_debug_arguments, note_a_match, save_bundle
 from irgraph.core.errors import BackendUnavailableError, FeedError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
 from irgraph.core.shapes import Shape
@@ -85,6 +86,7 @@ EXAMPLES = """\
   ir-run model.xml --val-range x:[0,255] --save-inputs in.json  # random data Polygraphy can --load-inputs
   ir-run model.xml --load-inputs in.json --save-outputs out.json # and its outputs as Polygraphy run results
   ir-run model.xml --compare-with openvino --mark all          # first layer that differs from OpenVINO
+  ir-run model.xml --compare-with openvino --mark all --truth f64 --save-repro bug/  # its own error; a repro
   ir-run model.xml --profile                                   # time of every layer and per op type
   ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
@@ -182,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "before an edit")
     debug.add_argument("--onnx", metavar="MODEL.onnx", help="the ONNX model onnxruntime runs for "
                        "--compare-with onnxruntime (tensors matched by name)")
+    debug.add_argument("--truth", choices=("f64",), help="with --compare-with: also evaluate each compared layer in "
+                       "float64 on the reference's inputs, a third opinion on which side is closer to exact (every "
+                       "compared layer is run on the reference's own inputs anyway: its own error, beside the one "
+                       "it inherited)")
+    debug.add_argument("--save-repro", metavar="DIR", help="with --compare-with, on a mismatch: write the layer to "
+                       "blame (the first whose own error exceeds its tolerance class, else the model up to the "
+                       "first divergent tensor) as an IR of its own with the exact inputs and the reference's "
+                       "outputs, and the one ir-run command that reproduces the mismatch (DIR/README.md)")
     parser.add_argument("--mark", metavar="NAME", action="append", default=[],
                         help="also return an intermediate tensor: a tensor name, LAYER:PORT, a layer name (all its "
                              "outputs), LOOP/NAME for one inside the bodies of layer LOOP (a Loop, TensorIterator "
@@ -264,6 +274,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise CliError("--compare-with onnxruntime needs the ONNX model: --onnx MODEL.onnx")
     if args.onnx is not None and args.compare_with != "onnxruntime":
         raise CliError("--onnx is the model of --compare-with onnxruntime")
+    check_debug_arguments(args)
     if args.reference_model is not None and args.compare_with != "openvino":
         raise CliError("--reference-model is the IR of --compare-with openvino")
     if args.reference_model is not None:
@@ -377,10 +388,14 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
                       f"{failed}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     if layerwise is not None and not layerwise.passed:
-        first = layerwise.first_divergence
+        first = layerwise.culprit if isinstance(layerwise, LayerwiseReport) else layerwise.first_divergence
         where = (first.where() if first is not None else "") or args.model
+        if args.save_repro is not None:
+            save_bundle(layerwise, args.save_repro)
         common.report(f"{where}: {layerwise.divergence_message()}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
+    if layerwise is not None:
+        note_a_match(layerwise, args.save_repro)
     return common.EXIT_OK
 
 
@@ -411,13 +426,13 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Ste
             if args.profile:
                 common.warn("--profile times irgraph's layers only: onnxruntime's profile is not read")
             return compare_with_onnxruntime(interpreter, feeds.step(1), args.onnx, atol=atol, rtol=rtol,
-                                            tolerances=overrides, progress=progress)
+                                            tolerances=overrides, progress=progress, truth=args.truth == "f64")
         xml, weights = args.reference_model or args.model, None if args.reference_model else args.weights
         precision = args.precision or "f32"
         if steps == 1 and not interpreter.state.declared:
             return compare_with_openvino(interpreter, feeds.step(1), xml=xml, weights=weights, device=args.device,
                                          precision=precision, atol=atol, rtol=rtol, tolerances=overrides,
-                                         progress=progress, profile=args.profile)
+                                         progress=progress, profile=args.profile, truth=args.truth == "f64")
         stepped = compare_steps_with_openvino(
             interpreter, [feeds.step(number) for number in range(1, steps + 1)], xml=xml, weights=weights,
             device=args.device, precision=precision, atol=atol, rtol=rtol, tolerances=overrides, progress=progress,

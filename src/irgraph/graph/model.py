@@ -291,7 +291,7 @@ class Model:
     def reachable_from_results(self) -> set[int]:
         """Ids of nodes some Result or sink (Assign) depends on (iteratively, no recursion)."""
         seen: set[int] = set()
-        stack = [node.id for node in self.results] + [node.id for node in self if node.op.is_sink]
+        stack = [node.id for node in self.results] + [node.id for node in self if node.op.traits.is_sink]
         while stack:
             node_id = stack.pop()
             if node_id in seen:

@@ -177,7 +177,7 @@ class _ReadStep(PlanStep):
     def __init__(self, variables: Variables, op: ReadValueBase, variable: Variable) -> None:
         self.variables, self.op, self.variable = variables, op, variable
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         value = self.variables._values.get(self.variable.variable_id)
         if value is not None:
             return [value]
@@ -192,7 +192,7 @@ class _AssignStep(PlanStep):
     def __init__(self, variables: Variables, node: Node, op: AssignBase) -> None:
         self.variables, self.node, self.op = variables, node, op
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         self.variables._pending[self.op.variable_id] = (self.node, inputs[0])
         return [inputs[0]]
 

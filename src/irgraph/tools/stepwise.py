@@ -34,13 +34,13 @@ from irgraph.tools.layerwise import (
     LayerwiseReport,
     _by_parameter,
     _compare,
-    _g,
     _requests,
     _run_ours,
     _tensor_json,
     _Tolerances,
     format_report,
 )
+from irgraph.tools.layerwise_text import short as _g
 from irgraph.tools.progress import Progress
 
 __all__ = ["VARIABLE_PREFIX", "SteppedReport", "compare_steps_with_openvino", "format_stepped"]

@@ -220,7 +220,7 @@ class LayerReader:
             )
             op: Op = OpaqueOp(op_type=type_name, op_version=version, attributes=attrs, declared_outputs=declared)
         else:
-            if op_class.carries_tensor:
+            if op_class.traits.carries_tensor:
                 op = self._const(op_class, attrs, location)
             elif not has_data and op_class is Parameter:
                 raise IrParseError("a Parameter layer needs <data> with 'shape' and 'element_type'", location)
@@ -235,7 +235,7 @@ class LayerReader:
         known = self._known.get(op_class)
         if known is None:
             known = frozenset(f.ir_name for f in op_class.attribute_fields())
-            if op_class.carries_tensor:
+            if op_class.traits.carries_tensor:
                 known |= frozenset(_CONST_PLACEMENT)
             self._known[op_class] = known
         if known.issuperset(attrs):

@@ -71,7 +71,7 @@ class Select(Op):
             cond, _, shape = broadcast_arrays(cond, np.broadcast_to(then, both), self.auto_broadcast)
         return cond, then, other, shape
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.where`` over the broadcast inputs."""
         if inputs[0].dtype != np.bool_:
             raise OpError(f"Argument 0 must have boolean element type (element type: {inputs[0].dtype}).")

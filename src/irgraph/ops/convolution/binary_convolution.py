@@ -66,7 +66,7 @@ class BinaryConvolution(Convolution):
         as_filters = TensorType(data_type, filters)  # the convolution rule, without its element type check
         return [TensorType(data_type, super().infer([as_data, as_filters], values)[0].shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Two convolutions of match indicators: ``[x == 1]`` with the 1 bits, ``[x == 0]`` with the 0 bits."""
         data, filters = np.asarray(inputs[0]), np.asarray(inputs[1])
         (shape,) = checked(self.output_shapes(inputs), UNSETTLED)

@@ -147,7 +147,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
         check(_divisible(dim, group),
               f"{name} channels dimension ({dim}) must be evenly divisible by the '{what}': {group}")
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gather the bilinear samples of every tap at once, then one batched matmul with the filters."""
         (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         data, offsets, filters = (np.asarray(x) for x in inputs[:3])

@@ -151,7 +151,7 @@ class GenerateProposals(Op):
         return [TensorType(out_type, Shape((rows, Dim.static(4)))), TensorType(out_type, Shape((rows,))),
                 TensorType(self.roi_num_type, Shape((images,)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Per image: decode, sort, NMS (module docstring)."""
         info = np.asarray(inputs[0]).astype(F32)
         anchors = np.asarray(inputs[1]).astype(F32)

@@ -103,7 +103,7 @@ class PSROIPooling(Op):
         group = Dim.static(self.group_size)
         return [TensorType(data.element_type, Shape((count, Dim.static(self.output_dim), group, group)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every box's position-sensitive bins."""
         data, rois = inputs
         check(data.ndim == 4 and data.shape[1] == self.channels_needed, "PSROIPooling needs data [N, "

@@ -72,7 +72,7 @@ class RegionYolo(Op):
             return Shape((*dims[:axis], merged, *dims[end + 1:])) if axis <= end else Shape(tuple(dims))
         return Shape((dims[0], Dim.static(self.regions * (self.classes + self.coords + 1)), *dims[2:]))
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Sigmoids on x, y and the objectness (v3: the class scores too); v2: a softmax over the classes."""
         (data,) = inputs
         if data.ndim != 4:

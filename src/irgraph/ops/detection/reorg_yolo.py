@@ -62,7 +62,7 @@ class ReorgYolo(Op):
             raise OpError("For [N, C, H, W] input shape, H and W should be divisible by stride.")
         return n, c, h, w
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One reshape, one transpose, one copy."""
         (data,) = inputs
         n, c, h, w = self._checked(data)

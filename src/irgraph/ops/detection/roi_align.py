@@ -258,7 +258,7 @@ class _ROIAlignBase(PooledBoxes, Op):
         """True when boxes narrower or lower than a pixel are widened to one."""
         return True
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every ROI's pooled bins."""
         data = inputs[0]
         indices, boxes, wide = self.checked_boxes(inputs)

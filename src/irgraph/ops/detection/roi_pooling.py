@@ -103,7 +103,7 @@ class ROIPooling(Op):
         return [TensorType(element_type, Shape((count, channels, Dim.static(self.pooled_h),  # type: ignore[arg-type]
                                                 Dim.static(self.pooled_w))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every box's pooled bins."""
         data, rois = inputs
         check(data.ndim == 4, f"Expected a 4D tensor for the feature maps input. Got: {shape_text(data.shape)}")

@@ -71,7 +71,7 @@ class ColorConvert(Op):
         """Y ``[N, H, W]`` and U, V ``[N, H/2, W/2]``."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each pixel from its Y and its block's U and V, as OpenVINO's reference computes it."""
         y0 = np.asarray(inputs[0])
         if y0.ndim != 4 or y0.shape[3] != 1 or any(np.ndim(x) != 4 for x in inputs):

@@ -179,7 +179,7 @@ class ForwardConvolution(ConvolutionFamily):
         """The filters as (groups, out per group, in per group, *kernel)."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One batched matmul over the windows (or, for huge copies, one per kernel tap). The inputs passed
         ``infer`` (shape inference, or ``output_shapes`` for shapes it left open): only the sizes are computed."""
         data, filters = inputs
@@ -314,7 +314,7 @@ class BackpropConvolution(ConvolutionFamily):
         check(shape.is_static, f"The output size is negative: {shape} (OpenVINO makes such a dim dynamic)")
         return [shape.to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One batched matmul per kernel tap, scattered into strided slices of the output."""
         data, filters = inputs[0], inputs[1]
         (shape,) = self.output_shapes(inputs)

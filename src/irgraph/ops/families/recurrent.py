@@ -299,7 +299,7 @@ class RecurrentCell(Recurrent):
     def _check_extra(self, hidden: Dim, inputs: Sequence[TensorType]) -> Dim:
         return hidden
 
-    def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
+    def evaluate(self, inputs: Sequence[Array]) -> list[Array]:
         """One step of the cell, in f32 (f64 for f64), rounded to the inputs' type once."""
         states = self.states
         x = inputs[0]
@@ -398,7 +398,7 @@ class RecurrentSequence(Recurrent):
         state = TensorType(element_type, Shape((batch, directions, hidden)))  # type: ignore[arg-type]
         return [y] + [state] * states
 
-    def evaluate(self, inputs: Sequence[Array], out: Sequence[Array | None] = ()) -> list[Array]:
+    def evaluate(self, inputs: Sequence[Array]) -> list[Array]:
         """Each direction over the time steps (a Python loop over time only; batch and gates vectorised)."""
         states = self.states
         x = inputs[0]

@@ -88,7 +88,7 @@ class _Range(Op):
         """``(n,)``, computed without allocating."""
         return [(self._plan(inputs)[3],)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``start + i * step`` in the output type."""
         dtype, start, step, count = self._plan(inputs)
         if dtype.kind in "iu":  # start and step cast as C++ casts them (a negative step wraps in u8)

@@ -137,7 +137,7 @@ class GridSample(Op):
             dims[0], dims[1] = data.shape[0], data.shape[1]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The sampled data, every output point at once."""
         data, grid = inputs
         _check_arrays(data, grid)

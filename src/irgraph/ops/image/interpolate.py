@@ -231,7 +231,7 @@ class Interpolate4(InterpolateV4Like):
         used = padded[2] if self.uses_scales else padded[1]
         return [TensorType(data.element_type, self.shape_rule(data, padded[3], bool(rest), used))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The resized data."""
         _, sizes, scales, *rest = inputs
         return [self.resize(inputs, scales if self.uses_scales else sizes, rest[0] if rest else None)]
@@ -262,7 +262,7 @@ class Interpolate11(InterpolateV4Like):
         padded = list(values) + [None] * (3 - len(values))
         return [TensorType(data.element_type, self.shape_rule(data, padded[2], bool(rest), padded[1]))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The resized data."""
         _, values, *rest = inputs
         return [self.resize(inputs, values, rest[0] if rest else None)]
@@ -320,7 +320,7 @@ class Interpolate1(InterpolateBase):
                 shape = shape.replace(axis, Dim.static(size))
         return [TensorType(data.element_type, shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The v4 evaluation with the attributes OpenVINO's ``transform_v0_to_v4`` gives."""
         data = inputs[0]
         if self.cannot_run_reason:

@@ -13,6 +13,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, Op, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -32,9 +33,8 @@ class Const(Op):
     introduced = 1
     # OpenVINO 2026.4 reads only the exact spelling: type="Constant" fails ("ptr is Null") and
     # type="const" is "not in opset1", so irgraph refuses them too.
-    exact_type_name = True
+    traits = OpTraits(exact_type_name=True, carries_tensor=True)
     inputs = Inputs.of()
-    carries_tensor = True
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
@@ -96,7 +96,7 @@ class Const(Op):
         """The declared type and shape."""
         return [TensorType(self.element_type, Shape.static(self.shape))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
         check(self.value is not None, "Const has no value (its weights were not loaded)")
         return [self.value]

@@ -80,7 +80,7 @@ class MatMul(Op):
         dims = [*batch] + ([] if a_row else [a[-2]]) + ([] if b_column else [b[-1]])
         return Shape(tuple(dims))
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""
         a, b = inputs
         if a.dtype != b.dtype:

@@ -149,7 +149,7 @@ class _Broadcast(Op):
             return tuple(np.shape(data)) + (1,) * (len(shape) - np.ndim(data)), shape
         return tuple(np.shape(data)), shape
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.broadcast_to`` of the aligned input, written once."""
         aligned, shape = self._plan(inputs)
         data = np.reshape(inputs[0], aligned)

@@ -43,7 +43,7 @@ class DepthToSpace(BlockRearrange):
         dims = (data.shape[0], channels, *(d * self.block_size for d in list(data.shape)[2:]))
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
         (shape,) = checked(self.output_shapes(inputs), UNSETTLED)

@@ -82,7 +82,7 @@ class ExtractImagePatches(Op):
             return total // 2
         return (total + 1) // 2 if self.auto_pad.lower() == "same_lower" else (total - 1) // 2
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gather the patch positions (zeros outside the image) with one fancy index per spatial axis."""
         (data,) = inputs
         n, c, h, w = self._checked(data)

@@ -111,7 +111,7 @@ class _Gather(Op):
         index = self._axis(axis, np.ndim(data), batch)
         return [(*np.shape(data)[:index], *np.shape(indices)[batch:], *np.shape(data)[index + 1:])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Advanced indexing on ``data`` viewed as (batch, outer, axis, inner)."""
         data, indices, axis = inputs
         data, indices = np.asarray(data), np.asarray(indices)

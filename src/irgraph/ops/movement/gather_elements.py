@@ -56,7 +56,7 @@ class GatherElements(Op):
             dims[i] = merged  # type: ignore[assignment]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.take_along_axis`` with negative indices wrapped once."""
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
         check(data.ndim > 0, "data rank must be greater than 0.")

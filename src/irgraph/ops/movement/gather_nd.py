@@ -67,7 +67,7 @@ class _GatherND(Op):
         lead = (math.prod(data.shape[:batch]),) if self.flattens_batch and batch else data.shape[:batch]
         return (*lead, *indices.shape[batch:-1], *data.shape[batch + indices.shape[-1]:])
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Advanced indexing on ``data`` viewed as (batch, *rest)."""
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
         check(indices.dtype.kind in "iu", f"The indices type is expected to be an integer type. Got: {indices.dtype}")

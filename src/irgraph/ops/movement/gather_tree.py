@@ -57,7 +57,7 @@ class GatherTree(Op):
               f"end_token input must be scalar. Got: {end_token.shape}")
         return [TensorType(merged, shape)]  # type: ignore[arg-type]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A loop over the time steps backwards; batch and beams vectorised."""
         step_ids, parent_idx, max_seq_len, end_token = inputs
         check(step_ids.ndim == 3 and step_ids.shape == parent_idx.shape,

@@ -122,7 +122,7 @@ class _Pad(Op):
             self._check_mode(size, low, high)
         return [out]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Output element ``i`` of an axis reads input coordinate ``i - pads_begin`` (as OpenVINO's
         reference does, so negative and positive pads combine in one step); a coordinate outside the
         axis is the pad value, the clipped edge, or its mirror image. One gather per axis."""

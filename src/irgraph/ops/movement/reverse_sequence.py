@@ -64,7 +64,7 @@ class ReverseSequence(Op):
               f"({data.shape[batch_axis]}) (argument shape: {data.shape}, sequence indices shape: {lengths.shape}).")
         return [TensorType(data.element_type, data.shape.replace(batch_axis, merged))]  # type: ignore[arg-type]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One gather along seq_axis with a ``[batch, steps]`` index laid over the data's axes."""
         data, lengths = inputs
         check(data.ndim >= 2, f"Data input rank should be equal or greater than 2. Got: {list(data.shape)}")

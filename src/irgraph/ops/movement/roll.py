@@ -34,7 +34,7 @@ class Roll(Op):
                                                                    f"{axes.shape}")
         return [data]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.roll``."""
         data, shift, axes = inputs
         rank = np.ndim(data)

@@ -52,7 +52,7 @@ class ScatterElementsUpdateBase(Op):
                   f"equal. Got: {indices.shape} and {updates.shape}")
         return [TensorType(merged, data.shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Flat positions from the indices and the coordinates of each update, then :func:`scatter_rows`."""
         data, indices, updates, axis_input = inputs
         check(indices.ndim == data.ndim, f"Indices rank and data rank are required to be equal. Got: "

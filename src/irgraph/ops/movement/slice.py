@@ -164,7 +164,7 @@ class Slice(Op):
         """The sliced shape."""
         return [np.shape(self.evaluate(inputs)[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic slicing: a view."""
         data = inputs[0]
         for value, name in zip(inputs[1:], ("start", "stop", "step", "axes"), strict=False):

@@ -44,7 +44,7 @@ class SpaceToDepth(BlockRearrange):
         channels = data.shape[1] * bs ** (data.shape.rank - 2)
         return [TensorType(data.element_type, Shape((data.shape[0], channels, *spatial)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
         (shape,) = checked(self.output_shapes(inputs), UNSETTLED)

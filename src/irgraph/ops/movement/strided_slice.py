@@ -188,7 +188,7 @@ class StridedSlice(Op):
         """The sliced shape."""
         return [np.shape(self.evaluate(inputs)[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic indexing with the computed key: a view."""
         data = inputs[0]
         for value, name in zip(inputs[1:], ("Begin", "End", "Stride"), strict=False):

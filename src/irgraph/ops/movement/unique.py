@@ -110,7 +110,7 @@ class Unique(Op):
         per_slice = Shape((Dim.static(0),)) if dim.max == 0 else some
         return self._types([unique, per_slice, Shape((dim,)), per_slice], data.element_type)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:func:`unique_rows` of the flattened data, or of the slices along the axis."""
         data = inputs[0]
         if len(inputs) > 1:

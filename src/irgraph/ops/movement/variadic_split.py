@@ -12,6 +12,7 @@ from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -26,8 +27,7 @@ class VariadicSplit(Op):
 
     type_name = "VariadicSplit"
     introduced = 1
-    slices_data = True
-    unconnected_extra_outputs = True
+    traits = OpTraits(slices_data=True, unconnected_extra_outputs=True)
     inputs = Inputs.of(
         InputSpec("data"), InputSpec("axis"), InputSpec("split_lengths")
     )
@@ -64,7 +64,7 @@ class VariadicSplit(Op):
         sizes = resolve_lengths(integer_values(lengths_value, "split_lengths"), data.shape[index])
         return [TensorType(data.element_type, data.shape.replace(index, Dim.of(size))) for size in sizes]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic slices at the cumulative lengths: views of the input.
 
         ``data`` needs only ``ndim``, ``shape`` and slicing, as in Split.

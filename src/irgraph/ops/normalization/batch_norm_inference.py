@@ -66,7 +66,7 @@ class BatchNormBase(Op):
         check(not (merged_dim.is_static and merged_dim.value == 0), "Channel count must be at least 1.")
         return [TensorType(element_type, data.shape.replace(1, merged_dim))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The reference's formula per channel, f16/bf16 through f32."""
         data, gamma, beta, mean, variance = self.split(inputs)
         self.infer([TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in inputs], [None] * 5)

@@ -91,7 +91,7 @@ class LRN(Op):
               f"Axes input must be integral numbers, but are: {axes.element_type}).")
         return [data]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums of the squares (in the reference's order for small windows), then the scale and power."""
         data, axes = inputs
         found = self.axes_of(axes, data.ndim, Shape.static(data.shape))

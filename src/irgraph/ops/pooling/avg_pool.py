@@ -58,7 +58,7 @@ class AvgPool(Pooling):
               f"dimension: {window}, padding below dimension: {pad_begin}, padding above dimension: {pad_end}) and "
               "this is not allowed.")
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums (one pass per axis) divided by the per-position counts."""
         (data,) = inputs
         geometry = self.geometry(data)

@@ -108,7 +108,7 @@ class MaxPool(MaxPoolBase):
         self.check_data(data)
         return [TensorType(data.element_type, self.output_shape(data.shape))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window maxima, one pass per kernel tap."""
         (data,) = inputs
         return [max_pool(data, self.geometry(data), None)[0]]
@@ -165,7 +165,7 @@ class MaxPool8(MaxPoolBase):
             return self
         return replace(self, indices_read=False)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window maxima and their flat indices, one pass per kernel tap."""
         (data,) = inputs
         axis = normalize_axis(self.axis, data.ndim)

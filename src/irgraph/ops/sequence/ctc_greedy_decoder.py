@@ -59,7 +59,7 @@ class CTCGreedyDecoder(Op):
             time, batch = merged_time, merged_batch  # type: ignore[assignment]
         return [TensorType(logits.element_type, Shape((batch, time, Dim.static(1), Dim.static(1))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Argmax per step, then the shared greedy compaction (vectorised over batch and time)."""
         logits, mask = inputs
         check(logits.ndim == 3 and mask.shape == logits.shape[:2],

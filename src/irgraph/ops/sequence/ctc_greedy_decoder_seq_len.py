@@ -68,7 +68,7 @@ class CTCGreedyDecoderSeqLen(Op):
         return [TensorType(self.classes_index_type, Shape((batch, time))),
                 TensorType(self.sequence_length_type, Shape((batch,)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Argmax per step, then the greedy compaction shared with CTCGreedyDecoder-1."""
         logits, lengths = inputs[0], inputs[1]
         check(logits.ndim == 3, f"The rank of logits tensor must be equal to 3. Got: {list(logits.shape)}")

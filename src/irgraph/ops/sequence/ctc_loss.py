@@ -171,7 +171,7 @@ class CTCLoss(Op):
             targets.append(target)
         return self._log_softmax(logits), logit_lengths, targets, blank
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The forward algorithm per batch item."""
         log_probs, logit_lengths, targets, blank = self._targets(inputs)
         losses = np.array([-alignment_log_probability(log_probs[b, :logit_lengths[b]], targets[b], blank,

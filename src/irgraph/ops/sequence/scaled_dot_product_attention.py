@@ -119,7 +119,7 @@ class ScaledDotProductAttention(Op):
                   f"{[list(b) for b in batches]}")
         return (*batch, length, value.shape[-1]), query, key, value
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The pseudo-code of the spec in f64, in blocks of at most WEIGHTS_PER_STEP weights."""
         shape, query, key, value = self._shape(inputs)
         dtype = query.dtype

@@ -139,7 +139,7 @@ class Reshape(Op):
         entries = integer_values(pattern, "shape")
         return [self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.reshape``: a view where NumPy can make one."""
         (target,) = self.output_shapes(inputs)
         return [np.reshape(inputs[0], target)]

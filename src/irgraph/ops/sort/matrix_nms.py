@@ -97,7 +97,7 @@ class MatrixNms(Op):
             types[2] = TensorType(self.output_type, Shape((boxes[0],)))
         return types
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Matrix NMS per image and class, keep_top_k, the sorts (module docstring)."""
         boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
         check(boxes.ndim == 3 and boxes.shape[2] == 4 and scores.ndim == 3 and scores.shape[0] == boxes.shape[0]

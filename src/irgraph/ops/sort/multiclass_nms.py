@@ -143,7 +143,7 @@ class _MulticlassNms(Op):
         bound = None if bound is None or images.max is None else bound * images.max
         return Dim(0, bound)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Greedy NMS per image and class, then keep_top_k and the sorts (module docstring)."""
         boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
         if len(inputs) == 3:

@@ -148,7 +148,7 @@ class NMSRotated(Op):
         return [TensorType(self.output_type, rows), TensorType(ElementType.F32, rows),
                 TensorType(self.output_type, Shape((Dim.static(1),)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The greedy selection per batch and class, then the optional sort."""
         boxes, scores = np.asarray(inputs[0]).astype(F32), np.asarray(inputs[1]).astype(F32)
         check(boxes.ndim == 3 and boxes.shape[2] == 5 and scores.ndim == 3 and scores.shape[0] == boxes.shape[0]

@@ -195,7 +195,7 @@ class NonMaxSuppressionBase(_Suppression):
         return [TensorType(self.output_type, rows), TensorType(score_type, rows),
                 TensorType(self.output_type, Shape((Dim.static(1),)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:meth:`select`, as indices, scores and their count."""
         boxes = inputs[0]
         found = self.select(inputs)
@@ -275,7 +275,7 @@ class _LegacySuppression(_Suppression):
             limit = 0
         return [TensorType(self.output_type, Shape((self.rows(boxes.shape, scores.shape, limit), Dim.static(3))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:meth:`select`; the selected rows, then -1 rows up to the static row count (all the selected rows
         when they are more, as the CPU plugin returns them: NMS-1/3's bound leaves out the batch)."""
         found = self.select(inputs)

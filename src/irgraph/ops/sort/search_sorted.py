@@ -64,7 +64,7 @@ class SearchSorted(Op):
             shape = Shape(tuple(dims))
         return [TensorType(self.output_type, shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Count, row by row (rows compared in bounded chunks), the elements below each value."""
         sequence, found = np.asarray(inputs[0]), np.asarray(inputs[1])
         if sequence.dtype != found.dtype:

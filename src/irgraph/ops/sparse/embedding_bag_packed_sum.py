@@ -30,7 +30,7 @@ class PackedBags(EmbeddingBase):
                   f"PER_SAMPLE_WEIGHTS shape must match INDICES shape. Got: {inputs[2].shape} and {indices.shape}")
         return self._output(inputs[0], Dim.dynamic() if indices.shape.rank_is_dynamic else indices.shape[0])
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:func:`bag_sums` with bag ids repeated along each row."""
         table, indices = inputs[:2]
         check(indices.ndim == 2, f"INDICES must be 2D. Got shape {list(indices.shape)}")

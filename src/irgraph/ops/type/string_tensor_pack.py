@@ -44,7 +44,7 @@ class StringTensorPack(Op):
         merged = checked(merged, "The shapes of begins and ends have to be compatible.")
         return [TensorType(ElementType.STRING, merged)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each span of symbols decoded to a ``str``."""
         (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         begins = np.asarray(inputs[0]).reshape(-1).tolist()

@@ -1,7 +1,7 @@
 """In-place element-wise steps: which buffers the interpreter may let an op write its output into (behind the
 switch in ``irgraph.runtime._fast``).
 
-An element-wise step (an op with ``Op.writes_in_place``) whose first input dies at that step (its last
+An element-wise step (an op with ``OpTraits.writes_in_place``) whose first input dies at that step (its last
 use) may write its output over that input instead of allocating, as OpenVINO's CPU plugin does: ResNet's
 Add and ReLU layers then reuse the convolution's output. Writing over an array is safe only when nothing
 else can see its memory, so during a run the interpreter keeps the set of *private* slots: arrays that a
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.ops import Op
+from irgraph.ops.plan_step import PlanStep
 from irgraph.runtime import _fast
 
 _INTERPRETER_REFERENCES = 5
@@ -28,16 +28,16 @@ dense argument list, ``donor``'s local name here and ``getrefcount``'s argument 
 versions borrow some of them, which only lowers the count)."""
 
 
-def writes_over_input(op: Op, inputs: Sequence[int], dying: Collection[int]) -> bool:
+def writes_over_input(op: PlanStep, inputs: Sequence[int], dying: Collection[int]) -> bool:
     """Whether a step of ``op`` reading the slots ``inputs`` may write its output over input 0: the switch is on,
-    the op is element-wise (``Op.writes_in_place``), and input 0 dies at the step (``dying``: the slots freed
-    after it) and is not also one of its other inputs."""
-    return (_fast.ENABLED and op.writes_in_place and bool(inputs) and inputs[0] in dying
+    the op is element-wise (``OpTraits.writes_in_place``), and input 0 dies at the step (``dying``: the slots
+    freed after it) and is not also one of its other inputs."""
+    return (_fast.ENABLED and op.traits.writes_in_place and bool(inputs) and inputs[0] in dying
             and inputs[0] not in inputs[1:])
 
 
 def donor(dense: Sequence[Any], inputs: Sequence[int], private: set[int]) -> tuple[np.ndarray] | tuple[()]:
-    """``(array,)`` for the op's ``out`` when input 0 may be written over, else ``()``."""
+    """``(array,)`` when input 0 may be written over (the target of the op's ``evaluate_into``), else ``()``."""
     if inputs[0] not in private:
         return ()
     array = dense[0]

@@ -251,7 +251,7 @@ class _FastReader:
         """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
         op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
         found = self._tensor_types[(type_name, version)] = (
-            op_class if op_class is not None and op_class.carries_tensor else None
+            op_class if op_class is not None and op_class.traits.carries_tensor else None
         )
         return found
 
