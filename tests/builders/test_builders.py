@@ -89,7 +89,7 @@ def test_ops_with_several_outputs_return_a_tuple_and_a_result_its_node(model):
     assert (str(model.output_type(values)), str(model.output_type(indices))) == ("f32[4,2]", "i32[4,2]")
     variable = ir.ops.read_value(x, variable_id="v", variable_shape=[4, 6], variable_type="f32")
     assigned = ir.ops.assign(ir.ops.relu(variable), variable_id="v")  # a sink, with OpenVINO's one output
-    assert model.node(assigned.node_id).op.is_sink and str(model.output_type(assigned)) == "f32[4,6]"
+    assert model.node(assigned.node_id).op.traits.is_sink and str(model.output_type(assigned)) == "f32[4,6]"
     result = ir.ops.result(parts[0], name="first")
     assert isinstance(result, ir.Node) and result.name == "first"
 
