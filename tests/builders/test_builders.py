@@ -170,3 +170,14 @@ def test_ir_ops_convolution_builds_though_the_name_is_also_a_category_package(mo
     assert str(model.output_type(y)) == "f32[1,2,3,3]" and model.node(y.node_id).type_name == "Convolution"
     # No other op category is named like a builder, or its package would hide the builder in ir.ops.
     assert set(ir.ops.CATEGORIES) & set(namespace.entries(namespace.LATEST)) == {"convolution"}
+
+
+def test_a_builder_returns_a_tuple_only_where_the_op_has_several_outputs_or_its_attributes_say_how_many():
+    from irgraph.builders.spec import Returns, spec_of
+
+    returns = {title: spec_of(ir.ops.lookup(*title.split("-")[:1], f"opset{title.split('-')[1]}")).returns
+               for title in ("RNNCell-1", "GRUCell-3", "LSTMCell-4", "Split-1", "TopK-11", "NonMaxSuppression-1",
+                             "NonMaxSuppression-9", "Relu-1")}
+    assert returns == {"RNNCell-1": Returns.PORT, "GRUCell-3": Returns.PORT, "LSTMCell-4": Returns.PORTS,
+                       "Split-1": Returns.PORTS, "TopK-11": Returns.PORTS, "NonMaxSuppression-1": Returns.PORT,
+                       "NonMaxSuppression-9": Returns.PORTS, "Relu-1": Returns.PORT}

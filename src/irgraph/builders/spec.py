@@ -135,13 +135,32 @@ def _names_element_type(name: str, kind: Any, default: Any) -> bool:
 def _returns(op_class: type[Op], attributes: list[AttributeSpec]) -> str:
     if op_class.output_count is Op.output_count:
         return Returns.PORT
-    if any(attribute.required for attribute in attributes):
-        return Returns.PORTS  # the count follows an attribute only the caller gives (Split's num_splits)
+    counts = {_count_with(op_class, attributes, variant) for variant in (1, 2)}
+    if counts == {1}:
+        return Returns.PORT
+    return Returns.NODE if counts == {0} else Returns.PORTS
+
+
+_PLACEHOLDERS: dict[Any, Any] = {
+    int: lambda n: n, float: float, bool: lambda n: n == 2, tuple[int, ...]: lambda n: (n,),
+    tuple[float, ...]: lambda n: (float(n),),
+}
+
+
+def _count_with(op_class: type[Op], attributes: list[AttributeSpec], variant: int) -> int | None:
+    """The op's output count with its required attributes set to ``variant`` placeholders (None when it cannot
+    be told): a count that differs between two variants follows the attributes (Split's num_splits)."""
+    values = {}
+    for attribute in attributes:
+        if attribute.required:
+            make = _PLACEHOLDERS.get(attribute.kind)
+            if make is None:
+                return None
+            values[attribute.name] = make(variant)
     try:
-        count = op_class().output_count([None] * len(op_class.inputs.fixed))
-    except Exception:  # an op whose count needs input values may fail on None: a count it cannot tell
-        count = None
-    return Returns.NODE if count == 0 else Returns.PORTS
+        return op_class(**values).output_count([None] * len(op_class.inputs.fixed))
+    except Exception:  # a placeholder the op refuses, or a count that needs input values: not told
+        return None
 
 
 def _summary(op_class: type[Op]) -> str:

@@ -67,7 +67,7 @@ def gru_cell_3(
     clip: float = ...,
     name: str | None = ...,
     model: Model | None = ...,
-) -> tuple[OutputPort, ...]:
+) -> OutputPort:
     """One GRU step: gates z, r, h in W, R and B; H' = (1-z)*h + z*H. Spec: GRUCell-3."""
 
 
@@ -196,7 +196,7 @@ def rnn_cell_1(
     clip: float = ...,
     name: str | None = ...,
     model: Model | None = ...,
-) -> tuple[OutputPort, ...]:
+) -> OutputPort:
     """H' = f(X*W^T + H*R^T + B), one step. Spec: RNNCell-1."""
 
 

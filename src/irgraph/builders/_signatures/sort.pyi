@@ -109,7 +109,7 @@ def non_max_suppression_1(
     sort_result_descending: bool = ...,
     name: str | None = ...,
     model: Model | None = ...,
-) -> tuple[OutputPort, ...]:
+) -> OutputPort:
     """NonMaxSuppression-1: i64 indices, ``rows = min(num_boxes, max_output_boxes_per_class * num_classes)``
     (OpenVINO's rule: it leaves out the batch). Spec: NonMaxSuppression-1."""
 
@@ -126,7 +126,7 @@ def non_max_suppression_3(
     output_type: ElementTypeLike = ...,
     name: str | None = ...,
     model: Model | None = ...,
-) -> tuple[OutputPort, ...]:
+) -> OutputPort:
     """NonMaxSuppression-3: NonMaxSuppression-1 with ``output_type``. Spec: NonMaxSuppression-3."""
 
 
@@ -142,7 +142,7 @@ def non_max_suppression_4(
     output_type: ElementTypeLike = ...,
     name: str | None = ...,
     model: Model | None = ...,
-) -> tuple[OutputPort, ...]:
+) -> OutputPort:
     """NonMaxSuppression-4: ``rows = min(num_boxes, max_output_boxes_per_class) * num_batches * num_classes`` (the
     batch and class counts by their upper bounds). Spec: NonMaxSuppression-4."""
 
