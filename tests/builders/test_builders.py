@@ -181,3 +181,16 @@ def test_a_builder_returns_a_tuple_only_where_the_op_has_several_outputs_or_its_
     assert returns == {"RNNCell-1": Returns.PORT, "GRUCell-3": Returns.PORT, "LSTMCell-4": Returns.PORTS,
                        "Split-1": Returns.PORTS, "TopK-11": Returns.PORTS, "NonMaxSuppression-1": Returns.PORT,
                        "NonMaxSuppression-9": Returns.PORTS, "Relu-1": Returns.PORT}
+
+
+def test_a_builder_loads_its_op_module_only_and_import_irgraph_none_of_them():
+    import subprocess
+    import sys
+
+    script = ("import sys, irgraph as ir\nbefore = set(sys.modules)\nir.opset16.relu\n"
+              "print(' '.join(sorted(m for m in set(sys.modules) - before if m.startswith('irgraph.ops.'))))\n"
+              "print('irgraph.builders' in before)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    loaded, builders_before = done.stdout.split("\n")[:2]
+    assert "irgraph.ops.activation.relu" in loaded.split() and "irgraph.ops.pooling.max_pool" not in loaded
+    assert builders_before == "False"

@@ -4,6 +4,9 @@ importing irgraph stays cheap; the seed ops below are always there.
 Op modules live in one package per OpenVINO spec category (``ops/activation``, ``ops/movement``,
 ...), one module per op type named after the type in snake case (``LogicalAnd`` ->
 ``logical/logical_and.py``); shared bases are in ``ops/families``.
+
+``irgraph.ops.Relu`` is the class of a type's newest version and ``irgraph.ops.relu(x)`` its builder
+(``irgraph.builders``), both found on first use; ``ops/__init__.pyi`` (generated) types them.
 """
 
 from __future__ import annotations
