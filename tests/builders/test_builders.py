@@ -194,3 +194,16 @@ def test_a_builder_loads_its_op_module_only_and_import_irgraph_none_of_them():
     loaded, builders_before = done.stdout.split("\n")[:2]
     assert "irgraph.ops.activation.relu" in loaded.split() and "irgraph.ops.pooling.max_pool" not in loaded
     assert builders_before == "False"
+
+
+def test_values_folded_from_a_removed_layer_are_not_read_for_its_id_s_new_layer(model):
+    from irgraph.ops import Const
+
+    x = model.parameter("x", [30], "f32")
+    shape = ir.ops.shape_of(x)  # its value [30] is known while building
+    assert str(model.output_type(ir.ops.reshape(x, shape, special_zero=False))) == "f32[30]"
+    model.remove_node(model.consumers(shape)[0].node_id)
+    model.remove_node(shape.node_id)
+    model.add_node(Const.of(np.array([6, 5], np.int64)), "target", node_id=shape.node_id)
+    target = ir.OutputPort(shape.node_id, 0, model)
+    assert str(model.output_type(ir.ops.reshape(x, target, special_zero=False))) == "f32[6,5]"
