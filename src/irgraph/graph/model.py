@@ -82,8 +82,6 @@ class Model:
         if node_id >= self._next_id:
             self._next_id = node_id + 1
         for index, source in enumerate(inputs):
-            if source.model is not None:  # the model keeps plain handles: no port in it refers back to it
-                source = OutputPort(source.node_id, source.index)
             self.connect(source, InputPort(node_id, index))
         return node
 
@@ -104,6 +102,8 @@ class Model:
 
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
+        if source.model is not None:  # the model keeps plain handles: no port in it refers back to it
+            source = OutputPort(source.node_id, source.index)
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
         if not 0 <= source.index < producer_node.num_outputs:
             raise GraphError(
