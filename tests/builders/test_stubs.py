@@ -32,3 +32,13 @@ def test_every_op_version_has_a_signature_and_each_opset_stub_exports_its_builde
 
 def test_every_generated_module_stays_under_500_lines():
     assert {path: text.count("\n") for path, text in stubgen.generate().items() if text.count("\n") >= 500} == {}
+
+
+def test_the_ops_stub_declares_every_name_irgraph_ops_exports():
+    """A type checker reads ops/__init__.pyi instead of ops/__init__.py: a name added there must reach the stub."""
+    import irgraph.ops
+
+    declared = {name for _, name in stubgen._OWN} | {"CATEGORIES", "BUILDERS"}
+    assert set(irgraph.ops.__all__) | {"BUILDERS", "catalogue"} <= declared
+    stub = stubgen.generate()["ops/__init__.pyi"]
+    assert all(f" as {name}\n" in stub or f"{name}:" in stub for name in declared)
