@@ -17,19 +17,18 @@ from irgraph.cli._layer import (
     format_layers,
     rt_info_json,
     shape_json_text,
-    short,
-    values_text,
     version_number,
 )
 from irgraph.core.errors import IrError, Location, printable
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
-from irgraph.ops import Const, OpaqueOp, Parameter, Result
+from irgraph.ops import Const, OpaqueOp, Parameter
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.tools.compare import format_columns
+from irgraph.tools.dot import NEIGHBOURHOOD_DEPTH, to_dot
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -38,8 +37,10 @@ types, fp16 decompression) and the model's rt_info (conversion parameters). --la
 layer (id, name, type-version, input and output types, tensor names, attributes); --layer NAME shows
 one layer in full (its place in the file, each input with its producer, each output with its
 readers, attributes, rt_info, Const values in brief); --dot prints the graph in Graphviz format
-(attributes, small Const values; render with: dot -Tsvg). Works from the .xml alone: a missing or
-unreadable .bin is a warning, and Const values are then not shown.
+(render with: dot -Tsvg): attributes, constants (Consts and weight decompression chains) folded into
+the layers reading them as a line each (name, type and shape, small values), sub-graph bodies as
+clusters; --around LAYER --depth N draws only the layers within N edges of one. Works from the .xml
+alone: a missing or unreadable .bin is a warning, and Const values are then not shown.
 
 Shapes in --json are lists, as in ir-run --json: a static dim is its size, a fully dynamic one -1,
 an interval the string "lo..hi" ("2..", "..8"); a shape of dynamic rank is null.
@@ -52,11 +53,8 @@ EXAMPLES = """\
   ir-info model.xml --layer conv1                   # one layer: producers, readers, attributes, values
   ir-info model.xml --layer conv1 --json
   ir-info --dot model.xml | dot -Tsvg > model.svg
+  ir-info --dot model.xml --around conv1 --depth 3 | dot -Tsvg > conv1.svg
 """
-
-DOT_VALUES = 8
-"""--dot shows the values of Consts with at most this many elements."""
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-info argument parser."""
@@ -68,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--dot", action="store_true", help="print a Graphviz digraph")
     output.add_argument("--layers", action="store_true",
                         help="list every layer: types, tensor names, attributes")
+    parser.add_argument("--around", metavar="LAYER",
+                        help="with --dot: only the layers within --depth edges of LAYER (a name, id or tensor name)")
+    parser.add_argument("--depth", type=common.positive_int, metavar="N",
+                        help="edges from --around's layer drawn (default: 2; folded constants not counted)")
+    parser.add_argument("--const-layers", action="store_true",
+                        help="with --dot: draw every constant as a layer of its own instead of a line of its readers")
     parser.add_argument("--layer", metavar="NAME",
                         help="show one layer in detail (a layer name, else a layer id or a tensor name); "
                              "with --json as JSON")
@@ -83,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
 def _info(args: argparse.Namespace) -> int:
     if args.layer is not None and (args.dot or args.layers):
         raise common.CliError("--layer shows one layer; it cannot be combined with --dot or --layers")
+    if args.depth is not None and args.around is None:
+        raise common.CliError("--depth is how far --around reaches: add --around LAYER")
+    if (args.around is not None or args.const_layers) and not args.dot:
+        raise common.CliError(f"{'--around' if args.around is not None else '--const-layers'} is a --dot option: "
+                              "add --dot")
     common.require_model_files(args.model, args.weights)
     with common.locating(args.model):
         result = read_ir(args.model, args.weights, element_limit=args.max_elements, weights_optional=True)
@@ -95,7 +104,12 @@ def _info(args: argparse.Namespace) -> int:
     except IrError as err:
         common.warn(f"shape inference failed, showing the declared types: {err.locate(Location(file=args.model))}")
     if args.dot:
-        print(to_dot(model))
+        around = find_layer(model, args.around) if args.around is not None else None
+        if around is not None and around.within:
+            raise common.CliError(f"--around {args.around!r}: the layer is inside {around.within[-1]}; give a "
+                                  "layer of the model (a body is drawn with its layer)")
+        print(to_dot(model, fold_constants=not args.const_layers, around=around.node if around else None,
+                     depth=args.depth or NEIGHBOURHOOD_DEPTH))
         return common.EXIT_OK
     if args.layers:
         print("\n".join(format_layers(model)))
@@ -266,61 +280,6 @@ def format_info(info: dict[str, object]) -> str:
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     return format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
-
-
-def _quote(text: str) -> str:
-    """A Graphviz quoted string: backslashes and quotes escaped, newlines as Graphviz's ``\\n`` line breaks."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _dot_style(node: Node) -> str:
-    """Inputs and outputs as ellipses, constants dashed: by op class, as ``Model.parameters``/``results`` tell them."""
-    if isinstance(node.op, (Parameter, Result)):
-        return ", shape=ellipse"
-    if isinstance(node.op, Const):
-        return ", style=dashed"
-    return ""
-
-
-def _dot_attributes(node: Node) -> list[str]:
-    """``key=value`` lines for a layer's attributes; a small Const's values instead of its type and shape."""
-    op = node.op
-    if isinstance(op, Const):
-        declared = f"{op.element_type}[{','.join(map(str, op.shape))}]"
-        if op.value is not None and op.value.size <= DOT_VALUES:
-            return [f"{declared} = {short(values_text(op.value))}"]
-        return [declared]
-    if isinstance(op, OpaqueOp):
-        attributes = dict(op.attributes)
-    else:
-        try:
-            attributes = op.to_attributes()
-        except (TypeError, ValueError):  # pragma: no cover - every declared attribute writes
-            attributes = {}
-    if isinstance(op, (Parameter, Result)):
-        return []
-    return [f"{key}={short(value)}" for key, value in attributes.items()]
-
-
-def to_dot(model: Model) -> str:
-    """A Graphviz digraph: one box per layer (name, type-version, attributes, small Const values), edges
-    labelled with the tensor type."""
-    lines = [f"digraph {_quote(printable(model.name))} {{", "  rankdir=TB;",
-             '  node [shape=box, fontname="Helvetica"];']
-    for node in model:
-        # Escapes shown as text: their '\\' doubled by _quote.
-        label = "\n".join([printable(node.name), printable(f"{node.type_name}-{version_number(node)}"),
-                           *map(printable, _dot_attributes(node))])
-        lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
-    for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
-        producer = model.node(source.node_id)
-        tensor_type = producer.output_types[source.index]
-        if tensor_type is None and source.index < len(producer.declared_output_types):
-            tensor_type = producer.declared_output_types[source.index]
-        label = str(tensor_type) if tensor_type is not None else "?"
-        lines.append(f"  n{source.node_id} -> n{target.node_id} [label={_quote(label)}];")
-    lines.append("}")
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":
