@@ -360,7 +360,8 @@ class Model:
 
     # ------------------------------------------------------------------------------ builder
     def parameter(self, name: str, shape: Any, element_type: ElementTypeLike = "f32") -> OutputPort:
-        """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed)."""
+        """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed); ``element_type`` is an IR
+        name or a NumPy dtype (``"f32"``, ``np.float32``)."""
         op = Parameter(shape=Shape.of(shape), element_type=_element_type(element_type))
         node = self.add_node(op, name)
         node.tensor_names[0] = [name]
