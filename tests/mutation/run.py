@@ -111,6 +111,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
                "tests/tools/test_extract.py")),  # graph/names.py resolves the names marking and extraction take
     **_op_groups(),
+    "builders": (("src/irgraph/builders/**/*.py",),
+                 ("tests/builders/test_builders.py", "tests/builders/test_stubs.py")),
     "analysis": (("src/irgraph/analysis/*.py",),
                  ("tests/analysis/test_validation.py", "tests/ops/test_shape_propagation.py",
                   "tests/runtime/test_state.py", "tests/hostile/test_graph_errors.py",

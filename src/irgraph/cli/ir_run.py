@@ -10,7 +10,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypeVar, overload
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
@@ -99,6 +100,7 @@ EXAMPLES = """\
 _RANGE = re.compile(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
 """What a --val-range item looks like: ``[LO,HI]`` or ``NAME:[LO,HI]``."""
 _VAL_RANGE = "--val-range"
+_N = TypeVar("_N")
 
 
 class _RunParser(common.Parser):
@@ -106,8 +108,17 @@ class _RunParser(common.Parser):
     take the model path of ``--val-range [0,1] model.xml`` as a range; items after ``--val-range`` that are no
     range are moved before the options, where they are the positional arguments they are."""
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-                         ) -> tuple[argparse.Namespace, list[str]]:
+    # argparse's own overloads (typeshed): the namespace returned is the one given, else a new Namespace.
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: None = None
+                         ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None, namespace: _N) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: _N | None = None
+                         ) -> tuple[_N | argparse.Namespace, list[str]]:
         items = list(sys.argv[1:] if args is None else args)
         positional, kept, taking_ranges = [], [], False
         for position, item in enumerate(items):

@@ -293,10 +293,10 @@ class _LayerComparison:
             self.add(PORTS, "outputs", str(node_a.num_outputs), str(node_b.num_outputs))
         if op_a is op_b:
             return len(self.found) > before
-        consts = isinstance(op_a, Const) and isinstance(op_b, Const)
+        consts = (op_a, op_b) if isinstance(op_a, Const) and isinstance(op_b, Const) else None
         # Ops are frozen dataclasses: equal ops have equal attributes (a Const's value is compared apart).
-        if consts:
-            same = op_a.element_type == op_b.element_type and op_a.shape == op_b.shape  # type: ignore[attr-defined]
+        if consts is not None:
+            same = consts[0].element_type == consts[1].element_type and consts[0].shape == consts[1].shape
         else:
             same = op_a == op_b
         if not same or node_a.extra_attributes or node_b.extra_attributes:
@@ -306,8 +306,8 @@ class _LayerComparison:
                 old, new = attributes_a.get(key), attributes_b.get(key)
                 if old != new:
                     self.add(ATTRIBUTE, f"attribute {key}", old, new)
-        if consts:
-            self._values(op_a, op_b)  # type: ignore[arg-type]
+        if consts is not None:
+            self._values(*consts)
         return len(self.found) > before
 
     def _values(self, op_a: Const, op_b: Const) -> None:
@@ -338,11 +338,11 @@ class _LayerComparison:
         for index in range(max(len(sources_a), len(sources_b))):
             source_a = sources_a[index] if index < len(sources_a) else None
             source_b = sources_b[index] if index < len(sources_b) else None
-            same_source = (source_a is None) == (source_b is None) and (
-                source_a is None
-                or (self.matching.a_to_b.get(source_a.node_id) == source_b.node_id  # type: ignore[union-attr]
-                    and source_a.index == source_b.index)  # type: ignore[union-attr]
-            )
+            if source_a is None or source_b is None:
+                same_source = source_a is source_b
+            else:
+                same_source = (self.matching.a_to_b.get(source_a.node_id) == source_b.node_id
+                               and source_a.index == source_b.index)
             if not same_source and index < len(sources_a) and index < len(sources_b):
                 self.add(CONNECTION, f"input {index} from", _source_text(a, source_a), _source_text(b, source_b))
             type_a = output_type(a.node(source_a.node_id), source_a.index) if source_a is not None else None

@@ -188,7 +188,7 @@ def _run(model: Model, root: Node, replaced: dict[int, np.ndarray]) -> np.ndarra
             continue
         node = model.node(node_id)
         if isinstance(node.op, Const):
-            values[node_id] = replaced.get(node_id, node.op.value)
+            values[node_id] = replaced[node_id] if node_id in replaced else node.op.evaluate([])[0]
             pending.pop()
             continue
         sources = [source for source in model.input_sources(node) if source is not None]
