@@ -103,7 +103,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
              ("tests/core/test_shapes.py", "tests/core/test_element_types.py", "tests/io/test_integers.py",
               "tests/ops/test_op.py", "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
     "graph": (("src/irgraph/graph/*.py",),
-              ("tests/graph/test_model.py", "tests/hostile/test_graph_errors.py",
+              ("tests/graph", "tests/hostile/test_graph_errors.py",
                "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
                "tests/tools/test_extract.py")),  # graph/names.py resolves the names marking and extraction take
     **_op_groups(),
