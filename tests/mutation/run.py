@@ -100,7 +100,7 @@ def _op_groups() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "core": (("src/irgraph/core/*.py",),
-             ("tests/core/test_shapes.py", "tests/core/test_element_types.py", "tests/io/test_integers.py",
+             ("tests/core", "tests/io/test_integers.py", "tests/analysis/test_validation.py",
               "tests/ops/test_op.py", "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
     "graph": (("src/irgraph/graph/*.py",),
               ("tests/graph", "tests/hostile/test_graph_errors.py",
@@ -108,7 +108,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                "tests/tools/test_extract.py")),  # graph/names.py resolves the names marking and extraction take
     **_op_groups(),
     "analysis": (("src/irgraph/analysis/*.py",),
-                 ("tests/analysis/test_validation.py", "tests/ops/test_shape_propagation.py",
+                 ("tests/analysis", "tests/ops/test_shape_propagation.py", "tests/cli/test_ir_validate.py",
                   "tests/runtime/test_state.py", "tests/hostile/test_graph_errors.py")),
     "control_flow": (("src/irgraph/control_flow/*.py",),
                      ("tests/control_flow/test_runners.py", "tests/control_flow/test_validation.py",
@@ -132,17 +132,24 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("tests/io/test_onnx_import.py", "tests/io/test_onnx_import_rules.py", "tests/io/test_onnx_export.py",
                  "tests/io/test_onnx_export_rules.py", "tests/io/test_onnx_import_control.py",
                  "tests/io/test_onnx_export_sub_graphs.py", "tests/io/test_onnx_export_recurrent.py",
-                 "tests/hostile/test_onnx_files.py", "tests/hostile/test_onnx_named_errors.py")),
+                 "tests/hostile/test_onnx_files.py", "tests/hostile/test_onnx_named_errors.py",
+                 "tests/io/test_onnx_import_rules_more.py", "tests/io/test_onnx_import_image.py",
+                 "tests/io/test_onnx_import_signals.py", "tests/io/test_onnx_export_nms.py",
+                 "tests/io/test_onnx_export_roi.py", "tests/io/test_onnx_export_models.py",
+                 "tests/io/test_rewrite_exports.py", "tests/io/test_onnx_export_sweeps.py")),
     "io/data": (("src/irgraph/io/data/*.py",),
                 ("tests/hostile/test_polygraphy_json.py", "tests/hostile/test_input_archives.py",
                  "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py")),
     "tools": (("src/irgraph/tools/*.py",),
               ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
-               "tests/tools/test_layerwise.py", "tests/tools/test_progress.py")),
+               "tests/tools/test_layerwise.py", "tests/tools/test_progress.py", "tests/cli/test_ir_diff.py",
+               "tests/cli/test_ir_extract.py", "tests/cli/test_ir_run_profile.py")),
     "cli": (("src/irgraph/cli/*.py",),
             ("tests/cli/test_common.py", "tests/cli/test_ir_info.py", "tests/cli/test_ir_validate.py",
              "tests/cli/test_ir_run.py", "tests/cli/test_ir_run_steps.py", "tests/cli/test_ir_convert.py",
-             "tests/cli/test_terminal_safety.py")),
+             "tests/cli/test_terminal_safety.py", "tests/cli/test_ir_diff.py", "tests/cli/test_ir_extract.py",
+             "tests/cli/test_ir_run_conventions.py", "tests/cli/test_ir_run_profile.py",
+             "tests/cli/test_ir_run_data_files.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 DIRECT_RUNS = 3  # a module with at most this many mutants to run runs its tests directly, not traced first
