@@ -28,3 +28,9 @@ def test_from_numpy_tells_nf4_codes_from_u8_by_the_dtype_tag():
     assert ElementType.from_numpy(np.dtype("<U3")) is ElementType.STRING
     with pytest.raises(IrParseError, match="^NumPy dtype complex64 has no IR element type$"):
         ElementType.from_numpy(np.complex64)
+
+
+def test_a_whole_byte_type_is_as_wide_as_its_numpy_dtype():
+    whole = [e for e in ElementType if e.numpy_dtype is not None and not e.is_packed and e is not ElementType.STRING]
+    assert len(whole) == 16
+    assert {e.ir_name: e.bitwidth for e in whole} == {e.ir_name: 8 * e.numpy_dtype.itemsize for e in whole}
