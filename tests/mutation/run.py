@@ -78,8 +78,8 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
 # categories whose tests live with another category's
 CATEGORY_TESTS: dict[str, tuple[str, ...]] = {"logical": ("tests/ops/comparison",)}
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
-OPS_BASE_TESTS = ("tests/ops/test_op.py", "tests/ops/test_catalogue.py", "tests/ops/test_layout.py",
-                  "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
+OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",
+                  "tests/ops/test_layout.py", "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
                   "tests/ops/test_shape_ops_from_ir.py", "tests/hostile/test_op_errors.py")
 
 
