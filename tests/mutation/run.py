@@ -164,26 +164,27 @@ hypothesis.settings.register_profile("mutation", database=None, derandomize=True
 hypothesis.settings.load_profile("mutation")
 '''
 
-# Records which lines of one module each test runs (sys.settrace, only in that module's frames), so
-# a mutant runs only the tests that reach it. Lines run outside any test (at import) map to "".
+# Records which lines of the target modules each test runs (sys.settrace, only in those modules' frames),
+# so a mutant runs only the tests that reach it. Lines run outside any test (at import) map to "".
+# One traced run serves every sampled module of a group.
 COVERAGE_PLUGIN = '''
 import json, os, sys, threading
 import pytest
 
-TARGET = os.environ["MUTATION_TARGET"]
+TARGETS = set(json.loads(os.environ["MUTATION_TARGETS"]))
 lines = {}
 current = [""]
 
 
 def _local(frame, event, arg):
     if event == "line":
-        lines.setdefault(current[0], set()).add(frame.f_lineno)
+        lines.setdefault(frame.f_code.co_filename, {}).setdefault(current[0], set()).add(frame.f_lineno)
     return _local
 
 
 def _global(frame, event, arg):
-    if frame.f_code.co_filename == TARGET:
-        lines.setdefault(current[0], set()).add(frame.f_lineno)
+    if frame.f_code.co_filename in TARGETS:
+        lines.setdefault(frame.f_code.co_filename, {}).setdefault(current[0], set()).add(frame.f_lineno)
         return _local
     return None
 
@@ -202,7 +203,8 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_sessionfinish(session, exitstatus):
     sys.settrace(None)
     with open(os.environ["MUTATION_COVERAGE"], "w") as out:
-        json.dump({test: sorted(found) for test, found in lines.items()}, out)
+        json.dump({path: {test: sorted(found) for test, found in tests.items()} for path, tests in lines.items()},
+                  out)
 '''
 
 
@@ -425,15 +427,37 @@ class Workspace:
         status = {0: "survived", 1: "killed", 2: "killed", 3: "killed", -signal.SIGALRM: "timeout"}.get(code, "error")
         return status, time.perf_counter() - start
 
-    def coverage(self, module: Path, tests: Sequence[str], cwd: Path) -> dict[str, list[int]]:
-        """Which lines of ``module`` (its copy here) each test runs; "" holds the lines run at import."""
-        target = self.src / module
+    def coverage(self, modules: Sequence[Path], tests: Sequence[str], cwd: Path) -> dict[Path, dict[str, list[int]]]:
+        """Per module of ``modules`` (relative to the source root), which of its lines each test runs; ""
+        holds the lines run at import. One traced run of ``tests`` for all of them."""
+        targets = {str(self.src / module): module for module in modules}
         report = self.plugin_dir / "coverage.json"
         status, _ = self.run(tests, cwd, timeout=1800, options=("-p", "_mutation_coverage"),
-                             env={"MUTATION_TARGET": str(target), "MUTATION_COVERAGE": str(report)})
+                             env={"MUTATION_TARGETS": json.dumps(sorted(targets)), "MUTATION_COVERAGE": str(report)})
         if status != "survived":
             raise SystemExit(f"the tests fail on the unmutated code: {' '.join(tests)}")
-        return json.loads(report.read_text(encoding="utf-8"))
+        found = json.loads(report.read_text(encoding="utf-8"))
+        return {module: found.get(target, {}) for target, module in targets.items()}
+
+
+def group_coverage(src: Path, modules: Sequence[Path], tests: Sequence[str], cwd: Path
+                   ) -> tuple[dict[Path, dict[str, list[int]]], float]:
+    """One traced run of ``tests`` over every module of ``modules`` (files under ``src``): the lines each test
+    runs per module, and the run's seconds (a mutant's timeout is a multiple of it)."""
+    with tempfile.TemporaryDirectory(prefix="irgraph-mutation-") as base:
+        space = Workspace(src, Path(base), "trace")
+        try:
+            started = time.perf_counter()
+            found = space.coverage([module.relative_to(src) for module in modules], tests, cwd)
+            return {src / module: lines for module, lines in found.items()}, time.perf_counter() - started
+        finally:
+            space.close()
+
+
+def _under(test_id: str, tests: Sequence[str]) -> bool:
+    """True when the pytest node id ``test_id`` is in one of ``tests`` (files or directories)."""
+    path = test_id.partition("::")[0]
+    return any(path == test or path.startswith(test.rstrip("/") + "/") for test in tests)
 
 
 def tests_reaching(mutant: Mutant, coverage: dict[str, list[int]], tests: Sequence[str]) -> list[str] | None:
@@ -447,23 +471,31 @@ def tests_reaching(mutant: Mutant, coverage: dict[str, list[int]], tests: Sequen
 
 def run_module(src: Path, module: Path, mutants: Sequence[Mutant], tests: Sequence[str], cwd: Path,
                workers: int = 2, progress: Callable[[Outcome], None] | None = None, *,
-               trace: bool = True) -> list[Outcome]:
+               trace: bool = True, traced: tuple[dict[str, list[int]], float] | None = None) -> list[Outcome]:
     """Run the tests of ``tests`` that reach each mutant of ``module`` (a file under ``src``), ``workers`` at a time.
 
     A mutant no test reaches survives without a run; when pytest cannot run a selection (an odd test
     id), the mutant runs against all of ``tests``. Without ``trace`` every mutant runs all of ``tests``.
+    ``traced``: the module's coverage and the traced run's seconds from ``group_coverage`` (no trace here then);
+    only the tests in ``tests`` are taken from it.
     """
     relative = module.relative_to(src)
     with tempfile.TemporaryDirectory(prefix="irgraph-mutation-") as base:
         spaces = [Workspace(src, Path(base), f"w{i}") for i in range(workers)]
         started = time.perf_counter()
-        coverage = spaces[0].coverage(relative, tests, cwd) if trace else {"": [0]}
-        timeout = 3 * (time.perf_counter() - started) + 10 if trace else UNTRACED_TIMEOUT
+        if traced is not None:
+            coverage = {test: lines for test, lines in traced[0].items() if not test or _under(test, tests)}
+            timeout = 3 * traced[1] + 10
+        elif trace:
+            coverage = spaces[0].coverage([relative], tests, cwd)[relative]
+            timeout = 3 * (time.perf_counter() - started) + 10
+        else:
+            coverage, timeout = {"": [0]}, UNTRACED_TIMEOUT
         free = list(spaces)
         lock = threading.Lock()
 
         def one(mutant: Mutant) -> Outcome:
-            selection = tests_reaching(mutant, coverage, tests) if trace else list(tests)
+            selection = tests_reaching(mutant, coverage, tests) if trace or traced else list(tests)
             if selection is None:
                 outcome = Outcome(mutant, "survived", 0.0, "no test reaches it")
             else:
@@ -692,6 +724,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "sample": args.group_sample if args.group_sample is not None else args.sample,
                 "sampling": "per group" if args.group_sample is not None else "per module", "seed": args.seed}
         for group, (total, excluded) in population.items()}
+    group_traces: dict[str, tuple[dict[Path, dict[str, list[int]]], float] | None] = {}
     try:
         for group, module, tests, mutants in plan:
             relative = module.relative_to(ROOT).as_posix()
@@ -709,9 +742,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"{'   (' + outcome.note + ')' if outcome.note else ''}", flush=True)
 
             module_start = time.perf_counter()
+            if group not in group_traces:
+                group_traces[group] = _trace_group(group, plan)
+            traced = group_traces[group]
             # A few mutants run the tests directly: cheaper than the traced run that picks the tests per line.
             outcomes = run_module(ROOT / "src", module, mutants, tests, ROOT, args.workers, show,
-                                  trace=len(mutants) > DIRECT_RUNS)
+                                  trace=len(mutants) > DIRECT_RUNS,
+                                  traced=(traced[0][module], traced[1]) if traced is not None else None)
             killed = sum(o.status != "survived" for o in outcomes)
             entry = results[group]
             entry["run"] += len(outcomes)
@@ -742,6 +779,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {key}")
     print(f"\n{time.perf_counter() - started:.0f} s in all")
     return 0
+
+
+def _trace_group(group: str, plan: Sequence[tuple[str, Path, tuple[str, ...], list[Mutant]]]
+                 ) -> tuple[dict[Path, dict[str, list[int]]], float] | None:
+    """One traced run for all of a group's modules that have mutants to run, when they are more than a few
+    (a sample spread over many modules would otherwise pay one traced run per module); None when not worth it."""
+    members = [(module, tests) for g, module, tests, mutants in plan if g == group and mutants]
+    if sum(len(mutants) for g, _, _, mutants in plan if g == group) <= DIRECT_RUNS or len(members) < 2:
+        return None
+    union = list(dict.fromkeys(test for _, tests in members for test in tests))
+    found, seconds = group_coverage(ROOT / "src", [module for module, _ in members], union, ROOT)
+    print(f"{group}: traced {len(members)} modules with {len(union)} test paths in {seconds:.0f} s", flush=True)
+    return found, seconds
 
 
 def _interrupt(signum: int, frame: object) -> None:
