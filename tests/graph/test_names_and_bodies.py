@@ -47,6 +47,8 @@ def test_a_layer_port_past_the_last_output_is_refused_with_the_count():
     assert resolve_tensor(model, "halves:1") == split[1]
     with pytest.raises(ExtractError, match=r"the layer has 2 outputs \(ports 0\.\.1\)"):
         resolve_tensor(model, "halves:2")
+    with pytest.raises(ExtractError, match="'out:0': the layer has no outputs; ports count the layer's outputs from 0"):
+        resolve_tensor(model, "out:0")  # a Result
 
 
 def test_connect_refuses_the_port_one_past_the_last():
