@@ -600,7 +600,8 @@ def record(results: dict[str, dict], path: Path = RESULTS_FILE) -> None:
 def _sample_text(entry: dict) -> str:
     if entry["sample"] is None:
         return "all"
-    return f"{entry['sample']} {entry['sampling']}, seed {entry['seed']}"
+    rechecked = ", survivors rechecked" if entry.get("rechecked") else ""
+    return f"{entry['sample']} {entry['sampling']}, seed {entry['seed']}{rechecked}"
 
 
 def table(results: dict[str, dict]) -> str:
@@ -623,7 +624,10 @@ def document(results: dict[str, dict]) -> str:
              "Each row is the last recorded run of a group: a random sample of its mutants (per module or over the\n",
              "whole group), equivalent mutants (`tests/mutation/equivalent.txt`) left out. The interval is the\n",
              "Wilson score interval of the kill rate at 95 % confidence, read as if the sample were a simple\n",
-             "random sample of the group (for per-module samples it weighs small modules more than their share).\n\n",
+             "random sample of the group (for per-module samples it weighs small modules more than their share).\n",
+             "A sample marked \"survivors rechecked\" ran its survivors again (`run.py GROUP --recheck --record`)\n",
+             "after tests were added, the source unchanged: those the new tests kill count as killed, those found\n",
+             "equivalent leave the sample.\n\n",
              table(results), "\n## Surviving mutants\n"]
     for group, entry in results.items():
         if entry["survivors"]:
@@ -689,6 +693,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "table from results.json")
     parser.add_argument("--match", action="append", help="run only the mutants whose key contains this text "
                         "(repeatable; to recheck survivors)")
+    parser.add_argument("--recheck", action="store_true", help="run again only the recorded survivors of the groups "
+                        "(after tests were added; the source unchanged): the killed ones count as killed, the ones "
+                        "now listed as equivalent leave the sample; with --record the groups' entries are updated")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--list", action="store_true", help="list the mutants without running them")
     parser.add_argument("--list-equivalent", action="store_true", help="list the known-equivalent mutants")
@@ -732,6 +739,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 keep = {m.key for m in random.Random(f"{args.seed}:{group}").sample(pool, args.group_sample)}
                 plan = [(g, module, tests, [m for m in mutants if g != group or m.key in keep])
                         for g, module, tests, mutants in plan]
+    if args.recheck:
+        return _recheck(plan, population, equivalent, args)
     results: dict[str, dict] = {
         group: {"mutants": total, "equivalent": excluded, "run": 0, "killed": 0, "survivors": [],
                 "sample": args.group_sample if args.group_sample is not None else args.sample,
@@ -791,6 +800,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         for key in sorted(stale):
             print(f"  {key}")
     print(f"\n{time.perf_counter() - started:.0f} s in all")
+    return 0
+
+
+def _recheck(plan: list[tuple[str, Path, tuple[str, ...], list[Mutant]]], population: dict[str, list[int]],
+             equivalent: dict[str, str], args: argparse.Namespace) -> int:
+    """Run the recorded survivors of the planned groups again; update their entries with --record."""
+    recorded = read_results()
+    results: dict[str, dict] = {}
+    for group, (total, excluded) in population.items():
+        if group not in recorded:
+            raise SystemExit(f"{group}: no recorded run to recheck")
+        entry = dict(recorded[group], mutants=total, equivalent=excluded, rechecked=True)
+        now_equivalent = [key for key in entry["survivors"] if key in equivalent]
+        entry["run"] -= len(now_equivalent)
+        entry["survivors"] = [key for key in entry["survivors"] if key not in equivalent]
+        results[group] = entry
+    for group, module, tests, mutants in plan:
+        entry = results[group]
+        again = [m for m in mutants if m.key in entry["survivors"]]
+        if not again:
+            continue
+        outcomes = run_module(ROOT / "src", module, again, tests, ROOT, args.workers, trace=len(again) > DIRECT_RUNS)
+        for outcome in outcomes:
+            print(f"  {outcome.status:8} {outcome.seconds:5.1f}s {outcome.mutant.key}", flush=True)
+            if outcome.status != "survived":
+                entry["killed"] += 1
+                entry["survivors"].remove(outcome.mutant.key)
+    for group, entry in results.items():  # survivors whose code moved stay survivors
+        print(f"  {group:24} {entry['killed']}/{entry['run']} = {100 * entry['killed'] / max(entry['run'], 1):.1f} %")
+    if args.record:
+        record(results)
     return 0
 
 
