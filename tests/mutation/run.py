@@ -101,7 +101,8 @@ def _op_groups() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "core": (("src/irgraph/core/*.py",),
              ("tests/core", "tests/io/test_integers.py", "tests/analysis/test_validation.py",
-              "tests/ops/test_op.py", "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py")),
+              "tests/ops/test_op.py", "tests/hostile/test_graph_errors.py", "tests/hostile/test_op_errors.py",
+              "tests/hostile/test_weights_truncated.py")),  # core/mappings.py maps the weights
     "graph": (("src/irgraph/graph/*.py",),
               ("tests/graph", "tests/hostile/test_graph_errors.py",
                "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
