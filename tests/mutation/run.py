@@ -120,7 +120,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/runtime/test_state.py", "tests/runtime/test_marking.py", "tests/runtime/test_in_place.py",
                  "tests/runtime/test_threads.py", "tests/runtime/test_decompression.py",
                  "tests/test_seed_examples.py", "tests/hostile/test_run_inputs.py", "tests/hostile/test_outputs.py",
-                 "tests/runtime/test_state_openvino.py")),
+                 "tests/runtime/test_state_openvino.py", "tests/runtime/test_step_time_hook.py")),
     "io": (("src/irgraph/io/*.py",),
            ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
             "tests/io/test_atomic.py", "tests/hostile/test_special_files.py")),
