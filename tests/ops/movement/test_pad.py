@@ -49,7 +49,8 @@ def test_pad_matches_openvino(case, mode, element_type, version_12, with_value):
 
 
 @pytest.mark.parametrize(("data", "low", "high"), [("2..5,4", [1, 0], [2, 0]), ("?,3", [-1, 1], [0, 1]),
-                                                   ("3,4", [-2, 0], [-2, 0]), ("...", [1], [1])])
+                                                   ("3,4", [-2, 0], [-2, 0]), ("...", [1], [1]),
+                                                   ("2..3,4", [-1, 0], [-2, 0]), ("2..3,4", [-2, 0], [-2, 0])])
 def test_pad_partial_shapes(data, low, high):
     check_types(Pad12(), [tt(data), tt(str(len(low)), "i64"), tt(str(len(high)), "i64")],
                 lambda d, b, e: ov12.pad(d, b, e, "constant"),
