@@ -33,3 +33,38 @@ def test_ensure_shapes_keeps_the_types_of_an_unchanged_model() -> None:
     before = [node.output_types for node in model]
     ensure_shapes(model)
     assert all(now is then for now, then in zip([node.output_types for node in model], before, strict=True))
+
+
+def test_v10_output_names_are_the_producers_names_port_suffixed_for_multi_output_layers() -> None:
+    """A v10 output takes its producer's name, ``sp.1`` for port 1 of a two-output ``sp``: both collide here with an
+    input's tensor name."""
+    m = ir.Model()
+    x = m.parameter("x", [4])
+    m.node(x.node_id).tensor_names[0] = ["sp.1"]
+    first, second = m.split(x, 0, 2, name="sp")
+    m.result(first, name="o0")
+    m.result(second, name="o1")
+    m.result(m.concat([first], axis=0, name="c"), name="o2")
+    y = m.parameter("y", [4])
+    m.node(y.node_id).tensor_names[0] = ["c"]
+    m.result(m.concat([y], axis=0, name="d"), name="o3")
+    m.ir_version = 10
+    found = [(d.code, d.message.split(" is also")[0], d.location.layer_name) for d in ir.validate(m)]
+    assert found == [("name-collision", "IR v10: output name 'sp.1'", "o1"),
+                     ("name-collision", "IR v10: output name 'c'", "o2")]
+
+
+def test_a_variadic_split_declaring_fewer_ports_than_parts_is_a_warning_with_the_count() -> None:
+    import numpy as np
+
+    from irgraph.graph import OutputPort
+    from irgraph.ops import VariadicSplit
+
+    m = ir.Model()
+    x = m.parameter("x", [6])
+    lengths = m.const(np.array([1, 2, 3], np.int64))
+    node = m.add_node(VariadicSplit(), "vs", [x, m.const(np.int64(0)), lengths], num_outputs=1)
+    m.result(OutputPort(node.id, 0), name="a")
+    assert [(d.code, d.message) for d in ir.validate(m)] == [
+        ("undeclared-outputs", "VariadicSplit-1 produces 3 outputs here but the layer declares 1 output ports: the "
+                               "other 2 are left unconnected (as OpenVINO does)")]
