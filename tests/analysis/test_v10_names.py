@@ -68,3 +68,14 @@ def test_a_variadic_split_declaring_fewer_ports_than_parts_is_a_warning_with_the
     assert [(d.code, d.message) for d in ir.validate(m)] == [
         ("undeclared-outputs", "VariadicSplit-1 produces 3 outputs here but the layer declares 1 output ports: the "
                                "other 2 are left unconnected (as OpenVINO does)")]
+
+
+def test_a_v10_output_already_named_as_its_producer_port_does_not_collide() -> None:
+    m = ir.Model()
+    x = m.parameter("x", [4])
+    first, second = m.split(x, 0, 2, name="sp")
+    m.node(second.node_id).tensor_names[1] = ["sp.1"]  # the name OpenVINO would add is the tensor's own
+    m.result(first, name="o0")
+    m.result(second, name="o1")
+    m.ir_version = 10
+    assert ir.validate(m) == []
