@@ -79,3 +79,15 @@ def test_a_v10_output_already_named_as_its_producer_port_does_not_collide() -> N
     m.result(second, name="o1")
     m.ir_version = 10
     assert ir.validate(m) == []
+
+
+def test_a_v10_input_named_as_an_output_tensor_collides() -> None:
+    m = ir.Model()
+    x = m.parameter("x", [2])
+    m.node(x.node_id).tensor_names[0] = ["x_t"]
+    joined = m.concat([x], axis=0, name="c")
+    m.node(joined.node_id).tensor_names[0] = ["x"]  # the input layer's name, on an output tensor
+    m.result(joined, name="out")
+    m.ir_version = 10
+    assert [(d.code, d.message.split(" is also")[0]) for d in ir.validate(m)] == [
+        ("name-collision", "IR v10: input layer name 'x'")]
