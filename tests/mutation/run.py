@@ -148,7 +148,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
               ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
                "tests/tools/test_layerwise.py", "tests/tools/test_progress.py", "tests/cli/test_ir_diff.py",
                "tests/cli/test_ir_extract.py", "tests/cli/test_ir_run_profile.py",
-               "tests/tools/test_extract_names.py")),
+               "tests/tools/test_extract_names.py", "tests/tools/test_diff_matching.py")),
     "cli": (("src/irgraph/cli/*.py",),
             ("tests/cli/test_common.py", "tests/cli/test_ir_info.py", "tests/cli/test_ir_validate.py",
              "tests/cli/test_ir_run.py", "tests/cli/test_ir_run_steps.py", "tests/cli/test_ir_convert.py",
