@@ -282,3 +282,19 @@ def test_a_large_convolution_passes_within_f32_rounding(tmp_path, capsys) -> Non
     assert "(tolerance: what each tensor's precision allows, docs/tolerances.md): 1 tensor compared" in out
     row = next(line for line in out.splitlines() if line.startswith("  ok        y"))
     assert row.endswith("max rel error 0") or row.endswith("(within f32 rounding)")
+
+
+def test_the_comparison_reports_its_stages_in_order(convnet) -> None:
+    from irgraph.tools.progress import Progress
+
+    class Stages(Progress):
+        def __init__(self) -> None:
+            super().__init__(enabled=False)
+            self.labels: list[str] = []
+
+        def stage(self, label: str, total: int | None = None) -> None:
+            self.labels.append(label)
+
+    stages = Stages()
+    compare_with_openvino(ir.Interpreter(ir.read_model(convnet), mark="all"), {"x": X}, progress=stages)
+    assert stages.labels == ["irgraph: running", "openvino: compiling and running (CPU, f32)", "comparing tensors"]
