@@ -124,7 +124,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "io": (("src/irgraph/io/*.py",),
            ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
             "tests/io/test_atomic.py", "tests/hostile/test_special_files.py", "tests/io/test_atomic_edges.py",
-            "tests/io/test_sized_reader.py")),
+            "tests/io/test_sized_reader.py", "tests/io/test_weights_read_errors.py")),
     "io/xml": (("src/irgraph/io/xml/*.py",),
                ("tests/io/test_xml_reader.py", "tests/io/test_xml_writer.py", "tests/io/test_write_freshness.py",
                 "tests/io/test_fast_reader.py", "tests/io/test_file_validation.py", "tests/io/test_sub_graphs.py",
