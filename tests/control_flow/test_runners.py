@@ -1,4 +1,4 @@
-"""Running TensorIterator, Loop and If (irgraph.control_flow.runners) on models built in code: exact arrays.
+"""Running TensorIterator, Loop and If (irgraph.control_flow) on models built in code: exact arrays.
 
 The models here need no oracle: their values are worked out by hand (counting loops, running sums).
 The differential tests against openvino 2026.4.1 are in tests/oracle/test_control_flow_vs_openvino.py.
@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.control_flow.if_ import If
+from irgraph.control_flow.loop import Loop
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.core.errors import EvaluationError, ResourceLimitError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.comparison.less import Less
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.infrastructure.parameter import Parameter
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
@@ -296,9 +296,9 @@ def test_bodies_are_prepared_once_per_interpreter_not_per_iteration(monkeypatch:
 
 
 def test_bodies_nested_past_the_limit_are_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    import irgraph.control_flow.runners
+    import irgraph.control_flow.sub_graph_op
 
-    monkeypatch.setattr(irgraph.control_flow.runners, "MAX_BODY_DEPTH", 3)
+    monkeypatch.setattr(irgraph.control_flow.sub_graph_op, "MAX_BODY_DEPTH", 3)
     ir.Interpreter(nested_loops(3))
     with pytest.raises(ResourceLimitError) as caught:
         ir.Interpreter(nested_loops(4))

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.control_flow.if_ import If
+from irgraph.control_flow.loop import Loop
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
 
@@ -353,7 +353,7 @@ def test_openvino_refuses_what_irgraph_reports(edit: str, tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------------------------ If output types
 def _either(then_shape: str, else_shape: str, then_type: str = "f32", else_type: str = "f32") -> str:
-    from irgraph.control_flow.inference import _either as either
+    from irgraph.control_flow.if_ import _either as either
 
     result = either(ir.TensorType(ir.ElementType.from_ir_name(then_type), ir.Shape.parse(then_shape)),
                     ir.TensorType(ir.ElementType.from_ir_name(else_type), ir.Shape.parse(else_shape)), 0)

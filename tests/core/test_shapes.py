@@ -45,8 +45,8 @@ def test_dim_addition(a, b, total):
 
 @pytest.mark.parametrize(("dim", "parts", "result"), [("1..10", 2, "..5"), ("5..7", 2, "2..3"), ("2..", 4, "?"),
                                                       ("5..11", 4, "1..2"), ("12", 3, "4")])
-def test_dim_floordiv_floors_both_bounds(dim, parts, result):
-    assert str(Dim.parse(dim).floordiv(parts)) == result
+def test_dim_floor_div_floors_both_bounds(dim, parts, result):
+    assert str(Dim.parse(dim).floor_div(parts)) == result
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,10 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
+from irgraph.control_flow.if_ import If
 from irgraph.core.errors import IrParseError
 from irgraph.graph import Body, OutputPort, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
-from irgraph.ops.condition.if_ import If
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, save_npz
 

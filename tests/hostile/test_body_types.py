@@ -13,12 +13,12 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
+from irgraph.control_flow.if_ import If
+from irgraph.control_flow.loop import Loop
 from irgraph.core.errors import ShapeInferenceError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.graph.subgraph import EXECUTION_CONDITION
 from irgraph.ops.arithmetic.add import Add
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
 from irgraph.ops.type.convert import Convert
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, save_npz
@@ -142,12 +142,10 @@ def test_a_contradicted_body_shape_is_a_warning_and_the_given_shape_runs(tmp_pat
 
 def test_the_body_runner_refuses_what_only_the_run_shows():
     """Values inference could not type (here: handed to the runner directly) are checked as they are bound."""
-    from irgraph.control_flow.runners import RUNNERS
-
     model = counting_loop()
     ir.infer_shapes(model)
     node = next(node for node in model if isinstance(node.op, Loop))
-    runner = RUNNERS[Loop](node, ir.Interpreter)
+    runner = node.op.runner(node, ir.Interpreter)
     trip, go = np.int64(3), np.bool_(True)
     np.testing.assert_array_equal(runner.evaluate([trip, go, V0])[0], np.float32([5.5, 6.5]))
     with pytest.raises(ir.IrError) as caught:
@@ -157,7 +155,7 @@ def test_the_body_runner_refuses_what_only_the_run_shows():
     body = node.bodies[0].model
     same = next(n for n in body if n.name == "same")
     same.op = Convert(destination_type=ir.ElementType.F64)  # after inference: the run alone sees it
-    runner = RUNNERS[Loop](node, ir.Interpreter)
+    runner = node.op.runner(node, ir.Interpreter)
     with pytest.raises(ir.IrError) as caught:
         runner.evaluate([trip, go, V0])
     assert caught.value.message == ("<back_edges> edge from body layer 4 to body layer 0 gives float64 after "

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError
 from irgraph.core.shapes import Shape
@@ -17,7 +18,6 @@ from irgraph.graph import Body, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.infrastructure.assign import Assign3, Assign6
 from irgraph.ops.infrastructure.read_value import ReadValue3, ReadValue6
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from tests.io.test_onnx_export import onnxruntime_run
 from tests.test_models import MODELS, NAMES, TOLERANCE, inputs_of
 

@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import irgraph as ir
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.core.errors import ConversionError
 from irgraph.graph import BackEdge, Body, OutputPort, PortMapEntry
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.families.recurrent import RECURRENT_TOLERANCE
 from irgraph.ops.infrastructure.parameter import Parameter
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.sequence.lstm_cell import LSTMCell4
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze

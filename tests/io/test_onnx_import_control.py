@@ -11,10 +11,10 @@ import pytest
 from onnx import TensorProto, helper
 
 import irgraph as ir
+from irgraph.control_flow.if_ import If
+from irgraph.control_flow.loop import Loop
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.core.errors import ConversionError
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 

@@ -17,11 +17,11 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_validate
+from irgraph.control_flow.tensor_iterator import TensorIterator
 from irgraph.graph import Body, OutputPort, PortMapEntry
 from irgraph.io.xml.reader import _Reader
 from irgraph.io.xml.security import load_xml
 from irgraph.io.xml.writer import serialize
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
 CASES = sorted(path.name for path in CORPUS.iterdir() if (path / "model.xml").exists())

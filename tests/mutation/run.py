@@ -67,10 +67,12 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "convolution": ("tests/ops/convolution",),
     "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise"),
     "embedding": ("tests/ops/sparse",),
+    "eps_mode": ("tests/ops/normalization/test_mvn.py", "tests/ops/normalization/test_normalize_l2.py"),
     "fft": ("tests/ops/signals",),
     "pooling": ("tests/ops/pooling",),
     "recurrent": ("tests/ops/sequence",),
     "reduction": ("tests/ops/reduction",),
+    "softmax": ("tests/ops/activation",),
     "scatter": ("tests/ops/movement/test_scatter_elements_update.py", "tests/ops/movement/test_scatter_nd_update.py",
                 "tests/ops/movement/test_scatter_update.py"),
     "spatial": ("tests/ops/pooling",),
@@ -224,7 +226,7 @@ class Mutant:
     index: int  # position among the module's mutation sites (the order of the AST walk)
     line: int
     end_line: int
-    scope: str  # Dim.floordiv, <module>
+    scope: str  # Dim.floor_div, <module>
     before: str
     after: str
     occurrence: int = 1

@@ -41,6 +41,9 @@ def test_every_entry_has_a_spec_category_and_a_module_path():
     maxpool8 = find("MaxPool", "opset8")
     assert maxpool8 is not None and maxpool8.module == "irgraph.ops.pooling.max_pool"
     assert find("Constant", "opset1").module == "irgraph.ops.infrastructure.const"
+    # Ops defined by sub-graph bodies see the graph, so they live in control_flow (spec category kept)
+    assert find("If", "opset8").module == "irgraph.control_flow.if_" and find("If", "opset8").category == "condition"
+    assert find("TensorIterator", "opset1").modules == ("irgraph.control_flow.tensor_iterator",)
     assert find("SoftMax", "opset8").modules == ("irgraph.ops.activation.softmax", "irgraph.ops.activation.soft_max")
 
 

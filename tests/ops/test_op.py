@@ -10,7 +10,7 @@ import pytest
 from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, OpError
-from irgraph.core.shapes import Shape
+from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Model, OutputPort
 from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
@@ -139,3 +139,16 @@ def test_opaque_ops_cannot_run_and_say_why():
                                               r"\(an extension's: no OpenVINO opset 1-16 has this version\)$"):
         op.evaluate([])
     assert not op.can_run and Split(num_splits=1).can_run
+
+
+def test_an_op_without_bodies_infers_and_runs_as_itself():
+    """The questions shape inference and the interpreter ask every op (TensorIterator, Loop and If answer them
+    through their bodies, in irgraph.control_flow): a plain op's answer is its infer and itself."""
+    op = Concat(axis=0)
+    inputs = [TensorType(ElementType.F32, Shape.static([2])), TensorType(ElementType.F32, Shape.static([3]))]
+
+    def no_body(model, types):
+        raise AssertionError("a plain op has no body to infer")
+
+    assert op.infer_layer(None, inputs, [None, None], no_body) == [TensorType(ElementType.F32, Shape.static([5]))]
+    assert op.plan_step(None, no_body) is op

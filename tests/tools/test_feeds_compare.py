@@ -19,7 +19,7 @@ from irgraph.runtime.marking import reference_names
 from irgraph.tools.compare import (
     ErrorBound,
     TensorComparison,
-    Tolerance,
+    TensorTolerance,
     ToleranceOverride,
     compare_arrays,
     compare_outputs,
@@ -68,7 +68,7 @@ def test_random_feeds_are_seeded_and_say_what_was_chosen() -> None:
 def test_compare_arrays_statistics() -> None:
     want = np.array([1.0, 2.0, 0.0, 4.0, np.nan], np.float32)
     got = np.array([1.0, 2.5, 0.25, 4.0, np.nan], np.float32)
-    item = compare_arrays("t", got, want, Tolerance(0.1, 0.0))
+    item = compare_arrays("t", got, want, TensorTolerance(0.1, 0.0))
     assert not item.passed and item.mismatches == 2 and item.size == 5
     assert item.max_abs_error == 0.5 and item.mean_abs_error == pytest.approx(0.75 / 5)
     assert item.max_rel_error == math.inf and item.mean_rel_error == pytest.approx(0.25 / 4)
@@ -76,20 +76,20 @@ def test_compare_arrays_statistics() -> None:
     # Only the unequal elements are binned: 0.25 and 0.5 over [0, 0.5] in 8 bins.
     assert [count for _, _, count in item.histogram] == [0, 0, 0, 0, 1, 0, 0, 1]
     assert format_histogram(item.histogram, "")[4].split() == ["[0.25,", "0.312]", "1", "#" * 30]
-    assert compare_arrays("t", got, want, Tolerance(0.5, 0.0)).passed
+    assert compare_arrays("t", got, want, TensorTolerance(0.5, 0.0)).passed
 
 
 def test_per_output_tolerances_override_the_default() -> None:
     outputs = {"a": np.array([1.0]), "b": np.array([1.0])}
     reference = {"a": np.array([1.1]), "b": np.array([1.1])}
-    result = compare_outputs(outputs, reference, 0.0, 0.0, {"b": Tolerance(0.2, 0.0)})
+    result = compare_outputs(outputs, reference, 0.0, 0.0, {"b": TensorTolerance(0.2, 0.0)})
     assert [item.passed for item in result.items] == [False, True]
     assert result.to_json()["outputs"][1] == {"name": "b", "passed": True, "max_abs_error": pytest.approx(0.1),
                                               "max_rel_error": pytest.approx(0.1 / 1.1)}
 
 
 def test_detailed_json_has_every_statistic() -> None:
-    item = compare_arrays("t", np.array([1.0, 3.0]), np.array([1.0, 1.0]), Tolerance(0.5, 0.25))
+    item = compare_arrays("t", np.array([1.0, 3.0]), np.array([1.0, 1.0]), TensorTolerance(0.5, 0.25))
     assert item.to_json(detailed=True) == {
         "name": "t", "passed": False, "max_abs_error": 2.0, "max_rel_error": 2.0,
         "reason": "1 of 2 elements differ beyond the tolerance; first at flat index 1: 3 vs 1",
@@ -109,14 +109,14 @@ def test_every_key_is_compared_and_extra_reference_keys_fail() -> None:
 
 def test_strings_empty_arrays_and_infinities() -> None:
     words = np.array(["a", "b"])
-    assert compare_arrays("s", words, np.array(["a", "b"]), Tolerance(0, 0)).passed
-    assert compare_arrays("s", words, np.array(["a", "c"]), Tolerance(0, 0)).reason == "1 of 2 strings differ"
-    assert compare_arrays("s", words, np.zeros(2), Tolerance(0, 0)).reason == \
+    assert compare_arrays("s", words, np.array(["a", "b"]), TensorTolerance(0, 0)).passed
+    assert compare_arrays("s", words, np.array(["a", "c"]), TensorTolerance(0, 0)).reason == "1 of 2 strings differ"
+    assert compare_arrays("s", words, np.zeros(2), TensorTolerance(0, 0)).reason == \
         "dtype <f8 in the reference, the model gives strings"
-    empty = compare_arrays("e", np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32), Tolerance(0, 0))
+    empty = compare_arrays("e", np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32), TensorTolerance(0, 0))
     assert empty.passed and (empty.max_abs_error, empty.mean_rel_error, empty.mismatches) == (0.0, 0.0, 0)
-    assert compare_arrays("x", np.array([1.0]), np.array([1.0]), Tolerance(0, 0)).histogram == []
-    nan = compare_arrays("n", np.array([np.nan, 2.0]), np.array([1.0, 1.0]), Tolerance(0, 0))
+    assert compare_arrays("x", np.array([1.0]), np.array([1.0]), TensorTolerance(0, 0)).histogram == []
+    nan = compare_arrays("n", np.array([np.nan, 2.0]), np.array([1.0, 1.0]), TensorTolerance(0, 0))
     assert nan.histogram[-1] == (math.inf, math.inf, 1) and nan.max_abs_error == math.inf
     assert nan.mean_rel_error == math.inf  # NaN against 1 is an infinite error, counted where the reference is 1
 
@@ -212,24 +212,25 @@ def test_error_bounds_add_up_the_ops_on_the_way() -> None:
 
 def test_precision_tolerances_scale_with_the_precision_and_the_ops() -> None:
     bound = ErrorBound(4, 17.0)
-    assert precision_tolerance(ElementType.F32, bound) == Tolerance(0.0, 4 * EPS32, (4 * 17 + 16) * EPS32,
+    assert precision_tolerance(ElementType.F32, bound) == TensorTolerance(0.0, 4 * EPS32, (4 * 17 + 16) * EPS32,
                                                                     "f32 rounding")
     # OpenVINO's bf16 inference rounds every layer's inputs to bf16 and sums in f32
-    assert precision_tolerance(ElementType.F32, bound, ElementType.BF16) == Tolerance(
+    assert precision_tolerance(ElementType.F32, bound, ElementType.BF16) == TensorTolerance(
         0.0, 4 * EPS_BF16, 4 * 17 * EPS32 + 16 * EPS_BF16, "bf16 rounding")
     assert precision_tolerance(ElementType.F64, bound, ElementType.F32).basis == "f32 rounding"  # CPU: f64 as f32
     assert precision_tolerance(ElementType.F64, bound).rtol == 4 * float(np.finfo(np.float64).eps)
-    assert precision_tolerance(ElementType.F32, ErrorBound()) == Tolerance(
+    assert precision_tolerance(ElementType.F32, ErrorBound()) == TensorTolerance(
         0.0, 0.0, basis="exact (f32, only exact ops on the way)")
     assert precision_tolerance(ElementType.BF16, ErrorBound(), ElementType.F32).scaled_atol == 0.0  # bf16 moved: exact
-    assert precision_tolerance(ElementType.I64, ErrorBound(), ElementType.BF16) == Tolerance(0.0, 0.0,
+    assert precision_tolerance(ElementType.I64, ErrorBound(), ElementType.BF16) == TensorTolerance(0.0, 0.0,
                                                                                               basis="exact (i64)")
     # an index or a comparison of rounded floats: a tie may fall either way (MaxPool's indices on SqueezeNet)
     assert precision_tolerance(ElementType.I64, bound).discrete
     assert not precision_tolerance(ElementType.I64, bound).overridden(atol=0.0).discrete  # given: exact again
-    assert precision_tolerance(ElementType.F32, bound, ElementType.BF16).overridden(atol=1e-3) == Tolerance(
+    assert precision_tolerance(ElementType.F32, bound, ElementType.BF16).overridden(atol=1e-3) == TensorTolerance(
         1e-3, 4 * EPS_BF16)  # a given atol replaces the whole absolute part
-    assert ToleranceOverride(rtol=0.0).applied_to(Tolerance(0.5, 0.5, 0.5, "f32 rounding")) == Tolerance(0.5, 0.0, 0.5)
+    assert ToleranceOverride(rtol=0.0).applied_to(TensorTolerance(0.5, 0.5, 0.5, "f32 rounding")) == \
+        TensorTolerance(0.5, 0.0, 0.5)
 
 
 def test_a_difference_within_f32_rounding_of_a_large_sum_passes_by_default_and_says_so() -> None:
@@ -240,7 +241,7 @@ def test_a_difference_within_f32_rounding_of_a_large_sum_passes_by_default_and_s
     default = precision_tolerance(ElementType.F32, ErrorBound(4, 16.0))
     item = compare_arrays("conv", got, want, default, precision=default)
     assert item.passed and item.within_precision and item.note == "within f32 rounding"
-    strict = compare_arrays("conv", got, want, Tolerance(1e-5, 1e-5), precision=default)
+    strict = compare_arrays("conv", got, want, TensorTolerance(1e-5, 1e-5), precision=default)
     assert not strict.passed and strict.within_precision
     assert strict.note == ("within f32 rounding: atol 9.54e-06 x max|ref|, rtol 4.77e-07: the given tolerance is "
                            "tighter")

@@ -24,12 +24,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from irgraph.control_flow.inference import infer_sub_graph
 from irgraph.core.errors import GraphError, IrError, OpError, ShapeInferenceError
 from irgraph.core.shapes import PartialValue, TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Op
-from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 
 FOLD_LIMIT = 4096
 """Largest tensor (in elements) folded at inference time so shape inputs computed from Consts resolve."""
@@ -143,10 +141,7 @@ def _infer_node(
         output_types = known.output_types
     else:
         try:
-            if node.bodies and isinstance(op, SubGraphOp):
-                inferred = infer_sub_graph(node, input_types, input_values, _walk_body)
-            else:
-                inferred = op.infer(input_types, input_values)
+            inferred = op.infer_layer(node, input_types, input_values, _walk_body)
             output_types = [shared.setdefault(t, t) for t in inferred]
         except OpError as err:
             raise ShapeInferenceError(err.message, node.location) from None

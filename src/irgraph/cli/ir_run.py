@@ -29,9 +29,9 @@ from irgraph.runtime.state import run_steps, step_key
 from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.compare import (
-    Comparison,
+    ComparisonReport,
     ErrorBound,
-    Tolerance,
+    TensorTolerance,
     ToleranceOverride,
     compare_outputs,
     error_bounds,
@@ -465,7 +465,7 @@ def _stepped(names: Mapping[str, list[str]], stored: Mapping[str, np.ndarray], s
 
 
 def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored: Mapping[str, np.ndarray],
-              precision: ElementType | None) -> dict[str, Tolerance]:
+              precision: ElementType | None) -> dict[str, TensorTolerance]:
     """Each compared tensor's precision default: its element type, the ops on its way, the reference's precision."""
     bounds = error_bounds(model)
     defaults = {}
@@ -495,7 +495,7 @@ def _per_key(overrides: Mapping[str, ToleranceOverride], model: Model, ports: Ma
     return found
 
 
-def _warn_unused_tolerances(overrides: Mapping[str, Tolerance], stored: Mapping[str, np.ndarray],
+def _warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
                             layerwise: LayerwiseReport | None) -> None:
     """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
     names = set(stored)
@@ -522,7 +522,7 @@ def _decompression(args: argparse.Namespace, model: Model) -> DecompressionPolic
 
 
 def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Mapping[str, np.ndarray], atol: float,
-                  rtol: float, overrides: Mapping[str, Tolerance], progress: Progress) -> LayerwiseReport:
+                  rtol: float, overrides: Mapping[str, TensorTolerance], progress: Progress) -> LayerwiseReport:
     """Run irgraph and the reference runtime; a missing runtime is a usage error (exit 2)."""
     try:
         if args.compare_with == "openvino":
@@ -572,7 +572,7 @@ def _summary(
     feeds: list[Feed],
     stored: Mapping[str, np.ndarray],
     marked: set[str],
-    comparison: Comparison | None,
+    comparison: ComparisonReport | None,
 ) -> dict[str, object]:
     summary: dict[str, object] = {
         "model": args.model,

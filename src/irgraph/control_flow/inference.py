@@ -1,4 +1,5 @@
-"""Shape inference through sub-graph bodies (TensorIterator-1, Loop-5, If-8), as OpenVINO does it.
+"""Shape inference through sub-graph bodies, as OpenVINO does it: TensorIterator-1 and Loop-5 here, the
+helpers If-8 (``if_``) shares too.
 
 The outer input types become the body Parameters' types through the port map (a sliced input
 gives its Parameter ``part_size`` along the iteration axis), the body is inferred with those types
@@ -22,34 +23,17 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Body, InputPort, Model, Node, PortMapEntry
 from irgraph.graph.subgraph import EXECUTION_CONDITION
 from irgraph.ops import Parameter, Result
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
 
-__all__ = ["infer_sub_graph"]
+__all__ = ["Walk", "body_node", "check_fed", "infer_body", "infer_iterations", "outer_input", "outputs_by_port",
+           "result_type", "scalar_value"]
 
 Walk = Callable[[Model, dict[int, TensorType]], None]
 """Infers a body Model with some Parameters' types given (``shape_inference.walk`` with overrides)."""
 
 
-def infer_sub_graph(
-    node: Node, input_types: Sequence[TensorType], input_values: Sequence[np.ndarray | None], walk: Walk
-) -> list[TensorType]:
-    """The output types of a TensorIterator, Loop or If ``node`` from its inputs and its bodies."""
-    needed = node.op.body_tags  # type: ignore[attr-defined]
-    bodies = {body.tag: body for body in node.bodies}
-    missing = [tag for tag in needed if tag not in bodies]
-    if missing:
-        raise OpError(f"{node.op.title()} has no <{missing[0]}> (OpenVINO: 'Missing body part.')")
-    for tag in needed:
-        if bodies[tag].port_map is None:
-            raise OpError(f"{node.op.title()} has no <{bodies[tag].port_map_tag}> for its <{tag}>")
-    if isinstance(node.op, If):
-        return _if(node, bodies, input_types, input_values, walk)
-    return _iterations(node, bodies["body"], input_types, input_values, walk, isinstance(node.op, Loop))
-
-
 # ------------------------------------------------------------------------------------ helpers
-def _body_node(body: Body, layer_id: int, kind: type, entry: PortMapEntry) -> Node:
+def body_node(body: Body, layer_id: int, kind: type, entry: PortMapEntry) -> Node:
+    """The body layer ``entry`` names, which must hold an op of ``kind`` (Parameter, Result)."""
     node = body.model._nodes.get(layer_id)
     if node is None or not isinstance(node.op, kind):
         raise OpError(f"<{body.tag}> {entry.describe()} names body layer {layer_id}, which is not a body "
@@ -57,7 +41,8 @@ def _body_node(body: Body, layer_id: int, kind: type, entry: PortMapEntry) -> No
     return node
 
 
-def _result_type(body: Body, result: Node) -> TensorType:
+def result_type(body: Body, result: Node) -> TensorType:
+    """The inferred type of the value body Result ``result`` gives."""
     source = body.model.producer(InputPort(result.id, 0))
     tensor = None if source is None else body.model.output_type(source)
     if tensor is None:
@@ -65,7 +50,8 @@ def _result_type(body: Body, result: Node) -> TensorType:
     return tensor
 
 
-def _input(entry: PortMapEntry, input_types: Sequence[TensorType]) -> TensorType:
+def outer_input(entry: PortMapEntry, input_types: Sequence[TensorType]) -> TensorType:
+    """The type of the outer input ``entry`` names."""
     if not 0 <= entry.external_port < len(input_types):
         raise OpError(f"{entry.describe()} names outer input {entry.external_port}; the layer has {len(input_types)}")
     return input_types[entry.external_port]
@@ -82,7 +68,8 @@ def _axis(axis: int, rank: int, what: str, *, negative: bool = True) -> int:
 _depth = [0]  # bodies being inferred, outermost first (inference is single-threaded, as the walk is)
 
 
-def _run(body: Body, overrides: dict[int, TensorType], walk: Walk) -> None:
+def infer_body(body: Body, overrides: dict[int, TensorType], walk: Walk) -> None:
+    """Infer ``body`` with its Parameters' types ``overrides``, at most ``MAX_BODY_DEPTH`` bodies deep."""
     if _depth[0] >= MAX_BODY_DEPTH:
         raise OpError(f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph infers at most "
                       f"{MAX_BODY_DEPTH}")
@@ -96,14 +83,16 @@ def _run(body: Body, overrides: dict[int, TensorType], walk: Walk) -> None:
         _depth[0] -= 1
 
 
-def _outputs(node: Node, found: dict[int, TensorType]) -> list[TensorType]:
+def outputs_by_port(node: Node, found: dict[int, TensorType]) -> list[TensorType]:
+    """The output types of ``node`` from ``found`` (outer output -> type), refused when one is missing."""
     missing = [index for index in range(node.num_outputs) if index not in found]
     if missing:
         raise OpError(f"output {missing[0]} of the layer has no port map output entry")
     return [found[index] for index in range(node.num_outputs)]
 
 
-def _scalar_value(values: Sequence[np.ndarray | None], index: int) -> np.ndarray | None:
+def scalar_value(values: Sequence[np.ndarray | None], index: int) -> np.ndarray | None:
+    """Input ``index``'s constant value flattened when it holds one element (a condition), else None."""
     value = values[index]  # Loop has inputs 0 and 1, If input 0: the op's input spec is checked before
     return None if value is None or np.size(value) != 1 else np.asarray(value).reshape(-1)
 
@@ -115,7 +104,7 @@ def _const_value(model: Model, result: Node) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------------------------ TensorIterator, Loop
-def _iterations(
+def infer_iterations(
     node: Node, body: Body, input_types: Sequence[TensorType], input_values: Sequence[np.ndarray | None],
     walk: Walk, loop: bool,
 ) -> list[TensorType]:
@@ -124,14 +113,14 @@ def _iterations(
     iterations = -1
     zero_iterations = False
     if loop:
-        condition = _scalar_value(input_values, 1)
+        condition = scalar_value(input_values, 1)
         zero_iterations = condition is not None and not bool(condition[0])
     for entry in body.inputs:
         if entry.purpose is not None or entry.external_port < 0:
             continue
-        parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
-        outer = _input(entry, input_types)
-        _check_fed(f"<{body.port_map_tag}> {entry.describe()}", outer, parameter)
+        parameter = body_node(body, entry.internal_layer_id, Parameter, entry)
+        outer = outer_input(entry, input_types)
+        check_fed(f"<{body.port_map_tag}> {entry.describe()}", outer, parameter)
         # Loop gives its body Parameters the outer element types; TensorIterator only the shapes.
         element_type = outer.element_type if loop else parameter.op.element_type  # type: ignore[attr-defined]
         shape = outer.shape
@@ -157,7 +146,7 @@ def _iterations(
             start = 0 if concatenated.start is None else concatenated.start
             end = -1 if concatenated.end is None else concatenated.end
             iterations = abs(end - start) // (concatenated.part_size or 1)
-    _run(body, overrides, walk)
+    infer_body(body, overrides, walk)
     _check_back_edges(body)
     if loop and body.back_edges:
         _relax_back_edges(body, overrides, walk, iterations)
@@ -165,17 +154,17 @@ def _iterations(
     for entry in body.outputs:
         if entry.purpose is not None or entry.external_port < 0:
             continue
-        value = _result_type(body, _body_node(body, entry.internal_layer_id, Result, entry))
+        value = result_type(body, body_node(body, entry.internal_layer_id, Result, entry))
         if entry.sliced:
             found[entry.external_port] = _concatenated(entry, value, iterations, loop, zero_iterations)
         elif loop and zero_iterations and value.shape.is_static and value.shape.rank:
             found[entry.external_port] = TensorType(value.element_type, value.shape.replace(0, Dim.static(0)))
         else:
             found[entry.external_port] = value
-    return _outputs(node, found)
+    return outputs_by_port(node, found)
 
 
-def _check_fed(what: str, fed: TensorType, parameter: Node) -> TensorType:
+def check_fed(what: str, fed: TensorType, parameter: Node) -> TensorType:
     """``fed`` when its element type is the one body ``parameter`` declares (either may be dynamic), else OpError.
 
     OpenVINO 2026.4.1 gives a Loop's or If's body Parameter the type fed to it, then refuses the body's ops or
@@ -190,7 +179,7 @@ def _check_fed(what: str, fed: TensorType, parameter: Node) -> TensorType:
 
 
 def _check_back_edges(body: Body) -> None:
-    """Every back edge gives its body Parameter the element type the Parameter declares (see ``_check_fed``)."""
+    """Every back edge gives its body Parameter the element type the Parameter declares (see ``check_fed``)."""
     nodes = body.model._nodes
     for edge in body.back_edges:
         result, parameter = nodes.get(edge.from_layer), nodes.get(edge.to_layer)
@@ -200,7 +189,7 @@ def _check_back_edges(body: Body) -> None:
         source = body.model.producer(InputPort(result.id, 0))
         value = None if source is None else body.model.output_type(source)
         if value is not None:
-            _check_fed(f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}", value,
+            check_fed(f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}", value,
                        parameter)
 
 
@@ -213,19 +202,19 @@ def _loop_iterations(body: Body, input_values: Sequence[np.ndarray | None]) -> i
     conditions = [entry for entry in body.outputs if entry.purpose == EXECUTION_CONDITION]
     if not conditions:
         return -1
-    result = _body_node(body, conditions[0].internal_layer_id, Result, conditions[0])
+    result = body_node(body, conditions[0].internal_layer_id, Result, conditions[0])
     value = _const_value(body.model, result)
     if value is None:
         # Const(true) -> Loop input -> body Parameter -> the condition Result
         source = body.model.producer(InputPort(result.id, 0))
         for entry in body.inputs:
             if source is not None and entry.internal_layer_id == source.node_id and entry.external_port >= 0:
-                value = _scalar_value(input_values, entry.external_port)
+                value = scalar_value(input_values, entry.external_port)
     if value is None:
         return -1
     if not bool(value[0]):
         return 1  # do-while: the body runs once
-    trip_count = _scalar_value(input_values, 0)
+    trip_count = scalar_value(input_values, 0)
     return -1 if trip_count is None else int(trip_count[0])
 
 
@@ -246,7 +235,7 @@ def _relax_back_edges(body: Body, overrides: dict[int, TensorType], walk: Walk, 
             start = overrides.get(parameter_id)
             if start is None or start.shape.rank_is_dynamic:
                 continue
-            value = _result_type(body, _body_node(body, entry.internal_layer_id, Result, entry)).shape
+            value = result_type(body, body_node(body, entry.internal_layer_id, Result, entry)).shape
             if value.rank_is_dynamic:
                 relaxed = value
             elif value.rank != start.shape.rank:
@@ -259,7 +248,7 @@ def _relax_back_edges(body: Body, overrides: dict[int, TensorType], walk: Walk, 
             changed = True
         if not changed:
             return
-        _run(body, overrides, walk)
+        infer_body(body, overrides, walk)
 
 
 def _concatenated(entry: PortMapEntry, value: TensorType, iterations: int, loop: bool, zero: bool) -> TensorType:
@@ -285,55 +274,3 @@ def _concatenated(entry: PortMapEntry, value: TensorType, iterations: int, loop:
     part_size = 1 if entry.part_size is None else entry.part_size
     total = Dim.static(iterations * part_size) if iterations != -1 else Dim.dynamic()
     return TensorType(value.element_type, shape.replace(axis, total))
-
-
-# ------------------------------------------------------------------------------------ If
-def _if(
-    node: Node, bodies: dict[str, Body], input_types: Sequence[TensorType],
-    input_values: Sequence[np.ndarray | None], walk: Walk,
-) -> list[TensorType]:
-    condition = _scalar_value(input_values, 0)
-    taken = None if condition is None else ("then_body" if bool(condition[0]) else "else_body")
-    branches: list[dict[int, TensorType]] = []
-    for tag in ("then_body", "else_body"):
-        body = bodies[tag]
-        overrides = {}
-        for entry in body.inputs:
-            parameter = _body_node(body, entry.internal_layer_id, Parameter, entry)
-            if taken not in (None, tag):
-                continue  # OpenVINO leaves the body a known condition skips as declared (and writes it so)
-            overrides[parameter.id] = _check_fed(f"<{body.port_map_tag}> {entry.describe()}",
-                                                 _input(entry, input_types), parameter)
-        _run(body, overrides, walk)
-        found = {}
-        for entry in body.outputs:
-            found[entry.external_port] = _result_type(body, _body_node(body, entry.internal_layer_id, Result, entry))
-        branches.append(found)
-    if condition is not None:
-        return _outputs(node, branches[0] if bool(condition[0]) else branches[1])
-    then_types, else_types = _outputs(node, branches[0]), _outputs(node, branches[1])
-    return [_either(a, b, index) for index, (a, b) in enumerate(zip(then_types, else_types, strict=True))]
-
-
-def _either(then_type: TensorType, else_type: TensorType, index: int) -> TensorType:
-    """The type of an If output either branch may give (OpenVINO's ``resolve_shape`` in ``if.cpp``)."""
-    if then_type.element_type != else_type.element_type and not (
-        then_type.element_type.is_dynamic or else_type.element_type.is_dynamic
-    ):
-        raise OpError(
-            f"output {index}: then_body gives {then_type.element_type} but else_body gives {else_type.element_type}"
-        )
-    element_type = else_type.element_type if then_type.element_type.is_dynamic else then_type.element_type
-    a, b = then_type.shape, else_type.shape
-    if a.rank_is_dynamic or b.rank_is_dynamic:
-        return TensorType(element_type, DYNAMIC_RANK)
-    if a.rank != b.rank:
-        return TensorType(element_type, Shape.dynamic(1) if a.rank <= 1 and b.rank <= 1 else DYNAMIC_RANK)
-    return TensorType(element_type, Shape(tuple(_union(x, y) for x, y in zip(a, b, strict=True))))
-
-
-def _union(a: Dim, b: Dim) -> Dim:
-    """Dynamic when either is not static; else the interval spanning both."""
-    if not (a.is_static and b.is_static):
-        return Dim.dynamic()
-    return a if a == b else Dim(min(a.min, b.min), max(a.min, b.min))

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from irgraph.control_flow.sub_graph_op import SubGraphOp
 from irgraph.core.errors import Location
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import Body, InputPort, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION, PURPOSES
 from irgraph.ops import Parameter, Result
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.sub_graph import SubGraphOp
 
 __all__ = ["CODE", "check_bodies"]
 
@@ -32,7 +30,7 @@ def check_bodies(node: Node, input_types: list[TensorType | None], error: Report
     """
     op, where = node.op, node.location
     tags = [body.tag for body in node.bodies]
-    if isinstance(op, SubGraphOp):
+    if isinstance(op, SubGraphOp):  # bodies on another op are still checked, as OpenVINO reads them
         for tag in op.body_tags:
             if tag not in tags:
                 error(CODE, f"{op.title()} needs a <{tag}>; the layer has none (OpenVINO: 'Missing body part.')", where)
@@ -42,7 +40,7 @@ def check_bodies(node: Node, input_types: list[TensorType | None], error: Report
     for body in node.bodies:
         _check_body(node, body, input_types, error, warning)
     if isinstance(op, SubGraphOp):
-        _check_outer_ports(node, error)
+        _check_outer_ports(node, op, error)
 
 
 def _check_body(node: Node, body: Body, input_types: list[TensorType | None], error: Report, warning: Report) -> None:
@@ -50,11 +48,11 @@ def _check_body(node: Node, body: Body, input_types: list[TensorType | None], er
     model = body.model
     if not model.results:
         error(CODE, f"<{body.tag}> has no Result layers (OpenVINO: 'No results found in body Model.')", where)
+    op = node.op if isinstance(node.op, SubGraphOp) else None
     if body.port_map is None:
-        if isinstance(node.op, SubGraphOp):
+        if op is not None:
             error(CODE, f"<{body.tag}> has no <{body.port_map_tag}>: no outer port reaches it", where)
         return
-    loop = isinstance(node.op, Loop)
     purposes: dict[str, PortMapEntry] = {}
     for entry in body.port_map:
         if entry.purpose is not None:
@@ -74,7 +72,7 @@ def _check_body(node: Node, body: Body, input_types: list[TensorType | None], er
         _check_layer(body, edge.from_layer, Result, f"back edge from body layer {edge.from_layer}", where, error)
         _check_layer(body, edge.to_layer, Parameter, f"back edge to body layer {edge.to_layer}", where, error)
     _check_declared_shapes(node, body, input_types, warning)
-    if loop:
+    if op is not None and op.special_ports:
         _check_special_ports(node, body, purposes, error, warning)
 
 
@@ -114,7 +112,7 @@ def _part_shape(node: Node, entry: PortMapEntry, shape: Shape) -> Shape | None:
     part_size = 1 if entry.part_size is None else entry.part_size
     if shape.rank_is_dynamic or entry.axis is None or part_size <= 0:
         return None
-    low = -shape.rank if isinstance(node.op, Loop) else 0
+    low = -shape.rank if _negative_axes(node) else 0
     if not low <= entry.axis < shape.rank:
         return None  # reported by _check_slicing
     return shape.replace(entry.axis % shape.rank, Dim.static(part_size))
@@ -140,8 +138,9 @@ def _check_slicing(
 ) -> None:
     where = node.location
     what = f"<{body.port_map_tag}> {entry.describe()}"
-    if isinstance(node.op, If):
-        error(CODE, f"{what} has an axis; If does not slice its inputs or concatenate its outputs", where)
+    if isinstance(node.op, SubGraphOp) and not node.op.slices:
+        error(CODE, f"{what} has an axis; {node.op.type_name} does not slice its inputs or concatenate its outputs",
+              where)
         return
     if entry.part_size is not None and entry.part_size <= 0:
         error(CODE, f"{what} part_size must be positive. Got: {entry.part_size}", where)
@@ -154,8 +153,8 @@ def _check_slicing(
     sliced = "outer input" if not entry.output else "body Result's value"
     axis = entry.axis
     assert axis is not None
-    if not -rank <= axis < rank or (axis < 0 and not isinstance(node.op, Loop)):
-        low = -rank if isinstance(node.op, Loop) else 0  # TensorIterator takes the axis as given
+    if not -rank <= axis < rank or (axis < 0 and not _negative_axes(node)):
+        low = -rank if _negative_axes(node) else 0  # TensorIterator takes the axis as given
         error(CODE, f"{what} axis {axis} is out of the range [{low}, {rank - 1}] of the rank-{rank} {sliced}", where)
 
 
@@ -182,7 +181,7 @@ def _check_purpose(
 ) -> None:
     where = node.location
     what = f"<{body.port_map_tag}> {entry.describe()}"
-    if not isinstance(node.op, Loop):
+    if not (isinstance(node.op, SubGraphOp) and node.op.special_ports):
         error(CODE, f"{what} has purpose {entry.purpose!r}; only Loop has special body ports", where)
         return
     expected = PURPOSES[entry.output]
@@ -213,10 +212,9 @@ def _check_special_ports(
                   "it must be 0 or 1 (OpenVINO: 'Rank of CurrentIteration input must be equal to 0 or 1')", where)
 
 
-def _check_outer_ports(node: Node, error: Report) -> None:
+def _check_outer_ports(node: Node, op: SubGraphOp, error: Report) -> None:
     """Every outer input (but Loop's trip count and condition, If's condition) and output is in the port map."""
     where = node.location
-    first_input = 2 if isinstance(node.op, Loop) else 1 if isinstance(node.op, If) else 0
     for body in node.bodies:
         if body.port_map is None:
             continue
@@ -225,11 +223,13 @@ def _check_outer_ports(node: Node, error: Report) -> None:
             if index not in mapped_outputs:
                 error(CODE, f"output {index} of the layer is not in <{body.port_map_tag}>: no body Result gives it",
                       where)
-    if isinstance(node.op, If):
-        mapped = {entry.external_port for body in node.bodies for entry in body.inputs}
-    else:
-        mapped = {entry.external_port for body in node.bodies for entry in body.inputs if entry.purpose is None}
-    for index in range(first_input, node.num_inputs):
+    mapped = op.mapped_inputs(node)
+    for index in range(op.first_body_input, node.num_inputs):
         if index not in mapped:
             error(CODE, f"input {index} of the layer is not in the port map: it feeds no body Parameter "
                   "(OpenVINO: 'Number of inputs must be the same as number of input descriptions')", where)
+
+
+def _negative_axes(node: Node) -> bool:
+    """Whether ``node``'s op takes a slicing axis counted from the end (Loop)."""
+    return isinstance(node.op, SubGraphOp) and node.op.negative_axes

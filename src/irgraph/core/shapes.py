@@ -122,13 +122,63 @@ class Dim:
             return None
         return Dim(low, high)
 
-    def __add__(self, other: Dim) -> Dim:
+    # Interval arithmetic after OpenVINO's ``Dimension``/``Interval`` (core/src/dimension.cpp, interval.cpp):
+    # bounds stay at least 0, an unbounded max stays unbounded, and a max of 0 bounds a product at 0. An int
+    # operand is a static dim. Each result holds every value the operation can give on members of the operands.
+    def __add__(self, other: Dim | int) -> Dim:
+        """The interval sum: ``[min + other.min, max + other.max]``."""
+        other = _as_dim(other)
         high = None if self.max is None or other.max is None else self.max + other.max
         return Dim(self.min + other.min, high)
 
-    def floordiv(self, parts: int) -> Dim:
-        """Each bound divided by ``parts`` and floored (OpenVINO's Split rule for intervals)."""
-        return Dim(self.min // parts, None if self.max is None else self.max // parts)
+    __radd__ = __add__
+
+    def __sub__(self, other: Dim | int) -> Dim:
+        """OpenVINO's clamped interval difference ``[min - other.max, max - other.min]``, each bound at least 0
+        (the low bound is 0 when ``other`` is unbounded)."""
+        other = _as_dim(other)
+        low = 0 if other.max is None else max(0, self.min - other.max)
+        return Dim(low, None if self.max is None else max(0, self.max - other.min))
+
+    def __mul__(self, other: Dim | int) -> Dim:
+        """The interval product ``[min * other.min, max * other.max]``; a max of 0 on either side makes the
+        product's max 0, even against an unbounded one (OpenVINO's ``clip_times``)."""
+        other = _as_dim(other)
+        if self.max == 0 or other.max == 0:
+            high: int | None = 0
+        else:
+            high = None if self.max is None or other.max is None else self.max * other.max
+        return Dim(self.min * other.min, high)
+
+    __rmul__ = __mul__
+
+    def shifted(self, amount: int) -> Dim:
+        """``self + amount`` for a signed ``amount`` (a crop when negative): each bound moved, clamped at 0."""
+        return self + amount if amount >= 0 else self - (-amount)
+
+    def floor_div(self, divisor: int) -> Dim:
+        """Each bound divided by ``divisor`` (> 0) and floored (OpenVINO's Split rule for intervals)."""
+        return Dim(self.min // divisor, None if self.max is None else self.max // divisor)
+
+    def ceil_div(self, divisor: int) -> Dim:
+        """Each bound divided by ``divisor`` (> 0) and rounded up."""
+        return Dim(-(-self.min // divisor), None if self.max is None else -(-self.max // divisor))
+
+    def divided(self, divisor: int) -> Dim:
+        """OpenVINO's ``Dimension / divisor`` (> 0): the quotients of the multiples of ``divisor`` inside the
+        interval, ``[ceil(min / divisor), floor(max / divisor)]``. ValueError when it holds no multiple (5..7 / 4):
+        OpenVINO's result is then an empty interval, which a Dim cannot be."""
+        return Dim(-(-self.min // divisor), None if self.max is None else self.max // divisor)
+
+    def padded(self, amount: int) -> Dim:
+        """OpenVINO's ``dim::padded`` (convolution and pooling shape rules): each bound plus a signed ``amount``;
+        a bound that falls below 0 becomes unknown (0 for the min, unbounded for the max), unlike :meth:`shifted`."""
+        if amount == 0:
+            return self
+        high = None if self.max is None or self.max + amount < 0 else self.max + amount
+        if self.is_static:
+            return _DYNAMIC if high is None else Dim(high, high)
+        return Dim(max(self.min + amount, 0), high)
 
     def __str__(self) -> str:
         if self.max == self.min:
@@ -155,6 +205,11 @@ class Dim:
 
 
 _DYNAMIC = Dim(0, None)
+
+
+def _as_dim(value: Dim | int) -> Dim:
+    """An operand of Dim arithmetic: an int is a static dim."""
+    return value if isinstance(value, Dim) else Dim(value, value)
 
 
 @dataclass(frozen=True, slots=True)

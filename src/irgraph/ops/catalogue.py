@@ -58,6 +58,10 @@ def module_name(type_name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name  # If -> if_
 
 
+CONTROL_FLOW = frozenset({"If", "Loop", "TensorIterator"})
+"""Types defined by sub-graph bodies: their modules are in CONTROL_FLOW_PACKAGE, which may see the graph."""
+CONTROL_FLOW_PACKAGE = "irgraph.control_flow"
+
 OPSET1_LATECOMERS = frozenset({"MVN", "ROIPooling", "ReorgYolo"})
 """Types OpenVINO's opset1 table lacks ("Missing in opset1") that its IR reader still takes with
 ``version="opset1"``, from opset2 (the type spelled exactly so)."""
@@ -128,14 +132,20 @@ class OpVersion:
         return f"{self.ir_name}-{self.introduced}"
 
     @property
+    def package(self) -> str:
+        """The package of the type's module: ``irgraph.ops.pooling``, or ``irgraph.control_flow`` for the ops
+        defined by sub-graph bodies, whose classes see the graph (ops never do)."""
+        return CONTROL_FLOW_PACKAGE if self.type_name in CONTROL_FLOW else f"irgraph.ops.{self.category}"
+
+    @property
     def module(self) -> str:
         """The module implementing the type's versions: ``irgraph.ops.pooling.max_pool``."""
-        return f"irgraph.ops.{self.category}.{module_name(self.type_name)}"
+        return f"{self.package}.{module_name(self.type_name)}"
 
     @property
     def modules(self) -> tuple[str, ...]:
         """:attr:`module`, then the module named after the IR spelling when it differs (``soft_max``)."""
-        spelled = f"irgraph.ops.{self.category}.{module_name(self.ir_name)}"
+        spelled = f"{self.package}.{module_name(self.ir_name)}"
         return (self.module,) if spelled == self.module else (self.module, spelled)
 
 

@@ -339,6 +339,21 @@ class Op:
         (MaxPool-8's indices); the default is the op itself."""
         return self
 
+    def infer_layer(
+        self, layer: Any, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None],
+        infer_body: Callable[[Any, dict[int, TensorType]], None],
+    ) -> list[TensorType]:
+        """The output types of ``layer``, the graph node holding this op (typed loosely: ops do not see the
+        graph). Ops defined by sub-graph bodies (``irgraph.control_flow``) infer through them, inferring each
+        body Model with ``infer_body(model, parameter_types)``; every other op is its ``infer``."""
+        return self.infer(inputs, values)
+
+    def plan_step(self, layer: Any, prepare_body: Callable[[Any], Any]) -> Any:
+        """What the interpreter runs for ``layer``, the graph node holding this op: the op itself. Ops defined
+        by sub-graph bodies (``irgraph.control_flow``) return a runner (a ``PlanStep``) holding what
+        ``prepare_body(model)`` prepared for each body Model (an Interpreter)."""
+        return self
+
     bound_inputs: ClassVar[tuple[int, ...] | None] = ()
     """Inputs whose bounds flow through ``evaluate`` unchanged in order (data movement: Gather's data,
     every Concat input; None for every input); the others must be known exactly. Ops that set it

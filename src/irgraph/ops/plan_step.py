@@ -1,7 +1,7 @@
 """PlanStep: what the interpreter asks of anything it runs in place of an op.
 
 The interpreter runs ops, and a few objects that stand for a layer without being its op: the
-runners of TensorIterator, Loop and If (``irgraph.control_flow.runners``) and the steps of ReadValue and
+runners of TensorIterator, Loop and If (``irgraph.control_flow``) and the steps of ReadValue and
 Assign (``irgraph.runtime.state``). They share this base, which answers the interpreter's questions the
 way a plain op with nothing special does.
 """

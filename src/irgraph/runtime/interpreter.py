@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.runners import body_runner, run_budget
+from irgraph.control_flow.bodies import run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -207,8 +207,8 @@ class Interpreter:
                 continue
             if isinstance(op, Parameter):
                 continue
-            if node.bodies:  # TensorIterator, Loop, If: a runner holding an Interpreter per body stands for the op
-                op = body_runner(node, self._body_interpreter)
+            op = op.plan_step(node, self._body_interpreter)  # TensorIterator, Loop, If: a runner of their bodies
+            if node.bodies:
                 self._runs_bodies = True
             inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources[node.id])  # type: ignore[union-attr]
             outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))

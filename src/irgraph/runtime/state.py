@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.analysis.variables import variable_problems
-from irgraph.control_flow.runners import run_budget
+from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node

@@ -30,16 +30,17 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrParseError, printable
 from irgraph.io.data.npz import decode_stored, storage_dtype
+from irgraph.ops import catalogue
 from irgraph.ops.op import Op, shape_text
 
 if TYPE_CHECKING:
     from irgraph.graph import Model
 
 __all__ = [
-    "ACCUMULATION", "Comparison", "ErrorBound", "HISTOGRAM_BINS", "ROUNDING_EPS", "ROUNDING_ULP", "TensorComparison",
-    "Tolerance", "ToleranceOverride", "close_names", "compare_arrays", "compare_outputs", "element_type_name",
-    "error_bounds", "format_columns", "format_comparison", "format_histogram", "format_stats_table",
-    "precision_tolerance", "resolve_tolerance", "tensor_stats", "tolerance_text",
+    "ACCUMULATION", "ComparisonReport", "ErrorBound", "HISTOGRAM_BINS", "ROUNDING_EPS", "ROUNDING_ULP",
+    "TensorComparison", "TensorTolerance", "ToleranceOverride", "close_names", "compare_arrays", "compare_outputs",
+    "element_type_name", "error_bounds", "format_columns", "format_comparison", "format_histogram",
+    "format_stats_table", "precision_tolerance", "resolve_tolerance", "tensor_stats", "tolerance_text",
 ]
 
 HISTOGRAM_BINS = 8
@@ -60,7 +61,7 @@ _MAX_CLOSE = 3
 
 
 @dataclass(frozen=True, slots=True)
-class Tolerance:
+class TensorTolerance:
     """``|got - want| <= atol + scaled_atol * max|want| + rtol * |want|`` (max over the finite reference values)."""
 
     atol: float
@@ -73,7 +74,7 @@ class Tolerance:
     """Integers or booleans computed from rounded floats (an arg-max's index, a comparison, a Convert): a tie or
     a threshold may fall either way in the reference, so values that differ are counted and noted, not failed."""
 
-    def overridden(self, atol: float | None = None, rtol: float | None = None) -> Tolerance:
+    def overridden(self, atol: float | None = None, rtol: float | None = None) -> TensorTolerance:
         """This tolerance with a given absolute part (which replaces ``scaled_atol`` too) and/or relative part."""
         if atol is None and rtol is None:
             return self
@@ -100,16 +101,16 @@ class ToleranceOverride:
     atol: float | None = None
     rtol: float | None = None
 
-    def applied_to(self, default: Tolerance) -> Tolerance:
+    def applied_to(self, default: TensorTolerance) -> TensorTolerance:
         """``default`` with the given parts in place of its own."""
         return default.overridden(self.atol, self.rtol)
 
 
-def resolve_tolerance(given: Tolerance | ToleranceOverride | None, default: Tolerance) -> Tolerance:
+def resolve_tolerance(given: TensorTolerance | ToleranceOverride | None, default: TensorTolerance) -> TensorTolerance:
     """The tolerance of a tensor: ``given`` whole, ``given``'s parts over ``default``, or ``default``."""
     if given is None:
         return default
-    return given if isinstance(given, Tolerance) else given.applied_to(default)
+    return given if isinstance(given, TensorTolerance) else given.applied_to(default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,8 @@ def op_error_bound(op: Op) -> ErrorBound:
     plugin's floor for ops that compute; nothing for exact ops that move data."""
     tolerance = op.tolerance
     if tolerance.is_exact:
-        category = type(op).__module__.split(".")[-2]
+        entry = catalogue.find(op.type_name, f"opset{op.introduced}")  # the spec category, wherever the module
+        category = entry.category if entry is not None else ""
         return ErrorBound() if category in _DATA_CATEGORIES else _CPU_FLOOR
     return ErrorBound(max(tolerance.ulp, _OP_FLOOR.ulp), max(tolerance.eps, tolerance.sum_eps, _OP_FLOOR.eps))
 
@@ -176,7 +178,7 @@ def _epsilon(element_type: ElementType) -> float:
 
 
 def precision_tolerance(element_type: ElementType, bound: ErrorBound = ErrorBound(),
-                        precision: ElementType | None = None) -> Tolerance:
+                        precision: ElementType | None = None) -> TensorTolerance:
     """The default tolerance of a tensor of ``element_type`` whose ops may lose ``bound``, against a reference that
     computed in ``precision`` (OpenVINO's inference precision, which also rounds f64 to f32 and sums in f32; None:
     the tensor's own type, as onnxruntime and a reference file are taken to).
@@ -190,9 +192,9 @@ def precision_tolerance(element_type: ElementType, bound: ErrorBound = ErrorBoun
     """
     if not element_type.is_real or element_type.numpy_dtype is None:
         if bound.is_exact or element_type is ElementType.STRING:
-            return Tolerance(0.0, 0.0, basis=f"exact ({element_type})")
-        return Tolerance(0.0, 0.0, basis=f"{element_type} from rounded floats: ties and thresholds may fall either "
-                         "way", discrete=True)
+            return TensorTolerance(0.0, 0.0, basis=f"exact ({element_type})")
+        return TensorTolerance(0.0, 0.0, basis=f"{element_type} from rounded floats: ties and thresholds may fall "
+                               "either way", discrete=True)
     rounding = element_type
     if precision is not None and _epsilon(precision) > _epsilon(element_type):
         rounding = precision
@@ -202,9 +204,9 @@ def precision_tolerance(element_type: ElementType, bound: ErrorBound = ErrorBoun
     if precision is not None and _epsilon(rounding) > _epsilon(ElementType.F32):
         summing = ElementType.F32  # OpenVINO's kernels accumulate in f32 whatever the inference precision
     if bound.is_exact and rounding is element_type:
-        return Tolerance(0.0, 0.0, basis=f"exact ({element_type}, only exact ops on the way)")
+        return TensorTolerance(0.0, 0.0, basis=f"exact ({element_type}, only exact ops on the way)")
     eps_round, eps_sum = _epsilon(rounding), _epsilon(summing)
-    return Tolerance(0.0, max(ROUNDING_ULP, bound.ulp) * eps_round,
+    return TensorTolerance(0.0, max(ROUNDING_ULP, bound.ulp) * eps_round,
                      ACCUMULATION * bound.eps * eps_sum + ROUNDING_EPS * eps_round, basis=f"{rounding} rounding")
 
 
@@ -232,10 +234,10 @@ class TensorComparison:
     size: int | None = None
     histogram: list[tuple[float, float, int]] = field(default_factory=list)
     """(low, high, count) per bin of the absolute errors of the elements that are not equal."""
-    tolerance: Tolerance | None = None
+    tolerance: TensorTolerance | None = None
     reference_name: str | None = None
     """The name the reference gave the tensor, when it is not ``name`` (another tensor name, ``NAME:0``)."""
-    precision: Tolerance | None = None
+    precision: TensorTolerance | None = None
     """The default tolerance of the reference's precision, for the verdict's note."""
     within_precision: bool | None = None
     """For a tensor that is not bit-equal: True when every difference is within ``precision``."""
@@ -276,7 +278,7 @@ class TensorComparison:
 
 
 @dataclass
-class Comparison:
+class ComparisonReport:
     """Every output compared: the tolerance given (None: each tensor's precision default) and one
     TensorComparison per tensor."""
 
@@ -309,16 +311,16 @@ def compare_outputs(
     reference: Mapping[str, np.ndarray],
     atol: float | None = None,
     rtol: float | None = None,
-    tolerances: Mapping[str, Tolerance | ToleranceOverride] | None = None,
+    tolerances: Mapping[str, TensorTolerance | ToleranceOverride] | None = None,
     *,
-    defaults: Mapping[str, Tolerance] | None = None,
+    defaults: Mapping[str, TensorTolerance] | None = None,
     names: Mapping[str, Sequence[str]] | None = None,
-) -> Comparison:
+) -> ComparisonReport:
     """Compare every output with the reference: exact dtype and shape, then within the tolerance.
 
     The tolerance of a key is its default (``defaults[key]``, else the precision default of its element type
     for one summing op; :func:`precision_tolerance`) with ``atol``/``rtol``, when given, in place of its parts,
-    and then ``tolerances[key]`` (a whole Tolerance, or the parts a ToleranceOverride gives). NaN matches NaN
+    and then ``tolerances[key]`` (a whole TensorTolerance, or the parts a ToleranceOverride gives). NaN matches NaN
     and infinities match infinities of the same sign. An output is
     found in the reference under its key or, failing that, the first of ``names[key]`` the reference has (its
     other tensor names, Polygraphy's ``NAME:0``); every reference key must be an output, and a reference that
@@ -352,7 +354,7 @@ def compare_outputs(
         items.append(item)
     items += [TensorComparison(name, reason="in the reference but not an output of the model" +
                                _closest(name, missing, "outputs")) for name in unclaimed]
-    return Comparison(atol, rtol, items)
+    return ComparisonReport(atol, rtol, items)
 
 
 def _closest(name: str, candidates: Sequence[str], what: str = "reference names") -> str:
@@ -367,8 +369,8 @@ def _element_type(array: np.ndarray) -> ElementType:
         return ElementType.STRING
 
 
-def compare_arrays(name: str, array: np.ndarray, expected: np.ndarray, tolerance: Tolerance,
-                   precision: Tolerance | None = None) -> TensorComparison:
+def compare_arrays(name: str, array: np.ndarray, expected: np.ndarray, tolerance: TensorTolerance,
+                   precision: TensorTolerance | None = None) -> TensorComparison:
     """Compare ``array`` (computed) with ``expected`` (the reference; ml_dtypes data may be raw ``|Vn`` bytes).
 
     ``precision`` (the default tolerance of the reference's precision) says, for a tensor that is not bit-equal,
@@ -380,7 +382,7 @@ def compare_arrays(name: str, array: np.ndarray, expected: np.ndarray, tolerance
     return item
 
 
-def _compare(array: np.ndarray, expected: np.ndarray, item: TensorComparison, tolerance: Tolerance) -> str:
+def _compare(array: np.ndarray, expected: np.ndarray, item: TensorComparison, tolerance: TensorTolerance) -> str:
     ours = storage_dtype(array.dtype)
     if array.dtype.kind in "UO":
         if expected.dtype.kind not in "UO":
@@ -427,7 +429,7 @@ def _compare(array: np.ndarray, expected: np.ndarray, item: TensorComparison, to
     return ""
 
 
-def _bound(tolerance: Tolerance, want: np.ndarray) -> np.ndarray:
+def _bound(tolerance: TensorTolerance, want: np.ndarray) -> np.ndarray:
     """Per element, the largest absolute error ``tolerance`` allows against the reference ``want`` (f64)."""
     finite = np.abs(np.where(np.isfinite(want), want, 0.0))
     scale = float(finite.max()) if finite.size else 0.0
@@ -462,7 +464,7 @@ def format_histogram(histogram: Sequence[tuple[float, float, int]], indent: str 
     return format_columns(rows, indent)
 
 
-def format_comparison(comparison: Comparison, source: str) -> str:
+def format_comparison(comparison: ComparisonReport, source: str) -> str:
     """One line per output: verdict, max absolute and relative error, reason, and the reference's name for it
     when it is another; then a count."""
     lines = [f"compare with {printable(source)} ({tolerance_text(comparison.atol, comparison.rtol)}):"]

@@ -39,7 +39,7 @@ from irgraph.tools import backends
 from irgraph.tools.compare import (
     ErrorBound,
     TensorComparison,
-    Tolerance,
+    TensorTolerance,
     ToleranceOverride,
     close_names,
     compare_arrays,
@@ -203,12 +203,12 @@ class _Tolerances:
     tolerances given in place of its parts."""
 
     def __init__(self, model: Model, precision: ElementType | None, atol: float | None, rtol: float | None,
-                 overrides: Mapping[str, Tolerance | ToleranceOverride] | None) -> None:
+                 overrides: Mapping[str, TensorTolerance | ToleranceOverride] | None) -> None:
         self.bounds = error_bounds(model)
         self.precision, self.atol, self.rtol = precision, atol, rtol
         self.overrides = overrides or {}
 
-    def of(self, tensor: ComparedTensor, array: np.ndarray) -> tuple[Tolerance, Tolerance]:
+    def of(self, tensor: ComparedTensor, array: np.ndarray) -> tuple[TensorTolerance, TensorTolerance]:
         """(the tolerance to judge by, the precision default) of a tensor; an override is looked up by the
         tensor's key, any of its tensor names or its layer's name."""
         try:
@@ -258,7 +258,7 @@ def compare_with_openvino(
     precision: str = "f32",
     atol: float | None = None,
     rtol: float | None = None,
-    tolerances: Mapping[str, Tolerance | ToleranceOverride] | None = None,
+    tolerances: Mapping[str, TensorTolerance | ToleranceOverride] | None = None,
     progress: Progress | None = None,
     profile: bool = False,
 ) -> LayerwiseReport:
@@ -300,7 +300,7 @@ def compare_with_onnxruntime(
     *,
     atol: float | None = None,
     rtol: float | None = None,
-    tolerances: Mapping[str, Tolerance | ToleranceOverride] | None = None,
+    tolerances: Mapping[str, TensorTolerance | ToleranceOverride] | None = None,
     progress: Progress | None = None,
 ) -> LayerwiseReport:
     """Run the interpreter's model and the ONNX model ``onnx`` with onnxruntime; compare tensors of the same name

@@ -68,7 +68,8 @@ PLAIN = {"strides": (1, 1), "dilations": (1, 1), "pads_begin": (0, 0), "pads_end
 
 @pytest.mark.parametrize(
     ("data", "filters"),
-    [("1,5,5,5", "2,3,2,3,3"), ("1,4,5,5", "0,3,2,3,3"), ("1,5,5,5", "?,3,2,3,3"), ("1,0,5,5", "2,3,0,3,3")],
+    [("1,5,5,5", "2,3,2,3,3"), ("1,4,5,5", "0,3,2,3,3"), ("1,5,5,5", "?,3,2,3,3"), ("1,0,5,5", "2,3,0,3,3"),
+     ("1,7..11,5,5", "?,3,6,3,3")],
 )
 def test_channels_that_do_not_split_into_the_groups_are_refused(data, filters):
     with pytest.raises(OpError, match="Input channels dimension of data batch is incompatible with filter groups"):

@@ -14,7 +14,7 @@ from irgraph.ops.detection.region_yolo import RegionYolo
 from irgraph.ops.detection.reorg_yolo import ReorgYolo
 from irgraph.ops.op import CODECS, Tolerance
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
 from tests.ops.helpers import infer, tt
 
 V2_ANCHORS = (0.57273, 0.677385, 1.87446, 2.06253, 3.33843, 5.47434, 7.88282, 3.52778, 9.77052, 9.16828)
@@ -67,6 +67,13 @@ def test_region_yolo_v3_keeps_the_shape_and_the_v2_flattens():
     assert infer(v2, [tt("1,125,13,13")], [None]) == ["[1,21125]"]
     with pytest.raises(OpError, match="the input has 124 channels; 5 regions of 4 coords"):
         v2.evaluate([np.zeros((1, 124, 2, 2), np.float32)])
+
+
+def test_region_yolo_flattens_a_zero_dim_against_a_dynamic_one_to_zero():
+    """OpenVINO 2026.4.1's Dimension product: 0 * ? = 0, so [1, 0, ?, 4] flattens to [1, 0], not [1, ?]."""
+    v2 = RegionYolo(anchors=V2_ANCHORS, axis=1, coords=4, classes=20, end_axis=3, num=5, do_softmax=True)
+    assert infer(v2, [tt("1,0,?,4")], [None]) == ["[1,0]"]
+    check_types(v2, [tt("1,0,?,4")], same_op(v2))
 
 
 def test_anchors_are_written_as_openvino_writes_float_vectors():

@@ -9,6 +9,9 @@ output (``irgraph.io.onnx.stateless``). What ONNX cannot express is refused with
 every such layer. The
 model is stamped with the lowest ONNX IR version its opset and types need (never above 13, the
 newest onnxruntime 1.31 loads) and checked with ``onnx.checker.check_model(full_check=True)``.
+
+The exporter's naming and node factories are in ``export_scope``, the stateless form in ``export_state``, the
+refusal message in ``export_messages``.
 """
 
 from __future__ import annotations
@@ -34,15 +37,15 @@ from irgraph.io.onnx.common import (
     Explain,
     Explainer,
     first_line,
-    onnx_type_name,
     port_type,
     require_onnx,
 )
+from irgraph.io.onnx.export_messages import collect_missing, names_read, refusal_message
 from irgraph.io.onnx.export_rules import REFUSED, RULES, Rule
+from irgraph.io.onnx.export_scope import Refusal
+from irgraph.io.onnx.export_state import StatelessExport
 from irgraph.io.onnx.stateless import StateMapping, state_mapping
 from irgraph.ops import Const, Parameter, Result
-from irgraph.ops.infrastructure.read_value import ReadValueBase
-from irgraph.ops.op import shape_text
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
 
 if TYPE_CHECKING:
@@ -55,9 +58,9 @@ MIN_OPSET = 13
 """Opset 13 is where Split, Squeeze, Unsqueeze and ReduceSum take their axes as inputs; the rules
 write those forms (and ReduceX's input axes from 18)."""
 _LISTED_NAMES = 3
+"""Layer names quoted per op type in a refusal (the count says how many more)."""
 _FOLD_LIMIT = 1 << 16
 """Most elements an export-time fold reads or makes (sizes and shapes, not weights)."""
-"""Layer names quoted per op type in a refusal (the count says how many more)."""
 
 
 def exportable_ops() -> list[str]:
@@ -117,11 +120,7 @@ def _write(proto: onnx_types.ModelProto, path: str) -> None:
         raise IrIOError(f"cannot write the ONNX file: {err.strerror or err}", Location(file=path)) from None
 
 
-class _Refusal(ConversionError):
-    """A rule's refusal: collected with every other one into the export's single error."""
-
-
-class _Exporter:
+class _Exporter(StatelessExport):
     """One export: names every needed port, then emits inputs, initializers, nodes and outputs.
 
     It is the ``ExportContext`` the rules write through.
@@ -184,10 +183,10 @@ class _Exporter:
         for result in self.model.results:
             try:
                 self._result(result)
-            except _Refusal as err:
+            except Refusal as err:
                 refusals.append((result, err.message))
         if refusals:
-            raise ConversionError(_refusal_message(refusals))
+            raise ConversionError(refusal_message(refusals))
         graph = self.helper.make_graph(
             self.nodes, self.model.name, self.inputs_ + self._in_state_order(self.state_inputs, "input"),
             self.outputs_ + self._in_state_order(self.state_outputs, "output"), initializer=self._read_initializers()
@@ -217,12 +216,12 @@ class _Exporter:
             elif self.state is not None and node.id in self.state:
                 try:
                     self._state_layer(node, self.state[node.id])
-                except _Refusal as err:
+                except Refusal as err:
                     refusals.append((node, err.message))
             elif node.id in needed:
                 try:
                     self._layer(node, RULES[type(node.op)])
-                except _Refusal as err:
+                except Refusal as err:
                     refusals.append((node, err.message))
             else:
                 self.explain(f"layer {node.id} {node.name!r} ({node.type_name}): reaches no Result, not exported")
@@ -234,7 +233,7 @@ class _Exporter:
         A rule may replace a Const input by a converted copy (int64 axes, reshaped filters): the
         Const's own initializer is then read by nothing, and onnxruntime warns about it.
         """
-        read = _names_read(self.nodes) | {o.name for o in self.outputs_}
+        read = names_read(self.nodes) | {o.name for o in self.outputs_}
         return [tensor for tensor in self.initializers if tensor.name in read]
 
     # ---------------------------------------------------------------------------- sub-graphs
@@ -265,11 +264,11 @@ class _Exporter:
         needed = body.model.reachable_from_results()
         unmapped = [p.name for p in body.model.parameters if p.id not in outer and p.id in needed]
         if unmapped:
-            raise _Refusal(f"<{body.tag}> Parameters {unmapped} have no port map input")
+            raise Refusal(f"<{body.tag}> Parameters {unmapped} have no port map input")
         child.nodes.extend(prelude)
         refusals = child._emit_layers(body.model.topological_order(), needed)
         if refusals:
-            raise _Refusal(f"in <{body.tag}>: " + _refusal_message(refusals))
+            raise Refusal(f"in <{body.tag}>: " + refusal_message(refusals))
         graph_outputs = []
         for index, output in enumerate(outputs):
             step = f"{node.name}/{body.tag}/out{index}"
@@ -301,7 +300,7 @@ class _Exporter:
     def _refuse_unexportable(self, order: list[Node], needed: set[int]) -> None:
         """One error naming every layer no rule exports (bodies included), by type."""
         missing: dict[str, list[Node]] = {}
-        _collect_missing(order, needed, missing)
+        collect_missing(order, needed, missing)
         if not missing:
             return
         count = sum(len(nodes) for nodes in missing.values())
@@ -323,120 +322,6 @@ class _Exporter:
                      f"(onnxruntime 1.31 loads up to {MAX_IR_VERSION}; onnx 1.23 would stamp 14)")
         return version
 
-    # ---------------------------------------------------------------------------- names
-    def _reserve_output_keys(self) -> None:
-        for mapping in self.state_order:
-            if mapping.input is not None:
-                self.reserved[mapping.input] = (mapping.read.id, 0)  # type: ignore[union-attr]
-            if mapping.output is not None:
-                source = self.model.input_sources(mapping.assign)[0]  # type: ignore[arg-type]
-                self.reserved[mapping.output] = (source.node_id, source.index) if source else (-1, -1)
-            for name in (mapping.input, mapping.output):
-                if name is not None:
-                    self.reserved_for_bodies[name] = (-2, -2)
-        self.output_keys = self.model.output_keys()
-        for result_id, key in self.output_keys.items():
-            result = self.model.node(result_id)
-            source = self.model.input_sources(result)[0]
-            if key in self.reserved:
-                raise ConversionError(f"two Results have the output name {key!r}; ONNX output names must be unique",
-                                      result.location)
-            self.reserved[key] = (source.node_id, source.index) if source else (-1, -1)
-            self.reserved_for_bodies[key] = (-2, -2)
-
-    def _claim(self, candidates: list[str], port: tuple[int, int]) -> str | None:
-        for name in candidates:
-            if name and name not in self.taken and self.reserved.get(name, port) == port:
-                self.taken.add(name)
-                return name
-        return None
-
-    def _fresh(self, base: str) -> str:
-        name, suffix = base or "tensor", 1
-        while name in self.taken or name in self.reserved:
-            name, suffix = f"{base}_{suffix}", suffix + 1
-        self.taken.add(name)
-        return name
-
-    def tensor_name(self, port: OutputPort) -> str:
-        """The ONNX name of ``port``; a Const becomes an initializer the first time it is asked for."""
-        key = (port.node_id, port.index)
-        if key in self.names:
-            return self.names[key]
-        node = self.model.node(port.node_id)
-        keys = [k for k, p in self.reserved.items() if p == key]
-        fallback = node.name if node.num_outputs == 1 else f"{node.name}:{port.index}"
-        name = self._claim([*node.tensor_names[port.index], *keys], key) or self._fresh(fallback)
-        self.names[key] = name
-        tensor_type = self.model.output_type(port)
-        if tensor_type is not None:
-            self.element_types[name] = tensor_type.element_type
-        if isinstance(node.op, Const):
-            self._initializer(node, name)
-        return name
-
-    def _onnx_type(self, element_type: ElementType, what: str) -> int:
-        name = onnx_type_name(element_type, what)
-        self.types_used.add(name)
-        return int(self.onnx.TensorProto.DataType.Value(name))
-
-    def _value_info(self, name: str, tensor_type: TensorType, what: str) -> Any:
-        if tensor_type.element_type.is_dynamic:
-            raise ConversionError(f"{what} has a dynamic element type; ONNX needs a concrete one")
-        code = self._onnx_type(tensor_type.element_type, what)
-        shape = tensor_type.shape
-        if shape.rank_is_dynamic:
-            raise ConversionError(f"{what} has a dynamic rank; ONNX graph inputs and outputs need a known rank "
-                                  "(onnx.checker requires their shape)")
-        bounded = [str(d) for d in shape if d.is_dynamic and str(d) != "?"]
-        if bounded:
-            self.explain(f"{what}: interval dims {', '.join(bounded)} become unknown dims (ONNX has no bounds)")
-        return self.helper.make_tensor_value_info(name, code, [d.value if d.is_static else None for d in shape])
-
-    def _node_name(self, base: str) -> str:
-        name, suffix = base, 1
-        while name in self.node_names:
-            name, suffix = f"{base}_{suffix}", suffix + 1
-        self.node_names.add(name)
-        return name
-
-    def _check_types(self, op_type: str, inputs: Sequence[str]) -> None:
-        """Refuse an ONNX node whose schema (at this opset) excludes the IR element type of an input."""
-        try:
-            schema = self.onnx.defs.get_schema(op_type, self.opset, "")
-        except Exception:  # SchemaError: the op is newer than the opset
-            raise _Refusal(f"ONNX {op_type} does not exist in opset {self.opset}") from None
-        constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
-        formals = schema.inputs
-        for index, name in enumerate(inputs):
-            element_type = self.element_types.get(name)
-            if element_type is None or not formals:
-                continue
-            formal = formals[min(index, len(formals) - 1)]
-            allowed = constraints.get(formal.type_str, [formal.type_str])
-            wanted = f"tensor({onnx_type_name(element_type, f'ONNX {op_type} input {name!r}').lower()})"
-            if wanted not in allowed:
-                takes = ", ".join(sorted(t[7:-1] for t in allowed if t.startswith("tensor(")))
-                later = self._opset_taking(op_type, index, wanted)
-                hint = f" ({op_type}-{later} takes them: export with opset {later})" if later else ""
-                raise _Refusal(f"ONNX {op_type}-{schema.since_version} (opset {self.opset}) does not take "
-                               f"{element_type} tensors; it takes {takes}{hint}")
-
-    def _opset_taking(self, op_type: str, index: int, wanted: str) -> int | None:
-        """The first opset after this one whose ``op_type`` takes ``wanted`` at input ``index`` (None: none does)."""
-        for opset in range(self.opset + 1, self.onnx.defs.onnx_opset_version() + 1):
-            try:
-                schema = self.onnx.defs.get_schema(op_type, opset, "")
-            except Exception:  # SchemaError: an op ONNX removed later
-                return None
-            if schema.since_version <= self.opset:
-                continue
-            constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
-            formal = schema.inputs[min(index, len(schema.inputs) - 1)]
-            if wanted in constraints.get(formal.type_str, [formal.type_str]):
-                return int(schema.since_version)
-        return None
-
     # ---------------------------------------------------------------------------- the rules' context
     def inputs(self, node: Node) -> list[str]:
         """The ONNX names of the layer's inputs ('' for an unconnected one)."""
@@ -454,7 +339,7 @@ class _Exporter:
         """The inferred type of input ``index``."""
         source = self.model.input_sources(node)[index]
         if source is None:
-            raise _Refusal(f"input {index} is not connected")
+            raise Refusal(f"input {index} is not connected")
         return port_type(self.model, source)
 
     def output_type(self, node: Node, index: int) -> TensorType:
@@ -513,33 +398,6 @@ class _Exporter:
             stack.pop()
         return known[(port.node_id, port.index)]
 
-    def make(self, node: Node, op_type: str, inputs: Sequence[str], outputs: Sequence[str], *,
-             step: str | None = None, **attributes: Any) -> onnx_types.NodeProto:
-        """An ONNX node named after the layer (``layer/step`` for a helper of a pattern), its input types checked."""
-        self._check_types(op_type, inputs)
-        base = node.name if step is None else f"{node.name}/{step}"
-        made: onnx_types.NodeProto = self.helper.make_node(op_type, list(inputs), list(outputs),
-                                                           name=self._node_name(base), **attributes)
-        return made
-
-    def temp(self, node: Node, step: str) -> str:
-        """A fresh intermediate tensor name."""
-        return self._fresh(f"{node.name}/{step}")
-
-    def initializer(self, node: Node, step: str, value: np.ndarray) -> str:
-        """A new initializer holding ``value``."""
-        name = self._fresh(f"{node.name}/{step}")
-        self._add_initializer(name, np.asarray(value), f"{node.name}/{step}")
-        return name
-
-    def define(self, name: str, value: np.ndarray) -> None:
-        """The output tensor ``name`` becomes an initializer holding ``value``."""
-        self._add_initializer(name, value, name)
-
-    def refuse(self, message: str) -> ConversionError:
-        """The error a rule raises for what ONNX cannot express."""
-        return _Refusal(message)
-
     # ---------------------------------------------------------------------------- layers
     def _layer(self, node: Node, rule: Rule) -> None:
         made = rule(node, node.op, self)
@@ -557,90 +415,6 @@ class _Exporter:
         self.inputs_.append(self._value_info(name, tensor_type, f"Parameter {node.name!r}"))
         self.explain(f"Parameter {node.name!r} -> graph input {name!r} {tensor_type}")
 
-    def _initializer(self, node: Node, name: str) -> None:
-        op: Const = node.op  # type: ignore[assignment]
-        if op.value is None:
-            raise ConversionError("Const has no value (its weights were not loaded)", node.location)
-        self._add_initializer(name, op.value, f"Const {node.name!r}", op.element_type)
-        self.explain(f"Const {node.name!r} -> initializer {name!r} {op.element_type}{shape_text(op.shape)}")
-
-    def _add_initializer(self, name: str, value: np.ndarray, what: str,
-                         element_type: ElementType | None = None) -> None:
-        element_type = element_type or ElementType.from_numpy(value.dtype)
-        self._onnx_type(element_type, what)
-        self.element_types[name] = element_type
-        if element_type is ElementType.STRING:
-            value = np.asarray([str(v).encode("utf-8") for v in value.reshape(-1)], dtype=object).reshape(value.shape)
-        self.initializers.append(self.onnx.numpy_helper.from_array(value, name))
-
-    def _needed_without_state(self) -> set[int]:
-        """Ids of the layers some Result or Assign depends on, not looking past a ReadValue (its initial value is
-        the caller's to feed in the stateless form)."""
-        seen: set[int] = set()
-        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.is_sink]
-        while stack:
-            node_id = stack.pop()
-            if node_id in seen:
-                continue
-            seen.add(node_id)
-            node = self.model.node(node_id)
-            if not isinstance(node.op, ReadValueBase):
-                stack.extend(source.node_id for source in self.model.input_sources(node) if source)
-        return seen
-
-    def _in_state_order(self, value_infos: list[Any], side: str) -> list[Any]:
-        """The variables' graph inputs or outputs in ``state_mapping`` order (the layers come in graph order)."""
-        order = {getattr(mapping, side): position for position, mapping in enumerate(self.state_order)}
-        return sorted(value_infos, key=lambda info: order[info.name])
-
-    def _state_note(self) -> None:
-        """The explanation of the stateless form: one line per variable."""
-        if self.state is None:
-            return
-        if not self.state_order:
-            self.explain("stateless: the model has no variables (ReadValue/Assign); its inputs and outputs stay")
-            return
-        mappings = self.state_order
-        self.explain(f"stateless: {len(mappings)} variable{'s' if len(mappings) > 1 else ''} of the stateful model "
-                     "become graph inputs and outputs (feed each step's outputs back as the next step's inputs; "
-                     "at the first step, each ReadValue's initial value)")
-        for mapping in mappings:
-            self.explain(f"stateless: {mapping.describe()}")
-
-    def _state_layer(self, node: Node, mapping: StateMapping) -> None:
-        """A ReadValue as the graph input of its variable, an Assign as its graph output (stateless form)."""
-        if isinstance(node.op, ReadValueBase):
-            name = mapping.input
-            assert name is not None
-            self.taken.add(name)
-            self.names[(node.id, 0)] = name
-            tensor_type = port_type(self.model, OutputPort(node.id, 0))
-            self.element_types[name] = tensor_type.element_type
-            try:
-                self.state_inputs.append(self._value_info(name, tensor_type, f"ReadValue {node.name!r}"))
-            except ConversionError as err:
-                raise _Refusal(err.message) from None
-            if self.model.input_sources(node):
-                self.explain(f"ReadValue {node.name!r}: its initial value (input 0) is not exported; feed it as "
-                             f"{name!r} at the first step")
-            self.explain(f"ReadValue {node.name!r} -> graph input {name!r} {tensor_type}")
-            return
-        name = mapping.output
-        assert name is not None
-        source = self.model.input_sources(node)[0]
-        if source is None:
-            raise _Refusal("Assign has no input")
-        written = self.tensor_name(source)
-        self.names[(node.id, 0)] = written  # the Assign passes its input through to any reader
-        if written != name:
-            self.taken.add(name)
-            self.nodes.append(self.make(node, "Identity", [written], [name]))
-        try:
-            self.state_outputs.append(self._value_info(name, port_type(self.model, source), f"Assign {node.name!r}"))
-        except ConversionError as err:
-            raise _Refusal(err.message) from None
-        self.explain(f"Assign {node.name!r} -> graph output {name!r}")
-
     def _result(self, result: Node) -> None:
         key = self.output_keys[result.id]
         source = self.model.input_sources(result)[0]
@@ -654,59 +428,3 @@ class _Exporter:
                          "(the tensor already has another name)")
         self.outputs_.append(self._value_info(key, port_type(self.model, source), f"Result {result.name!r}"))
         self.explain(f"Result {result.name!r} -> graph output {key!r}")
-
-
-def _collect_missing(order: list[Node], needed: set[int], missing: dict[str, list[Node]]) -> None:
-    """The layers of ``order`` (and of their bodies) that no rule exports, by type and version."""
-    for node in order:
-        if isinstance(node.op, (Parameter, Const, Result)):
-            continue
-        if type(node.op) not in RULES:
-            if node.id in needed or node.bodies:  # a body is never dropped silently, even unreachable
-                version = getattr(node.op, "op_version", "") or node.op.version
-                missing.setdefault(f"{node.type_name} ({version})", []).append(node)
-            continue
-        for body in node.bodies:
-            _collect_missing(body.model.topological_order(), body.model.reachable_from_results(), missing)
-
-
-def _names_read(nodes: list[Any]) -> set[str]:
-    """Every tensor name the nodes read, sub-graph nodes (If branches) included."""
-    read: set[str] = set()
-    for onnx_node in nodes:
-        read.update(onnx_node.input)
-        for attribute in onnx_node.attribute:
-            if attribute.HasField("g"):
-                read |= _names_read(list(attribute.g.node))
-                read |= {o.name for o in attribute.g.output}
-    return read
-
-
-def _refusal_message(refusals: list[tuple[Node, str]]) -> str:
-    """Every refused layer, grouped by type and reason (a reason is said once for the layers it refuses, and once
-    for the types that share it): ``3 layers cannot be exported to ONNX: Add x2 (layers 4 'a', 6 'b': ...); Sin x1
-    (layer 7 'c': ...)``, ``Assign x4, ReadValue x4 (layers ...: ...)``."""
-    by_type: dict[str, dict[str, list[Node]]] = {}
-    by_message: dict[str, list[Node]] = {}
-    for node, message in refusals:
-        by_type.setdefault(node.type_name, {}).setdefault(message, []).append(node)
-        by_message.setdefault(message, []).append(node)
-    shared = {message: sorted({node.type_name for node in nodes}) for message, nodes in by_message.items()}
-    shared = {message: types for message, types in shared.items() if len(types) > 1}
-    parts: list[tuple[str, str]] = []
-    for type_name, reasons in by_type.items():
-        said = [_layers_said(nodes, message) for message, nodes in reasons.items() if message not in shared]
-        if said:
-            count = sum(len(nodes) for message, nodes in reasons.items() if message not in shared)
-            parts.append((type_name, f"{type_name} x{count} ({'; '.join(said)})"))
-    for message, types in shared.items():
-        counts = ", ".join(f"{type_name} x{len(by_type[type_name][message])}" for type_name in types)
-        parts.append((types[0], f"{counts} ({_layers_said(by_message[message], message)})"))
-    count = len(refusals)
-    return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + \
-        "; ".join(text for _, text in sorted(parts))
-
-
-def _layers_said(nodes: list[Node], message: str) -> str:
-    layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
-    return f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}"

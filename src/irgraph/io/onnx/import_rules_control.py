@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from irgraph.control_flow import If, Loop, TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Dim, Shape, TensorType
@@ -31,9 +32,6 @@ from irgraph.io.onnx.import_registry import rule
 from irgraph.io.onnx.import_rules import const_of
 from irgraph.io.onnx.import_rules_indexing import bind
 from irgraph.ops import Const, Parameter, Result
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.shape.squeeze import Squeeze
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 

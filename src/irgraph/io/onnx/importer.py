@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irgraph.analysis.shape_inference import walk
-from irgraph.control_flow.inference import infer_sub_graph
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError, IrError, IrIOError, Location, OpError, ResourceLimitError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
@@ -29,6 +28,7 @@ from irgraph.graph import Body, Model, Node, OutputPort
 from irgraph.io.onnx import (  # noqa: F401 - register the rules beyond Split/Concat
     import_rules,
     import_rules_control,
+    import_rules_deform,
     import_rules_functions,
     import_rules_indexing,
     import_rules_math,
@@ -391,7 +391,7 @@ class _Importer:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = list(infer_sub_graph(node, types, values, lambda body, given: walk(body, None, given)))
+            node.output_types = list(op.infer_layer(node, types, values, lambda body, given: walk(body, None, given)))
         except (OpError, IrError):
             self.model.remove_node(node.id)
             raise

@@ -108,7 +108,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
         if not offsets.rank_is_dynamic:
             if not filters.rank_is_dynamic:
                 wanted = self._taps_dim(filters)
-                wanted = Dim(wanted.min * 2, None if wanted.max is None else wanted.max * 2)
+                wanted = wanted * 2
                 check(offsets[1].compatible(wanted),
                       f"The channels dimension of offsets input is not compatible with filters and 'deformable "
                       f"group' attribute. Offsets input shape: {offsets}, deformable 'group' attribute value: "
@@ -120,8 +120,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
             batch = merged_batch
         if not filters.rank_is_dynamic:
             self._check_divisible(filters[0], "Filters", self.group, "group")
-            in_channels = Dim(filters[1].min * self.group,
-                              None if filters[1].max is None else filters[1].max * self.group)
+            in_channels = filters[1] * self.group
             if not data.rank_is_dynamic:
                 check(data[1].compatible(in_channels), f"Data batch channel count ({data[1]}) does not match filter "
                       f"input channel count ({in_channels})")
@@ -140,7 +139,7 @@ class DeformableConvolutionBase(ConvolutionFamily):
         """``KH * KW * deformable_group`` as an interval."""
         taps = Dim.static(self.deformable_group)
         for dim in tuple(filters)[2:4]:
-            taps = Dim(taps.min * dim.min, None if taps.max is None or dim.max is None else taps.max * dim.max)
+            taps = taps * dim
         return taps
 
     def _check_divisible(self, dim: Dim, name: str, group: int, what: str) -> None:

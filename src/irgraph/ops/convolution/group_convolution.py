@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Dim
-from irgraph.ops.families.convolution import ForwardConvolution, group_count, multiply_dims
+from irgraph.ops.families.convolution import ForwardConvolution, group_count
 from irgraph.ops.registry import register
 
 
@@ -26,7 +26,7 @@ class GroupConvolution(ForwardConvolution):
         if prefix is None:
             return Dim.dynamic()
         groups = group_count(channels, prefix[0], prefix[2])
-        return multiply_dims(groups, prefix[1])
+        return groups * prefix[1]
 
     def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
         """Already (G, O, C, *K)."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Dim
-from irgraph.ops.families.convolution import BackpropConvolution, group_count, multiply_dims
+from irgraph.ops.families.convolution import BackpropConvolution, group_count
 from irgraph.ops.registry import register
 
 
@@ -26,7 +26,7 @@ class GroupConvolutionBackpropData(BackpropConvolution):
         """groups x output channels per group; the groups agree with data channels / filter input channels."""
         if prefix is None:
             return Dim.dynamic()
-        return multiply_dims(group_count(channels, prefix[0], prefix[1]), prefix[2])
+        return group_count(channels, prefix[0], prefix[1]) * prefix[2]
 
     def grouped_weights(self, filters: np.ndarray) -> np.ndarray:
         """(G, C, O, *K) -> (G, O, C, *K)."""

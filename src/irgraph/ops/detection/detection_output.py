@@ -37,16 +37,6 @@ from irgraph.ops.registry import register
 CODE_TYPES = ("caffe.PriorBoxParameter.CORNER", "caffe.PriorBoxParameter.CENTER_SIZE")
 
 
-def _times(dim: Dim, factor: int) -> Dim:
-    """OpenVINO's Dimension times a count: both bounds scaled, unbounded stays unbounded."""
-    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
-
-
-def _product(left: Dim, right: Dim) -> Dim:
-    high = None if left.max is None or right.max is None else left.max * right.max
-    return Dim(left.min * right.min, high)
-
-
 def jaccard(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     """IoU of one box with each of ``others`` ``[K, 4]`` as the reference's ``JaccardOverlap`` computes it: 0
     when the boxes are apart or the intersection has no positive width and height, an inverted box has area 0."""
@@ -248,11 +238,11 @@ class _DetectionOutputBase(Op):
         prior_dim = Dim.static(priors) if priors else Dim.dynamic()
         class_dim = Dim.static(classes) if classes else Dim.dynamic()
         if self.keep_top_k[0] > 0:
-            rows = _times(images, self.keep_top_k[0])
+            rows = images * self.keep_top_k[0]
         elif self.keep_top_k[0] == -1 and self.top_k > 0:
-            rows = _product(_times(images, self.top_k), class_dim)
+            rows = images * self.top_k * class_dim
         else:
-            rows = _product(_product(images, prior_dim), class_dim)
+            rows = images * prior_dim * class_dim
         out = Shape((Dim.static(1), Dim.static(1), rows, Dim.static(7)))
         return [TensorType(logits_type, out)]
 

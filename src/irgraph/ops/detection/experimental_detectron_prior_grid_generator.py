@@ -23,15 +23,6 @@ from irgraph.ops.registry import register
 F32 = np.float32
 
 
-def _product(*dims: Dim) -> Dim:
-    low = 1
-    high: int | None = 1
-    for dim in dims:
-        low *= dim.min
-        high = None if high is None or dim.max is None else high * dim.max
-    return Dim(low, high)
-
-
 @register
 @dataclass(frozen=True)
 class ExperimentalDetectronPriorGridGenerator(Op):
@@ -64,7 +55,7 @@ class ExperimentalDetectronPriorGridGenerator(Op):
         if self.flatten:
             rows = Dim.dynamic()
             if not priors.rank_is_dynamic and not features.rank_is_dynamic:
-                rows = _product(features[2], features[3], priors[0])
+                rows = features[2] * features[3] * priors[0]
             out = Shape((rows, Dim.static(4)))
         else:
             dims = [Dim.dynamic(), Dim.dynamic(), Dim.dynamic(), Dim.static(4)]

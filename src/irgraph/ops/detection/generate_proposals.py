@@ -129,7 +129,7 @@ class GenerateProposals(Op):
             if not shape.rank_is_dynamic:
                 images = images.merge(shape[0]) or images
         if not deltas.rank_is_dynamic and not scores.rank_is_dynamic:
-            four = Dim(scores[1].min * 4, None if scores[1].max is None else scores[1].max * 4)
+            four = scores[1] * 4
             for good, message in ((deltas[0].compatible(scores[0]), "Batch for inputs 'input_deltas' and "
                                    f"'input_scores' should be equal. Got: {deltas[0]}{scores[0]}"),
                                   (deltas[1].compatible(four), "Anchor number for inputs 'input_deltas' and "

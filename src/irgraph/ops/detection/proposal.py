@@ -83,7 +83,7 @@ class _ProposalBase(Op):
             if not shape.rank_is_dynamic and shape.rank != rank:
                 raise OpError(f"Proposal layer shape {name} should be rank {rank} compatible ({shape}).")
         if not probs.rank_is_dynamic and not deltas.rank_is_dynamic:
-            doubled = Dim(probs[1].min * 2, None if probs[1].max is None else probs[1].max * 2)
+            doubled = probs[1] * 2
             check(deltas[1].compatible(doubled), f"Anchor number inconsistent between class_probs ({doubled}), and "
                   f"bbox_deltas ({deltas[1]}).")
             check(probs[0].compatible(deltas[0]), f"Batch size inconsistent between class_probs ({probs[0]}) and "
@@ -100,7 +100,7 @@ class _ProposalBase(Op):
         else:
             images = Dim.dynamic()
         assert images is not None
-        rows = Dim(images.min * self.post_nms_topn, None if images.max is None else images.max * self.post_nms_topn)
+        rows = images * self.post_nms_topn
         out = [TensorType(inputs[0].element_type, Shape((rows, Dim.static(5))))]
         if self.with_scores:
             out.append(TensorType(inputs[0].element_type, Shape((rows,))))

@@ -68,7 +68,7 @@ class RegionYolo(Op):
             axis, end = normalize_axis(self.axis, 4), normalize_axis(self.end_axis, 4)
             merged = Dim.static(1)
             for dim in dims[axis:end + 1]:
-                merged = _times(merged, dim)
+                merged = merged * dim
             return Shape((*dims[:axis], merged, *dims[end + 1:])) if axis <= end else Shape(tuple(dims))
         return Shape((dims[0], Dim.static(self.regions * (self.classes + self.coords + 1)), *dims[2:]))
 
@@ -103,8 +103,3 @@ class RegionYolo(Op):
                 result[:, :, self.coords:] = sigmoid[:, :, self.coords:]
         (shape,) = self.output_shapes([data])
         return [result.reshape(shape)]
-
-
-def _times(a: Dim, b: Dim) -> Dim:
-    """The product of two dims, bound by bound."""
-    return Dim(a.min * b.min, None if a.max is None or b.max is None else a.max * b.max)

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.families.batch_space import divided, multiplied
+from irgraph.ops.families.batch_space import divided
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
 
@@ -48,7 +48,7 @@ class ReorgYolo(Op):
                 spatial.append(divided(dim, step))
             except OpError:
                 raise OpError("For [N, C, H, W] input shape, H and W should be divisible by stride.") from None
-        return [TensorType(data.element_type, Shape((data.shape[0], multiplied(channels, step * step), *spatial)))]
+        return [TensorType(data.element_type, Shape((data.shape[0], channels * (step * step), *spatial)))]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``[N, C*s*s, H/s, W/s]``."""

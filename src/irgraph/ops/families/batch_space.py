@@ -26,17 +26,7 @@ def divided(dim: Dim, divisor: int) -> Dim:
         check(dim.value % divisor == 0,
               f"Dimension value: [ {dim.value}, {dim.value}] must be a multiple of divisor: {divisor}")
         return Dim.static(dim.value // divisor)
-    return Dim(-(-dim.min // divisor), None if dim.max is None else dim.max // divisor)
-
-
-def multiplied(dim: Dim, factor: int) -> Dim:
-    """``dim * factor``, bound by bound."""
-    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
-
-
-def shifted(dim: Dim, amount: int) -> Dim:
-    """``dim + amount`` (amount may be negative: a crop), bounds floored at 0."""
-    return Dim(max(dim.min + amount, 0), None if dim.max is None else max(dim.max + amount, 0))
+    return dim.divided(divisor)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,6 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check
 
 
-def _times(dim: Dim, factor: int) -> Dim:
-    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
-
-
 @dataclass(frozen=True)
 class ColorConvert(Op):
     """The shared rules; a member says its chroma layout (``planes``: 2 for NV12, 3 for I420) and its order."""
@@ -54,7 +50,7 @@ class ColorConvert(Op):
                 check(height.value % 3 == 0, "Image height shall be divisible by 3")
                 dims[1] = Dim.static(height.value * 2 // 3)
             else:
-                dims[1] = Dim(-(-height.min * 2 // 3), None if height.max is None else height.max * 2 // 3)
+                dims[1] = (height * 2).divided(3)
         else:
             chroma_channels = 2 if self.planes == 2 else 1
             for other in inputs[1:]:
@@ -63,7 +59,7 @@ class ColorConvert(Op):
                 check(other.shape.rank == 4 and other.shape[3].contains(chroma_channels),
                       f"UV input number of channels should be equal to {chroma_channels}")
                 for axis, factor in ((0, 1), (1, 2), (2, 2)):
-                    merged = dims[axis].merge(_times(other.shape[axis], factor))
+                    merged = dims[axis].merge(other.shape[axis] * factor)
                     check(merged is not None, "Y shape is inconsistent with UV")
                     dims[axis] = merged  # type: ignore[assignment]
         for axis, what in ((1, "height"), (2, "width")):

@@ -53,26 +53,6 @@ def check_types(data: ElementType, filters: ElementType) -> ElementType:
     return merged
 
 
-def dilated_dim(kernel: Dim, dilation: int) -> Dim:
-    """OpenVINO's ``(kernel - 1) * dilation + 1`` on an interval (``kernel - 1`` clamps at 0)."""
-    low = max(kernel.min - 1, 0) * dilation + 1
-    return Dim(low, None if kernel.max is None else max(kernel.max - 1, 0) * dilation + 1)
-
-
-def subtract_dims(a: Dim, b: Dim) -> Dim:
-    """OpenVINO's interval ``a - b``: ``[a.min - b.max, a.max - b.min]``, each bound clamped at 0."""
-    low = 0 if b.max is None else max(0, a.min - b.max)
-    return Dim(low, None if a.max is None else max(0, a.max - b.min))
-
-
-def multiply_dims(a: Dim, b: Dim) -> Dim:
-    """The interval product of two dims."""
-    high = None if a.max is None or b.max is None else a.max * b.max
-    if a.max == 0 or b.max == 0:
-        high = 0
-    return Dim(a.min * b.min, high)
-
-
 def widen(array: np.ndarray) -> np.ndarray:
     """f16 and bf16 as f32 (OpenVINO computes them through float); other dtypes unchanged."""
     return array.astype(np.float32) if array.dtype in _WIDENED else array
@@ -149,15 +129,15 @@ class ConvolutionFamily(Op):
         dims = []
         for axis in range(count):
             if self.auto_pad in spatial.SAME:
-                dims.append(spatial.ceil_div(data_dims[axis], strides[axis]))
+                dims.append(data_dims[axis].ceil_div(strides[axis]))
                 continue
-            padded = spatial.dim_plus(data_dims[axis], begin[axis] + end[axis])
-            window = dilated_dim(kernel_dims[axis], dilations[axis])
+            padded = data_dims[axis].shifted(begin[axis] + end[axis])
+            window = spatial.dilated(kernel_dims[axis], dilations[axis])
             if padded.is_static and window.is_static:
                 check(window.value <= padded.value,
                       f"Kernel after dilation has size (dim: {window.value}) larger than the data shape after "
                       f"padding (dim: {padded.value}) at axis {axis}.")
-            dims.append(spatial.dim_plus(spatial.floor_div(subtract_dims(padded, window), strides[axis]), 1))
+            dims.append((padded - window).floor_div(strides[axis]) + 1)
         return tuple(dims)
 
     def forward_pads(self, data: Sequence[int], kernel: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -374,10 +354,11 @@ def group_count(channels: Dim, groups: Dim, in_per_group: Dim) -> Dim:
     if size == 0:  # OpenVINO 2026.4.1 refuses it against static channels only
         check(not channels.is_static, message)
         return groups
-    derived_max = None if channels.max is None else channels.max // size
-    derived_min = -(-channels.min // size)
-    check(derived_max is None or derived_max >= derived_min, message)  # no group count fits (7..11 by 6)
-    merged = groups.merge(Dim(derived_min, derived_max))
+    try:
+        derived = channels.divided(size)
+    except ValueError:  # no group count fits (7..11 by 6)
+        raise OpError(message) from None
+    merged = groups.merge(derived)
     check(merged is not None, message)
     return merged  # type: ignore[return-value]
 
@@ -534,11 +515,8 @@ class BackpropConvolution(ConvolutionFamily):
         kernel_dims = tuple(filters)[self.filter_prefix:] if not filters.rank_is_dynamic else (Dim.dynamic(),) * count
         dims = []
         for axis in range(count):
-            steps = spatial.dim_minus(data_dims[axis], 1)
-            stretched = Dim(steps.min * strides[axis], None if steps.max is None else steps.max * strides[axis])
-            window = dilated_dim(kernel_dims[axis], dilations[axis])
-            total = stretched + window
-            dims.append(padded_dim(total, padding[axis] - begin[axis] - end[axis]))
+            total = (data_dims[axis] - 1) * strides[axis] + spatial.dilated(kernel_dims[axis], dilations[axis])
+            dims.append(total.padded(padding[axis] - begin[axis] - end[axis]))
         return [TensorType(merged, Shape((batch, out_channels, *dims)))]
 
     def backprop_pads(self, data: Sequence[int], kernel: Sequence[int], out: Sequence[int], given: bool) -> list[int]:
@@ -573,14 +551,3 @@ class BackpropConvolution(ConvolutionFamily):
         strides, dilations, _, _ = self.resolved(data.ndim - 2)
         begin = self.backprop_pads(data.shape[2:], weights.shape[3:], shape[2:], len(inputs) > 2)
         return [convolve_taps(data, weights, strides, dilations, begin, shape[2:], transposed=True)]
-
-
-def padded_dim(dim: Dim, amount: int) -> Dim:
-    """OpenVINO's ``dim::padded``: each bound plus ``amount``; a bound below zero is unknown."""
-    if amount == 0:
-        return dim
-    high = None if dim.max is None or dim.max + amount < 0 else dim.max + amount
-    if dim.is_static:
-        return Dim.dynamic() if high is None else Dim.static(high)
-    low = dim.min + amount
-    return Dim(max(low, 0), high) if low >= 0 or high is not None else Dim.dynamic()

@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Op, check, integer_values
+from irgraph.ops.op import Op, attribute, check, integer_values
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 REDUCTIONS = ("sum", "mean")
@@ -94,3 +94,18 @@ class EmbeddingBase(Op):
         value = integer_values(inputs[position], "default_index")[0]
         check(value < rows, f"default_index {value} is out of the embedding table's {rows} rows")
         return value
+
+
+@dataclass(frozen=True)
+class ChosenReduction(EmbeddingBase):
+    """The ``reduction`` attribute of the -15 bags (EmbeddingBagOffsets, EmbeddingBagPacked): sum or mean,
+    mixed in before the -3 op whose inputs they keep."""
+
+    reduction: str = attribute("sum")
+
+    def __post_init__(self) -> None:
+        check(self.reduction in REDUCTIONS, f"Attribute 'reduction' must be sum or mean. Got: {self.reduction!r}")
+
+    @property
+    def reduction_mode(self) -> str:
+        return self.reduction

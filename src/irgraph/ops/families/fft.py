@@ -289,7 +289,7 @@ def half_spectrum(length: Dim) -> Dim:
 
 def hermitian_length(length: Dim) -> Dim:
     """IRDFT's default last axis: ``2 * (n - 1)`` of each bound, never below 0."""
-    return Dim(max(0, 2 * (length.min - 1)), None if length.max is None else max(0, 2 * (length.max - 1)))
+    return (length - 1) * 2
 
 
 @dataclass(frozen=True)

@@ -217,7 +217,7 @@ class Pooling(Op):
         """One spatial output dim (OpenVINO's ``append_spatial_shape``)."""
         if not dim.is_static and self.auto_pad in spatial.SAME:
             return Dim.dynamic()
-        padded = spatial.dim_plus(dim, pad_begin + pad_end)
+        padded = dim.shifted(pad_begin + pad_end)
         window = spatial.dilated(self.kernel[axis], self.window_dilations[axis])
         if dim.is_static:
             check(window <= padded.value,
@@ -225,10 +225,10 @@ class Pooling(Op):
                   f"(dim: {padded.value}) at axis {axis}.")
             self.check_window_padding(axis, window, pad_begin, pad_end)
         stride = self.strides[axis]
-        divide = spatial.floor_div if self.rounding_type == "floor" else spatial.ceil_div
-        steps = divide(spatial.dim_minus(padded, window), stride)
+        divide = Dim.floor_div if self.rounding_type == "floor" else Dim.ceil_div
+        steps = divide(padded - window, stride)
         if self.rounding_type != "ceil_torch":
-            return spatial.dim_plus(steps, 1)
+            return steps + 1
         # ceil_torch: the last window may not start in the end padding.
         low = steps.min + (0 if _starts_in_padding(steps.min, stride, dim.min, pad_begin) else 1)
         if dim.is_static:

@@ -86,9 +86,10 @@ def _merge(current: Dim, other: Dim, message: str) -> Dim:
 
 def _divided(dim: Dim, parts: int) -> Dim | None:
     """OpenVINO's ``Dimension / n``: ``[ceil(min / n), floor(max / n)]``, None when that is empty (13 / 3)."""
-    low = -(-dim.min // parts)
-    high = None if dim.max is None else dim.max // parts
-    return None if high is not None and high < low else Dim(low, high)
+    try:
+        return dim.divided(parts)
+    except ValueError:  # no multiple of parts inside the interval
+        return None
 
 
 def check_ranks(inputs: Sequence[TensorType], ranks: Sequence[int]) -> None:

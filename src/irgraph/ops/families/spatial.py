@@ -1,10 +1,10 @@
-"""What convolutions and poolings share: auto_pad, interval arithmetic on spatial dims, kernel-offset slices.
+"""What convolutions and poolings share: auto_pad, the dilated kernel extent, kernel-offset slices.
 
 Shapes follow OpenVINO's ``convolution_shape_inference_util.hpp``, ``pooling_shape_inference_util.hpp``
-and ``dimension_util.hpp``: a dim minus a size clamps at 0 (``Interval::operator-``), floor and ceil
-division act on each bound, ``same_upper``/``same_lower`` pad a static dim so that the output is
-``ceil(dim / stride)`` (the odd unit of padding at the end for ``same_upper``, at the start for
-``same_lower``) and pad a dynamic dim by nothing.
+and ``dimension_util.hpp`` with :class:`~irgraph.core.shapes.Dim`'s interval arithmetic (a dim minus a
+size clamps at 0, floor and ceil division act on each bound); ``same_upper``/``same_lower`` pad a
+static dim so that the output is ``ceil(dim / stride)`` (the odd unit of padding at the end for
+``same_upper``, at the start for ``same_lower``) and pad a dynamic dim by nothing.
 
 Evaluation never pads the input: for one kernel offset, the output positions whose input position
 falls inside the data form one strided slice, and so do those input positions
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim
@@ -25,6 +25,7 @@ from irgraph.ops.op import check
 PAD_TYPES = ("explicit", "same_upper", "same_lower", "valid", "notset")
 """OpenVINO's ``auto_pad`` values (``notset`` behaves as ``explicit``)."""
 SAME = ("same_upper", "same_lower")
+SizeT = TypeVar("SizeT", int, Dim)
 
 
 def check_auto_pad(auto_pad: str) -> str:
@@ -40,30 +41,9 @@ def check_positive(values: Sequence[int], message: str) -> None:
     check(all(v > 0 for v in values), f"{message} ({', '.join(str(v) for v in values)})")
 
 
-# ------------------------------------------------------------------------------------ interval arithmetic
-def dim_plus(dim: Dim, amount: int) -> Dim:
-    """``dim + amount`` (``amount`` may be negative); a bound below zero clamps to 0."""
-    high = None if dim.max is None else max(0, dim.max + amount)
-    return Dim(max(0, dim.min + amount), high)
-
-
-def dim_minus(dim: Dim, amount: int) -> Dim:
-    """OpenVINO's ``Dimension - n``: each bound minus ``n``, clamped at 0."""
-    return dim_plus(dim, -amount)
-
-
-def floor_div(dim: Dim, divisor: int) -> Dim:
-    """Each bound divided by ``divisor``, rounded down (an unbounded max stays unbounded)."""
-    return Dim(dim.min // divisor, None if dim.max is None else dim.max // divisor)
-
-
-def ceil_div(dim: Dim, divisor: int) -> Dim:
-    """Each bound divided by ``divisor``, rounded up."""
-    return Dim(-(-dim.min // divisor), None if dim.max is None else -(-dim.max // divisor))
-
-
-def dilated(kernel: int, dilation: int) -> int:
-    """The extent of a kernel of ``kernel`` taps spaced ``dilation`` apart."""
+def dilated(kernel: SizeT, dilation: int) -> SizeT:
+    """The extent of a kernel of ``kernel`` taps spaced ``dilation`` apart; on a Dim, OpenVINO's interval rule
+    (``kernel - 1`` clamped at 0)."""
     return (kernel - 1) * dilation + 1
 
 

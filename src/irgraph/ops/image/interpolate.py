@@ -74,7 +74,7 @@ def padded_shape(shape: Shape, pads_begin: Sequence[int], pads_end: Sequence[int
     dims = []
     for i, dim in enumerate(shape):
         extra = (pads_begin[i] if i < len(pads_begin) else 0) + (pads_end[i] if i < len(pads_end) else 0)
-        dims.append(Dim(dim.min + extra, None if dim.max is None else dim.max + extra))
+        dims.append(dim + extra)
     return Shape(tuple(dims))
 
 

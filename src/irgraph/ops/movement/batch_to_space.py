@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Dim
-from irgraph.ops.families.batch_space import BatchSpace, block_product, divided, multiplied, shifted
+from irgraph.ops.families.batch_space import BatchSpace, block_product, divided
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
 
@@ -34,10 +34,10 @@ class BatchToSpace(BatchSpace):
         """Batch divided by the blocks; each dim times its block, less its crops."""
         out = [divided(dims[0], block_product(blocks))]
         for dim, block, before, after in zip(dims[1:], blocks[1:], befores[1:], afters[1:], strict=True):
-            grown = multiplied(dim, block)
+            grown = dim * block
             check(not grown.is_static or before + after <= grown.value,
                   "crops_begin[i] + crops_end[i] must be less or equal to block_shape[i] * input_shape[i]")
-            out.append(shifted(grown, -(before + after)))
+            out.append(grown - (before + after))
         return out
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:

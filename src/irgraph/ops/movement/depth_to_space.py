@@ -13,11 +13,6 @@ from irgraph.ops.op import check, shape_text
 from irgraph.ops.registry import register
 
 
-def scaled(dim: Dim, factor: int) -> Dim:
-    """A dim times ``factor`` (intervals scale both bounds)."""
-    return Dim(dim.min * factor, None if dim.max is None else dim.max * factor)
-
-
 @register
 @dataclass(frozen=True)
 class DepthToSpace(BlockRearrange):
@@ -44,8 +39,8 @@ class DepthToSpace(BlockRearrange):
                   f"Dimension value: [ {channels.value}, {channels.value}] must be a multiple of divider: {divider}")
             channels = Dim.static(channels.value // divider)
         else:
-            channels = Dim(-(-channels.min // divider), None if channels.max is None else channels.max // divider)
-        dims = (data.shape[0], channels, *(scaled(d, self.block_size) for d in list(data.shape)[2:]))
+            channels = channels.divided(divider)
+        dims = (data.shape[0], channels, *(d * self.block_size for d in list(data.shape)[2:]))
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:

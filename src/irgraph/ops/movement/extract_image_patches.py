@@ -59,7 +59,7 @@ class ExtractImagePatches(Op):
         if h.is_static and w.is_static and 0 in (h.value, w.value):
             return [data]
         area = self.sizes[0] * self.sizes[1]
-        channels = Dim(c.min * area, None if c.max is None else c.max * area)
+        channels = c * area
         rows = Dim.static(self._out(h.value, 0)) if h.is_static and w.is_static else Dim.dynamic()
         cols = Dim.static(self._out(w.value, 1)) if h.is_static and w.is_static else Dim.dynamic()
         return [TensorType(data.element_type, Shape((n, channels, rows, cols)))]

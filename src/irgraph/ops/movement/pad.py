@@ -70,12 +70,7 @@ class _Pad(Op):
         for dim, low, high in zip(data.shape, begin, end, strict=True):
             if dim.is_static:
                 self._check_mode(dim.value, low, high)
-                size = dim.value + low + high
-                dims.append(Dim.static(size) if size >= 0 else Dim.dynamic())
-            else:
-                minimum = max(dim.min + low + high, 0)
-                maximum = None if dim.max is None else dim.max + low + high
-                dims.append(Dim.dynamic() if maximum is not None and maximum < 0 else Dim(minimum, maximum))
+            dims.append(dim.padded(low + high))
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
     def _bounded(self, shape: Shape, begin: np.ndarray | PartialValue, end: np.ndarray | PartialValue) -> Shape:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Dim
-from irgraph.ops.families.batch_space import BatchSpace, block_product, divided, multiplied, shifted
+from irgraph.ops.families.batch_space import BatchSpace, block_product, divided
 from irgraph.ops.op import check
 from irgraph.ops.registry import register
 
@@ -36,9 +36,9 @@ class SpaceToBatch(BatchSpace):
 
     def output_dims(self, dims: list[Dim], blocks: list[int], befores: list[int], afters: list[int]) -> list[Dim]:
         """Batch times the blocks; each padded dim divided by its block."""
-        out = [multiplied(dims[0], block_product(blocks))]
+        out = [dims[0] * block_product(blocks)]
         for dim, block, before, after in zip(dims[1:], blocks[1:], befores[1:], afters[1:], strict=True):
-            out.append(divided(shifted(dim, before + after), block))
+            out.append(divided(dim + (before + after), block))
         return out
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:

@@ -9,7 +9,6 @@ import numpy as np
 
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.block_rearrange import BlockRearrange
-from irgraph.ops.movement.depth_to_space import scaled
 from irgraph.ops.op import check, shape_text
 from irgraph.ops.registry import register
 
@@ -41,8 +40,8 @@ class SpaceToDepth(BlockRearrange):
                                            f"divider: {bs}")
                 spatial.append(Dim.static(dim.value // bs))
             else:
-                spatial.append(Dim(-(-dim.min // bs), None if dim.max is None else dim.max // bs))
-        channels = scaled(data.shape[1], bs ** (data.shape.rank - 2))
+                spatial.append(dim.divided(bs))
+        channels = data.shape[1] * bs ** (data.shape.rank - 2)
         return [TensorType(data.element_type, Shape((data.shape[0], channels, *spatial)))]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:

@@ -69,7 +69,7 @@ class Split(Op):
                 "The interval maximum of the dimension for data input shape along 'axis' must be greater or "
                 f"equal to 'num_splits' attribute. Got: {dim} and {parts}",
             )
-        part = TensorType(data.element_type, data.shape.replace(index, dim.floordiv(parts)))
+        part = TensorType(data.element_type, data.shape.replace(index, dim.floor_div(parts)))
         return [part] * parts
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:

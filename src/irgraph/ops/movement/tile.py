@@ -55,7 +55,7 @@ class Tile(Op):
         rank = max(len(times), data.shape.rank)
         dims = [Dim.static(1)] * (rank - data.shape.rank) + list(data.shape)
         times = [Dim.static(1)] * (rank - len(times)) + times
-        return [TensorType(data.element_type, Shape(tuple(_times(d, t) for d, t in zip(dims, times, strict=True))))]
+        return [TensorType(data.element_type, Shape(tuple(d * t for d, t in zip(dims, times, strict=True))))]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """The tiled shape, computed without allocating."""
@@ -74,10 +74,3 @@ class Tile(Op):
         if math.prod(shape) == 0:
             return [np.empty(shape, np.asarray(inputs[0]).dtype)]
         return [np.tile(inputs[0], times).reshape(shape)]
-
-
-def _times(dim: Dim, repeat: Dim) -> Dim:
-    high = None if dim.max is None or repeat.max is None else dim.max * repeat.max
-    if dim.max == 0 or repeat.max == 0:
-        high = 0
-    return Dim(dim.min * repeat.min, high)

@@ -9,6 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
+from irgraph.ops.families.eps_mode import EpsModeNormalization
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
 
@@ -79,24 +80,17 @@ class MVN(Op):
 
 @register
 @dataclass(frozen=True)
-class MVN6(Op):
+class MVN6(EpsModeNormalization):
     """Spec: MVN-6 (opsets 6-16): the axes come as an input (negative ones count from the end);
     ``eps_mode`` puts eps inside or outside the square root."""
 
     type_name = "MVN"
     attribute_order = ("eps", "normalize_variance", "eps_mode")  # as OpenVINO 2026.4.1 writes it
     introduced = 6
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = MVN_TOLERANCE
+    eps_modes = EPS_MODES
 
     normalize_variance: bool = attribute()
-    eps: float = attribute()
-    eps_mode: str = attribute()
-
-    def __post_init__(self) -> None:
-        # OpenVINO reads the mode in any case and writes MVN's in capitals: the text is kept as read
-        check(self.eps_mode.lower() in EPS_MODES,
-              f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; OpenVINO's checks of the axes input's shape (its values are checked at run time)."""
@@ -108,12 +102,8 @@ class MVN6(Op):
                   f"Expected rank for the 'data' input to be higher than axes shape. Got: {data.shape}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Normalize over the axes input."""
         data, axes = inputs
         found = [normalize_axis(a, data.ndim) for a in integer_values(axes, "axes")]
-        return [normalize(data, found, self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt")]
+        return [normalize(data, found, self.normalize_variance, self.eps, self.mode == "inside_sqrt")]

@@ -9,16 +9,8 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
-from irgraph.ops.op import (
-    Inputs,
-    InputSpec,
-    Op,
-    Tolerance,
-    attribute,
-    check,
-    integer_values,
-    normalize_axis,
-)
+from irgraph.ops.families.eps_mode import EpsModeNormalization
+from irgraph.ops.op import Tolerance, check, integer_values, normalize_axis
 from irgraph.ops.registry import register
 
 EPS_MODES = ("add", "max")
@@ -26,7 +18,7 @@ EPS_MODES = ("add", "max")
 
 @register
 @dataclass(frozen=True)
-class NormalizeL2(Op):
+class NormalizeL2(EpsModeNormalization):
     """Spec: NormalizeL2-1 (its header calls it NormalizeL2-0; opsets 1-16). Axes may be negative and
     repeat; no axes divides each element by itself (1, or 0 for 0), as OpenVINO's reference does.
     ``eps_mode="max"`` floors the sum at eps as the reference and the spec say (OpenVINO 2026.4.1's CPU
@@ -34,16 +26,8 @@ class NormalizeL2(Op):
 
     type_name = "NormalizeL2"
     introduced = 1
-    inputs = Inputs.of(InputSpec("data"), InputSpec("axes"))
     tolerance = Tolerance(ulp=8, eps=8)
-
-    eps: float = attribute()
-    eps_mode: str = attribute()
-
-    def __post_init__(self) -> None:
-        # OpenVINO reads the mode in any case and writes MVN's in capitals: the text is kept as read
-        check(self.eps_mode.lower() in EPS_MODES,
-              f"Invalid 'eps_mode' value '{self.eps_mode}'. Expected one of: {', '.join(EPS_MODES)}")
+    eps_modes = EPS_MODES
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; the axes are a scalar or 1-D, inside the data rank."""
@@ -55,10 +39,6 @@ class NormalizeL2(Op):
             for axis in integer_values(values[1], "axes"):
                 normalize_axis(axis, data.shape.rank)
         return [data]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
 
     def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
         """Sum of squares in f64 over the axes, then the division, rounded once (eps in the element type:
@@ -74,6 +54,6 @@ class NormalizeL2(Op):
         eps = float(np.asarray(self.eps, dtype=data.dtype))  # the reference casts eps to the element type
         with np.errstate(all="ignore"):
             total = (wide * wide).sum(axis=found, keepdims=True)
-            bounded = total + eps if self.eps_mode.lower() == "add" else np.maximum(total, eps)
+            bounded = total + eps if self.mode == "add" else np.maximum(total, eps)
             result = wide / np.sqrt(bounded)
         return [result.astype(data.dtype)]

@@ -174,8 +174,4 @@ def _signal_length(frames: Dim, frame_size: int, frame_step: int, center: bool) 
     """``(frames - 1) * frame_step + frame_size``, less ``frame_size & ~1`` when centred, on each bound (frames
     less one is never below 0, as OpenVINO's interval arithmetic)."""
     cut = (frame_size & ~1) if center else 0
-
-    def bound(value: int) -> int:
-        return max(0, max(value - 1, 0) * frame_step + frame_size - cut)
-
-    return Dim(bound(frames.min), None if frames.max is None else bound(frames.max))
+    return (frames - 1) * frame_step + frame_size - cut

@@ -118,8 +118,7 @@ class STFT(Op):
               f"Provided frame size is {frame_size} but must be in range [1, {length}].")
         check(frame_step > 0, f"Provided frame step is {frame_step} but must be greater than zero.")
         check_window(inputs[1].shape, frame_size)
-        frames = Dim((max(0, length.min - frame_size)) // frame_step + 1,
-                     None if length.max is None else (length.max - frame_size) // frame_step + 1)
+        frames = (length - frame_size).floor_div(frame_step) + 1
         bins = Dim.static(frame_size // 2 + 1)
         pair = (bins, frames) if self.transpose_frames else (frames, bins)
         return [TensorType(element_type, Shape((*batch, *pair, Dim.static(2))))]

@@ -67,8 +67,8 @@ class SparseFillEmptyRows(Op):
             if values[2] is not None:
                 empty = shape[0] - len(self._existing_rows(values[2], shape))
                 index_rows = indices[0] if not indices.rank_is_dynamic else Dim.dynamic()
-                entries = _plus(index_rows, empty)
-                values_count = _plus(value_shape[0] if not value_shape.rank_is_dynamic else Dim.dynamic(), empty)
+                entries = index_rows + empty
+                values_count = (value_shape[0] if not value_shape.rank_is_dynamic else Dim.dynamic()) + empty
         return [TensorType(index_type, Shape((entries, Dim.static(2)))),
                 TensorType(values_type, Shape((values_count,))), TensorType(ElementType.BOOLEAN, Shape((rows,)))]
 
@@ -113,8 +113,3 @@ class SparseFillEmptyRows(Op):
 def element_type_of(array: np.ndarray) -> ElementType:
     """The element type of a run-time array: strings are held as object arrays."""
     return ElementType.STRING if array.dtype == object else ElementType.from_numpy(array.dtype)
-
-
-def _plus(dim: Dim, amount: int) -> Dim:
-    """``dim + amount`` on both bounds."""
-    return Dim(dim.min + amount, None if dim.max is None else dim.max + amount)

@@ -4,16 +4,20 @@ Importing this package imports every rule module, so ``RULES`` holds them all.
 """
 
 from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
+    activations,
     adaptive,
+    blocks,
     color,
     control,
     convolution,
     ctc,
+    deformable,
     detection,
     elementwise,
     gather_tree,
     generation,
     image,
+    indexing,
     matrix,
     matrix_nms,
     movement,
@@ -25,6 +29,7 @@ from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @e
     reduction,
     refused,
     search,
+    signals,
     sparse,
     type,
 )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irgraph.control_flow import If, Loop, TensorIterator
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Shape
 from irgraph.graph import Node, OutputPort, PortMapEntry
@@ -26,9 +27,6 @@ from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.export_rules.patterns import int64_input, onnx_type_code
 from irgraph.io.onnx.export_rules.registry import ExportContext, exports
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 
 
 @exports(If)

@@ -9,9 +9,11 @@ from typing import Any
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.graph import Node
 from irgraph.io.onnx.common import onnx_type_name, require_onnx
 from irgraph.io.onnx.export_rules.registry import ExportContext
+from irgraph.ops.op import normalize_axis
 
 
 class Pattern:
@@ -33,6 +35,11 @@ class Pattern:
         return self.ctx.initializer(self.node, name, np.asarray(value, np.int64))
 
 
+def scalar_initializer(ctx: ExportContext, node: Node, step: str, value: float, element_type: ElementType) -> str:
+    """An initializer holding ``value`` as a 0-d tensor of ``element_type``."""
+    return ctx.initializer(node, step, np.asarray(value, dtype=element_type.numpy_dtype))
+
+
 def constant_ints(ctx: ExportContext, node: Node, index: int, what: str) -> list[int]:
     """The integer values of a constant input; refused when a computed tensor feeds it."""
     value = ctx.constant(node, index)
@@ -40,6 +47,22 @@ def constant_ints(ctx: ExportContext, node: Node, index: int, what: str) -> list
         raise ctx.refuse(f"its {what} (input {index}) must come straight from a Const to export it "
                          "(ONNX takes it as an attribute or needs its value)")
     return [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def constant_axis(ctx: ExportContext, node: Node, index: int, rank_of: int = 0) -> int:
+    """A one-element constant axis input, checked against the rank of input ``rank_of`` when known."""
+    value = ctx.constant(node, index)
+    if value is None or np.size(value) != 1:
+        raise ctx.refuse(f"{node.type_name}'s axis must come straight from a one-element Const to export it (ONNX "
+                         "takes the axis as an attribute)")
+    axis = int(np.asarray(value).reshape(-1)[0])
+    shape = ctx.input_type(node, rank_of).shape
+    if not shape.rank_is_dynamic:
+        try:
+            normalize_axis(axis, shape.rank)
+        except OpError as err:
+            raise ctx.refuse(err.message) from None
+    return axis
 
 
 def int64_input(ctx: ExportContext, node: Node, index: int, step: str, made: list, *,

@@ -1,10 +1,4 @@
-"""Running TensorIterator-1, Loop-5 and If-8: their bodies run with the same Interpreter as the model.
-
-When an :class:`~irgraph.runtime.interpreter.Interpreter` is prepared, each layer with bodies gets a
-*runner* from :data:`RUNNERS` (keyed by op class) that stands for the op in the plan. The runner
-prepares an Interpreter per body once (bodies inside bodies are prepared by those, in turn) and
-works out once which body slots the port map binds; an iteration then binds the body's Parameters
-and runs its plan, with no graph or dict work.
+"""Running TensorIterator-1 and Loop-5: the iterations of one body, the port map worked out once.
 
 Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the oracle of the tests:
 
@@ -24,223 +18,27 @@ Semantics follow openvino 2026.4.1's CPU plugin (``tensoriterator.cpp``), the or
   value for an output fed back by a back edge, zeros for other last-iteration outputs (the plugin
   leaves that memory unwritten) and empty concatenated outputs, of the layer's inferred output
   types with unknown dims 0 (a constant false condition infers [0, ...]).
-* If: the condition (input 0, one element) picks ``then_body`` or ``else_body``.
 
-Bounded: one run executes at most ``iteration_limit`` bodies in all (every TensorIterator and Loop
-iteration and If branch, at any nesting depth; :func:`run_budget` shares one budget between the
-runs of a command, as ``ir-run --steps`` does), so nested Loops cannot multiply their counts. A
-Loop whose count is known and above what is left is refused up front, any other when the budget
-runs out, naming the layer. Concatenated outputs are counted against the element limit iteration
-by iteration (before they are allocated), and bodies nest at most ``MAX_BODY_DEPTH`` deep.
+Every body execution counts against the run's budget (:mod:`irgraph.control_flow.bodies`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from irgraph.control_flow.bodies import MakeInterpreter, Program, check_type, current_budget, in_body, one_element, want
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
-from irgraph.core.limits import DEFAULT_ITERATION_LIMIT, MAX_BODY_DEPTH
-from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
+from irgraph.graph import Body, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
-from irgraph.ops.condition.if_ import If
-from irgraph.ops.infrastructure.loop import Loop
-from irgraph.ops.infrastructure.tensor_iterator import TensorIterator
 from irgraph.ops.plan_step import PlanStep
 
-__all__ = ["RUNNERS", "BodyBudget", "BodyInterpreter", "body_runner", "run_budget"]
+__all__ = ["Iterations"]
 
 
-class BodyBudget:
-    """The body executions one run (or one command's runs) may still make: see :func:`run_budget`."""
-
-    __slots__ = ("limit", "used")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.used = 0
-
-    def exceeded(self, node: Node, what: str, earlier: int) -> ResourceLimitError:
-        """The refusal of ``node``, which would ``what`` (``run 5 iterations``) after ``earlier`` other body
-        executions of the run, past the limit."""
-        after = f" after {earlier} other body executions in this run" if earlier else ""
-        return ResourceLimitError(
-            f"{node.op.title()} would {what}{after}, above the iteration limit of {self.limit} (sub-graph body "
-            "executions per run, nested ones included; raise it with Interpreter(..., iteration_limit=N) or ir-run "
-            "--iteration-limit N)")
-
-
-_budget: ContextVar[BodyBudget | None] = ContextVar("irgraph_body_budget", default=None)
-"""The budget of the run under way in this thread (None: no run, or one without bodies)."""
-
-
-@contextlib.contextmanager
-def run_budget(limit: int) -> Iterator[BodyBudget]:
-    """One budget of ``limit`` body executions for every run inside the block (the runs of one command).
-
-    Inside another such block (a body running, or ``ir-run --steps`` around its runs) the outer
-    budget is the one used, so its limit holds for the whole.
-    """
-    current = _budget.get()
-    if current is not None:
-        yield current
-        return
-    current = BodyBudget(limit)
-    token = _budget.set(current)
-    try:
-        yield current
-    finally:
-        _budget.reset(token)
-
-
-class BodyInterpreter(Protocol):
-    """What a runner asks of the Interpreter prepared for a body (``irgraph.runtime.interpreter.Interpreter``):
-    a protocol, so control flow stays below the runtime that calls it."""
-
-    element_limit: int
-    iteration_limit: int
-    _slots: dict[tuple[int, int], int]
-
-    def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]: ...
-
-
-MakeInterpreter = Callable[[Model], BodyInterpreter]
-
-_prepared: ContextVar[dict[int, Any] | None] = ContextVar("irgraph_prepared_runners", default=None)
-"""Runners prepared ahead for the layers (by ``id``) under the one being prepared (per thread)."""
-
-
-def body_runner(node: Node, make_interpreter: MakeInterpreter) -> Any:
-    """What runs ``node`` in a plan: a runner for a TensorIterator, Loop or If (its bodies prepared
-    now with ``make_interpreter``), or the op itself for any other op a file gave bodies (they are
-    ignored, as OpenVINO ignores them).
-
-    Preparation does not recurse with the nesting: the layers with bodies under ``node`` are listed
-    with an explicit stack and prepared deepest first, so a body's Interpreter finds the runners of
-    its own layers ready. (Running recurses: a few Python frames per level, well within Python's
-    limit at ``MAX_BODY_DEPTH``.)
-    """
-    prepared = _prepared.get()
-    if prepared is not None and id(node) in prepared:
-        return prepared.pop(id(node))
-    if type(node.op) not in RUNNERS:  # every SubGraphOp class has a runner
-        return node.op
-    order: list[Node] = []
-    stack = [(node, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if depth > MAX_BODY_DEPTH:
-            raise ResourceLimitError(f"sub-graph bodies nest more than {MAX_BODY_DEPTH} levels deep; irgraph runs at "
-                                     f"most {MAX_BODY_DEPTH}", current.location)
-        order.append(current)
-        for body in current.bodies:
-            stack.extend((inner, depth + 1) for inner in body.model if inner.bodies and type(inner.op) in RUNNERS)
-    prepared = {}
-    token = _prepared.set(prepared)
-    try:
-        for current in reversed(order):  # every layer comes after the layers whose bodies hold it
-            prepared[id(current)] = RUNNERS[type(current.op)](current, make_interpreter)
-    finally:
-        _prepared.reset(token)
-    return prepared[id(node)]
-
-
-# ------------------------------------------------------------------------------------ one body
-class _Program:
-    """One body, prepared once: its Interpreter and the slots of its Parameters and Results by layer id."""
-
-    __slots__ = ("body", "owner", "interpreter", "parameter_dtypes", "parameter_slots", "result_slots")
-
-    def __init__(self, body: Body, owner: Node, make_interpreter: MakeInterpreter) -> None:
-        self.body = body
-        self.owner = owner
-        try:
-            self.interpreter = make_interpreter(body.model)
-        except IrError as err:
-            raise _in_body(err, body, owner, None) from None
-        slots = self.interpreter._slots
-        model = body.model
-        self.parameter_slots = {node.id: slots[(node.id, 0)] for node in model.parameters}
-        self.parameter_dtypes = {node.id: _declared_dtype(node) for node in model.parameters}
-        self.result_slots: dict[int, int] = {}
-        for result in model.results:
-            source = model.input_sources(result)[0]
-            if source is not None:
-                self.result_slots[result.id] = slots[(source.node_id, source.index)]
-
-    def parameter(self, entry: PortMapEntry) -> int:
-        """The slot of the body Parameter ``entry`` names."""
-        slot = self.parameter_slots.get(entry.internal_layer_id)
-        if slot is None:
-            raise EvaluationError(f"<{self.body.tag}> {entry.describe()} names no body Parameter", self.owner.location)
-        return slot
-
-    def result(self, layer_id: int) -> int:
-        """The slot of the value body Result ``layer_id`` gives (shape inference checked it names one)."""
-        return self.result_slots[layer_id]
-
-    def type_check(self, layer_id: int, what: str) -> tuple[np.dtype, str] | None:
-        """What :func:`_check_type` needs to check values given to body Parameter ``layer_id`` (None: any type)."""
-        dtype = self.parameter_dtypes.get(layer_id)
-        if dtype is None:
-            return None
-        parameter = self.body.model.node(layer_id)
-        return dtype, (f"{what} gives {{}}{{}} to body Parameter {layer_id} ({parameter.name!r}), which declares "
-                       f"{parameter.op.element_type}; element types must match")  # type: ignore[attr-defined]
-
-    def check_bound(self, bound: set[int]) -> None:
-        """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
-        model = self.body.model
-        for parameter in model.parameters:
-            if self.parameter_slots[parameter.id] not in bound and model.consumers(OutputPort(parameter.id, 0)):
-                raise OpError(f"<{self.body.tag}> body Parameter {parameter.id} ({parameter.name!r}) gets no value: "
-                              "no port map input, back edge or special port names it")
-
-
-def _declared_dtype(parameter: Node) -> np.dtype | None:
-    """The NumPy dtype of the values a body Parameter declares, None when it takes any (dynamic, strings)."""
-    element_type = parameter.op.element_type  # type: ignore[attr-defined]
-    if element_type.is_dynamic or element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind in "OU":
-        return None
-    return np.dtype(element_type.numpy_dtype)
-
-
-def _check_type(value: Any, check: tuple[np.dtype, str] | None, iteration: int | None = None) -> None:
-    """Refuse a value for a body Parameter of another element type than it declares (shape inference refuses
-    what it can see; this catches what only the run shows). ``check`` from :meth:`_Program.type_check`."""
-    if check is not None and value.dtype != check[0]:
-        when = "" if iteration is None else f" after iteration {iteration}"
-        raise OpError(check[1].format(np.dtype(value.dtype).name, when))
-
-
-def _in_body(err: IrError, body: Body, owner: Node, iteration: int | None) -> IrError:
-    """``err`` (located at the body layer) with a message saying which layer's body and iteration it came from."""
-    where = f"in <{body.tag}> of {owner.location.layer()}"
-    if iteration is not None:
-        where += f", iteration {iteration}"
-    return type(err)(f"{where}: {err.message}", err.location)
-
-
-def _want(wanted: list[int], slot: int) -> int:
-    """The position of ``slot`` in ``wanted`` (added when new)."""
-    if slot not in wanted:
-        wanted.append(slot)
-    return wanted.index(slot)
-
-
-def _one_element(value: np.ndarray, what: str) -> np.ndarray:
-    value = np.asarray(value)
-    if value.size != 1:
-        raise EvaluationError(f"{what} must hold one element; got shape [{','.join(map(str, value.shape))}]")
-    return value.reshape(-1)
-
-
-# ------------------------------------------------------------------------------------ TensorIterator, Loop
 class _Sliced:
     """A sliced input (or the plan of a concatenated output): axis, part length and direction."""
 
@@ -313,15 +111,16 @@ class _Sliced:
         return count, lambda i: value[(*head, slice(size - (i + 1) * step, size - i * step))]
 
 
-class _Iterations(PlanStep):
+class Iterations(PlanStep):
     """TensorIterator-1 and Loop-5: the port map worked out once; ``evaluate`` runs the iterations."""
 
     loop = False
+    """Loop-5's rules (negative axes, unit slices only, the execution condition) rather than TensorIterator-1's."""
 
     def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
         self.node = node
         body = next(body for body in node.bodies if body.tag == "body")  # inference checked it is there
-        program = self.program = _Program(body, node, make_interpreter)
+        program = self.program = Program(body, node, make_interpreter)
         interpreter = program.interpreter
         self.iteration_limit = interpreter.iteration_limit
         self.element_limit = interpreter.element_limit
@@ -330,7 +129,7 @@ class _Iterations(PlanStep):
         except OpError as err:
             raise EvaluationError(err.message, node.location) from None
 
-    def _plan(self, body: Body, program: _Program) -> None:
+    def _plan(self, body: Body, program: Program) -> None:
         wanted: list[int] = []
         fed_back = {edge.to_layer: edge.from_layer for edge in body.back_edges}
         self.invariant: list[tuple[int, int]] = []
@@ -371,7 +170,7 @@ class _Iterations(PlanStep):
             if edge.to_layer not in initial:
                 raise OpError(f"<back_edges> edge to-layer {edge.to_layer} names a body Parameter no port map input "
                               "gives a first value")
-            self.carried.append((slot, initial[edge.to_layer], _want(wanted, program.result(edge.from_layer))))
+            self.carried.append((slot, initial[edge.to_layer], want(wanted, program.result(edge.from_layer))))
             self.back_edge_checks.append(program.type_check(
                 edge.to_layer, f"<back_edges> edge from body layer {edge.from_layer} to body layer {edge.to_layer}"))
         self.input_checks = [(port, check) for port, check in self.input_checks if check is not None]
@@ -383,14 +182,14 @@ class _Iterations(PlanStep):
             slot = program.result(entry.internal_layer_id)
             if entry.purpose == EXECUTION_CONDITION:
                 if self.loop:
-                    self.condition = _want(wanted, slot)
+                    self.condition = want(wanted, slot)
             elif entry.external_port < 0:
                 continue
             elif entry.sliced:
-                self.concatenated.append((entry.external_port, _want(wanted, slot), _Sliced(entry, None, self.loop),
+                self.concatenated.append((entry.external_port, want(wanted, slot), _Sliced(entry, None, self.loop),
                                           entry.internal_layer_id))
             else:
-                self.last.append((entry.external_port, _want(wanted, slot), entry.internal_layer_id))
+                self.last.append((entry.external_port, want(wanted, slot), entry.internal_layer_id))
         bound = {slot for slot, _ in self.invariant} | {slot for slot, _, _ in self.carried}
         bound |= {sliced.slot for sliced in self.sliced if sliced.slot is not None}  # inputs: all have a slot
         if self.current_iteration is not None:
@@ -399,7 +198,7 @@ class _Iterations(PlanStep):
         self.wanted = wanted
         self.back_edge_results = {edge.from_layer: initial.get(edge.to_layer) for edge in body.back_edges}
 
-    def _iteration_counter(self, program: _Program, entry: PortMapEntry) -> tuple[int, np.dtype, tuple[int, ...]]:
+    def _iteration_counter(self, program: Program, entry: PortMapEntry) -> tuple[int, np.dtype, tuple[int, ...]]:
         slot = program.parameter(entry)
         parameter = program.body.model._nodes[entry.internal_layer_id]
         element_type = parameter.op.element_type  # type: ignore[attr-defined]
@@ -415,10 +214,10 @@ class _Iterations(PlanStep):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run the iterations; the outer outputs in order."""
-        count, stoppable = self._iterations(inputs)
+        count, stoppable = self.count_iterations(inputs)
         for port, check in self.input_checks:
-            _check_type(inputs[port], check)
-        budget = _budget.get() or BodyBudget(self.iteration_limit)  # evaluated outside a run: its own budget
+            check_type(inputs[port], check)
+        budget = current_budget(self.iteration_limit)  # evaluated outside a run: its own budget
         earlier = budget.used
         if count > budget.limit - earlier and not stoppable:
             raise budget.exceeded(self.node, f"run {count} iterations", earlier)
@@ -470,7 +269,7 @@ class _Iterations(PlanStep):
             try:
                 outputs = run(slots, bound, wanted)
             except IrError as err:
-                raise _in_body(err, program.body, self.node, iteration) from None
+                raise in_body(err, program.body, self.node, iteration) from None
             for index, (_, position, sliced, _) in enumerate(concatenated):
                 value = outputs[position]
                 joined = gathered[index]
@@ -487,13 +286,13 @@ class _Iterations(PlanStep):
                 joined.append(value)
             for index, position in enumerate(carried_results, carried_from):
                 bound[index] = outputs[position]
-                _check_type(bound[index], back_edge_checks[index - carried_from], iteration)
+                check_type(bound[index], back_edge_checks[index - carried_from], iteration)
             iteration += 1
-            if condition is not None and not bool(_one_element(outputs[condition], "the body condition")[0]):
+            if condition is not None and not bool(one_element(outputs[condition], "the body condition")[0]):
                 break
         return self._outputs(outputs, gathered, inputs)
 
-    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
+    def count_iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
         """(the most iterations to run, -1 for no bound; whether the body condition can stop them)."""
         raise NotImplementedError
 
@@ -544,86 +343,3 @@ class _Iterations(PlanStep):
         dims = () if tensor.shape.rank_is_dynamic else tuple(d.value if d.is_static else 0 for d in tensor.shape)
         return np.zeros(dims, tensor.element_type.numpy_dtype)
 
-
-class _TensorIteratorRunner(_Iterations):
-    """TensorIterator-1: as many iterations as its sliced inputs have parts."""
-
-    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
-        if self.sliced:
-            counts = {sliced.parts(np.asarray(inputs[sliced.port]))[0] for sliced in self.sliced}
-            if len(counts) > 1:
-                raise OpError(f"the sliced inputs give different numbers of iterations: {sorted(counts)}")
-            return counts.pop(), False
-        for port, _, sliced, _ in self.concatenated:  # the plugin counts the parts of a static concatenated output
-            shape = self.node.output_types[port].shape  # type: ignore[union-attr]
-            dim = None if shape.rank_is_dynamic else shape[sliced.axis(shape.rank)]
-            if dim is not None and dim.is_static:
-                return dim.value // abs(sliced.stride), False
-        return 1, False
-
-
-class _LoopRunner(_Iterations):
-    """Loop-5: the trip count and execution condition inputs, then the body condition, decide."""
-
-    loop = True
-
-    def _iterations(self, inputs: Sequence[np.ndarray]) -> tuple[int, bool]:
-        trip = _one_element(inputs[0], "the trip count (input 0)")
-        if trip.dtype.kind not in "iu":
-            raise OpError(f"the trip count (input 0) must be an integer; got {trip.dtype}")
-        count = int(trip[0])
-        if not bool(_one_element(inputs[1], "the execution condition (input 1)")[0]):
-            count = 0
-        return (-1 if count < 0 else count), self.condition is not None
-
-
-class _IfRunner(PlanStep):
-    """If-8: the condition picks a body; its port map gives the outer outputs."""
-
-    def __init__(self, node: Node, make_interpreter: MakeInterpreter) -> None:
-        self.node = node
-        bodies = {body.tag: body for body in node.bodies}  # inference checked both are there, with port maps
-        self.iteration_limit = DEFAULT_ITERATION_LIMIT
-        self.branches = []
-        for tag in ("then_body", "else_body"):
-            body = bodies[tag]
-            program = _Program(body, node, make_interpreter)
-            wanted: list[int] = []
-            slots = [program.parameter(entry) for entry in body.inputs]
-            ports = [entry.external_port for entry in body.inputs]
-            checks = [(entry.external_port, check) for entry in body.inputs if (check := program.type_check(
-                entry.internal_layer_id, f"<{body.port_map_tag}> {entry.describe()}")) is not None]
-            try:
-                program.check_bound(set(slots))
-            except OpError as err:
-                raise EvaluationError(err.message, node.location) from None
-            produced = [0] * node.num_outputs  # inference checked every output has an entry in each body
-            for entry in body.outputs:
-                produced[entry.external_port] = _want(wanted, program.result(entry.internal_layer_id))
-            self.branches.append((program, slots, ports, wanted, produced, checks))
-            self.iteration_limit = program.interpreter.iteration_limit
-
-
-    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Run the body the condition picks."""
-        condition = bool(_one_element(inputs[0], "the condition (input 0)")[0])
-        budget = _budget.get() or BodyBudget(self.iteration_limit)
-        if budget.used >= budget.limit:
-            raise budget.exceeded(self.node, f"run its {'then' if condition else 'else'} branch", budget.used)
-        budget.used += 1
-        program, slots, ports, wanted, produced, checks = self.branches[0 if condition else 1]
-        for port, check in checks:
-            _check_type(inputs[port], check)
-        try:
-            outputs = program.interpreter._run_slots(slots, [inputs[port] for port in ports], wanted)
-        except IrError as err:
-            raise _in_body(err, program.body, self.node, None) from None
-        return [outputs[position] for position in produced]
-
-
-RUNNERS: dict[type, Callable[[Node, MakeInterpreter], Any]] = {
-    TensorIterator: _TensorIteratorRunner,
-    Loop: _LoopRunner,
-    If: _IfRunner,
-}
-"""Op class -> the runner class that executes its bodies."""
