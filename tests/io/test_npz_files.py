@@ -28,3 +28,14 @@ def test_members_are_written_as_zip64_and_read_back(tmp_path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         assert [(i.filename, i.extract_version) for i in archive.infolist()] == [("a/b:0.npy", 45)]  # 4.5: ZIP64
     assert npz.load_npz(str(path), 10)["a/b:0"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_json_file_cut_short_is_not_json_with_where_it_broke(tmp_path: Path) -> None:
+    from irgraph.io.data.polygraphy_json import read_iterations
+
+    path = tmp_path / "inputs.json"
+    path.write_text('[{"x": 1', encoding="utf-8")
+    with pytest.raises(IrIOError) as refused:
+        read_iterations(str(path))
+    assert str(refused.value) == (f"{path}: cannot read the JSON file: not JSON: Expecting ',' delimiter: "
+                                  "line 1 column 9 (char 8)")
