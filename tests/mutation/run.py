@@ -143,7 +143,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/io/test_onnx_import_signals.py", "tests/io/test_onnx_export_nms.py",
                  "tests/io/test_onnx_export_roi.py", "tests/io/test_onnx_export_models.py",
                  "tests/io/test_rewrite_exports.py", "tests/io/test_onnx_export_sweeps.py",
-                 "tests/io/test_onnx_export_reshape.py")),
+                 "tests/io/test_onnx_export_reshape.py", "tests/io/test_onnx_export_signals.py")),
     "io/data": (("src/irgraph/io/data/*.py",),
                 ("tests/hostile/test_polygraphy_json.py", "tests/hostile/test_input_archives.py",
                  "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py",
