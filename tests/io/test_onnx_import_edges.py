@@ -60,3 +60,18 @@ def test_size_explains_its_pattern() -> None:
     converted = ir.convert_onnx(proto, explain=lines)
     assert any(line.endswith(": -> ReduceProd-1 of ShapeOf-3") for line in lines), lines
     assert ir.run(converted, {"x": np.zeros((2, 3), np.float32)})["n"].tolist() == 6
+
+
+def test_a_stateless_export_explains_where_each_variable_goes() -> None:
+    from tests.io.test_onnx_export_models import small_stateful_model
+
+    explained: list[str] = []
+    ir.export_onnx(small_stateful_model(), stateless=True, explain=explained)
+    assert [line for line in explained if line.startswith(("Assign", "ReadValue")) and "->" in line] == [
+        "ReadValue 'cache' -> graph input 'past_key_values.3.value' f32[2]",
+        "ReadValue 'ssm' -> graph input 'ssm_state' f32[2]",
+        "ReadValue 'counter' -> graph input 'past.counter_1' f32[2]",
+        "ReadValue 'fixed' -> graph input 'past.fixed' f32[2]",
+        "Assign 'cache_write' -> graph output 'present.3.value'",
+        "Assign 'ssm_write' -> graph output 'out_state'",
+        "Assign 'counter_write' -> graph output 'present.counter'"]
