@@ -75,3 +75,24 @@ def test_a_stateless_export_explains_where_each_variable_goes() -> None:
         "Assign 'cache_write' -> graph output 'present.3.value'",
         "Assign 'ssm_write' -> graph output 'out_state'",
         "Assign 'counter_write' -> graph output 'present.counter'"]
+
+
+def test_a_split_lengths_input_of_the_wrong_length_is_refused() -> None:
+    proto = model([helper.make_node("Split", ["x", "lengths"], ["a", "b"], axis=0)],
+                  [value("x", [4]), value("lengths", [3], 7)], [value("a"), value("b")], 13)
+    with pytest.raises(ConversionError, match=r"input 'split' \('lengths'\) must be int64 of shape \[2\] \(one length "
+                                              r"per output\); got i64\[3\]"):
+        ir.convert_onnx(proto)
+
+
+def test_a_string_initializer_cannot_keep_its_data_externally(tmp_path) -> None:
+    import onnx
+
+    words = onnx.TensorProto(name="words", data_type=onnx.TensorProto.STRING, dims=[1])
+    words.data_location = onnx.TensorProto.EXTERNAL
+    words.external_data.add(key="location", value="words.bin")
+    (tmp_path / "words.bin").write_bytes(b"abc")
+    proto = model([helper.make_node("Identity", ["words"], ["y"])], [], [value("y", [1], 8)], 13, [words])
+    onnx.save(proto, tmp_path / "m.onnx")
+    with pytest.raises(ConversionError, match="of type STRING cannot keep its data externally"):
+        ir.convert_onnx(tmp_path / "m.onnx")
