@@ -830,12 +830,18 @@ def _recheck(plan: list[tuple[str, Path, tuple[str, ...], list[Mutant]]], popula
         entry["run"] -= len(now_equivalent)
         entry["survivors"] = [key for key in entry["survivors"] if key not in equivalent]
         results[group] = entry
-    for group, module, tests, mutants in plan:
+    plan = [(group, module, tests, [m for m in mutants if m.key in results[group]["survivors"]])
+            for group, module, tests, mutants in plan]
+    traces: dict[str, tuple[dict[Path, dict[str, list[int]]], float] | None] = {}
+    for group, module, tests, again in plan:
         entry = results[group]
-        again = [m for m in mutants if m.key in entry["survivors"]]
         if not again:
             continue
-        outcomes = run_module(ROOT / "src", module, again, tests, ROOT, args.workers, trace=len(again) > DIRECT_RUNS)
+        if group not in traces:  # one traced run picks each survivor's tests (untraced, each ran them all)
+            traces[group] = _trace_group(group, plan)
+        traced = traces[group]
+        outcomes = run_module(ROOT / "src", module, again, tests, ROOT, args.workers, trace=len(again) > DIRECT_RUNS,
+                              traced=(traced[0][module], traced[1]) if traced is not None else None)
         for outcome in outcomes:
             print(f"  {outcome.status:8} {outcome.seconds:5.1f}s {outcome.mutant.key}", flush=True)
             if outcome.status != "survived":
