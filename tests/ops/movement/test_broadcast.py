@@ -106,3 +106,9 @@ def test_broadcast_pdpd():
              lambda d, t: ov3.broadcast(d, t, broadcast_spec="pdpd"), constant={1})
     with pytest.raises(OpError, match="pdpd needs a target of the input's rank 2"):
         Broadcast3(mode="pdpd").evaluate([data, np.array([2, 3, 4])])
+
+
+def test_explicit_mode_needs_the_axes_mapping_input():
+    """OpenVINO's Broadcast-3 check, in its words (its Python API cannot even build the node without the input)."""
+    with pytest.raises(OpError, match="^axes_mapping input should be provided if explicit mode is used$"):
+        Broadcast3(mode="explicit").infer([tt("3"), tt("2", "i64")], [None, np.array([2, 3])])
