@@ -416,3 +416,9 @@ def test_pillow_bicubic_weights_an_exact_tap_by_one():
     data = np.array([[1.0, 5.0, 2.0, 8.0]], np.float32)
     out = _run11(data, np.array([1, 4], np.int64), [0, 1], mode="bicubic_pillow")
     np.testing.assert_allclose(out, data, rtol=0, atol=1e-6)
+
+
+def test_interpolate_1_needs_one_output_length_per_axis():
+    op = Interpolate1(axes=(2, 3), mode="nearest")
+    with pytest.raises(OpError, match=r"^output_shape needs one length per axis \[2, 3\]\. Got: \[4\]$"):
+        op.evaluate([np.zeros((1, 1, 2, 2), np.float32), np.array([4], np.int64)])
