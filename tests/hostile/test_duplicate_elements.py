@@ -13,8 +13,8 @@ import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
 from irgraph.core.errors import IrParseError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.xml import fast_reader
 from irgraph.io.xml import reader as xml_reader
+from irgraph.io.xml._fast import reader as fast_reader
 from irgraph.io.xml.security import load_xml
 from tests.helpers import line_of
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error, layer, net, port, save_npz

@@ -15,7 +15,7 @@ import pytest
 import irgraph as ir
 from irgraph.cli import ir_run, ir_validate
 from irgraph.core.errors import ResourceLimitError
-from irgraph.io.xml import reader as xml_reader
+from irgraph.io.xml import _fast as xml_fast
 from irgraph.io.xml import rt_info as xml_rt_info
 from tests.hostile.conftest import EXIT_FAILURE, expect_cli_error, expect_error
 from tests.hostile.test_resources import _in_a_child
@@ -61,11 +61,11 @@ def both_paths(monkeypatch):
 
     def run(check) -> None:
         taken = []
-        fast = xml_reader.read_fast
-        monkeypatch.setattr(xml_reader, "read_fast", lambda context: taken.append(fast(context)) or taken[-1])
+        fast = xml_fast.read_fast
+        monkeypatch.setattr(xml_fast, "read_fast", lambda context: taken.append(fast(context)) or taken[-1])
         check()
         assert taken, "the fast reader was not tried"
-        monkeypatch.setattr(xml_reader, "read_fast", lambda context: None)
+        monkeypatch.setattr(xml_fast, "ENABLED", False)
         check()
 
     return run

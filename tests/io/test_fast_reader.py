@@ -1,4 +1,4 @@
-"""The reader's fast path (io/fast_reader.py) against its reference, the lxml path.
+"""The reader's fast path (io/xml/_fast/reader.py) against its reference, the lxml path.
 
 Every file read both ways must give the same model, or the same error, or the fast path must step
 aside (return None) so the lxml path answers: on the golden corpus and samples, on hand-made
@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 import irgraph as ir
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
-from irgraph.io.xml import fast_reader
 from irgraph.io.xml import reader as xml_reader
+from irgraph.io.xml._fast import layers as fast_layers
+from irgraph.io.xml._fast import patterns
+from irgraph.io.xml._fast import reader as fast_reader
 from irgraph.io.xml.reader import read_ir
 from irgraph.io.xml.security import load_xml
 from tests.helpers import CORPUS
@@ -50,8 +52,10 @@ def describe(model: ir.Model) -> tuple:
             node.id, node.name, op_key, node.num_inputs, node.num_outputs, node.tensor_names,
             node.declared_input_types, node.declared_output_types, node.result_names, node.rt_info,
             node.input_rt_info, node.output_rt_info, node.extra_attributes, node.location,
+            tuple((body.tag, describe(body.model), body.port_map, body.back_edges) for body in node.bodies),
         ))
-    return model.name, model.ir_version, model.rt_info, model.source, model.source_line, nodes, model.edges()
+    return (model.name, model.ir_version, model.rt_info, model.legacy_sections, model.source, model.source_line,
+            nodes, model.edges())
 
 
 def read_both(path: Path) -> tuple[object, object, bool]:
@@ -180,36 +184,37 @@ def test_damaged_models_read_the_same_both_ways(tmp_path, case):
 def test_long_runs_without_a_tag_are_found_exactly(data, limit):
     """The fast path's size guard agrees with its definition: some ``limit`` bytes in a row hold no '<'."""
     longest = max(len(run) for run in data.split(b"<"))
-    original = fast_reader._MAX_RUN
-    fast_reader._MAX_RUN = limit
+    original = patterns.MAX_RUN
+    patterns.MAX_RUN = limit
     try:
-        assert fast_reader._has_long_run(data) == (longest >= limit)
+        assert patterns.has_long_run(data) == (longest >= limit)
     finally:
-        fast_reader._MAX_RUN = original
+        patterns.MAX_RUN = original
 
 
 def test_the_fast_paths_constructors_make_what_the_classes_make():
-    """Locations, ports and port types are made through their slots (``_fast_constructor``): equal, same hash."""
+    """Locations, ports and port types are made through their slots (``fast_constructor``): equal, same hash."""
     from irgraph.core.element_types import ElementType
     from irgraph.core.errors import Location
-    from irgraph.core.shapes import Shape, TensorType
+    from irgraph.core.shapes import Dim, Shape, TensorType
     from irgraph.graph import InputPort, OutputPort
 
     cases = [
         (fast_reader._location, Location, ("model.xml", 7, 3, "conv", "Convolution")),
         (fast_reader._output_port, OutputPort, (3, 1)),
         (fast_reader._input_port, InputPort, (4, 0)),
-        (fast_reader._tensor_type, TensorType, (ElementType.F32, Shape.static((1, 3)))),
+        (fast_layers.new_tensor_type, TensorType, (ElementType.F32, Shape.static((1, 3)))),
+        (fast_layers.new_shape, Shape, ((Dim.of(2), Dim.of(3)),)),
     ]
     for fast, cls, values in cases:
-        assert fast is not cls  # the fields are as _fast_constructor expects (else it falls back to cls)
+        assert fast is not cls  # the fields are as fast_constructor expects (else it falls back to cls)
         made, reference = fast(*values), cls(*values)
         assert type(made) is cls and made == reference
         assert hash(made) == hash(reference) and repr(made) == repr(reference)
 
 
 def test_consts_made_without_their_checks_equal_checked_ones(tmp_path):
-    """The reader makes Const ops without ``__post_init__`` (layers._checked_tensor_constructor): every field
+    """The reader makes Const ops without ``__post_init__`` (_fast.layers.checked_tensor_constructor): every field
     as the checked constructor sets it."""
     import numpy as np
 
@@ -234,5 +239,5 @@ def test_cutting_dims_out_takes_linear_time_on_hostile_runs():
 
     hostile = "<dim>" * 20_000
     started = time.perf_counter()
-    assert fast_reader._DIMS_CUT.split(hostile) == [hostile]
+    assert patterns.DIMS_CUT.split(hostile) == [hostile]
     assert time.perf_counter() - started < 0.5

@@ -1,4 +1,4 @@
-"""Adversarial probes of the reader's fast path (io/fast_reader.py) against its reference, the lxml path.
+"""Adversarial probes of the reader's fast path (io/xml/_fast/reader.py) against its reference, the lxml path.
 
 Each case edits a corpus model (dml-split-axis3-2) the way an attacker or a sloppy writer might, and
 checks that reading it with the fast path enabled gives exactly what the lxml path alone gives: the

@@ -1,4 +1,4 @@
-"""ONNX DFT (17, 20) and STFT (17) -> IR (import_rules_signals), against onnx 1.23.2's reference and onnxruntime
+"""ONNX DFT (17, 20) and STFT (17) -> IR (import_rules.signals), against onnx 1.23.2's reference and onnxruntime
 1.31.1 on the same models.
 
 IR's Fourier ops follow OpenVINO's reference, whose naive DFT (any length not a power of two) takes its twiddle

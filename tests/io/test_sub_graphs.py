@@ -88,7 +88,7 @@ def test_ir_convert_to_v10_keeps_bodies_as_openvino_writes_them(case: str, tmp_p
 
 
 def test_the_fast_reader_leaves_files_with_bodies_to_the_lxml_path() -> None:
-    from irgraph.io.xml.fast_reader import read_fast
+    from irgraph.io.xml._fast.reader import read_fast
 
     document = load_xml(str(CORPUS / "nested-if-loop-ti" / "model.xml"), parse=False)
     assert read_fast(_Reader(document, None, 10**6)) is None

@@ -590,6 +590,24 @@ def assert_types_equal(actual: Sequence[TensorType], expected: Sequence[TensorTy
     assert [str(t) for t in actual] == [str(t) for t in expected], f"{what}: irgraph {actual} vs {ORACLE} {expected}"
 
 
+SHAPES_FROM_DATA = frozenset({"NonZero", "Unique", "NonMaxSuppression", "NMSRotated", "MulticlassNms", "MatrixNms",
+                              "GenerateProposals"})
+"""Ops whose output shapes depend on the data values themselves (how many are non-zero, unique, kept):
+``output_shapes`` says nothing before they run; the interpreter checks the arrays they produce."""
+
+
+def assert_output_shapes(op: Op, arrays: Sequence[np.ndarray], actual: Sequence[np.ndarray]) -> None:
+    """``op.output_shapes`` (what the interpreter checks before the op allocates) says the shapes ``evaluate``
+    produced; it says nothing only for the ops :data:`SHAPES_FROM_DATA` names."""
+    shapes = op.output_shapes(arrays)
+    if shapes is None:
+        assert op.type_name in SHAPES_FROM_DATA, f"{op!r}: output_shapes says nothing; inputs {describe(arrays)}"
+        return
+    assert len(shapes) >= len(actual), f"{op!r}: output_shapes gives {len(shapes)} shapes for {len(actual)} outputs"
+    assert [tuple(s) for s in shapes[: len(actual)]] == [a.shape for a in actual], (
+        f"{op!r}: output_shapes {shapes} vs evaluate {[a.shape for a in actual]}; inputs {describe(arrays)}")
+
+
 def _ordered(array: np.ndarray) -> np.ndarray:
     """Floats as integers whose order is the floats' order (so a difference counts ULPs)."""
     width = array.dtype.itemsize * 8
@@ -708,6 +726,7 @@ def check_op(
     feeds = {f"in{i}": x for i, x in enumerate(arrays) if i not in constant}
     got = Interpreter(model).run(feeds)
     actual = [got[f"out{i}"] for i in range(len(expected_types))]
+    assert_output_shapes(op, arrays, actual)
     outcome = Outcome()
     magnitudes = term_magnitudes(op, arrays, len(actual))
 

@@ -220,7 +220,7 @@ def _expected_verdict(spelling: str, version: str, implemented: dict[str, type])
     if entry is None:
         return classify(spelling, version).kind.value
     op_class = implemented.get(entry.title)
-    if op_class is None or (op_class.exact_type_name and spelling != op_class.type_name):
+    if op_class is None or (op_class.traits.exact_type_name and spelling != op_class.type_name):
         return Kind.STANDARD.value  # "Constant" is catalogued; OpenVINO reads only "Const" (const.py)
     return op_class.title()
 

@@ -14,8 +14,10 @@ from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Model, OutputPort
 from irgraph.ops import Concat, Const, Op, OpaqueOp, Parameter, Result, Split, VariadicSplit
 from irgraph.ops.op import CODECS, Inputs, InputSpec, integer_values, shape_text
+from irgraph.ops.registry import load_all, registered_classes
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf3
+from irgraph.ops.traits import OpTraits
 
 INT64_RANGE = "attribute 'axis' must be an integer in the int64 range. Got: {!r}"
 
@@ -87,14 +89,22 @@ def test_a_spec_taking_bounds_gets_them_from_shape_inference():
 
 
 def test_what_each_op_tells_the_interpreter_and_the_writer():
-    flags = {cls.__name__: (cls.slices_data, cls.joins_inputs, cls.carries_tensor, cls.exact_type_name)
-             for cls in (Op, Split, VariadicSplit, Concat, Const, Parameter, Result, OpaqueOp)}
-    assert flags == {
-        "Op": (False, False, False, False), "Split": (True, False, False, False),
-        "VariadicSplit": (True, False, False, False), "Concat": (False, True, False, False),
-        "Const": (False, False, True, True), "Parameter": (False, False, False, False),
-        "Result": (False, False, False, False), "OpaqueOp": (False, False, False, False),
+    traits = {cls.__name__: cls.traits for cls in (Op, Split, VariadicSplit, Concat, Const, Parameter, Result)}
+    assert traits == {
+        "Op": OpTraits(), "Split": OpTraits(slices_data=True),
+        "VariadicSplit": OpTraits(slices_data=True, unconnected_extra_outputs=True),
+        "Concat": OpTraits(joins_inputs=True), "Const": OpTraits(carries_tensor=True, exact_type_name=True),
+        "Parameter": OpTraits(), "Result": OpTraits(),
     }
+    assert OpaqueOp(op_type="X").traits == OpTraits() and OpaqueOp(op_type="Assign").traits == OpTraits(is_sink=True)
+
+
+def test_exactly_the_ops_that_write_in_place_have_evaluate_into():
+    load_all()
+    classes = registered_classes()
+    in_place = {cls.__name__ for cls in classes if cls.traits.writes_in_place}
+    assert {"Add", "Relu", "Equal"} <= in_place
+    assert in_place == {cls.__name__ for cls in classes if hasattr(cls, "evaluate_into")}
     assert (Split(num_splits=2).version, OpaqueOp(op_type="X", op_version="ext").version) == ("opset1", "ext")
     assert OpaqueOp(op_type="X", attributes={"a": "1"}).to_attributes() == {"a": "1"}
 

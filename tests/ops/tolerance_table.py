@@ -65,6 +65,20 @@ at f32 every error is at most 0.54 of its bound (DenseNet-121; atol = rtol = 1e-
 178 tensors); at bf16 every tensor but SqueezeNet's softmax, whose 6e9-sized logits bf16 cannot
 resolve; at f16 where no value leaves f16's range (SqueezeNet's and ResNet-50's random weights reach
 1e9 and 1e17, GPT-2's mask holds f32's lowest: OpenVINO's f16 gives infinities there, a divergence).
+
+**A layer's own error** (`--compare-with`): rounding inherited from earlier layers is not the layer's doing,
+so each compared layer is also run, cut out of the model, on the reference's own inputs (the tensors the
+reference produced for them, asked of it too) and judged by its *tolerance class*: the bound above for that
+layer alone (its own row and those of the weight decompression it reads, at the reference's precision;
+integers from floats noted as above), which `ir-run --compare` applies to the cut-out model too. The verdict
+blames the first layer whose own error exceeds its class, and calls a mismatch with no such layer rounding
+(inherited when the layer's own error is below its accumulated one). `--truth f64` adds the layer evaluated in
+float64 on the same inputs: whose rounding is closer to exact (a wrong formula is as wrong in f64).
+`--save-repro DIR` writes the layer to blame with those inputs, the reference's outputs and the `ir-run`
+command that reproduces the mismatch. Measured against OpenVINO 2026.4.1's CPU plugin at f32 with `--mark all`
+on the models of tests/data/models (631 tensors): every layer's own error is at most 0.066 of its class
+(GPT-2's MatMul); of the 470 float tensors, `--truth f64` found irgraph closer to exact on 143, OpenVINO on 12
+and neither on 315 (equal distances, most of them bit-equal outputs).
 """
 
 

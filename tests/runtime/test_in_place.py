@@ -1,5 +1,5 @@
-"""The interpreter's in-place element-wise steps (irgraph.runtime._in_place): an Add or ReLU whose first input dies at
-that step writes over it, and never over memory anything else can still see: feeds, Consts, Results, views
+"""The interpreter's in-place element-wise steps (irgraph.runtime._fast.in_place): an Add or ReLU whose first input
+dies at that step writes over it, and never over memory anything else can still see: feeds, Consts, Results, views
 (Reshape, Split), arrays an op passed through, arrays a deferred Concat holds."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.op import Inputs, InputSpec
 from irgraph.ops.shape.reshape import Reshape
-from irgraph.runtime import _in_place
+from irgraph.runtime._fast import in_place
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class PassThrough(Op):
     def infer(self, inputs: Sequence[TensorType], values) -> list[TensorType]:
         return [inputs[0]]
 
-    def evaluate(self, inputs, out=()):
+    def evaluate(self, inputs):
         return [inputs[0]]
 
 
@@ -43,14 +43,14 @@ X = np.array([[-2.0, -1.0, 0.5], [1.0, -0.0, 3.0]], np.float32)
 def donations(monkeypatch) -> list[bool]:
     """Whether each in-place step got its input 0 to write over, in run order."""
     seen: list[bool] = []
-    original = _in_place.donor
+    original = in_place.donor
 
     def spy(dense, inputs, private):
         given = original(dense, inputs, private)
         seen.append(bool(given))
         return given
 
-    monkeypatch.setattr(_in_place, "donor", spy)
+    monkeypatch.setattr(in_place, "donor", spy)
     return seen
 
 
@@ -141,7 +141,7 @@ def test_in_place_relu_keeps_nan_and_negative_zero_as_the_allocating_path():
     data = np.array([np.nan, -0.0, -1.0, 2.0, -np.inf], np.float32)
     (allocated,) = Relu().evaluate([data.copy()])
     target = data.copy()
-    (written,) = Relu().evaluate([target], (target,))
+    (written,) = Relu().evaluate_into([target], target)
     assert written is target
     np.testing.assert_array_equal(written, allocated)
     assert np.signbit(written).tolist() == np.signbit(allocated).tolist() == [False, True, False, False, False]
@@ -149,10 +149,10 @@ def test_in_place_relu_keeps_nan_and_negative_zero_as_the_allocating_path():
 
 def test_other_shapes_or_dtypes_are_not_written_into():
     a, b = np.ones((1, 3), np.float32), np.ones((2, 3), np.float32)
-    (result,) = Add().evaluate([a, b], (a,))  # broadcasting grows the output: a new array
+    (result,) = Add().evaluate_into([a, b], a)  # broadcasting grows the output: a new array
     assert result is not a and result.shape == (2, 3)
     half = np.ones(3, np.float16)
-    (result,) = Add().evaluate([half, half], (half,))  # f16 computes in f32 and rounds: allocates
+    (result,) = Add().evaluate_into([half, half], half)  # f16 computes in f32 and rounds: allocates
     assert result is not half and result.tolist() == [2, 2, 2]
 
 
@@ -169,7 +169,7 @@ class Stored(Op):
     def infer(self, inputs: Sequence[TensorType], values) -> list[TensorType]:
         return [inputs[0]]
 
-    def evaluate(self, inputs, out=()):
+    def evaluate(self, inputs):
         return [STORED]
 
 

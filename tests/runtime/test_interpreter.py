@@ -282,11 +282,11 @@ def test_a_run_time_shape_outside_the_inferred_type_is_refused(monkeypatch):
     model = _non_zero_model()
     runner = ir.Interpreter(model)
     real = NonZero.evaluate
-    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs, out=(): [np.zeros((2, 7), np.int64)])
+    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs: [np.zeros((2, 7), np.int64)])
     with pytest.raises(EvaluationError, match=r"layer 1 'nz' \(NonZero\): output 0 has shape \[2, 7\] at run time, "
                                               r"outside its inferred shape \[2,..6\]"):
         runner.run({"x": np.ones((2, 3), np.float32)})
-    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs, out=(): [real(self, inputs)[0].astype(np.int32)])
+    monkeypatch.setattr(NonZero, "evaluate", lambda self, inputs: [real(self, inputs)[0].astype(np.int32)])
     with pytest.raises(EvaluationError, match=r"output 0 has element type int32 at run time; shape inference gives "
                                               r"i64"):
         runner.run({"x": np.ones((2, 3), np.float32)})

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
-import irgraph.runtime.interpreter as interpreter_module
+import irgraph.runtime.deferred as deferred
 from irgraph.core.errors import ResourceLimitError
 
 
@@ -107,8 +107,8 @@ def test_strings_join_and_split():
 
 
 def test_too_many_parts_are_written_at_once(monkeypatch):
-    monkeypatch.setattr(interpreter_module, "MAX_PARTS", 3)
-    monkeypatch.setattr(interpreter_module, "MAX_DEPTH", 1)
+    monkeypatch.setattr(deferred, "MAX_PARTS", 3)
+    monkeypatch.setattr(deferred, "MAX_DEPTH", 1)
     model = ir.Model("many")
     x = model.parameter("x", [8, 2])
     parts = model.split(x, axis=0, num_splits=8)
@@ -234,13 +234,13 @@ def test_random_split_concat_graphs_match_numpy(graph, reuse):
 
 def test_splitting_a_deferred_concat_cuts_its_parts_without_copying(monkeypatch):
     writes: list[list[np.ndarray]] = []
-    write = interpreter_module._Joined.write
+    write = deferred.Joined.write
 
     def recording_write(self, target):
         writes.append(list(self.parts))
         write(self, target)
 
-    monkeypatch.setattr(interpreter_module._Joined, "write", recording_write)
+    monkeypatch.setattr(deferred.Joined, "write", recording_write)
     data = np.arange(48, dtype=np.float32).reshape(2, 8, 3)
     y = ir.run(reversed_chain(), {"x": data})["y"]
     assert y.tolist() == reference_chain(data).tolist()
@@ -256,27 +256,27 @@ LIMIT = 2**31
 
 def test_a_join_lists_its_parts_and_counts_them():
     a, b, c = np.zeros((2, 2)), np.ones((2, 2)), np.full((4, 1), 2.0)
-    rows = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    rows = deferred.join(ir.ops.Concat(axis=0), [a, b], LIMIT)
     assert (rows.parts[0] is a, rows.parts[1] is b, rows.count, rows.depth, rows.shape) == (True, True, 2, 1, (4, 2))
-    nested = interpreter_module._join(ir.ops.Concat(axis=1), [rows, c], LIMIT)  # along another axis: nests
+    nested = deferred.join(ir.ops.Concat(axis=1), [rows, c], LIMIT)  # along another axis: nests
     assert (nested.parts[0] is rows, nested.count, nested.depth, nested.shape) == (True, 3, 2, (4, 3))
-    flat = interpreter_module._join(ir.ops.Concat(axis=0), [rows, a, rows], LIMIT)  # along the same axis: flattens
+    flat = deferred.join(ir.ops.Concat(axis=0), [rows, a, rows], LIMIT)  # along the same axis: flattens
     assert ([p is a for p in flat.parts], flat.count, flat.depth) == ([True, False, True, True, False], 5, 1)
-    deeper = interpreter_module._join(ir.ops.Concat(axis=0), [nested, np.zeros((1, 3))], LIMIT)
+    deeper = deferred.join(ir.ops.Concat(axis=0), [nested, np.zeros((1, 3))], LIMIT)
     assert (deeper.count, deeper.depth) == (4, 3)
-    empty = interpreter_module._join(ir.ops.Concat(axis=0), [np.zeros((0, 2)), a], LIMIT)
+    empty = deferred.join(ir.ops.Concat(axis=0), [np.zeros((0, 2)), a], LIMIT)
     assert (len(empty.parts), empty.count, empty.shape) == (1, 1, (2, 2))
 
 
 def test_slicing_a_join_cuts_only_the_parts_it_covers():
     a, b = np.arange(4.0).reshape(2, 2), np.arange(4.0, 8.0).reshape(2, 2)
-    rows = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    rows = deferred.join(ir.ops.Concat(axis=0), [a, b], LIMIT)
     second = rows[2:4]  # exactly part b: the empty cut of a is not kept
     assert (len(second.parts), second.count, second.depth, second.shape) == (1, 1, 1, (2, 2))
     assert np.shares_memory(second.parts[0], b) and second.parts[0].tolist() == b.tolist()
     middle = rows[1:3, 1:]
     assert (middle.count, middle.shape, [p.tolist() for p in middle.parts]) == (2, (2, 1), [[[3.0]], [[5.0]]])
-    nested = interpreter_module._join(ir.ops.Concat(axis=1), [rows, rows], LIMIT)
+    nested = deferred.join(ir.ops.Concat(axis=1), [rows, rows], LIMIT)
     cut = nested[:, 1:3]
     assert (cut.count, cut.depth, cut.shape) == (4, 2, (4, 2))
     assert np.asarray(cut).tolist() == [[1, 0], [3, 2], [5, 4], [7, 6]]
@@ -286,39 +286,39 @@ def test_slicing_a_join_cuts_only_the_parts_it_covers():
     assert (rows.count, rows.depth, len(rows.parts)) == (1, 1, 1)
     assert rows.__array__() is rows.array and rows.__array__(np.float64) is rows.array
     assert rows.__array__(np.int64).dtype == np.int64 and np.asarray(rows, dtype=np.int64).tolist()[0] == [0, 1]
-    fresh = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
-    assert type(fresh[0:2:1]) is interpreter_module._Joined and fresh.array is None  # an explicit step 1 cuts too
+    fresh = deferred.join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    assert type(fresh[0:2:1]) is deferred.Joined and fresh.array is None  # an explicit step 1 cuts too
 
 
 def test_a_join_sees_through_a_cut_with_one_part():
     a, b = np.zeros((2, 2)), np.ones((2, 2))
-    rows = interpreter_module._join(ir.ops.Concat(axis=0), [a, b], LIMIT)
-    nested = interpreter_module._join(ir.ops.Concat(axis=1), [rows, rows], LIMIT)
+    rows = deferred.join(ir.ops.Concat(axis=0), [a, b], LIMIT)
+    nested = deferred.join(ir.ops.Concat(axis=1), [rows, rows], LIMIT)
     left = nested[:, 0:2]  # one part along axis 1: rows itself, cut
     assert (left.axis, len(left.parts), left.depth) == (1, 1, 2)
-    joined = interpreter_module._join(ir.ops.Concat(axis=0), [left, a], LIMIT)
+    joined = deferred.join(ir.ops.Concat(axis=0), [left, a], LIMIT)
     assert (joined.count, joined.depth, len(joined.parts)) == (3, 1, 3)
 
 
 def test_a_nested_join_with_array_parts_writes_each_once(monkeypatch):
     a, b, c = np.zeros((2, 1)), np.ones((2, 1)), np.full((1, 2), 2.0)
-    cols = interpreter_module._join(ir.ops.Concat(axis=1), [a, b], LIMIT)
-    joined = interpreter_module._join(ir.ops.Concat(axis=0), [cols, c], LIMIT)
+    cols = deferred.join(ir.ops.Concat(axis=1), [a, b], LIMIT)
+    joined = deferred.join(ir.ops.Concat(axis=0), [cols, c], LIMIT)
     assert joined.depth == 2
     assert joined.materialize().tolist() == [[0, 1], [0, 1], [2, 2]]
 
 
 def test_joins_with_too_many_parts_or_too_deep_are_written_at_once(monkeypatch):
-    monkeypatch.setattr(interpreter_module, "MAX_PARTS", 3)
+    monkeypatch.setattr(deferred, "MAX_PARTS", 3)
     a = np.zeros((1, 1))
-    assert type(interpreter_module._join(ir.ops.Concat(axis=0), [a, a, a], LIMIT)) is interpreter_module._Joined
-    assert type(interpreter_module._join(ir.ops.Concat(axis=0), [a, a, a, a], LIMIT)) is np.ndarray
-    monkeypatch.setattr(interpreter_module, "MAX_PARTS", 100)
-    monkeypatch.setattr(interpreter_module, "MAX_DEPTH", 2)
-    nested = interpreter_module._join(ir.ops.Concat(axis=1), [a, a], LIMIT)
-    two = interpreter_module._join(ir.ops.Concat(axis=0), [nested, np.zeros((1, 2))], LIMIT)
-    assert type(two) is interpreter_module._Joined and two.depth == 2
-    three = interpreter_module._join(ir.ops.Concat(axis=1), [two, np.zeros((2, 1))], LIMIT)
+    assert type(deferred.join(ir.ops.Concat(axis=0), [a, a, a], LIMIT)) is deferred.Joined
+    assert type(deferred.join(ir.ops.Concat(axis=0), [a, a, a, a], LIMIT)) is np.ndarray
+    monkeypatch.setattr(deferred, "MAX_PARTS", 100)
+    monkeypatch.setattr(deferred, "MAX_DEPTH", 2)
+    nested = deferred.join(ir.ops.Concat(axis=1), [a, a], LIMIT)
+    two = deferred.join(ir.ops.Concat(axis=0), [nested, np.zeros((1, 2))], LIMIT)
+    assert type(two) is deferred.Joined and two.depth == 2
+    three = deferred.join(ir.ops.Concat(axis=1), [two, np.zeros((2, 1))], LIMIT)
     assert type(three) is np.ndarray and three.tolist() == [[0, 0, 0], [0, 0, 0]]
 
 

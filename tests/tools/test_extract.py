@@ -290,3 +290,23 @@ def test_an_input_whose_type_is_unknown_is_refused():
     assert refusal(["bad:0"], ["out"], m) == (
         "the type of input 'bad:0' is unknown: shape inference could not type it and the file does not declare it "
         "(see ir-validate)")
+
+
+def test_a_layer_with_a_body_is_cut_out_with_it(tmp_path) -> None:
+    """tests/data/ov-subgraphs/ti (written by openvino 2026.4.1): the TensorIterator alone, its body kept, computes
+    what it computes in the whole model, also after a write and a read."""
+    from pathlib import Path
+
+    model = ir.read_model(Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs" / "ti" / "model.xml")
+    rng = np.random.default_rng(3)
+    feeds = {"x": rng.standard_normal((2, 6, 3)).astype(np.float32),
+             "h": rng.standard_normal((2, 3)).astype(np.float32)}
+    whole = ir.Interpreter(model).run(feeds)
+    sub = extract(model, ["x", "h"], ["TensorIterator_17:0", "TensorIterator_17:1"])
+    assert [node.type_name for node in sub] == ["Parameter", "Parameter", "TensorIterator", "Result", "Result"]
+    ir.write_model(sub, tmp_path / "ti.xml")
+    for cut in (sub, ir.read_model(tmp_path / "ti.xml")):
+        got = list(ir.Interpreter(cut).run(feeds).values())
+        assert len(got) == 2
+        for array, expected in zip(got, whole.values(), strict=True):
+            np.testing.assert_array_equal(array, expected)

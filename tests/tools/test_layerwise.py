@@ -281,7 +281,9 @@ def test_a_large_convolution_passes_within_f32_rounding(tmp_path, capsys) -> Non
     assert code == 0, out + err
     assert "(tolerance: what each tensor's precision allows, docs/tolerances.md): 1 tensor compared" in out
     row = next(line for line in out.splitlines() if line.startswith("  ok        y"))
-    assert row.endswith("max rel error 0") or row.endswith("(within f32 rounding)")
+    verdict, _, own = row.partition("  own ")  # its own error: the same, as its input is the model's
+    assert verdict.endswith("max rel error 0") or verdict.endswith("(within f32 rounding)")
+    assert own == verdict.split("max abs error ")[1].split()[0]
 
 
 def test_the_comparison_reports_its_stages_in_order(convnet) -> None:

@@ -88,6 +88,21 @@ def walk(
         _inferred[model] = _Stamp.of(model)
 
 
+def infer_added_node(
+    model: Model,
+    node: Node,
+    values: dict[tuple[int, int], np.ndarray],
+    partials: dict[tuple[int, int], PartialValue],
+) -> None:
+    """Infer one node whose producers are all inferred (an op builder's new node): its one shape rule, at once.
+
+    ``values`` and ``partials`` hold what earlier calls folded (keyed ``(node id, output index)``): the
+    caller keeps them between calls, so a shape sub-graph built node by node resolves as a whole walk
+    resolves it. Raises ShapeInferenceError or GraphError located at the node.
+    """
+    _infer_node(model, node, values, partials, {}, {})
+
+
 class _Inferred(NamedTuple):
     """One op's inference, keyed by the ids of these objects (kept here so the ids stay theirs)."""
 
@@ -131,8 +146,11 @@ def _infer_node(
         if value is None:
             all_constant = False
         input_partials.append(partial)
-        # A `bounds` input gets its PartialValue where the value is unknown: the op's InputSpec asked for it.
-        input_values.append(partial if partial is not None and op.inputs.spec(index).bounds else value)  # type: ignore[arg-type]
+        # A `bounds` input gets its PartialValue where the value is unknown: the op's InputSpec asked for it. The
+        # list keeps Op.infer's base type (arrays or None): only the ops that declare a bounds input receive a
+        # PartialValue, and their infer says so; widening the base would make every other op's infer accept one.
+        given = partial if partial is not None and op.inputs.spec(index).bounds else value
+        input_values.append(given)  # type: ignore[arg-type]  # a PartialValue for a bounds input (see above)
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
     _check_output_count(node, op.output_count(input_values))
     key = (id(op), *map(id, input_types), *map(id, input_values))
@@ -166,7 +184,7 @@ many, and refuses a layer past it instead of building a million output types nob
 def _check_output_count(node: Node, count: int | None) -> None:
     if count is None or count == node.num_outputs:
         return
-    if node.num_outputs < count <= MAX_UNCONNECTED_OUTPUTS and node.op.unconnected_extra_outputs:
+    if node.num_outputs < count <= MAX_UNCONNECTED_OUTPUTS and node.op.traits.unconnected_extra_outputs:
         return  # the extra outputs are computed and dropped; validation warns
     raise ShapeInferenceError(
         f"{node.op.title()} produces {count} outputs here but the layer declares {node.num_outputs}", node.location
@@ -175,7 +193,7 @@ def _check_output_count(node: Node, count: int | None) -> None:
 
 def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, int], np.ndarray]) -> None:
     """Evaluate small all-constant nodes so later shape inputs (axis, lengths) have values."""
-    if not node.op.can_run or node.op.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
+    if not node.op.can_run or node.op.traits.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
     for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
         if output_type is None:  # not after _infer_node, which sets them all
@@ -184,10 +202,12 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
         if bound is None or bound > FOLD_LIMIT:
             return
     try:
-        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated.
-        shapes = node.op.output_shapes(input_values)
-        if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
-            return
+        # Small inputs can ask for a huge output (Tile, Broadcast, Range): sized before anything is allocated. The
+        # default output_shapes is infer again, whose bounds were checked above.
+        if node.op.shapes_read_values():
+            shapes = node.op.output_shapes(input_values)
+            if shapes is not None and any(math.prod(shape) > FOLD_LIMIT for shape in shapes):
+                return
         outputs = node.op.evaluate(input_values)
     except IrError:
         return

@@ -104,7 +104,7 @@ def _validate_graph(
         for attribute in node.extra_attributes:
             warning("unknown-attribute", f"{node.op.title()} has no attribute {attribute!r}; it is ignored",
                     node.location)
-        if node.op.unconnected_extra_outputs:
+        if node.op.traits.unconnected_extra_outputs:
             values = [None if s is None else model.constant_value(s) for s in model.input_sources(node)]
             count = node.op.output_count(values)
             if count is not None and count > node.num_outputs:

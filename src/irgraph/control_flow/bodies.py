@@ -12,6 +12,10 @@ runs of a command, as ``ir-run --steps`` does), so nested Loops cannot multiply 
 Loop whose count is known and above what is left is refused up front, any other when the budget
 runs out, naming the layer. Concatenated outputs are counted against the element limit iteration
 by iteration (before they are allocated), and bodies nest at most ``MAX_BODY_DEPTH`` deep.
+
+Marked bodies (``Interpreter(model, mark=...)``, see :mod:`irgraph.runtime.marking`) hand their marked
+tensors to the :class:`MarkedValues` of the run under way after every execution (:meth:`Program.run`
+names the execution: ``OWNER/iterK/`` or ``OWNER/then/``), within the run's element limit.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ import numpy as np
 
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
+from irgraph.ops import Parameter
 
-__all__ = ["BodyBudget", "BodyInterpreter", "MakeInterpreter", "Program", "current_budget", "check_type", "in_body",
-           "one_element", "run_budget", "want"]
+__all__ = ["BodyBudget", "BodyInterpreter", "MakeInterpreter", "MarkedValues", "Program", "current_budget",
+           "check_type", "collecting_marks", "in_body", "marked_values", "one_element", "run_budget", "want"]
 
 
 class BodyBudget:
@@ -72,6 +77,55 @@ def run_budget(limit: int) -> Iterator[BodyBudget]:
         _budget.reset(token)
 
 
+class MarkedValues:
+    """The marked tensors of the bodies one run executes, keyed by where they ran (``loop/iter2/KEY``)."""
+
+    __slots__ = ("limit", "prefix", "total", "values")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.prefix = ""
+        self.total = 0
+        self.values: dict[str, np.ndarray] = {}
+
+    def add(self, key: str, value: np.ndarray) -> None:
+        """Keep a body's marked tensor under the execution's prefix; all of them together within the limit."""
+        self.total += value.size
+        if self.total > self.limit:
+            raise ResourceLimitError(f"the marked tensors of the sub-graph bodies hold more than {self.limit} elements "
+                                     f"together (at {self.prefix + key}), above the limit of {self.limit}: mark fewer")
+        self.values[self.prefix + key] = value
+
+    @contextlib.contextmanager
+    def inside(self, label: str) -> Iterator[None]:
+        """Name the body execution under way (nested ones add to the name)."""
+        outer = self.prefix
+        self.prefix = f"{outer}{label}/"
+        try:
+            yield
+        finally:
+            self.prefix = outer
+
+
+_marked: ContextVar[MarkedValues | None] = ContextVar("irgraph_marked_values", default=None)
+
+
+def marked_values() -> MarkedValues | None:
+    """Where the bodies of the run under way hand their marked tensors (None: no body is marked)."""
+    return _marked.get()
+
+
+@contextlib.contextmanager
+def collecting_marks(limit: int) -> Iterator[MarkedValues]:
+    """Collect the marked tensors of every body the block runs (one run of a marked Interpreter)."""
+    collected = MarkedValues(limit)
+    token = _marked.set(collected)
+    try:
+        yield collected
+    finally:
+        _marked.reset(token)
+
+
 class BodyInterpreter(Protocol):
     """What a runner asks of the Interpreter prepared for a body (``irgraph.runtime.interpreter.Interpreter``):
     a protocol, so control flow stays below the runtime that calls it."""
@@ -114,6 +168,16 @@ class Program:
             if source is not None:
                 self.result_slots[result.id] = slots[(source.node_id, source.index)]
 
+    def run(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int], label: int | str
+            ) -> list[np.ndarray]:
+        """One execution of the body (see BodyInterpreter._run_slots); ``label`` names it where marked tensors are
+        collected: an iteration number (``OWNER/iterK``) or a branch (``OWNER/then``)."""
+        collected = _marked.get()
+        if collected is None:
+            return self.interpreter._run_slots(slots, bound, wanted)
+        with collected.inside(f"{self.owner.name}/{f'iter{label}' if isinstance(label, int) else label}"):
+            return self.interpreter._run_slots(slots, bound, wanted)
+
     def parameter(self, entry: PortMapEntry) -> int:
         """The slot of the body Parameter ``entry`` names."""
         slot = self.parameter_slots.get(entry.internal_layer_id)
@@ -132,7 +196,7 @@ class Program:
             return None
         parameter = self.body.model.node(layer_id)
         return dtype, (f"{what} gives {{}}{{}} to body Parameter {layer_id} ({parameter.name!r}), which declares "
-                       f"{parameter.op.element_type}; element types must match")  # type: ignore[attr-defined]
+                       f"{parameter.op_as(Parameter).element_type}; element types must match")
 
     def check_bound(self, bound: set[int]) -> None:
         """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
@@ -145,7 +209,7 @@ class Program:
 
 def _declared_dtype(parameter: Node) -> np.dtype | None:
     """The NumPy dtype of the values a body Parameter declares, None when it takes any (dynamic, strings)."""
-    element_type = parameter.op.element_type  # type: ignore[attr-defined]
+    element_type = parameter.op_as(Parameter).element_type
     if element_type.is_dynamic or element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind in "OU":
         return None
     return np.dtype(element_type.numpy_dtype)

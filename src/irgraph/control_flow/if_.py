@@ -143,7 +143,7 @@ class _IfRunner(PlanStep):
         for port, check in checks:
             check_type(inputs[port], check)
         try:
-            outputs = program.interpreter._run_slots(slots, [inputs[port] for port in ports], wanted)
+            outputs = program.run(slots, [inputs[port] for port in ports], wanted, "then" if condition else "else")
         except IrError as err:
             raise in_body(err, program.body, self.node, None) from None
         return [outputs[position] for position in produced]

@@ -58,7 +58,7 @@ class SubGraphOp(Op):
         """Always fails: the bodies live on the graph node, which ``infer_layer`` is given."""
         raise OpError(f"{self.title()} needs its bodies to infer its outputs")
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Always fails: the bodies live on the graph node, and the runner ``plan_step`` gives runs them."""
         raise EvaluationError(f"{self.title()} runs its sub-graph bodies, which the op alone does not hold: run the "
                               "model with irgraph.Interpreter")

@@ -16,9 +16,12 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
 from irgraph.core.shapes import PartialValue, Shape, TensorType
+from irgraph.ops.plan_step import PlanStep
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
+
+_OpT = TypeVar("_OpT", bound="Op")
 
 @dataclass(frozen=True)
 class InputSpec:
@@ -211,28 +214,20 @@ EXACT = Tolerance()
 
 # ------------------------------------------------------------------------------------ base
 @dataclass(frozen=True)
-class Op:
-    """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation."""
+class Op(PlanStep):
+    """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation; ``traits``
+    (from PlanStep) says what is special about it for the interpreter, the reader and the graph walk."""
 
     type_name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
-    exact_type_name: ClassVar[bool] = False
-    """True when OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
     introduced: ClassVar[int] = 0
     """The op version the class implements: OpenVINO's version id, the opset that introduced it (8 for
     MaxPool-8, 2 for LogicalXor although opset1 holds it too). Each registered class declares it."""
     opsets: ClassVar[tuple[int, ...]] = ()
     """The opsets containing this version: set by ``register`` from the catalogue, never declared."""
     inputs: ClassVar[Inputs] = Inputs()
-    carries_tensor: ClassVar[bool] = False
-    """True for ops whose data lives in the weights file (Const)."""
-    slices_data: ClassVar[bool] = False
-    """True when ``evaluate`` only slices input 0 (Split): it may get a deferred join there."""
     attribute_order: ClassVar[tuple[str, ...]] = ()
     """The attributes' XML order by field name when it is not their declaration order (see attribute_fields)."""
-    unconnected_extra_outputs: ClassVar[bool] = False
-    """True when a layer may declare fewer output ports than the op produces: OpenVINO builds the
-    extra outputs and leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
     tolerance: ClassVar[Tolerance] = EXACT
     """How far floating-point outputs may be from OpenVINO's reference (docs/tolerances.md lists it)."""
     reads_values: ClassVar[bool] = True
@@ -241,24 +236,11 @@ class Op:
     cpu_plugin_differs: ClassVar[str] = ""
     """Where OpenVINO's CPU plugin computes otherwise than its reference, which irgraph follows: what the
     plugin does, naming the OpenVINO release (docs/tolerances.md lists it; empty when they agree)."""
-    joins_inputs: ClassVar[bool] = False
-    """True for ops that join their inputs along one axis (Concat): the interpreter may defer the
-    copy, calling ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
-    writes_in_place: ClassVar[bool] = False
-    """True when ``evaluate(inputs, out=(array,))`` may write its one output into ``array`` (input 0, which
-    the interpreter offers when nothing else can see it) and return it; the op still allocates when the
-    output's shape or dtype differ from the array's or its computation cannot write there."""
-    is_sink: ClassVar[bool] = False
-    """True for sinks (Assign): roots of the graph like Results, though they have no output."""
     forwards_values: ClassVar[tuple[int, ...]] = ()
     """Inputs whose values output 0 holds, reshaped or converted but otherwise unchanged (Convert, Reshape,
     Squeeze, Unsqueeze): random data for a model input is chosen by what it reaches through them."""
     mask_inputs: ClassVar[tuple[int, ...]] = ()
     """Inputs read as masks (Select's condition): random integers for a model input reaching one are 0 or 1."""
-    keeps_run_state: ClassVar[bool] = False
-    """True for ops whose outputs change from run to run (RandomUniform's Philox offset, which an OpenVINO
-    compiled model keeps): never folded, neither by shape inference nor when an Interpreter is built; the
-    Interpreter calls ``evaluate_with_state`` and keeps the state it returns for its next run."""
 
     @property
     def version(self) -> str:
@@ -294,7 +276,7 @@ class Op:
         return found
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str], **values: Any) -> Op:
+    def from_attributes(cls: type[_OpT], attributes: Mapping[str, str], **values: Any) -> _OpT:
         """Build the op from attribute texts (as read from ``<data>``); unknown keys are ignored.
 
         Missing attributes take their defaults; a missing required one is an error.
@@ -324,14 +306,10 @@ class Op:
         """Check the inputs and compute the output types. ``values[i]`` is known for constant inputs."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """Compute the outputs with NumPy; ``out`` may hold preallocated output arrays to write into."""
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Compute the outputs with NumPy. (Ops whose traits say ``writes_in_place`` also have
+        ``evaluate_into(inputs, target)``: see :class:`~irgraph.ops.traits.WritesInPlace`.)"""
         raise NotImplementedError
-
-    def evaluate_with_state(self, inputs: Sequence[np.ndarray], state: Any) -> tuple[list[np.ndarray], Any]:
-        """``evaluate`` for ops that keep a run state: the outputs from ``state`` (None for the first run)
-        and the state of the next run."""
-        return self.evaluate(inputs), state
 
     def for_outputs(self, used: Sequence[bool]) -> Op:
         """The op to run when only the outputs marked ``used`` are read (the interpreter asks once, when it
@@ -370,25 +348,40 @@ class Op:
         ``bound_inputs``, the other inputs exact; None when the op does not propagate bounds.
         """
         movable = self.bound_inputs
-        if movable == () or not values or any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if movable == () or not values or len(known) < len(values):
             return None
-        indices = range(len(values)) if movable is None else movable
-        if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
+        indices = range(len(known)) if movable is None else movable
+        if any(not known[i].is_exact for i in range(len(known)) if i not in indices):
             return None
         try:
-            shapes = self.output_shapes([v.lower for v in values])  # type: ignore[union-attr]
+            shapes = self.output_shapes([v.lower for v in known])
             if shapes is not None and any(math.prod(shape) > BOUNDS_LIMIT for shape in shapes):
                 return None
-            lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
-            upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
+            lower = self.evaluate([v.lower for v in known])
+            upper = self.evaluate([v.upper for v in known])
         except (OpError, ValueError, IndexError):
             return None
         return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
-        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown):
-        the interpreter checks them against its element budget before the op allocates."""
-        return None
+        """The shapes ``evaluate`` would produce, computed without allocating (None when unknown): the
+        interpreter checks them, and ``infer``'s checks pass, before the op allocates.
+
+        The default is ``infer`` on the arrays' static types, no value known: the op's one shape rule. Ops
+        whose output shapes depend on input values (Reshape's target, Range's bounds) override it; the
+        interpreter remembers the default's answers per input shapes and dtypes (``irgraph.runtime``).
+        """
+        inferred = self.infer(static_types(inputs), [None] * len(inputs))
+        if not all(t.shape.is_static for t in inferred):
+            return None  # the values decide (NonZero's count)
+        return [t.shape.to_tuple() for t in inferred]
+
+    @classmethod
+    def shapes_read_values(cls) -> bool:
+        """True when the class overrides ``output_shapes`` because its output shapes depend on input values:
+        answers for one set of input shapes and dtypes may not hold for another set of values."""
+        return cls.output_shapes is not Op.output_shapes
 
     def index_count(self, port: int, inputs: Sequence[TensorType | None], values: Sequence[np.ndarray | None]
                     ) -> int | None:
@@ -409,6 +402,12 @@ class Op:
 
 
 # ------------------------------------------------------------------------------------ checks
+def static_types(arrays: Sequence[np.ndarray]) -> list[TensorType]:
+    """The static tensor types of run-time arrays (strings, held as object arrays, are ``string``)."""
+    return [TensorType(ElementType.STRING if np.asarray(x).dtype == object else ElementType.from_numpy(
+        np.asarray(x).dtype), Shape.static(np.shape(x))) for x in arrays]
+
+
 def check(condition: bool, message: str) -> None:
     """Raise OpError(message) unless ``condition`` holds."""
     if not condition:
@@ -416,6 +415,9 @@ def check(condition: bool, message: str) -> None:
 
 
 _T = TypeVar("_T")
+
+UNSETTLED = "the output shapes depend on values the inputs' shapes do not settle"
+"""``checked``'s message where an op's ``evaluate`` asks its own ``output_shapes``, which cannot be None there."""
 
 
 def checked(value: _T | None, message: str) -> _T:

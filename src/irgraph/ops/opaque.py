@@ -16,6 +16,9 @@ from irgraph.core.errors import EvaluationError
 from irgraph.core.shapes import TensorType
 from irgraph.ops.catalogue import SINK_TYPES, Kind, all_versions, classify, versions_of
 from irgraph.ops.op import Inputs, Op
+from irgraph.ops.traits import PLAIN, OpTraits
+
+_SINK = OpTraits(is_sink=True)
 
 
 def closest_type(op_type: str) -> str:
@@ -67,11 +70,11 @@ class OpaqueOp(Op):
                 else "a custom op (an extension's: no OpenVINO opset 1-16 has this version)")
         return f"{head}: {what}{closest_type(self.op_type)}"
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Always fails with ``cannot_run_reason``."""
         raise EvaluationError(self.cannot_run_reason)
 
     @property
-    def is_sink(self) -> bool:  # type: ignore[override]
-        """True for an Assign layer: a root of the graph like a Result."""
-        return self.op_type.lower() in SINK_TYPES
+    def traits(self) -> OpTraits:  # type: ignore[override]  # per layer, not per class: an opaque Assign is a sink
+        """A sink for an Assign layer (a root of the graph like a Result), else nothing special."""
+        return _SINK if self.op_type.lower() in SINK_TYPES else PLAIN

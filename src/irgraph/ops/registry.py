@@ -80,7 +80,7 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     found = _CLASSES.get(entry)
     if found is None and _load(entry):
         found = _CLASSES.get(entry)
-    if found is not None and found.exact_type_name and type_name != found.type_name:
+    if found is not None and found.traits.exact_type_name and type_name != found.type_name:
         return None
     return found
 

@@ -10,6 +10,12 @@ computation).
 Each marked tensor is returned under its *key*: its first tensor name, else ``LAYER:PORT`` (with the
 layer's id instead of its name when two layers share the name, or when the name is already taken).
 A marked tensor that is a model output is returned once, under its output key.
+
+Tensors inside the bodies of TensorIterator, Loop and If are marked per body execution (:func:`body_marks`):
+``"all"`` marks every computed tensor of every body too, and ``OWNER/NAME`` marks tensor or layer NAME of
+the bodies of layer OWNER (nested: ``OUTER/INNER/NAME``). A marked body returns its marked tensors and its
+outputs after every execution, keyed ``OWNER/iterK/KEY`` (K from 0, as OpenVINO's current_iteration
+counts) for TensorIterator and Loop and ``OWNER/then/KEY`` or ``OWNER/else/KEY`` for If.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.graph.names import resolve_tensor
 from irgraph.ops import Const, Parameter, Result
 
-__all__ = ["ALL", "Mark", "computed_layers", "reference_names", "resolve_marks"]
+__all__ = ["ALL", "Mark", "body_marks", "computed_layers", "reference_names", "resolve_marks"]
 
 ALL = "all"
 """The mark that means every computed tensor."""
@@ -76,7 +82,7 @@ def resolve_marks(model: Model, specs: str | Iterable[str]) -> list[Mark]:
     layers = _layers_by_name(model)
     tensor_names = {name for node in model for names in node.tensor_names for name in names}
     for spec in specs:
-        if spec == ALL:
+        if spec == ALL or _body_target(spec, layers, tensor_names) is not None:
             continue
         for port in _ports_of(model, spec, layers, tensor_names):
             if port.node_id not in needed:
@@ -86,6 +92,62 @@ def resolve_marks(model: Model, specs: str | Iterable[str]) -> list[Mark]:
             ports.add(port)
     ports -= outputs
     return _keyed(model, ports, layers)
+
+
+def body_marks(model: Model, specs: str | Iterable[str]) -> dict[int, tuple[Model, list[str]]]:
+    """Per body (keyed by ``id`` of its Model), the body and the marks its Interpreter takes: ``"all"`` for every
+    body of a computed layer when ``specs`` hold it, NAME for the bodies of layer OWNER that have it when they
+    hold ``OWNER/NAME``; bodies inside those bodies included. Raises InputError for an ``OWNER/NAME`` no body of
+    OWNER has."""
+    specs = [specs] if isinstance(specs, str) else list(specs)
+    found: dict[int, tuple[Model, list[str]]] = {}
+
+    def add(body: Model, spec: str) -> None:
+        found.setdefault(id(body), (body, []))[1].append(spec)
+
+    if ALL in specs:
+        for node in computed_layers(model):
+            for body in node.bodies or ():
+                add(body.model, ALL)
+    layers = _layers_by_name(model)
+    tensor_names = {name for node in model for names in node.tensor_names for name in names}
+    for spec in specs:
+        target = _body_target(spec, layers, tensor_names) if spec != ALL else None
+        if target is None:
+            continue
+        owner, rest = target
+        having = [body.model for body in owner.bodies or () if _has(body.model, rest)]
+        if not having:
+            raise InputError(f"cannot mark {printable(spec)!r}: no body of layer {owner.name!r} has a tensor or layer "
+                             f"{printable(rest)!r}", owner.location)
+        for body_model in having:
+            add(body_model, rest)
+    for body_model, body_specs in list(found.values()):  # bodies inside bodies: an Interpreter prepares them all
+        for key, (inner, inner_specs) in body_marks(body_model, body_specs).items():
+            found.setdefault(key, (inner, []))[1].extend(inner_specs)
+    return found
+
+
+def _body_target(spec: str, layers: dict[str, list[Node]], tensor_names: set[str]) -> tuple[Node, str] | None:
+    """(the layer, the rest) when ``spec`` is ``OWNER/REST`` for a layer OWNER with bodies and names nothing of this
+    model itself (layer names hold slashes too: the model's own names come first)."""
+    if spec in tensor_names or spec in layers:
+        return None
+    for position, char in enumerate(spec):
+        named = layers.get(spec[:position]) if char == "/" else None
+        if named is not None and len(named) == 1 and named[0].bodies and spec[position + 1:]:
+            return named[0], spec[position + 1:]
+    return None
+
+
+def _has(body: Model, spec: str) -> bool:
+    """Whether ``spec`` names a tensor or layer of ``body`` (or of a body inside it)."""
+    try:
+        resolve_marks(body, [spec])
+        body_marks(body, [spec])
+    except InputError:
+        return False
+    return True
 
 
 def _source(model: Model, result: Node) -> OutputPort | None:

@@ -70,9 +70,10 @@ class Variables:
         for node in model:
             op = node.op
             if isinstance(op, ReadValueBase):
-                self.declared[op.variable_id] = Variable(
-                    op.variable_id, node.output_types[0], node, assigns.get(op.variable_id)  # type: ignore[arg-type]
-                )
+                inferred = node.output_types[0]
+                if inferred is None:  # the interpreter infers the model first
+                    raise EvaluationError("the ReadValue's output type is not inferred", node.location)
+                self.declared[op.variable_id] = Variable(op.variable_id, inferred, node, assigns.get(op.variable_id))
         self._values: dict[str, np.ndarray] = {}
         self._pending: dict[str, tuple[Node, np.ndarray]] = {}
         self._constant_initial: dict[str, np.ndarray] = {}
@@ -155,7 +156,7 @@ class Variables:
         return stored
 
     def _initial_without_run(self, variable: Variable) -> np.ndarray:
-        op: ReadValueBase = variable.read.op  # type: ignore[assignment]
+        op = variable.read.op_as(ReadValueBase)
         sources = self.model.input_sources(variable.read)
         if not sources:
             try:
@@ -177,7 +178,7 @@ class _ReadStep(PlanStep):
     def __init__(self, variables: Variables, op: ReadValueBase, variable: Variable) -> None:
         self.variables, self.op, self.variable = variables, op, variable
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         value = self.variables._values.get(self.variable.variable_id)
         if value is not None:
             return [value]
@@ -192,7 +193,7 @@ class _AssignStep(PlanStep):
     def __init__(self, variables: Variables, node: Node, op: AssignBase) -> None:
         self.variables, self.node, self.op = variables, node, op
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         self.variables._pending[self.op.variable_id] = (self.node, inputs[0])
         return [inputs[0]]
 
@@ -203,8 +204,10 @@ def step_key(step: int, name: str) -> str:
     return f"step{step}/{name}"
 
 
-def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: int) -> dict[str, np.ndarray]:
-    """Run ``steps`` times on the same feeds, the variables carried from run to run.
+def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray] | Sequence[Mapping[str, np.ndarray]],
+              steps: int) -> dict[str, np.ndarray]:
+    """Run ``steps`` times, the variables carried from run to run: on the same ``feeds`` every time, or on
+    ``feeds[K-1]`` in step K when ``feeds`` is a sequence of ``steps`` mappings (a generate loop's tokens).
 
     One step gives the outputs under their own keys; several give every step's outputs, keyed by
     :func:`step_key` (``step1/NAME`` ... ``stepN/NAME``), in step order. The outputs of all steps
@@ -213,13 +216,16 @@ def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], steps: 
     """
     if steps < 1:
         raise InputError(f"the number of steps must be at least 1; got {steps}")
+    each = [feeds] * steps if isinstance(feeds, Mapping) else list(feeds)
+    if len(each) != steps:
+        raise InputError(f"{steps} steps need {steps} feeds; got {len(each)}")
     if steps == 1:
-        return interpreter.run(feeds)
+        return interpreter.run(each[0])
     outputs: dict[str, np.ndarray] = {}
     total, limit = 0, interpreter.element_limit
     with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
         for step in range(1, steps + 1):
-            for name, value in interpreter.run(feeds).items():
+            for name, value in interpreter.run(each[step - 1]).items():
                 total += np.size(value)
                 if total > limit:
                     raise ResourceLimitError(f"the outputs of steps 1 to {step} have {total} elements together, "

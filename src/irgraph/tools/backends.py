@@ -9,11 +9,12 @@ dependency of irgraph (the ``oracle`` extra installs both): a missing one raises
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -33,7 +34,7 @@ from irgraph.core.errors import (
 from irgraph.io.data.npz import is_ml_dtype
 
 __all__ = [
-    "Found", "PRECISIONS", "PerfCounter", "ReferenceRun", "TensorRequest",
+    "Found", "OpenVinoSession", "PRECISIONS", "PerfCounter", "ReferenceRun", "TensorRequest",
     "backend_version", "require", "run_onnxruntime", "run_openvino",
 ]
 
@@ -137,67 +138,116 @@ def run_openvino(
     inference precision hint ``precision`` on ``device``. Each array has the element type of OpenVINO's port
     (the Python API hands bf16 out as float16-typed bits and packs 4-bit types two to a byte).
 
-    ``profile`` turns OpenVINO's performance counters on (``PERF_COUNT``) and runs the request twice, the
-    counters coming from the second run (the first allocates and touches the weights): ``counters``.
+    ``profile`` turns OpenVINO's performance counters on (``PERF_COUNT``): the counters come from a second run
+    (the first allocates and touches the weights; a stateful model's runs on a request of its own, so that
+    the variables advance once): ``counters``.
     """
-    ov = _import("openvino")
-    path = os.fspath(xml)
-    _require_regular(path, "the model")
-    if weights is not None:
-        _require_regular(os.fspath(weights), "the weights")
-    elif os.path.lexists(implied := os.path.splitext(path)[0] + ".bin"):  # what OpenVINO reads beside the .xml
-        _require_regular(implied, "the weights")
-    try:
-        core = ov.Core()
-        model = core.read_model(path, os.fspath(weights)) if weights is not None else core.read_model(path)
-        layers: dict[str, Any] = {}
-        named: dict[str, Any] = {}
-        for op in model.get_ops():
-            if op.get_type_name() == "Result":  # its output repeats the names of the tensor it receives
-                continue
-            layers.setdefault(op.get_friendly_name(), op)
-            for output in op.outputs():
-                for name in sorted(output.get_names()):
-                    named.setdefault(name, output)
-        matched = [_match(request, layers, named) for request in requests]
-        wanted = [output for output, _ in filter(None, matched)]
-        if wanted:
-            model.add_outputs(wanted)
-        where: dict[tuple[int, int], int] = {}
-        for position, output in enumerate(model.outputs):
-            where.setdefault(_port_key(output.get_node().input_value(0)), position)
+    return OpenVinoSession(xml, weights, requests, device=device, precision=precision, profile=profile).infer(feeds)
+
+
+class OpenVinoSession:
+    """A model compiled once by OpenVINO and one infer request, run step after step: a stateful model's
+    variables (ReadValue/Assign) carry from one :meth:`infer` to the next, as in a generate loop, and
+    :meth:`states` reads them (``InferRequest.query_state``). See :func:`run_openvino` for the arguments.
+
+    Sinks (Assign) are never added as outputs: OpenVINO's CPU plugin refuses to compile a model that reads
+    one ("Incorrect output port number"); the value an Assign writes is the variable :meth:`states` gives.
+    """
+
+    def __init__(
+        self,
+        xml: str | os.PathLike[str],
+        weights: str | os.PathLike[str] | None,
+        requests: Sequence[TensorRequest],
+        *,
+        device: str = "CPU",
+        precision: str = "f32",
+        profile: bool = False,
+    ) -> None:
+        self._ov = ov = _import("openvino")
+        self.path = path = os.fspath(xml)
+        _require_regular(path, "the model")
+        if weights is not None:
+            _require_regular(os.fspath(weights), "the weights")
+        elif os.path.lexists(implied := os.path.splitext(path)[0] + ".bin"):  # what OpenVINO reads beside the .xml
+            _require_regular(implied, "the weights")
+        self.profile = profile
+        with self._failing():
+            core = ov.Core()
+            model = core.read_model(path, os.fspath(weights)) if weights is not None else core.read_model(path)
+            sinks = {sink.get_instance_id() for sink in model.get_sinks()}
+            self._stateful = bool(model.get_variables())
+            layers: dict[str, Any] = {}
+            named: dict[str, Any] = {}
+            for op in model.get_ops():
+                # A Result's output repeats the names of the tensor it receives; a sink has none OpenVINO gives.
+                if op.get_type_name() == "Result" or op.get_instance_id() in sinks:
+                    continue
+                layers.setdefault(op.get_friendly_name(), op)
+                for output in op.outputs():
+                    for name in sorted(output.get_names()):
+                        named.setdefault(name, output)
+            self._matched = [_match(request, layers, named) for request in requests]
+            wanted = [output for output, _ in filter(None, self._matched)]
+            if wanted:
+                model.add_outputs(wanted)
+            self._where: dict[tuple[int, int], int] = {}
+            for position, output in enumerate(model.outputs):
+                self._where.setdefault(_port_key(output.get_node().input_value(0)), position)
+            self._parameters = [[parameter.get_friendly_name(), *sorted(parameter.output(0).get_names())]
+                                for parameter in model.get_parameters()]
+            _require_device(core, device)
+            config: dict[str, object] = {"INFERENCE_PRECISION_HINT": precision}
+            if device == "CPU" and precision == "f32":
+                # Exact f32 everywhere: no int8 dynamic quantization of activations for compressed weights, no
+                # f16/u8 KV cache (the CPU plugin's defaults for LLMs), so differences are irgraph's to explain.
+                config.update(DYNAMIC_QUANTIZATION_GROUP_SIZE="0", KV_CACHE_PRECISION="f32")
+            if profile:
+                config["PERF_COUNT"] = True
+            self._compiled = core.compile_model(model, device, config)
+            self._request = self._compiled.create_infer_request()
+        self.names = list(dict.fromkeys(
+            [*named, *(f"{name}:{index}" for name, op in layers.items() for index in range(op.get_output_size()))]))
+        """The reference's tensor names and ``LAYER:PORT`` of its layers' outputs."""
+
+    @contextlib.contextmanager
+    def _failing(self) -> Iterator[None]:
+        """OpenVINO's own exceptions as a BackendError at the model's file."""
+        try:
+            yield
+        except IrError:
+            raise
+        except Exception as err:  # noqa: BLE001 - openvino raises RuntimeError and its own kinds
+            raise BackendError(f"openvino: {_one_line(err)}", Location(file=self.path)) from None
+
+    def infer(self, feeds: Mapping[str, np.ndarray]) -> ReferenceRun:
+        """Run one step on ``feeds`` (keyed by every name of each input): the requested tensors, as
+        :func:`run_openvino` gives them."""
         inputs = {}
-        for position, parameter in enumerate(model.get_parameters()):
-            candidates = [parameter.get_friendly_name(), *sorted(parameter.output(0).get_names())]
+        for position, candidates in enumerate(self._parameters):
             name = next((name for name in candidates if name in feeds), None)
             if name is None:
                 raise BackendError(f"openvino's model has an input {candidates[0]!r} that the run was not given",
-                                   Location(file=path))
-            inputs[position] = _tensor(ov, feeds[name])
-        _require_device(core, device)
-        config: dict[str, object] = {"INFERENCE_PRECISION_HINT": precision}
-        if device == "CPU" and precision == "f32":
-            # Exact f32 everywhere: no int8 dynamic quantization of activations for compressed weights, no
-            # f16/u8 KV cache (the CPU plugin's defaults for LLMs), so differences are irgraph's to explain.
-            config.update(DYNAMIC_QUANTIZATION_GROUP_SIZE="0", KV_CACHE_PRECISION="f32")
-        if profile:
-            config["PERF_COUNT"] = True
-        compiled = core.compile_model(model, device, config)
-        request = compiled.create_infer_request()
-        request.infer(inputs)
+                                   Location(file=self.path))
+            inputs[position] = _tensor(self._ov, feeds[name])
         counters = None
-        if profile:
-            request.infer(inputs)
-            counters = [PerfCounter(info.node_name, info.node_type, info.exec_type, info.status.name,
-                                    info.real_time.total_seconds()) for info in request.profiling_info]
-        arrays = [_array(request.get_output_tensor(position)) for position in range(len(compiled.outputs))]
-    except IrError:
-        raise
-    except Exception as err:  # noqa: BLE001 - openvino raises RuntimeError and its own kinds
-        raise BackendError(f"openvino: {_one_line(err)}", Location(file=path)) from None
-    names = [*named, *(f"{name}:{index}" for name, op in layers.items() for index in range(op.get_output_size()))]
-    found = [None if match is None else Found(arrays[where[_port_key(match[0])]], match[1]) for match in matched]
-    return ReferenceRun(found, list(dict.fromkeys(names)), counters)
+        with self._failing():
+            if self.profile:  # a warm-up run; a stateful model's on a request of its own, which keeps the variables
+                (self._compiled.create_infer_request() if self._stateful else self._request).infer(inputs)
+            self._request.infer(inputs)
+            if self.profile:
+                counters = [PerfCounter(info.node_name, info.node_type, info.exec_type, info.status.name,
+                                        info.real_time.total_seconds()) for info in self._request.profiling_info]
+            arrays = [_array(self._request.get_output_tensor(position))
+                      for position in range(len(self._compiled.outputs))]
+        found = [None if match is None else Found(arrays[self._where[_port_key(match[0])]], match[1])
+                 for match in self._matched]
+        return ReferenceRun(found, self.names, counters)
+
+    def states(self) -> dict[str, np.ndarray]:
+        """Every variable's value now (``InferRequest.query_state``), by variable id."""
+        with self._failing():
+            return {state.name: _array(state.state) for state in self._request.query_state()}
 
 
 VIRTUAL_DEVICES = ("AUTO", "MULTI", "HETERO", "BATCH")

@@ -14,6 +14,8 @@ tensors, and floats only moved by exact ops, are exact; other floats may differ 
 rounding precision relative to each element, plus, relative to the tensor's largest magnitude, the
 sum of the eps bounds of the ops along the longest path from the inputs (a sum of rounded terms
 loses digits relative to its terms, not to its result). A given atol or rtol replaces its part.
+
+Tensor statistics and text columns live in :mod:`irgraph.tools.stats` (re-exported here).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from irgraph.core.errors import IrParseError, printable
 from irgraph.io.data.npz import decode_stored, storage_dtype
 from irgraph.ops import catalogue
 from irgraph.ops.op import Op, shape_text
+from irgraph.tools.stats import element_type_name, format_columns, format_stats_table, tensor_stats
 
 if TYPE_CHECKING:
     from irgraph.graph import Model
@@ -47,7 +50,6 @@ HISTOGRAM_BINS = 8
 """Bins of the absolute-error histogram (equal widths from 0 to the largest finite error)."""
 _BAR_WIDTH = 30
 
-
 ROUNDING_ULP = 4
 """Relative part of a default tolerance: ULPs of the rounding precision per element (at least; an op's
 own ULP bound on the way raises it)."""
@@ -57,7 +59,6 @@ tensor's largest magnitude (a reference that rounds every layer's inputs to bf16
 ACCUMULATION = 4
 """Factor on the eps bounds summed along the path (the ops' own bounds are relative to the magnitude of
 the terms they sum, which may exceed the result's: measured need up to 2x on DenseNet-121)."""
-_MAX_CLOSE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,14 +156,16 @@ def op_error_bound(op: Op) -> ErrorBound:
     return ErrorBound(max(tolerance.ulp, _OP_FLOOR.ulp), max(tolerance.eps, tolerance.sum_eps, _OP_FLOOR.eps))
 
 
-def error_bounds(model: Model) -> dict[int, ErrorBound]:
+def error_bounds(model: Model, carried: Mapping[int, ErrorBound] | None = None) -> dict[int, ErrorBound]:
     """Per layer id, the :class:`ErrorBound` of its outputs: its own op's after the largest of its inputs'.
 
-    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses.
+    A layer with bodies (TensorIterator, Loop, If) loses what the worst path of its bodies loses. ``carried``
+    adds, per layer id, a bound its outputs carry besides its inputs' (a ReadValue's variable, written by an
+    Assign in the step before).
     """
     bounds: dict[int, ErrorBound] = {}
     for node in model.topological_order():
-        before = ErrorBound()
+        before = (carried or {}).get(node.id, ErrorBound())
         for source in model.input_sources(node) if node.op.reads_values else ():
             if source is not None:
                 before = before.join(bounds.get(source.node_id, ErrorBound()))
@@ -212,7 +215,7 @@ def precision_tolerance(element_type: ElementType, bound: ErrorBound = ErrorBoun
 
 def close_names(name: str, candidates: Iterable[str]) -> list[str]:
     """Up to three of ``candidates`` closest to ``name`` (difflib's ratio), best first."""
-    return difflib.get_close_matches(name, list(candidates), n=_MAX_CLOSE, cutoff=0.5)
+    return difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.5)
 
 
 @dataclass
@@ -487,80 +490,10 @@ def tolerance_text(atol: float | None, rtol: float | None) -> str:
     """``atol 0.1, rtol 0``, or what the defaults are when one or both are not given."""
     if atol is None and rtol is None:
         return "tolerance: what each tensor's precision allows, docs/tolerances.md"
-    parts = [f"{label} {value:g}" if value is not None else f"{label} of each tensor's precision"
-             for label, value in (("atol", atol), ("rtol", rtol))]
-    return ", ".join(parts)
+    return ", ".join(f"{label} {value:g}" if value is not None else f"{label} of each tensor's precision"
+                     for label, value in (("atol", atol), ("rtol", rtol)))
 
 
 def _as(item: TensorComparison) -> str:
-    if item.reference_name is None or item.reference_name == item.name:
-        return ""
-    return f"as {printable(item.reference_name)!r} in the reference"
-
-
-# ------------------------------------------------------------------------------------ statistics
-def tensor_stats(key: str, array: np.ndarray) -> dict[str, object]:
-    """Name, element type, shape, min, max and mean of one (stored) tensor (strings: no mean)."""
-    element_type = element_type_name(array)
-    row: dict[str, object] = {
-        "name": key, "element_type": element_type, "shape": list(array.shape), "min": None, "max": None, "mean": None,
-    }
-    if not array.size:
-        return row
-    if element_type == "string":
-        items = [str(item) for item in array.reshape(-1).tolist()]
-        row["min"], row["max"] = min(items), max(items)
-        return row
-    values = array.astype(np.float64)
-    integral = array.dtype.kind in "biu" or element_type.startswith(("i", "u"))  # also i4, u1, u2, u4 (ml_dtypes)
-    row["min"] = _json_number(float(values.min()), integral)
-    row["max"] = _json_number(float(values.max()), integral)
-    row["mean"] = _json_number(float(values.mean()), False)
-    return row
-
-
-def _json_number(value: float, integral: bool) -> float | int | str:
-    if math.isnan(value) or math.isinf(value):
-        return str(value)
-    return int(value) if integral else value
-
-
-def element_type_name(array: np.ndarray) -> str:
-    """The IR element type of an array (``string`` for text, the NumPy name when IR has none)."""
-    if array.dtype.kind in "OUS":
-        return "string"
-    try:
-        return str(ElementType.from_numpy(array.dtype))
-    except IrParseError:
-        return str(array.dtype)
-
-
-def format_stats_table(rows: Sequence[Mapping[str, object]], title: str = "output") -> str:
-    """The table of :func:`tensor_stats` rows: name, element type, shape, min, max, mean."""
-    header = (title, "type", "shape", "min", "max", "mean")
-    lines: list[tuple[str, ...]] = [header]
-    for row in rows:
-        shape = row["shape"]
-        assert isinstance(shape, list)
-        lines.append((
-            printable(str(row["name"])), str(row["element_type"]), shape_text(tuple(shape)),
-            *(_cell(row[k]) for k in ("min", "max", "mean")),
-        ))
-    return "\n".join(format_columns(lines))
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def format_columns(rows: Sequence[tuple[str, ...]], indent: str = "") -> list[str]:
-    """Rows of cells as left-aligned columns separated by two spaces."""
-    if not rows:
-        return []
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-            for row in rows]
+    name = item.reference_name
+    return "" if name is None or name == item.name else f"as {printable(name)!r} in the reference"

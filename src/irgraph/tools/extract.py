@@ -81,9 +81,12 @@ class _Extraction:
                                    f"({self._port_text(tensor.port)})", Location(model.source))
 
     def run(self) -> Model:
-        from irgraph.analysis.shape_inference import infer_shapes, walk
+        from irgraph.analysis.shape_inference import ensure_shapes, infer_shapes, walk
 
-        walk(self.model, on_error=lambda node, error: None)  # types for the new Parameters, as far as they go
+        try:  # types for the new Parameters; a model inferred since its last edit is not walked again
+            ensure_shapes(self.model)
+        except IrError:
+            walk(self.model, on_error=lambda node, error: None)  # as far as they go
         kept, used = self._needed()
         if self.from_model_inputs:
             order = {node.id: index for index, node in enumerate(self.model.parameters)}
@@ -205,7 +208,8 @@ class _Extraction:
 
 
 def _copy_node(sub: Model, node: Node) -> Node:
-    """A copy of ``node`` in ``sub`` (same id, name, op object, names, declared types and rt_info), unconnected."""
+    """A copy of ``node`` in ``sub`` (same id, name, op object, bodies, names, declared types and rt_info),
+    unconnected."""
     copy = sub.add_node(node.op, node.name, node_id=node.id, num_inputs=node.num_inputs,
                         num_outputs=node.num_outputs)
     copy.tensor_names = [list(names) for names in node.tensor_names]
@@ -216,6 +220,7 @@ def _copy_node(sub: Model, node: Node) -> Node:
     copy.input_rt_info = dict(node.input_rt_info)
     copy.output_rt_info = dict(node.output_rt_info)
     copy.extra_attributes = dict(node.extra_attributes)
+    copy.bodies = node.bodies  # TensorIterator, Loop, If: their bodies are models of their own, shared as the op is
     return copy
 
 

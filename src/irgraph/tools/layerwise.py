@@ -18,12 +18,15 @@ when it is not the key and when a difference is within the precision's rounding,
 layer whose output diverges, with its error statistics and its place in the XML. A tensor the
 reference does not expose (a layer OpenVINO fused away under another name, an IR-only tensor) is
 listed as not compared; a comparison that compared nothing fails, naming what each side has.
+
+Each compared layer is also run on the reference's own inputs (:mod:`irgraph.tools.local_error`; its inputs are
+asked of the reference too): its *local* error is what the layer itself adds, judged by its tolerance class, and
+the verdict names the first layer whose own error exceeds it, or says that a mismatch is only inherited rounding.
 """
 
 from __future__ import annotations
 
 import difflib
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import InputError, IrParseError, printable
+from irgraph.core.errors import InputError, IrParseError
 from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
@@ -44,15 +47,16 @@ from irgraph.tools.compare import (
     close_names,
     compare_arrays,
     error_bounds,
-    format_histogram,
     precision_tolerance,
     resolve_tolerance,
-    tolerance_text,
 )
+from irgraph.tools.layerwise_text import SHOWN_NAMES, format_report, listed, plural, short
+from irgraph.tools.local_error import LocalError, LocalRuns
 from irgraph.tools.progress import Progress
 
 __all__ = [
     "ComparedTensor", "LayerwiseReport", "compare_with_onnxruntime", "compare_with_openvino", "format_report",
+    "own_error_warning",
 ]
 
 @dataclass
@@ -70,6 +74,8 @@ class ComparedTensor:
     reference_name: str | None = None
     names: tuple[str, ...] = ()
     """Every name the tensor was looked for under in the reference, its key first."""
+    local: LocalError | None = None
+    """The layer run on the reference's own inputs (None: not a computed layer, or local errors not asked for)."""
 
     @property
     def diverges(self) -> bool:
@@ -79,10 +85,6 @@ class ComparedTensor:
     def where(self) -> str:
         """``FILE:LINE`` of the producing layer (or less, when unknown)."""
         return self.node.location.prefix()
-
-
-_SHOWN_NAMES = 8
-"""Names listed per side when nothing was compared."""
 
 
 @dataclass
@@ -102,6 +104,10 @@ class LayerwiseReport:
     """Every tensor name (and ``LAYER:PORT``) the reference offered: what it has when nothing matched."""
     counters: list[backends.PerfCounter] | None = field(repr=False, default=None)
     """OpenVINO's performance counters (``compare_with_openvino(profile=True)``), else None."""
+    local: LocalRuns | None = field(repr=False, default=None)
+    """What ran layers on the reference's inputs (None: local errors not asked for)."""
+    reference_values: dict[OutputPort, np.ndarray] = field(repr=False, default_factory=dict)
+    """The reference's tensors (compared ones and the inputs of compared layers), by port of irgraph's model."""
 
     @property
     def compared(self) -> list[ComparedTensor]:
@@ -114,11 +120,27 @@ class LayerwiseReport:
         return next((tensor for tensor in self.tensors if tensor.diverges), None)
 
     @property
+    def first_local_divergence(self) -> ComparedTensor | None:
+        """The first tensor, in topological order, whose layer's own error exceeds its tolerance class."""
+        return next((tensor for tensor in self.tensors if tensor.local is not None and tensor.local.exceeds), None)
+
+    @property
+    def culprit(self) -> ComparedTensor | None:
+        """The layer to blame: the first whose own error exceeds its class, unless a divergent tensor before it could
+        not be judged on its own (that one may be to blame); else the first divergent one."""
+        first, own = self.first_divergence, self.first_local_divergence
+        if own is None or first is None or own is first:
+            return own or first
+        position = {id(tensor): order for order, tensor in enumerate(self.tensors)}
+        unjudged = first.local is None or first.local.comparison is None
+        return first if unjudged and position[id(first)] < position[id(own)] else own
+
+    @property
     def passed(self) -> bool:
         """True when something was compared and every compared tensor matches."""
         return bool(self.compared) and self.first_divergence is None
 
-    def closest(self, limit: int = _SHOWN_NAMES) -> dict[str, list[str]]:
+    def closest(self, limit: int = SHOWN_NAMES) -> dict[str, list[str]]:
         """For the first ``limit`` tensors the reference did not expose, the reference's names closest to any
         of theirs (difflib), best first."""
         missing = [tensor for tensor in self.tensors if tensor.comparison is None][:limit]
@@ -131,6 +153,7 @@ class LayerwiseReport:
             "reference": self.reference, "atol": self.atol, "rtol": self.rtol, "passed": self.passed,
             "compared": len(self.compared), "not_compared": len(self.tensors) - len(self.compared),
             "first_divergence": _tensor_json(first) if first is not None else None,
+            "first_local_divergence": _tensor_json(local) if (local := self.first_local_divergence) else None,
             "tensors": [_tensor_json(tensor) for tensor in self.tensors],
         }
         if not self.compared:
@@ -140,16 +163,71 @@ class LayerwiseReport:
     def divergence_message(self) -> str:
         """The one-line verdict on a failure: the layer, its output and the error; or that nothing was compared."""
         if not self.compared:
-            return (f"nothing was compared: {self.reference} exposes none of the {_count(len(self.tensors), 'tensor')} "
-                    f"of this run ({_listed([t.key for t in self.tensors])}) under any of their names; it has "
-                    f"{_listed(self.reference_names)}")
+            return (f"nothing was compared: {self.reference} exposes none of the {plural(len(self.tensors), 'tensor')} "
+                    f"of this run ({listed([t.key for t in self.tensors])}) under any of their names; it has "
+                    f"{listed(self.reference_names)}")
         first = self.first_divergence
         if first is None:
             return f"every compared tensor matches {self.reference}"
         item = first.comparison
         assert item is not None
+        own = self.first_local_divergence
+        if own is not None and own is not first and self.culprit is first:
+            return (f"layer {first.node.name!r} ({first.node.type_name}) is the first whose output differs from "
+                    f"{self.reference}: output {first.index} ({first.key}): {item.reason}{_own_verdict(first)}; the "
+                    f"first layer whose own error exceeds its tolerance class is {own.node.name!r} ({own.key})")
+        if own is not None and own is not first:
+            assert own.local is not None and own.local.comparison is not None
+            return (f"layer {own.node.name!r} ({own.node.type_name}) is the first whose own error exceeds its "
+                    f"tolerance class: output {own.index} ({own.key}) on {self.reference}'s own inputs: "
+                    f"{own.local.comparison.reason}; the first output beyond tolerance, {first.key} of layer "
+                    f"{first.node.name!r}, {_inherited(first)}")
         return (f"layer {first.node.name!r} ({first.node.type_name}) is the first whose output differs from "
-                f"{self.reference}: output {first.index} ({first.key}): {item.reason}")
+                f"{self.reference}: output {first.index} ({first.key}): {item.reason}" + _own_verdict(first))
+
+
+def own_error_warning(report: LayerwiseReport) -> str | None:
+    """For a comparison that passed: the layer whose own error still exceeds its tolerance class (a tolerance given
+    looser than the class lets it through), ``FILE:LINE: ...``; None when there is none."""
+    own = report.first_local_divergence
+    if not report.passed or own is None or own.local is None or own.local.comparison is None:
+        return None
+    where = own.where()
+    return (f"{where + ': ' if where else ''}every compared tensor is within its tolerance, but the own error of layer "
+            f"{own.node.name!r} ({own.node.type_name}) on {report.reference}'s inputs exceeds its tolerance class: "
+            f"output {own.index} ({own.key}): {own.local.comparison.reason}")
+
+
+def _inherited(tensor: ComparedTensor) -> str:
+    """What the layer's own error says of an accumulated mismatch before the culprit."""
+    local = tensor.local
+    if local is None or local.comparison is None:
+        return f"could not be judged on its own ({local.missing if local else 'not a computed layer'})"
+    if local.exceeds:
+        return f"exceeds its class on its own too (max abs error {short(local.comparison.max_abs_error)})"
+    return f"differs only by {_rounding(tensor, local.comparison)}"
+
+
+def _own_verdict(tensor: ComparedTensor) -> str:
+    """``; its own error ...`` after the verdict on the first divergent layer (empty without local errors)."""
+    local = tensor.local
+    if local is None:
+        return ""
+    if local.comparison is None:
+        return f"; its own error could not be judged: {local.missing}"
+    error = f"max abs error {short(local.comparison.max_abs_error)}"
+    if local.exceeds:
+        return f"; on the reference's own inputs it differs too ({error}, beyond its tolerance class)"
+    return f"; only {_rounding(tensor, local.comparison)}"
+
+
+def _rounding(tensor: ComparedTensor, own: TensorComparison) -> str:
+    """``inherited rounding (...)`` when the layer's own error is below its accumulated one, else ``rounding``: its
+    own error is within its class, and only a tolerance tighter than that class fails it."""
+    accumulated = tensor.comparison.max_abs_error if tensor.comparison is not None else None
+    inherited = accumulated is not None and own.max_abs_error is not None and own.max_abs_error < accumulated
+    return (f"{'inherited ' if inherited else ''}rounding: on the reference's own inputs it is within its tolerance "
+            f"class (max abs error {short(own.max_abs_error)})")
 
 
 def _tensor_json(tensor: ComparedTensor) -> dict[str, object]:
@@ -159,6 +237,7 @@ def _tensor_json(tensor: ComparedTensor) -> dict[str, object]:
         "port": tensor.index, "output": tensor.is_output, "file": location.file, "line": location.line,
         "reference_name": tensor.reference_name,
         "comparison": tensor.comparison.to_json(detailed=True) if tensor.comparison is not None else None,
+        "local": tensor.local.to_json() if tensor.local is not None else None,
     }
 
 
@@ -238,6 +317,40 @@ def _requests(model: Model, tensors: list[ComparedTensor]) -> list[backends.Tens
     return [backends.TensorRequest(tensor.node.name, tensor.index, tensor.names) for tensor in tensors]
 
 
+def _local_runs(interpreter: Interpreter, feeds: Mapping[str, np.ndarray], precision: ElementType | None,
+                local: bool, truth: bool, tensors: list[ComparedTensor]
+                ) -> tuple[LocalRuns | None, list[OutputPort], dict[str, list[str]]]:
+    """What runs layers on the reference's inputs, the inputs to ask the reference for besides the compared
+    tensors, and every name of each (by ``LAYER:PORT``, in the order of the ports)."""
+    if not (local or truth):
+        return None, [], {}
+    runs = LocalRuns(interpreter, feeds, precision, truth)
+    have = {OutputPort(tensor.node.id, tensor.index) for tensor in tensors}
+    extra = [port for port in runs.needed(t.node for t in tensors if t.node.id in runs.computed) if port not in have]
+    model = interpreter.model
+    keys = {f"{model.node(port.node_id).name}:{port.index}": port for port in extra}
+    names = reference_names(model, keys)
+    return runs, list(keys.values()), {key: [key, *names[key]] for key in keys}
+
+
+def _judge_locally(report: LayerwiseReport, progress: Progress) -> None:
+    """Run every compared computed layer on the reference's inputs; set each tensor's ``local``."""
+    runs, reference = report.local, report.reference_values
+    if runs is None:
+        return
+    layers: dict[int, list[ComparedTensor]] = {}
+    for tensor in report.compared:
+        if tensor.node.id in runs.computed and OutputPort(tensor.node.id, tensor.index) in reference:
+            layers.setdefault(tensor.node.id, []).append(tensor)
+    progress.stage("irgraph: each layer on the reference's inputs", len(layers))
+    for tensors in layers.values():
+        progress.advance()
+        node = tensors[0].node
+        found = runs.judge(node, {t.index: reference[OutputPort(node.id, t.index)] for t in tensors}, reference)
+        for tensor in tensors:
+            tensor.local = found[tensor.index]
+
+
 def _closest_to_any(names: tuple[str, ...], candidates: list[str]) -> list[str]:
     """Up to three candidates, those closest to any of ``names`` first."""
     scores: dict[str, float] = {}
@@ -261,6 +374,8 @@ def compare_with_openvino(
     tolerances: Mapping[str, TensorTolerance | ToleranceOverride] | None = None,
     progress: Progress | None = None,
     profile: bool = False,
+    local: bool = True,
+    truth: bool = False,
 ) -> LayerwiseReport:
     """Run the interpreter's model (outputs and marked tensors) and the IR ``xml`` (default: the model's own
     file) with OpenVINO; compare.
@@ -270,6 +385,7 @@ def compare_with_openvino(
     the parts of each tensor's precision default (``precision``, the inference precision hint, and the ops on
     the way); ``tolerances`` set them per tensor (by key, tensor name or layer name). ``profile``: the report
     holds OpenVINO's performance counters (``counters``; see :func:`irgraph.tools.backends.run_openvino`).
+    ``local``: each compared layer also runs on OpenVINO's own inputs (asked of it too); ``truth``: and in f64.
     """
     model = interpreter.model
     path = xml if xml is not None else model.source
@@ -278,19 +394,29 @@ def compare_with_openvino(
     backends.require("openvino")
     progress = progress or Progress(enabled=False)
     tensors, values = _run_ours(interpreter, feeds, progress)
+    element_type = ElementType.from_ir_name(precision)
+    runs, extra, extra_names = _local_runs(interpreter, feeds, element_type, local, truth, tensors)
+    requests = _requests(model, tensors) + [backends.TensorRequest(model.node(port.node_id).name, port.index,
+                                                                   tuple(names))
+                                            for port, names in zip(extra, extra_names.values(), strict=True)]
     version = backends.backend_version("openvino")  # imported after irgraph's run: see backends.require
     progress.stage(f"openvino: compiling and running ({device}, {precision})")
-    run = backends.run_openvino(path, weights, _by_parameter(model, feeds), _requests(model, tensors),
+    run = backends.run_openvino(path, weights, _by_parameter(model, feeds), requests,
                                 device=device, precision=precision, profile=profile)
-    judge = _Tolerances(model, ElementType.from_ir_name(precision), atol, rtol, tolerances)
+    judge = _Tolerances(model, element_type, atol, rtol, tolerances)
+    report = LayerwiseReport(f"{version} ({device}, {precision})", atol, rtol, tensors, values, run.names,
+                             run.counters, runs)
     progress.stage("comparing tensors", len(tensors))
-    for tensor, found in zip(tensors, run.tensors, strict=True):
+    for tensor, found in zip(tensors, run.tensors[:len(tensors)], strict=True):
         progress.advance()
         if found is not None:
             tensor.reference_name = found.name
+            report.reference_values[OutputPort(tensor.node.id, tensor.index)] = found.array
             _compare(tensor, values[tensor.key], found.array, judge)
-    return LayerwiseReport(f"{version} ({device}, {precision})", atol, rtol, tensors, values, run.names,
-                           run.counters)
+    report.reference_values.update({port: found.array for port, found in zip(extra, run.tensors[len(tensors):],
+                                                                                strict=True) if found is not None})
+    _judge_locally(report, progress)
+    return report
 
 
 def compare_with_onnxruntime(
@@ -302,115 +428,35 @@ def compare_with_onnxruntime(
     rtol: float | None = None,
     tolerances: Mapping[str, TensorTolerance | ToleranceOverride] | None = None,
     progress: Progress | None = None,
+    local: bool = True,
+    truth: bool = False,
 ) -> LayerwiseReport:
     """Run the interpreter's model and the ONNX model ``onnx`` with onnxruntime; compare tensors of the same name
-    (any of a tensor's names). Default tolerances take each tensor's own element type as the precision."""
+    (any of a tensor's names). Default tolerances take each tensor's own element type as the precision.
+    ``local`` and ``truth`` as :func:`compare_with_openvino` says."""
     model = interpreter.model
     backends.require("onnxruntime")
     progress = progress or Progress(enabled=False)
     tensors, values = _run_ours(interpreter, feeds, progress)
     version = backends.backend_version("onnxruntime")
     candidates = {request.names[0]: list(request.names) for request in _requests(model, tensors)}
-    wanted = list(dict.fromkeys(name for names in candidates.values() for name in names))
+    runs, extra, extra_names = _local_runs(interpreter, feeds, None, local, truth, tensors)
+    wanted = list(dict.fromkeys(name for names in [*candidates.values(), *extra_names.values()] for name in names))
     progress.stage("onnxruntime: running")
     theirs, available = backends.run_onnxruntime(onnx, _by_parameter(model, feeds), wanted)
     judge = _Tolerances(model, None, atol, rtol, tolerances)
+    report = LayerwiseReport(f"{version} (CPU)", atol, rtol, tensors, values, available, local=runs)
     progress.stage("comparing tensors", len(tensors))
     for tensor in tensors:
         progress.advance()
         name = next((name for name in candidates[tensor.key] if name in theirs), None)
         if name is not None:
             tensor.reference_name = name
+            report.reference_values[OutputPort(tensor.node.id, tensor.index)] = theirs[name]
             _compare(tensor, values[tensor.key], theirs[name], judge)
-    return LayerwiseReport(f"{version} (CPU)", atol, rtol, tensors, values, available)
-
-
-# ------------------------------------------------------------------------------------ the text report
-def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
-    """A line per tensor (mismatches and outputs; ``verbose``: every one), then the first divergence in detail,
-    or what each side has when nothing was compared."""
-    compared, hidden = len(report.compared), len(report.tensors) - len(report.compared)
-    lines = [f"compare with {report.reference} ({tolerance_text(report.atol, report.rtol)}): "
-             f"{_count(compared, 'tensor')} compared, {hidden} not exposed by the reference"]
-    rows = []
-    for tensor in report.tensors:
-        item = tensor.comparison
-        if not (verbose or tensor.is_output or tensor.diverges):
-            continue
-        if item is None:
-            verdict, errors = "-       ", "(not exposed by the reference)"
-        else:
-            verdict = "ok      " if item.passed else "MISMATCH"
-            errors = (f"max abs error {_g(item.max_abs_error)}  max rel error {_g(item.max_rel_error)}"
-                      if item.max_abs_error is not None else f"({item.reason})")
-            notes = [note for note in (item.note, _matched_as(tensor)) if note]
-            if notes:
-                errors += f"  ({'; '.join(notes)})"
-        rows.append((verdict, printable(tensor.key), tensor.node.type_name, errors))
-    width = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
-    lines += [f"  {v}  {k.ljust(width[1])}  {t.ljust(width[2])}  {e}".rstrip() for v, k, t, e in rows]
-    if not report.compared:
-        lines += _nothing_compared(report)
-        return lines
-    within = sum(1 for tensor in report.compared if tensor.comparison and tensor.comparison.within_precision)
-    if within:
-        lines.append(f"{_count(within, 'tensor')} differ{'s' if within == 1 else ''} only within what the "
-                     "precision allows (docs/tolerances.md, 'Comparing whole models')")
-    first = report.first_divergence
-    if first is None:
-        lines.append(f"every compared tensor matches {report.reference}")
-        return lines
-    item = first.comparison
-    assert item is not None
-    where = first.where()
-    lines.append("")
-    lines.append(f"first divergent layer: {printable(first.node.name)!r} ({first.node.type_name}, id {first.node.id})"
-                 + (f" at {where}" if where else ""))
-    lines.append(f"  output {first.index} ({printable(first.key)}): {item.reason}")
-    if item.max_abs_error is not None:
-        share = f" ({100 * (item.mismatches or 0) / item.size:.1f}%)" if item.size else ""
-        lines.append(f"  max abs error {_g(item.max_abs_error)}  mean abs error {_g(item.mean_abs_error)}  "
-                     f"max rel error {_g(item.max_rel_error)}  mean rel error {_g(item.mean_rel_error)}")
-        lines.append(f"  mismatches: {item.mismatches} of {item.size}{share}")
-        if item.histogram:
-            lines.append("  |error| histogram of the elements that differ:")
-            lines += format_histogram(item.histogram)
-    later = sum(1 for tensor in report.tensors if tensor.diverges) - 1
-    if later:
-        lines.append(f"  ({_count(later, 'tensor')} after it differ{'s' if later == 1 else ''} too)")
-    return lines
-
-
-def _matched_as(tensor: ComparedTensor) -> str:
-    name = tensor.reference_name
-    if name is None or name == tensor.key or name == f"{tensor.node.name}:{tensor.index}":
-        return ""
-    return f"as {printable(name)!r} in the reference"
-
-
-def _nothing_compared(report: LayerwiseReport) -> list[str]:
-    lines = ["", f"nothing was compared: {report.reference} exposes none of these tensors under any of their names",
-             f"  irgraph:   {_listed([tensor.key for tensor in report.tensors])}",
-             f"  reference: {_listed(report.reference_names)}"]
-    close = [(key, names) for key, names in report.closest().items() if names][:_SHOWN_NAMES]
-    if close:
-        lines.append("  closest:")
-        lines += [f"    {printable(key)}: {', '.join(printable(name) for name in names)}" for key, names in close]
-    return lines
-
-
-def _listed(names: list[str]) -> str:
-    """Up to _SHOWN_NAMES names and how many there are."""
-    shown = ", ".join(printable(name) for name in names[:_SHOWN_NAMES])
-    more = f", ... ({len(names)} in all)" if len(names) > _SHOWN_NAMES else ""
-    return (shown + more) if names else "nothing"
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def _g(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return "inf" if math.isinf(value) else f"{value:.3g}"
+    for port, names in zip(extra, extra_names.values(), strict=True):
+        name = next((name for name in names if name in theirs), None)
+        if name is not None:
+            report.reference_values[port] = theirs[name]
+    _judge_locally(report, progress)
+    return report

@@ -144,7 +144,7 @@ def test_relu_keeps_signed_zero_and_nan_payloads_bit_for_bit(dtype, length):
         expected = np.where(data < 0, dtype(0), data).view(bits)
         (made,) = Relu().evaluate([data])
         donated = data.copy()
-        (written,) = Relu().evaluate([donated], [donated])
+        (written,) = Relu().evaluate_into([donated], donated)
         assert written is donated
         assert np.array_equal(made.view(bits), expected) and np.array_equal(written.view(bits), expected)
 
@@ -187,7 +187,7 @@ def test_relu_probe_refuses_a_maximum_that_is_not_the_reference_selection(monkey
         expected = np.where(data < 0, dtype(0), data).view(bits)
         donated = data.copy()  # the masked select runs instead, in both of ReLU's paths
         assert np.array_equal(Relu().evaluate([data])[0].view(bits), expected)
-        assert np.array_equal(Relu().evaluate([donated], [donated])[0].view(bits), expected)
+        assert np.array_equal(Relu().evaluate_into([donated], donated)[0].view(bits), expected)
     finally:
         monkeypatch.undo()
         relu_module._maximum_selects.cache_clear()

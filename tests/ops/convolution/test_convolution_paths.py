@@ -14,7 +14,7 @@ import pytest
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.convolution_backprop_data import ConvolutionBackpropData
 from irgraph.ops.convolution.group_convolution import GroupConvolution
-from irgraph.ops.families import convolution as family
+from irgraph.ops.families import convolution_kernels as family
 
 CASES = [
     # (data shape, filters shape, strides, dilations, pads_begin, pads_end, grouped)

@@ -11,7 +11,7 @@ from openvino.utils.node_factory import NodeFactory
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
-from irgraph.ops.image import interpolate
+from irgraph.ops.families import resampling
 from irgraph.ops.image.interpolate import (
     NEAREST_MODES,
     TRANSFORMS,
@@ -337,9 +337,9 @@ def test_pillow_intermediate_is_held_to_the_element_limit(mode, monkeypatch):
     """The width pass of [1,1,2,4] to width 100 keeps 2 rows: 2 x 100 = 200 elements, allowed at a limit of
     200 and refused (before anything is allocated) at 199."""
     data = np.ones((1, 1, 2, 4), np.float32)
-    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 200)
+    monkeypatch.setattr(resampling, "DEFAULT_ELEMENT_LIMIT", 200)
     assert _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode).shape == (1, 1, 2, 100)
-    monkeypatch.setattr(interpolate, "DEFAULT_ELEMENT_LIMIT", 199)
+    monkeypatch.setattr(resampling, "DEFAULT_ELEMENT_LIMIT", 199)
     with pytest.raises(OpError, match="intermediate .* would have 200 elements, above the limit of 199"):
         _run11(data, np.array([2, 100], np.int64), [2, 3], mode=mode)
 

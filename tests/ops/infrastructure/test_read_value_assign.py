@@ -24,7 +24,7 @@ def test_versions_resolve_by_opset():
         assert tuple(op_class.opsets) == catalogue.find(op_class.type_name, f"opset{op_class.opsets[0]}").opsets
     assert ReadValue6.inputs.accepts(0) and ReadValue6.inputs.accepts(1) and not ReadValue6.inputs.accepts(2)
     assert not ReadValue3.inputs.accepts(0) and ReadValue3.inputs.accepts(1)
-    assert Assign3.is_sink and Assign6.is_sink and not ReadValue6.is_sink
+    assert Assign3.traits.is_sink and Assign6.traits.is_sink and not ReadValue6.traits.is_sink
 
 
 def test_attributes_in_openvinos_order_and_text():

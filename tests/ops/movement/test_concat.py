@@ -79,12 +79,6 @@ def test_concat_evaluates_exactly():
     assert joined.tolist() == [[1, 2, 3, 7, 8, 9, 10], [4, 5, 6, 11, 12, 13, 14]]
 
 
-def test_concat_writes_into_a_preallocated_output():
-    out = np.empty((4, 2), np.int64)
-    (joined,) = Concat(axis=0).evaluate([np.ones((1, 2), np.int64), np.zeros((3, 2), np.int64)], out=[out])
-    assert joined is out and out.tolist() == [[1, 1], [0, 0], [0, 0], [0, 0]]
-
-
 def test_concat_of_one_input_is_a_copy():
     a = np.arange(3)
     (copy,) = Concat(axis=0).evaluate([a])
@@ -115,11 +109,3 @@ def test_concat_checks_its_inputs_at_run_time():
     with pytest.raises(OpError, match=re.escape("Axis 2 out of the tensor rank range [-2, 1].")):
         Concat(axis=2).evaluate([np.zeros((2, 3))])
 
-
-def test_concat_of_one_input_writes_into_a_given_output():
-    a = np.arange(3)
-    out = np.full(3, -1)
-    (joined,) = Concat(axis=0).evaluate([a], out=[out])
-    assert joined is out and out.tolist() == [0, 1, 2]
-    (joined,) = Concat(axis=-1).evaluate([a, a], out=[None])
-    assert joined.tolist() == [0, 1, 2, 0, 1, 2]

@@ -1,1 +1,2 @@
-"""ONNX both ways: ``importer`` (ONNX -> IR, with ``split`` for the Split/Concat family), ``exporter`` (IR -> ONNX)."""
+"""ONNX both ways: ``importer`` (ONNX -> IR: ``converter`` walks the graph, ``import_rules`` holds one rule per ONNX
+op type) and ``exporter`` (IR -> ONNX, ``export_rules`` one rule per op class)."""

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
-
-import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import ConversionError, Location, MissingDependencyError
+from irgraph.core.errors import ConversionError, MissingDependencyError
 from irgraph.core.shapes import TensorType
-from irgraph.graph import Model, Node, OutputPort
-
-if TYPE_CHECKING:
-    import onnx as onnx_types
-
-    from irgraph.ops import Op
+from irgraph.graph import Model, OutputPort
 
 ONNX_HINT = ("ONNX support needs the onnx package, which is not installed: pip install onnx (in a clone of irgraph: "
              "pip install -e '.[onnx]')")
@@ -126,41 +118,3 @@ def port_type(model: Model, port: OutputPort) -> TensorType:
     found = model.output_type(port)
     assert found is not None, "every node is inferred before its types are read"
     return found
-
-
-class ImportContext(Protocol):
-    """One ONNX -> IR conversion as the node converters see it (``importer._Importer`` is one)."""
-
-    onnx: ModuleType
-    graph: onnx_types.GraphProto
-    """The graph being converted."""
-    explain: Explainer
-    location: Location
-    opset: int
-    """The model's ai.onnx opset."""
-    model: Model
-    ports: dict[str, OutputPort]
-    """ONNX tensor name -> the port that computes it."""
-    constants: dict[str, tuple[ElementType, np.ndarray]]
-    """ONNX initializers and Constant outputs not yet made into Const layers."""
-    origins: dict[str, str]
-
-    def error(self, message: str) -> ConversionError:
-        """A ConversionError located at the ONNX file."""
-        ...
-
-    def add(self, op: Op, name: str, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> Node:
-        """Add a layer computing ``op`` from ``inputs``."""
-        ...
-
-    def tensor(self, name: str, consumer: str) -> OutputPort:
-        """The port computing ONNX tensor ``name`` (a Const layer made on first use of a constant)."""
-        ...
-
-    def constant(self, name: str) -> tuple[ElementType, np.ndarray] | None:
-        """The value of ONNX tensor ``name`` when it is constant, else None."""
-        ...
-
-    def read_tensor(self, tensor: onnx_types.TensorProto, what: str) -> tuple[ElementType, np.ndarray]:
-        """The element type and value of an ONNX TensorProto."""
-        ...

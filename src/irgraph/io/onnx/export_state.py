@@ -26,7 +26,7 @@ class StatelessExport(ExportScope):
         """Ids of the layers some Result or Assign depends on, not looking past a ReadValue (its initial value is
         the caller's to feed in the stateless form)."""
         seen: set[int] = set()
-        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.is_sink]
+        stack = [node.id for node in self.model.results] + [node.id for node in self.model if node.op.traits.is_sink]
         while stack:
             node_id = stack.pop()
             if node_id in seen:

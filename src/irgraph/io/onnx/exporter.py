@@ -376,7 +376,7 @@ class _Exporter(StatelessExport):
                 shape = None if source is None else port_type(self.model, source).shape
                 known[key] = None if shape is None or shape.rank_is_dynamic or not shape.is_static else \
                     np.asarray([d.value for d in shape], port_type(self.model, current).element_type.numpy_dtype)
-            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.keeps_run_state:
+            elif isinstance(op, (Parameter, Result)) or producer.bodies or not op.can_run or op.traits.keeps_run_state:
                 known[key] = None
             else:
                 sources = self.model.input_sources(producer)

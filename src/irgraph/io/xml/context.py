@@ -1,6 +1,6 @@
 """What the pieces of the XML reader share: the reader's state as they see it, and what a read returns.
 
-``layers``, ``sub_graphs`` and ``fast_reader`` are handed the reader (``reader._Reader``) as a
+``layers``, ``sub_graphs`` and ``_fast`` are handed the reader (``reader._Reader``) as a
 :class:`ReadContext`, so they depend on this module and never on ``reader`` itself.
 """
 

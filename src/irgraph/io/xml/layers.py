@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 from lxml import etree
@@ -28,8 +27,8 @@ if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
-_PLAIN_DTYPES = {
-    element_type: element_type.numpy_dtype
+_PLAIN_DTYPES: dict[ElementType, np.dtype] = {
+    element_type: element_type.dtype
     for element_type in ElementType
     if not element_type.is_dynamic and element_type is not ElementType.STRING and not element_type.is_packed
     and element_type is not ElementType.BOOLEAN
@@ -109,7 +108,7 @@ class LayerReader:
         self._known: dict[type[Op], frozenset[str]] = {}
         self._classes: dict[tuple[str, str], type[Op] | None] = {}
         self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
-        self._placed_consts: dict[tuple, Op] = {}
+        self._placed_consts: dict[tuple, Const] = {}
 
     def read(self, layers: etree._Element) -> PortIndex:
         elements = []
@@ -221,7 +220,7 @@ class LayerReader:
             )
             op: Op = OpaqueOp(op_type=type_name, op_version=version, attributes=attrs, declared_outputs=declared)
         else:
-            if op_class.carries_tensor:
+            if op_class.traits.carries_tensor:
                 op = self._const(op_class, attrs, location)
             elif not has_data and op_class is Parameter:
                 raise IrParseError("a Parameter layer needs <data> with 'shape' and 'element_type'", location)
@@ -236,7 +235,7 @@ class LayerReader:
         known = self._known.get(op_class)
         if known is None:
             known = frozenset(f.ir_name for f in op_class.attribute_fields())
-            if op_class.carries_tensor:
+            if op_class.traits.carries_tensor:
                 known |= frozenset(_CONST_PLACEMENT)
             self._known[op_class] = known
         if known.issuperset(attrs):
@@ -246,9 +245,9 @@ class LayerReader:
     def op_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type and version (None: irgraph has none), looked up once per read."""
         key = (type_name, version)
-        op_class = self._classes.get(key, False)
-        if op_class is False:
-            op_class = self._classes[key] = lookup(type_name, version)
+        if key in self._classes:
+            return self._classes[key]
+        op_class = self._classes[key] = lookup(type_name, version)
         return op_class
 
     def place(
@@ -296,11 +295,12 @@ class LayerReader:
             op = self._ops[key] = op_class.from_attributes(attrs)
         return op
 
-    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Const:
         """The op of a layer that holds a tensor (Const), its value read from the weights file."""
         return self._const(op_class, attrs, location)
 
-    def _const(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+    def _const(self, carrier: type[Op], attrs: dict[str, str], location: Location) -> Const:
+        op_class = tensor_class(carrier)
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
         known = self._consts.get(key)
         if known is None:
@@ -309,8 +309,7 @@ class LayerReader:
                 element_type, shape = plain
             else:
                 base = op_class.from_attributes(attrs)
-                element_type = base.element_type  # type: ignore[attr-defined]
-                shape = base.shape  # type: ignore[attr-defined]
+                element_type, shape = base.element_type, base.shape
             count = math.prod(shape)
             if count > self.reader.element_limit:
                 raise ResourceLimitError(
@@ -336,6 +335,7 @@ class LayerReader:
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
             dtype = _PLAIN_DTYPES.get(element_type)
+            value: np.ndarray | None
             try:
                 data = self.reader.weights().view(offset, size)
                 # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
@@ -348,17 +348,26 @@ class LayerReader:
                     raise
                 self.reader.without_data(err)
                 value = dtype = None
-            make = _checked_tensor_constructor(op_class) if dtype is not None else None
             if size == 0 and needed == 0 and op_class is Const:  # written from a zero-byte tensor: kept so
                 op = Const(element_type=element_type, shape=shape, value=value, zero_byte_blob=True)
-            elif make is not None:
-                op = make(element_type, shape, value)
             else:
-                op = op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+                op = self.new_tensor_op(op_class, element_type, shape, value, checked=dtype is not None)
             self._placed_consts[placed] = op
-        elif op.value is None:  # type: ignore[attr-defined]
+        elif op.value is None:
             self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
+
+    def new_tensor_op(
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        *, checked: bool,
+    ) -> Const:
+        """``op_class(element_type, shape, value)``. ``checked``: ``value`` was just made of the dtype and shape
+        that the op's own checks passed (``from_attributes`` or the op's codecs in ``_const``)."""
+        return op_class(element_type=element_type, shape=shape, value=value)
+
+    def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
+        """The type a port declares (made once per distinct declaration)."""
+        return TensorType(element_type, Shape(dims))
 
     def _ports(self, container: etree._Element, outputs: bool, location: Location) -> PortList:
         """Port id label -> index, declared types, rt_info by index and (outputs only) tensor names."""
@@ -409,8 +418,8 @@ class LayerReader:
         ``port`` (when given) moves ``location`` to its line for errors.
         """
         key = (outputs, precision, *dims)  # an unknown precision is an error on outputs, a note on inputs
-        declared = self._types.get(key, False)
-        if declared is False:
+        declared = self._types.get(key)  # None is never cached (see below)
+        if declared is None:
             declared = self._declared(precision, dims, outputs, location if port is None else self._at(port, location))
             if declared is not None:  # not cached: every input port with an unknown precision is noted
                 self._types[key] = declared
@@ -438,7 +447,7 @@ class LayerReader:
                     raise IrParseError(f"port <dim> must be {err}. Got: {text!r}", location) from None
                 dim = self._dims[text] = Dim.of(value)
             parsed.append(dim)
-        return _tensor_type(element_type, _shape(tuple(parsed)))
+        return self.new_type(element_type, tuple(parsed))
 
 
 def twice(element: etree._Element, holder: str, where: Location) -> IrParseError:
@@ -448,79 +457,11 @@ def twice(element: etree._Element, holder: str, where: Location) -> IrParseError
                         "IR allows one", where)
 
 
-def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field): the
-    reader makes one Location per layer, two ports per edge, a type per distinct port declaration.
-    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
-    fields = tuple(field.name for field in dataclasses.fields(cls))
-    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
-        return cls
-    new: Callable[[type], Any] = object.__new__
-    setters = tuple(getattr(cls, name).__set__ for name in names)
-    if len(names) == 1:
-        (only,) = setters
-
-        def make_one(a: object) -> Any:
-            made = new(cls)
-            only(made, a)
-            return made
-
-        return make_one
-    if len(names) == 2:
-        first, second = setters
-
-        def make_pair(a: object, b: object) -> Any:
-            made = new(cls)
-            first(made, a)
-            second(made, b)
-            return made
-
-        return make_pair
-
-    if len(names) == 5:
-        set_a, set_b, set_c, set_d, set_e = setters
-
-        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
-            made = new(cls)
-            set_a(made, a)
-            set_b(made, b)
-            set_c(made, c)
-            set_d(made, d)
-            set_e(made, e)
-            return made
-
-        return make_five
-    return cls
-
-
-_shape = fast_constructor(Shape, ("dims",))
-_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
-
-_TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
-_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
-
-
-def _checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
-    """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
-    of the dtype and shape the op's own checks passed (``from_attributes`` in ``_const``): what those checks
-    would find is known, and a real network has thousands of Consts. None when the class has other fields."""
-    if op_class in _tensor_constructors:
-        return _tensor_constructors[op_class]
-    make = None
-    if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
-        new, set_field = object.__new__, object.__setattr__
-
-        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
-            op = new(op_class)
-            set_field(op, "element_type", element_type)
-            set_field(op, "shape", shape)
-            set_field(op, "value", value)
-            set_field(op, "zero_byte_blob", False)  # the reader makes the rare zero-byte empty Const itself
-            return op
-
-    _tensor_constructors[op_class] = make
-    return make
+def tensor_class(op_class: type[Op]) -> type[Const]:
+    """A ``carries_tensor`` op class as the class it is: Const, whose layers hold a tensor read from the weights."""
+    if not issubclass(op_class, Const):
+        raise TypeError(f"{op_class.__name__} carries a tensor but is not a Const: the reader cannot fill it")
+    return op_class
 
 
 def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple[ElementType, tuple[int, ...]] | None:

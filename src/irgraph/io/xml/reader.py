@@ -13,8 +13,8 @@ from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Lo
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
 from irgraph.io.weights import WeightsFile
+from irgraph.io.xml import _fast
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.fast_reader import read_fast
 from irgraph.io.xml.layers import LayerPorts, LayerReader, PortIndex, non_negative, twice
 from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
@@ -145,7 +145,7 @@ class _Reader:
     # -------------------------------------------------------------------------------- reading
     def read(self) -> ReadResult:
         if not self.document.parsed and not self.document.controls:
-            fast = read_fast(self)
+            fast = _fast.read_fast(self)
             if fast is not None:
                 return self._finish(fast)
         self.consts_without_data = 0
@@ -172,7 +172,7 @@ class _Reader:
         model = Model(root.get("name", "model"), ir_version=version)
         model.source = self.file
         model.source_line = self.here(root).line
-        ports = LayerReader(self, model, version).read(layers)
+        ports = _fast.layer_reader(self, model, version).read(layers)
         if edges is not None:
             self.connect_edges(model, edges, ports)
         elif any(node.num_inputs for node in model):  # OpenVINO always writes <edges>; the schema requires it

@@ -89,7 +89,8 @@ def _body_model(layers: LayerReader, element: etree._Element) -> Model:
                                  f"most {MAX_BODY_DEPTH}", reader.here(element))
     reader.body_depth += 1
     try:
-        body_ports = LayerReader(reader, model, parent.ir_version or 11).read(sections["layers"])
+        # A reader of the parent's kind: plain, or with the fast constructors (irgraph.io.xml._fast).
+        body_ports = type(layers)(reader, model, parent.ir_version or 11).read(sections["layers"])
     finally:
         reader.body_depth -= 1
     if "edges" in sections:

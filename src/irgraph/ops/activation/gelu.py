@@ -47,11 +47,7 @@ class _Gelu(Op):
         REAL.check(inputs[0].element_type)
         return [inputs[0]]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gelu by ``mode``."""
         (data,) = inputs
         REAL.check(ElementType.from_numpy(data.dtype))

@@ -38,11 +38,7 @@ class HardSigmoid(Op):
         REAL.check(data.element_type)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The clipped line, in the data's precision (f16/bf16 through f32)."""
         data, alpha, beta = inputs
         if alpha.ndim or beta.ndim:

@@ -25,10 +25,6 @@ class Identity(Op):
         """The input's type."""
         return [inputs[0]]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input's shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The input itself: arrays are never written in place, so no copy is needed."""
         return [inputs[0]]

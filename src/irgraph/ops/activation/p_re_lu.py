@@ -34,11 +34,7 @@ class PReLU(Op):
         NUMERIC.check(merge_element_types([data.element_type, slope.element_type]))
         return [TensorType(merge_element_types([data.element_type, slope.element_type]), data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """slope * x where x is negative."""
         data, slope = inputs
         if data.dtype != slope.dtype:

@@ -45,11 +45,7 @@ class Selu(Op):
                 raise OpError(f"'{name}' must hold one value; it has shape {tensor_type.shape}")
         return [TensorType(element_type, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The two branches, in the data's precision (f16/bf16 through f32)."""
         data, alpha, scale = inputs
         if alpha.size != 1 or scale.size != 1:

@@ -37,11 +37,7 @@ class Swish(Op):
                 raise OpError(f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """x / (1 + exp(-beta * x))."""
         data = inputs[0]
         if len(inputs) == 2 and inputs[1].ndim != 0:

@@ -44,11 +44,7 @@ class CumSum(Op):
                 normalize_axis(integer_values(values[1], "axis")[0], max(data.shape.rank, 1))
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.cumsum in the input dtype; exclusive shifts it by one, reverse runs it backwards."""
         data = inputs[0]
         if data.ndim == 0:

@@ -74,7 +74,7 @@ class SegmentMax(Op):
             return integer_values(inputs[2], "num_segments")[0]
         return int(ids.max()) + 1 if ids.size else 0
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One ``maximum.reduceat`` over the runs of equal ids, scattered to their segments."""
         data, ids = np.asarray(inputs[0]), np.asarray(inputs[1])
         if data.ndim == 0 or ids.ndim != 1 or ids.shape[0] != data.shape[0]:

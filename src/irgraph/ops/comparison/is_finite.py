@@ -30,11 +30,7 @@ class FloatClassification(Op):
         check_real(inputs[0].element_type, self.title())
         return [TensorType(ElementType.BOOLEAN, inputs[0].shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The classification of each element (f16/bf16 widened to f32: classification is exact)."""
         data = inputs[0]
         check_real(ElementType.from_numpy(data.dtype), self.title())

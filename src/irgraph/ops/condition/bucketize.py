@@ -66,11 +66,7 @@ class Bucketize(Op):
               f"Buckets input must be a 1D tensor. Got: {buckets.shape}")
         return [TensorType(self.output_type, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.searchsorted in the C++ common type of data and buckets."""
         data, buckets = inputs
         check(buckets.ndim == 1, f"Buckets input must be a 1D tensor. Got shape {list(buckets.shape)}")

@@ -43,7 +43,7 @@ class NonZero(Op):
         count = Dim(0, bound)
         return [TensorType(self.output_type, Shape((Dim.static(data.shape.rank), count)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.nonzero of ``data != 0``, stacked (at most rank x N elements: the input's own size)."""
         data = inputs[0]
         mask = data != 0 if data.dtype != np.bool_ else data

@@ -61,10 +61,6 @@ class Select(Op):
             shape = broadcast_shapes(cond.shape, shape, self.auto_broadcast)
         return [TensorType(element_type, shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The broadcast shape."""
-        return [self._shapes(inputs)[3]]
-
     def _shapes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
         cond, then, other = inputs
         then, other, both = broadcast_arrays(then, other, self.auto_broadcast)
@@ -75,7 +71,7 @@ class Select(Op):
             cond, _, shape = broadcast_arrays(cond, np.broadcast_to(then, both), self.auto_broadcast)
         return cond, then, other, shape
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.where`` over the broadcast inputs."""
         if inputs[0].dtype != np.bool_:
             raise OpError(f"Argument 0 must have boolean element type (element type: {inputs[0].dtype}).")

@@ -10,10 +10,10 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
-from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
+from irgraph.core.shapes import DYNAMIC_RANK, TensorType
 from irgraph.ops.convolution.convolution import Convolution
-from irgraph.ops.families.convolution import convolve_taps, convolve_windows
-from irgraph.ops.op import EXACT, attribute, check
+from irgraph.ops.families.convolution_kernels import convolve_taps, convolve_windows
+from irgraph.ops.op import EXACT, UNSETTLED, attribute, check, checked
 from irgraph.ops.registry import register
 
 MODES = ("xnor-popcount",)
@@ -66,15 +66,10 @@ class BinaryConvolution(Convolution):
         as_filters = TensorType(data_type, filters)  # the convolution rule, without its element type check
         return [TensorType(data_type, super().infer([as_data, as_filters], values)[0].shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The output shape from the input shapes (nothing allocated)."""
-        types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
-        return [self.infer(types, [None, None])[0].shape.to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Two convolutions of match indicators: ``[x == 1]`` with the 1 bits, ``[x == 0]`` with the 0 bits."""
         data, filters = np.asarray(inputs[0]), np.asarray(inputs[1])
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         data_type, filter_type = ElementType.from_numpy(data.dtype), ElementType.from_numpy(filters.dtype)
         if filter_type is not ElementType.U1:
             raise OpError(f"BinaryConvolution runs u1 filters (OpenVINO's reference kernel reads their bits). "

@@ -24,9 +24,10 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, ConvolutionFamily, widen
+from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, ConvolutionFamily
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.numeric import round_float
-from irgraph.ops.op import Inputs, InputSpec, attribute, check, checked
+from irgraph.ops.op import UNSETTLED, Inputs, InputSpec, attribute, check, checked
 from irgraph.ops.registry import register
 
 _NAMES = ("Input", "Offsets", "Filters", "Mask")
@@ -146,14 +147,9 @@ class DeformableConvolutionBase(ConvolutionFamily):
         check(_divisible(dim, group),
               f"{name} channels dimension ({dim}) must be evenly divisible by the '{what}': {group}")
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The output shape from the input shapes (nothing allocated)."""
-        types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
-        return [self.infer(types, [None] * len(inputs))[0].shape.to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gather the bilinear samples of every tap at once, then one batched matmul with the filters."""
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         data, offsets, filters = (np.asarray(x) for x in inputs[:3])
         mask = np.asarray(inputs[3]) if len(inputs) > 3 else None
         dtype = data.dtype

@@ -73,7 +73,7 @@ class DeformablePSROIPooling(Op):
         group = Dim.static(self.group_size)
         return [TensorType(inputs[0].element_type, Shape((count, Dim.static(self.output_dim), group, group)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each roi's bins (module docstring)."""
         data = np.asarray(inputs[0])
         return [self.pool(data, np.asarray(inputs[1]), np.asarray(inputs[2]) if len(inputs) == 3 else None,

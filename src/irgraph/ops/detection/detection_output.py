@@ -273,7 +273,7 @@ class _DetectionOutputBase(Op):
             boxes = np.maximum(dtype(0), np.minimum(dtype(1), boxes))
         return boxes
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Decode, NMS, keep_top_k and the rows (module docstring)."""
         logits = np.asarray(inputs[0])
         dtype = logits.dtype

@@ -126,7 +126,7 @@ class ExperimentalDetectronDetectionOutput(Op):
         refined_scores[1:] = np.where(valid, scores[:, 1:], F32(0)).T
         return boxes, refined_areas, refined_scores
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Refine, NMS per class, the best boxes (module docstring)."""
         rois, deltas, scores = (np.asarray(x).astype(F32) for x in inputs[:3])
         wanted = self.max_detections_per_image

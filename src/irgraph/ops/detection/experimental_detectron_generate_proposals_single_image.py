@@ -102,7 +102,7 @@ class ExperimentalDetectronGenerateProposalsSingleImage(Op):
         out_type = inputs[0].element_type
         return [TensorType(out_type, Shape((rows, Dim.static(4)))), TensorType(out_type, Shape((rows,)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Decode, sort, NMS (module docstring)."""
         info, anchors, deltas, scores = (np.asarray(x).astype(F32) for x in inputs)
         count, height, width = scores.shape

@@ -66,7 +66,7 @@ class ExperimentalDetectronPriorGridGenerator(Op):
             out = Shape(tuple(dims))
         return [TensorType(inputs[0].element_type, out)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each prior at each cell's centre, float32 as the reference computes it."""
         priors = np.asarray(inputs[0])
         height, width = inputs[1].shape[2], inputs[1].shape[3]

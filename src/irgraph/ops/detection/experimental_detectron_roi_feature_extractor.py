@@ -88,7 +88,7 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
         return [TensorType(out_type, Shape((count, channels or Dim.dynamic(), size, size))),
                 TensorType(out_type, Shape((count, Dim.static(4))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each roi RoIAligned on its level (module docstring)."""
         rois = np.asarray(inputs[0])
         return [self.features(rois.astype(F32), [np.asarray(x).astype(F32) for x in inputs[1:]]).astype(rois.dtype),

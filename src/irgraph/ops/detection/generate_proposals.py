@@ -117,7 +117,7 @@ class GenerateProposals(Op):
                                   (deltas, 4, "input_deltas"), (scores, 4, "input_scores")):
             if not shape.rank_is_dynamic and shape.rank != rank:
                 raise OpError(f"The '{name}' input is expected to be a {rank}D. Got: {shape}")
-        images: Dim | None = Dim.dynamic()
+        images = Dim.dynamic()  # narrowed by each input that has a batch dim
         if not info.rank_is_dynamic:
             check(info[1].compatible(Dim.static(3)) or info[1].compatible(Dim.static(4)),
                   f"The 'input_im_info' shape[1] is expected to be a compatible with [3] or [4]. Got: {info}")
@@ -151,7 +151,7 @@ class GenerateProposals(Op):
         return [TensorType(out_type, Shape((rows, Dim.static(4)))), TensorType(out_type, Shape((rows,))),
                 TensorType(self.roi_num_type, Shape((images,)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Per image: decode, sort, NMS (module docstring)."""
         info = np.asarray(inputs[0]).astype(F32)
         anchors = np.asarray(inputs[1]).astype(F32)

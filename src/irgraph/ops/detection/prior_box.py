@@ -134,8 +134,8 @@ class _PriorBoxBase(Op):
         for index, fixed in enumerate(self.fixed_size):
             fixed32 = F32(fixed)
             if self.fixed_ratio:
-                for ratio in self.fixed_ratio:
-                    root = np.sqrt(F32(ratio))
+                for fixed_ratio in self.fixed_ratio:
+                    root = np.sqrt(F32(fixed_ratio))
                     dense(index, fixed32 * F32(0.5) * root, fixed32 * F32(0.5) / root)
                 continue
             if self.density:
@@ -164,7 +164,7 @@ class _PriorBoxBase(Op):
             priors.extend(largest + shaped if self.max_size_first else shaped + largest)
         return priors
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every cell's boxes, float32 in OpenVINO's reference's order of operations."""
         height, width = _pair(inputs[0], "output_size")
         image_h, image_w = _pair(inputs[1], "image_size")

@@ -67,7 +67,7 @@ class PriorBoxClustered(Op):
         height, width = self._layer(inputs[0])
         return [(2, 4 * height * width * len(self.width))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every box of every cell at once, float32 as OpenVINO's reference computes it."""
         height, width = self._layer(inputs[0])
         image = integer_values(inputs[1], "image_size")

@@ -132,7 +132,7 @@ class _ProposalBase(Op):
                 boxes = boxes - F32(self.base_size) * F32(0.5)
         return boxes.reshape(-1, 4).astype(F32)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Anchors, decoding, NMS and the rows per image (module docstring)."""
         probs = np.asarray(inputs[0])
         dtype = probs.dtype
@@ -171,7 +171,7 @@ class _ProposalBase(Op):
             scores_out[index, :len(chosen)] = scores[chosen]
             if len(chosen) < self.post_nms_topn:
                 rows[index, len(chosen), 0] = -1
-        result = [rows.reshape(-1, 5).astype(dtype)]
+        result: list[np.ndarray] = [rows.reshape(-1, 5).astype(dtype)]
         if self.with_scores:
             result.append(scores_out.reshape(-1).astype(dtype))
         return result

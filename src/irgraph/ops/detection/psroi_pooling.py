@@ -103,11 +103,7 @@ class PSROIPooling(Op):
         group = Dim.static(self.group_size)
         return [TensorType(data.element_type, Shape((count, Dim.static(self.output_dim), group, group)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, output_dim, group_size, group_size]``."""
-        return [(inputs[1].shape[0], self.output_dim, self.group_size, self.group_size)]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every box's position-sensitive bins."""
         data, rois = inputs
         check(data.ndim == 4 and data.shape[1] == self.channels_needed, "PSROIPooling needs data [N, "

@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import REAL
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, normalize_axis
+from irgraph.ops.op import UNSETTLED, Inputs, InputSpec, Op, Tolerance, attribute, check, checked, normalize_axis
 from irgraph.ops.registry import register
 
 
@@ -72,13 +72,7 @@ class RegionYolo(Op):
             return Shape((*dims[:axis], merged, *dims[end + 1:])) if axis <= end else Shape(tuple(dims))
         return Shape((dims[0], Dim.static(self.regions * (self.classes + self.coords + 1)), *dims[2:]))
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The output shape of this input."""
-        if np.ndim(inputs[0]) != 4:
-            raise OpError(f"Input must be a tensor of rank 4, but got {np.ndim(inputs[0])}")
-        return [self._output_shape([Dim.static(s) for s in inputs[0].shape]).to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Sigmoids on x, y and the objectness (v3: the class scores too); v2: a softmax over the classes."""
         (data,) = inputs
         if data.ndim != 4:
@@ -101,5 +95,5 @@ class RegionYolo(Op):
                 result[:, :, self.coords + 1:] = shifted / shifted.sum(axis=2, keepdims=True)
             else:
                 result[:, :, self.coords:] = sigmoid[:, :, self.coords:]
-        (shape,) = self.output_shapes([data])
+        (shape,) = checked(self.output_shapes([data]), UNSETTLED)
         return [result.reshape(shape)]

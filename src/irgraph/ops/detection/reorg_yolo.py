@@ -50,12 +50,6 @@ class ReorgYolo(Op):
                 raise OpError("For [N, C, H, W] input shape, H and W should be divisible by stride.") from None
         return [TensorType(data.element_type, Shape((data.shape[0], channels * (step * step), *spatial)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, C*s*s, H/s, W/s]``."""
-        n, c, h, w = self._checked(inputs[0])
-        step = self.stride[0]
-        return [(n, c * step * step, h // step, w // step)]
-
     def _checked(self, data: np.ndarray) -> tuple[int, int, int, int]:
         step = self.stride[0]
         if data.ndim != 4:
@@ -68,7 +62,7 @@ class ReorgYolo(Op):
             raise OpError("For [N, C, H, W] input shape, H and W should be divisible by stride.")
         return n, c, h, w
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One reshape, one transpose, one copy."""
         (data,) = inputs
         n, c, h, w = self._checked(data)

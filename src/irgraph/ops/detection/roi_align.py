@@ -183,12 +183,12 @@ def _pool_group(pixels: np.ndarray, batch: np.ndarray, spaces: SamplingSpaces, r
                 rest_x, rest_y = one - frac_x, one - frac_y
                 weights = [rest_y * rest_x, rest_y * frac_x, frac_y * rest_x, frac_y * frac_x]
                 taps = [(low_y, low_x), (low_y, up_x), (up_y, low_x), (up_y, up_x)]
-                value = None
+                terms = []
                 for weight, (tap_y, tap_x) in zip(weights, taps, strict=True):
                     weight = np.where(outside, zero, weight)[..., None]
                     index = (rows + np.where(outside, 0, tap_y)) * width + np.where(outside, 0, tap_x)
-                    term = weight * np.take(pixels, index, axis=0)
-                    value = term if value is None else value + term
+                    terms.append(weight * np.take(pixels, index, axis=0))
+                value = terms[0] + terms[1] + terms[2] + terms[3]  # summed in tap order
                 if mode == "max":
                     result = np.where(value > result, value, result)
                 else:
@@ -220,10 +220,6 @@ class PooledBoxes:
               f"{self.sampling_ratio}")
         data, rois, batch = inputs
         return [check_shapes(data, rois, batch, self.BOX_SIZE, self.pooled_h, self.pooled_w)]
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[NUM_ROIS, C, pooled_h, pooled_w]``."""
-        return [(inputs[1].shape[0], inputs[0].shape[1], self.pooled_h, self.pooled_w)]
 
     def checked_boxes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, type[np.floating]]:
         """(batch indices, boxes in the computing type, that type) after the checks OpenVINO's reference needs."""
@@ -262,7 +258,7 @@ class _ROIAlignBase(PooledBoxes, Op):
         """True when boxes narrower or lower than a pixel are widened to one."""
         return True
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every ROI's pooled bins."""
         data = inputs[0]
         indices, boxes, wide = self.checked_boxes(inputs)

@@ -39,7 +39,7 @@ class ROIAlignRotated(PooledBoxes, Op):
     spatial_scale: float = attribute()
     clockwise_mode: bool = attribute(False)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Every rotated ROI's averaged bins."""
         data = inputs[0]
         indices, boxes, wide = self.checked_boxes(inputs)

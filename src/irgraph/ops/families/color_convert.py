@@ -18,7 +18,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked
 
 
 @dataclass(frozen=True)
@@ -59,25 +59,18 @@ class ColorConvert(Op):
                 check(other.shape.rank == 4 and other.shape[3].contains(chroma_channels),
                       f"UV input number of channels should be equal to {chroma_channels}")
                 for axis, factor in ((0, 1), (1, 2), (2, 2)):
-                    merged = dims[axis].merge(other.shape[axis] * factor)
-                    check(merged is not None, "Y shape is inconsistent with UV")
-                    dims[axis] = merged  # type: ignore[assignment]
+                    dims[axis] = checked(dims[axis].merge(other.shape[axis] * factor),
+                                         "Y shape is inconsistent with UV")
         for axis, what in ((1, "height"), (2, "width")):
             check(not dims[axis].is_static or dims[axis].value % 2 == 0, f"Image {what} must be even")
         dims[3] = Dim.static(3)
         return [TensorType(element_type, Shape(tuple(dims)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N, H, W, 3]``."""
-        y = np.shape(inputs[0])
-        height = y[1] * 2 // 3 if len(inputs) == 1 else y[1]
-        return [(y[0], height, y[2], 3)]
-
     def planes_of(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Y ``[N, H, W]`` and U, V ``[N, H/2, W/2]``."""
         raise NotImplementedError
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each pixel from its Y and its block's U and V, as OpenVINO's reference computes it."""
         y0 = np.asarray(inputs[0])
         if y0.ndim != 4 or y0.shape[3] != 1 or any(np.ndim(x) != 4 for x in inputs):
@@ -143,4 +136,5 @@ class I420(ColorConvert):
             u = chroma[:, :quarter].reshape(batch, height // 2, width // 2)
             v = chroma[:, quarter:2 * quarter].reshape(batch, height // 2, width // 2)
             return whole[:, :height], u, v
-        return tuple(np.asarray(x)[..., 0] for x in inputs[:3])  # type: ignore[return-value]
+        y, u, v = (np.asarray(x)[..., 0] for x in inputs[:3])
+        return y, u, v

@@ -29,6 +29,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.traits import OpTraits
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
@@ -228,21 +229,24 @@ class BinaryElementwise(Op):
         shape = broadcast_shapes(a.shape, b.shape, self.auto_broadcast)
         return [TensorType(self.output_element_type(element_type), shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The broadcast output shape, computed without allocating."""
-        return [broadcast_arrays(inputs[0], inputs[1], self.auto_broadcast)[2]]
+    traits = OpTraits(writes_in_place=True)
 
-    writes_in_place = True
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``compute`` over the broadcast inputs."""
+        return self._evaluate(inputs, None)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``compute`` over the broadcast inputs (into ``out[0]`` when it fits: see ``Op.writes_in_place``)."""
+    def evaluate_into(self, inputs: Sequence[np.ndarray], target: np.ndarray) -> list[np.ndarray]:
+        """``evaluate`` written into ``target`` (input 0's array, which nothing else sees: see
+        ``OpTraits.writes_in_place``) when the output fits it and ``compute`` is a ufunc; else a new array."""
+        return self._evaluate(inputs, target)
+
+    def _evaluate(self, inputs: Sequence[np.ndarray], target: np.ndarray | None) -> list[np.ndarray]:
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
         self.type_rule.check(ElementType.from_numpy(a.dtype))
         a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
         expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
-        target = out[0] if out else None
         ufunc = self.in_place_ufunc()
         if target is not None and ufunc is not None and fits(target, shape, a.dtype) and expected == a.dtype \
                 and a.dtype not in _WIDENED:
@@ -334,11 +338,11 @@ class Comparison(BinaryElementwise):
         """Always boolean."""
         return ElementType.BOOLEAN
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def _evaluate(self, inputs: Sequence[np.ndarray], target: np.ndarray | None) -> list[np.ndarray]:
         """The comparison; strings (object arrays of str) only for the ops that compare them by value."""
         a, b = inputs
         if a.dtype.kind != "O" and b.dtype.kind != "O":
-            return super().evaluate(inputs, out)
+            return super()._evaluate(inputs, target)
         check(a.dtype.kind == b.dtype.kind, f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
         check(self.compares_strings, f"{self.type_name} on strings: OpenVINO 2026.4.1 computes it nowhere (no "
                                      "reference kernel; its CPU plugin refuses string inputs)")
@@ -373,26 +377,31 @@ class UnaryElementwise(Op):
         self.type_rule.check(data.element_type)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    writes_in_place = True
+    traits = OpTraits(writes_in_place=True)
     compute_into: ClassVar[Callable[..., None] | None] = None  # (data, target); `...`: see compute
     """``compute_into(data, target)`` writes ``compute(data)`` into ``target`` (same shape and dtype, possibly
     ``data`` itself), for members whose ``compute`` is not a ufunc (Relu); it must give the same values."""
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``compute`` of the input, in the input's dtype (into ``out[0]`` when it fits: see ``Op.writes_in_place``)."""
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``compute`` of the input, in the input's dtype."""
         (data,) = inputs
         self.type_rule.check(ElementType.from_numpy(data.dtype))
-        target = out[0] if out else None
-        if target is not None and fits(target, data.shape, data.dtype):
+        return self._computed(data)
+
+    def evaluate_into(self, inputs: Sequence[np.ndarray], target: np.ndarray) -> list[np.ndarray]:
+        """``evaluate`` written into ``target`` (input 0's array, which nothing else sees: see
+        ``OpTraits.writes_in_place``) when the output fits it and the op can write there; else a new array."""
+        (data,) = inputs
+        self.type_rule.check(ElementType.from_numpy(data.dtype))
+        if fits(target, data.shape, data.dtype):
             into = self.in_place_function(data.dtype)
             if into is not None:
                 with np.errstate(all="ignore"):
                     into(data, target)
                 return [target]
+        return self._computed(data)
+
+    def _computed(self, data: np.ndarray) -> list[np.ndarray]:
         result = widened(self.compute_values, (data,), data.dtype)
         return [result if result.dtype == data.dtype else result.astype(data.dtype)]
 

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
-
-import numpy as np
 
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 
@@ -31,7 +28,3 @@ class EpsModeNormalization(Op):
     def mode(self) -> str:
         """``eps_mode`` in lower case."""
         return self.eps_mode.lower()
-
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]

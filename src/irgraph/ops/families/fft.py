@@ -260,7 +260,7 @@ class FourierTransform(Op):
         _, lengths = self.plan(inputs)
         return [(*lengths, 2)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """DFT and IDFT: every axis transformed, the highest first."""
         axes, lengths = self.plan(inputs)
         data = resized(as_complex(inputs[0]), lengths)
@@ -326,7 +326,7 @@ class RealForward(FourierTransform):
         lengths[axes[-1]] = lengths[axes[-1]] // 2 + 1 if lengths[axes[-1]] > 0 else 0
         return [(*lengths, 2)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The complex DFT of ``(x, 0)``; the last listed axis keeps its first ``n // 2 + 1`` outputs (cut
         when that axis is transformed: the other axes' lines never mix its positions)."""
         axes, lengths = self.plan(inputs)
@@ -389,7 +389,7 @@ class RealInverse(FourierTransform):
         """The output lengths."""
         return [tuple(self.plan(inputs)[1])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Inverse over the other axes, the Hermitian extension, inverse over the last listed axis, real part."""
         data = self._run(as_complex(inputs[0]), inputs, transform_axis)
         return [round_float(data.real.astype(F32), np.asarray(inputs[0]).dtype)]

@@ -300,7 +300,7 @@ class Reduction(Op):
         data, axes = inputs
         return [tuple(reduced_shape(data.shape, self._axes(data, axes), self.keep_dims, 1))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The member's reduction, rounded to the data's element type, keep_dims applied."""
         data, axes = inputs
         self.type_rule.check(ElementType.from_numpy(data.dtype))

@@ -44,11 +44,7 @@ class AlongAxis(Op):
             self._axis(data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The formula along the axis."""
         (data,) = inputs
         NUMERIC.check(ElementType.from_numpy(data.dtype))

@@ -88,7 +88,7 @@ class Eye(Op):
             batch = tuple(self._size(np.asarray(v), "batch_shape") for v in inputs[3].reshape(-1))
         return [(*batch, rows, columns)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.eye broadcast over the batch (the size was checked by :meth:`output_shapes` first)."""
         (shape,) = self.output_shapes(inputs)
         diagonal = integer_values(inputs[2], "diagonal_index")[0]

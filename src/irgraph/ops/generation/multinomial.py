@@ -147,7 +147,7 @@ class Multinomial(Op):
               f"{shape_text(np.shape(inputs[0]))}")
         return [(int(np.shape(inputs[0])[0]), count)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The CPU plugin's sampling (module docstring), vectorised over the batch."""
         (shape,) = self.output_shapes(inputs)
         probs = np.asarray(inputs[0])

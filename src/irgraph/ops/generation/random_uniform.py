@@ -30,7 +30,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -40,6 +40,7 @@ from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 OUTPUT_TYPES = (ElementType.F16, ElementType.BF16, ElementType.F32, ElementType.F64, ElementType.I32, ElementType.I64)
 ALIGNMENTS = ("tensorflow", "pytorch")
@@ -124,7 +125,7 @@ class RandomUniform(Op):
     type_name = "RandomUniform"
     introduced = 8
     inputs = Inputs.of(InputSpec("shape", bounds=True), InputSpec("min_val"), InputSpec("max_val"))
-    keeps_run_state: ClassVar[bool] = True
+    traits = OpTraits(keeps_run_state=True)
 
     output_type: ElementType = attribute()
     op_seed: int = attribute(0)
@@ -194,7 +195,7 @@ class RandomUniform(Op):
         """The ``shape`` input's value."""
         return [self._dims(inputs[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The first run's numbers (a fresh stream)."""
         return self.evaluate_with_state(inputs, None)[0]
 
@@ -266,6 +267,6 @@ class RandomUniform(Op):
             return unit * (high - low) + low
         digits = 11 if output is ElementType.F16 else 8
         unit = (bits & np.uint32((1 << digits) - 1)).astype(np.float32) * np.float32(2.0**-digits)
-        dtype = output.numpy_dtype
-        span = round_float(high.astype(np.float32) - low.astype(np.float32), dtype)
-        return round_float(unit * span.astype(np.float32) + low.astype(np.float32), dtype)
+        dtype = output.dtype
+        width = round_float(high.astype(np.float32) - low.astype(np.float32), dtype)
+        return round_float(unit * width.astype(np.float32) + low.astype(np.float32), dtype)

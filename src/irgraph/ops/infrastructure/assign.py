@@ -20,6 +20,7 @@ from irgraph.core.shapes import TensorType
 from irgraph.ops.infrastructure.read_value import VariableOp
 from irgraph.ops.op import Inputs, InputSpec
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class AssignBase(VariableOp):
 
     type_name = "Assign"
     inputs = Inputs.of(InputSpec("new_value"))
-    is_sink = True
+    traits = OpTraits(is_sink=True)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The input's type (the output passes the value through)."""

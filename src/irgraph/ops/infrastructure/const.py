@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType, ElementTypeLike
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.op import Inputs, Op, attribute, check
+from irgraph.ops.op import Inputs, Op, attribute, check, checked
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -32,13 +33,12 @@ class Const(Op):
     introduced = 1
     # OpenVINO 2026.4 reads only the exact spelling: type="Constant" fails ("ptr is Null") and
     # type="const" is "not in opset1", so irgraph refuses them too.
-    exact_type_name = True
+    traits = OpTraits(exact_type_name=True, carries_tensor=True)
     inputs = Inputs.of()
-    carries_tensor = True
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
-    value: np.ndarray = field(default=None, repr=False)
+    value: np.ndarray | None = field(default=None, repr=False)  # None: the weights were not loaded
     zero_byte_blob: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -59,12 +59,10 @@ class Const(Op):
             )
 
     @classmethod
-    def of(cls, value: Any, element_type: ElementType | str | None = None) -> Const:
+    def of(cls, value: Any, element_type: ElementTypeLike | None = None) -> Const:
         """A Const holding ``value`` (Python ints become i64, floats f32 unless a type is given)."""
         if element_type is not None:
-            element_type = element_type if isinstance(element_type, ElementType) else ElementType.from_ir_name(
-                element_type
-            )
+            element_type = ElementType.of(element_type)
         array = np.asarray(value)
         if element_type is None:
             if array.dtype.kind in "US":
@@ -98,7 +96,6 @@ class Const(Op):
         """The declared type and shape."""
         return [TensorType(self.element_type, Shape.static(self.shape))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
-        check(self.value is not None, "Const has no value (its weights were not loaded)")
-        return [self.value]
+        return [checked(self.value, "Const has no value (its weights were not loaded)")]

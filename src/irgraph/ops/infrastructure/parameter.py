@@ -32,6 +32,6 @@ class Parameter(Op):
         """The declared type."""
         return [TensorType(self.element_type, self.shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Parameters are fed by the interpreter, never evaluated."""
         raise NotImplementedError("Parameter values come from the feeds")

@@ -48,7 +48,7 @@ class VariableOp(Op):
 
     variable_id: str = attribute()
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Refused: a variable lives in an Interpreter, which runs this op through irgraph.runtime.state."""
         raise OpError(f"{self.title()} reads or writes variable {self.variable_id!r}, which only an Interpreter keeps")
 

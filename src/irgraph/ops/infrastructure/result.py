@@ -29,6 +29,6 @@ class Result(Op):
         """No outputs; the model output's type is the input's."""
         return []
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Nothing: the interpreter reads a Result's input as the model output."""
         return []

@@ -136,11 +136,7 @@ class Einsum(Op):
         check(element_type is not ElementType.BOOLEAN, "Einsum inputs must be numeric. Got: boolean")
         return [TensorType(element_type, self._output_shape([t.shape for t in inputs]))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The output shape (checked against the element limit before np.einsum allocates)."""
-        return [self._output_shape([Shape.static(x.shape) for x in inputs]).to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.einsum with the explicit equation."""
         dtype = inputs[0].dtype
         check(all(x.dtype == dtype for x in inputs), "Einsum inputs must have one element type")

@@ -44,11 +44,7 @@ class Inverse(Op):
                   "Input must contain square matrices of the same shape.")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input's shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.linalg.inv`` in float64 (times ``det`` for the adjugate), rounded to the element type once."""
         (data,) = inputs
         if data.ndim < 2 or data.shape[-1] != data.shape[-2]:

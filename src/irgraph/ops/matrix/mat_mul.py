@@ -10,7 +10,8 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE, widen
+from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.families.elementwise import broadcast_dim
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
@@ -79,18 +80,13 @@ class MatMul(Op):
         dims = [*batch] + ([] if a_row else [a[-2]]) + ([] if b_column else [b[-1]])
         return Shape(tuple(dims))
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The result shape, computed without allocating."""
-        a, b = inputs
-        return [self.output_shape([Dim.static(d) for d in a.shape], [Dim.static(d) for d in b.shape]).to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"Arguments do not have the same element type (arg0 element type: "
                           f"{ElementType.from_numpy(a.dtype)}, arg1 element type: {ElementType.from_numpy(b.dtype)}).")
-        (shape,) = self.output_shapes(inputs)
+        shape = self.output_shape([Dim.static(d) for d in a.shape], [Dim.static(d) for d in b.shape]).to_tuple()
         left = a.swapaxes(-1, -2) if self.transpose_a and a.ndim > 1 else a
         right = b.swapaxes(-1, -2) if self.transpose_b and b.ndim > 1 else b
         with np.errstate(all="ignore"):

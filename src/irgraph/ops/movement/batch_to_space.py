@@ -40,7 +40,7 @@ class BatchToSpace(BatchSpace):
             out.append(grown - (before + after))
         return out
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Split the batch into (B0, ..., Bk, N), interleave each block with its dim, crop."""
         data, *vectors = inputs
         blocks, befores, afters = self.values(data, vectors)

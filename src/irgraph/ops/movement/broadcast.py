@@ -73,7 +73,8 @@ class _Broadcast(Op):
                 return [TensorType(data.element_type, Shape((Dim.dynamic(),) * (rank - len(known)) + tuple(known)))]
             return [TensorType(data.element_type, DYNAMIC_RANK if length is None else Shape.dynamic(length))]
         dims = target_dims(values[1])
-        axes = integer_values(values[2], "axes_mapping") if mode == "explicit" and values[2] is not None else None
+        mapping = values[2] if mode == "explicit" else None  # not a bounds input: never a PartialValue
+        axes = None if mapping is None or isinstance(mapping, PartialValue) else integer_values(mapping, "axes_mapping")
         if mode == "explicit" and axes is None:
             return [TensorType(data.element_type, Shape.dynamic(len(dims)))]
         return [TensorType(data.element_type, self._shape(data.shape, dims, axes))]
@@ -149,7 +150,7 @@ class _Broadcast(Op):
             return tuple(np.shape(data)) + (1,) * (len(shape) - np.ndim(data)), shape
         return tuple(np.shape(data)), shape
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.broadcast_to`` of the aligned input, written once."""
         aligned, shape = self._plan(inputs)
         data = np.reshape(inputs[0], aligned)

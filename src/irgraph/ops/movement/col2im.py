@@ -100,7 +100,7 @@ class Col2Im(Op):
         size, _, channels, _ = self._geometry(inputs)
         return [(*inputs[0].shape[:-2], channels, *size)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """np.add.at of every block element into a padded image, then the padding cropped."""
         data = inputs[0]
         size, kernel, channels, blocks = self._geometry(inputs)

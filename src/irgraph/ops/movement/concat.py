@@ -9,8 +9,9 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, Op, attribute, check, normalize_axis
+from irgraph.ops.op import Inputs, Op, attribute, check, checked, normalize_axis
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 INCONSISTENT_SHAPES = (
     "Argument shapes are inconsistent; they must have the same rank, and must have equal dimension everywhere "
@@ -28,7 +29,7 @@ class Concat(Op):
 
     type_name = "Concat"
     introduced = 1
-    joins_inputs = True
+    traits = OpTraits(joins_inputs=True)
     bound_inputs = None  # every input's bounds flow through (shape vectors joined from ShapeOf parts)
     inputs = Inputs.repeated("data", minimum=1)
 
@@ -39,9 +40,7 @@ class Concat(Op):
         check(len(inputs) >= 1, "Concat needs at least one input. Got: 0")
         element_type = inputs[0].element_type
         for tensor in inputs[1:]:
-            merged = element_type.merge(tensor.element_type)
-            check(merged is not None, "Argument element types are inconsistent.")
-            element_type = merged  # type: ignore[assignment]
+            element_type = checked(element_type.merge(tensor.element_type), "Argument element types are inconsistent.")
         merged_dims: list[Dim] | None = None
         axis_sum = Dim.static(0)
         index = 0
@@ -70,13 +69,12 @@ class Concat(Op):
         merged_dims[index] = axis_sum
         return [TensorType(element_type, Shape(tuple(merged_dims)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
-        """``np.concatenate``, written once into ``out[0]`` when given."""
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``np.concatenate`` (the interpreter defers it: see ``OpTraits.joins_inputs``)."""
         index = self.check_inputs(inputs)
-        target = out[0] if out else None
-        if len(inputs) == 1 and target is None:
+        if len(inputs) == 1:
             return [inputs[0].copy()]
-        return [np.concatenate(inputs, axis=index, out=target)]
+        return [np.concatenate(inputs, axis=index)]
 
     def check_inputs(self, inputs: Sequence[np.ndarray]) -> int:
         """The checks ``evaluate`` makes; returns the axis counted from 0.

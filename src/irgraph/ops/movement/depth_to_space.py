@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.block_rearrange import BlockRearrange
-from irgraph.ops.op import check, shape_text
+from irgraph.ops.op import UNSETTLED, check, checked
 from irgraph.ops.registry import register
 
 
@@ -43,19 +43,10 @@ class DepthToSpace(BlockRearrange):
         dims = (data.shape[0], channels, *(d * self.block_size for d in list(data.shape)[2:]))
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The rearranged shape."""
-        shape = np.shape(inputs[0])
-        check(len(shape) >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: {len(shape)})")
-        divider = self.block_size ** (len(shape) - 2)
-        check(shape[1] % divider == 0, f"Dimension value: [ {shape[1]}, {shape[1]}] must be a multiple of divider: "
-                                       f"{divider} (input shape {shape_text(shape)})")
-        return [(shape[0], shape[1] // divider, *(d * self.block_size for d in shape[2:]))]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         k, bs = data.ndim - 2, self.block_size
         n, c = shape[0], shape[1]
         spatial = data.shape[2:]

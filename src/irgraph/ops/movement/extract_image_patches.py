@@ -10,7 +10,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import UNSETTLED, Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 PADS = ("valid", "same_lower", "same_upper")
@@ -64,13 +64,6 @@ class ExtractImagePatches(Op):
         cols = Dim.static(self._out(w.value, 1)) if h.is_static and w.is_static else Dim.dynamic()
         return [TensorType(data.element_type, Shape((n, channels, rows, cols)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The output shape of this image."""
-        n, c, h, w = self._checked(inputs[0])
-        if 0 in (h, w):
-            return [(n, c, h, w)]
-        return [(n, c * self.sizes[0] * self.sizes[1], self._out(h, 0), self._out(w, 1))]
-
     @staticmethod
     def _checked(data: np.ndarray) -> tuple[int, int, int, int]:
         if np.ndim(data) != 4:
@@ -89,11 +82,11 @@ class ExtractImagePatches(Op):
             return total // 2
         return (total + 1) // 2 if self.auto_pad.lower() == "same_lower" else (total - 1) // 2
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Gather the patch positions (zeros outside the image) with one fancy index per spatial axis."""
         (data,) = inputs
         n, c, h, w = self._checked(data)
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         if 0 in (h, w):
             return [np.array(data, copy=True)]
         _, _, rows, cols = shape

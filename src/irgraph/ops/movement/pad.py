@@ -84,7 +84,7 @@ class _Pad(Op):
         for i, dim in enumerate(shape):
             minimum = max(dim.min + lows[0][i] + lows[1][i], 0)
             open_ended = dim.max is None or highs[0][i] >= unknown[0] or highs[1][i] >= unknown[1]
-            maximum = None if open_ended else dim.max + highs[0][i] + highs[1][i]  # type: ignore[operator]
+            maximum = None if open_ended or dim.max is None else dim.max + highs[0][i] + highs[1][i]
             dims.append(Dim.dynamic() if maximum is not None and maximum < minimum else Dim(minimum, maximum))
         return Shape(tuple(dims))
 
@@ -122,7 +122,7 @@ class _Pad(Op):
             self._check_mode(size, low, high)
         return [out]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Output element ``i`` of an axis reads input coordinate ``i - pads_begin`` (as OpenVINO's
         reference does, so negative and positive pads combine in one step); a coordinate outside the
         axis is the pad value, the clipped edge, or its mirror image. One gather per axis."""

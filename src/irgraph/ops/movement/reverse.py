@@ -55,11 +55,7 @@ class Reverse(Op):
                                          f"(input rank: {rank}).")
         return tuple(normalize_axis(v, rank) for v in values)
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.flip`` (a view)."""
         data, axes = inputs
         check(np.ndim(axes) == 1, f"The reversed_axes input must be a 1D tensor (got {shape_text(np.shape(axes))}).")

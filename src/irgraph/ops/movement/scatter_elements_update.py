@@ -52,11 +52,7 @@ class ScatterElementsUpdateBase(Op):
                   f"equal. Got: {indices.shape} and {updates.shape}")
         return [TensorType(merged, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Flat positions from the indices and the coordinates of each update, then :func:`scatter_rows`."""
         data, indices, updates, axis_input = inputs
         check(indices.ndim == data.ndim, f"Indices rank and data rank are required to be equal. Got: "
@@ -68,7 +64,7 @@ class ScatterElementsUpdateBase(Op):
             return [result]
         axis = axis_value(axis_input, data.ndim)
         along = indices_in_range(indices, data.shape[axis], "ScatterElementsUpdate", negative=True)
-        coordinates = list(np.indices(indices.shape, sparse=True))
+        coordinates: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
         coordinates[axis] = along
         for index, size in enumerate(data.shape):
             if index != axis:

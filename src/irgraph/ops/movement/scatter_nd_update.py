@@ -51,11 +51,7 @@ class ScatterNDUpdateBase(Op):
                   f"{updates.shape}, data {data.shape}, indices {indices.shape}")
         return [TensorType(merged, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Flat row positions over the first k dims, then :func:`scatter_rows`."""
         data, indices, updates = inputs
         check(indices.ndim >= 1, "Indices rank is expected to be at least 1. Got a scalar")

@@ -49,11 +49,7 @@ class ScatterUpdate(Op):
                   f"data {data.shape}, indices {indices.shape}, axis {index}")
         return [TensorType(merged, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Slices written along the axis moved to the front."""
         data, indices, updates, axis_input = inputs
         check(data.ndim > 0, "ScatterUpdate 'data' input must have rank >= 1. Got a scalar")

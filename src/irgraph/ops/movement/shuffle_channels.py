@@ -40,11 +40,7 @@ class ShuffleChannels(Op):
                       f"{dim.value} and {self.group}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape to (outer, group, size / group, inner), swap axes 1 and 2, reshape back."""
         data = np.asarray(inputs[0])
         check(data.ndim >= 1, "The input tensor's shape is expected to be at least 1D.")

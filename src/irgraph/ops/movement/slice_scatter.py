@@ -37,11 +37,7 @@ class SliceScatter(Op):
               f"SliceScatter updates at index 1 are not compatible with expected slice shape {region.shape}")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A copy of the data with the region assigned."""
         data, updates, *rest = inputs
         for value, name in zip(rest, ("start", "stop", "step", "axes"), strict=False):

@@ -41,7 +41,7 @@ class SpaceToBatch(BatchSpace):
             out.append(divided(dim + (before + after), block))
         return out
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Pad with zeros, split every dim into (size / block, block), move the blocks in front of the batch."""
         data, *vectors = inputs
         blocks, befores, afters = self.values(data, vectors)

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.block_rearrange import BlockRearrange
-from irgraph.ops.op import check, shape_text
+from irgraph.ops.op import UNSETTLED, check, checked
 from irgraph.ops.registry import register
 
 
@@ -44,20 +44,10 @@ class SpaceToDepth(BlockRearrange):
         channels = data.shape[1] * bs ** (data.shape.rank - 2)
         return [TensorType(data.element_type, Shape((data.shape[0], channels, *spatial)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The rearranged shape."""
-        shape = np.shape(inputs[0])
-        check(len(shape) >= 3, f"The input tensor with rank lower than 3 is not supported (input rank: {len(shape)})")
-        bs = self.block_size
-        for d in shape[2:]:
-            check(d % bs == 0, f"Dimension value: [ {d}, {d}] must be a multiple of divider: {bs} (input shape "
-                               f"{shape_text(shape)})")
-        return [(shape[0], shape[1] * bs ** (len(shape) - 2), *(d // bs for d in shape[2:]))]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Reshape, transpose, reshape."""
         data = np.asarray(inputs[0])
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         k, bs = data.ndim - 2, self.block_size
         n, c = data.shape[0], data.shape[1]
         small = shape[2:]

@@ -11,6 +11,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -24,7 +25,7 @@ class Split(Op):
 
     type_name = "Split"
     introduced = 1
-    slices_data = True
+    traits = OpTraits(slices_data=True)
     inputs = Inputs.of(InputSpec("data"), InputSpec("axis"))
     bound_inputs = (0,)  # data movement: a shape vector's bounds split as its values do (OpenVINO: evaluate_lower)
 
@@ -72,7 +73,7 @@ class Split(Op):
         part = TensorType(data.element_type, data.shape.replace(index, dim.floor_div(parts)))
         return [part] * parts
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Basic slices along the axis: views of the input (what ``np.split`` gives, without its overhead).
 
         ``data`` needs only ``ndim``, ``shape`` and slicing, so the interpreter's deferred Concat

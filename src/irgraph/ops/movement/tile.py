@@ -67,7 +67,7 @@ class Tile(Op):
         times = [1] * (rank - len(times)) + times
         return [tuple(s * t for s, t in zip(shape, times, strict=True))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.tile``."""
         (shape,) = self.output_shapes(inputs)
         times = [max(v, 0) for v in integer_values(inputs[1], "repeats")]

@@ -51,7 +51,7 @@ class Transpose(Op):
         axes = _permutation(integer_values(inputs[1], "input_order"), len(shape), shape_text(shape))
         return [tuple(shape[a] for a in axes)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.transpose``: a view."""
         data, order = inputs
         check(np.ndim(order) == 1, f"Input order must be a vector. Got: {shape_text(np.shape(order))}")

@@ -11,8 +11,8 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.families.convolution import widen
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.families.convolution_kernels import widen
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.registry import register
 
 PARAMETERS = ("gamma", "beta", "mean", "variance")
@@ -56,9 +56,7 @@ class BatchNormBase(Op):
             if tensor.shape.rank_is_dynamic:
                 continue
             check(tensor.shape.rank == 1, "Shapes for gamma/beta/mean/variance do not match.")
-            merged_dim = channels.merge(tensor.shape[0])
-            check(merged_dim is not None, "Shapes for gamma/beta/mean/variance do not match.")
-            channels = merged_dim  # type: ignore[assignment]
+            channels = checked(channels.merge(tensor.shape[0]), "Shapes for gamma/beta/mean/variance do not match.")
         if data.shape.rank_is_dynamic:
             return [TensorType(element_type, data.shape)]
         merged_dim = data.shape[1].merge(channels)
@@ -66,11 +64,7 @@ class BatchNormBase(Op):
         check(not (merged_dim.is_static and merged_dim.value == 0), "Channel count must be at least 1.")
         return [TensorType(element_type, data.shape.replace(1, merged_dim))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [self.split(inputs)[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The reference's formula per channel, f16/bf16 through f32."""
         data, gamma, beta, mean, variance = self.split(inputs)
         self.infer([TensorType(ElementType.from_numpy(x.dtype), Shape.static(x.shape)) for x in inputs], [None] * 5)

@@ -36,11 +36,7 @@ class GRN(Op):
             raise OpError(f"Input tensor rank must be 2, 3 or 4 dimensional (actual input shape: {data.shape}).")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """NormalizeL2's computation over the channels."""
         (data,) = inputs
         if not 2 <= data.ndim <= 4:

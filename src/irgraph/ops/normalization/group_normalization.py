@@ -60,11 +60,7 @@ class GroupNormalization(Op):
         REAL.check(data.element_type)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize each group, then scale and shift each channel."""
         data, scale, bias = inputs
         if data.ndim < 2 or scale.shape != (data.shape[1],) or bias.shape != (data.shape[1],):

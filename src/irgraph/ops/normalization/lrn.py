@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.families.convolution import widen
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values
 from irgraph.ops.registry import register
 
@@ -91,11 +91,7 @@ class LRN(Op):
               f"Axes input must be integral numbers, but are: {axes.element_type}).")
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums of the squares (in the reference's order for small windows), then the scale and power."""
         data, axes = inputs
         found = self.axes_of(axes, data.ndim, Shape.static(data.shape))

@@ -68,11 +68,7 @@ class MVN(Op):
             self.axes(data.shape.rank)
         return [data]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes."""
         (data,) = inputs
         return [normalize(data, self.axes(data.ndim), self.normalize_variance, self.eps, inside=True)]
@@ -102,7 +98,7 @@ class MVN6(EpsModeNormalization):
                   f"Expected rank for the 'data' input to be higher than axes shape. Got: {data.shape}")
         return [data]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes input."""
         data, axes = inputs
         found = [normalize_axis(a, data.ndim) for a in integer_values(axes, "axes")]

@@ -40,7 +40,7 @@ class NormalizeL2(EpsModeNormalization):
                 normalize_axis(axis, data.shape.rank)
         return [data]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Sum of squares in f64 over the axes, then the division, rounded once (eps in the element type:
         1e-10 is 0 in f16, and an all-zero slice is then 0 / 0, NaN, as on the CPU plugin)."""
         data, axes = inputs

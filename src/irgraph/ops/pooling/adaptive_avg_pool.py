@@ -23,7 +23,7 @@ class AdaptiveAvgPool(AdaptivePooling):
     introduced = 8
     tolerance = Tolerance(ulp=4, sum_eps=4)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums one spatial dim at a time, then one division by the window volumes."""
         data, sizes = inputs
         found = self.sizes(data, sizes)

@@ -41,7 +41,7 @@ class AdaptiveMaxPool(AdaptivePooling):
         """The indices, of ``index_element_type``."""
         return [TensorType(ElementType.from_ir_name(self.index_element_type), shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Innermost spatial dim first: the max of each window and where it is; each outer dim then keeps the
         earliest position holding the maximum."""
         data, sizes = inputs

@@ -10,8 +10,8 @@ from typing import ClassVar
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.families.convolution import widen
+from irgraph.core.shapes import TensorType
+from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.families.pooling import Pooling, separable_reduce
 from irgraph.ops.op import Tolerance, attribute, check
 from irgraph.ops.registry import register
@@ -58,11 +58,7 @@ class AvgPool(Pooling):
               f"dimension: {window}, padding below dimension: {pad_begin}, padding above dimension: {pad_end}) and "
               "this is not allowed.")
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The pooled shape, computed without allocating."""
-        return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window sums (one pass per axis) divided by the per-position counts."""
         (data,) = inputs
         geometry = self.geometry(data)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 import ml_dtypes
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.shapes import Shape, TensorType
+from irgraph.core.shapes import TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.families.pooling import Geometry, Pooling, separable_reduce
 from irgraph.ops.op import attribute, check, normalize_axis
@@ -41,6 +42,12 @@ def _maximum_is_exact(data: np.ndarray) -> bool:
         return False
     bits = np.dtype(f"i{data.dtype.itemsize}")
     return not np.any(data.view(bits) == np.iinfo(bits).min)
+
+
+@overload
+def max_pool(data: np.ndarray, geometry: Geometry, axis: int) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def max_pool(data: np.ndarray, geometry: Geometry, axis: None) -> tuple[np.ndarray, None]: ...
 
 
 def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -108,11 +115,7 @@ class MaxPool(MaxPoolBase):
         self.check_data(data)
         return [TensorType(data.element_type, self.output_shape(data.shape))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The pooled shape, computed without allocating."""
-        return [self.output_shape(Shape.static(inputs[0].shape)).to_tuple()]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window maxima, one pass per kernel tap."""
         (data,) = inputs
         return [max_pool(data, self.geometry(data), None)[0]]
@@ -163,18 +166,13 @@ class MaxPool8(MaxPoolBase):
         """Values and indices."""
         return 2
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The pooled shape twice, computed without allocating."""
-        shape = self.output_shape(Shape.static(inputs[0].shape)).to_tuple()
-        return [shape, shape]
-
     def for_outputs(self, used: Sequence[bool]) -> MaxPool8:
         """Without the indices when nothing reads them (most networks read only the maxima)."""
         if len(used) < 2 or used[1] or not self.indices_read:
             return self
         return replace(self, indices_read=False)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Window maxima and their flat indices, one pass per kernel tap."""
         (data,) = inputs
         axis = normalize_axis(self.axis, data.ndim)
@@ -183,7 +181,7 @@ class MaxPool8(MaxPoolBase):
             values, _ = max_pool(data, self.geometry(data), None)
             return [values, np.broadcast_to(np.zeros((), index_type), values.shape)]
         values, indices = max_pool(data, self.geometry(data), axis)
-        return [values, indices.astype(index_type)]  # type: ignore[union-attr]
+        return [values, indices.astype(index_type)]
 
 
 @register

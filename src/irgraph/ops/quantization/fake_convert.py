@@ -109,11 +109,7 @@ class FakeConvert(Op):
               f"broadcast into data. Got: data {data.shape}, scale {scale.shape}")
         return [TensorType(element_type, shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Scale and shift in the data's type, the 8-bit rounding on f16, back and unscaled in the data's type."""
         data, scale = np.asarray(inputs[0]), np.asarray(inputs[1])
         shift = np.asarray(inputs[2]) if len(inputs) == 3 else np.zeros(scale.shape, data.dtype)

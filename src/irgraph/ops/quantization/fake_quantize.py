@@ -65,11 +65,7 @@ class FakeQuantize(Op):
                               "the range with zero strides)")
         return [TensorType(data.element_type, data.shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The data's shape."""
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Quantize ``X`` onto ``levels`` steps, element-wise over the broadcast ranges."""
         x = np.asarray(inputs[0])
         dtype = x.dtype

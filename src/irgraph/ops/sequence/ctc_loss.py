@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import round_float
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked, integer_values
+from irgraph.ops.op import UNSETTLED, Inputs, InputSpec, Op, Tolerance, attribute, check, checked, integer_values
 from irgraph.ops.registry import register
 
 _NEGATIVE_INFINITY = -np.inf
@@ -135,11 +135,6 @@ class CTCLoss(Op):
         element_type = logits.element_type
         return [TensorType(element_type, Shape((batch,)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[N]``."""
-        types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
-        return [self.infer(types, [None] * len(inputs))[0].shape.to_tuple()]
-
     def _log_softmax(self, logits: np.ndarray) -> np.ndarray:
         """``x - log(sum(exp(x)))`` per frame as the reference computes it (no max subtracted: f32 overflows
         past 88), in f32 for f16, bf16 and f32 logits and in f64 for f64."""
@@ -150,7 +145,7 @@ class CTCLoss(Op):
 
     def _targets(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, list[int], list[list[int]], int]:
         """Log-softmax, logit lengths, decoded targets and the blank; checks the lengths and labels."""
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         logits = np.asarray(inputs[0])
         check(ElementType.from_numpy(logits.dtype) in (ElementType.F32, ElementType.F16, ElementType.BF16,
                                                         ElementType.F64),
@@ -176,7 +171,7 @@ class CTCLoss(Op):
             targets.append(target)
         return self._log_softmax(logits), logit_lengths, targets, blank
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The forward algorithm per batch item."""
         log_probs, logit_lengths, targets, blank = self._targets(inputs)
         losses = np.array([-alignment_log_probability(log_probs[b, :logit_lengths[b]], targets[b], blank,

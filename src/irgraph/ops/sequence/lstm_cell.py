@@ -71,11 +71,11 @@ class LSTMCell1(LSTMCellBase):
                   f"{3 * hidden.value}.")
         return hidden
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """As LSTMCell-4, with the peepholes (zeros when P is absent)."""
         if len(inputs) < 7:
             inputs = [*inputs, np.zeros(3 * inputs[1].shape[-1], inputs[0].dtype)]
-        return super().evaluate(inputs, out)
+        return super().evaluate(inputs)
 
 
 @register

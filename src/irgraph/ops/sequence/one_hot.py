@@ -73,7 +73,7 @@ class OneHotBase(Op):
         shape.insert(self._axis(indices.ndim), self._depth(inputs[1]))
         return [tuple(shape)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A comparison of the indices with ``arange(depth)`` on the new axis, then np.where."""
         indices, depth_value, on_value, off_value = inputs
         (shape,) = self.output_shapes(inputs)

@@ -34,11 +34,7 @@ class _ShapeOf(Op):
         length = Dim.dynamic() if shape.rank_is_dynamic else Dim.static(shape.rank)
         return [TensorType(self.result_type, Shape((length,)))]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``(rank,)``."""
-        return [(np.ndim(inputs[0]),)]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The shape (an i32 output wraps dims above 2**31 - 1, as OpenVINO's reference does)."""
         return [np.array(np.shape(inputs[0]), dtype=np.int64).astype(self.result_type.numpy_dtype)]
 

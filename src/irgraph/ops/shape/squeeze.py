@@ -83,7 +83,7 @@ class _Squeeze(Op):
         """The input shape without the squeezed dims."""
         return [np.shape(self.evaluate(inputs)[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A reshaped view."""
         data = inputs[0]
         axes: list[int] = []

@@ -43,7 +43,7 @@ class Unsqueeze(Op):
         """The input shape with the 1s."""
         return [np.shape(self.evaluate(inputs)[0])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A reshaped view."""
         data, axes = inputs
         check(np.ndim(axes) <= 1, AXES_RANK.format(shape_text(np.shape(axes))))

@@ -124,7 +124,7 @@ class ISTFT(Op):
         length = self._plan(inputs)[3]
         return [(*np.shape(inputs[0])[:-3], length)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """IRDFT of every frame, overlap-add, division by the squared window's overlap-add, the centre cut."""
         dtype = np.asarray(inputs[0]).dtype
         check_computed(dtype, "ISTFT")

@@ -142,7 +142,7 @@ class STFT(Op):
         frames = np.lib.stride_tricks.sliding_window_view(signal, frame_size, axis=-1)[..., ::frame_step, :]
         return frames * padded_window(np.asarray(inputs[1]).astype(dtype), frame_size), frame_size
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each windowed frame's half spectrum; f64 by numpy.fft, the others as RDFT-9 in f32."""
         dtype = np.asarray(inputs[0]).dtype
         check_computed(dtype, "STFT")

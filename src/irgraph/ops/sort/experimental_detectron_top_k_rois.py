@@ -48,7 +48,7 @@ class ExperimentalDetectronTopKROIs(Op):
                   f"{rois[0]} {probs[0]}")
         return [TensorType(inputs[0].element_type, Shape((Dim.static(self.max_rois), Dim.static(4))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The boxes by descending probability (ties: lower box first), zeros after the last."""
         rois, probs = np.asarray(inputs[0]), np.asarray(inputs[1])
         order = np.argsort(-probs.astype(np.float64), kind="stable")[:self.max_rois]

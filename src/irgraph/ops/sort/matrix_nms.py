@@ -97,7 +97,7 @@ class MatrixNms(Op):
             types[2] = TensorType(self.output_type, Shape((boxes[0],)))
         return types
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Matrix NMS per image and class, keep_top_k, the sorts (module docstring)."""
         boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
         check(boxes.ndim == 3 and boxes.shape[2] == 4 and scores.ndim == 3 and scores.shape[0] == boxes.shape[0]
@@ -111,9 +111,9 @@ class MatrixNms(Op):
             kept.extend(found)
         sort = self.sort_result_type.lower()
         if self.sort_result_across_batch and sort != "none" and kept:
-            image, klass, box, score = ([k[i] for k in kept] for i in range(4))
-            negative = [-s for s in score]
-            keys = (box, klass, image, negative) if sort == "score" else (box, negative, image, klass)
+            by_image, by_class, by_box, by_score = (np.array([k[i] for k in kept]) for i in range(4))
+            keys = ((by_box, by_class, by_image, -by_score) if sort == "score"
+                    else (by_box, -by_score, by_image, by_class))
             kept = [kept[i] for i in np.lexsort(keys)]
         outputs = np.zeros((len(kept), 6), boxes.dtype)
         indices = np.zeros((len(kept), 1), np.int64)

@@ -143,7 +143,7 @@ class _MulticlassNms(Op):
         bound = None if bound is None or images.max is None else bound * images.max
         return Dim(0, bound)
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Greedy NMS per image and class, then keep_top_k and the sorts (module docstring)."""
         boxes, scores = np.asarray(inputs[0]), np.asarray(inputs[1])
         if len(inputs) == 3:
@@ -226,9 +226,8 @@ class _MulticlassNms(Op):
         sort = self.sort_result_type.lower()
         if not self.sort_result_across_batch or sort == "none" or not kept:
             return kept
-        image, klass, box, score = ([k[i] for k in kept] for i in range(4))
-        negative = [-s for s in score]
-        keys = (box, klass, image, negative) if sort == "score" else (box, negative, image, klass)
+        by_image, by_class, by_box, by_score = (np.array([k[i] for k in kept]) for i in range(4))
+        keys = (by_box, by_class, by_image, -by_score) if sort == "score" else (by_box, -by_score, by_image, by_class)
         return [kept[i] for i in np.lexsort(keys)]
 
 

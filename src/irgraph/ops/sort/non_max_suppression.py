@@ -186,16 +186,15 @@ class NonMaxSuppressionBase(_Suppression):
         limit = values[2] if len(values) > 2 else np.zeros(())
         if limit is not None and not boxes.shape.rank_is_dynamic and not scores.shape.rank_is_dynamic:
             per_class = max(int(np.asarray(limit).reshape(-1)[0]), 0) if np.size(limit) else 0
-            dims = (boxes.shape[1], scores.shape[0], scores.shape[1])
-            if all(d.max is not None for d in dims):
-                # all() above checked every max; mypy does not narrow through it
-                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator, type-var]
+            boxes_max, batch_max, classes_max = boxes.shape[1].max, scores.shape[0].max, scores.shape[1].max
+            if boxes_max is not None and batch_max is not None and classes_max is not None:
+                count = Dim(0, min(per_class, boxes_max) * batch_max * classes_max)
         score_type = boxes.element_type
         rows = Shape((count, Dim.static(3)))
         return [TensorType(self.output_type, rows), TensorType(score_type, rows),
                 TensorType(self.output_type, Shape((Dim.static(1),)))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:meth:`select`, as indices, scores and their count."""
         boxes = inputs[0]
         found = self.select(inputs)
@@ -275,7 +274,7 @@ class _LegacySuppression(_Suppression):
             limit = 0
         return [TensorType(self.output_type, Shape((self.rows(boxes.shape, scores.shape, limit), Dim.static(3))))]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:meth:`select`; the selected rows, then -1 rows up to the static row count (all the selected rows
         when they are more, as the CPU plugin returns them: NMS-1/3's bound leaves out the batch)."""
         found = self.select(inputs)

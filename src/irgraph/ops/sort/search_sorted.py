@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 CHUNK_ELEMENTS = 1 << 22
@@ -58,17 +58,12 @@ class SearchSorted(Op):
             check(sequence.shape.rank == found.shape.rank, "The inputs' ranks have to be compatible.")
             dims = list(shape)
             for index in range(sequence.shape.rank - 1):
-                merged = sequence.shape[index].merge(found.shape[index])
-                check(merged is not None, "All dimensions but the last one have to be compatible.")
-                dims[index] = merged  # type: ignore[assignment]
+                dims[index] = checked(sequence.shape[index].merge(found.shape[index]),
+                                      "All dimensions but the last one have to be compatible.")
             shape = Shape(tuple(dims))
         return [TensorType(self.output_type, shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The values' shape."""
-        return [np.shape(inputs[1])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Count, row by row (rows compared in bounded chunks), the elements below each value."""
         sequence, found = np.asarray(inputs[0]), np.asarray(inputs[1])
         if sequence.dtype != found.dtype:

@@ -114,7 +114,7 @@ class TopKBase(Op):
         shape = inputs[0].shape[:axis] + (k,) + inputs[0].shape[axis + 1:]
         return [shape, shape]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A stable argsort of the order key, its first k positions, reordered by index if asked."""
         data = inputs[0]
         axis, k = self._axis_and_k(inputs)

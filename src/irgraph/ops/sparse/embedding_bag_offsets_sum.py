@@ -38,11 +38,7 @@ class OffsetsBags(EmbeddingBase):
                   f"PER_SAMPLE_WEIGHTS shape must match INDICES shape. Got: {inputs[4].shape} and {indices.shape}")
         return self._output(inputs[0], Dim.dynamic() if offsets.shape.rank_is_dynamic else offsets.shape[0])
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[len(offsets)] + emb_table[1:]``."""
-        return [(inputs[2].size, *inputs[0].shape[1:])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each index's bag by a search in the offsets, then :func:`bag_sums`."""
         table, indices, offsets = inputs[:3]
         check(indices.ndim == 1 and offsets.ndim == 1, "INDICES and OFFSETS must be 1D")

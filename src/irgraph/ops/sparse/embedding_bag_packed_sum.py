@@ -30,11 +30,7 @@ class PackedBags(EmbeddingBase):
                   f"PER_SAMPLE_WEIGHTS shape must match INDICES shape. Got: {inputs[2].shape} and {indices.shape}")
         return self._output(inputs[0], Dim.dynamic() if indices.shape.rank_is_dynamic else indices.shape[0])
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """``[indices[0]] + emb_table[1:]``."""
-        return [(inputs[1].shape[0] if inputs[1].ndim else 0, *inputs[0].shape[1:])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:func:`bag_sums` with bag ids repeated along each row."""
         table, indices = inputs[:2]
         check(indices.ndim == 2, f"INDICES must be 2D. Got shape {list(indices.shape)}")

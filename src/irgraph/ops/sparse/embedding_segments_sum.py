@@ -58,7 +58,7 @@ class EmbeddingSegmentsSum(EmbeddingBase):
         """``[num_segments] + emb_table[1:]``."""
         return [(self._segments(inputs[3]), *inputs[0].shape[1:])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """:func:`bag_sums` with the segment ids as bags."""
         table, indices, segment_ids = inputs[:3]
         count = self._segments(inputs[3])

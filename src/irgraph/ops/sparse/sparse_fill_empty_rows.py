@@ -91,7 +91,7 @@ class SparseFillEmptyRows(Op):
         types = [TensorType(element_type_of(np.asarray(x)), Shape.static(np.shape(x))) for x in inputs]
         return [t.shape.to_tuple() for t in self.infer(types, [None, inputs[1], inputs[2], None])]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The entries and the empty rows' defaults, sorted by (row, column) (stable)."""
         self.output_shapes(inputs)
         values, dense_shape, indices, default = (np.asarray(x) for x in inputs)

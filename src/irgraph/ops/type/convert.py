@@ -35,11 +35,7 @@ class Convert(Op):
         """The input shape with ``destination_type``."""
         return [TensorType(self.destination_type, inputs[0].shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The input shape."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The converted values."""
         return [convert_values(inputs[0], self.destination_type)]
 

@@ -27,10 +27,6 @@ class ConvertLike(Op):
         """``data``'s shape with ``like``'s element type."""
         return [TensorType(inputs[1].element_type, inputs[0].shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The shape of ``data``."""
-        return [inputs[0].shape]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``data`` converted as Convert converts it."""
         return [convert_values(inputs[0], ElementType.from_numpy(inputs[1].dtype))]

@@ -97,11 +97,7 @@ class ConvertPromoteTypes(Op):
                              self.u64_integer_promotion_target)
         return [TensorType(target, inputs[0].shape), TensorType(target, inputs[1].shape)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The inputs' shapes."""
-        return [np.shape(inputs[0]), np.shape(inputs[1])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Convert-1 of each input to the common type."""
         types = [TensorType(ElementType.from_numpy(np.asarray(x).dtype), Shape.static(np.shape(x))) for x in inputs]
         target = common_type(types[0], types[1], self.promote_unsafe, self.pytorch_scalar_promotion,

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check, checked
+from irgraph.ops.op import UNSETTLED, Inputs, InputSpec, Op, check, checked
 from irgraph.ops.registry import register
 
 _INDEX_TYPES = (ElementType.I32, ElementType.I64)
@@ -44,15 +44,9 @@ class StringTensorPack(Op):
         merged = checked(merged, "The shapes of begins and ends have to be compatible.")
         return [TensorType(ElementType.STRING, merged)]
 
-    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The begins' shape."""
-        check(np.shape(inputs[0]) == np.shape(inputs[1]), f"The shapes of begins and ends have to be compatible. "
-              f"Got: {list(np.shape(inputs[0]))} and {list(np.shape(inputs[1]))}")
-        return [np.shape(inputs[0])]
-
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each span of symbols decoded to a ``str``."""
-        (shape,) = self.output_shapes(inputs)
+        (shape,) = checked(self.output_shapes(inputs), UNSETTLED)
         begins = np.asarray(inputs[0]).reshape(-1).tolist()
         ends = np.asarray(inputs[1]).reshape(-1).tolist()
         symbols = np.asarray(inputs[2])

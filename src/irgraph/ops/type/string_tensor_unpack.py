@@ -58,7 +58,7 @@ class StringTensorUnpack(Op):
         data = np.asarray(inputs[0], object)
         return [data.shape, data.shape, (sum(len(utf8(item)) for item in data.reshape(-1).tolist()),)]
 
-    def evaluate(self, inputs: Sequence[np.ndarray], out: Sequence[np.ndarray | None] = ()) -> list[np.ndarray]:
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Each string's bytes appended to symbols, its span recorded in begins and ends."""
         data = np.asarray(inputs[0])
         check(data.dtype.kind in "OUS", f"StringTensorUnpack expects a tensor with string elements. Got: {data.dtype}")

@@ -1,0 +1,115 @@
+"""The layer reader with constructors that skip what is known to hold: the fast path's half of ``layers``.
+
+Frozen dataclasses set each field through ``object.__setattr__`` and run ``__post_init__`` checks; the
+reader makes one Location per layer, two ports per edge, a type per distinct port declaration and an op per
+Const placement (thousands in a real network), each from values already checked. The constructors here
+make the same objects (equal, same hash and repr: tests/io/test_fast_paths.py) through their slots.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from irgraph.core.element_types import ElementType
+from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.io.xml.layers import LayerReader
+from irgraph.ops import Const
+
+__all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor"]
+
+
+def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
+    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field).
+    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
+    fields = tuple(field.name for field in dataclasses.fields(cls))
+    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+        return cls
+    new: Callable[[type], Any] = object.__new__
+    setters = tuple(getattr(cls, name).__set__ for name in names)
+    if len(names) == 1:
+        (only,) = setters
+
+        def make_one(a: object) -> Any:
+            made = new(cls)
+            only(made, a)
+            return made
+
+        return make_one
+    if len(names) == 2:
+        first, second = setters
+
+        def make_pair(a: object, b: object) -> Any:
+            made = new(cls)
+            first(made, a)
+            second(made, b)
+            return made
+
+        return make_pair
+
+    if len(names) == 5:
+        set_a, set_b, set_c, set_d, set_e = setters
+
+        def make_five(a: object, b: object, c: object, d: object, e: object) -> Any:
+            made = new(cls)
+            set_a(made, a)
+            set_b(made, b)
+            set_c(made, c)
+            set_d(made, d)
+            set_e(made, e)
+            return made
+
+        return make_five
+    return cls
+
+
+new_shape = fast_constructor(Shape, ("dims",))
+new_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+
+_TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
+_tensor_constructors: dict[type[Const], Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None] = {}
+
+
+def checked_tensor_constructor(
+    op_class: type[Const],
+) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None:
+    """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
+    of the dtype and shape the op's own checks passed (``from_attributes`` in ``LayerReader._const``): what
+    those checks would find is known. None when the class has other fields."""
+    if op_class in _tensor_constructors:
+        return _tensor_constructors[op_class]
+    make = None
+    if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
+        new, set_field = object.__new__, object.__setattr__
+
+        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Const:
+            op = new(op_class)
+            set_field(op, "element_type", element_type)
+            set_field(op, "shape", shape)
+            set_field(op, "value", value)
+            set_field(op, "zero_byte_blob", False)  # the reader makes the rare zero-byte empty Const itself
+            return op
+
+    _tensor_constructors[op_class] = make
+    return make
+
+
+class FastLayerReader(LayerReader):
+    """:class:`LayerReader` making port types and Const ops through the constructors above."""
+
+    def new_tensor_op(
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        *, checked: bool,
+    ) -> Const:
+        make = checked_tensor_constructor(op_class) if checked else None
+        if make is None or value is None:
+            return super().new_tensor_op(op_class, element_type, shape, value, checked=checked)
+        return make(element_type, shape, value)
+
+    def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
+        made: TensorType = new_tensor_type(element_type, new_shape(dims))
+        return made

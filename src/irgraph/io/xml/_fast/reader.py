@@ -1,0 +1,484 @@
+"""The fast reader: IR files laid out exactly as OpenVINO writes them, read without an lxml tree (behind the
+switch in ``irgraph.io.xml._fast``).
+
+OpenVINO's serializer (pugixml) writes one fixed layout: tabs and newlines between elements,
+attributes in a fixed order, ``&amp;``-style escapes. This module recognises that layout with
+regular expressions and feeds the same :meth:`LayerReader.prepare` the lxml walk feeds. What makes
+layers differ (tensor names, port dims, a Const's ``<data>``) is cut out of the whole ``<layers>``
+section in C first; what is left of a layer's body repeats across the network, so each distinct
+body is read once into a template, and a layer costs a few dictionary lookups and its Node.
+
+The lxml path stays the reference. Anything outside the layout (another attribute order,
+comments, character references, carriage returns, unknown elements, anything near libxml2's size
+limits), any error and anything the reader would note makes :func:`read_fast` return None, and the
+caller reads the file through lxml, which reports errors and findings with their lines. Where the
+layout allows free text (rt_info) the pieces are still parsed by lxml.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lxml import etree
+
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError, Location
+from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
+from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
+from irgraph.io.xml._fast.patterns import (
+    ATTRIBUTE,
+    CLOSE,
+    CONST_ATTRIBUTES,
+    CONST_DATA,
+    DATA,
+    DIM,
+    DIMS,
+    DIMS_CUT,
+    EDGE_START,
+    HEAD,
+    LAYER_END,
+    LAYER_START,
+    OPEN,
+    PORT,
+    PORT_NAMES,
+    RT_INFO,
+    RT_INFO_DEPTH,
+    SECTIONS,
+    TAIL,
+    NotCanonical,
+    has_long_run,
+    unescape,
+)
+from irgraph.io.xml.context import ReadResult
+from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
+from irgraph.io.xml.names import split_names
+from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
+from irgraph.io.xml.security import hardened_parser
+from irgraph.ops import Const, Op, OpaqueOp
+
+if TYPE_CHECKING:
+    from irgraph.io.xml.context import ReadContext
+
+__all__ = ["read_fast"]
+
+_location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
+_output_port = fast_constructor(OutputPort, ("node_id", "index"))
+_input_port = fast_constructor(InputPort, ("node_id", "index"))
+
+_Placed = tuple[int, dict[str, int], dict[str, int]]
+"""A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
+
+
+def read_fast(reader: ReadContext) -> ReadResult | None:
+    """The model of ``reader``'s document when it is laid out as OpenVINO writes it, else None."""
+    try:
+        model = _FastReader(reader, reader.document.data).read()
+    except (NotCanonical, IrError, ValueError, TypeError, KeyError, IndexError, OverflowError, etree.LxmlError):
+        model = None
+    if model is None or reader.findings:
+        reader.findings.clear()
+        return None
+    return ReadResult(model, [])
+
+
+class _FastReader:
+    def __init__(self, reader: ReadContext, data: bytes) -> None:
+        # Carriage returns would change how lines are counted (by newlines). Other characters XML
+        # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
+        # it parses rt_info, so such a file is left to the lxml path, which says where they are.
+        if b"\r" in data or b"\x00" in data:  # NUL: it stands for cut-out dims below (and is not XML)
+            raise NotCanonical
+        if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
+            raise NotCanonical
+        self.reader = reader
+        self.text = data.decode("utf-8")
+        self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
+        self._templates: dict[tuple[str, str, str], tuple] = {}
+        self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
+        """precision -> run of dims -> (the port type, the run's newlines)."""
+        self._rt_infos: dict[tuple[str, str], tuple[tuple[RtEntry, ...], int]] = {}
+        """(content, parent) -> the entries and how many elements and attributes they hold."""
+        # Its own: a file the lxml path reads after all is counted from zero there.
+        self._rt_info_reader = RtInfoReader()
+        self._parser: etree.XMLParser | None = None
+        self._layer_reader_made: LayerReader | None = None  # made by read(), for its model
+        self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
+        self._opaque_ops: dict[tuple, Op] = {}
+        self._where = Location(reader.file)
+        self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
+        self._dims: dict[str, Dim] = {}
+        self._shapes: dict[str, Shape] = {}
+        self._element_types: dict[str, ElementType] = {}
+        self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
+        self.v11 = True
+
+    def read(self) -> Model:
+        text = self.text
+        head = HEAD.match(text)
+        if head is None:
+            raise NotCanonical
+        version = int(head["version"])
+        self.v11 = version >= 11
+        model = Model(self._value(head["name"]), ir_version=version)
+        model.source = self.reader.file
+        model.source_line = text.count("\n", 0, head.start("name")) + 1
+        self._layer_reader_made = FastLayerReader(self.reader, model, version)
+        end = text.find("</layers>", head.end())
+        if end < 0:
+            raise NotCanonical
+        by_text = self._layers(model, head.end(), end)
+        sections = SECTIONS.match(text, end)
+        if sections is None:
+            raise NotCanonical
+        end = text.find("</edges>", sections.end())
+        if end < 0:
+            raise NotCanonical
+        self._edges(model, text[sections.end():end], by_text)
+        tail = TAIL.fullmatch(text, end + len("</edges>"))
+        if tail is None:
+            raise NotCanonical
+        model.rt_info = self._rt_info(tail.group(1), "net") if tail.group(1) is not None else (
+            () if tail.group(2) else None
+        )
+        return model
+
+    def _layers(self, model: Model, start: int, end: int) -> dict[str, _Placed]:
+        """Every layer between ``start`` and ``end`` (the ``</layers>``) placed in ``model``.
+
+        Tensor names and port dims make most layer bodies unique; without them most repeat. So
+        they are cut out of the whole section at once (names left blank, each run of ``<dim>``
+        elements replaced by a NUL, which no XML file holds), the section is split at the layer
+        start tags (all in C), and each distinct (type, version, body) is read once into a template
+        that every such layer shares. Per layer, only its id, name, names and dims are read.
+        """
+        text, file, escaped, v11 = self.text, self.reader.file, self.escaped, self.v11
+        section = text[start:end]
+        names: list[str] = []
+        if ' names="' in section:
+            pieces = PORT_NAMES.split(section)
+            names = pieces[1::2]
+            section = ' names=""'.join(pieces[::2])
+        blocks: list[str] = []
+        if "<dim>" in section:
+            pieces = DIMS_CUT.split(section)
+            blocks = pieces[1::2]
+            section = "\x00".join(pieces[::2])
+        parts = LAYER_START.split(section)
+        if parts[0].strip(" \t\n"):
+            raise NotCanonical
+        line = text.count("\n", 0, start) + parts[0].count("\n") + 1
+        templates, block_type = self._templates, self._block_type
+        known, tensor_types = templates.get, self._tensor_types
+        place, make_location = model.place, _location
+        charge = self._rt_info_reader.charge
+        by_text: dict[str, _Placed] = {}
+        cursor = block_cursor = 0
+        for id_text, name, type_name, version, output_names, body in zip(
+            parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
+        ):
+            if escaped:
+                name, type_name, version = unescape(name), unescape(type_name), unescape(version)
+                output_names = None if output_names is None else unescape(output_names)
+            layer_id = int(id_text)  # canonical digits: what non_negative reads
+            location = make_location(file, line, layer_id, name, type_name)
+            data = None
+            kind = (type_name, version)
+            tensor = tensor_types[kind] if kind in tensor_types else self._tensor_class(type_name, version)
+            if tensor is not None and (data := DATA.match(body)) is not None:
+                # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
+                key = (type_name, version, body[data.end():])
+            else:
+                key = (type_name, version, body)
+            template = known(key)
+            if template is None:
+                template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+            elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
+                charge(template[-1])
+            (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
+             dim_slots, newlines, in_labels, out_labels, _) = template
+            if data is not None and tensor is not None:  # (data is matched for tensor layers only)
+                op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
+                newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
+            input_types, output_types = list(in_types), list(out_types)
+            if dim_slots:
+                count = len(dim_slots)
+                for (outputs, index, precision, port_types), block in zip(
+                    dim_slots, blocks[block_cursor:block_cursor + count], strict=True
+                ):
+                    found = port_types.get(block)
+                    if found is None:
+                        found = block_type(outputs, precision, block)
+                    (output_types if outputs else input_types)[index] = found[0]
+                    newlines += found[1]
+                block_cursor += count
+                if op is None:  # an op irgraph does not know: its declared outputs are part of it
+                    op = self._opaque(key, output_types, location)
+            tensor_names: list[list[str]] | None = None
+            if slots == (0,):  # the usual layer: one output port with names, no input port with any
+                value = names[cursor]
+                if escaped:
+                    value = unescape(value)
+                cursor += 1
+                tensor_names = [[value] if value and "," not in value else split_names(value)]
+                tensor_names += [[] for _ in range(len(out_types) - 1)]
+            elif slots:
+                tensor_names = [[] for _ in out_types]
+                for slot, value in zip(slots, names[cursor:cursor + len(slots)], strict=True):
+                    if slot is not None:  # None: an input port's names, which OpenVINO ignores
+                        if escaped:
+                            value = unescape(value)
+                        # One name without commas (most ports): what split_names gives, without the call.
+                        tensor_names[slot] = [value] if value and "," not in value else split_names(value)
+                cursor += len(slots)
+            if v11:
+                result_names = split_names(output_names) if output_names is not None and is_result else None
+            elif output_names is not None:  # IR v10 has none: the lxml path notes it
+                raise NotCanonical
+            else:
+                result_names = None  # and no rt_info: the template said so
+            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+            place(Node(
+                layer_id, name, op, num_inputs, num_outputs, tensor_names, None, input_types, output_types,
+                result_names, () if rt_info is None else rt_info, dict(in_rt) if in_rt else None,
+                dict(out_rt) if out_rt else None, dict(extras) if extras else None, location,
+            ))
+            by_text[id_text] = (layer_id, in_labels, out_labels)
+            line += newlines
+        return by_text
+
+    @property
+    def _layer_reader(self) -> LayerReader:
+        """The layer reader ``read`` makes for its model (the other methods run inside ``read``)."""
+        if self._layer_reader_made is None:
+            raise NotCanonical  # not reading a model: nowhere to put layers
+        return self._layer_reader_made
+
+    def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
+        """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
+        op_class = self._layer_reader.op_class(type_name, version)
+        found = self._tensor_types[(type_name, version)] = (
+            op_class if op_class is not None and op_class.traits.carries_tensor else None
+        )
+        return found
+
+    def _tensor(
+        self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
+    ) -> tuple[Const, dict[str, str]]:
+        """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
+        OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
+        key = (type_name, version, data)
+        found = self._tensors.get(key)
+        if found is None:
+            layers = self._layer_reader
+            plain = CONST_DATA.fullmatch(data)
+            if plain is None:
+                prepared = layers.prepare(
+                    type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
+                    rt_info=None,
+                )
+                if not isinstance(prepared.op, Const):  # prepare makes a tensor class's op with tensor_op
+                    raise NotCanonical
+                found = (prepared.op, prepared.extras)
+            else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
+                attrs = dict(zip(CONST_ATTRIBUTES, plain.groups(), strict=True))
+                found = (layers.tensor_op(op_class, attrs, location), layers.unknown_attributes(op_class, attrs))
+            self._tensors[key] = found
+        elif found[0].value is None:
+            # Counted per layer (as ir-info counts Consts), not once per shared placement.
+            self._layer_reader.reader.without_data()
+        return found
+
+    def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:
+        """What a layer's ``<data>``, rt_info and ports make (shared by every layer with this type and body).
+
+        ``body`` runs from the end of the layer's start tag to the next layer's start tag, its
+        ``names`` values blanked and its dims cut out; the template's ``slots`` say which output port
+        each names value names, its ``dim_slots`` which port each run of dims shapes. The op is
+        None when it depends on those dims (an op irgraph does not know keeps its declared outputs).
+        """
+        rt_items = self._rt_info_reader.total
+        data = DATA.match(body)
+        position = data.end() if data else 0
+        rt_info: tuple[RtEntry, ...] | None = None
+        if (opening := RT_INFO.match(body, position)) is not None:
+            if opening.group().endswith("/>"):
+                rt_info, position = (), opening.end()
+            else:
+                end = body.find("</rt_info>", opening.end())
+                if end < 0:
+                    raise NotCanonical
+                rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
+        dim_slots: list[tuple[bool, int, str, dict[str, tuple[TensorType, int]]]] = []
+        (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
+        (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
+        if LAYER_END.match(body, position) is None:
+            raise NotCanonical
+        slots = [None] * input_slots + output_slots
+        # A names attribute or dims off a port (in rt_info, <data>) would be read in the wrong place.
+        if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
+            raise NotCanonical
+        attrs = None if data is None else self._attributes(data.group(1))
+        op: Op | None
+        if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
+            if data is not None:
+                raise NotCanonical  # a second <data>
+            op, is_result, extras, layer_rt_info = None, False, {}, rt_info
+        else:
+            prepared = self._layer_reader.prepare(
+                type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
+            )
+            inputs, outputs = prepared.inputs, prepared.outputs
+            op, is_result, extras, layer_rt_info = prepared.op, prepared.is_result, prepared.extras, prepared.rt_info
+        in_labels, in_types, in_rt, _ = inputs
+        out_labels, out_types, out_rt, _ = outputs
+        if not self.v11 and (rt_info is not None or in_rt or out_rt):
+            raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
+        if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
+            op = None
+            self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
+        return (
+            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), extras, layer_rt_info,
+            in_rt, out_rt, is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
+            out_labels, self._rt_info_reader.total - rt_items,
+        )
+
+    def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
+        """The op of a type irgraph does not know, with these declared outputs (shared by equal layers)."""
+        output_types_key = (key, tuple(output_types))
+        op = self._opaque_ops.get(output_types_key)
+        if op is None:
+            attrs, rt_info = self._opaque_heads[key]
+            prepared = self._layer_reader.prepare(
+                key[0], key[1], location, attrs=None if attrs is None else dict(attrs),
+                inputs=NO_PORTS, outputs=({}, output_types, {}, []), rt_info=rt_info,
+            )
+            op = self._opaque_ops[output_types_key] = prepared.op
+        return op
+
+    def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
+        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines.
+
+        A run's shape is read once for all precisions (a Const's f16 output, its Convert's f32 output).
+        """
+        shape = self._shapes.get(block)
+        if shape is None:
+            if block and DIMS.fullmatch(block) is None:
+                raise NotCanonical
+            dims = []
+            for text in DIM.findall(block) if block else ():
+                dim = self._dims.get(text)
+                if dim is None:
+                    value = int(text)  # canonical digits (at most 18): what parse_int reads
+                    if value < -1:  # the lxml path says what a dim must be
+                        raise NotCanonical
+                    dim = self._dims[text] = Dim.of(value)
+                dims.append(dim)
+            shape = self._shapes[block] = new_shape(tuple(dims))
+        element_type = self._element_types.get(precision)
+        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
+            element_type = self._element_types[precision] = ElementType.from_precision(precision)
+        found = (new_tensor_type(element_type, shape), block.count("\n"))
+        self._port_types.setdefault(precision, {})[block] = found
+        return found
+
+    def _ports(
+        self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str, dict]]
+    ) -> tuple[tuple[PortList, Any], int]:
+        """The ``<input>``/``<output>`` at ``position``: its ports, where their names go, and the position after it.
+
+        For inputs the second item is how many ports carry a names attribute; for outputs, their indices.
+        A port whose dims were cut out gets the type None here and an entry in ``dim_slots``.
+        """
+        opening = OPEN[outputs].match(body, position)
+        if opening is None:
+            return (NO_PORTS, [] if outputs else 0), position
+        position = opening.end()
+        labels: dict[str, int] = {}
+        types: list = []
+        rt: dict[int, tuple[RtEntry, ...]] = {}
+        named: list[int] = []
+        port_types, block_type = self._port_types, self._block_type
+        match = PORT.match
+        while (port := match(body, position)) is not None:
+            label, precision, port_names, dims, rt_info, empty_rt_info = port.groups()
+            if label in labels:
+                raise NotCanonical
+            index = labels[label] = len(types)
+            if dims is None:  # no <dim>: a scalar
+                found = port_types.get(precision, {}).get("")
+                types.append((found or block_type(outputs, precision, ""))[0])
+            else:
+                types.append(None)
+                # The types this precision has been seen with: what each layer looks its dims up in.
+                dim_slots.append((outputs, index, precision, port_types.setdefault(precision, {})))
+            if rt_info is not None:
+                rt[index] = self._rt_info(rt_info, "port")
+            elif empty_rt_info:
+                rt[index] = ()
+            if port_names is not None:
+                named.append(index)
+            position = port.end()
+        closing = CLOSE[outputs].match(body, position)
+        if closing is None:
+            raise NotCanonical
+        names_per_port: list[list[str]] = [[] for _ in types] if outputs else []
+        ports = (labels, types, rt, names_per_port)
+        return (ports, named if outputs else len(named)), closing.end()
+
+    def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
+        parts = EDGE_START.split(section)
+        if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
+            raise NotCanonical
+        from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
+        output_port, input_port = _output_port, _input_port
+        try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
+            # Ports are immutable: one OutputPort per output, shared by all its edges.
+            source_keys = list(zip(from_layers, from_ports, strict=True))
+            outputs = {
+                key: output_port((layer := by_text[key[0]])[0], layer[2][key[1]]) for key in set(source_keys)
+            }
+            sources = list(map(outputs.__getitem__, source_keys))
+            targets = [
+                input_port((layer := by_text[name])[0], layer[1][port])
+                for name, port in zip(to_layers, to_ports, strict=True)
+            ]
+        except KeyError:
+            raise NotCanonical from None
+        # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
+        model.connect_all(zip(sources, targets, strict=True))
+
+    def _value(self, value: str) -> str:
+        """An attribute value, unescaped."""
+        return unescape(value) if self.escaped else value
+
+    def _attributes(self, data: str) -> dict[str, str]:
+        items = ATTRIBUTE.findall(data)
+        attrs = {name: self._value(value) for name, value in items}
+        if len(attrs) != len(items) or len(items) > MAX_ATTRIBUTES or any(name.startswith("xmlns") for name in attrs):
+            raise NotCanonical  # a repeated attribute (not well-formed), too many, or a namespace declaration
+        return attrs
+
+    def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
+        """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
+
+        Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse; each
+        use counts against the file's rt_info total, as on the lxml path (which says where a bound is passed).
+        """
+        key = (content, parent)
+        found = self._rt_infos.get(key)
+        if found is not None:
+            self._rt_info_reader.charge(found[1])
+            return found[0]
+        if "</rt_info" in content:  # the pattern ran past one rt_info (a second one, or stray end tags)
+            raise NotCanonical
+        if self._parser is None:
+            self._parser = hardened_parser()
+        depth = RT_INFO_DEPTH[parent]
+        element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
+        for _ in range(depth):
+            element = element[0]
+        before = self._rt_info_reader.total
+        entries = self._rt_info_reader.read(element)
+        self._rt_infos[key] = (entries, self._rt_info_reader.total - before)
+        return entries

@@ -1,0 +1,52 @@
+"""OpTraits: the few yes/no facts about an op that one reader each (the interpreter, the XML reader, the
+graph walk) asks, gathered in one object so ``Op`` does not carry a flag per special case."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class OpTraits:
+    """What is special about an op; the defaults describe a plain op (most of them)."""
+
+    slices_data: bool = False
+    """``evaluate`` only slices input 0 (Split): the interpreter may pass a deferred join there."""
+    joins_inputs: bool = False
+    """The op joins its inputs along one axis (Concat): the interpreter may defer the copy, calling
+    ``check_inputs(inputs) -> axis`` instead of ``evaluate``."""
+    writes_in_place: bool = False
+    """The op has ``evaluate_into(inputs, target)``, which may write its one output into ``target`` (input 0,
+    which the interpreter offers when nothing else can see it)."""
+    keeps_run_state: bool = False
+    """The outputs change from run to run (RandomUniform's Philox offset, which an OpenVINO compiled model
+    keeps): never folded, neither by shape inference nor when an Interpreter is built; the Interpreter calls
+    ``evaluate_with_state`` and keeps the state it returns for its next run."""
+    is_sink: bool = False
+    """A sink (Assign): a root of the graph like a Result, though it has no output."""
+    carries_tensor: bool = False
+    """The op's data lives in the weights file (Const)."""
+    exact_type_name: bool = False
+    """OpenVINO accepts only the exact spelling of ``type_name`` (Const); else any case."""
+    unconnected_extra_outputs: bool = False
+    """A layer may declare fewer output ports than the op produces: OpenVINO builds the extra outputs and
+    leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
+
+
+PLAIN = OpTraits()
+"""The traits of an op with nothing special."""
+
+
+class WritesInPlace(Protocol):
+    """An op whose traits say ``writes_in_place`` (the element-wise families): it has ``evaluate_into``."""
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+
+    def evaluate_into(self, inputs: Sequence[np.ndarray], target: np.ndarray) -> list[np.ndarray]:
+        """``evaluate``, its one output written into ``target`` when it has the output's shape and dtype and the
+        computation can write there (else a new array, as ``evaluate`` gives); the values are ``evaluate``'s."""
+        ...
