@@ -299,4 +299,5 @@ def test_the_comparison_reports_its_stages_in_order(convnet) -> None:
 
     stages = Stages()
     compare_with_openvino(ir.Interpreter(ir.read_model(convnet), mark="all"), {"x": X}, progress=stages)
-    assert stages.labels == ["irgraph: running", "openvino: compiling and running (CPU, f32)", "comparing tensors"]
+    assert stages.labels == ["irgraph: running", "openvino: compiling and running (CPU, f32)", "comparing tensors",
+                             "irgraph: each layer on the reference's inputs"]
