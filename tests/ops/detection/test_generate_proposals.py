@@ -203,3 +203,34 @@ def test_spec_example_shapes():
     types = [tt("8,3"), tt("50,84,3,4"), tt("8,12,50,84"), tt("8,3,50,84")]
     assert infer(op, types, [None] * 4) == ["[..8000,4]", "[..8000]", "[8]"]
     check_types(op, types, same_op(op))
+
+
+def test_clipping_to_the_image_and_nms_of_boxes_that_touch():
+    """Hand-worked, normalized=False (offset 1), zero deltas: the 0.9 box [4, 0, 12, 4] is clipped to the image's
+    width 8 minus 1 (x1 = 7); the 0.5 box [0, 0, 4, 4] touches it at x = 4, which with the offset is an overlap of
+    1 x 5 = 5 pixels, IoU 5 / (20 + 25 - 5) = 0.125 > 0.1, so it dies."""
+    op = GenerateProposals(min_size=0.0, nms_threshold=0.1, post_nms_count=4, pre_nms_count=10, normalized=False)
+    anchors = np.array([[[[4, 0, 12, 4], [0, 0, 4, 4]]]], F32)
+    inputs = [np.array([[10, 8, 1]], F32), anchors, np.zeros((1, 8, 1, 1), F32),
+              np.array([0.9, 0.5], F32).reshape(1, 2, 1, 1)]
+    rois, scores, counts = op.evaluate(inputs)
+    assert rois.tolist() == [[4, 0, 7, 4]] and scores.tolist() == [np.float32(0.9)] and counts.tolist() == [1]
+    assert_matches_port_and_cpu(op, inputs)
+
+
+def test_a_box_exactly_min_size_high_is_kept():
+    """Hand-worked, normalized: min_size 2 at scale 1 keeps [0, 0, 4, 2] (height exactly 2) and drops
+    [5, 5, 6, 9] (width 1)."""
+    op = GenerateProposals(min_size=2.0, nms_threshold=0.5, post_nms_count=4, pre_nms_count=10)
+    anchors = np.array([[[[0, 0, 4, 2], [5, 5, 6, 9]]]], F32)
+    inputs = [np.array([[10, 10, 1]], F32), anchors, np.zeros((1, 8, 1, 1), F32),
+              np.array([0.8, 0.6], F32).reshape(1, 2, 1, 1)]
+    rois, scores, counts = op.evaluate(inputs)
+    assert rois.tolist() == [[0, 0, 4, 2]] and scores.tolist() == [np.float32(0.8)] and counts.tolist() == [1]
+    assert_matches_port_and_cpu(op, inputs)
+
+
+def test_pre_nms_count_must_be_positive():
+    """openvino 2026.4.1 refuses it with the same words (``m_attrs.pre_nms_count > 0`` in generate_proposals.cpp)."""
+    with pytest.raises(OpError, match="Attribute pre_nms_count must be larger than 0. Got: 0"):
+        GenerateProposals(min_size=1.0, nms_threshold=0.5, post_nms_count=1, pre_nms_count=0)
