@@ -81,6 +81,10 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
 }
 # categories whose tests live with another category's
 CATEGORY_TESTS: dict[str, tuple[str, ...]] = {"logical": ("tests/ops/comparison",)}
+# op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
+MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
+    "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
+}
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",
                   "tests/ops/test_layout.py", "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
@@ -580,6 +584,7 @@ def tests_of(module: Path, group_tests: tuple[str, ...]) -> tuple[str, ...]:
         return group_tests
     own = Path("tests", *relative.parts[:2], f"test_{module.stem}.py")
     tests = (own.as_posix(),) if relative.parts[1] != "families" and (ROOT / own).is_file() else group_tests
+    tests += MORE_OWN_TESTS.get("/".join(relative.parts[1:]), ())
     return (*tests, TOLERANCE_TEST)  # the op's tolerance row: docs/tolerances.md is generated from it
 
 

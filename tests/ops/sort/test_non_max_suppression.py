@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.sort.non_max_suppression import NonMaxSuppression, NonMaxSuppression5
-from tests.ops.differential import OP_EXAMPLES, check_op, cpu_judge, ov_ops
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, cpu_judge, ov_ops
 from tests.ops.helpers import infer, tt
 
 
@@ -110,3 +110,16 @@ def test_refused_configurations():
         NonMaxSuppression(box_encoding="xywh")
     with pytest.raises(OpError, match="The last dimension of the 'boxes' input must be equal to 4"):
         NonMaxSuppression().infer([tt("1,6,5"), tt("1,1,6")], [None, None])
+
+
+@pytest.mark.parametrize(("types", "message"), [
+    (["6,4", "2,3,6"], "Expected a 3D tensor for the 'boxes' input. Got: \\[6,4\\]"),
+    (["2,6,4", "3,6"], "Expected a 3D tensor for the 'scores' input. Got: \\[3,6\\]"),
+])
+@pytest.mark.parametrize("op", [NonMaxSuppression(), NonMaxSuppression5()], ids=["v9", "v5"])
+def test_refuses_boxes_and_scores_of_rank_two_as_openvino_does(op, types, message):
+    """openvino 2026.4.1 refuses both (check_types asserts its refusal)."""
+    inputs = [tt(types[0]), tt(types[1])]
+    assert check_types(op, inputs, build(op)).refused
+    with pytest.raises(OpError, match=message):
+        op.infer(inputs, [None, None])
