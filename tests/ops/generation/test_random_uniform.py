@@ -267,3 +267,44 @@ def test_bfloat16_scaling_rounds_each_operation():
     inputs = [np.array([64]), *bounds(ElementType.BF16, -3.3, 7.1)]
     (got,) = op.evaluate(inputs)
     assert got.dtype == ml_dtypes.bfloat16 and same_bits(got, ov_evaluate(op, inputs))
+
+
+def test_f64_with_pytorch_alignment_matches_the_openvino_reference():
+    """The pytorch f64 path: 53 bits of two joined uint32 scaled by 2**-53, bit for bit openvino 2026.4.1's
+    reference evaluate; every value in [min, max)."""
+    op = RandomUniform(output_type=ElementType.F64, global_seed=41, op_seed=7, alignment="pytorch")
+    inputs = [np.array([3, 5], np.int64), *bounds(ElementType.F64, -2.5, 4.0)]
+    (got,) = op.evaluate(inputs)
+    assert same_bits(got, ov_evaluate(op, inputs))
+    assert ((got >= -2.5) & (got < 4.0)).all()
+
+
+def test_min_and_max_of_one_element_vectors_are_accepted_as_openvino_accepts_them():
+    op = RandomUniform(output_type=ElementType.F32, global_seed=3, op_seed=5)
+    inputs = [np.array([4], np.int64), np.array([-1.0], np.float32), np.array([2.0], np.float32)]
+    assert not check_op(op, inputs, same_op(op), constant=(0,), cpu=False).refused
+    assert infer(op, [tt("1", "i64"), tt("1"), tt("1")], [np.array([4]), None, None]) == ["[4]"]
+    (got,) = op.evaluate(inputs)
+    assert same_bits(got, ov_evaluate(op, inputs))
+
+
+def test_a_shape_sub_graph_gives_its_bounds_to_the_output_shape():
+    """RandomUniform(ShapeOf(x[1..3,4])): the shape input's bounds give [1..3,4], as openvino 2026.4.1 infers."""
+    import openvino.opset3 as ov3
+    import openvino.opset8 as ov8
+
+    from irgraph.graph import OutputPort
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    model = Model("bounded")
+    x = model.parameter("x", "1..3,4")
+    shape = OutputPort(model.add_node(ShapeOf3(), "shape", [x]).id, 0)
+    low, high = bounds(ElementType.F32, 0, 1)
+    node = model.add_node(RandomUniform(output_type=ElementType.F32, global_seed=1, op_seed=2), "ru",
+                          [shape, model.const(low, ElementType.F32), model.const(high, ElementType.F32)])
+    model.result(OutputPort(node.id, 0), name="out")
+    infer_shapes(model)
+    assert str(node.output_types[0].shape) == "[1..3,4]"
+    ov_node = ov8.random_uniform(ov3.shape_of(ov8.parameter(ov.PartialShape("1..3,4"), np.float32)),
+                                 ov_constant(low), ov_constant(high), "f32", 1, 2)
+    assert str(ov_node.get_output_partial_shape(0)) == "[1..3,4]"
