@@ -77,6 +77,9 @@ def test_large_problems_go_in_blocks(monkeypatch):
     monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 14)
     (blocked,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
     np.testing.assert_array_equal(whole, blocked)
+    monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 6)  # fewer than one row of 7 weights: still one row at a time
+    (by_rows,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
+    np.testing.assert_array_equal(whole, by_rows)
 
 
 def test_refused_configurations():
