@@ -317,3 +317,36 @@ def test_a_large_naive_length_builds_its_twiddles_in_chunks(monkeypatch):
     (chunked,) = DFT().evaluate([x, np.array([1])])
     np.testing.assert_array_equal(whole, chunked)
     assert math.isfinite(float(np.abs(whole).max()))
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("DFT", "4,2", "The input rank must be greater than the number of axes"),
+    ("IDFT", "4,2", "The input rank must be greater than the number of axes"),
+    ("RDFT", "4", "The input rank must be greater than or equal to the number of axes"),
+])
+def test_more_axes_than_the_rank_are_refused_before_their_values_are_known(name, data, message):
+    """Two axes of unknown values over one signal axis: openvino 2026.4.1 refuses it too (check_types)."""
+    types = [tt(data), tt("2", "i64")]
+    assert check_types(OPS[name], types, build(name)).refused
+    with pytest.raises(OpError, match=message):
+        infer(OPS[name], types, [None, None])
+
+
+@pytest.mark.parametrize("name", ["DFT", "IDFT"])
+def test_empty_complex_data_gives_an_empty_result_of_the_inferred_shape(name):
+    """[0, 3, 2] over axis 1: no line to transform; the result keeps the shape [0, 3, 2] (the shape rule's)."""
+    (out,) = OPS[name].evaluate([np.zeros((0, 3, 2), np.float32), np.array([1])])
+    assert out.shape == (0, 3, 2) and out.dtype == np.float32
+    assert infer(OPS[name], [tt("0,3,2"), tt("1", "i64")], [None, np.array([1])]) == ["[0,3,2]"]
+
+
+@pytest.mark.parametrize(("name", "shape", "axes", "expected"), [
+    ("DFT", (0, 3, 4, 2), [1], (0, 3, 4, 2)), ("DFT", (3, 0, 4, 2), [2], (3, 0, 4, 2)),
+    ("RDFT", (0, 3, 5), [1], (0, 2, 5, 2)), ("RDFT", (2, 0, 5), [2], (2, 0, 3, 2)),
+])
+def test_empty_data_of_rank_three_keeps_the_other_axes(name, shape, axes, expected):
+    """RDFT keeps L // 2 + 1 of the last listed axis, as the shape rule says; the empty axes stay empty."""
+    (out,) = OPS[name].evaluate([np.zeros(shape, np.float32), np.array(axes)])
+    assert out.shape == expected
+    assert infer(OPS[name], [tt(",".join(map(str, shape))), tt("1", "i64")], [None, np.array(axes)]) == [
+        "[" + ",".join(map(str, expected)) + "]"]
