@@ -422,3 +422,18 @@ def test_interpolate_1_needs_one_output_length_per_axis():
     op = Interpolate1(axes=(2, 3), mode="nearest")
     with pytest.raises(OpError, match=r"^output_shape needs one length per axis \[2, 3\]\. Got: \[4\]$"):
         op.evaluate([np.zeros((1, 1, 2, 2), np.float32), np.array([4], np.int64)])
+
+
+def test_antialias_skips_the_taps_outside_the_input_before_counting_them(monkeypatch):
+    """Hand-worked: [1, 8] to [1, 2] by scales [1, 0.25], antialias, half_pixel: radius ceil(2 / 0.25) = 8, the
+    centres 1.5 and 5.5 round to 2 and 6, so of the 17 taps k (source k + centre - 8) those below 8 - 6 = 2 and
+    above 8 - 1 + 8 = 15 read outside the input for both outputs: 14 taps count against the limit."""
+    op = Interpolate11(mode="linear", antialias=True, shape_calculation_mode="scales")
+    inputs = [np.arange(8, dtype=np.float32).reshape(1, 8), np.array([1, 0.25], np.float32)]
+    (expected,) = op.evaluate(inputs)
+    monkeypatch.setattr(resampling, "TAP_LIMIT", 14)
+    (at_the_limit,) = op.evaluate(inputs)
+    np.testing.assert_array_equal(at_the_limit, expected)
+    monkeypatch.setattr(resampling, "TAP_LIMIT", 13)
+    with pytest.raises(OpError, match="Interpolate linear needs 14 taps per output element"):
+        op.evaluate(inputs)
