@@ -237,7 +237,8 @@ def test_istft_partial_shapes_and_refusals(center, data):
 
 
 def test_istft_refusals_name_the_rule():
-    with pytest.raises(OpError, match=r"^The dimension at data_shape\[-3\] must be equal to: \(frame_size // 2 \+ 1\)"):
+    with pytest.raises(OpError, match=r"^The dimension at data_shape\[-3\] must be equal to: \(frame_size // 2 \+ 1\) "
+                       r"= 6\. Got: \[7,16,2\]$"):
         infer(ISTFT(center=False, normalized=False), [tt("7,16,2"), tt("7"), tt("", "i64"), tt("", "i64")],
               [None, None, 11, 3])
     with pytest.raises(OpError, match="^ISTFT needs at least one frame"):
@@ -246,3 +247,28 @@ def test_istft_refusals_name_the_rule():
     with pytest.raises(OpError, match=r"^ISTFT data must be \[batch\?, bins, frames, 2\]"):
         ISTFT(center=False, normalized=False).evaluate([np.ones((6, 4, 3), np.float32), np.ones(7, np.float32),
                                                        np.array(11), np.array(3)])
+
+
+def test_istft_data_of_unknown_element_type_takes_the_windows():
+    """openvino 2026.4.1 merges the two element types: data of a dynamic type with an f32 window gives f32."""
+    types = [tt("6,16,2", "dynamic"), tt("10"), tt("", "i64"), tt("", "i64")]
+    values = [None, None, np.array(10), np.array(3)]
+    check_types(ISTFT(center=False, normalized=False), types, lambda *xs: ov16.istft(*xs, False, False), values)
+    (out,) = ISTFT(center=False, normalized=False).infer(types, values)
+    assert out.element_type is ElementType.F32 and str(out.shape) == "[55]"
+
+
+def test_stft_refuses_at_run_time_a_frame_longer_than_the_signal():
+    """Batched [2, 10] signal, frame 11: the message names the signal's last dim (10), not the batch."""
+    with pytest.raises(OpError, match=r"^Provided frame size is 11 but must be in range \[1, 10\]\.$"):
+        STFT(transpose_frames=False).evaluate([np.ones((2, 10), np.float32), np.ones(7, np.float32), np.array(11),
+                                              np.array(3)])
+
+
+@pytest.mark.parametrize("element_type", ["i32", "u8", "boolean"])
+def test_stft_refuses_integer_signals_as_openvino_refuses_them(element_type):
+    types = [tt("10", element_type), tt("7", element_type), tt("", "i64"), tt("", "i64")]
+    values = [None, None, np.array(4), np.array(3)]
+    assert check_types(STFT(transpose_frames=False), types, lambda *xs: ov16.stft(*xs, False), values).refused
+    with pytest.raises(OpError, match=f"^Expected floating point type of the 'signal' input. Got: {element_type}"):
+        STFT(transpose_frames=False).infer(types, values)
