@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from irgraph.core.errors import OpError
 from irgraph.ops.sequence.gru_cell import GRUCell
 from irgraph.ops.sequence.gru_sequence import GRUSequence
 from irgraph.ops.sequence.lstm_cell import LSTMCell1, LSTMCell4
@@ -14,7 +15,7 @@ from irgraph.ops.sequence.lstm_sequence import LSTMSequence
 from irgraph.ops.sequence.rnn_cell import RNNCell
 from irgraph.ops.sequence.rnn_sequence import RNNSequence
 from tests.ops.differential import OP_EXAMPLES, check_types, same_op
-from tests.ops.helpers import tt
+from tests.ops.helpers import infer, tt
 
 
 @st.composite
@@ -73,3 +74,13 @@ def test_sequence_partial_shapes_as_openvino(op_class, data):
         (dirs, gates * hidden, input_size), (dirs, gates * hidden, hidden), (dirs, (gates + linear) * hidden)]
     types = [tt(draw(loosened(s)), "i32" if i == 1 + op.states else "f32") for i, s in enumerate(shapes)]
     check_types(op, types, same_op(op))
+
+
+@pytest.mark.parametrize("op_class", [LSTMCell4, LSTMCell1], ids=lambda c: c.title())
+def test_lstm_cell_refuses_a_cell_state_of_another_hidden_size(op_class):
+    """H [2, 4], C [2, 5], R [16, 4]: only C disagrees; openvino 2026.4.1 refuses it (check_types asserts it)."""
+    op = op_class(hidden_size=4)
+    types = [tt("2,3"), tt("2,4"), tt("2,5"), tt("16,3"), tt("16,4"), tt("16")]
+    assert check_types(op, types, same_op(op)).refused
+    with pytest.raises(OpError, match="Dimension `hidden_size` is not matched between inputs"):
+        infer(op, types, [None] * len(types))
