@@ -416,7 +416,7 @@ def _marked_model(tmp_path: Path) -> Path:
     m = ir.Model("marked")
     x = m.parameter("x", [2, 6])
     joined = m.concat([x, x], axis=1, name="join")
-    m.node(joined.node_id).tensor_names[0] = ["joined"]
+    m.node(joined.node_id).outputs[0].tensor_names = ["joined"]
     y0, y1 = m.split(joined, axis=1, num_splits=2, name="halves")
     m.result(y0, name="y0")
     m.result(y1, name="y1")

@@ -108,7 +108,7 @@ def test_builder_names_and_output_keys():
     assert model.output_key(direct) == "copy" and direct.result_names == ["copy"]
     y = model.concat([x], axis=0)
     assert model.output_key(model.result(y, name="y")) == "y"
-    assert model.node(y.node_id).tensor_names == [["y"]]
+    assert model.node(y.node_id).outputs[0].tensor_names == ["y"]
     unnamed = model.result(model.concat([x], axis=0))
     assert model.output_key(unnamed) == unnamed.name
 
@@ -125,5 +125,5 @@ def test_result_name_is_the_output_key_even_when_the_port_has_other_names_first(
     model = ir.Model()
     x = model.parameter("x", [2])
     y = model.concat([x], axis=0)
-    model.node(y.node_id).tensor_names[0] = ["first", "wanted"]
+    model.node(y.node_id).outputs[0].tensor_names = ["first", "wanted"]
     assert model.output_key(model.result(y, name="wanted")) == "wanted"

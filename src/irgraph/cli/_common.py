@@ -307,7 +307,7 @@ def weights_path(model_path: str, weights: str | None) -> str:
 def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
     """The type flowing into a Result: inferred when known, else what the file declared (also for the
     dims of a rank inference cannot know: without its .bin, a Reshape's target is unknown)."""
-    declared = result.declared_input_types[0] if result.declared_input_types else None
+    declared = result.inputs[0].declared_type if result.inputs else None
     source = model.input_sources(result)[0] if result.num_inputs else None
     inferred = model.output_type(source) if source is not None else None
     if inferred is None or declared is None:

@@ -113,7 +113,7 @@ def _per_key(overrides: Mapping[str, ToleranceOverride], model: Model, ports: Ma
     found = {}
     for key, (port, plain) in ports.items():
         node = model.node(port.node_id)
-        names = [key, plain, *node.tensor_names[port.index], node.name]
+        names = [key, plain, *node.outputs[port.index].tensor_names, node.name]
         given = next((overrides[name] for name in names if name in overrides), None)
         if given is not None:
             found[key] = given
@@ -171,7 +171,7 @@ def warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Map
     names = set(stored)
     if layerwise is not None:
         for tensor in layerwise.tensors:
-            names.update([tensor.node.name, *tensor.node.tensor_names[tensor.index]])
+            names.update([tensor.node.name, *tensor.node.outputs[tensor.index].tensor_names])
     for name in overrides:
         if name not in names:
             common.warn(f"--atol/--rtol name {name!r}, which is no tensor or layer of this run")

@@ -140,9 +140,8 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
     variables = []
     for node in model:
         if isinstance(node.op, ReadValueBase):
-            declared = node.declared_output_types[0] if node.declared_output_types else None
-            element_type, shape = _type_json(node.output_types[0] if node.output_types and node.output_types[0]
-                                             else declared)
+            read = node.outputs[0] if node.outputs else None
+            element_type, shape = _type_json(None if read is None else read.type or read.declared_type)
             variables.append({"variable_id": node.op.variable_id, "read_by": node.name, "element_type": element_type,
                               "shape": shape, "assigned": node.op.variable_id in written})
     bodies = _bodies(model)
@@ -314,9 +313,8 @@ def to_dot(model: Model) -> str:
         lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
     for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
         producer = model.node(source.node_id)
-        tensor_type = producer.output_types[source.index]
-        if tensor_type is None and source.index < len(producer.declared_output_types):
-            tensor_type = producer.declared_output_types[source.index]
+        produced = producer.outputs[source.index]
+        tensor_type = produced.type if produced.type is not None else produced.declared_type
         label = str(tensor_type) if tensor_type is not None else "?"
         lines.append(f"  n{source.node_id} -> n{target.node_id} [label={_quote(label)}];")
     lines.append("}")

@@ -1,7 +1,8 @@
 """Model: the whole graph (one IR file), with a networkx.MultiDiGraph view built on demand.
 
 Glossary: a *Model* is the graph; a *Node* is an op placed in it (an IR layer); an *Op* is the op
-type with its attribute values; *OutputPort*/*InputPort* are (node id, index) handles; a
+type with its attribute values; *OutputPort*/*InputPort* are (node id, index) handles; a node's
+``outputs``/``inputs`` are *Output*/*Input* records, ports that carry their names, types and rt_info; a
 *TensorType* is an element type plus a partial shape. Edges are keyed by
 ``(source output index, target input index)``: parallel edges (``Concat(x, x)``) are normal.
 """
@@ -120,6 +121,8 @@ class Model:
                 f"{self._producers[key]} and {source}",
                 consumer_node.location,
             )
+        if type(source) is not OutputPort:  # a node's Output record: the map keeps the plain handle
+            source = OutputPort(source.node_id, source.index)
         self._producers[key] = source
         consumers = self._consumers.get((source.node_id, source.index))
         if consumers is None:
@@ -143,6 +146,8 @@ class Model:
                 ):
                     self.connect(source, target)  # raises GraphError saying what is wrong
                     continue
+                if type(source) is not OutputPort:  # a node's Output record: the map keeps the plain handle
+                    source = OutputPort(source.node_id, source.index)
                 producers[key] = source
                 outputs = consumers.get((source.node_id, source.index))
                 if outputs is None:
@@ -200,7 +205,7 @@ class Model:
 
     def output_type(self, port: OutputPort) -> TensorType | None:
         """The inferred type at ``port`` (None until inferred, or when inference failed there)."""
-        return self._nodes[port.node_id].output_types[port.index]
+        return self._nodes[port.node_id].outputs[port.index].type
 
     def input_sources(self, node: Node) -> list[OutputPort | None]:
         """The producer of each input of ``node``, in input order."""
@@ -339,7 +344,7 @@ class Model:
             return result.result_names[0]
         source = self.producer(InputPort(result.id, 0))
         if source is not None:
-            names = self.node(source.node_id).tensor_names[source.index]
+            names = self.node(source.node_id).outputs[source.index].tensor_names
             if names:
                 return names[0]
         return result.name
@@ -354,14 +359,14 @@ class Model:
 
     def input_names(self, parameter: Node) -> list[str]:
         """Every name a Parameter answers to: its layer name and its port's tensor names."""
-        return [parameter.name, *(n for n in parameter.tensor_names[0] if n != parameter.name)]
+        return [parameter.name, *(n for n in parameter.outputs[0].tensor_names if n != parameter.name)]
 
     # ------------------------------------------------------------------------------ builder
     def parameter(self, name: str, shape: Any, element_type: ElementType | str = "f32") -> OutputPort:
         """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed)."""
         op = Parameter(shape=Shape.of(shape), element_type=_element_type(element_type))
         node = self.add_node(op, name)
-        node.tensor_names[0] = [name]
+        node.outputs[0].tensor_names = [name]
         return OutputPort(node.id, 0)
 
     def const(self, value: Any, element_type: ElementType | str | None = None, name: str | None = None) -> OutputPort:
@@ -396,7 +401,7 @@ class Model:
     def result(self, value: OutputPort, name: str | None = None) -> Node:
         """Add a model output; it is keyed by ``name`` (also given to an unnamed producer port)."""
         node = self.add_node(Result(), name, [value])
-        producer_names = self.node(value.node_id).tensor_names[value.index]
+        producer_names = self.node(value.node_id).outputs[value.index].tensor_names
         if name is not None and not producer_names:
             producer_names.append(name)
         elif name is not None and producer_names[0] != name:

@@ -136,7 +136,8 @@ class Interpreter:
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
         _refuse_blockers(model)
         for node in model:
-            for index, tensor in enumerate(node.output_types):
+            for index, output in enumerate(node.outputs):
+                tensor = output.type
                 if tensor is not None and not tensor.shape.rank_is_dynamic and tensor.shape.rank > MAX_RANK:
                     raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
                                           f"models with, holds at most {MAX_RANK} dimensions", node.location)

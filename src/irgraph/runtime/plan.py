@@ -240,5 +240,5 @@ def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
     """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
-    return tuple((index, found) for index, found in enumerate(node.output_types)
-                 if found is not None and not found.shape.is_static)
+    return tuple((output.index, found) for output in node.outputs
+                 if (found := output.type) is not None and not found.shape.is_static)

@@ -71,7 +71,7 @@ class Variables:
             op = node.op
             if isinstance(op, ReadValueBase):
                 self.declared[op.variable_id] = Variable(
-                    op.variable_id, node.output_types[0], node, assigns.get(op.variable_id)  # type: ignore[arg-type]
+                    op.variable_id, node.outputs[0].type, node, assigns.get(op.variable_id)  # type: ignore[arg-type]
                 )
         self._values: dict[str, np.ndarray] = {}
         self._pending: dict[str, tuple[Node, np.ndarray]] = {}

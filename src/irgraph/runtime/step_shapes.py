@@ -64,7 +64,7 @@ def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
 
 def shape_rule(node: Node, op: object) -> ShapeRule:
     """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
-    types = node.output_types
+    types = [output.type for output in node.outputs]
     if types and all(t is not None and t.shape.is_static for t in types):
         return _Settled([t.shape.to_tuple() for t in types])  # type: ignore[union-attr] # None excluded above
     if isinstance(op, Op) and op.forwards_values and len(types) == 1:

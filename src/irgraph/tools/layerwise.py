@@ -295,7 +295,7 @@ class _Tolerances:
         except IrParseError:
             element_type = ElementType.STRING
         default = precision_tolerance(element_type, self.bounds.get(tensor.node.id, ErrorBound()), self.precision)
-        names = [tensor.key, *tensor.node.tensor_names[tensor.index], tensor.node.name]
+        names = [tensor.key, *tensor.node.outputs[tensor.index].tensor_names, tensor.node.name]
         given = next((self.overrides[name] for name in names if name in self.overrides), None)
         return resolve_tolerance(given, default.overridden(self.atol, self.rtol)), default
 

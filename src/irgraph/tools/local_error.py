@@ -92,7 +92,7 @@ class Block:
 def tensor_spec(names: TensorNames, port: OutputPort) -> str | None:
     """A name that resolves to ``port`` (its tensor name, ``LAYER:PORT``, ``ID:PORT``), or None."""
     node = names.model.node(port.node_id)
-    for spec in (*node.tensor_names[port.index], f"{node.name}:{port.index}", f"{node.id}:{port.index}"):
+    for spec in (*node.outputs[port.index].tensor_names, f"{node.name}:{port.index}", f"{node.id}:{port.index}"):
         try:
             if names.resolve(spec) == port:
                 return spec
@@ -160,7 +160,7 @@ class LocalRuns:
     def _typed(self, port: OutputPort, array: np.ndarray) -> np.ndarray:
         """The reference's values of a tensor in its element type in irgraph's model (a runtime may hand i64 out as
         i32, another conversion of the network may type it otherwise): numbers are cast, anything else kept."""
-        found = self.model.node(port.node_id).output_types[port.index]
+        found = self.model.node(port.node_id).outputs[port.index].type
         wanted = found.element_type.numpy_dtype if found is not None and not found.element_type.is_dynamic else None
         if wanted is None or array.dtype == wanted or array.dtype.kind not in "biuf" or wanted.kind not in "biuf":
             return array

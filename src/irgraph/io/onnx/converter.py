@@ -184,7 +184,7 @@ class GraphConverter:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = list(op.infer_layer(node, types, values, lambda body, given: walk(body, None, given)))
+            node.set_output_types(op.infer_layer(node, types, values, lambda body, given: walk(body, None, given)))
         except (OpError, IrError):
             self.model.remove_node(node.id)
             raise
@@ -197,7 +197,7 @@ class GraphConverter:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = list(op.infer(types, values))
+            node.set_output_types(op.infer(types, values))
         except OpError:
             self.model.remove_node(node.id)
             raise
@@ -221,7 +221,7 @@ class GraphConverter:
     def _source(self, op: Op, name: str) -> OutputPort:
         """Place an input-less ``op`` (a Parameter or a Const) as the producer of ONNX tensor ``name``."""
         node = self.add(op, name, [])
-        node.tensor_names[0] = [name]
+        node.outputs[0].tensor_names = [name]
         self.ports[name] = OutputPort(node.id, 0)
         return self.ports[name]
 

@@ -408,7 +408,7 @@ class _Exporter(StatelessExport):
 
     def _parameter(self, node: Node) -> None:
         # The layer name first: input .npz files are keyed by it (DESIGN.md sections 5 and 6).
-        name = self._claim([node.name, *node.tensor_names[0]], (node.id, 0)) or self._fresh(node.name)
+        name = self._claim([node.name, *node.outputs[0].tensor_names], (node.id, 0)) or self._fresh(node.name)
         self.names[(node.id, 0)] = name
         tensor_type = port_type(self.model, OutputPort(node.id, 0))
         self.element_types[name] = tensor_type.element_type

@@ -112,7 +112,7 @@ def _compress(model: Model, node: Node, half: np.ndarray) -> None:
     model.remove_node(node.id)
     const = model.add_node(Const(element_type=ElementType.F16, shape=op.shape, value=half), f"{node.name}_compressed",
                            node_id=node.id, location=where)
-    const.tensor_names[0] = list(node.tensor_names[0])
+    const.outputs[0].tensor_names = list(node.outputs[0].tensor_names)
     convert = model.add_node(Convert(destination_type=op.element_type), node.name, [OutputPort(const.id, 0)],
                              location=where)
     convert.rt_info = (*node.rt_info, DECOMPRESSION_ENTRY)

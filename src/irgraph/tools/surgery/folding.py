@@ -213,7 +213,7 @@ def _replace(model: Model, folded: list[Node], values: dict[tuple[int, int], np.
         if isinstance(node.op, Const) and not any(model.consumers(OutputPort(node_id, 0))):
             model.remove_node(node_id)
     for node, index, readers in replacements:
-        tensor_type = node.output_types[index]
+        tensor_type = node.outputs[index].type
         assert tensor_type is not None  # inference typed every layer before folding
         dtype = tensor_type.element_type.numpy_dtype
         # Not np.ascontiguousarray: it makes a scalar one-dimensional.
@@ -224,7 +224,7 @@ def _replace(model: Model, folded: list[Node], values: dict[tuple[int, int], np.
         made = model.add_node(const, node.name if single else f"{node.name}.{index}",
                               node_id=node.id if single else None,
                               location=Location(node.location.file, node.location.line))
-        made.tensor_names[0] = list(node.tensor_names[index])
+        made.outputs[0].tensor_names = list(node.outputs[index].tensor_names)
         for reader in readers:
             model.connect(OutputPort(made.id, 0), reader)
     return len(replacements)
