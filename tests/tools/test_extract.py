@@ -81,7 +81,9 @@ def test_a_cut_output_of_a_kept_layer_moves_its_tensor_names_to_the_new_paramete
     halves = next(node for node in m if node.name == "halves")
     halves.outputs[0].tensor_names = ["left"]
     sub = extract(m, ["x", "y", "left"], ["out"])
-    assert [(p.name, p.outputs[0].tensor_names) for p in sub.parameters] == [("x", ["x"]), ("y", ["y"]), ("left", ["left"])]
+    assert [(p.name, p.outputs[0].tensor_names) for p in sub.parameters] == [
+        ("x", ["x"]), ("y", ["y"]), ("left", ["left"])
+    ]
     assert [output.tensor_names for output in sub.node(halves.id).outputs] == [[], []]
     left = np.full((1, 7, 2), 5, np.float32)
     got = ir.run(sub, {"x": X, "y": Y, "left": left})["out"]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from irgraph.core.errors import Location
+from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import TensorType
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
+
+OpT = TypeVar("OpT", bound=Op)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,7 @@ class Output(OutputPort):
         # a third of the record. The port half is still only ever set once, here.
         self.node_id = node_id  # type: ignore[misc] # the Final is set once, by the constructor
         self.index = index  # type: ignore[misc] # the Final is set once, by the constructor
+        self.model = None  # type: ignore[misc] # a record is the model's own: builders are told the model apart
         self.tensor_names: list[str] = [] if tensor_names is None else tensor_names
         self.declared_type = declared_type
         self.type = type
@@ -145,3 +149,11 @@ class Node:
 
     def __repr__(self) -> str:
         return f"Node({self.id}, {self.name!r}, {self.op!r})"
+
+    def op_as(self, kind: type[OpT]) -> OpT:
+        """This node's op as a ``kind`` (a Parameter, a Const...), for callers that know which op a layer holds;
+        GraphError when it holds another."""
+        if not isinstance(self.op, kind):
+            raise GraphError(f"layer {self.id} ({self.name!r}) is a {self.type_name}, not a {kind.__name__}",
+                             self.location)
+        return self.op
