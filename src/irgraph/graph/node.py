@@ -50,7 +50,7 @@ class Output(OutputPort):
         # a third of the record. The port half is still only ever set once, here.
         self.node_id = node_id  # type: ignore[misc] # the Final is set once, by the constructor
         self.index = index  # type: ignore[misc] # the Final is set once, by the constructor
-        self.model = None  # type: ignore[misc] # a record is the model's own: builders are told the model apart
+        self.model = None  # type: ignore[misc] # set once, here: a record holds no model (builders take model=)
         self.tensor_names: list[str] = [] if tensor_names is None else tensor_names
         self.declared_type = declared_type
         self.type = type
