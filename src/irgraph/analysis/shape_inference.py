@@ -260,8 +260,8 @@ class _Skipped(ShapeInferenceError):
 
 # ------------------------------------------------------------------------------------ freshness
 _op_of = operator.attrgetter("op")
-_inputs_of = operator.attrgetter("num_inputs")
-_outputs_of = operator.attrgetter("num_outputs")
+_inputs_of = operator.attrgetter("inputs")
+_outputs_of = operator.attrgetter("outputs")
 
 
 class _Stamp(NamedTuple):
@@ -285,8 +285,8 @@ class _Stamp(NamedTuple):
             model._revision,
             list(map(_op_of, nodes)),
             [output.type for node in nodes for output in node.outputs],
-            list(map(_inputs_of, nodes)),
-            list(map(_outputs_of, nodes)),
+            list(map(len, map(_inputs_of, nodes))),
+            list(map(len, map(_outputs_of, nodes))),
         )
 
     def matches(self, model: Model) -> bool:
@@ -296,8 +296,8 @@ class _Stamp(NamedTuple):
         nodes = list(model)
         return (
             all(map(operator.is_, map(_op_of, nodes), self.ops))
-            and list(map(_inputs_of, nodes)) == self.num_inputs
-            and list(map(_outputs_of, nodes)) == self.num_outputs
+            and list(map(len, map(_inputs_of, nodes))) == self.num_inputs
+            and list(map(len, map(_outputs_of, nodes))) == self.num_outputs
             and all(map(operator.is_, [output.type for node in nodes for output in node.outputs], self.output_types))
         )
 

@@ -142,8 +142,8 @@ class Model:
                 producer, consumer = nodes.get(source.node_id), nodes.get(target.node_id)
                 key = (target.node_id, target.index)
                 if (
-                    producer is None or consumer is None or not 0 <= source.index < producer.num_outputs
-                    or not 0 <= target.index < consumer.num_inputs or key in producers
+                    producer is None or consumer is None or not 0 <= source.index < len(producer.outputs)
+                    or not 0 <= target.index < len(consumer.inputs) or key in producers
                 ):
                     self.connect(source, target)  # raises GraphError saying what is wrong
                     continue
@@ -210,7 +210,7 @@ class Model:
 
     def input_sources(self, node: Node) -> list[OutputPort | None]:
         """The producer of each input of ``node``, in input order."""
-        return [self._producers.get((node.id, index)) for index in range(node.num_inputs)]
+        return [self._producers.get((node.id, index)) for index in range(len(node.inputs))]
 
     def edges(self) -> list[tuple[OutputPort, InputPort]]:
         """Every edge as (source, target)."""
@@ -255,7 +255,7 @@ class Model:
             _, node_id = heapq.heappop(ready)
             node = nodes[node_id]
             order.append(node)
-            for index in range(node.num_outputs):
+            for index in range(len(node.outputs)):
                 for target in self._consumers.get((node_id, index), ()):
                     waiting[target.node_id] -= 1
                     if waiting[target.node_id] == 0:
