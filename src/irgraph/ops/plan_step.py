@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from irgraph.ops.traits import PLAIN, OpTraits
+from irgraph.core.shapes import TensorType
+from irgraph.ops.traits import PLAIN, OpTraits, UfuncCall
 
 
 class PlanStep:
@@ -40,4 +41,11 @@ class PlanStep:
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         """The shapes ``evaluate`` would produce, without allocating; None when unknown before it runs (the
         interpreter checks the produced arrays instead)."""
+        return None
+
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """How a step of this op computes its one output with a single NumPy ufunc call, nothing checked at run
+        time, when its inputs have exactly the static ``inputs`` types (asked once, when the plan is built); None
+        (the default) when it does not. The interpreter then calls the ufunc directly, writing over input 0 when
+        the output has input 0's shape and element type and nothing else sees it."""
         return None

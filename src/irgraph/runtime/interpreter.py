@@ -34,6 +34,7 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
 from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast.ufunc_steps import UfuncStep, compile_segment
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
 from irgraph.runtime.deferred import Joined, dense, join
@@ -173,6 +174,9 @@ class Interpreter:
         self._runs_bodies = plan.runs_bodies
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
+        self._program = _program(self._plan)
+        """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
+        (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
@@ -226,63 +230,70 @@ class Interpreter:
     def _execute(self, values: list[Any]) -> None:
         """Run the plan on ``values`` (one entry per slot, the inputs bound), in place."""
         limit = self.element_limit
-        node = None
         on_step = self.on_step
         on_step_time = self.on_step_time
+        hooked = on_step is not None or on_step_time is not None
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
+        step: Any = None
         try:
-            for step in self._plan:
-                node, kind, op, inputs, outputs = step.node, step.kind, step.op, step.inputs, step.outputs
-                if on_step is not None:
-                    on_step(node)
-                if on_step_time is not None:
-                    started = time.perf_counter()
-                arguments = [values[slot] for slot in inputs]
-                if kind is _JOIN:
-                    produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # a Concat
-                elif kind is _SPLIT:
-                    produced = op.evaluate([arguments[0], *map(dense, arguments[1:])])
-                else:
-                    arrays = [dense(value) for value in arguments]
-                    shapes = step.output_shapes(arrays) if step.output_shapes is not None else None  # before allocating
-                    if shapes is not None:
-                        for index, shape in enumerate(shapes):
-                            if math.prod(shape) > limit:
-                                raise ResourceLimitError(
-                                    f"output {index} has {math.prod(shape)} elements, above the limit of {limit}"
-                                )
-                    if kind is _STATEFUL:
-                        produced, self._run_states[node.id] = op.evaluate_with_state(
-                            arrays, self._run_states.get(node.id))
-                    elif kind is _IN_PLACE:
-                        donated = in_place.donor(arrays, inputs, private)
-                        # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
-                        produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
-                        donated = ()  # no stale reference: in_place counts them
+            # Warnings of float overflow and invalid values are the ops' business (each says what it computes);
+            # one context for the run, not one per step.
+            with np.errstate(all="ignore"):
+                # With hooks every step goes through this loop (ufunc steps as the ops they are), one at a time.
+                for step in self._plan if hooked else self._program:
+                    if type(step) is not Step:  # consecutive ufunc steps, compiled
+                        step(values, private)
+                        continue
+                    node, kind, op, inputs, outputs = step.node, step.kind, step.op, step.inputs, step.outputs
+                    if on_step is not None:
+                        on_step(node)
+                    if on_step_time is not None:
+                        started = time.perf_counter()
+                    arguments = [values[slot] for slot in inputs]
+                    if kind is _JOIN:
+                        produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # Concat
+                    elif kind is _SPLIT:
+                        produced = op.evaluate([arguments[0], *map(dense, arguments[1:])])
                     else:
-                        produced = op.evaluate(arrays)
-                if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
-                    produced = produced[: len(outputs)]
-                if step.unknown:
-                    _check_unknown(produced, step.unknown)
-                for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
-                    if kind is not _CONST and value.size > limit:
-                        raise ResourceLimitError(
-                            f"output {index} has {value.size} elements, above the limit of {limit}"
-                        )
-                    values[slot] = value
-                in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs, outputs,
-                               produced, arguments)
-                for slot in step.free_slots:
-                    values[slot] = None
-                produced, value = (), None  # no stale references: in_place counts them
-                if on_step_time is not None:
-                    on_step_time(node, time.perf_counter() - started)
+                        # An in-place step's donor counts the references of a list of its own (in_place).
+                        arrays = [dense(value) for value in arguments] if step.deferred_inputs or kind is _IN_PLACE \
+                            else arguments
+                        if step.checks_shapes:  # before allocating
+                            _check_limit(step.output_shapes(arrays), limit)  # type: ignore[misc]  # set: allocates
+                        if kind is _STATEFUL:
+                            produced, self._run_states[node.id] = op.evaluate_with_state(
+                                arrays, self._run_states.get(node.id))
+                        elif kind is _IN_PLACE:
+                            donated = in_place.donor(arrays, inputs, private)
+                            # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
+                            produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
+                            donated = ()  # no stale reference: in_place counts them
+                        else:
+                            produced = op.evaluate(arrays)
+                        arrays = ()  # type: ignore[assignment]  # no stale reference: in_place counts them
+                    if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
+                        produced = produced[: len(outputs)]
+                    if step.unknown:
+                        _check_unknown(produced, step.unknown)
+                    for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
+                        if kind is not _CONST and value.size > limit:
+                            raise ResourceLimitError(
+                                f"output {index} has {value.size} elements, above the limit of {limit}"
+                            )
+                        values[slot] = value
+                    if step.tracks:
+                        in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs,
+                                       outputs, produced, arguments)
+                    for slot in step.free_slots:
+                        values[slot] = None
+                    produced, value = (), None  # no stale references: in_place counts them
+                    if on_step_time is not None:
+                        on_step_time(node, time.perf_counter() - started)
         except OpError as err:
-            raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
+            raise EvaluationError(err.message, step.node.location) from None
         except IrError as err:
-            raise err.locate(node.location) from None  # type: ignore[union-attr]
+            raise err.locate(step.node.location) from None
 
     def reset_state(self, variable_id: str | None = None) -> None:
         """Forget the value of every variable (or of one): the next run reads their initial values."""
@@ -366,6 +377,31 @@ def _layers_text(nodes: list[Node]) -> str:
         return f"layer {nodes[0].name!r}" + (f" at line {lines[0]}" if lines else "")
     shown = ", ".join(lines[:SHOWN_LINES]) + (", ..." if len(lines) > SHOWN_LINES else "")
     return f"{len(nodes)} layers" + (f", at lines {shown}" if lines else "")
+
+
+def _check_limit(shapes: list[tuple[int, ...]] | None, limit: int) -> None:
+    """Refuse output shapes above the element limit (before the op allocates them)."""
+    if shapes is not None:
+        for index, shape in enumerate(shapes):
+            if math.prod(shape) > limit:
+                raise ResourceLimitError(f"output {index} has {math.prod(shape)} elements, above the limit of {limit}")
+
+
+def _program(plan: list[Step]) -> list[Any]:
+    """``plan`` with each run of consecutive ufunc steps compiled into one function (see
+    irgraph.runtime._fast.ufunc_steps); the other steps stay as they are."""
+    program: list[Any] = []
+    pending: list[tuple[UfuncStep, tuple[int, ...], int, tuple[int, ...]]] = []
+    for step in [*plan, None]:
+        if step is not None and step.ufunc is not None:
+            pending.append((step.ufunc, step.inputs, step.outputs[0], step.free_slots))
+            continue
+        if pending:
+            program.append(compile_segment(pending, f"ufunc_steps_{len(program)}"))
+            pending = []
+        if step is not None:
+            program.append(step)
+    return program
 
 
 def _check_unknown(produced: Sequence[Any], unknown: tuple[tuple[int, TensorType], ...]) -> None:

@@ -21,8 +21,10 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
+from irgraph.ops.traits import UfuncCall
 from irgraph.runtime import _pages
-from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast import in_place, ufunc_steps
+from irgraph.runtime._fast.ufunc_steps import UfuncStep
 from irgraph.runtime.decompression import widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
@@ -74,6 +76,15 @@ class Step:
     output_shapes: ShapeRule | None = None
     """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
     nothing new (Split's views, deferred Concats)."""
+    checks_shapes: bool = True
+    """Whether a run asks ``output_shapes`` before the op allocates: not when shape inference settled them within
+    the element limit (checked once, here)."""
+    ufunc: UfuncStep | None = None
+    """How the step runs as one bare ufunc call (see irgraph.runtime._fast.ufunc_steps); None: through ``op``."""
+    deferred_inputs: bool = True
+    """Whether an input may be a deferred join (made by a JOIN or SPLIT step): written before ``evaluate``."""
+    tracks: bool = True
+    """Whether the step's slots matter to a later in-place step's ``private`` set (see runtime._fast.in_place)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +213,7 @@ def build_plan(
     marked = [(mark.key, planner.slots[(mark.port.node_id, mark.port.index)]) for mark in marks]
     kept = {slot for _, slot in results}.union(slot for _, slot in marked)
     read = kept.union(*(step.inputs for step in planner.steps))
-    steps = _finished(planner, _frees(planner, kept), read)
+    steps = _finished(model, planner, _frees(planner, kept), read)
     template: list[Any] = [None] * len(planner.slots)
     for slot, value in planner.constants.items():
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
@@ -219,11 +230,11 @@ def _frees(planner: _Planner, kept: set[Slot]) -> dict[int, list[Slot]]:
     return frees
 
 
-def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) -> list[Step]:
+def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) -> list[Step]:
     """The drafted steps with what only the whole walk tells: the outputs nothing reads, the slots each frees,
-    the in-place steps, the outputs to check."""
+    the in-place steps, the ufunc steps, the outputs to check."""
     keys = {slot: key for key, slot in planner.slots.items()}
-    steps = []
+    drafted = []
     for position, step in enumerate(planner.steps):
         freed = tuple(frees.get(position, ()))
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
@@ -231,11 +242,72 @@ def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) 
         # may write over input 0 (see runtime._fast.in_place)
         in_place_step = step.kind is StepKind.GENERIC and in_place.writes_over_input(op, step.inputs, freed)
         kind = StepKind.IN_PLACE if in_place_step else step.kind
+        drafted.append((step, op, kind, freed))
+    producers = {slot: kind for step, _, kind, _ in drafted for slot in step.outputs}
+    types = {slot: _slot_type(model, key) for slot, key in keys.items()}
+    calls: list[UfuncCall | None] = []
+    made_by_call: set[Slot] = set()
+    for step, op, kind, _ in drafted:
+        call = _ufunc_call(step, op, kind, producers, types, planner.element_limit)
+        if kind is StepKind.IN_PLACE and step.inputs[0] in producers and step.inputs[0] not in made_by_call:
+            # Input 0, made by another kind of step, may be written over: only a run can tell (in_place.donor).
+            call = None
+        calls.append(call)
+        if call is not None:
+            made_by_call.update(step.outputs)
+    read_by_other: set[Slot] = set()
+    for (step, *_), call in zip(drafted, calls, strict=True):
+        if call is None:
+            read_by_other.update(step.inputs)
+    donors = {step.inputs[0] for (step, _, kind, _), call in zip(drafted, calls, strict=True)
+              if kind is StepKind.IN_PLACE and call is None}
+    steps = []
+    for (step, op, kind, freed), call in zip(drafted, calls, strict=True):
+        how = None
+        if call is not None:
+            first = step.inputs[0]
+            writes_over = kind is StepKind.IN_PLACE and ufunc_steps.plan_writes_over(
+                step.inputs, freed, types.get(first) == types[step.outputs[0]], first in made_by_call,
+                first not in read_by_other)
+            how = UfuncStep(call.ufunc, call.leading, writes_over, step.outputs[0] in donors)
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
+        rule = shape_rule(step.node, op) if allocates else None
+        settled = getattr(rule, "shapes", None)
+        checks = rule is not None and not (
+            settled is not None and all(math.prod(shape) <= planner.element_limit for shape in settled))
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
-                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (),
-                          shape_rule(step.node, op) if allocates else None))
+                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
+                          any(producers.get(slot) in _DEFERRING for slot in step.inputs),
+                          any(slot in donors for slot in (*step.inputs, *step.outputs))))
     return steps
+
+
+_DEFERRING = (StepKind.JOIN, StepKind.SPLIT)
+"""Steps whose outputs may be deferred joins (see irgraph.runtime.deferred)."""
+
+
+def _slot_type(model: Model, key: PortKey) -> TensorType | None:
+    node_id, index = key
+    types = model.node(node_id).output_types
+    return types[index] if index < len(types) else None
+
+
+def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, StepKind],
+                types: dict[Slot, TensorType | None], element_limit: int) -> UfuncCall | None:
+    """The ufunc call a step runs as (see irgraph.runtime._fast.ufunc_steps), or None: the switch is on, the step
+    is a plain one-output step of static types within the element limit, its inputs are real arrays (no deferred
+    join) and its op names the call."""
+    if not ufunc_steps.enabled() or kind not in (StepKind.GENERIC, StepKind.IN_PLACE) or len(step.outputs) != 1:
+        return None
+    if step.unknown or not step.inputs or any(producers.get(slot) in _DEFERRING for slot in step.inputs):
+        return None
+    output = types.get(step.outputs[0])
+    inputs = [types.get(slot) for slot in step.inputs]
+    if output is None or not output.shape.is_static or math.prod(output.shape.to_tuple()) > element_limit:
+        return None
+    if any(found is None or not found.shape.is_static for found in inputs):
+        return None
+    return op.ufunc_call(inputs)  # type: ignore[arg-type]  # None excluded above
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
