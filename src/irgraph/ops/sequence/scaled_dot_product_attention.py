@@ -134,8 +134,15 @@ class ScaledDotProductAttention(Op):
         k = np.broadcast_to(key, (*batch, *key.shape[-2:]))
         v = np.broadcast_to(value, (*batch, *value.shape[-2:]))
         b = None if bias is None else np.broadcast_to(bias, (*batch, length, source))
-        if int(np.prod(batch, dtype=np.int64)) * length * source <= WEIGHTS_PER_STEP:
+        matrices = int(np.prod(batch, dtype=np.int64))
+        if matrices * length * source <= WEIGHTS_PER_STEP:
             result[...] = _attend(q, k, v, b, scale)
+            return [result]
+        if matrices * source <= WEIGHTS_PER_STEP:  # blocks of rows of every matrix at once: no loop over heads
+            rows = WEIGHTS_PER_STEP // (matrices * max(source, 1))
+            for start in range(0, length, rows):
+                block = (..., slice(start, start + rows), slice(None))
+                result[block] = _attend(q[block], k, v, None if b is None else b[block], scale)
             return [result]
         rows = max(1, WEIGHTS_PER_STEP // max(source, 1))
         for index in itertools.product(*map(range, batch)):  # one matrix at a time, in row blocks
@@ -169,10 +176,14 @@ def _broadcast_size(a: int, b: int) -> int | None:
 
 def _attend(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,
             scale: float) -> np.ndarray:
-    weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2)) * scale
+    """softmax(query key^T scale + bias) value in f64: one batched product each side, the softmax written over the
+    weights (the same values as allocating each step)."""
+    weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2))
+    weights *= scale
     if bias is not None:
-        weights = weights + bias
+        weights += bias
     with np.errstate(invalid="ignore"):
-        weights = np.exp(weights - np.max(weights, axis=-1, keepdims=True))
-        weights = weights / np.sum(weights, axis=-1, keepdims=True)
+        weights -= np.max(weights, axis=-1, keepdims=True)
+        np.exp(weights, out=weights)
+        weights /= np.sum(weights, axis=-1, keepdims=True)
     return np.matmul(weights, value.astype(np.float64))
