@@ -33,7 +33,9 @@ from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
+from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
 from irgraph.runtime._fast.ufunc_steps import UfuncStep, compile_segment
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
@@ -93,6 +95,10 @@ class Interpreter:
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
     ``"f32"`` computes the chain in f32, as OpenVINO's CPU plugin does (see :mod:`irgraph.runtime.decompression`).
+
+    ``known_constants``: outputs of constant layers already computed for this model (by (node id, output index)),
+    bound instead of computed again. A model with dynamic input shapes run twice on feeds of the same shapes runs
+    them with a plan of its own from then on (see :mod:`irgraph.runtime._fast.specialize`).
     """
 
     def __init__(
@@ -105,6 +111,7 @@ class Interpreter:
         mark: str | Iterable[str] | None = None,
         threads: int | None = None,
         decompression: DecompressionPolicy = "ir",
+        known_constants: Mapping[tuple[int, int], np.ndarray] | None = None,
     ) -> None:
         if decompression not in POLICIES:
             raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
@@ -125,6 +132,7 @@ class Interpreter:
         self.on_step_time: Callable[[Node, float], None] | None = None
         """Called with each layer after it ran and the seconds it took (``irgraph.tools.profiling``); None: no clock
         is read."""
+        self._known_constants = known_constants
         with paused_collector():
             self._prepare()
 
@@ -163,7 +171,8 @@ class Interpreter:
     def _schedule(self) -> None:
         """Number the tensors, bind the Consts and list the steps with the slots they free (runtime.plan)."""
         plan = build_plan(self.model, state=self.state, marks=self.marks, element_limit=self.element_limit,
-                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter)
+                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter,
+                          known=self._known_constants)
         self._plan: list[Step] = plan.steps
         self._parameters = plan.parameters
         self._feeds = plan.feeds
@@ -174,9 +183,25 @@ class Interpreter:
         self._runs_bodies = plan.runs_bodies
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
+        self._specialiser = Specialiser() if (
+            _fast.ENABLED and not self.marks and not self._runs_bodies and not self.state.declared
+            and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]
+        """Plans for the shapes of repeated feeds (see irgraph.runtime._fast.specialize); None: never."""
         self._program = _program(self._plan)
         """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
         (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
+
+    def _for_shapes(self, key: ShapeKey) -> Interpreter | None:
+        """An Interpreter of this model's copy with the input shapes of ``key`` (None when inference refuses
+        them), sharing this one's constants and options."""
+        shapes = {parameter.id: dict(key)[slot] for parameter, slot in self._parameters}
+        copy = with_input_shapes(self.model, shapes)
+        if copy is None:
+            return None
+        return Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
+                           iteration_limit=self.iteration_limit, threads=self._threads.count if self._threads
+                           else None, decompression=self.decompression,
+                           known_constants=folded_constants(self._slots, self._template))
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
@@ -196,6 +221,10 @@ class Interpreter:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
+        if self._specialiser is not None and self.on_step is None and self.on_step_time is None and (
+                shapes := shape_key(feeds, self._feeds, len(self._parameters))) is not None and (
+                specialised := self._specialiser.interpreter_for(shapes, self._for_shapes)) is not None:
+            return specialised.run(feeds)
         for mapping in self._mappings:
             check_mapping(mapping)
         values = self._template.copy()

@@ -9,7 +9,7 @@ writes, and which it frees (their last use). A run then does no graph or dict wo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -121,6 +121,8 @@ class _Planner:
     """Each slot's last reader (its position in ``steps``)."""
     result_slots: dict[int, Slot] = field(default_factory=dict)
     runs_bodies: bool = False
+    known: Mapping[PortKey, np.ndarray] = field(default_factory=dict)
+    """Constants computed before (by an Interpreter of the same layers): bound as they are, not recomputed."""
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -158,13 +160,23 @@ class _Planner:
                 return StepKind.CONST  # evaluated (and failing, with its location) at run time
         if op.traits.keeps_run_state:
             return StepKind.STATEFUL  # new numbers every run, even from constant inputs: never folded
-        if inputs and all(slot in self.constants for slot in inputs) and self._fold(node, op, inputs, outputs):
+        if inputs and all(slot in self.constants for slot in inputs) and (
+                self._bind_known(node, outputs) or self._fold(node, op, inputs, outputs)):
             return None  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
         if op.traits.joins_inputs:
             return StepKind.JOIN
         if op.traits.slices_data:
             return StepKind.SPLIT
         return StepKind.GENERIC
+
+    def _bind_known(self, node: Node, outputs: tuple[Slot, ...]) -> bool:
+        """Bind the outputs of a constant layer computed before, when all of them were."""
+        known = [self.known.get((node.id, index)) for index in range(len(outputs))]
+        if not known or any(value is None for value in known):
+            return False
+        for slot, value in zip(outputs, known, strict=True):
+            self.constants[slot] = value  # type: ignore[assignment]  # None excluded above
+        return True
 
     def _fold(self, node: Node, op: Op, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...]) -> bool:
         """Evaluate an op whose inputs are all constant; False (it runs, and fails, at run time) when it fails or
@@ -191,15 +203,16 @@ class _Planner:
 
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
-    body_interpreter: Callable[[Model], Any],
+    body_interpreter: Callable[[Model], Any], known: Mapping[PortKey, np.ndarray] | None = None,
 ) -> Plan:
     """Number the tensors of ``model``, bind its Consts and list its steps with the slots they free.
 
     ``widen_f16``: compute decompression chains in f32 (see irgraph.runtime.decompression);
-    ``body_interpreter`` prepares the Interpreter of a control-flow body.
+    ``body_interpreter`` prepares the Interpreter of a control-flow body; ``known``: constant layer outputs
+    computed before, by (node id, output index), bound instead of computed again.
     """
     planner = _Planner(state, element_limit, body_interpreter,
-                       widened_nodes(model) if widen_f16 else frozenset())
+                       widened_nodes(model) if widen_f16 else frozenset(), known=known or {})
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     needed = model.reachable_from_results()
