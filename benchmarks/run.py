@@ -8,6 +8,7 @@
 (a) warm split/concat run, (b) cold ir-run process, (c) reading and (d) writing a 20,003-layer IR,
 (e) peak memory of a split/concat chain on a 1 GiB input, (f) reading an IR with a 1 GiB Const,
 (g) real networks (ResNet-50, DenseNet-121, ...) against OpenVINO CPU, onnxruntime and onnx.reference,
+(s) the fixed cost of one plan step (1,000 element-wise layers against the bare NumPy calls and OpenVINO),
 (r) reading real networks against OpenVINO read_model, (m) the model corpus against OpenVINO CPU,
 (x) converting DenseNet-121 both ways.
 OpenVINO and onnxruntime rows appear when they are installed ((b)-(d) and (f) need OpenVINO to
@@ -40,6 +41,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
     "e": ("bench_memory", "run_chain", "a 4-stage split/concat chain (Split/VariadicSplit on 3 axes) on a 1 GiB "
           "f32 input, in fresh processes"),
     "f": ("bench_memory", "run_big_const", "read an IR holding a 1 GiB Const, in fresh processes"),
+    "s": ("bench_step", "run", "the fixed cost of one plan step: 1,000 element-wise layers on a 1x16 f32 tensor "
+          "against the same NumPy calls and OpenVINO CPU"),
     "m": ("bench_models", "run", "the model corpus of issue 16 (transformers, LSTM, GRU, YOLO-like, stateful GPT-2): "
           "warm runs against OpenVINO CPU"),
     "x": ("bench_convert", "run", "convert DenseNet-121 ONNX -> IR against OpenVINO convert_model, and IR -> ONNX"),
