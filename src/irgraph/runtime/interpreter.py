@@ -198,10 +198,12 @@ class Interpreter:
         copy = with_input_shapes(self.model, shapes)
         if copy is None:
             return None
-        return Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
-                           iteration_limit=self.iteration_limit, threads=self._threads.count if self._threads
-                           else None, decompression=self.decompression,
-                           known_constants=folded_constants(self._slots, self._template))
+        specialised = Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
+                                  iteration_limit=self.iteration_limit, threads=self._threads.count if self._threads
+                                  else None, decompression=self.decompression,
+                                  known_constants=folded_constants(self._slots, self._template))
+        specialised._kept = self._kept  # outputs kept for reuse_outputs are the model's, whichever plan wrote them
+        return specialised
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
@@ -295,11 +297,14 @@ class Interpreter:
                                 arrays, self._run_states.get(node.id))
                         elif kind is _IN_PLACE:
                             donated = in_place.donor(arrays, inputs, private)
-                            # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
-                            produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
+                            if (direct := step.direct) is not None:  # the op's values, by its one ufunc call
+                                produced = (direct.ufunc(*direct.leading, *arrays, out=donated[0]) if donated
+                                            else direct.ufunc(*direct.leading, *arrays),)
+                            else:  # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
+                                produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
                             donated = ()  # no stale reference: in_place counts them
                         else:
-                            produced = op.evaluate(arrays)
+                            produced = op.evaluate(arrays) if (bound := step.evaluate) is None else bound(arrays)
                         arrays = ()  # type: ignore[assignment]  # no stale reference: in_place counts them
                     if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
                         produced = produced[: len(outputs)]

@@ -22,7 +22,7 @@ from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
 from irgraph.ops.traits import UfuncCall
-from irgraph.runtime import _pages
+from irgraph.runtime import _fast, _pages
 from irgraph.runtime._fast import in_place, ufunc_steps
 from irgraph.runtime._fast.ufunc_steps import UfuncStep
 from irgraph.runtime.decompression import widen, widened_nodes
@@ -85,6 +85,12 @@ class Step:
     """Whether an input may be a deferred join (made by a JOIN or SPLIT step): written before ``evaluate``."""
     tracks: bool = True
     """Whether the step's slots matter to a later in-place step's ``private`` set (see runtime._fast.in_place)."""
+    evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None = None
+    """What a GENERIC step calls in place of ``op.evaluate``: the op's ``bound_evaluate`` for the step's static
+    types; None: ``op.evaluate``, looked up at each run."""
+    direct: UfuncCall | None = None
+    """An IN_PLACE step's ufunc call (its output of input 0's type): called with ``out=`` the donated input, or
+    without when none is (the values of ``evaluate_into`` and ``evaluate``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,13 +265,18 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
     producers = {slot: kind for step, _, kind, _ in drafted for slot in step.outputs}
     types = {slot: _slot_type(model, key) for slot, key in keys.items()}
     calls: list[UfuncCall | None] = []
+    directs: list[UfuncCall | None] = []
     made_by_call: set[Slot] = set()
     for step, op, kind, _ in drafted:
         call = _ufunc_call(step, op, kind, producers, types, planner.element_limit)
+        direct = None
         if kind is StepKind.IN_PLACE and step.inputs[0] in producers and step.inputs[0] not in made_by_call:
             # Input 0, made by another kind of step, may be written over: only a run can tell (in_place.donor).
+            if call is not None and types.get(step.inputs[0]) == types[step.outputs[0]]:
+                direct = call
             call = None
         calls.append(call)
+        directs.append(direct)
         if call is not None:
             made_by_call.update(step.outputs)
     read_by_other: set[Slot] = set()
@@ -275,7 +286,7 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
     donors = {step.inputs[0] for (step, _, kind, _), call in zip(drafted, calls, strict=True)
               if kind is StepKind.IN_PLACE and call is None}
     steps = []
-    for (step, op, kind, freed), call in zip(drafted, calls, strict=True):
+    for (step, op, kind, freed), call, direct in zip(drafted, calls, directs, strict=True):
         how = None
         if call is not None:
             first = step.inputs[0]
@@ -291,8 +302,23 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
                           _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
                           any(producers.get(slot) in _DEFERRING for slot in step.inputs),
-                          any(slot in donors for slot in (*step.inputs, *step.outputs))))
+                          any(slot in donors for slot in (*step.inputs, *step.outputs)),
+                          _evaluate(step, op, kind, types, planner.constants), direct))
     return steps
+
+
+def _evaluate(step: Step, op: PlanStep, kind: StepKind, types: dict[Slot, TensorType | None],
+              constants: dict[Slot, np.ndarray]) -> Callable[[Sequence[Any]], Sequence[Any]] | None:
+    """A GENERIC step's bound evaluate (see Step.evaluate), or None."""
+    if kind is not StepKind.GENERIC:
+        return None
+    inputs = [types.get(slot) for slot in step.inputs]
+    outputs = [types.get(slot) for slot in step.outputs]
+    if _fast.ENABLED and not step.node.bodies and all(t is not None for t in (*inputs, *outputs)) and (
+            bound := op.bound_evaluate(inputs, [constants.get(slot) for slot in step.inputs], outputs)  # type: ignore[arg-type]
+    ) is not None:
+        return bound
+    return None
 
 
 _DEFERRING = (StepKind.JOIN, StepKind.SPLIT)
