@@ -36,7 +36,7 @@ from irgraph.ops import Parameter
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
 from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
-from irgraph.runtime._fast.ufunc_steps import UfuncStep, compile_segment
+from irgraph.runtime._fast.ufunc_steps import compiled_program
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
 from irgraph.runtime.deferred import Joined, dense, join
@@ -98,7 +98,9 @@ class Interpreter:
 
     ``known_constants``: outputs of constant layers already computed for this model (by (node id, output index)),
     bound instead of computed again. A model with dynamic input shapes run twice on feeds of the same shapes runs
-    them with a plan of its own from then on (see :mod:`irgraph.runtime._fast.specialize`).
+    them with a plan of its own from then on (see :mod:`irgraph.runtime._fast.specialize`). ``trusts_types=False``
+    for a body run on values of other shapes than its Parameters' (a Loop's growing back edge): no step relies on
+    the static shapes then.
     """
 
     def __init__(
@@ -112,6 +114,7 @@ class Interpreter:
         threads: int | None = None,
         decompression: DecompressionPolicy = "ir",
         known_constants: Mapping[tuple[int, int], np.ndarray] | None = None,
+        trusts_types: bool = True,
     ) -> None:
         if decompression not in POLICIES:
             raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
@@ -133,6 +136,7 @@ class Interpreter:
         """Called with each layer after it ran and the seconds it took (``irgraph.tools.profiling``); None: no clock
         is read."""
         self._known_constants = known_constants
+        self._trusts_types = trusts_types
         with paused_collector():
             self._prepare()
 
@@ -172,7 +176,7 @@ class Interpreter:
         """Number the tensors, bind the Consts and list the steps with the slots they free (runtime.plan)."""
         plan = build_plan(self.model, state=self.state, marks=self.marks, element_limit=self.element_limit,
                           widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter,
-                          known=self._known_constants)
+                          known=self._known_constants, trusts_types=self._trusts_types)
         self._plan: list[Step] = plan.steps
         self._parameters = plan.parameters
         self._feeds = plan.feeds
@@ -187,7 +191,7 @@ class Interpreter:
             _fast.ENABLED and not self.marks and not self._runs_bodies and not self.state.declared
             and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]
         """Plans for the shapes of repeated feeds (see irgraph.runtime._fast.specialize); None: never."""
-        self._program = _program(self._plan)
+        self._program = compiled_program(self._plan)
         """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
         (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
 
@@ -209,7 +213,8 @@ class Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
         marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
+                           decompression=self.decompression, mark=marks[1] if marks is not None else None,
+                           trusts_types=False)
 
     @property
     def steps(self) -> int:
@@ -419,23 +424,6 @@ def _check_limit(shapes: list[tuple[int, ...]] | None, limit: int) -> None:
         for index, shape in enumerate(shapes):
             if math.prod(shape) > limit:
                 raise ResourceLimitError(f"output {index} has {math.prod(shape)} elements, above the limit of {limit}")
-
-
-def _program(plan: list[Step]) -> list[Any]:
-    """``plan`` with each run of consecutive ufunc steps compiled into one function (see
-    irgraph.runtime._fast.ufunc_steps); the other steps stay as they are."""
-    program: list[Any] = []
-    pending: list[tuple[UfuncStep, tuple[int, ...], int, tuple[int, ...]]] = []
-    for step in [*plan, None]:
-        if step is not None and step.ufunc is not None:
-            pending.append((step.ufunc, step.inputs, step.outputs[0], step.free_slots))
-            continue
-        if pending:
-            program.append(compile_segment(pending, f"ufunc_steps_{len(program)}"))
-            pending = []
-        if step is not None:
-            program.append(step)
-    return program
 
 
 def _check_unknown(produced: Sequence[Any], unknown: tuple[tuple[int, TensorType], ...]) -> None:

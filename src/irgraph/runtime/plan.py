@@ -210,12 +210,15 @@ class _Planner:
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
     body_interpreter: Callable[[Model], Any], known: Mapping[PortKey, np.ndarray] | None = None,
+    trusts_types: bool = True,
 ) -> Plan:
     """Number the tensors of ``model``, bind its Consts and list its steps with the slots they free.
 
     ``widen_f16``: compute decompression chains in f32 (see irgraph.runtime.decompression);
     ``body_interpreter`` prepares the Interpreter of a control-flow body; ``known``: constant layer outputs
-    computed before, by (node id, output index), bound instead of computed again.
+    computed before, by (node id, output index), bound instead of computed again; ``trusts_types``: the inputs a
+    run binds have their Parameters' static shapes (not so in a Loop body whose back edges change shape), so the
+    steps' static types may be relied on (ufunc steps, bound evaluates, limits checked ahead).
     """
     planner = _Planner(state, element_limit, body_interpreter,
                        widened_nodes(model) if widen_f16 else frozenset(), known=known or {})
@@ -232,7 +235,7 @@ def build_plan(
     marked = [(mark.key, planner.slots[(mark.port.node_id, mark.port.index)]) for mark in marks]
     kept = {slot for _, slot in results}.union(slot for _, slot in marked)
     read = kept.union(*(step.inputs for step in planner.steps))
-    steps = _finished(model, planner, _frees(planner, kept), read)
+    steps = _finished(model, planner, _frees(planner, kept), read, trusts_types)
     template: list[Any] = [None] * len(planner.slots)
     for slot, value in planner.constants.items():
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
@@ -249,7 +252,8 @@ def _frees(planner: _Planner, kept: set[Slot]) -> dict[int, list[Slot]]:
     return frees
 
 
-def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) -> list[Step]:
+def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot],
+              trusts_types: bool) -> list[Step]:
     """The drafted steps with what only the whole walk tells: the outputs nothing reads, the slots each frees,
     the in-place steps, the ufunc steps, the outputs to check."""
     keys = {slot: key for key, slot in planner.slots.items()}
@@ -263,7 +267,8 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
         kind = StepKind.IN_PLACE if in_place_step else step.kind
         drafted.append((step, op, kind, freed))
     producers = {slot: kind for step, _, kind, _ in drafted for slot in step.outputs}
-    types = {slot: _slot_type(model, key) for slot, key in keys.items()}
+    # Without trusted types every type is unknown here: no ufunc steps, no bound evaluates, limits checked per run.
+    types = {slot: _slot_type(model, key) if trusts_types else None for slot, key in keys.items()}
     calls: list[UfuncCall | None] = []
     directs: list[UfuncCall | None] = []
     made_by_call: set[Slot] = set()
@@ -297,8 +302,8 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
         rule = shape_rule(step.node, op) if allocates else None
         settled = getattr(rule, "shapes", None)
-        checks = rule is not None and not (
-            settled is not None and all(math.prod(shape) <= planner.element_limit for shape in settled))
+        checks = rule is not None and not (trusts_types and settled is not None and all(
+            math.prod(shape) <= planner.element_limit for shape in settled))
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
                           _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
                           any(producers.get(slot) in _DEFERRING for slot in step.inputs),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -24,9 +24,6 @@ from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Shape
 from irgraph.graph import Model, Node
-
-if TYPE_CHECKING:
-    from irgraph.runtime.interpreter import Interpreter
 
 SEEN_LIMIT = 64
 """Distinct feed shapes an Interpreter counts; past this it stops counting (a decoder fed ever new lengths)."""
@@ -60,10 +57,11 @@ class Specialiser:
 
     def __init__(self) -> None:
         self.seen: dict[ShapeKey, int] = {}
-        self.plans: dict[ShapeKey, Interpreter | None] = {}
-        """Per feed shapes, the Interpreter of the copy (None: the copy failed, the general plan runs them)."""
+        self.plans: dict[ShapeKey, Any] = {}
+        """Per feed shapes, the Interpreter of the copy (None: the copy failed, the general plan runs them); Any:
+        the Interpreter's module imports this one."""
 
-    def interpreter_for(self, key: ShapeKey, build: Callable[[ShapeKey], Interpreter | None]) -> Interpreter | None:
+    def interpreter_for(self, key: ShapeKey, build: Callable[[ShapeKey], Any]) -> Any:
         """The Interpreter for ``key``, built by ``build(key)`` on the second sight; None until then."""
         if key in self.plans:
             return self.plans[key]

@@ -78,3 +78,20 @@ def compile_segment(steps: Sequence[tuple[UfuncStep, Sequence[int], int, Sequenc
 def enabled() -> bool:
     """Whether Interpreters built now run ufunc steps (the runtime's fast-path switch)."""
     return _fast.ENABLED
+
+
+def compiled_program(plan: Sequence[Any]) -> list[Any]:
+    """``plan`` (Steps) with each run of consecutive ufunc steps (``step.ufunc`` set) compiled into one function
+    (:func:`compile_segment`); the other steps stay as they are."""
+    program: list[Any] = []
+    pending: list[tuple[UfuncStep, tuple[int, ...], int, tuple[int, ...]]] = []
+    for step in [*plan, None]:
+        if step is not None and step.ufunc is not None:
+            pending.append((step.ufunc, step.inputs, step.outputs[0], step.free_slots))
+            continue
+        if pending:
+            program.append(compile_segment(pending, f"ufunc_steps_{len(program)}"))
+            pending = []
+        if step is not None:
+            program.append(step)
+    return program
