@@ -50,15 +50,31 @@ def test_json_report_with_intervals(write_ir, capsys) -> None:
     assert info["ops"] == {"Result-1": 2, "Const-1": 1, "Parameter-1": 1, "Split-1": 1}
 
 
-def test_dot_graph(split_model, capsys) -> None:
+def test_dot_graph_folds_the_axis_constant_into_the_split(split_model, capsys) -> None:
     code, out, _ = run(capsys, split_model.xml, "--dot")
     assert code == 0
-    assert out.startswith('digraph "split" {')
-    assert 'n1 [label="axis\\nConst-1\\ni64[] = [1]", style=dashed];' in out
-    assert 'n2 [label="split\\nSplit-1\\nnum_splits=2"];' in out
-    assert 'n0 -> n2 [label="f32[2,6]"];' in out
-    assert 'n2 -> n3 [label="f32[2,3]"];' in out
-    assert out.rstrip().endswith("}")
+    assert out.splitlines() == [
+        'digraph "split" {',
+        "  rankdir=TB;",
+        '  node [shape=box, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+        '  n0 [label="x\\nParameter-1", shape=ellipse];',
+        '  n2 [label="split\\nSplit-1\\nnum_splits=2\\nin1: axis i64[] = [1]"];',
+        '  n3 [label="r0\\nResult-1", shape=ellipse];',
+        '  n4 [label="r1\\nResult-1", shape=ellipse];',
+        '  n0 -> n2 [label="f32[2,6]"];',
+        '  n2 -> n3 [label="f32[2,3]"];',
+        '  n2 -> n4 [label="f32[2,3]"];',
+        "}",
+    ]
+
+
+def test_dot_graph_with_const_layers(split_model, capsys) -> None:
+    code, out, _ = run(capsys, split_model.xml, "--dot", "--const-layers")
+    assert code == 0
+    assert '  n1 [label="axis\\nConst-1\\ni64[] = [1]", style=dashed];' in out.splitlines()
+    assert '  n2 [label="split\\nSplit-1\\nnum_splits=2"];' in out.splitlines()
+    assert '  n1 -> n2 [label="i64[]"];' in out.splitlines()
 
 
 def test_unknown_op_is_shown_with_its_declared_types(write_ir, capsys) -> None:

@@ -215,18 +215,24 @@ def test_info_layers_lists_every_layer_with_its_types(capsys):
     assert " ".join(lines[-1].split()) == "36 y/sink_port_0 Result-1 f32[1,3] -"
 
 
-def test_info_dot_shows_attributes_and_small_const_values(real_copy, capsys):
+def test_info_dot_shows_attributes_and_folds_decompressed_weights(real_copy, capsys):
     code, out, _ = info(capsys, "--dot", REAL / "model.xml")
     assert code == 0
-    assert ('n3 [label="b0c0/WithoutBiases\\nConvolution-1\\nstrides=1, 1\\ndilations=1, 1\\npads_begin=1, 1\\n'
-            'pads_end=1, 1\\nauto_pad=explicit"];') in out
+    lines = out.splitlines()
+    assert ('  n3 [label="b0c0/WithoutBiases\\nConvolution-1\\nstrides=1, 1; dilations=1, 1; pads_begin=1, 1\\n'
+            'pads_end=1, 1; auto_pad=explicit\\nin1: b0c0_w f32[4,4,3,3] = Convert(Const)"];') in lines
+    # 4 values: shown through the Convert; 144 values are not
+    assert ('  n6 [label="b0c0\\nAdd-1\\nauto_broadcast=numpy\\nin1: Reshape_15 f32[1,4,1,1] = Convert(Const) = '
+            '[-0.09943, 0.06604, -0.1652, -0.05969]"];') in lines
+    assert not any("Const-1" in line or "Convert-1" in line for line in lines)
+    code, out, _ = info(capsys, "--dot", "--const-layers", REAL / "model.xml")
     assert 'n4 [label="Reshape_15_compressed\\nConst-1\\nf16[1,4,1,1] = [-0.09943, 0.06604, -0.1652, -0.05969]", ' \
            'style=dashed];' in out
     assert 'n1 [label="b0c0_w_compressed\\nConst-1\\nf16[4,4,3,3]", style=dashed];' in out  # 144 values: none shown
     xml = real_copy("<layers>", "<layers>")
     xml.with_suffix(".bin").unlink()
     code, out, _ = info(capsys, "--dot", xml)
-    assert code == 0 and 'n4 [label="Reshape_15_compressed\\nConst-1\\nf16[1,4,1,1]", style=dashed];' in out
+    assert code == 0 and "in1: Reshape_15 f32[1,4,1,1] = Convert(Const)\"];" in out
 
 
 # ------------------------------------------------------------------------------------ ir-convert

@@ -152,6 +152,7 @@ def test_ir_info_layers_escape_names(model, capsys):
 _DOT_STRING = r'"(?:[^"\\\n]|\\.)*"'
 _DOT_LINE = re.compile(
     rf"digraph {_DOT_STRING} \{{|  rankdir=TB;|  node \[shape=box, fontname=\"Helvetica\"\];"
+    rf"|  edge \[fontname=\"Helvetica\", fontsize=10\];"
     rf"|  n\d+ \[label={_DOT_STRING}(?:, shape=ellipse|, style=dashed)?\];|  n\d+ -> n\d+ \[label={_DOT_STRING}\];|\}}"
 )
 
@@ -164,10 +165,11 @@ def test_ir_info_dot_escapes_names_and_stays_valid_graphviz(model, capsys):
         f'digraph "net{dot_escaped}" {{',
         "  rankdir=TB;",
         '  node [shape=box, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
         f'  n0 [label="in{dot_escaped}\\nParameter-1", shape=ellipse];',
-        '  n1 [label="split/axis\\nConst-1\\ni64[] = [3]", style=dashed];',
     ]
-    assert out.splitlines()[5] == f'  n2 [label="split{dot_escaped}\\nSplit-1\\nnum_splits=2"];'
+    assert out.splitlines()[5] == (f'  n2 [label="split{dot_escaped}\\nSplit-1\\nnum_splits=2\\n'
+                                   'in1: split/axis i64[] = [3]"];')
     for line in out.splitlines():
         assert _DOT_LINE.fullmatch(line), line
 
@@ -177,7 +179,7 @@ def test_ir_info_dot_quotes_quotes_and_backslashes(tmp_path, capsys):
     path.write_text(path.read_text("utf-8").replace(f'name="split{HOSTILE_XML}"', 'name="a&quot;b\\c"'), "utf-8")
     code, out, _ = run(ir_info, capsys, path, "--dot")
     assert code == 0
-    assert '  n2 [label="a\\"b\\\\c\\nSplit-1\\nnum_splits=2"];' in out.splitlines()
+    assert '  n2 [label="a\\"b\\\\c\\nSplit-1\\nnum_splits=2\\nin1: split/axis i64[] = [3]"];' in out.splitlines()
 
 
 def test_ir_validate_lines_escape_names(tmp_path, capsys):

@@ -172,7 +172,9 @@ CORRUPT = {
                       "the header declares 48 bytes of data but only 47 follow"),
     "missing-npz": (lambda d, m: d / "nope.npz", "--inputs", "nope.npz: no such file"),
     "missing-npy": (lambda d, m: d / "nope.npy", "-i", "nope.npy: no such input file"),
-    "directory-as-npz": (lambda d, m: _mkdir(d / "dir.npz"), "--inputs", "dir.npz: not a regular file"),
+    # a folder is a folder of steps (one .npz per step): an empty one holds none
+    "directory-as-npz": (lambda d, m: _mkdir(d / "dir.npz"), "--inputs",
+                         "dir.npz: the folder of steps holds no .npz file"),
 }
 
 

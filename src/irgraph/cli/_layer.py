@@ -7,7 +7,6 @@ each output, the attributes as the file holds them, and rt_info.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -18,7 +17,8 @@ from irgraph.core.errors import printable
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.ops import Const, OpaqueOp, Parameter, Result
-from irgraph.tools.compare import close_names, element_type_name, format_columns, tensor_stats
+from irgraph.tools.compare import close_names, format_columns, tensor_stats
+from irgraph.tools.values import first_values, item_text, values_text
 
 FIRST_VALUES = 8
 """A Const's summary shows this many of its first elements."""
@@ -91,42 +91,12 @@ def format_layers(model: Model) -> list[str]:
     return format_columns([tuple(printable(cell) for cell in row) for row in rows])
 
 
-def values_text(array: np.ndarray, limit: int | None = None) -> str:
-    """The first elements, flat: ``[1, 2]``; floats with 4 significant digits (f16, bf16, f8 as numbers);
-    ``...`` after the first ``limit`` when there are more."""
-    flat = np.asarray(array).reshape(-1)
-    items = [_item_text(item) for item in _first_values(flat, limit if limit is not None else flat.size)]
-    more = ", ..." if limit is not None and flat.size > limit else ""
-    return "[" + ", ".join(items) + more + "]"
-
-
-def _item_text(item: object) -> str:
-    return f"{item:.4g}" if isinstance(item, float) else str(item)
-
-
-def _first_values(flat: np.ndarray, count: int) -> list[object]:
-    """The first ``count`` elements as JSON values: ints, floats (4 significant digits), strings for text,
-    NaN and infinities as strings."""
-    head = flat[:count]
-    if head.dtype.kind in "OUS":
-        return [str(item) for item in head.tolist()]
-    if head.dtype.kind in "biu":
-        return [int(item) if head.dtype.kind != "b" else bool(item) for item in head.tolist()]
-    try:
-        numbers = head.astype(np.float64).tolist()
-    except (TypeError, ValueError):  # a packed or opaque element type: its raw codes
-        return [str(item) for item in head.tolist()]
-    if element_type_name(flat).startswith(("i", "u")):  # i4, u4, u1 ... held in ml_dtypes
-        return [int(number) for number in numbers]
-    return [float(f"{number:.4g}") if math.isfinite(number) else str(number) for number in numbers]
-
-
 def value_summary(array: np.ndarray) -> dict[str, object]:
     """A Const's value in brief: element type, shape, min, max, mean and its first elements."""
     stats = tensor_stats("", array)
     return {"element_type": stats["element_type"], "shape": stats["shape"], "elements": int(array.size),
             "min": stats["min"], "max": stats["max"], "mean": stats["mean"],
-            "first": _first_values(np.asarray(array).reshape(-1), FIRST_VALUES)}
+            "first": first_values(np.asarray(array).reshape(-1), FIRST_VALUES)}
 
 
 # ------------------------------------------------------------------------------------ finding a layer
@@ -193,9 +163,8 @@ def rt_info_json(entries: tuple[RtEntry, ...]) -> dict[str, object]:
         found = dict(entry.attributes)
         key = found.pop("name") if entry.tag in ("info", "attribute") and "name" in found else entry.tag
         if entry.children:
-            value: object = rt_info_json(entry.children)
-            if found:
-                value = {**found, **value}  # type: ignore[dict-item]
+            children = rt_info_json(entry.children)
+            value: object = {**found, **children} if found else children
         elif set(found) == {"value"}:
             value = found["value"]
         elif not found and entry.text is not None:
@@ -272,8 +241,8 @@ def _value_text(value: dict[str, object]) -> str:
     assert isinstance(first, list)
     elements = value["elements"]
     assert isinstance(elements, int)
-    head = "[" + ", ".join(map(_item_text, first)) + (", ..." if elements > len(first) else "") + "]"
-    stats = "" if value["min"] is None else f"  min {_item_text(value['min'])}  max {_item_text(value['max'])}" + (
+    head = "[" + ", ".join(map(item_text, first)) + (", ..." if elements > len(first) else "") + "]"
+    stats = "" if value["min"] is None else f"  min {item_text(value['min'])}  max {item_text(value['max'])}" + (
         f"  mean {float(value['mean']):.4g}" if isinstance(value["mean"], (int, float)) else "")
     return f"{value['element_type']}{shape_json_text(value['shape'])}{stats}  values {head}"
 

@@ -126,6 +126,10 @@ class Reference(Mapping[str, np.ndarray]):
     def __init__(self, archive: NpzArchive | None, arrays: Mapping[str, np.ndarray] | None = None) -> None:
         self.archive = archive
         self.arrays = arrays
+        members = arrays if arrays is not None else archive
+        if members is None:
+            raise ValueError("a Reference reads an archive or holds arrays: give one")
+        self._members: Mapping[str, np.ndarray] = members  # iterated and counted; read through __getitem__
 
     def __getitem__(self, key: str) -> np.ndarray:
         if self.arrays is not None:
@@ -136,10 +140,10 @@ class Reference(Mapping[str, np.ndarray]):
         return common.load_member(self.archive, key, self.archive.element_limit)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
+        return iter(self._members)
 
     def __len__(self) -> int:
-        return len(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
+        return len(self._members)
 
     def close(self) -> None:
         """Close the archive (if any)."""
@@ -165,7 +169,7 @@ def tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, di
     return atol, rtol, overrides
 
 
-def warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
+def warn_unused_tolerances(overrides: Mapping[str, ToleranceOverride], stored: Mapping[str, np.ndarray],
                             layerwise: LayerwiseReport | SteppedReport | None) -> None:
     """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
     names = set(stored)

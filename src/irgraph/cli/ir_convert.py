@@ -11,12 +11,14 @@ from irgraph.analysis.validation import v10_name_collisions
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.core.diagnostics import Diagnostic
-from irgraph.core.errors import GraphError, Location
+from irgraph.core.errors import FeedError, GraphError, Location
 from irgraph.graph import Model
 from irgraph.io.onnx.importer import external_data_files
 from irgraph.io.xml.reader import read_ir
 from irgraph.io.xml.v10 import v10_losses
 from irgraph.io.xml.writer import version_to_write
+from irgraph.tools import surgery
+from irgraph.tools.feeds import parse_shape_specs
 
 DESCRIPTION = """\
 Convert between OpenVINO IR (.xml + .bin) and ONNX (.onnx); the direction follows the file
@@ -24,6 +26,13 @@ suffixes. IR -> IR re-writes a model (optionally as another IR version). A faile
 never damages an existing DST: everything is written to temporary files and renamed at the end.
 What the reader tolerated (and what OpenVINO ignores too) and what an IR v10 DST cannot hold
 (layer and port rt_info, Result output_names) are printed as warnings, one line per kind.
+
+Surgery on the way (any direction; names are the source's): --reshape sets input shapes and re-infers every
+shape after them (OpenVINO's Model.reshape), --fold-constants replaces each layer computed from constants by a
+Const (weight decompression sub-graphs are kept, as OpenVINO keeps them, unless --decompress-weights),
+--decompress-weights folds only those sub-graphs, --compress-to-fp16 writes float weights as f16 Consts with a
+decompression Convert (OpenVINO's save_model(compress_to_fp16=True)), --rename-input/--rename-output change the
+tensor names inputs and outputs are addressed by. The result is re-inferred and validated before it is written.
 """
 
 EXAMPLES = """\
@@ -33,6 +42,11 @@ EXAMPLES = """\
   ir-convert model.xml model.onnx --opset 18        # IR -> ONNX (needs the onnx extra)
   ir-convert model.xml model.onnx --fold-decompression  # fp16 weights become f32 initializers
   ir-convert stateful.xml model.onnx --stateless    # KV-cache variables become inputs and outputs
+  ir-convert model.xml static.xml --reshape "data[1,3,224,224]" --fold-constants
+  ir-convert model.xml static.xml --reshape "[1,3,224,224]"           # a model of one input
+  ir-convert model.xml half.xml --compress-to-fp16                    # as save_model(compress_to_fp16=True)
+  ir-convert int4.xml plain.xml --decompress-weights                  # weights as the f32 Consts they compute
+  ir-convert model.xml renamed.xml --rename-input data=pixels --rename-output logits=scores
 """
 
 _FORMATS = {".xml": "ir", ".onnx": "onnx"}
@@ -53,6 +67,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="export a stateful model (ReadValue/Assign) with each variable as a graph input and "
                              "output, as optimum's ONNX exports have the KV cache (past_key_values.N.key in, "
                              "present.N.key out); prints the mapping (DST .onnx)")
+    group = parser.add_argument_group("surgery (applied before writing, in the order listed)")
+    group.add_argument("--reshape", dest="reshapes", metavar="SPEC", action="append", default=[],
+                         help='input shapes, as ir-run --shape: "NAME[1,3,224,224]" (dims N, ?, lo..hi; several '
+                              'comma separated or repeated) or "[1,3,224,224]" for a model of one input; a layer that '
+                              "cannot take them is named in the error")
+    group.add_argument("--rename-input", dest="input_renames", metavar="OLD=NEW", action="append", default=[],
+                         help="rename an input (its tensor name, and its layer name when that is OLD)")
+    group.add_argument("--rename-output", dest="output_renames", metavar="OLD=NEW", action="append", default=[],
+                         help="rename an output (its tensor name / Result output name)")
+    group.add_argument("--fold-constants", action="store_true",
+                         help="replace every layer computed from constants (and ShapeOf of a static shape) by a Const, "
+                              "evaluated with irgraph's ops; weight decompression sub-graphs are kept")
+    group.add_argument("--decompress-weights", action="store_true",
+                         help="fold weight decompression sub-graphs (f16 or int8/int4/nf4 Const -> Convert ...) into "
+                              "the Consts they compute, in f32 as OpenVINO's CPU plugin computes them")
+    group.add_argument("--compress-to-fp16", action="store_true",
+                         help="store f32/f64 Consts as f16 with a decompression Convert, as OpenVINO's "
+                              "save_model(compress_to_fp16=True) does (it keeps Consts f16 cannot hold, and compresses "
+                              "nothing in a quantized or weight-compressed model)")
     parser.add_argument("--explain", action="store_true",
                         help="print each conversion decision (ONNX SRC or ONNX DST)")
     common.add_max_elements(parser)
@@ -89,6 +122,7 @@ def _convert(args: argparse.Namespace) -> int:
         raise CliError("--fold-decompression applies to an ONNX DST (.onnx)")
     if args.stateless and destination != "onnx":
         raise CliError("--stateless applies to an ONNX DST (.onnx)")
+    plan = _surgery_plan(args)
     reads = [(args.source, "the source model")]
     if source == "ir":
         reads.append((common.weights_path(args.source, args.weights), "the source weights"))
@@ -110,6 +144,8 @@ def _convert(args: argparse.Namespace) -> int:
     if not model.results:  # OpenVINO loads such a file, but nothing in it is computed: never write one
         raise GraphError(f"model {model.name!r} has no Result layers; there is nothing to convert",
                          Location(file=args.source))
+    if plan:
+        _operate(model, plan, args.source, args.max_elements)
 
     if destination == "ir":
         version = version_to_write(model, args.ir_version)
@@ -130,6 +166,32 @@ def _convert(args: argparse.Namespace) -> int:
                      fold_decompression=args.fold_decompression, stateless=args.stateless)
         print(f"wrote {args.destination}: {len(model)} layers" + (f", opset {args.opset}" if args.opset else ""))
     return common.EXIT_OK
+
+
+def _operate(model: Model, plan: surgery.Plan, source: str, element_limit: int) -> None:
+    """Apply ``plan`` and say what each step did; a name the model does not have is a usage error (exit 2)."""
+    try:
+        with common.locating(source):
+            done = surgery.apply(model, plan, element_limit=element_limit)
+    except FeedError as err:
+        raise CliError(err.message) from None
+    for line in done:
+        print(line)
+
+
+def _surgery_plan(args: argparse.Namespace) -> surgery.Plan:
+    """The surgery the flags ask for; a malformed flag is a usage error (exit 2)."""
+    try:
+        return surgery.Plan(
+            shapes=parse_shape_specs(args.reshapes, "--reshape"),
+            fold_constants=args.fold_constants,
+            decompress_weights=args.decompress_weights,
+            compress_to_fp16=args.compress_to_fp16,
+            input_renames=[surgery.parse_rename(text, "--rename-input") for text in args.input_renames],
+            output_renames=[surgery.parse_rename(text, "--rename-output") for text in args.output_renames],
+        )
+    except FeedError as err:
+        raise CliError(err.message) from None
 
 
 def _read_ir(path: str, weights: str | None, element_limit: int) -> Model:

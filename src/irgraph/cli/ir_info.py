@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections import Counter
+from typing import TypedDict
 
 from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
@@ -17,19 +18,18 @@ from irgraph.cli._layer import (
     format_layers,
     rt_info_json,
     shape_json_text,
-    short,
-    values_text,
     version_number,
 )
 from irgraph.core.errors import IrError, Location, printable
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.xml.reader import read_ir
-from irgraph.ops import Const, OpaqueOp, Parameter, Result
+from irgraph.ops import Const, OpaqueOp, Parameter
 from irgraph.ops.catalogue import Kind, classify
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.ops.infrastructure.read_value import ReadValueBase
 from irgraph.tools.compare import format_columns
+from irgraph.tools.dot import NEIGHBOURHOOD_DEPTH, to_dot
 
 DESCRIPTION = """\
 Show what an OpenVINO IR model holds: inputs and outputs (names, element types, partial shapes
@@ -38,8 +38,10 @@ types, fp16 decompression) and the model's rt_info (conversion parameters). --la
 layer (id, name, type-version, input and output types, tensor names, attributes); --layer NAME shows
 one layer in full (its place in the file, each input with its producer, each output with its
 readers, attributes, rt_info, Const values in brief); --dot prints the graph in Graphviz format
-(attributes, small Const values; render with: dot -Tsvg). Works from the .xml alone: a missing or
-unreadable .bin is a warning, and Const values are then not shown.
+(render with: dot -Tsvg): attributes, constants (Consts and weight decompression chains) folded into
+the layers reading them as a line each (name, type and shape, small values), sub-graph bodies as
+clusters; --around LAYER --depth N draws only the layers within N edges of one. Works from the .xml
+alone: a missing or unreadable .bin is a warning, and Const values are then not shown.
 
 Shapes in --json are lists, as in ir-run --json: a static dim is its size, a fully dynamic one -1,
 an interval the string "lo..hi" ("2..", "..8"); a shape of dynamic rank is null.
@@ -52,11 +54,8 @@ EXAMPLES = """\
   ir-info model.xml --layer conv1                   # one layer: producers, readers, attributes, values
   ir-info model.xml --layer conv1 --json
   ir-info --dot model.xml | dot -Tsvg > model.svg
+  ir-info --dot model.xml --around conv1 --depth 3 | dot -Tsvg > conv1.svg
 """
-
-DOT_VALUES = 8
-"""--dot shows the values of Consts with at most this many elements."""
-
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-info argument parser."""
@@ -68,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--dot", action="store_true", help="print a Graphviz digraph")
     output.add_argument("--layers", action="store_true",
                         help="list every layer: types, tensor names, attributes")
+    parser.add_argument("--around", metavar="LAYER",
+                        help="with --dot: only the layers within --depth edges of LAYER (a name, id or tensor name)")
+    parser.add_argument("--depth", type=common.positive_int, metavar="N",
+                        help="edges from --around's layer drawn (default: 2; folded constants not counted)")
+    parser.add_argument("--const-layers", action="store_true",
+                        help="with --dot: draw every constant as a layer of its own instead of a line of its readers")
     parser.add_argument("--layer", metavar="NAME",
                         help="show one layer in detail (a layer name, else a layer id or a tensor name); "
                              "with --json as JSON")
@@ -83,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
 def _info(args: argparse.Namespace) -> int:
     if args.layer is not None and (args.dot or args.layers):
         raise common.CliError("--layer shows one layer; it cannot be combined with --dot or --layers")
+    if args.depth is not None and args.around is None:
+        raise common.CliError("--depth is how far --around reaches: add --around LAYER")
+    if (args.around is not None or args.const_layers) and not args.dot:
+        raise common.CliError(f"{'--around' if args.around is not None else '--const-layers'} is a --dot option: "
+                              "add --dot")
     common.require_model_files(args.model, args.weights)
     with common.locating(args.model):
         result = read_ir(args.model, args.weights, element_limit=args.max_elements, weights_optional=True)
@@ -95,7 +105,12 @@ def _info(args: argparse.Namespace) -> int:
     except IrError as err:
         common.warn(f"shape inference failed, showing the declared types: {err.locate(Location(file=args.model))}")
     if args.dot:
-        print(to_dot(model))
+        around = find_layer(model, args.around) if args.around is not None else None
+        if around is not None and around.within:
+            raise common.CliError(f"--around {args.around!r}: the layer is inside {around.within[-1]}; give a "
+                                  "layer of the model (a body is drawn with its layer)")
+        print(to_dot(model, fold_constants=not args.const_layers, around=around.node if around else None,
+                     depth=args.depth or NEIGHBOURHOOD_DEPTH))
         return common.EXIT_OK
     if args.layers:
         print("\n".join(format_layers(model)))
@@ -111,6 +126,56 @@ def _info(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
+class PortInfo(TypedDict):
+    """A port's type as JSON: None for each part that is unknown."""
+
+    element_type: str | None
+    shape: list[int | str] | None
+
+
+class InputInfo(PortInfo):
+    name: str
+    tensor_names: list[str]
+
+
+class OutputInfo(PortInfo):
+    name: str
+    result: str
+
+
+class VariableInfo(PortInfo):
+    variable_id: str
+    read_by: str
+    assigned: bool
+
+
+class WeightsInfo(TypedDict):
+    file: str
+    bytes: int | None
+    consts: dict[str, int]
+    without_data: int
+    decompression: int
+
+
+class ModelInfo(TypedDict):
+    """What ``ir-info --json`` prints (:func:`describe`)."""
+
+    file: str
+    name: str
+    ir_version: int | None
+    layers: int
+    edges: int
+    bodies: int
+    body_layers: int
+    weights: WeightsInfo
+    inputs: list[InputInfo]
+    outputs: list[OutputInfo]
+    variables: list[VariableInfo]
+    ops: dict[str, int]
+    op_support: dict[str, str]
+    rt_info: dict[str, object]
+
+
 def _type_json(tensor_type: TensorType | None) -> tuple[str | None, list[int | str] | None]:
     """(element type, shape as JSON) of a port; (None, None) when unknown."""
     if tensor_type is None:
@@ -118,9 +183,9 @@ def _type_json(tensor_type: TensorType | None) -> tuple[str | None, list[int | s
     return str(tensor_type.element_type), tensor_type.shape.to_json()
 
 
-def describe(model: Model, path: str, weights: str) -> dict[str, object]:
+def describe(model: Model, path: str, weights: str) -> ModelInfo:
     """Everything ir-info shows, as JSON-ready data."""
-    inputs = []
+    inputs: list[InputInfo] = []
     for parameter in model.parameters:
         op = parameter.op
         assert isinstance(op, Parameter)
@@ -130,14 +195,14 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
             "element_type": str(op.element_type),
             "shape": op.shape.to_json(),
         })
-    outputs = []
+    outputs: list[OutputInfo] = []
     output_keys = model.output_keys()
     for result in model.results:
         element_type, shape = _type_json(common.tensor_type_of_output(model, result))
         outputs.append({"name": output_keys[result.id], "result": result.name, "element_type": element_type,
                         "shape": shape})
     written = {node.op.variable_id for node in model if isinstance(node.op, AssignBase)}
-    variables = []
+    variables: list[VariableInfo] = []
     for node in model:
         if isinstance(node.op, ReadValueBase):
             declared = node.declared_output_types[0] if node.declared_output_types else None
@@ -215,17 +280,16 @@ def _bodies(model: Model) -> list[Model]:
     return found
 
 
-def _port_text(entry: dict[str, object]) -> tuple[str, str]:
+def _port_text(entry: PortInfo) -> tuple[str, str]:
     """(element type, shape) of a JSON port entry as text; ``?`` for an unknown type."""
     if entry["element_type"] is None:
         return "?", "?"
     return str(entry["element_type"]), shape_json_text(entry["shape"])
 
 
-def format_info(info: dict[str, object]) -> str:
+def format_info(info: ModelInfo) -> str:
     """The text report (names and paths from the file escaped by :func:`irgraph.core.errors.printable`)."""
     weights = info["weights"]
-    assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
     consts = ", ".join(f"{count} {element_type}" for element_type, count in weights["consts"].items())
     if weights["without_data"]:
@@ -244,83 +308,28 @@ def format_info(info: dict[str, object]) -> str:
                      "converted on load)")
     lines += ["", "inputs:"]
     lines += _table([(i["name"], *_port_text(i), ", ".join(i["tensor_names"]))
-                     for i in info["inputs"]])  # type: ignore[attr-defined]
+                     for i in info["inputs"]])
     lines += ["", "outputs:"]
     lines += _table([(o["name"], *_port_text(o), f"(Result {o['result']})" if o["result"] != o["name"]
-                      else "") for o in info["outputs"]])  # type: ignore[attr-defined]
+                      else "") for o in info["outputs"]])
     if info.get("variables"):
         lines += ["", "variables (state kept between runs: ReadValue/Assign):"]
         lines += _table([(v["variable_id"], *_port_text(v),
                           f"(ReadValue {v['read_by']}{'' if v['assigned'] else ', never assigned'})")
-                         for v in info["variables"]])  # type: ignore[attr-defined]
+                         for v in info["variables"]])
     lines += ["", "ops:"]
     support = info["op_support"]
-    lines += _table([(name, str(count), support[name])  # type: ignore[index]
-                     for name, count in info["ops"].items()])  # type: ignore[attr-defined]
+    lines += _table([(name, str(count), support[name])
+                     for name, count in info["ops"].items()])
     rt_info = info.get("rt_info")
     if rt_info:
         lines += ["", "rt_info:"]
-        lines += _rt_info_lines(rt_info)  # type: ignore[arg-type]
+        lines += _rt_info_lines(rt_info)
     return "\n".join(lines)
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     return format_columns([tuple(printable(cell) for cell in row) for row in rows], indent="  ") or ["  (none)"]
-
-
-def _quote(text: str) -> str:
-    """A Graphviz quoted string: backslashes and quotes escaped, newlines as Graphviz's ``\\n`` line breaks."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _dot_style(node: Node) -> str:
-    """Inputs and outputs as ellipses, constants dashed: by op class, as ``Model.parameters``/``results`` tell them."""
-    if isinstance(node.op, (Parameter, Result)):
-        return ", shape=ellipse"
-    if isinstance(node.op, Const):
-        return ", style=dashed"
-    return ""
-
-
-def _dot_attributes(node: Node) -> list[str]:
-    """``key=value`` lines for a layer's attributes; a small Const's values instead of its type and shape."""
-    op = node.op
-    if isinstance(op, Const):
-        declared = f"{op.element_type}[{','.join(map(str, op.shape))}]"
-        if op.value is not None and op.value.size <= DOT_VALUES:
-            return [f"{declared} = {short(values_text(op.value))}"]
-        return [declared]
-    if isinstance(op, OpaqueOp):
-        attributes = dict(op.attributes)
-    else:
-        try:
-            attributes = op.to_attributes()
-        except (TypeError, ValueError):  # pragma: no cover - every declared attribute writes
-            attributes = {}
-    if isinstance(op, (Parameter, Result)):
-        return []
-    return [f"{key}={short(value)}" for key, value in attributes.items()]
-
-
-def to_dot(model: Model) -> str:
-    """A Graphviz digraph: one box per layer (name, type-version, attributes, small Const values), edges
-    labelled with the tensor type."""
-    lines = [f"digraph {_quote(printable(model.name))} {{", "  rankdir=TB;",
-             '  node [shape=box, fontname="Helvetica"];']
-    for node in model:
-        # Escapes shown as text: their '\\' doubled by _quote.
-        label = "\n".join([printable(node.name), printable(f"{node.type_name}-{version_number(node)}"),
-                           *map(printable, _dot_attributes(node))])
-        lines.append(f"  n{node.id} [label={_quote(label)}{_dot_style(node)}];")
-    for source, target in sorted(model.edges(), key=lambda e: (e[0].node_id, e[0].index, e[1].node_id, e[1].index)):
-        producer = model.node(source.node_id)
-        tensor_type = producer.output_types[source.index]
-        if tensor_type is None and source.index < len(producer.declared_output_types):
-            tensor_type = producer.declared_output_types[source.index]
-        label = str(tensor_type) if tensor_type is not None else "?"
-        lines.append(f"  n{source.node_id} -> n{target.node_id} [label={_quote(label)}];")
-    lines.append("}")
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

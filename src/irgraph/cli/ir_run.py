@@ -10,7 +10,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypeVar, overload
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
@@ -22,6 +23,7 @@ from irgraph.cli._run_reference import (
     tolerances,
     warn_unused_tolerances,
 )
+from irgraph.cli._run_report import add_report_argument, check_report_argument, save_report
 from irgraph.cli._run_repro import check_debug_arguments, note_a_match, save_bundle
 from irgraph.core.errors import BackendUnavailableError, FeedError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
@@ -89,6 +91,7 @@ EXAMPLES = """\
   ir-run model.xml --compare-with openvino --mark all --truth f64 --save-repro bug/  # its own error; a repro
   ir-run model.xml --profile                                   # time of every layer and per op type
   ir-run model.xml --profile --compare-with openvino           # beside OpenVINO's performance counters
+  ir-run model.xml --compare-with openvino --mark all --profile --report report.html  # all of it on one page
   ir-run edited.xml --compare-with openvino --reference-model original.xml --mark all
   ir-run model.xml --compare-with onnxruntime --onnx model.onnx --mark all --atol 1e-4 --atol prob:1e-6
 """
@@ -97,6 +100,7 @@ EXAMPLES = """\
 _RANGE = re.compile(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
 """What a --val-range item looks like: ``[LO,HI]`` or ``NAME:[LO,HI]``."""
 _VAL_RANGE = "--val-range"
+_N = TypeVar("_N")
 
 
 class _RunParser(common.Parser):
@@ -104,8 +108,17 @@ class _RunParser(common.Parser):
     take the model path of ``--val-range [0,1] model.xml`` as a range; items after ``--val-range`` that are no
     range are moved before the options, where they are the positional arguments they are."""
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-                         ) -> tuple[argparse.Namespace, list[str]]:
+    # argparse's own overloads (typeshed): the namespace returned is the one given, else a new Namespace.
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: None = None
+                         ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None, namespace: _N) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: _N | None = None
+                         ) -> tuple[_N | argparse.Namespace, list[str]]:
         items = list(sys.argv[1:] if args is None else args)
         positional, kept, taking_ranges = [], [], False
         for position, item in enumerate(items):
@@ -188,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "float64 on the reference's inputs, a third opinion on which side is closer to exact (every "
                        "compared layer is run on the reference's own inputs anyway: its own error, beside the one "
                        "it inherited)")
+    add_report_argument(debug)
     debug.add_argument("--save-repro", metavar="DIR", help="with --compare-with, on a mismatch: write the layer to "
                        "blame (the first whose own error exceeds its tolerance class, else the model up to the "
                        "first divergent tensor) as an IR of its own with the exact inputs and the reference's "
@@ -286,7 +300,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_files: list[tuple[str, str]]) -> None:
     """Every file the run writes can be written and is none of the files it reads, nor another one it writes."""
     writes = [(flag, path) for flag, path in (("--output", args.output), ("--save-inputs", args.save_inputs),
-                                              ("--save-outputs", args.save_outputs)) if path is not None]
+                                              ("--save-outputs", args.save_outputs), ("--report", args.report))
+              if path is not None]
     if not writes:
         return
     reads = [(args.model, "the model file"), (common.weights_path(args.model, args.weights), "the weights file")]
@@ -300,6 +315,7 @@ def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_file
 
 def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     _check_arguments(args)
+    check_report_argument(args)
     atol, rtol, overrides = tolerances(args)
     with _usage():
         shape_specs = feeds_lib.parse_shape_specs(args.shapes)
@@ -378,6 +394,7 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             print("\n".join(format_report(layerwise, verbose=True) if isinstance(layerwise, LayerwiseReport)
                              else format_stepped(layerwise, verbose=False)))
     warn_unused_tolerances(overrides, stored, layerwise)
+    save_report(args, model, layerwise, profile)
     if layerwise is not None and in_bodies:
         common.note(f"{in_bodies} marked tensors are inside sub-graph bodies (Loop, TensorIterator, If; keyed "
                     f"LAYER/iterK/... or LAYER/then/...): {args.compare_with} exposes no tensor of a body, so they "

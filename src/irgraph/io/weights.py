@@ -317,6 +317,7 @@ _SHIFTS_4 = np.array([4, 0], dtype=np.uint8)
 
 def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarray:
     """Codes (one uint8 per element) from packed bytes, converted to the element type's dtype."""
+    codes: np.ndarray
     if element_type is ElementType.U1:
         codes = np.unpackbits(raw, count=count, bitorder="big")
     elif element_type is ElementType.U3:
@@ -340,7 +341,7 @@ def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarra
         signed -= 8
         return signed.astype(element_type.numpy_dtype)
     if element_type is ElementType.F4E2M1:
-        return np.ascontiguousarray(codes).view(element_type.numpy_dtype)  # ml_dtypes keeps the code in the low bits
+        return np.ascontiguousarray(codes).view(element_type.dtype)  # ml_dtypes keeps the code in the low bits
     return codes.astype(element_type.numpy_dtype)
 
 

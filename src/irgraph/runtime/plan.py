@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.errors import IrError
+from irgraph.core.errors import GraphError, IrError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
@@ -146,8 +146,12 @@ class _Planner:
         op = op.plan_step(node, self.body_interpreter)  # TensorIterator, Loop, If: a runner of their bodies
         if node.bodies:
             self.runs_bodies = True
+        connected = [source for source in sources if source is not None]
+        if len(connected) < len(sources):  # shape inference refuses it first; the plan has no slot to read
+            raise GraphError(f"{node.type_name} layer {node.id} ({node.name!r}) has an input no edge feeds",
+                             node.location)
         slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
-        inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources)  # type: ignore[union-attr]
+        inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in connected)
         outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
         kind = self._kind(node, op, inputs, outputs)
         if kind is None:

@@ -77,9 +77,10 @@ UNNAMED = ""
 """The key of an unnamed shape spec (``[1,3,224,224]``, benchmark_app's form): the model's one input."""
 
 
-def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
+def parse_shape_specs(values: Iterable[str], option: str = "--shape") -> dict[str, Shape]:
     """``NAME[1,?,1..8]`` / ``NAME:[...]`` items (several per value, comma separated) -> shapes; an unnamed
-    ``[1,3,224,224]`` (benchmark_app's form for a model of one input) is keyed :data:`UNNAMED`."""
+    ``[1,3,224,224]`` (benchmark_app's form for a model of one input) is keyed :data:`UNNAMED`. ``option`` is the
+    flag the messages name (ir-convert's ``--reshape`` takes the same specs)."""
     shapes: dict[str, Shape] = {}
     for value in values:
         for item in split_outside_brackets(value):
@@ -88,15 +89,15 @@ def parse_shape_specs(values: Iterable[str]) -> dict[str, Shape]:
             if name.endswith(":"):
                 name = name[:-1].strip()
             if not bracket or not rest.rstrip().endswith("]") or (not name and item.strip()[0] != "["):
-                raise FeedError(f"--shape expects NAME[d0,d1,...] or, for a model of one input, [d0,d1,...] "
+                raise FeedError(f"{option} expects NAME[d0,d1,...] or, for a model of one input, [d0,d1,...] "
                                 f"(dims N, ?, -1 or lo..hi), got {item!r}")
             try:
                 shape = Shape.parse("[" + rest.strip())
             except (IrParseError, ValueError) as err:
-                raise FeedError(f"--shape {item!r}: {err}") from None
+                raise FeedError(f"{option} {item!r}: {err}") from None
             if name in shapes:
-                raise FeedError(f"--shape gives input {name!r} twice" if name else
-                                "--shape gives two unnamed shapes; name each input: NAME[d0,d1,...]")
+                raise FeedError(f"{option} gives input {name!r} twice" if name else
+                                f"{option} gives two unnamed shapes; name each input: NAME[d0,d1,...]")
             shapes[name] = shape
     return shapes
 

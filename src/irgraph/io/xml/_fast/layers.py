@@ -17,7 +17,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.io.xml.layers import LayerReader
-from irgraph.ops import Op
+from irgraph.ops import Const
 
 __all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor"]
 
@@ -71,10 +71,12 @@ new_shape = fast_constructor(Shape, ("dims",))
 new_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
 
 _TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
-_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
+_tensor_constructors: dict[type[Const], Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None] = {}
 
 
-def checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
+def checked_tensor_constructor(
+    op_class: type[Const],
+) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None:
     """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
     of the dtype and shape the op's own checks passed (``from_attributes`` in ``LayerReader._const``): what
     those checks would find is known. None when the class has other fields."""
@@ -84,7 +86,7 @@ def checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tup
     if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
         new, set_field = object.__new__, object.__setattr__
 
-        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
+        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Const:
             op = new(op_class)
             set_field(op, "element_type", element_type)
             set_field(op, "shape", shape)
@@ -100,9 +102,9 @@ class FastLayerReader(LayerReader):
     """:class:`LayerReader` making port types and Const ops through the constructors above."""
 
     def new_tensor_op(
-        self, op_class: type[Op], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
         *, checked: bool,
-    ) -> Op:
+    ) -> Const:
         make = checked_tensor_constructor(op_class) if checked else None
         if make is None or value is None:
             return super().new_tensor_op(op_class, element_type, shape, value, checked=checked)

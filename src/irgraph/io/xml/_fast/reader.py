@@ -51,11 +51,11 @@ from irgraph.io.xml._fast.patterns import (
     unescape,
 )
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
+from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
-from irgraph.ops import Op, OpaqueOp
+from irgraph.ops import Const, Op, OpaqueOp
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -102,7 +102,7 @@ class _FastReader:
         # Its own: a file the lxml path reads after all is counted from zero there.
         self._rt_info_reader = RtInfoReader()
         self._parser: etree.XMLParser | None = None
-        self._layer_reader: LayerReader | None = None
+        self._layer_reader_made: LayerReader | None = None  # made by read(), for its model
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
@@ -110,7 +110,7 @@ class _FastReader:
         self._dims: dict[str, Dim] = {}
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
-        self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
+        self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
         self.v11 = True
 
     def read(self) -> Model:
@@ -123,7 +123,7 @@ class _FastReader:
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
-        self._layer_reader = FastLayerReader(self.reader, model, version)
+        self._layer_reader_made = FastLayerReader(self.reader, model, version)
         end = text.find("</layers>", head.end())
         if end < 0:
             raise NotCanonical
@@ -247,9 +247,16 @@ class _FastReader:
             line += newlines
         return by_text
 
+    @property
+    def _layer_reader(self) -> LayerReader:
+        """The layer reader ``read`` makes for its model (the other methods run inside ``read``)."""
+        if self._layer_reader_made is None:
+            raise NotCanonical  # not reading a model: nowhere to put layers
+        return self._layer_reader_made
+
     def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
-        op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
+        op_class = self._layer_reader.op_class(type_name, version)
         found = self._tensor_types[(type_name, version)] = (
             op_class if op_class is not None and op_class.traits.carries_tensor else None
         )
@@ -257,7 +264,7 @@ class _FastReader:
 
     def _tensor(
         self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
-    ) -> tuple[Op, dict[str, str]]:
+    ) -> tuple[Const, dict[str, str]]:
         """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
         OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
         key = (type_name, version, data)
@@ -266,19 +273,20 @@ class _FastReader:
             layers = self._layer_reader
             plain = CONST_DATA.fullmatch(data)
             if plain is None:
-                prepared = layers.prepare(  # type: ignore[union-attr]
+                prepared = layers.prepare(
                     type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
                     rt_info=None,
                 )
+                if not isinstance(prepared.op, Const):  # prepare makes a tensor class's op with tensor_op
+                    raise NotCanonical
                 found = (prepared.op, prepared.extras)
             else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
                 attrs = dict(zip(CONST_ATTRIBUTES, plain.groups(), strict=True))
-                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr]
-                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr]
+                found = (layers.tensor_op(op_class, attrs, location), layers.unknown_attributes(op_class, attrs))
             self._tensors[key] = found
-        elif found[0].value is None:  # type: ignore[attr-defined]
+        elif found[0].value is None:
             # Counted per layer (as ir-info counts Consts), not once per shared placement.
-            self._layer_reader.reader.without_data()  # type: ignore[union-attr]
+            self._layer_reader.reader.without_data()
         return found
 
     def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:
@@ -311,25 +319,27 @@ class _FastReader:
         if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
         attrs = None if data is None else self._attributes(data.group(1))
+        op: Op | None
         if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
             if data is not None:
                 raise NotCanonical  # a second <data>
-            prepared = LayerBody(None, False, {}, inputs, outputs, rt_info)  # type: ignore[arg-type]
+            op, is_result, extras, layer_rt_info = None, False, {}, rt_info
         else:
-            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+            prepared = self._layer_reader.prepare(
                 type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
             )
-        in_labels, in_types, in_rt, _ = prepared.inputs
-        out_labels, out_types, out_rt, _ = prepared.outputs
+            inputs, outputs = prepared.inputs, prepared.outputs
+            op, is_result, extras, layer_rt_info = prepared.op, prepared.is_result, prepared.extras, prepared.rt_info
+        in_labels, in_types, in_rt, _ = inputs
+        out_labels, out_types, out_rt, _ = outputs
         if not self.v11 and (rt_info is not None or in_rt or out_rt):
             raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
-        op: Op | None = prepared.op
         if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
             op = None
             self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
         return (
-            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
-            in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
+            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), extras, layer_rt_info,
+            in_rt, out_rt, is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
             out_labels, self._rt_info_reader.total - rt_items,
         )
 
@@ -339,7 +349,7 @@ class _FastReader:
         op = self._opaque_ops.get(output_types_key)
         if op is None:
             attrs, rt_info = self._opaque_heads[key]
-            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+            prepared = self._layer_reader.prepare(
                 key[0], key[1], location, attrs=None if attrs is None else dict(attrs),
                 inputs=NO_PORTS, outputs=({}, output_types, {}, []), rt_info=rt_info,
             )
