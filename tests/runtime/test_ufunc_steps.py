@@ -199,3 +199,30 @@ def test_the_number_of_shapes_counted_and_plans_kept_is_bounded(monkeypatch):
     for rows in (1, 1, 2, 2):
         interpreter.run({"x": np.ones((rows, 6), np.float32), "y": np.ones((rows, 6), np.float32)})
     assert list(interpreter._specialiser.plans) == [((0, (1, 6)), (1, (1, 6)))]
+
+
+def _shape_driven(shape) -> ir.Model:
+    """y = reshape(x, shape_of(x)[::-1]) + 1: the pattern depends on x's shape alone."""
+    from irgraph.ops.movement.gather import Gather8
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    model = ir.Model("shape_driven")
+    x = model.parameter("x", shape)
+    dims = _port(model, ShapeOf3(), "shape", [x])
+    reversed_dims = _port(model, Gather8(), "reverse", [dims, model.const(np.array([1, 0])), model.const(np.int64(0))])
+    reshaped = _port(model, Reshape(special_zero=False), "reshape", [x, reversed_dims])
+    model.result(_port(model, Add(), "add", [reshaped, model.const(np.float32(1))]), name="y")
+    return model
+
+
+def test_shape_of_a_static_shape_is_computed_with_the_plan_and_what_follows_it_too():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    static = ir.Interpreter(_shape_driven([2, 3]))
+    assert [node.name for node in static.planned_layers] == ["reshape", "add"]  # ShapeOf and Gather folded
+    np.testing.assert_array_equal(static.run({"x": data})["y"], data.reshape(3, 2) + 1)
+    dynamic = ir.Interpreter(_shape_driven([-1, 3]))
+    assert [node.name for node in dynamic.planned_layers] == ["shape", "reverse", "reshape", "add"]
+    for _ in range(2):
+        np.testing.assert_array_equal(dynamic.run({"x": data})["y"], data.reshape(3, 2) + 1)
+    (specialised,) = dynamic._specialiser.plans.values()
+    assert specialised.steps == 2

@@ -129,6 +129,9 @@ class _Planner:
     runs_bodies: bool = False
     known: Mapping[PortKey, np.ndarray] = field(default_factory=dict)
     """Constants computed before (by an Interpreter of the same layers): bound as they are, not recomputed."""
+    model: Model | None = None
+    """The model planned, when its static types may be relied on (see build_plan's ``trusts_types``): a layer
+    that reads only its inputs' shapes (ShapeOf) of static shapes is then computed here, and what follows it."""
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -153,6 +156,9 @@ class _Planner:
         slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
         inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in connected)
         outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
+        if self.model is not None and not getattr(op, "reads_values", True) and self._fold_shapes(
+                node, op, connected, outputs):
+            return
         kind = self._kind(node, op, inputs, outputs)
         if kind is None:
             return
@@ -178,6 +184,25 @@ class _Planner:
         if op.traits.slices_data:
             return StepKind.SPLIT
         return StepKind.GENERIC
+
+    def _fold_shapes(self, node: Node, op: Op, sources: Sequence[OutputPort], outputs: tuple[Slot, ...]) -> bool:
+        """Compute a layer whose outputs depend on its inputs' static shapes alone (ShapeOf), on stand-ins of those
+        shapes (one element each, broadcast: nothing allocated); False when a shape is not static."""
+        types = [self.model.output_type(source) for source in sources]  # type: ignore[union-attr]  # set by caller
+        if any(found is None or not found.shape.is_static or found.element_type.numpy_dtype is None
+               for found in types):
+            return False
+        stand_ins = [np.broadcast_to(np.zeros((), found.element_type.numpy_dtype), found.shape.to_tuple())  # type: ignore[union-attr]
+                     for found in types]
+        try:
+            produced = op.evaluate(stand_ins)
+        except IrError:
+            return False
+        if len(produced) != len(outputs):
+            return False
+        for slot, value in zip(outputs, produced, strict=True):
+            self.constants[slot] = value
+        return True
 
     def _bind_known(self, node: Node, outputs: tuple[Slot, ...]) -> bool:
         """Bind the outputs of a constant layer computed before, when all of them were."""
@@ -225,7 +250,8 @@ def build_plan(
     steps' static types may be relied on (ufunc steps, bound evaluates, limits checked ahead).
     """
     planner = _Planner(state, element_limit, body_interpreter,
-                       widened_nodes(model) if widen_f16 else frozenset(), known=known or {})
+                       widened_nodes(model) if widen_f16 else frozenset(), known=known or {},
+                       model=model if trusts_types else None)
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     needed = model.reachable_from_results()
