@@ -228,12 +228,15 @@ def _ratio(x: np.ndarray, top: float, numerator: Sequence[float], denominator: S
 
 def _erfc_far(y: np.ndarray) -> np.ndarray:
     """erfc of f64 values y > 0.46875, to the accuracy erf = 1 - erfc needs."""
-    result = np.empty_like(y)
     middle = y <= _ERFC_MIDDLE
-    result[middle] = _ratio(y[middle], _ERFC_R_TOP, _ERFC_R, _ERFC_S)
-    far = y[~middle]
-    inverse = 1.0 / (far * far)
-    result[~middle] = (_INV_SQRT_PI - inverse * _ratio(inverse, _ERFC_T_TOP, _ERFC_T, _ERFC_U)) / far
+    if middle.all():  # activations mostly: no value beyond 4, nothing to pick out
+        result = _ratio(y, _ERFC_R_TOP, _ERFC_R, _ERFC_S)
+    else:
+        result = np.empty_like(y)
+        result[middle] = _ratio(y[middle], _ERFC_R_TOP, _ERFC_R, _ERFC_S)
+        far = y[~middle]
+        inverse = 1.0 / (far * far)
+        result[~middle] = (_INV_SQRT_PI - inverse * _ratio(inverse, _ERFC_T_TOP, _ERFC_T, _ERFC_U)) / far
     # exp(-y^2) with y^2 rounded: a relative error of up to y^2 ULPs in erfc, less than an ULP of erf = 1 - erfc
     # (erfc <= 0.5 there); Cody splits y^2 for erfc itself, which nothing here needs.
     result *= np.exp(-(y * y))
@@ -243,17 +246,23 @@ def _erfc_far(y: np.ndarray) -> np.ndarray:
 
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function of f64 values, vectorised (no SciPy): Cody's rational approximations, each a few
-    Horner passes over the values in its range; accurate to about one f64 ULP."""
+    Horner passes over the values in its range (ranges holding no value skipped); accurate to about one f64
+    ULP."""
     x = np.asarray(x, dtype=np.float64)
     magnitude = np.abs(x)
     result = np.empty_like(x)
     with np.errstate(all="ignore"):
         near = magnitude <= _ERF_NEAR
-        small = x[near]
-        result[near] = small * _ratio(small * small, _ERF_P_TOP, _ERF_P, _ERF_Q)
-        outside = ~near & ~np.isnan(x)
-        result[outside] = np.copysign((0.5 - _erfc_far(magnitude[outside])) + 0.5, x[outside])
-    return np.where(np.isnan(x), x, result)
+        if near.any():
+            small = x[near]
+            result[near] = small * _ratio(small * small, _ERF_P_TOP, _ERF_P, _ERF_Q)
+        unknown = np.isnan(x)
+        outside = ~(near | unknown)
+        if outside.any():
+            result[outside] = np.copysign((0.5 - _erfc_far(magnitude[outside])) + 0.5, x[outside])
+        if unknown.any():
+            result[unknown] = x[unknown]  # NaN as it came (its payload and sign too)
+    return result
 
 
 def round_half_away(values: np.ndarray) -> np.ndarray:
