@@ -31,6 +31,12 @@ from irgraph.runtime.plan import Step
 SPECIALS = np.array([[np.nan, -0.0, 0.0, -1.5, 2.5, np.inf], [-np.inf, 1e-30, -1e-30, 3.0, -3.0, 0.5]], np.float32)
 
 
+@pytest.fixture(autouse=True)
+def fast_path_on(monkeypatch):
+    """Whatever IRGRAPH_NO_FAST says: a test that wants the plain path turns the switch off itself."""
+    monkeypatch.setattr(_fast, "ENABLED", True)
+
+
 def tt(shape: str, element_type: str = "f32") -> TensorType:
     return TensorType(ElementType.from_ir_name(element_type), Shape.of(shape))
 
@@ -57,7 +63,6 @@ def _bits(outputs):
 
 
 def test_element_wise_steps_of_static_types_run_as_one_compiled_function(monkeypatch):
-    monkeypatch.setattr(_fast, "ENABLED", True)
     fast = ir.Interpreter(_chain([2, 6]))
     assert [type(entry) is Step for entry in fast._program] == [False]  # five steps, one function
     monkeypatch.setattr(_fast, "ENABLED", False)
@@ -143,8 +148,7 @@ def _dynamic_model() -> ir.Model:
     return model
 
 
-def test_feeds_of_the_same_shapes_get_a_plan_of_their_own_from_their_second_run(monkeypatch):
-    monkeypatch.setattr(_fast, "ENABLED", True)
+def test_feeds_of_the_same_shapes_get_a_plan_of_their_own_from_their_second_run():
     interpreter = ir.Interpreter(_dynamic_model())
     small = {"x": SPECIALS, "y": np.ones((2, 6), np.float32)}
     first = interpreter.run(small)
@@ -162,7 +166,7 @@ def test_feeds_of_the_same_shapes_get_a_plan_of_their_own_from_their_second_run(
         interpreter.run({"x": np.ones((2, 6), np.float32), "y": np.ones((2, 7), np.float32)})
 
 
-def test_shapes_shape_inference_refuses_run_on_the_general_plan(monkeypatch):
+def test_shapes_shape_inference_refuses_run_on_the_general_plan():
     interpreter = ir.Interpreter(_dynamic_model())
     mismatched = {"x": np.ones((2, 6), np.float32), "y": np.ones((3, 6), np.float32)}
     for _ in range(2):

@@ -251,7 +251,7 @@ def build_plan(
     """
     planner = _Planner(state, element_limit, body_interpreter,
                        widened_nodes(model) if widen_f16 else frozenset(), known=known or {},
-                       model=model if trusts_types else None)
+                       model=model if trusts_types and _fast.ENABLED else None)
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     needed = model.reachable_from_results()
