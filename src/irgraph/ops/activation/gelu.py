@@ -24,8 +24,15 @@ def gelu_erf(x: np.ndarray) -> np.ndarray:
     in the left tail, where they became 16 eps of the result."""
     wide = x.astype(np.float64)
     scaled = wide / np.sqrt(2.0)
-    phi = np.vectorize(math.erf, otypes=[np.float64])(scaled) if x.dtype == np.float64 else erf(scaled)
-    return (0.5 * wide * (1.0 + phi)).astype(x.dtype)
+    if x.dtype == np.float64:
+        return 0.5 * wide * (1.0 + np.vectorize(math.erf, otypes=[np.float64])(scaled))
+    phi = erf(scaled)
+    # (1 + phi) x / 2 written over phi: halving commutes with rounding where f64 neither overflows nor underflows
+    # (narrower data), so the values are 0.5 x (1 + phi)'s.
+    phi += 1.0
+    phi *= wide
+    phi *= 0.5
+    return phi.astype(x.dtype)
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
