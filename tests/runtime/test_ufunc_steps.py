@@ -230,3 +230,24 @@ def test_shape_of_a_static_shape_is_computed_with_the_plan_and_what_follows_it_t
         np.testing.assert_array_equal(dynamic.run({"x": data})["y"], data.reshape(3, 2) + 1)
     (specialised,) = dynamic._specialiser.plans.values()
     assert specialised.steps == 2
+
+
+@pytest.mark.parametrize("case", ["plain", "bool mask", "float mask", "causal", "scale", "one query row"])
+def test_attention_s_bound_evaluate_gives_evaluate_s_arrays(case):
+    from irgraph.ops.sequence.scaled_dot_product_attention import ScaledDotProductAttention
+
+    rng = np.random.default_rng(3)
+    rows = 1 if case == "one query row" else 5
+    arrays = [rng.standard_normal(shape).astype(np.float32) for shape in [(2, 3, rows, 4), (2, 3, 6, 4), (1, 3, 6, 7)]]
+    if case in ("bool mask", "float mask", "one query row"):
+        mask = rng.standard_normal((5, 6))
+        arrays.append(mask > -0.5 if case == "bool mask" else mask.astype(np.float32))
+    if case == "scale":
+        arrays += [np.zeros((1, 1), np.float32), np.array([0.3], np.float32)]
+    op = ScaledDotProductAttention(causal=case == "causal")
+    types = [TensorType(ElementType.from_numpy(a.dtype), Shape.of(list(a.shape))) for a in arrays]
+    constants = [a if index == 4 else None for index, a in enumerate(arrays)]
+    bound = op.bound_evaluate(types, constants, op.infer(types, constants))
+    (expected,) = op.evaluate(arrays)
+    (got,) = bound(arrays)
+    assert (got.dtype, got.shape, got.tobytes()) == (expected.dtype, expected.shape, expected.tobytes())

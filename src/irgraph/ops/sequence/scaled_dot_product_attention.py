@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,6 +117,41 @@ class ScaledDotProductAttention(Op):
             check(False, f"Batch dims of query, key, value and attention_mask must broadcast. Got: "
                   f"{[list(b) for b in batches]}")
         return (*batch, length, value.shape[-1]), query, key, value
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``evaluate`` of static query, key and value (and mask) of one element type, all weights in one block:
+        the shapes, a constant scale and the causal bias worked out once."""
+        if not all(t.shape.is_static for t in (*inputs, *outputs)) or min(t.shape.rank for t in inputs[:3]) < 3:
+            return None
+        dtype = inputs[0].element_type.numpy_dtype
+        if dtype is None or any(t.element_type.numpy_dtype != dtype for t in inputs[1:3]):
+            return None
+        query, key, value = (t.shape.to_tuple() for t in inputs[:3])
+        shape = outputs[0].shape.to_tuple()
+        batch, length, source = shape[:-2], shape[-2], key[-2]
+        if math.prod(batch) * length * source > WEIGHTS_PER_STEP or query[-1] != key[-1] or key[-2] != value[-2]:
+            return None
+        fixed_scale = 1.0 / np.sqrt(np.float64(query[-1])) if len(inputs) <= 4 else None
+        if len(inputs) > 4 and constants[4] is not None:
+            fixed_scale = float(np.asarray(constants[4], np.float64).reshape(-1)[0])
+        causal = np.triu(np.full((length, source), -np.inf), k=1) if self.causal else None
+        masked = not self.causal and len(inputs) > 3
+        shapes = ((*batch, length, query[-1]), (*batch, *key[-2:]), (*batch, *value[-2:]), (*batch, length, source))
+
+        def attention(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            scale = fixed_scale if fixed_scale is not None else float(np.asarray(arrays[4], np.float64).reshape(-1)[0])
+            bias = causal
+            if masked:
+                mask = arrays[3]
+                bias = np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask.astype(np.float64)
+            result = np.empty(shape, dtype)
+            result[...] = _attend(np.broadcast_to(arrays[0], shapes[0]), np.broadcast_to(arrays[1], shapes[1]),
+                                  np.broadcast_to(arrays[2], shapes[2]),
+                                  None if bias is None else np.broadcast_to(bias, shapes[3]), scale)
+            return [result]
+
+        return attention
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The pseudo-code of the spec in f64, in blocks of at most WEIGHTS_PER_STEP weights."""
