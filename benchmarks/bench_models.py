@@ -41,6 +41,7 @@ def run(quick: bool = False) -> Section:
     from tests.test_models import MODELS, NAMES, inputs_of
 
     core = ov.Core()
+    best: list[str] = []
     for name in NAMES:
         xml = MODELS / name / "model.xml"
         feeds = inputs_of(name)
@@ -53,12 +54,15 @@ def run(quick: bool = False) -> Section:
         row = Row("m", f"{name}: warm run", times["irgraph"], f"OpenVINO CPU warm ({THREADS} threads)",
                   times["openvino"], target=TINY_TRANSFORMERS.get(name), paired=times.ratio("irgraph", "openvino"))
         section.rows.append(row)
+        best.append(f"{name} {min(times.rounds['irgraph']) / min(times.rounds['openvino']):.2f}x")
         if row.met == "NOT met":
             section.notes.append(f"(m) {name}: {row.ratio:.2f}x; cProfile of 20 warm runs, by own time:\n"
                                  + _profile(lambda runner=interpreter, data=feeds: runner.run(data)))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     section.notes.append(f"(m) {rounds} rounds of {per_round} calls per contender, {THREADS} threads each; load "
-                         f"average {load:.1f} at the end")
+                         f"average {load:.1f} at the end. On a busy machine the medians say more about the load "
+                         "(OpenVINO's threads wait for each other) than about the work; the best round of each, "
+                         f"irgraph / OpenVINO: {', '.join(best)}")
     section.notes.append("(m) these models are tiny (a few thousand weights per layer): a run is mostly per-layer "
                          "work, which issue 28 item 1 targets on the four tiny transformers (<= 3x); the other rows "
                          "are shown for context; a stateful model's runs each append to its KV cache (both sides "
