@@ -15,7 +15,6 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import IrParseError
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import polygraphy_json
 from irgraph.io.data.npz import NpzArchive
@@ -32,6 +31,7 @@ from irgraph.tools.compare import (
     precision_tolerance,
 )
 from irgraph.tools.layerwise import LayerwiseReport
+from irgraph.tools.stats import array_element_type
 from irgraph.tools.stepwise import SteppedReport
 
 __all__ = [
@@ -95,13 +95,9 @@ def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored:
     bounds = error_bounds(model)
     defaults = {}
     for key, array in stored.items():
-        try:
-            element_type = ElementType.from_numpy(array.dtype)
-        except IrParseError:
-            element_type = ElementType.STRING
         port = ports.get(key)
         bound = bounds.get(port[0].node_id, ErrorBound()) if port is not None else ErrorBound()
-        defaults[key] = precision_tolerance(element_type, bound, precision)
+        defaults[key] = precision_tolerance(array_element_type(array), bound, precision)
     return defaults
 
 
