@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
