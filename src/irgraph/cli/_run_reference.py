@@ -151,6 +151,8 @@ class Reference(Mapping[str, np.ndarray]):
 def tolerance_arg(text: str) -> tuple[str | None, float]:
     """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
     name, colon, value = text.rpartition(":")
+    if colon and not name:  # ":1" names no tensor: a typo, refused like any malformed value
+        raise argparse.ArgumentTypeError(f"expected A or NAME:A, got {text!r} (no NAME before the colon)")
     return (name if colon else None), common.non_negative_float(value if colon else text)
 
 
