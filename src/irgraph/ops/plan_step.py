@@ -34,7 +34,7 @@ class PlanStep:
         first run) and the state of the next run."""
         return self.evaluate(inputs), state
 
-    def for_outputs(self, used: Sequence[bool]) -> Any:
+    def for_outputs(self, used: Sequence[bool]) -> PlanStep:
         """The step to run when only the outputs marked ``used`` are read (asked once, when the plan is built):
         by default the step itself, which computes every output."""
         return self

@@ -109,7 +109,7 @@ class Plan:
     template: list[Any]
     """A run's starting values: the constants the steps read, None elsewhere."""
     runs_bodies: bool
-    """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.run_budget)."""
+    """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.bodies.run_budget)."""
 
 
 @dataclass
