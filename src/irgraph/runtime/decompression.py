@@ -25,6 +25,7 @@ from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.element_types import ElementType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Op
+from irgraph.ops.plan_step import PlanStep
 
 DecompressionPolicy = Literal["ir", "f32"]
 POLICIES: tuple[DecompressionPolicy, ...] = ("ir", "f32")
@@ -54,6 +55,36 @@ def widened_nodes(model: Model) -> frozenset[int]:
             if chain is not None:
                 widened.update(chain)
     return frozenset(widened)
+
+
+def chain_nodes(model: Model) -> frozenset[int]:
+    """Every non-Const layer of the weight decompression chains of ``model`` (fp16 weights' Converts too): the
+    layers an Interpreter built with ``keep_weights_compressed=True`` runs each time instead of folding once."""
+    ensure_shapes(model)
+    kept: set[int] = set()
+    for node in model:
+        if _closes_chain(model, node):
+            (source,) = model.input_sources(node)
+            if source is not None and model.node(source.node_id).op.type_name == "Const":
+                kept.add(node.id)  # an fp16 weight (save_model's compress_to_fp16): Const f16 -> Convert f32
+                continue
+            chain = _chain_above(model, node)
+            if chain is not None:
+                kept.update(chain)
+                kept.add(node.id)
+    return frozenset(kept)
+
+
+class WidenedStep(PlanStep):
+    """A layer of a decompression chain run at every step (weights kept compressed) under the ``"f32"`` policy:
+    its f16 arguments are widened as ``widen`` widens them when the chain is folded, so both give the same
+    values."""
+
+    def __init__(self, op: PlanStep) -> None:
+        self.op = op
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return self.op.evaluate([a.astype(np.float32) if a.dtype == np.float16 else a for a in inputs])
 
 
 def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]]:

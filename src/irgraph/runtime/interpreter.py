@@ -92,6 +92,10 @@ class Interpreter:
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
     ``"f32"`` computes the chain in f32, as OpenVINO's CPU plugin does (see :mod:`irgraph.runtime.decompression`).
+    The chains are folded once, here, by default: the Interpreter then holds every such weight decompressed (f32:
+    4 bytes a weight, 8x an int4 file). ``keep_weights_compressed=True`` keeps them in their stored type and runs
+    the chains at every run instead (each weight decompressed just before its reader and freed after it): far less
+    memory, slower runs, the same outputs.
     """
 
     def __init__(
@@ -104,11 +108,13 @@ class Interpreter:
         mark: str | Iterable[str] | None = None,
         threads: int | None = None,
         decompression: DecompressionPolicy = "ir",
+        keep_weights_compressed: bool = False,
     ) -> None:
         if decompression not in POLICIES:
             raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
         self.model = model
         self.decompression = decompression
+        self.keep_weights_compressed = keep_weights_compressed
         self._threads = BlasThreads(threads) if threads is not None else None
         """BLAS threads of each run (see irgraph.runtime._threads); None: the BLAS library's own count."""
         self.element_limit = element_limit
@@ -162,7 +168,8 @@ class Interpreter:
     def _schedule(self) -> None:
         """Number the tensors, bind the Consts and list the steps with the slots they free (runtime.plan)."""
         plan = build_plan(self.model, state=self.state, marks=self.marks, element_limit=self.element_limit,
-                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter)
+                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter,
+                          keep_weights_compressed=self.keep_weights_compressed)
         self._plan: list[Step] = plan.steps
         self._parameters = plan.parameters
         self._feeds = plan.feeds
@@ -178,7 +185,8 @@ class Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
         marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
+                           decompression=self.decompression, keep_weights_compressed=self.keep_weights_compressed,
+                           mark=marks[1] if marks is not None else None)
 
     @property
     def steps(self) -> int:

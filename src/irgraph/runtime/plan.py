@@ -23,7 +23,7 @@ from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
 from irgraph.runtime import _pages
 from irgraph.runtime._fast import in_place
-from irgraph.runtime.decompression import widen, widened_nodes
+from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
 from irgraph.runtime.step_shapes import ShapeRule, shape_rule
@@ -103,6 +103,8 @@ class _Planner:
     element_limit: int
     body_interpreter: Callable[[Model], Any]
     widened: frozenset[int]
+    unfolded: frozenset[int] = frozenset()
+    """Layers of decompression chains run at every step instead of folded (weights kept compressed)."""
     slots: dict[PortKey, Slot] = field(default_factory=dict)
     constants: dict[Slot, np.ndarray] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
@@ -139,7 +141,10 @@ class _Planner:
             return
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
-        self.steps.append(Step(node, kind, self.state.bind(node, op, inputs, self.constants), inputs, outputs))
+        step_op = self.state.bind(node, op, inputs, self.constants)
+        if node.id in self.unfolded and node.id in self.widened:
+            step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
+        self.steps.append(Step(node, kind, step_op, inputs, outputs))
 
     def _kind(self, node: Node, op: Any, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...]) -> StepKind | None:
         """How ``op`` runs; None when it was computed now (a Const, a layer of constant inputs)."""
@@ -151,6 +156,8 @@ class _Planner:
                 return StepKind.CONST  # evaluated (and failing, with its location) at run time
         if op.traits.keeps_run_state:
             return StepKind.STATEFUL  # new numbers every run, even from constant inputs: never folded
+        if node.id in self.unfolded:
+            return StepKind.GENERIC  # weights kept compressed: decompressed at every run, freed after their reader
         if inputs and all(slot in self.constants for slot in inputs) and self._fold(node, op, inputs, outputs):
             return None  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
         if op.traits.joins_inputs:
@@ -184,15 +191,17 @@ class _Planner:
 
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
-    body_interpreter: Callable[[Model], Any],
+    body_interpreter: Callable[[Model], Any], keep_weights_compressed: bool = False,
 ) -> Plan:
     """Number the tensors of ``model``, bind its Consts and list its steps with the slots they free.
 
     ``widen_f16``: compute decompression chains in f32 (see irgraph.runtime.decompression);
-    ``body_interpreter`` prepares the Interpreter of a control-flow body.
+    ``body_interpreter`` prepares the Interpreter of a control-flow body; ``keep_weights_compressed``: run the
+    decompression chains at every run instead of folding them (the weights stay in their stored type in memory).
     """
     planner = _Planner(state, element_limit, body_interpreter,
-                       widened_nodes(model) if widen_f16 else frozenset())
+                       widened_nodes(model) if widen_f16 else frozenset(),
+                       chain_nodes(model) if keep_weights_compressed else frozenset())
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     needed = model.reachable_from_results()
