@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
+from irgraph.ops.traits import WritesInPlace
 from irgraph.runtime import _pages
 from irgraph.runtime._fast import in_place
 from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
@@ -185,7 +186,11 @@ class _Planner:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            produced = op.evaluate(arguments)
+            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
+                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+                produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
+            else:
+                produced = op.evaluate(arguments)
         except IrError:
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
