@@ -88,6 +88,21 @@ def walk(
         _inferred[model] = _Stamp.of(model)
 
 
+def infer_added_node(
+    model: Model,
+    node: Node,
+    values: dict[tuple[int, int], np.ndarray],
+    partials: dict[tuple[int, int], PartialValue],
+) -> None:
+    """Infer one node whose producers are all inferred (an op builder's new node): its one shape rule, at once.
+
+    ``values`` and ``partials`` hold what earlier calls folded (keyed ``(node id, output index)``): the
+    caller keeps them between calls, so a shape sub-graph built node by node resolves as a whole walk
+    resolves it. Raises ShapeInferenceError or GraphError located at the node.
+    """
+    _infer_node(model, node, values, partials, {}, {})
+
+
 class _Inferred(NamedTuple):
     """One op's inference, keyed by the ids of these objects (kept here so the ids stay theirs)."""
 

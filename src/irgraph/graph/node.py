@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import TensorType
+from irgraph.graph.ports import OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
 
@@ -86,6 +87,11 @@ class Node:
     def type_name(self) -> str:
         """The IR layer ``type``."""
         return getattr(self.op, "op_type", "") or self.op.type_name
+
+    @property
+    def outputs(self) -> list[OutputPort]:
+        """The node's output ports in order (handles to pass on to ``Model.add_node`` or the op builders)."""
+        return [OutputPort(self.id, index) for index in range(self.num_outputs)]
 
     def __repr__(self) -> str:
         return f"Node({self.id}, {self.name!r}, {self.op!r})"

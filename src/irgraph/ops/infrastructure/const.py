@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType, ElementTypeLike
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.op import Inputs, Op, attribute, check, checked
@@ -59,12 +59,10 @@ class Const(Op):
             )
 
     @classmethod
-    def of(cls, value: Any, element_type: ElementType | str | None = None) -> Const:
+    def of(cls, value: Any, element_type: ElementTypeLike | None = None) -> Const:
         """A Const holding ``value`` (Python ints become i64, floats f32 unless a type is given)."""
         if element_type is not None:
-            element_type = element_type if isinstance(element_type, ElementType) else ElementType.from_ir_name(
-                element_type
-            )
+            element_type = ElementType.of(element_type)
         array = np.asarray(value)
         if element_type is None:
             if array.dtype.kind in "US":
