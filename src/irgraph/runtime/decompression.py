@@ -43,21 +43,11 @@ def widened_nodes(model: Model) -> frozenset[int]:
 
 
 def chain_nodes(model: Model) -> frozenset[int]:
-    """Every non-Const layer of the weight decompression chains of ``model`` (fp16 weights' Converts too): the
-    layers an Interpreter built with ``keep_weights_compressed=True`` runs each time instead of folding once."""
+    """Every computing layer of the weight decompression chains of ``model`` (fp16 weights' Converts too, and each
+    chain's end): the layers an Interpreter built with ``keep_weights_compressed=True`` runs at every run instead of
+    folding them once."""
     ensure_shapes(model)
-    kept: set[int] = set()
-    for node in model:
-        if _closes_chain(model, node):
-            (source,) = model.input_sources(node)
-            if source is not None and model.node(source.node_id).op.type_name == "Const":
-                kept.add(node.id)  # an fp16 weight (save_model's compress_to_fp16): Const f16 -> Convert f32
-                continue
-            chain = _chain_above(model, node)
-            if chain is not None:
-                kept.update(chain)
-                kept.add(node.id)
-    return frozenset(kept)
+    return frozenset(layer for chain in decompression_chains(model) for layer in chain.layers)
 
 
 class WidenedStep(PlanStep):
