@@ -1,4 +1,4 @@
-"""The LLaMA-like stateful decoder of tests/llm_like.py (the layout benchmarks/bench_llm.py times at full width),
+"""The LLaMA-like stateful decoder of tests/llm_like.py (the layout benchmarks/bench_llm_kept.py times at full width),
 built small, generates as openvino 2026.4.1's CPU plugin does with the exact hints (f32 inference precision, no
 dynamic quantization, an f32 KV cache): a 5-token prefill of two sequences, then two decode steps, the second
 reordering the beams (beam_idx [1, 0]); logits and every KV cache variable within the model corpus's tolerance

@@ -113,10 +113,10 @@ class _Planner:
     """Each slot's last reader (its position in ``steps``)."""
     result_slots: dict[int, Slot] = field(default_factory=dict)
     runs_bodies: bool = False
-    folding_uses: dict[PortKey, int] = field(default_factory=dict)
-    """Per tensor, the readers not yet planned, while the walk may still fold it away; a folded constant nothing
-    else reads is dropped as soon as its last reader is folded (a chain's intermediates would otherwise all be
-    alive at once: ~15 bytes a weight for int4 -> f32)."""
+    unfolded_readers: dict[PortKey, int] = field(default_factory=dict)
+    """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
+    of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
+    point -> times the scale) are not all held until the plan is done, only the weight it ends in."""
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -128,7 +128,6 @@ class _Planner:
         if isinstance(op, Result):
             if sources[0] is not None:
                 self.result_slots[node.id] = self.slot(sources[0].node_id, sources[0].index)
-                self.folding_uses.pop((sources[0].node_id, sources[0].index), None)  # an output: kept
             return
         if isinstance(op, Parameter):
             return
@@ -143,17 +142,30 @@ class _Planner:
         inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in connected)
         outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
         kind = self._kind(node, op, inputs, outputs)
-        if kind is None:  # a Const (no inputs) or a folded layer
-            self._forget_folded(connected)
+        if kind is None:
+            self._drop_folded(connected, inputs)
             return
-        for source in connected:  # a step reads it: kept
-            self.folding_uses.pop((source.node_id, source.index), None)
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
         step_op = self.state.bind(node, op, inputs, self.constants)
         if node.id in self.unfolded and node.id in self.widened:
             step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
         self.steps.append(Step(node, kind, step_op, inputs, outputs))
+
+    def _drop_folded(self, sources: Sequence[OutputPort], inputs: tuple[Slot, ...]) -> None:
+        """Drop the constants no reader still to be planned needs (a step's inputs, Results' and marks' tensors
+        are never counted down: they are absent from ``unfolded_readers`` or read by a step)."""
+        remaining = self.unfolded_readers
+        for source, slot in zip(sources, inputs, strict=True):
+            key = (source.node_id, source.index)
+            count = remaining.get(key)
+            if count is None:
+                continue
+            if count > 1:
+                remaining[key] = count - 1
+            elif slot not in self.last_use:  # no step reads it
+                del remaining[key]
+                self.constants.pop(slot, None)
 
     def _kind(self, node: Node, op: Any, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...]) -> StepKind | None:
         """How ``op`` runs; None when it was computed now (a Const, a layer of constant inputs)."""
@@ -201,21 +213,6 @@ class _Planner:
             _pages.release(argument)
         return True
 
-    def _forget_folded(self, sources: Sequence[OutputPort]) -> None:
-        """Drop the constants only folded layers read, once the layer just folded, reading ``sources``, was the
-        last of their readers."""
-        uses = self.folding_uses
-        for source in sources:
-            key = (source.node_id, source.index)
-            left = uses.get(key)
-            if left is None:
-                continue
-            if left > 1:
-                uses[key] = left - 1
-            else:
-                del uses[key]
-                self.constants.pop(self.slots[key], None)
-
 
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
@@ -232,19 +229,13 @@ def build_plan(
                        chain_nodes(model) if keep_weights_compressed else frozenset())
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
+    marks = list(marks)  # read twice: what may be dropped, then the marked slots
     needed = model.reachable_from_results()
-    marks = list(marks)
-    for node in model:
-        if node.id in needed:
-            for source in model.input_sources(node):
-                if source is not None:
-                    key = (source.node_id, source.index)
-                    planner.folding_uses[key] = planner.folding_uses.get(key, 0) + 1
-    for mark in marks:  # a marked tensor is returned: kept
-        planner.folding_uses.pop((mark.port.node_id, mark.port.index), None)
-    for node in model.topological_order():
-        if node.id in needed:
-            planner.add(node, model.input_sources(node))
+    order = [node for node in model.topological_order() if node.id in needed]
+    sources = {node.id: model.input_sources(node) for node in order}
+    planner.unfolded_readers = _droppable_readers(order, sources, marks)
+    for node in order:
+        planner.add(node, sources[node.id])
     output_keys = model.output_keys()
     # Outputs in model output order (Result document order), not in the topological order of the walk.
     results = [(output_keys[node.id], planner.result_slots[node.id])
@@ -258,6 +249,25 @@ def build_plan(
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
             template[slot] = value
     return Plan(steps, planner.slots, parameters, feeds, results, marked, template, planner.runs_bodies)
+
+
+def _droppable_readers(order: list[Node], sources: dict[int, list[OutputPort | None]], marks: Iterable[Mark]
+                       ) -> dict[PortKey, int]:
+    """How many layers read each tensor, for the tensors whose value may be dropped once all its readers are
+    folded: not those a Result returns or a mark keeps."""
+    readers: dict[PortKey, int] = {}
+    kept = {(mark.port.node_id, mark.port.index) for mark in marks}
+    for node in order:
+        for source in sources[node.id]:
+            if source is None:
+                continue
+            key = (source.node_id, source.index)
+            if isinstance(node.op, Result):
+                kept.add(key)
+            readers[key] = readers.get(key, 0) + 1
+    for key in kept:
+        readers.pop(key, None)
+    return readers
 
 
 def _frees(planner: _Planner, kept: set[Slot]) -> dict[int, list[Slot]]:
