@@ -230,6 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "OpenVINO's reference kernels do; 'f32' computes them in f32 as OpenVINO's CPU plugin "
                              "does (default: 'f32' with --compare-with openvino on the CPU, which it then says, "
                              "else 'ir')")
+    parser.add_argument("--keep-weights-compressed", action="store_true",
+                        help="keep compressed weights (fp16, int8, int4 ... decompression chains) in their stored type "
+                             "and decompress each one at every step, just before its layer, instead of holding them "
+                             "all decompressed to f32: less memory when it is short, slower steps, the same outputs")
     common.add_max_elements(parser)
     return parser
 
@@ -333,7 +337,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     with common.locating(args.model):
         interpreter = Interpreter(model, element_limit=args.max_elements, mark=args.mark or None,
                                   iteration_limit=args.iteration_limit, threads=args.threads,
-                                  decompression=_decompression(args, model))
+                                  decompression=_decompression(args, model),
+                                  keep_weights_compressed=args.keep_weights_compressed)
     with _usage():
         feeds = _feeds(args, model, sources, shape_specs, value_ranges)
         steps = _step_count(args, feeds)

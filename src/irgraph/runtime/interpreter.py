@@ -95,6 +95,10 @@ class Interpreter:
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
     ``"f32"`` computes the chain in f32, as OpenVINO's CPU plugin does (see :mod:`irgraph.runtime.decompression`).
+    The chains are folded once, here, by default: the Interpreter then holds every such weight decompressed (f32:
+    4 bytes a weight, 8x an int4 file). ``keep_weights_compressed=True`` keeps them in their stored type and runs
+    the chains at every run instead (each weight decompressed just before its reader and freed after it): far less
+    memory, slower runs, the same outputs.
 
     ``known_constants``: outputs of constant layers already computed for this model (by (node id, output index)),
     bound instead of computed again. A model with dynamic input shapes run twice on feeds of the same shapes runs
@@ -115,11 +119,13 @@ class Interpreter:
         decompression: DecompressionPolicy = "ir",
         known_constants: Mapping[tuple[int, int], np.ndarray] | None = None,
         trusts_types: bool = True,
+        keep_weights_compressed: bool = False,
     ) -> None:
         if decompression not in POLICIES:
             raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
         self.model = model
         self.decompression = decompression
+        self.keep_weights_compressed = keep_weights_compressed
         self._threads = BlasThreads(threads) if threads is not None else None
         """BLAS threads of each run (see irgraph.runtime._threads); None: the BLAS library's own count."""
         self.element_limit = element_limit
@@ -176,7 +182,8 @@ class Interpreter:
         """Number the tensors, bind the Consts and list the steps with the slots they free (runtime.plan)."""
         plan = build_plan(self.model, state=self.state, marks=self.marks, element_limit=self.element_limit,
                           widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter,
-                          known=self._known_constants, trusts_types=self._trusts_types)
+                          known=self._known_constants, trusts_types=self._trusts_types,
+                          keep_weights_compressed=self.keep_weights_compressed)
         self._plan: list[Step] = plan.steps
         self._parameters = plan.parameters
         self._feeds = plan.feeds
@@ -205,6 +212,7 @@ class Interpreter:
         specialised = Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
                                   iteration_limit=self.iteration_limit, threads=self._threads.count if self._threads
                                   else None, decompression=self.decompression,
+                                  keep_weights_compressed=self.keep_weights_compressed,
                                   known_constants=folded_constants(self._slots, self._template))
         specialised._kept = self._kept  # outputs kept for reuse_outputs are the model's, whichever plan wrote them
         return specialised
@@ -213,8 +221,8 @@ class Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
         marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression, mark=marks[1] if marks is not None else None,
-                           trusts_types=False)
+                           decompression=self.decompression, keep_weights_compressed=self.keep_weights_compressed,
+                           mark=marks[1] if marks is not None else None, trusts_types=False)
 
     @property
     def steps(self) -> int:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,11 +21,11 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
-from irgraph.ops.traits import UfuncCall
+from irgraph.ops.traits import UfuncCall, WritesInPlace
 from irgraph.runtime import _fast, _pages
 from irgraph.runtime._fast import in_place, ufunc_steps
 from irgraph.runtime._fast.ufunc_steps import UfuncStep
-from irgraph.runtime.decompression import widen, widened_nodes
+from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
 from irgraph.runtime.step_shapes import ShapeRule, shape_rule
@@ -120,6 +120,8 @@ class _Planner:
     element_limit: int
     body_interpreter: Callable[[Model], Any]
     widened: frozenset[int]
+    unfolded: frozenset[int] = frozenset()
+    """Layers of decompression chains run at every step instead of folded (weights kept compressed)."""
     slots: dict[PortKey, Slot] = field(default_factory=dict)
     constants: dict[Slot, np.ndarray] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
@@ -170,7 +172,10 @@ class _Planner:
             return
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
-        self.steps.append(Step(node, kind, self.state.bind(node, op, inputs, self.constants), inputs, outputs))
+        step_op = self.state.bind(node, op, inputs, self.constants)
+        if node.id in self.unfolded and node.id in self.widened:
+            step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
+        self.steps.append(Step(node, kind, step_op, inputs, outputs))
 
     def _drop_folded(self, sources: Sequence[OutputPort], inputs: tuple[Slot, ...]) -> None:
         """Drop the constants no reader still to be planned needs (a step's inputs, Results' and marks' tensors
@@ -197,6 +202,8 @@ class _Planner:
                 return StepKind.CONST  # evaluated (and failing, with its location) at run time
         if op.traits.keeps_run_state:
             return StepKind.STATEFUL  # new numbers every run, even from constant inputs: never folded
+        if node.id in self.unfolded:
+            return StepKind.GENERIC  # weights kept compressed: decompressed at every run, freed after their reader
         if inputs and all(slot in self.constants for slot in inputs) and (
                 self._bind_known(node, outputs) or self._fold(node, op, inputs, outputs)):
             return None  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
@@ -245,7 +252,11 @@ class _Planner:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            produced = op.evaluate(arguments)
+            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
+                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+                produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
+            else:
+                produced = op.evaluate(arguments)
         except IrError:
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
@@ -260,7 +271,7 @@ class _Planner:
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
     body_interpreter: Callable[[Model], Any], known: Mapping[PortKey, np.ndarray] | None = None,
-    trusts_types: bool = True,
+    trusts_types: bool = True, keep_weights_compressed: bool = False,
 ) -> Plan:
     """Number the tensors of ``model``, bind its Consts and list its steps with the slots they free.
 
@@ -268,10 +279,13 @@ def build_plan(
     ``body_interpreter`` prepares the Interpreter of a control-flow body; ``known``: constant layer outputs
     computed before, by (node id, output index), bound instead of computed again; ``trusts_types``: the inputs a
     run binds have their Parameters' static shapes (not so in a Loop body whose back edges change shape), so the
-    steps' static types may be relied on (ufunc steps, bound evaluates, limits checked ahead).
+    steps' static types may be relied on (ufunc steps, bound evaluates, limits checked ahead);
+    ``keep_weights_compressed``: run the decompression chains at every run instead of folding them (the weights
+    stay in their stored type in memory).
     """
     planner = _Planner(state, element_limit, body_interpreter,
-                       widened_nodes(model) if widen_f16 else frozenset(), known=known or {},
+                       widened_nodes(model) if widen_f16 else frozenset(),
+                       chain_nodes(model) if keep_weights_compressed else frozenset(), known=known or {},
                        model=model if trusts_types and _fast.ENABLED else None)
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
