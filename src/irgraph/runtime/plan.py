@@ -419,8 +419,8 @@ _DEFERRING = (StepKind.JOIN, StepKind.SPLIT)
 
 def _slot_type(model: Model, key: PortKey) -> TensorType | None:
     node_id, index = key
-    types = model.node(node_id).output_types
-    return types[index] if index < len(types) else None
+    outputs = model.node(node_id).outputs
+    return outputs[index].type if index < len(outputs) else None
 
 
 def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, StepKind],

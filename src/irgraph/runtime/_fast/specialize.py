@@ -23,7 +23,7 @@ import numpy as np
 from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.errors import IrError
 from irgraph.core.shapes import Shape
-from irgraph.graph import Model, Node
+from irgraph.graph import Input, Model, Node, Output
 
 SEEN_LIMIT = 64
 """Distinct feed shapes an Interpreter counts; past this it stops counting (a decoder fed ever new lengths)."""
@@ -85,11 +85,11 @@ def with_input_shapes(model: Model, shapes: Mapping[int, Sequence[int]]) -> Mode
         op = node.op
         if node.id in shapes:
             op = dataclasses.replace(op, shape=Shape.of(list(shapes[node.id])))  # type: ignore[call-arg]  # a Parameter
-        copy.place(Node(node.id, node.name, op, node.num_inputs, node.num_outputs,
-                        tensor_names=[list(names) for names in node.tensor_names],
-                        declared_input_types=list(node.declared_input_types),
-                        declared_output_types=list(node.declared_output_types), result_names=node.result_names,
-                        rt_info=node.rt_info, input_rt_info=node.input_rt_info, output_rt_info=node.output_rt_info,
+        node_id = node.id
+        inputs = [Input(node_id, port.index, port.declared_type, port.rt_info) for port in node.inputs]
+        outputs = [Output(node_id, output.index, list(output.tensor_names), output.declared_type, None, output.rt_info)
+                   for output in node.outputs]
+        copy.place(Node(node_id, node.name, op, inputs, outputs, result_names=node.result_names, rt_info=node.rt_info,
                         extra_attributes=node.extra_attributes, location=node.location, bodies=node.bodies))
     copy.connect_all(model.edges())
     try:
