@@ -359,6 +359,26 @@ def test_compress_to_fp16_beside_compressed_weights_as_save_model(stored: str, b
     assert ("bias_compressed" in layers(theirs)) is bias_compressed
 
 
+def test_compress_to_fp16_leaves_a_quantized_model(tmp_path: Path, capsys) -> None:
+    """A FakeQuantize makes the model "optimized" for openvino 2026.4.1: save_model(compress_to_fp16=True) keeps its
+    f32 Consts (the bias and the FakeQuantize's ranges), and so does --compress-to-fp16."""
+    data = ops.parameter([1, 4], np.float32, name="data")
+    limits = [ops.constant(np.float32(value), name=name) for name, value in
+              (("in_low", -2.0), ("in_high", 2.0), ("out_low", -2.0), ("out_high", 2.0))]
+    quantized = ops.fake_quantize(data, *limits, 256, name="fq")
+    bias = ops.constant(np.array([0.25, -1.5, 3.0, 0.125], np.float32), name="bias")
+    built = ov.Model([ops.add(quantized, bias, name="add")], [data], "quantized")
+    source, ours, theirs = tmp_path / "f32.xml", tmp_path / "ours.xml", tmp_path / "theirs.xml"
+    ov.save_model(built, source, compress_to_fp16=False)
+    ov.save_model(built, theirs, compress_to_fp16=True)
+    code, printed, err = run(capsys, source, ours, "--compress-to-fp16")
+    assert code == 0, err
+    assert printed.startswith("compressed nothing to f16: the model is quantized (FakeQuantize layer 'fq')")
+    types = {node.name: str(node.op.element_type) for node in ir.read_model(theirs) if node.type_name == "Const"}
+    assert set(types.values()) == {"f32"}
+    assert {node.name: str(node.op.element_type) for node in ir.read_model(ours) if node.type_name == "Const"} == types
+
+
 # ------------------------------------------------------------------------------------ --rename-input/-output
 def test_renames_address_the_model_in_openvino(small: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "renamed.xml"
