@@ -1,0 +1,43 @@
+"""The files ir-run writes to debug a mismatch: ``--report FILE.html`` (irgraph.tools.report) and ``--save-repro DIR``
+(irgraph.tools.repro). Like every output they are written through a temporary file renamed into place: a symbolic
+link at the destination is replaced, never followed, and a failed write leaves the old file whole and no temporary
+file behind."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from irgraph.io import atomic
+from irgraph.tools.report import write_report
+from tests.tools.test_report_page import hand_made_report
+
+
+def test_the_report_replaces_a_symbolic_link_and_leaves_its_target_alone(tmp_path):
+    # Before: Path.write_text followed the link and overwrote the file it pointed to.
+    elsewhere = tmp_path / "notes.txt"
+    elsewhere.write_text("the user's own file\n")
+    page = tmp_path / "report.html"
+    page.symlink_to(elsewhere)
+    report, model = hand_made_report()
+    write_report(page, report, model)
+    assert elsewhere.read_text() == "the user's own file\n"
+    assert not page.is_symlink() and page.read_text("utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_report_that_fails_to_write_leaves_the_old_one_whole_and_no_temporary_file(tmp_path, monkeypatch):
+    # Before: the page was written in place, so a full disk or a signal mid-write left it cut short.
+    page = tmp_path / "report.html"
+    page.write_text("the old report\n")
+
+    def disk_full(descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(atomic.os, "fsync", disk_full)
+    report, model = hand_made_report()
+    with pytest.raises(OSError, match="No space left on device"):
+        write_report(page, report, model)
+    assert page.read_text() == "the old report\n"
+    assert os.listdir(tmp_path) == ["report.html"]
