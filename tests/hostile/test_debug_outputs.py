@@ -10,8 +10,12 @@ import os
 
 import pytest
 
+from irgraph.cli import ir_run
 from irgraph.io import atomic
+from irgraph.tools import repro as repro_module
 from irgraph.tools.report import write_report
+from irgraph.tools.repro import FILES
+from tests.tools.test_local_error import TIGHT, WHISPER
 from tests.tools.test_report_page import hand_made_report
 
 
@@ -41,3 +45,26 @@ def test_a_report_that_fails_to_write_leaves_the_old_one_whole_and_no_temporary_
         write_report(page, report, model)
     assert page.read_text() == "the old report\n"
     assert os.listdir(tmp_path) == ["report.html"]
+
+
+def test_the_repro_readme_replaces_a_link_put_in_the_bundle_after_the_check(tmp_path, monkeypatch, capsys):
+    # The bundle's directory is checked empty before the run and written after it: a link planted meanwhile as
+    # README.md was followed (open(..., "w")), overwriting the file it points to. Now it is replaced.
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not the bundle's\n")
+    bundle = tmp_path / "repro"
+    checked = repro_module._reproduces
+
+    def plant_then_check(*args, **kwargs):
+        (bundle / "README.md").symlink_to(victim)
+        return checked(*args, **kwargs)
+
+    monkeypatch.setattr(repro_module, "_reproduces", plant_then_check)
+    assert ir_run.main([str(WHISPER), "--compare-with", "openvino", "--mark", "all", *TIGHT, "--save-repro",
+                        str(bundle)]) == 1
+    assert victim.read_text() == "not the bundle's\n"
+    readme = bundle / "README.md"
+    assert not readme.is_symlink() and readme.read_text("utf-8").startswith("# Repro: irgraph differs from openvino")
+    assert sorted(path.name for path in bundle.iterdir()) == sorted(FILES)
+

@@ -21,6 +21,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, printable
 from irgraph.graph import InputPort, OutputPort
+from irgraph.io.atomic import replace_files
 from irgraph.io.data import npz
 from irgraph.io.xml.reader import read_model
 from irgraph.io.xml.writer import write_model
@@ -79,8 +80,10 @@ def save_repro(report: LayerwiseReport, directory: str) -> Repro:
     reference = {key: report.reference_values[port] for key, port in block.outputs.items()}
     reproduces = _reproduces(os.path.join(directory, "model.xml"), block.feeds, reference, runs.precision,
                              runs.decompression, *(() if own else (report.atol, report.rtol)))
-    with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as readme:
-        readme.write(_readme(report, culprit, own, command, reproduces))
+    readme = _readme(report, culprit, own, command, reproduces).encode("utf-8")
+    # As the other files: a temporary file renamed into place (a link put there since the check is replaced, not
+    # followed; an interrupted write leaves no README cut short).
+    replace_files([(os.path.join(directory, "README.md"), lambda file: file.write(readme))])
     return Repro(command, reproduces)
 
 
