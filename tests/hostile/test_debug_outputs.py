@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 
 import pytest
 
@@ -68,3 +69,14 @@ def test_the_repro_readme_replaces_a_link_put_in_the_bundle_after_the_check(tmp_
     assert not readme.is_symlink() and readme.read_text("utf-8").startswith("# Repro: irgraph differs from openvino")
     assert sorted(path.name for path in bundle.iterdir()) == sorted(FILES)
 
+
+def test_the_repro_note_quotes_the_directory_for_the_shell(tmp_path, capsys):
+    # Before: "cd /tmp/.../$(touch pwned) x && ir-run ...": pasted into a shell, it ran touch.
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    bundle = tmp_path / "$(touch pwned) x"
+    assert ir_run.main([str(WHISPER), "--compare-with", "openvino", "--mark", "all", *TIGHT, "--save-repro",
+                        str(bundle)]) == 1
+    note = next(line for line in capsys.readouterr().err.splitlines() if "repro bundle written" in line)
+    pasted = note.split("repro bundle written: ", 1)[1].split(" (see its README.md)")[0]
+    assert shlex.split(pasted)[:3] == ["cd", str(bundle), "&&"]
+    assert sorted(path.name for path in bundle.iterdir()) == sorted(FILES)
