@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.core.errors import IrParseError, OpError
+from irgraph.core.errors import GraphError, IrParseError, OpError
 
 
 @pytest.mark.parametrize(("dims", "message"), [
@@ -57,3 +57,14 @@ def test_a_builder_value_that_is_ragged_is_an_op_error_and_the_model_stays_as_it
     with pytest.raises(OpError, match="a constant must be a rectangular array of numbers"):
         ir.ops.add(x, [[1.0], [1.0, 2.0]])
     assert len(model) == 1
+
+
+def test_a_split_of_2_to_the_62_parts_is_refused_before_its_outputs_are_made():
+    # Before: a MemoryError making 2**62 outputs' name lists (the builder's and Model.split's).
+    model = ir.Model("built")
+    x = model.parameter("x", [2, 6], "f32")
+    with pytest.raises(GraphError, match="Split-1 asks for 4611686018427387904 outputs, more than the 65536"):
+        ir.ops.split(x, 1, num_splits=2**62)
+    assert len(model) == 1
+    with pytest.raises(GraphError, match="Split-1 asks for 4611686018427387904 outputs"):
+        model.split(x, 1, num_splits=2**62)
