@@ -2,11 +2,12 @@
 
 OpenVINO's ``save_model(compress_to_fp16=True)`` stores a weight as ``Const(f16) -> Convert(f32)``; NNCF's
 ``compress_weights`` as ``Const(u8/i8/u4/i4/nf4/f4/f8) -> Convert -> [Subtract zero point] -> Multiply scale
--> [Reshape] -> [Convert f32]`` (docs/decompression.md). Each such constant sub-graph is replaced by one Const
-holding what it computes (f16 arithmetic widened to f32, as OpenVINO's CPU plugin does), named as the layer the
-model reads it from, so that it matches the plain Const of an uncompressed file. Each also keeps one *step* per
-element: how far the decompressed value moves when the stored code moves to its neighbour (the lowest bit of the
-code flipped: one f16 ulp, one int8 level times the scale, the next nf4 level). A change no larger than the
+-> [Reshape] -> [Convert f32]`` (docs/decompression.md; :mod:`irgraph.analysis.decompression_chains` finds them).
+Each such constant sub-graph is replaced by one Const holding what it computes (f16 arithmetic widened to f32, as
+OpenVINO's CPU plugin does), named as the layer the model reads it from, so that it matches the plain Const of an
+uncompressed file. Each also keeps one *step* per element: how far the decompressed value moves when the stored
+code moves to its neighbour (the lowest bit of the code flipped: one f16 ulp, one int8 level times the scale, the
+next nf4 level). A change no larger than the
 steps of both sides is the compression's rounding; a larger one is a changed weight.
 """
 
@@ -17,19 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.analysis.decompression_chains import DecompressionChain, decompression_chains, neighbouring_codes
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const
-from irgraph.runtime.decompression import COMPRESSED_TYPES, widen
+from irgraph.runtime.decompression import widen
 from irgraph.tools.diff_matching import output_type
 from irgraph.tools.diff_values import gaps, rt_key
-
-_CHAIN_OPS = frozenset({"Convert", "Subtract", "Multiply", "Reshape", "Unsqueeze", "Squeeze", "Transpose"})
-"""What a decompression chain is made of between its Consts and the layer the model reads."""
-
-_HALF_TYPES = frozenset({ElementType.F16, ElementType.BF16})
-"""Stored types of OpenVINO's fp16 compression: compressed when converted to f32."""
 
 COMPRESSION_RT_INFO = frozenset({"decompression", "DisablePrecisionConversion"})
 """rt_info entries OpenVINO's compression writes (the chain's mark, and the Consts it chose to keep as they were)."""
@@ -86,18 +82,18 @@ class WeightChange:
 def decompressed(model: Model) -> tuple[Model, dict[int, Decompressed]]:
     """``model`` with every decompression chain replaced by one Const (a new Model; ``model`` is left as it is;
     the layers it keeps are shared), and what each new Const was stored as, by layer id."""
-    chains = _chains(model)
+    chains = decompression_chains(model)
     if not chains:
         return model, {}
     replaced: dict[int, Node] = {}
     weights: dict[int, Decompressed] = {}
     removed: set[int] = set()
-    for root, members in chains.items():
-        found = _evaluate(model, model.node(root), members)
+    for chain in chains:
+        found = _evaluate(model, chain)
         if found is None:
             continue
-        replaced[root], weights[root] = found
-        removed.update(member for member in members if member != root and not isinstance(model.node(member).op, Const))
+        replaced[chain.end], weights[chain.end] = found
+        removed.update(chain.layers - {chain.end})
     # A Const read only by collapsed chains goes with them (a scale or zero point shared by several chains too); one
     # something else reads too stays, with its other readers.
     for node in model:
@@ -147,82 +143,20 @@ def _stored(const: Const, weight: Decompressed | None) -> str:
     return str(const.element_type if weight is None else weight.stored)
 
 
-# ------------------------------------------------------------------------------------ finding the chains
-def _chains(model: Model) -> dict[int, set[int]]:
-    """Each chain's root (the layer the rest of the model reads) and its layers (Consts included)."""
-    foldable: set[int] = set()
-    for node in model.topological_order():
-        if node.type_name not in _CHAIN_OPS or node.num_outputs != 1 or not node.num_inputs:
-            continue
-        sources = model.input_sources(node)
-        if all(source is not None and (isinstance(model.node(source.node_id).op, Const) or source.node_id in foldable)
-               for source in sources):
-            foldable.add(node.id)
-    chains: dict[int, set[int]] = {}
-    for node_id in foldable:
-        readers = model.consumers(OutputPort(node_id, 0))
-        if not readers or all(port.node_id in foldable for port in readers):
-            continue
-        members = _members(model, node_id)
-        inner = members - {node_id}
-        shared = any(port.node_id not in members for member in inner if member in foldable
-                     for port in model.consumers(OutputPort(member, 0)))
-        if not shared and _weight_const(model, members) is not None:
-            chains[node_id] = members
-    return chains
-
-
-def _members(model: Model, root: int) -> set[int]:
-    members = {root}
-    pending = [root]
-    while pending:
-        for source in model.input_sources(model.node(pending.pop())):
-            if source is not None and source.node_id not in members:
-                members.add(source.node_id)
-                pending.append(source.node_id)
-    return members
-
-
-def _weight_const(model: Model, members: set[int]) -> int | None:
-    """The chain's compressed weight: the largest Const in a compressed type that a Convert widens (its zero
-    point is compressed too, but smaller); None when the chain holds none (a constant expression, no weight)."""
-    best: tuple[int, int] | None = None
-    for member in members:
-        node = model.node(member)
-        if node.type_name != "Convert":
-            continue
-        (source,) = model.input_sources(node)
-        assert source is not None
-        const = model.node(source.node_id).op
-        target = output_type(node, 0)
-        if not isinstance(const, Const) or target is None or target.element_type == const.element_type:
-            continue
-        compressed = const.element_type in COMPRESSED_TYPES or (
-            const.element_type in _HALF_TYPES and target.element_type is ElementType.F32)
-        if compressed and (best is None or int(np.prod(const.shape)) > best[0]):
-            best = int(np.prod(const.shape)), source.node_id
-    return None if best is None else best[1]
-
-
-# ------------------------------------------------------------------------------------ evaluating them
-def _evaluate(model: Model, root: Node, members: set[int]) -> tuple[Node, Decompressed] | None:
+# ------------------------------------------------------------------------------------ evaluating the chains
+def _evaluate(model: Model, chain: DecompressionChain) -> tuple[Node, Decompressed] | None:
     """The Const that replaces the chain and its steps; None when the chain cannot be computed here (a value not
     loaded, an op that refuses its inputs): it is then compared layer by layer, as without the option."""
-    weight_id = _weight_const(model, members)
+    root = model.node(chain.end)
     root_type = output_type(root, 0)
-    if weight_id is None or root_type is None:
-        return None
-    weight = model.node(weight_id).op
+    weight = model.node(chain.weight).op
     assert isinstance(weight, Const)
-    if weight.value is None:
+    if weight.value is None or root_type is None:
         return None
-    code = weight.value if weight.value.flags.c_contiguous else weight.value.copy(order="C")  # a scalar stays 0-d
-    unsigned = np.dtype(f"u{code.dtype.itemsize}")
-    neighbour = (code.view(unsigned) ^ 1).view(code.dtype)  # view keeps nf4's tagged dtype: codes stay codes
     dtype = root_type.element_type.numpy_dtype
     try:
-        value = _run(model, root, members, {}).astype(dtype)
-        moved = _run(model, root, members, {weight_id: neighbour}).astype(dtype)
+        value = _run(model, root, {}).astype(dtype)
+        moved = _run(model, root, {chain.weight: neighbouring_codes(weight.value)}).astype(dtype)
     except (IrError, ValueError, TypeError):
         return None
     if value.shape != tuple(moved.shape):
@@ -231,7 +165,7 @@ def _evaluate(model: Model, root: Node, members: set[int]) -> tuple[Node, Decomp
     step[np.isnan(step)] = 0  # a neighbour that is NaN (f8's top code) says nothing: no rounding allowed there
     const = Const(element_type=root_type.element_type, shape=tuple(value.shape), value=value)
     # OpenVINO's fp16 compression leaves the weight's tensor names on the compressed Const, not on its Convert.
-    stored = model.node(weight_id)
+    stored = model.node(chain.weight)
     names = list(dict.fromkeys([*root.tensor_names[0], *stored.tensor_names[0]]))
     # NNCF keeps the weight's name on the compressed Const and names the chain after it (W/fq_weights_0/convert);
     # OpenVINO's fp16 compression keeps it on the Convert (W, reading W_compressed).
@@ -240,10 +174,10 @@ def _evaluate(model: Model, root: Node, members: set[int]) -> tuple[Node, Decomp
                 declared_output_types=[root_type], output_types=[root_type],
                 rt_info=tuple(entry for entry in root.rt_info if rt_key(entry) not in COMPRESSION_RT_INFO),
                 output_rt_info=dict(root.output_rt_info), location=root.location)
-    return node, Decompressed(weight.element_type, len(members), step)
+    return node, Decompressed(weight.element_type, len(chain.nodes), step)
 
 
-def _run(model: Model, root: Node, members: set[int], replaced: dict[int, np.ndarray]) -> np.ndarray:
+def _run(model: Model, root: Node, replaced: dict[int, np.ndarray]) -> np.ndarray:
     """What ``root`` computes, its chain evaluated in topological order with f16 widened to f32."""
     values: dict[int, np.ndarray] = {}
     pending = [root.id]

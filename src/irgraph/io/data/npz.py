@@ -12,24 +12,30 @@ chunk of 4 KiB to whatever it expands to, gigabytes for a bomb).
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import io
-import lzma
 import math
 import os
 import struct
-import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, IrIOError, Location, ResourceLimitError, printable
+from irgraph.core.lazy import lazy_module
 from irgraph.io import atomic
 from irgraph.io.regular_file import NotARegularFileError, SizedReader
+
+# Imported when an archive is opened or written: a run without .npz files needs none of them.
+if TYPE_CHECKING:
+    import bz2
+    import lzma
+    import zipfile
+else:
+    bz2, lzma, zipfile = lazy_module("bz2"), lazy_module("lzma"), lazy_module("zipfile")
 
 __all__ = [
     "MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "ByteSource", "Expect", "NpzArchive", "decode_stored", "for_storage",
@@ -371,10 +377,6 @@ def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray
 
 
 # ------------------------------------------------------------------------------------ files
-_UNREADABLE = (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
-               lzma.LZMAError)
-
-
 def require_file(path: str, what: str = "file") -> None:
     """Raise IrIOError unless ``path`` is an existing regular file."""
     if not os.path.exists(path):
@@ -395,7 +397,8 @@ def reading(path: str, kind: str) -> Iterator[None]:
         raise err.locate(Location(file=path)) from None
     except NotARegularFileError as err:
         raise IrIOError(str(err.strerror), Location(file=path)) from None
-    except _UNREADABLE as err:
+    except (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
+            lzma.LZMAError) as err:
         if isinstance(err, OSError) and err.filename is not None and not isinstance(err, zipfile.BadZipFile):
             raise
         reason = printable(str(err)).strip(" ") or type(err).__name__

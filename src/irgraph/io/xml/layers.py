@@ -11,7 +11,6 @@ import math
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
-from lxml import etree
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
@@ -19,6 +18,7 @@ from irgraph.core.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.weights import byte_size, decode_tensor
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
