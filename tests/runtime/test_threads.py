@@ -36,6 +36,7 @@ def test_a_run_uses_the_thread_count_asked_for_and_restores_the_library_s(monkey
         return evaluate(self, inputs)
 
     monkeypatch.setattr(MatMul, "evaluate", recording)
+    monkeypatch.setattr(MatMul, "bound_evaluate", lambda self, *types: None)  # the plan calls evaluate itself
     feeds = {"a": np.eye(4, dtype=np.float32), "b": np.arange(16, dtype=np.float32).reshape(4, 4)}
     interpreter = ir.Interpreter(_matmul_model(), threads=1)
     assert interpreter.run(feeds)["y"].tolist() == feeds["b"].tolist()

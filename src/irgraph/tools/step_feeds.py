@@ -33,8 +33,8 @@ __all__ = ["StepFeeds", "load_step_feeds", "open_step_sources"]
 
 _STEP_KEY = re.compile(r"step([0-9]+)/(.+)", re.S)
 _NUMBER = re.compile(r"[0-9]+")
-_STEP_DIGITS = 18
-"""Most digits a step number may have (int64's range; a longer one is never a step given without a gap)."""
+_MAX_STEP_DIGITS = 18
+"""A step number longer than this is refused before it is read (there are never that many steps)."""
 
 
 @dataclass
@@ -133,19 +133,20 @@ def load_step_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping
             shared.append(source)
         else:
             name, digits = found.group(2), found.group(1).lstrip("0") or "0"
-            if len(digits) > _STEP_DIGITS:  # int() refuses 4300 digits and more
-                raise FeedError(f"input {_short(source.name)!r} is for step {_short(digits)}: steps are numbered "
-                                "from 1 without a gap (step1/NAME, step2/NAME, ...)")
+            if len(digits) > _MAX_STEP_DIGITS:  # int() refuses 4,300 digits and more, with a ValueError
+                raise FeedError(f"the inputs give step {digits[:_MAX_STEP_DIGITS]}... ({len(digits)} digits); steps "
+                                "are numbered from 1 without a gap (step1/NAME, step2/NAME, ...)")
             by_step.setdefault(int(digits), []).append(
                 FeedSource(name, source.path, source.archive, source.data, source.member or source.name))
     if not by_step:
         return StepFeeds(feeds_lib.load_feeds(sources, model, shapes, element_limit), [])
-    # The first missing step is at most one past the count of steps given: stepK with K = 999999999 must not list
-    # all the steps before it.
-    missing = [number for number in range(1, min(max(by_step), len(by_step) + 1) + 1) if number not in by_step][:1]
-    if 0 in by_step or missing:
+    # The first gap is looked for among 1..len+1 only: a key such as step99999999999/x must not make a range of
+    # that many numbers.
+    missing = next(number for number in range(1, len(by_step) + 2) if number not in by_step)
+    if 0 in by_step or missing <= max(by_step):
         raise FeedError(f"the inputs give steps {_numbers(sorted(by_step))}; steps are numbered from 1 without a gap "
-                        f"(step1/NAME, step2/NAME, ...)" + (f": step {missing[0]} is missing" if missing else ""))
+                        f"(step1/NAME, step2/NAME, ...)" + (f": step {missing} is missing" if missing <= max(by_step)
+                                                             else ""))
 
     def parameters(group: Sequence[FeedSource]) -> dict[int, str]:
         return {inputs[source.name].id: source.name for source in group if source.name in inputs}
@@ -165,12 +166,6 @@ def load_step_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping
     loaded = feeds_lib.load_feeds(shared, model, shapes, element_limit)
     return StepFeeds(loaded, [feeds_lib.load_feeds(by_step[number], model, shapes, element_limit)
                               for number in sorted(by_step)])
-
-
-def _short(text: str, limit: int = 40) -> str:
-    """A key or number from the file, printable and cut to its ends when long."""
-    text = printable(text)
-    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-(limit // 2):]}"
 
 
 def _numbers(numbers: list[int]) -> str:

@@ -29,7 +29,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.ops.traits import OpTraits
+from irgraph.ops.traits import OpTraits, UfuncCall
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
 MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
@@ -262,6 +262,25 @@ class BinaryElementwise(Op):
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(a, b)
 
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """``compute`` itself when ``evaluate`` would call it as it is on such inputs: static shapes (numpy
+        broadcast, or none on equal shapes), one element type computed in its own width, a result of the output
+        element type and rank (a ufunc of 0-d arrays returns a scalar)."""
+        ufunc = self.in_place_ufunc()
+        a, b = inputs
+        if ufunc is None or not (a.shape.is_static and b.shape.is_static) or a.element_type != b.element_type:
+            return None
+        if self.auto_broadcast == "pdpd" or (self.auto_broadcast == "none" and a.shape != b.shape):
+            return None
+        dtype = a.element_type.numpy_dtype if not a.element_type.is_dynamic else None
+        if dtype is None or dtype.kind not in "biuf" or dtype in _WIDENED or max(a.shape.rank, b.shape.rank) == 0:
+            return None
+        try:
+            made = ufunc.resolve_dtypes((dtype, dtype, None))[-1]
+        except (TypeError, ValueError):  # no loop for this dtype: evaluate says so at run time
+            return None
+        return UfuncCall(ufunc) if made == self.output_element_type(a.element_type).numpy_dtype else None
+
     @classmethod
     def in_place_ufunc(cls) -> np.ufunc | None:
         """``compute`` when it is a NumPy ufunc used as it is (it can then write into an ``out`` array)."""
@@ -359,6 +378,13 @@ class BinaryLogical(BinaryElementwise):
 
 
 # ------------------------------------------------------------------------------------ unary
+def plain_float(tensor: TensorType) -> bool:
+    """A static shape of rank 1 or more holding f32 or f64 (computed in its own precision)."""
+    element_type = tensor.element_type
+    return (tensor.shape.is_static and tensor.shape.rank > 0 and not element_type.is_dynamic
+            and element_type.numpy_dtype in (np.float32, np.float64))
+
+
 @dataclass(frozen=True)
 class UnaryElementwise(Op):
     """One input, one output of the same element type and shape; ``compute`` maps the values.
@@ -400,6 +426,21 @@ class UnaryElementwise(Op):
                     into(data, target)
                 return [target]
         return self._computed(data)
+
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """``compute`` itself when ``evaluate`` would call it as it is: a float of its own precision and a static
+        shape of rank 1 or more (a ufunc of a 0-d array returns a scalar)."""
+        (data,) = inputs
+        compute = getattr(type(self), "compute", None)
+        if not isinstance(compute, np.ufunc) or not plain_float(data) or type(self).compute_into is not None:
+            return None
+        if type(self).compute_values not in (UnaryElementwise.compute_values, UnaryMath.compute_values):
+            return None
+        try:
+            made = compute.resolve_dtypes((data.element_type.numpy_dtype, None))[-1]
+        except (TypeError, ValueError):
+            return None
+        return UfuncCall(compute) if made == data.element_type.numpy_dtype else None
 
     def _computed(self, data: np.ndarray) -> list[np.ndarray]:
         result = widened(self.compute_values, (data,), data.dtype)
