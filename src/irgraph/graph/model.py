@@ -78,7 +78,7 @@ class Model:
             num_outputs = op.output_count([self.constant_value(port) for port in inputs])
             if num_outputs is None:
                 raise GraphError(f"the number of outputs of {op.title()} is unknown; pass num_outputs", location)
-            if num_outputs > MAX_DERIVED_OUTPUTS:  # each output costs a port's lists: 2**62 is a MemoryError
+            if num_outputs > MAX_DERIVED_OUTPUTS:  # each output costs a port record: 2**62 is a MemoryError
                 raise GraphError(f"{op.title()} asks for {num_outputs} outputs, more than the {MAX_DERIVED_OUTPUTS} "
                                  "a layer may take from its attributes; pass num_outputs", location)
         num_inputs = len(inputs) if num_inputs is None else num_inputs
