@@ -9,7 +9,7 @@
 (e) peak memory of a split/concat chain on a 1 GiB input, (f) reading an IR with a 1 GiB Const,
 (g) real networks (ResNet-50, DenseNet-121, ...) against OpenVINO CPU, onnxruntime and onnx.reference,
 (r) reading real networks against OpenVINO read_model, (m) the model corpus against OpenVINO CPU,
-(x) converting DenseNet-121 both ways.
+(x) converting DenseNet-121 both ways, (l) LLM prefill and decode steps.
 OpenVINO and onnxruntime rows appear when they are installed ((b)-(d) and (f) need OpenVINO to
 write their IR files). No figure here is asserted by the test suite.
 """
@@ -42,6 +42,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
     "f": ("bench_memory", "run_big_const", "read an IR holding a 1 GiB Const, in fresh processes"),
     "m": ("bench_models", "run", "the model corpus of issue 16 (transformers, LSTM, GRU, YOLO-like, stateful GPT-2): "
           "warm runs against OpenVINO CPU"),
+    "l": ("bench_llm", "run", "LLM steps: 32-token prefill and one decode step of LLaMA-like exports (hidden 1024, "
+          "8 layers; fp16, int8, int4 weights) against OpenVINO CPU with f32 hints, one thread each; peak RSS"),
     "x": ("bench_convert", "run", "convert DenseNet-121 ONNX -> IR against OpenVINO convert_model, and IR -> ONNX"),
     "g": ("bench_networks", "run", "real networks (the onnx wheel's light models, converted by OpenVINO with fp16 "
           "weights): warm inference and peak memory against OpenVINO CPU, onnxruntime and onnx.reference"),

@@ -3,18 +3,30 @@ load on first use through the module's ``__getattr__``, so a command that needs 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import irgraph
 
+SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "dml-split-axis2"
+
 
 def _modules_after(code: str) -> set[str]:
     script = f"import sys\n{code}\nprint('\\n'.join(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    env = {key: value for key, value in os.environ.items() if key != "IRGRAPH_NO_FAST"}  # the fast reader on
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
     return set(done.stdout.split())
+
+
+def _ir_run(*args: str) -> str:
+    """A script running ir-run's main() on the sample, its table swallowed (the module list is printed after)."""
+    argv = [str(SAMPLE / "model.xml"), *args]
+    return ("import contextlib, io\nfrom irgraph.cli.ir_run import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main({argv!r}) == 0")
 
 
 def test_import_irgraph_loads_only_the_package():
@@ -46,3 +58,35 @@ def test_from_imports_still_work():
 
     assert Model is irgraph.graph.Model and run is irgraph.runtime.interpreter.run
     assert ElementType.F32.numpy_dtype == "float32" and callable(read_model)
+
+
+# What a plain run of a model OpenVINO wrote has no use for: the lxml tree (the fast reader reads such files
+# with regular expressions), the comparison, backends, profiling and JSON machinery, the temporary files of
+# atomic writes. NumPy itself imports some of these (inspect, in NumPy 2.x): only what irgraph adds counts.
+NOT_ON_THE_RUN_PATH = {
+    "lxml", "lxml.etree", "inspect", "zipfile", "json", "tempfile", "shutil", "hashlib", "secrets", "shlex",
+    "irgraph.tools.compare", "irgraph.tools.backends", "irgraph.tools.layerwise", "irgraph.tools.profiling",
+    "irgraph.analysis.validation",
+}
+
+
+def test_a_run_on_random_data_imports_only_what_it_uses():
+    floor = _modules_after("import numpy, numpy.random")  # which imports secrets, so hashlib
+    loaded = _modules_after(_ir_run("--seed", "1"))
+    assert "irgraph.io.xml._fast.reader" in loaded  # the run did read the model
+    assert (loaded - floor) & NOT_ON_THE_RUN_PATH == set()
+
+
+def test_a_run_on_an_npz_adds_only_the_archive_reader():
+    floor = _modules_after("import numpy, zipfile")  # zipfile imports shutil
+    loaded = _modules_after(_ir_run("--inputs", str(SAMPLE / "inputs.npz")))
+    assert "zipfile" in loaded and (loaded - floor) & NOT_ON_THE_RUN_PATH == set()
+
+
+def test_a_file_outside_openvinos_layout_still_reads_through_lxml(tmp_path):
+    """The lazy lxml is the same lxml: the plain path loads it when the fast reader declines the file."""
+    text = (SAMPLE / "model.xml").read_text().replace("<layers>", "<layers><!-- a comment -->")  # not OpenVINO's
+    (tmp_path / "model.xml").write_text(text)
+    (tmp_path / "model.bin").write_bytes((SAMPLE / "model.bin").read_bytes())
+    loaded = _modules_after(f"import irgraph\nassert len(list(irgraph.read_model({str(tmp_path / 'model.xml')!r})))")
+    assert "lxml.etree" in loaded

@@ -52,3 +52,36 @@ def test_every_lazy_name_is_exported():
     import irgraph
 
     assert set(irgraph._LAZY) | set(irgraph._CORE) <= set(irgraph.__all__)
+
+
+BUILDING = """\
+import numpy as np
+
+import irgraph as ir
+
+m = ir.Model("typed")
+x = m.parameter("x", [2, 3], np.float32)
+y = ir.ops.relu(ir.opset16.mat_mul(x, np.ones((3, 4), np.float32), transpose_b=False))
+values, indices = ir.opset16.top_k(y, 2, axis=1, mode="max", sort="value", index_element_type=np.int64)
+node: ir.Node = ir.ops.result(values, name="top")
+relu_class: type[ir.ops.Op] = ir.ops.Relu
+"""
+
+
+def test_a_user_s_strict_check_accepts_the_builders(tmp_path):
+    result = _run_mypy(tmp_path, BUILDING + "reveal_type(ir.ops.mat_mul)\nreveal_type(ir.opset8.max_pool)\n")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ('Revealed type is "def (a: irgraph.graph.ports.OutputPort | numpy._typing._array_like._Buffer'
+            in result.stdout), result.stdout
+    assert "transpose_a: bool =" in result.stdout and "model: irgraph.graph.model.Model | None =" in (
+        result.stdout), result.stdout
+    assert "-> tuple[irgraph.graph.ports.OutputPort, ...]" in result.stdout, result.stdout  # MaxPool-8: two outputs
+
+
+def test_a_user_s_strict_check_catches_a_wrong_builder_call(tmp_path):
+    wrong = BUILDING + 'ir.ops.mat_mul(x, x, transpose_a="yes")\nir.opset16.relu(x, alpha=1.0)\nir.ops.rleu(x)\n'
+    result = _run_mypy(tmp_path, wrong)
+    assert result.returncode == 1, result.stdout
+    assert 'Argument "transpose_a" to "mat_mul_1" has incompatible type "str"; expected "bool"' in result.stdout
+    assert 'Unexpected keyword argument "alpha" for "relu_1"' in result.stdout
+    assert 'Module has no attribute "rleu"' in result.stdout, result.stdout

@@ -7,6 +7,24 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so `import irgraph` costs nothing
     from irgraph.analysis.shape_inference import infer_shapes
     from irgraph.analysis.validation import validate
+    from irgraph.builders import (
+        opset1,
+        opset2,
+        opset3,
+        opset4,
+        opset5,
+        opset6,
+        opset7,
+        opset8,
+        opset9,
+        opset10,
+        opset11,
+        opset12,
+        opset13,
+        opset14,
+        opset15,
+        opset16,
+    )
     from irgraph.core.diagnostics import Diagnostic, Severity
     from irgraph.core.element_types import ElementType
     from irgraph.core.errors import (
@@ -44,6 +62,9 @@ __all__ = [
     "infer_shapes", "run", "validate",
     # loaded on first use (_LAZY below); listed literally so a type checker sees them exported
     "convert_onnx", "diff_models", "export_onnx", "extract", "read_model", "validate_file", "write_model",
+    # the op builders of each opset (ir.opset16.relu); ir.ops holds the newest of every op type
+    "opset1", "opset2", "opset3", "opset4", "opset5", "opset6", "opset7", "opset8", "opset9", "opset10", "opset11",
+    "opset12", "opset13", "opset14", "opset15", "opset16",
 ]
 
 # I/O entry points load on first use so `import irgraph` stays light (no lxml/onnx until needed).
@@ -56,6 +77,8 @@ _LAZY = {
     "diff_models": "irgraph.tools.diff",
     "extract": "irgraph.tools.extract",
 }
+_OPSETS = {f"opset{n}": f"irgraph.builders.opset{n}" for n in range(1, 17)}
+"""The builder namespaces, one module each (made on first use: irgraph.builders.namespace)."""
 
 
 # The core API loads on first use too: a tool that needs one part (ir-run --help, ir-info) imports only that part.
@@ -81,6 +104,10 @@ def __dir__() -> list[str]:
 def __getattr__(name: str) -> object:
     import importlib
 
+    if name in _OPSETS:
+        value = importlib.import_module(_OPSETS[name])
+        globals()[name] = value
+        return value
     module = _LAZY.get(name) or _CORE.get(name)
     if module is None:
         # A subpackage used as an attribute (irgraph.ops.Relu after `import irgraph`), as when it loaded eagerly.

@@ -217,6 +217,33 @@ def test_fold_constants_keeps_fp16_decompression(small: Path, tmp_path: Path, ca
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("names_on", ["compressed Const", "Convert"])
+def test_decompress_weights_names_tensors_as_openvino_constant_folding(names_on: str, tmp_path: Path, capsys) -> None:
+    """The folded Const carries the tensor names of the layer it replaces, the decompression Convert, as openvino
+    2026.4.1's ConstantFolding does: save_model(compress_to_fp16=True) leaves a weight's names on the compressed
+    Const, and there both drop them (the weight is read by its layer name, 'w'); names on the Convert stay."""
+    data = ops.parameter([1, 4], np.float32, name="data")
+    weight = ops.constant((np.arange(16, dtype=np.float32).reshape(4, 4) / 3), name="w")
+    weight.output(0).get_tensor().set_names({"w_tensor", "w_alias"})
+    ov.save_model(ov.Model([ops.matmul(data, weight, False, False, name="mm")], [data], "named"),
+                  tmp_path / "half.xml", compress_to_fp16=True)
+    half = tmp_path / "half.xml"
+    if names_on == "Convert":  # the names moved from the Const's port to the Convert's output port
+        text = half.read_text().replace('precision="FP16" names="w_alias,w_tensor"', 'precision="FP16"')
+        convert = text.index('name="w" type="Convert"')
+        output = text.index('precision="FP32"', text.index("<output>", convert))
+        half.write_text(text[:output] + 'precision="FP32" names="w_alias,w_tensor"' + text[output + 16:])
+    assert 'names="w_alias,w_tensor"' in half.read_text()
+    theirs = {op.get_friendly_name(): sorted(op.output(0).get_names()) for op in constant_folded(half).get_ops()
+              if op.get_type_name() == "Constant"}
+    assert theirs == {"w": [] if names_on == "compressed Const" else ["w_alias", "w_tensor"]}
+    code, _, err = run(capsys, half, tmp_path / "plain.xml", "--decompress-weights")
+    assert code == 0, err
+    ours = {node.name: sorted(node.tensor_names[0]) for node in ir.read_model(tmp_path / "plain.xml")
+            if node.type_name == "Const"}
+    assert ours == theirs
+
+
 @pytest.mark.parametrize("mode", ["int8_asym", "int8_sym", "int4_sym", "int4_asym", "nf4"])
 def test_decompress_weights_equals_openvino_constant_folding(mode: str, tmp_path: Path, capsys) -> None:
     """NNCF's int8/int4/nf4 chains become the f32 weights OpenVINO's ConstantFolding computes, bit for bit, and run

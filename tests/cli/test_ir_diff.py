@@ -50,7 +50,7 @@ def test_differences_one_line_each_with_their_lines_then_a_summary(write_ir, cap
         f"+++ {b.xml}",
         "~ layer 'split' (Split): rt_info fused_names (none) -> version=0 value=split,x  (lines 12, 12)",
         "~ layer 'r1' (Result): renamed to 'out1'  (lines 20, 21)",  # B has one line more before it
-        "2 differences: 2 layers changed, 0 added, 0 removed (5 layers matched)",
+        "2 differences: 2 layers changed, 0 added, 0 removed (5 layers matched); by kind: 1 renamed, 1 rt_info",
     ]
 
 
@@ -61,8 +61,8 @@ def test_derived_type_differences_are_counted_and_listed_with_all(write_ir, caps
     assert code == 1
     assert out.splitlines()[2:] == [
         "~ layer 'x' (Parameter): attribute shape 2,6 -> 4,6  (lines 4, 4)",
-        "1 difference: 1 layer changed, 0 added, 0 removed (5 layers matched); 2 more type differences follow "
-        "from them (--all lists them)",
+        "1 difference: 1 layer changed, 0 added, 0 removed (5 layers matched); by kind: 1 attribute; 2 more type "
+        "differences follow from them (--all lists them)",
     ]
     code, out, _ = run(capsys, a.xml, b.xml, "--all")
     assert out.splitlines()[3:5] == [
@@ -79,6 +79,9 @@ def test_json_report(write_ir, capsys):
     report = json.loads(out)
     assert report["equivalent"] is False and report["a"] == str(a.xml) and report["b"] == str(b.xml)
     assert report["matched"] == {"by_name": 4, "by_structure": 1, "by_position": 0}
+    assert report["counts"] == {"renamed": 1, "port_type": 1}
+    assert report["compressed_weights"] == {"a": {}, "b": {}} and report["weight_changes"] == []
+    assert report["generated_renames"] == 0
     assert [d["text"] for d in report["differences"]] == [
         "~ layer 'split' (Split): renamed to 'halves'",
         "~ layer 'split' (Split): output 0 type f32[2,3] -> f32[2,4]",

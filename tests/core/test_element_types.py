@@ -9,3 +9,28 @@ def test_the_sub_byte_types_are_packed():
     packed = {e.ir_name: e.bitwidth for e in ElementType if e.is_packed}
     assert packed == {"u1": 1, "u2": 2, "u3": 3, "u4": 4, "i4": 4, "nf4": 4, "f4e2m1": 4, "u6": 6}
     assert not ElementType.U8.is_packed and not ElementType.BOOLEAN.is_packed
+
+
+def test_the_real_and_integral_types():
+    real = {e.ir_name for e in ElementType if e.is_real}
+    assert real == {"f16", "f32", "f64", "bf16", "nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1"}
+    assert ElementType.I4.is_integral and ElementType.U64.is_integral and not ElementType.BOOLEAN.is_integral
+
+
+def test_from_numpy_tells_nf4_codes_from_u8_by_the_dtype_tag():
+    import numpy as np
+    import pytest
+
+    from irgraph.core.errors import IrParseError
+
+    assert ElementType.from_numpy(ElementType.NF4.numpy_dtype) is ElementType.NF4
+    assert ElementType.from_numpy(np.uint8) is ElementType.U8
+    assert ElementType.from_numpy(np.dtype("<U3")) is ElementType.STRING
+    with pytest.raises(IrParseError, match="^NumPy dtype complex64 has no IR element type$"):
+        ElementType.from_numpy(np.complex64)
+
+
+def test_a_whole_byte_type_is_as_wide_as_its_numpy_dtype():
+    whole = [e for e in ElementType if e.numpy_dtype is not None and not e.is_packed and e is not ElementType.STRING]
+    assert len(whole) == 16
+    assert {e.ir_name: e.bitwidth for e in whole} == {e.ir_name: 8 * e.numpy_dtype.itemsize for e in whole}

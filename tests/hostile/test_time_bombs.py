@@ -34,7 +34,7 @@ def test_the_defaults_are_what_the_help_says(capsys):
     assert ir_run.main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "If branches, nested ones and all --steps included (default: 100000; real exports run thousands)" in text
-    assert "(default: 1, at most 100000)" in text
+    assert "(default: the steps the inputs give, else 1; at most 100000)" in text
 
 
 def test_an_endless_loop_is_refused_at_the_limit_with_its_layer(tmp_path, monkeypatch, capsys):

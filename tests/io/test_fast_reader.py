@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import irgraph as ir
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.io.xml import reader as xml_reader
+from irgraph.io.xml._fast import edges as fast_edges
 from irgraph.io.xml._fast import layers as fast_layers
 from irgraph.io.xml._fast import patterns
 from irgraph.io.xml._fast import reader as fast_reader
@@ -201,8 +202,8 @@ def test_the_fast_paths_constructors_make_what_the_classes_make():
 
     cases = [
         (fast_reader._location, Location, ("model.xml", 7, 3, "conv", "Convolution")),
-        (fast_reader._output_port, OutputPort, (3, 1)),
-        (fast_reader._input_port, InputPort, (4, 0)),
+        (fast_edges._output_port, OutputPort, (3, 1)),
+        (fast_edges._input_port, InputPort, (4, 0)),
         (fast_layers.new_tensor_type, TensorType, (ElementType.F32, Shape.static((1, 3)))),
         (fast_layers.new_shape, Shape, ((Dim.of(2), Dim.of(3)),)),
     ]

@@ -260,6 +260,7 @@ def test_parse_int_reads_ascii_integers(text, expected):
         (str(2**63), -(2**63), "an integer in the int64 range"),
         ("9" * 5000, 0, f"at most {INT64_MAX}"),
         ("-2", -1, "an integer >= -1"),
+        ("-3", 0, "a non-negative integer"),
         ("-" + "9" * 30, -1, "an integer >= -1"),
     ],
 )

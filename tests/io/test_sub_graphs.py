@@ -87,11 +87,12 @@ def test_ir_convert_to_v10_keeps_bodies_as_openvino_writes_them(case: str, tmp_p
     assert out.with_suffix(".bin").read_bytes() == (CORPUS / case / "model.bin").read_bytes()
 
 
-def test_the_fast_reader_leaves_files_with_bodies_to_the_lxml_path() -> None:
+def test_the_fast_reader_reads_files_with_bodies_itself() -> None:
+    """Nested bodies included (tests/io/test_fast_bodies.py: alike with the plain path)."""
     from irgraph.io.xml._fast.reader import read_fast
 
     document = load_xml(str(CORPUS / "nested-if-loop-ti" / "model.xml"), parse=False)
-    assert read_fast(_Reader(document, None, 10**6)) is None
+    assert read_fast(_Reader(document, None, 10**6)) is not None
 
 
 def test_nested_bodies_keep_their_weights() -> None:

@@ -53,7 +53,8 @@ def test_every_module_belongs_to_exactly_one_group_and_every_mapped_test_exists(
     on_disk = sorted(p.relative_to(run.ROOT).as_posix() for p in (run.ROOT / "src" / "irgraph").rglob("*.py")
                      if p.name not in run.SKIPPED_MODULES)
     assert sorted(modules) == on_disk  # none missing, none twice
-    missing = {test for _, (_, tests) in run.GROUPS.items() for test in tests if not (run.ROOT / test).exists()}
+    missing = {test for _, (_, tests) in run.GROUPS.items() for test in tests
+               if not (run.ROOT / test.partition("::")[0]).exists()}  # a file, a directory or one test of a file
     assert not missing
 
 
@@ -77,3 +78,12 @@ def test_wilson_interval():
     low, high = run.wilson(54, 60)  # 90 % of 60: 79.9 % to 95.3 % (Wilson, 1927; z = 1.96)
     assert (round(100 * low, 1), round(100 * high, 1)) == (79.9, 95.3)
     assert round(run.wilson(60, 60)[1], 12) == 1.0 and run.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_test_id_is_under_the_files_directories_and_single_tests_a_group_names():
+    named = ("tests/core", "tests/io/test_atomic.py", "tests/hostile/test_x.py::test_one")
+    assert run._under("tests/core/test_shapes.py::test_a", named)
+    assert run._under("tests/io/test_atomic.py::test_b[1]", named)
+    assert run._under("tests/hostile/test_x.py::test_one[case]", named)
+    assert not run._under("tests/hostile/test_x.py::test_two", named)
+    assert not run._under("tests/core_more/test_y.py::test_c", named)

@@ -68,3 +68,49 @@ def test_an_op_that_keeps_a_run_state_is_a_stateful_step_never_folded():
     assert [step.kind for step in interpreter._plan] == [StepKind.STATEFUL]
     first, second = (interpreter.run({})["y"] for _ in range(2))
     assert first.tolist() != second.tolist()
+
+
+def test_a_folded_chain_keeps_only_the_tensors_steps_read_results_return_or_marks_keep(monkeypatch):
+    """A decompression chain (u8 -> f16, times a scale, -> f32) folds once; its intermediates are dropped as soon
+    as their last reader is folded (an LLM's weights: 11 bytes per weight while planning, not 4), the tensors a
+    Result returns, a mark keeps or a step reads stay."""
+    import weakref
+
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.matrix.mat_mul import MatMul
+    from irgraph.ops.type.convert import Convert
+    from irgraph.runtime import plan
+
+    produced: dict[str, weakref.ref] = {}
+    alive_at_the_last_step: set[str] = set()
+    fold, add = plan._Planner._fold, plan._Planner.add
+
+    def recording(self, node, op, inputs, outputs):
+        folded = fold(self, node, op, inputs, outputs)
+        if folded:
+            produced[node.name] = weakref.ref(self.constants[outputs[0]])
+        return folded
+
+    def planning(self, node, sources):  # while the plan is still being made (after it, all but its needs go)
+        add(self, node, sources)
+        if node.name == "y":
+            alive_at_the_last_step.update(name for name, ref in produced.items() if ref() is not None)
+
+    monkeypatch.setattr(plan._Planner, "_fold", recording)
+    monkeypatch.setattr(plan._Planner, "add", planning)
+    model = ir.Model("chain")
+    x = model.parameter("x", [1, 3])
+    codes = model.const(np.array([[1, 2, 3], [4, 5, 6]], np.uint8), name="codes")
+    widened = _port(model, Convert(destination_type=ElementType.F16), "to_f16", [codes])
+    scaled = _port(model, Multiply(), "scaled", [widened, model.const(np.float16(0.5), name="scale")])
+    returned = _port(model, Convert(destination_type=ElementType.F16), "returned", [scaled])
+    weight = _port(model, Convert(destination_type=ElementType.F32), "to_f32", [scaled])
+    model.result(_port(model, MatMul(transpose_b=True), "y", [x, weight]), name="y")
+    model.result(returned, name="scaled_copy")
+    interpreter = ir.Interpreter(model, mark=["to_f16"])
+    assert set(produced) == {"to_f16", "scaled", "returned", "to_f32"}
+    # "scaled" is read by folded layers only: dropped once both are folded; the others are marked, returned, read
+    assert alive_at_the_last_step == {"to_f16", "returned", "to_f32"}
+    outputs = interpreter.run({"x": np.ones((1, 3), np.float32)})
+    assert outputs["y"].tolist() == [[3.0, 7.5]] and outputs["scaled_copy"].tolist() == [[0.5, 1, 1.5], [2, 2.5, 3]]
+    assert outputs["to_f16:0"].tolist() == [[1, 2, 3], [4, 5, 6]]

@@ -337,7 +337,7 @@ def test_a_changed_length_is_one_difference_and_the_types_after_it_are_derived()
         "~ layer 'vsplit' (VariadicSplit): output 1 type f32[1,1,4] -> f32[1,2,4]",
     ]
     assert result.summary() == ("1 difference: 1 layer changed, 0 added, 0 removed (9 layers matched); "
-                                "2 more type differences follow from them")
+                                "by kind: 1 value; 2 more type differences follow from them")
 
 
 def test_a_changed_op_type_is_one_difference():

@@ -284,3 +284,20 @@ def test_a_large_convolution_passes_within_f32_rounding(tmp_path, capsys) -> Non
     verdict, _, own = row.partition("  own ")  # its own error: the same, as its input is the model's
     assert verdict.endswith("max rel error 0") or verdict.endswith("(within f32 rounding)")
     assert own == verdict.split("max abs error ")[1].split()[0]
+
+
+def test_the_comparison_reports_its_stages_in_order(convnet) -> None:
+    from irgraph.tools.progress import Progress
+
+    class Stages(Progress):
+        def __init__(self) -> None:
+            super().__init__(enabled=False)
+            self.labels: list[str] = []
+
+        def stage(self, label: str, total: int | None = None) -> None:
+            self.labels.append(label)
+
+    stages = Stages()
+    compare_with_openvino(ir.Interpreter(ir.read_model(convnet), mark="all"), {"x": X}, progress=stages)
+    assert stages.labels == ["irgraph: running", "openvino: compiling and running (CPU, f32)", "comparing tensors",
+                             "irgraph: each layer on the reference's inputs"]

@@ -3,6 +3,8 @@ names and what it leaves alone, renames. tests/cli/test_ir_convert_surgery.py ru
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,8 @@ from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.shape.shape_of import ShapeOf3
 from irgraph.ops.type.convert import Convert
 from irgraph.tools import surgery
+
+COMPRESSED = Path(__file__).resolve().parents[1] / "data" / "compressed"
 
 F16_MAX = np.float16(65504)
 
@@ -118,6 +122,15 @@ def test_decompress_weights_alone_folds_only_the_chains() -> None:
     assert w.type_name == "Const" and w.op.element_type is ir.ElementType.F32
     np.testing.assert_array_equal(w.op.value, [1.5, -2.0])
 
+
+
+@pytest.mark.parametrize(("mode", "layers"), [("int8_asym", 15), ("int8_sym", 9)])
+def test_fold_counts_an_asymmetric_chain_once(mode: str, layers: int) -> None:
+    """NNCF's three asymmetric chains start at two Converts each (the weight's and the zero point's): three
+    sub-graphs kept, not six; decompressing them folds every layer of them (NNCF 3.4 output, tests/data/compressed)."""
+    model = ir.read_model(COMPRESSED / f"{mode}.xml")
+    assert surgery.fold_constants(model) == surgery.FoldReport(0, 0, 3)
+    assert surgery.decompress_weights(model) == surgery.FoldReport(layers, 3)
 
 # ------------------------------------------------------------------------------------ reshape and names
 def test_reshape_restores_the_model_when_refused() -> None:

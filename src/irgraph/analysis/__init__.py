@@ -1,1 +1,2 @@
-"""Questions asked of a whole model: shape inference (``shape_inference``) and validation (``validation``)."""
+"""Questions asked of a whole model: shape inference (``shape_inference``), validation (``validation``) and its weight
+decompression chains (``decompression_chains``)."""

@@ -88,6 +88,21 @@ def walk(
         _inferred[model] = _Stamp.of(model)
 
 
+def infer_added_node(
+    model: Model,
+    node: Node,
+    values: dict[tuple[int, int], np.ndarray],
+    partials: dict[tuple[int, int], PartialValue],
+) -> None:
+    """Infer one node whose producers are all inferred (an op builder's new node): its one shape rule, at once.
+
+    ``values`` and ``partials`` hold what earlier calls folded (keyed ``(node id, output index)``): the
+    caller keeps them between calls, so a shape sub-graph built node by node resolves as a whole walk
+    resolves it. Raises ShapeInferenceError or GraphError located at the node.
+    """
+    _infer_node(model, node, values, partials, {}, {})
+
+
 class _Inferred(NamedTuple):
     """One op's inference, keyed by the ids of these objects (kept here so the ids stay theirs)."""
 
@@ -131,8 +146,11 @@ def _infer_node(
         if value is None:
             all_constant = False
         input_partials.append(partial)
-        # A `bounds` input gets its PartialValue where the value is unknown: the op's InputSpec asked for it.
-        input_values.append(partial if partial is not None and op.inputs.spec(index).bounds else value)  # type: ignore[arg-type]
+        # A `bounds` input gets its PartialValue where the value is unknown: the op's InputSpec asked for it. The
+        # list keeps Op.infer's base type (arrays or None): only the ops that declare a bounds input receive a
+        # PartialValue, and their infer says so; widening the base would make every other op's infer accept one.
+        given = partial if partial is not None and op.inputs.spec(index).bounds else value
+        input_values.append(given)  # type: ignore[arg-type]  # a PartialValue for a bounds input (see above)
     # Checked before inferring too: Split(num_splits=2**31) would build a list of 2**31 output types first.
     _check_output_count(node, op.output_count(input_values))
     key = (id(op), *map(id, input_types), *map(id, input_values))

@@ -64,7 +64,7 @@ def variable_problems(model: Model) -> list[Problem]:
 
 
 def _assign_problem(model: Model, assign: Node, read: Node | None) -> str | None:
-    op: AssignBase = assign.op  # type: ignore[assignment]
+    op = assign.op_as(AssignBase)
     variable_id = op.variable_id
     if isinstance(op, Assign3):
         if read is None or not isinstance(read.op, ReadValue3) or read.id not in _upstream(model, assign):

@@ -12,10 +12,8 @@ import argparse
 import contextlib
 import math
 import os
-import shlex
 import signal
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import NoReturn
 
@@ -58,6 +56,29 @@ class CliError(Exception):
 
 
 # ------------------------------------------------------------------------------------ parsers
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, finding the terminal's width as shutil.get_terminal_size does, without importing
+    shutil: argparse makes one per add_argument, so every command would otherwise load shutil at start-up."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+
+
+def _terminal_columns(fallback: int = 80) -> int:
+    """$COLUMNS when a positive integer, else the width of the terminal on stdout, else ``fallback``."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ is not None else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or fallback
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``error: ...``) and exit code 2."""
 
@@ -76,7 +97,7 @@ def make_parser(prog: str, description: str, examples: str, parser_class: type[P
         description=description,
         epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
         "2 usage or I/O error",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--debug", action="store_true", help="show a traceback for errors")
     parser.add_argument("--version", action="version", version=f"%(prog)s (irgraph {irgraph.__version__})")
@@ -148,6 +169,7 @@ def _run(body: Callable[[argparse.Namespace], int], args: argparse.Namespace, de
         return report(describe_os_error(err), EXIT_USAGE, debug)
     except MemoryError:
         if debug:
+            import traceback  # here: only --debug pays for it
             traceback.print_exc(file=sys.stderr)
         # Reported below, outside the handler, whose traceback holds the frames (and data) that filled the memory.
     except KeyboardInterrupt as stop:
@@ -203,6 +225,7 @@ def _stopped_by_signals() -> Iterator[None]:
 def report(message: str, code: int, debug: bool = False) -> int:
     """Print ``error: message`` (one line; with ``debug`` the current traceback first); return ``code``."""
     if debug and sys.exc_info()[0] is not None:
+        import traceback  # here: only --debug pays for it
         traceback.print_exc(file=sys.stderr)
     sys.stderr.write(f"error: {one_line(message)}\n")
     return code
@@ -286,6 +309,8 @@ def refuse_onnx(path: str) -> None:
         return
     stem = os.path.splitext(path)[0]
     source = path if path.lower().endswith(ONNX_SUFFIX) else f"{stem}.onnx"
+    import shlex  # only for this message
+
     rename = "" if source == path else f"name it {shlex.quote(source)} and "
     raise CliError(f"{path}: this is an ONNX model, not OpenVINO IR (.xml); {rename}convert it first: "
                    f"ir-convert {shlex.quote(source)} {shlex.quote(stem + '.xml')}")

@@ -163,9 +163,8 @@ def rt_info_json(entries: tuple[RtEntry, ...]) -> dict[str, object]:
         found = dict(entry.attributes)
         key = found.pop("name") if entry.tag in ("info", "attribute") and "name" in found else entry.tag
         if entry.children:
-            value: object = rt_info_json(entry.children)
-            if found:
-                value = {**found, **value}  # type: ignore[dict-item]
+            children = rt_info_json(entry.children)
+            value: object = {**found, **children} if found else children
         elif set(found) == {"value"}:
             value = found["value"]
         elif not found and entry.text is not None:

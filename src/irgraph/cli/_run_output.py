@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irgraph.core.errors import printable
 from irgraph.tools import feeds as feeds_lib
-from irgraph.tools.compare import ComparisonReport, format_stats_table, tensor_stats
-from irgraph.tools.feeds import Feed
+from irgraph.tools.stats import format_stats_table, tensor_stats
+
+if TYPE_CHECKING:  # a plain run prints the table without loading the comparison
+    from irgraph.tools.compare import ComparisonReport
+    from irgraph.tools.feeds import Feed
 
 __all__ = ["MARKS_SHOWN", "run_summary", "stats_lines"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,17 +23,13 @@ from irgraph.io.data.npz import NpzArchive
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
 from irgraph.runtime.state import step_key
-from irgraph.tools.compare import (
-    ComparisonReport,
-    ErrorBound,
-    TensorTolerance,
-    ToleranceOverride,
-    compare_outputs,
-    error_bounds,
-    precision_tolerance,
-)
-from irgraph.tools.layerwise import LayerwiseReport
-from irgraph.tools.stepwise import SteppedReport
+
+# ir-run imports this module for every run, and most runs compare nothing: the comparison is imported where
+# it is done, so that start-up pays for none of it.
+if TYPE_CHECKING:
+    from irgraph.tools.compare import ComparisonReport, TensorTolerance, ToleranceOverride
+    from irgraph.tools.layerwise import LayerwiseReport
+    from irgraph.tools.stepwise import SteppedReport
 
 __all__ = [
     "Reference", "compare_with_reference", "open_reference", "tolerance_arg", "tolerances", "warn_unused_tolerances",
@@ -44,6 +41,8 @@ def compare_with_reference(model: Model, interpreter: Interpreter, stored: Mappi
                            overrides: Mapping[str, ToleranceOverride], precision: str | None, marked: set[str]
                            ) -> ComparisonReport:
     """Compare the run's outputs, and the ``marked`` tensors the reference has (under any of their names), with it."""
+    from irgraph.tools.compare import compare_outputs
+
     ports = _ports(model, interpreter, stored, steps)
     names = _stepped(reference_names(model, {key: port for key, (port, _) in ports.items()}), stored, steps)
     compared = {key: array for key, array in stored.items()
@@ -92,6 +91,8 @@ def _stepped(names: Mapping[str, list[str]], stored: Mapping[str, np.ndarray], s
 def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored: Mapping[str, np.ndarray],
               precision: ElementType | None) -> dict[str, TensorTolerance]:
     """Each compared tensor's precision default: its element type, the ops on its way, the reference's precision."""
+    from irgraph.tools.compare import ErrorBound, error_bounds, precision_tolerance
+
     bounds = error_bounds(model)
     defaults = {}
     for key, array in stored.items():
@@ -126,6 +127,10 @@ class Reference(Mapping[str, np.ndarray]):
     def __init__(self, archive: NpzArchive | None, arrays: Mapping[str, np.ndarray] | None = None) -> None:
         self.archive = archive
         self.arrays = arrays
+        members = arrays if arrays is not None else archive
+        if members is None:
+            raise ValueError("a Reference reads an archive or holds arrays: give one")
+        self._members: Mapping[str, np.ndarray] = members  # iterated and counted; read through __getitem__
 
     def __getitem__(self, key: str) -> np.ndarray:
         if self.arrays is not None:
@@ -136,10 +141,10 @@ class Reference(Mapping[str, np.ndarray]):
         return common.load_member(self.archive, key, self.archive.element_limit)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
+        return iter(self._members)
 
     def __len__(self) -> int:
-        return len(self.arrays if self.arrays is not None else self.archive)  # type: ignore[arg-type]
+        return len(self._members)
 
     def close(self) -> None:
         """Close the archive (if any)."""
@@ -160,12 +165,16 @@ def tolerances(args: argparse.Namespace) -> tuple[float | None, float | None, di
     rtol = next((value for name, value in reversed(args.rtol) if name is None), None)
     named_atol = {name: value for name, value in args.atol if name is not None}
     named_rtol = {name: value for name, value in args.rtol if name is not None}
+    if not named_atol and not named_rtol:
+        return atol, rtol, {}
+    from irgraph.tools.compare import ToleranceOverride
+
     overrides = {name: ToleranceOverride(named_atol.get(name, atol), named_rtol.get(name, rtol))
                  for name in {**named_atol, **named_rtol}}
     return atol, rtol, overrides
 
 
-def warn_unused_tolerances(overrides: Mapping[str, TensorTolerance], stored: Mapping[str, np.ndarray],
+def warn_unused_tolerances(overrides: Mapping[str, ToleranceOverride], stored: Mapping[str, np.ndarray],
                             layerwise: LayerwiseReport | SteppedReport | None) -> None:
     """A NAME:VALUE tolerance that names no compared tensor is most likely a typo: say so."""
     names = set(stored)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
-from irgraph.graph import Model
-from irgraph.tools.layerwise import LayerwiseReport
-from irgraph.tools.profiling import Profile
-from irgraph.tools.report import write_report
-from irgraph.tools.stepwise import SteppedReport
+
+# Every run asks this module about --report; the report's tools load only when one is written.
+if TYPE_CHECKING:
+    from irgraph.graph import Model
+    from irgraph.tools.layerwise import LayerwiseReport
+    from irgraph.tools.profiling import Profile
+    from irgraph.tools.stepwise import SteppedReport
 
 __all__ = ["add_report_argument", "check_report_argument", "save_report"]
 
@@ -37,6 +40,8 @@ def save_report(args: argparse.Namespace, model: Model, compared: LayerwiseRepor
     written is a warning: the comparison's verdict stays the exit status."""
     if args.report is None or compared is None:
         return
+    from irgraph.tools.report import write_report
+
     try:
         notes = write_report(args.report, compared, model, profile=profile, source=args.model)
     except OSError as err:

@@ -4,13 +4,16 @@ irgraph.tools.repro): the checks of the arguments, the bundle written on a misma
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
 from irgraph.core.errors import InputError, IrError
-from irgraph.tools.layerwise import LayerwiseReport, own_error_warning
-from irgraph.tools.repro import check_repro_directory, save_repro
-from irgraph.tools.stepwise import SteppedReport
+
+# Every run checks its arguments here; the comparison tools load only when a comparison is asked for.
+if TYPE_CHECKING:
+    from irgraph.tools.layerwise import LayerwiseReport
+    from irgraph.tools.stepwise import SteppedReport
 
 
 def check_debug_arguments(args: argparse.Namespace) -> None:
@@ -18,6 +21,8 @@ def check_debug_arguments(args: argparse.Namespace) -> None:
     if (args.truth or args.save_repro) and args.compare_with is None:
         raise CliError(f"{'--truth' if args.truth else '--save-repro'} needs --compare-with")
     if args.save_repro is not None:
+        from irgraph.tools.repro import check_repro_directory
+
         try:
             check_repro_directory(args.save_repro)
         except InputError as err:
@@ -27,6 +32,9 @@ def check_debug_arguments(args: argparse.Namespace) -> None:
 def save_bundle(report: LayerwiseReport | SteppedReport, directory: str) -> None:
     """Write the repro bundle of a mismatch and say how to run it; a bundle that cannot be written is a warning,
     the mismatch stays the verdict."""
+    from irgraph.tools.layerwise import LayerwiseReport
+    from irgraph.tools.repro import save_repro
+
     if not isinstance(report, LayerwiseReport):
         common.warn(f"no repro bundle written to {directory}: a comparison of several steps is not cut into one")
         return
@@ -44,6 +52,8 @@ def save_bundle(report: LayerwiseReport | SteppedReport, directory: str) -> None
 
 def note_a_match(report: LayerwiseReport | SteppedReport, directory: str | None) -> None:
     """On a comparison that passed: a layer whose own error still exceeds its class, and no bundle written."""
+    from irgraph.tools.layerwise import LayerwiseReport, own_error_warning
+
     if isinstance(report, LayerwiseReport) and (warning := own_error_warning(report)) is not None:
         common.warn(warning)
     if directory is not None:

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections import Counter
+from typing import TypedDict
 
 from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
@@ -125,6 +126,56 @@ def _info(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
+class PortInfo(TypedDict):
+    """A port's type as JSON: None for each part that is unknown."""
+
+    element_type: str | None
+    shape: list[int | str] | None
+
+
+class InputInfo(PortInfo):
+    name: str
+    tensor_names: list[str]
+
+
+class OutputInfo(PortInfo):
+    name: str
+    result: str
+
+
+class VariableInfo(PortInfo):
+    variable_id: str
+    read_by: str
+    assigned: bool
+
+
+class WeightsInfo(TypedDict):
+    file: str
+    bytes: int | None
+    consts: dict[str, int]
+    without_data: int
+    decompression: int
+
+
+class ModelInfo(TypedDict):
+    """What ``ir-info --json`` prints (:func:`describe`)."""
+
+    file: str
+    name: str
+    ir_version: int | None
+    layers: int
+    edges: int
+    bodies: int
+    body_layers: int
+    weights: WeightsInfo
+    inputs: list[InputInfo]
+    outputs: list[OutputInfo]
+    variables: list[VariableInfo]
+    ops: dict[str, int]
+    op_support: dict[str, str]
+    rt_info: dict[str, object]
+
+
 def _type_json(tensor_type: TensorType | None) -> tuple[str | None, list[int | str] | None]:
     """(element type, shape as JSON) of a port; (None, None) when unknown."""
     if tensor_type is None:
@@ -132,9 +183,9 @@ def _type_json(tensor_type: TensorType | None) -> tuple[str | None, list[int | s
     return str(tensor_type.element_type), tensor_type.shape.to_json()
 
 
-def describe(model: Model, path: str, weights: str) -> dict[str, object]:
+def describe(model: Model, path: str, weights: str) -> ModelInfo:
     """Everything ir-info shows, as JSON-ready data."""
-    inputs = []
+    inputs: list[InputInfo] = []
     for parameter in model.parameters:
         op = parameter.op
         assert isinstance(op, Parameter)
@@ -144,14 +195,14 @@ def describe(model: Model, path: str, weights: str) -> dict[str, object]:
             "element_type": str(op.element_type),
             "shape": op.shape.to_json(),
         })
-    outputs = []
+    outputs: list[OutputInfo] = []
     output_keys = model.output_keys()
     for result in model.results:
         element_type, shape = _type_json(common.tensor_type_of_output(model, result))
         outputs.append({"name": output_keys[result.id], "result": result.name, "element_type": element_type,
                         "shape": shape})
     written = {node.op.variable_id for node in model if isinstance(node.op, AssignBase)}
-    variables = []
+    variables: list[VariableInfo] = []
     for node in model:
         if isinstance(node.op, ReadValueBase):
             declared = node.declared_output_types[0] if node.declared_output_types else None
@@ -229,17 +280,16 @@ def _bodies(model: Model) -> list[Model]:
     return found
 
 
-def _port_text(entry: dict[str, object]) -> tuple[str, str]:
+def _port_text(entry: PortInfo) -> tuple[str, str]:
     """(element type, shape) of a JSON port entry as text; ``?`` for an unknown type."""
     if entry["element_type"] is None:
         return "?", "?"
     return str(entry["element_type"]), shape_json_text(entry["shape"])
 
 
-def format_info(info: dict[str, object]) -> str:
+def format_info(info: ModelInfo) -> str:
     """The text report (names and paths from the file escaped by :func:`irgraph.core.errors.printable`)."""
     weights = info["weights"]
-    assert isinstance(weights, dict)
     size = "missing" if weights["bytes"] is None else f"{weights['bytes']} bytes"
     consts = ", ".join(f"{count} {element_type}" for element_type, count in weights["consts"].items())
     if weights["without_data"]:
@@ -258,23 +308,23 @@ def format_info(info: dict[str, object]) -> str:
                      "converted on load)")
     lines += ["", "inputs:"]
     lines += _table([(i["name"], *_port_text(i), ", ".join(i["tensor_names"]))
-                     for i in info["inputs"]])  # type: ignore[attr-defined]
+                     for i in info["inputs"]])
     lines += ["", "outputs:"]
     lines += _table([(o["name"], *_port_text(o), f"(Result {o['result']})" if o["result"] != o["name"]
-                      else "") for o in info["outputs"]])  # type: ignore[attr-defined]
+                      else "") for o in info["outputs"]])
     if info.get("variables"):
         lines += ["", "variables (state kept between runs: ReadValue/Assign):"]
         lines += _table([(v["variable_id"], *_port_text(v),
                           f"(ReadValue {v['read_by']}{'' if v['assigned'] else ', never assigned'})")
-                         for v in info["variables"]])  # type: ignore[attr-defined]
+                         for v in info["variables"]])
     lines += ["", "ops:"]
     support = info["op_support"]
-    lines += _table([(name, str(count), support[name])  # type: ignore[index]
-                     for name, count in info["ops"].items()])  # type: ignore[attr-defined]
+    lines += _table([(name, str(count), support[name])
+                     for name, count in info["ops"].items()])
     rt_info = info.get("rt_info")
     if rt_info:
         lines += ["", "rt_info:"]
-        lines += _rt_info_lines(rt_info)  # type: ignore[arg-type]
+        lines += _rt_info_lines(rt_info)
     return "\n".join(lines)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from irgraph.cli import _common as common
 from irgraph.cli._common import CliError
@@ -26,25 +26,24 @@ from irgraph.cli._run_report import add_report_argument, check_report_argument, 
 from irgraph.cli._run_repro import check_debug_arguments, note_a_match, save_bundle
 from irgraph.core.errors import BackendUnavailableError, FeedError
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
-from irgraph.core.shapes import Shape
-from irgraph.graph import Model
-from irgraph.io.data import npz, polygraphy_json
+from irgraph.io.data import npz
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy, widened_nodes
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.state import run_steps, step_key
-from irgraph.tools import backends
 from irgraph.tools import feeds as feeds_lib
-from irgraph.tools.compare import (
-    ToleranceOverride,
-    format_comparison,
-    tolerance_text,
-)
-from irgraph.tools.feeds import FeedSource, ValueRanges
-from irgraph.tools.layerwise import LayerwiseReport, compare_with_onnxruntime, compare_with_openvino, format_report
-from irgraph.tools.profiling import Profile
+from irgraph.tools.hints import PRECISIONS
 from irgraph.tools.progress import Progress
 from irgraph.tools.step_feeds import StepFeeds, load_step_feeds, open_step_sources, save_step_inputs
-from irgraph.tools.stepwise import SteppedReport, compare_steps_with_openvino, format_stepped
+
+# A plain run prints one table: what only --compare, --compare-with, --profile, --json or Polygraphy's files
+# need is imported where those are handled, so that start-up pays for none of it (tests/test_lazy_import.py).
+if TYPE_CHECKING:
+    from irgraph.core.shapes import Shape
+    from irgraph.graph import Model
+    from irgraph.tools.compare import ToleranceOverride
+    from irgraph.tools.feeds import FeedSource, ValueRanges
+    from irgraph.tools.layerwise import LayerwiseReport
+    from irgraph.tools.stepwise import SteppedReport
 
 DESCRIPTION = """\
 Run an OpenVINO IR model (model.xml + model.bin) with NumPy and print every output
@@ -99,6 +98,7 @@ EXAMPLES = """\
 _RANGE = re.compile(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
 """What a --val-range item looks like: ``[LO,HI]`` or ``NAME:[LO,HI]``."""
 _VAL_RANGE = "--val-range"
+_N = TypeVar("_N")
 
 
 class _RunParser(common.Parser):
@@ -106,8 +106,17 @@ class _RunParser(common.Parser):
     take the model path of ``--val-range [0,1] model.xml`` as a range; items after ``--val-range`` that are no
     range are moved before the options, where they are the positional arguments they are."""
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-                         ) -> tuple[argparse.Namespace, list[str]]:
+    # argparse's own overloads (typeshed): the namespace returned is the one given, else a new Namespace.
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: None = None
+                         ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None, namespace: _N) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: _N | None = None
+                         ) -> tuple[_N | argparse.Namespace, list[str]]:
         items = list(sys.argv[1:] if args is None else args)
         positional, kept, taking_ranges = [], [], False
         for position, item in enumerate(items):
@@ -178,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "output and, with --mark, every marked tensor both expose; reports the first layer in "
                             "topological order whose output diverges; exit 1 on a mismatch")
     debug.add_argument("--device", default="CPU", help="OpenVINO device for --compare-with openvino (default: CPU)")
-    debug.add_argument("--precision", choices=backends.PRECISIONS,
+    debug.add_argument("--precision", choices=PRECISIONS,
                        help="OpenVINO inference precision hint (default: f32); also the precision the reference "
                             "of --compare was computed in, for its default tolerances (default: each tensor's type)")
     debug.add_argument("--reference-model", metavar="REF.xml",
@@ -331,7 +340,11 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         if args.save_inputs is not None:  # before the run: a run that fails can be reproduced from them
             save_step_inputs(args.save_inputs, feeds)
     layerwise = None
-    profile = Profile.of(interpreter) if args.profile else None
+    profile = None
+    if args.profile:
+        from irgraph.tools.profiling import Profile
+
+        profile = Profile.of(interpreter)
     timing = profile.attached(interpreter) if profile is not None else contextlib.nullcontext()
     with common.locating(args.model), Progress.on_terminal(sys.stderr, quiet=args.json, tty=tty) as progress, \
             timing:
@@ -352,6 +365,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
     if args.output is not None:
         npz.write_npz(args.output, stored)
     if args.save_outputs is not None:
+        from irgraph.io.data import polygraphy_json
+
         polygraphy_json.write_outputs(args.save_outputs, stored)
     marked = set(stored) - {key if steps == 1 else step_key(number, key)
                             for key in model.output_keys().values() for number in range(1, steps + 1)}
@@ -369,6 +384,8 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
         if layerwise is not None:
             summary["compare_with"] = layerwise.to_json()
             summary["ok"] = layerwise.passed
+        import json
+
         print(json.dumps(summary, indent=2))
     else:
         print("\n".join(stats_lines(stored, marked, compared_below=layerwise is not None and not in_bodies)))
@@ -376,9 +393,14 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
             print()
             print("\n".join(profile.format()))
         if comparison is not None:
+            from irgraph.tools.compare import format_comparison
+
             print()
             print(format_comparison(comparison, args.compare))
         if layerwise is not None:
+            from irgraph.tools.layerwise import LayerwiseReport, format_report
+            from irgraph.tools.stepwise import format_stepped
+
             print()
             print("\n".join(format_report(layerwise, verbose=True) if isinstance(layerwise, LayerwiseReport)
                              else format_stepped(layerwise, verbose=False)))
@@ -389,11 +411,15 @@ def _run(args: argparse.Namespace, tty: bool | None = None) -> int:
                     f"LAYER/iterK/... or LAYER/then/...): {args.compare_with} exposes no tensor of a body, so they "
                     "are kept (--output, --json) but not compared")
     if comparison is not None and not comparison.passed:
+        from irgraph.tools.compare import tolerance_text
+
         failed = ", ".join(item.name for item in comparison.failed)
         common.report(f"{args.compare}: outputs do not match the reference ({tolerance_text(atol, rtol)}): "
                       f"{failed}", common.EXIT_FAILURE)
         return common.EXIT_FAILURE
     if layerwise is not None and not layerwise.passed:
+        from irgraph.tools.layerwise import LayerwiseReport
+
         first = layerwise.culprit if isinstance(layerwise, LayerwiseReport) else layerwise.first_divergence
         where = (first.where() if first is not None else "") or args.model
         if args.save_repro is not None:
@@ -424,6 +450,9 @@ def _compare_with(args: argparse.Namespace, interpreter: Interpreter, feeds: Ste
                   progress: Progress) -> LayerwiseReport | SteppedReport:
     """Run irgraph and the reference runtime (a stateful model, or several steps, step by step, its variables
     compared after each); a missing runtime is a usage error (exit 2)."""
+    from irgraph.tools.layerwise import compare_with_onnxruntime, compare_with_openvino
+    from irgraph.tools.stepwise import compare_steps_with_openvino
+
     try:
         if args.compare_with == "onnxruntime":
             if steps > 1:

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Callable
+from typing import TypedDict
 
 import irgraph
 from irgraph.cli import _common as common
@@ -78,8 +79,8 @@ def _validate(args: argparse.Namespace) -> int:
     for report in unreadable:
         common.report(report["reason"], common.EXIT_USAGE)
     if invalid:
-        errors = sum(int(r["errors"]) for r in invalid)
-        names = ", ".join(str(r["file"]) for r in invalid)
+        errors = sum(r["errors"] for r in invalid)
+        names = ", ".join(r["file"] for r in invalid)
         common.report(f"{names}: invalid model{'s' if len(invalid) > 1 else ''} "
                       f"({errors} error{'s' if errors != 1 else ''})", common.EXIT_FAILURE)
     if unreadable:
@@ -106,25 +107,47 @@ def _filter(select: set[str] | None, ignore: set[str] | None) -> Callable[[Diagn
     return keep
 
 
+class _Counts(TypedDict):
+    file: str
+    valid: bool
+    unreadable: bool
+    errors: int
+    warnings: int
+    notes: int
+    diagnostics: list[dict[str, object]]
+
+
+class FileReport(_Counts, total=False):
+    """One file's entry in ``ir-validate --json``; ``reason`` only when the file could not be read."""
+
+    reason: str
+
+
+def _unreadable(report: FileReport, reason: str) -> FileReport:
+    report["unreadable"] = True
+    report["reason"] = reason
+    return report
+
+
 def check_file(
     path: str, weights: str | None, strict: bool, *, keep: Callable[[Diagnostic], bool] = lambda d: True,
     verbose: bool = False,
-) -> tuple[dict[str, object], list[str]]:
+) -> tuple[FileReport, list[str]]:
     """Validate one file; returns its report (diagnostics, counts) and the lines to print.
 
     ``keep`` filters diagnostics (--select/--ignore); the lines print a repeated problem once
     unless ``verbose``; the report holds every diagnostic.
     """
-    report: dict[str, object] = {"file": path, "valid": False, "unreadable": False, "errors": 0, "warnings": 0,
-                                 "notes": 0, "diagnostics": []}
+    report: FileReport = {"file": path, "valid": False, "unreadable": False, "errors": 0, "warnings": 0, "notes": 0,
+                          "diagnostics": []}
     try:
         common.require_model_files(path, weights)
         diagnostics = irgraph.validate_file(path, weights)
     except common.CliError as err:
-        return dict(report, unreadable=True, reason=str(err)), []
+        return _unreadable(report, str(err)), []
     except OSError as err:  # includes I/O errors raised as IrError subclasses
         reason = str(err) if isinstance(err, IrError) else common.describe_os_error(err)
-        return dict(report, unreadable=True, reason=reason), []
+        return _unreadable(report, reason), []
     except IrError as err:  # a reader that stops instead of reporting: one error diagnostic
         location = err.location.with_file(path)
         diagnostics = [Diagnostic("read", Severity.ERROR, err.message, location)]
@@ -132,7 +155,7 @@ def check_file(
     if unreadable is not None:  # e.g. the .bin beside the model is a directory: an I/O error (exit 2) as in ir-run
         where = unreadable.location
         reason = ": ".join(part for part in (where.prefix() or path, where.layer(), unreadable.message) if part)
-        return dict(report, unreadable=True, reason=reason), []
+        return _unreadable(report, reason), []
     diagnostics = [d for d in diagnostics if keep(d)]
     if strict:
         diagnostics = [dataclasses.replace(d, severity=Severity.ERROR) if d.severity is Severity.WARNING else d
@@ -144,8 +167,8 @@ def check_file(
     lines = [common.one_line(str(d)) for d in diagnostics] if verbose else _grouped(diagnostics)
     summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: {_plural(errors, 'error')}, " \
               f"{_plural(warnings, 'warning')}" + (f", {_plural(notes, 'note')}" if notes else "")
-    report.update(valid=not errors, errors=errors, warnings=warnings, notes=notes,
-                  diagnostics=[_diagnostic_json(d) for d in diagnostics])
+    report = {"file": path, "valid": not errors, "unreadable": False, "errors": errors, "warnings": warnings,
+              "notes": notes, "diagnostics": [_diagnostic_json(d) for d in diagnostics]}
     return report, [*lines, summary]
 
 

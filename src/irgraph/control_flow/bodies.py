@@ -29,6 +29,7 @@ import numpy as np
 
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry
+from irgraph.ops import Parameter
 
 __all__ = ["BodyBudget", "BodyInterpreter", "MakeInterpreter", "MarkedValues", "Program", "current_budget",
            "check_type", "collecting_marks", "in_body", "marked_values", "one_element", "run_budget", "want"]
@@ -195,7 +196,7 @@ class Program:
             return None
         parameter = self.body.model.node(layer_id)
         return dtype, (f"{what} gives {{}}{{}} to body Parameter {layer_id} ({parameter.name!r}), which declares "
-                       f"{parameter.op.element_type}; element types must match")  # type: ignore[attr-defined]
+                       f"{parameter.op_as(Parameter).element_type}; element types must match")
 
     def check_bound(self, bound: set[int]) -> None:
         """Refuse a body Parameter the body reads that no port map entry, back edge or special port gives."""
@@ -208,7 +209,7 @@ class Program:
 
 def _declared_dtype(parameter: Node) -> np.dtype | None:
     """The NumPy dtype of the values a body Parameter declares, None when it takes any (dynamic, strings)."""
-    element_type = parameter.op.element_type  # type: ignore[attr-defined]
+    element_type = parameter.op_as(Parameter).element_type
     if element_type.is_dynamic or element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind in "OU":
         return None
     return np.dtype(element_type.numpy_dtype)

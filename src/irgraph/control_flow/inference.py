@@ -122,13 +122,13 @@ def infer_iterations(
         outer = outer_input(entry, input_types)
         check_fed(f"<{body.port_map_tag}> {entry.describe()}", outer, parameter)
         # Loop gives its body Parameters the outer element types; TensorIterator only the shapes.
-        element_type = outer.element_type if loop else parameter.op.element_type  # type: ignore[attr-defined]
+        element_type = outer.element_type if loop else parameter.op_as(Parameter).element_type
         shape = outer.shape
-        if entry.sliced and not shape.rank_is_dynamic:
+        if entry.axis is not None and not shape.rank_is_dynamic:  # sliced
             part_size = 1 if entry.part_size is None else entry.part_size
             if part_size <= 0:
                 raise OpError(f"{entry.describe()} part_size must be positive. Got: {part_size}")
-            axis = _axis(entry.axis, shape.rank, entry.describe(), negative=loop)  # type: ignore[arg-type]
+            axis = _axis(entry.axis, shape.rank, entry.describe(), negative=loop)
             if not loop and shape[axis].is_static:
                 size = shape[axis].value
                 start = _positive(0 if entry.start is None else entry.start, size)
@@ -171,7 +171,7 @@ def check_fed(what: str, fed: TensorType, parameter: Node) -> TensorType:
     computes them in a type the file never declared (a TensorIterator keeps the declared type and reads the
     bytes as that): both differ from what the file says, so the file is refused.
     """
-    declared = parameter.op.element_type  # type: ignore[attr-defined]
+    declared = parameter.op_as(Parameter).element_type
     if fed.element_type != declared and not (fed.element_type.is_dynamic or declared.is_dynamic):
         raise OpError(f"{what} feeds {fed.element_type} to body Parameter {parameter.id} ({parameter.name!r}), "
                       f"which declares {declared}; element types must match")

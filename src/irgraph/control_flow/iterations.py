@@ -34,6 +34,7 @@ from irgraph.control_flow.bodies import MakeInterpreter, Program, check_type, cu
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Body, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
+from irgraph.ops import Parameter
 from irgraph.ops.plan_step import PlanStep
 
 __all__ = ["Iterations"]
@@ -200,11 +201,11 @@ class Iterations(PlanStep):
 
     def _iteration_counter(self, program: Program, entry: PortMapEntry) -> tuple[int, np.dtype, tuple[int, ...]]:
         slot = program.parameter(entry)
-        parameter = program.body.model._nodes[entry.internal_layer_id]
-        element_type = parameter.op.element_type  # type: ignore[attr-defined]
+        parameter = program.body.model._nodes[entry.internal_layer_id].op_as(Parameter)
+        element_type = parameter.element_type
         if element_type.numpy_dtype is None or np.dtype(element_type.numpy_dtype).kind not in "iu":
             raise OpError(f"the current_iteration Parameter has element type {element_type}; it must be an integer")
-        shape = parameter.op.shape  # type: ignore[attr-defined]
+        shape = parameter.shape
         dims = shape.to_tuple() if not shape.rank_is_dynamic and shape.is_static else ()
         if math.prod(dims) != 1:
             raise OpError(f"the current_iteration Parameter has shape {shape}; it must hold one element")
@@ -315,7 +316,7 @@ class Iterations(PlanStep):
     def _outputs(
         self, last: list[np.ndarray] | None, gathered: list[list[np.ndarray]], inputs: Sequence[np.ndarray]
     ) -> list[np.ndarray]:
-        produced: list[np.ndarray | None] = [None] * self.node.num_outputs
+        produced: dict[int, np.ndarray] = {}
         for port, position, result_id in self.last:
             if last is not None:
                 produced[port] = last[position]
@@ -334,7 +335,10 @@ class Iterations(PlanStep):
             if sliced.stride < 0:
                 parts = parts[::-1]
             produced[port] = np.concatenate(parts, axis=sliced.axis(parts[0].ndim))
-        return produced  # type: ignore[return-value]
+        missing = [port for port in range(self.node.num_outputs) if port not in produced]
+        if missing:  # inference refuses such a layer first
+            raise OpError(f"output {missing[0]} of the layer has no port map output entry")
+        return [produced[port] for port in range(self.node.num_outputs)]
 
     def _zeros(self, port: int) -> np.ndarray:
         """Zeros of outer output ``port``'s inferred type, unknown dims 0 (what a Loop of no iteration gives)."""

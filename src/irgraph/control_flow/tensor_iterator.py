@@ -48,7 +48,10 @@ class _TensorIteratorRunner(Iterations):
                 raise OpError(f"the sliced inputs give different numbers of iterations: {sorted(counts)}")
             return counts.pop(), False
         for port, _, sliced, _ in self.concatenated:  # the plugin counts the parts of a static concatenated output
-            shape = self.node.output_types[port].shape  # type: ignore[union-attr]
+            inferred = self.node.output_types[port]
+            if inferred is None:  # not inferred: nothing known to count
+                continue
+            shape = inferred.shape
             dim = None if shape.rank_is_dynamic else shape[sliced.axis(shape.rank)]
             if dim is not None and dim.is_static:
                 return dim.value // abs(sliced.stride), False

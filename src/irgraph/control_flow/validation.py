@@ -99,9 +99,11 @@ def _check_declared_shapes(node: Node, body: Body, input_types: list[TensorType 
                           value.shape))
     for what, layer_id, shape in given:
         parameter = model._nodes.get(layer_id)
-        declared = getattr(parameter.op, "shape", None) if parameter is not None else None
+        if parameter is None:
+            continue
+        declared = getattr(parameter.op, "shape", None)
         if isinstance(declared, Shape) and not declared.compatible(shape):
-            warning(CODE, f"{what} gives shape {shape} to body Parameter {layer_id} ({parameter.name!r}), which "  # type: ignore[union-attr]
+            warning(CODE, f"{what} gives shape {shape} to body Parameter {layer_id} ({parameter.name!r}), which "
                     f"declares {declared}; OpenVINO takes the shape given", node.location)
 
 

@@ -7,11 +7,12 @@ Sub-byte types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) are held in memory one elem
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from irgraph.core.errors import IrParseError
+from irgraph.core.errors import IrError, IrParseError
 
 
 class ElementType(enum.Enum):
@@ -58,6 +59,13 @@ class ElementType(enum.Enum):
         return f"ElementType.{self.name}"
 
     @property
+    def dtype(self) -> np.dtype:
+        """``numpy_dtype`` of a type that has values: every type but ``dynamic``, for which IrError."""
+        if self.numpy_dtype is None:
+            raise IrError(f"element type {self} has no values, hence no NumPy dtype")
+        return self.numpy_dtype
+
+    @property
     def is_dynamic(self) -> bool:
         """True for the ``dynamic`` (unspecified) type."""
         return self is ElementType.DYNAMIC
@@ -102,6 +110,28 @@ class ElementType(enum.Enum):
         return found
 
     @classmethod
+    def of(cls, value: ElementTypeLike) -> ElementType:
+        """An element type from what a user may write for one: an ElementType, an IR name (``"f32"``, any case)
+        or a NumPy dtype or scalar type (``np.float32``, ``np.dtype("int64")``, ``"float32"``).
+
+        IR names come first where the two spellings collide: ``"f16"`` and ``"i8"`` are IR's f16 and i8
+        (NumPy reads them as float128 and int64). IrParseError for anything else.
+        """
+        if isinstance(value, ElementType):
+            return value
+        if isinstance(value, str):
+            found = _BY_IR_NAME.get(value.lower())
+            if found is not None:
+                return found
+        try:
+            dtype = np.dtype(value)
+        except TypeError:
+            raise IrParseError(
+                f"{value!r} is not an element type (an IR name like 'f32', or a NumPy dtype like np.float32)"
+            ) from None
+        return cls.from_numpy(dtype)
+
+    @classmethod
     def from_numpy(cls, dtype: np.dtype | type) -> ElementType:
         """The element type whose in-memory dtype is ``dtype`` (exact dtypes only, no casts)."""
         dtype = np.dtype(dtype)
@@ -116,6 +146,9 @@ class ElementType(enum.Enum):
             raise IrParseError(f"NumPy dtype {dtype} has no IR element type")
         return found
 
+
+ElementTypeLike = ElementType | str | np.dtype[Any] | type[np.generic]
+"""What a builder takes for an element type (:meth:`ElementType.of`): ``"f32"``, ``np.float32``, ``np.dtype("f4")``."""
 
 _BY_IR_NAME: dict[str, ElementType] = {t.ir_name: t for t in ElementType}
 _BY_IR_NAME["undefined"] = ElementType.DYNAMIC

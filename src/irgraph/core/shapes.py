@@ -283,11 +283,11 @@ class Shape:
         """The largest element count this shape allows (None if unbounded)."""
         if self.dims is None:
             return None
-        if any(d.max == 0 for d in self.dims):
+        maxima = [d.max for d in self.dims]
+        if 0 in maxima:
             return 0
-        if any(d.max is None for d in self.dims):
-            return None
-        return math.prod(d.max for d in self.dims)  # type: ignore[misc]
+        bounded = [bound for bound in maxima if bound is not None]
+        return math.prod(bounded) if len(bounded) == len(maxima) else None
 
     def accepts(self, sizes: Sequence[int]) -> bool:
         """True when a concrete shape fits this partial shape."""

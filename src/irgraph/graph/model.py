@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType, ElementTypeLike
 from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
@@ -102,6 +102,8 @@ class Model:
 
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
+        if source.model is not None:  # the model keeps plain handles: no port in it refers back to it
+            source = OutputPort(source.node_id, source.index)
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
         if not 0 <= source.index < producer_node.num_outputs:
             raise GraphError(
@@ -357,16 +359,17 @@ class Model:
         return [parameter.name, *(n for n in parameter.tensor_names[0] if n != parameter.name)]
 
     # ------------------------------------------------------------------------------ builder
-    def parameter(self, name: str, shape: Any, element_type: ElementType | str = "f32") -> OutputPort:
-        """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed)."""
+    def parameter(self, name: str, shape: Any, element_type: ElementTypeLike = "f32") -> OutputPort:
+        """Add a model input of partial ``shape`` (``-1``/``?``/``"1..8"`` dims allowed); ``element_type`` is an IR
+        name or a NumPy dtype (``"f32"``, ``np.float32``)."""
         op = Parameter(shape=Shape.of(shape), element_type=_element_type(element_type))
         node = self.add_node(op, name)
         node.tensor_names[0] = [name]
-        return OutputPort(node.id, 0)
+        return OutputPort(node.id, 0, self)
 
-    def const(self, value: Any, element_type: ElementType | str | None = None, name: str | None = None) -> OutputPort:
+    def const(self, value: Any, element_type: ElementTypeLike | None = None, name: str | None = None) -> OutputPort:
         """Add a constant (Python ints become i64, floats f32, unless ``element_type`` says otherwise)."""
-        return OutputPort(self.add_node(Const.of(value, element_type), name).id, 0)
+        return OutputPort(self.add_node(Const.of(value, element_type), name).id, 0, self)
 
     def split(
         self, data: OutputPort, axis: int | OutputPort, num_splits: int, name: str | None = None
@@ -374,7 +377,7 @@ class Model:
         """Split-1: ``num_splits`` equal parts along ``axis`` (an int becomes an i64 scalar Const)."""
         axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
         node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
-        return tuple(OutputPort(node.id, i) for i in range(node.num_outputs))
+        return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
     def variadic_split(
         self,
@@ -387,11 +390,11 @@ class Model:
         axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
         lengths_port = lengths if isinstance(lengths, OutputPort) else self.const(np.asarray(lengths, np.int64))
         node = self.add_node(VariadicSplit(), name, [data, axis_port, lengths_port])
-        return tuple(OutputPort(node.id, i) for i in range(node.num_outputs))
+        return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
     def concat(self, values: Sequence[OutputPort], axis: int, name: str | None = None) -> OutputPort:
         """Concat-1: join ``values`` along ``axis``."""
-        return OutputPort(self.add_node(Concat(axis=axis), name, list(values)).id, 0)
+        return OutputPort(self.add_node(Concat(axis=axis), name, list(values)).id, 0, self)
 
     def result(self, value: OutputPort, name: str | None = None) -> Node:
         """Add a model output; it is keyed by ``name`` (also given to an unnamed producer port)."""
@@ -407,5 +410,5 @@ class Model:
         return f"Model({self.name!r}, {len(self)} nodes)"
 
 
-def _element_type(value: ElementType | str) -> ElementType:
-    return value if isinstance(value, ElementType) else ElementType.from_ir_name(value)
+def _element_type(value: ElementTypeLike) -> ElementType:
+    return ElementType.of(value)

@@ -9,8 +9,6 @@ Extraction (``irgraph.tools.extract``) and marking (``irgraph.runtime.marking``)
 
 from __future__ import annotations
 
-import difflib
-
 from irgraph.core.errors import ExtractError, Location, printable
 from irgraph.graph.model import Model
 from irgraph.graph.node import Node
@@ -85,6 +83,7 @@ class TensorNames:
 
     def _suggestions(self, spec: str) -> str:
         candidates = list(dict.fromkeys([*self.tensors, *self.layers]))
+        import difflib  # here: only a name not found pays for it
         close = difflib.get_close_matches(spec, candidates, n=MAX_SUGGESTIONS, cutoff=0.6)
         return f"; close matches: {', '.join(_q(c) for c in close)}" if close else ""
 

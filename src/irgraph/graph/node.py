@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
-from irgraph.core.errors import Location
+from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import TensorType
+from irgraph.graph.ports import OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
+
+OpT = TypeVar("OpT", bound=Op)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,5 +88,18 @@ class Node:
         """The IR layer ``type``."""
         return getattr(self.op, "op_type", "") or self.op.type_name
 
+    @property
+    def outputs(self) -> list[OutputPort]:
+        """The node's output ports in order (handles to pass on to ``Model.add_node`` or the op builders)."""
+        return [OutputPort(self.id, index) for index in range(self.num_outputs)]
+
     def __repr__(self) -> str:
         return f"Node({self.id}, {self.name!r}, {self.op!r})"
+
+    def op_as(self, kind: type[OpT]) -> OpT:
+        """This node's op as a ``kind`` (a Parameter, a Const...), for callers that know which op a layer holds;
+        GraphError when it holds another."""
+        if not isinstance(self.op, kind):
+            raise GraphError(f"layer {self.id} ({self.name!r}) is a {self.type_name}, not a {kind.__name__}",
+                             self.location)
+        return self.op

@@ -15,7 +15,6 @@ import errno
 import os
 import signal
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import BinaryIO
 
@@ -169,6 +168,8 @@ def _write_temporary(path: str, write: Writer, temporaries: list[tuple[str, str]
     directory, name = os.path.split(os.path.abspath(path))
     with signals_held():
         # A shortened prefix keeps the temporary name legal wherever the destination's name is (255 bytes).
+        import tempfile  # here: it imports shutil and random, which a run writing nothing never needs
+
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name[:60]}.", suffix=".tmp")
         temporaries.append((temporary, path))
         opened = os.fdopen(handle, "wb")  # owns the descriptor from here (closed even if a held signal raises)

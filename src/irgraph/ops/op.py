@@ -21,6 +21,8 @@ from irgraph.ops.plan_step import PlanStep
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
 
+_OpT = TypeVar("_OpT", bound="Op")
+
 @dataclass(frozen=True)
 class InputSpec:
     """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
@@ -274,7 +276,7 @@ class Op(PlanStep):
         return found
 
     @classmethod
-    def from_attributes(cls, attributes: Mapping[str, str], **values: Any) -> Op:
+    def from_attributes(cls: type[_OpT], attributes: Mapping[str, str], **values: Any) -> _OpT:
         """Build the op from attribute texts (as read from ``<data>``); unknown keys are ignored.
 
         Missing attributes take their defaults; a missing required one is an error.
@@ -346,17 +348,18 @@ class Op(PlanStep):
         ``bound_inputs``, the other inputs exact; None when the op does not propagate bounds.
         """
         movable = self.bound_inputs
-        if movable == () or not values or any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if movable == () or not values or len(known) < len(values):
             return None
-        indices = range(len(values)) if movable is None else movable
-        if any(not values[i].is_exact for i in range(len(values)) if i not in indices):  # type: ignore[union-attr]
+        indices = range(len(known)) if movable is None else movable
+        if any(not known[i].is_exact for i in range(len(known)) if i not in indices):
             return None
         try:
-            shapes = self.output_shapes([v.lower for v in values])  # type: ignore[union-attr]
+            shapes = self.output_shapes([v.lower for v in known])
             if shapes is not None and any(math.prod(shape) > BOUNDS_LIMIT for shape in shapes):
                 return None
-            lower = self.evaluate([v.lower for v in values])  # type: ignore[union-attr]
-            upper = self.evaluate([v.upper for v in values])  # type: ignore[union-attr]
+            lower = self.evaluate([v.lower for v in known])
+            upper = self.evaluate([v.upper for v in known])
         except (OpError, ValueError, IndexError):
             return None
         return [PartialValue(low, high) for low, high in zip(lower, upper, strict=True)]

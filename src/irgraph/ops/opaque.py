@@ -6,7 +6,6 @@ the named opset does not contain: :func:`irgraph.ops.catalogue.classify` tells w
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ def closest_type(op_type: str) -> str:
     if versions_of(op_type):
         return ""
     names = sorted({entry.ir_name for entry in all_versions()})
+    import difflib  # here: only an unknown type pays for it
     close = difflib.get_close_matches(op_type, names, n=1, cutoff=0.75)
     return f"; did you mean {close[0]!r}?" if close else ""
 

@@ -11,7 +11,8 @@ policy, irgraph's default. OpenVINO's CPU plugin fuses the chain into the MatMul
 it in f32, so its weights are ``(w - zero_point) * scale`` rounded once, to f32: the ``"f32"`` policy. Measured on
 openvino 2026.4.1 with NNCF 3.4 output (int8, int4, int3, nf4 and fp4, symmetric and asymmetric, grouped): the CPU
 plugin's Gather of such a weight equals the f32 policy's values bit for bit, and it does so whether or not the
-chain carries the ``decompression`` rt_info mark, so chains are recognised by their structure, as the plugin does.
+chain carries the ``decompression`` rt_info mark, so chains are recognised by their structure, as the plugin does
+(:mod:`irgraph.analysis.decompression_chains`, which folding and ``ir-diff`` share).
 """
 
 from __future__ import annotations
@@ -21,39 +22,23 @@ from typing import Literal
 
 import numpy as np
 
+from irgraph.analysis.decompression_chains import decompression_chains
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.core.element_types import ElementType
-from irgraph.graph import Model, Node, OutputPort
+from irgraph.graph import Model
 from irgraph.ops import Op
 
 DecompressionPolicy = Literal["ir", "f32"]
 POLICIES: tuple[DecompressionPolicy, ...] = ("ir", "f32")
 
-COMPRESSED_TYPES = frozenset({
-    ElementType.U8, ElementType.I8, ElementType.U4, ElementType.I4, ElementType.NF4,
-    ElementType.F8E4M3, ElementType.F8E5M2, ElementType.F4E2M1,
-})
-"""Element types a compressed weight is stored in."""
-
-_CHAIN_OPS = frozenset({"Convert", "Subtract", "Multiply", "Reshape", "Unsqueeze", "Squeeze", "Transpose"})
-"""What a decompression chain is made of between its Consts and its closing Convert to f32."""
-
 
 def widened_nodes(model: Model) -> frozenset[int]:
-    """The layers of ``model`` whose f16 values the ``"f32"`` policy computes in f32.
-
-    A chain is a constant sub-graph of ``_CHAIN_OPS`` that closes with a Convert from f16 to f32, holds at least one
-    Convert of a Const in a compressed type, and whose values nothing outside the chain reads (a value read
-    elsewhere keeps the IR's f16, so the rest of the model sees what the IR says).
+    """The layers of ``model`` whose f16 values the ``"f32"`` policy computes in f32: in each decompression chain
+    (:func:`irgraph.analysis.decompression_chains.decompression_chains`) that holds a Convert of a Const in a
+    compressed type, the layers above the Convert from f16 to f32 that closes it. A chain whose values something
+    else reads is no chain, so the rest of the model sees what the IR says.
     """
     ensure_shapes(model)
-    widened: set[int] = set()
-    for node in model:
-        if _closes_chain(model, node):
-            chain = _chain_above(model, node)
-            if chain is not None:
-                widened.update(chain)
-    return frozenset(widened)
+    return frozenset(layer for chain in decompression_chains(model) for layer in chain.widened)
 
 
 def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]]:
@@ -61,44 +46,3 @@ def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]
     (Subtract, Multiply) is f32. A Convert to f16 still rounds, as in the CPU plugin: exact for integer, f8 and f4
     weights, and what it does to nf4's levels (``Convert nf4 -> f16`` then an f32 Multiply, measured)."""
     return op, [a.astype(np.float32) if a.dtype == np.float16 else a for a in arguments]
-
-
-def _closes_chain(model: Model, node: Node) -> bool:
-    if node.op.type_name != "Convert" or getattr(node.op, "destination_type", None) is not ElementType.F32:
-        return False
-    (source,) = model.input_sources(node)
-    source_type = model.output_type(source) if source is not None else None
-    return source_type is not None and source_type.element_type is ElementType.F16
-
-
-def _chain_above(model: Model, end: Node) -> set[int] | None:
-    """The non-Const layers of the chain that ``end`` closes, or None when what feeds it is no chain."""
-    chain: set[int] = set()
-    compressed = False
-    pending = list(model.input_sources(end))
-    while pending:
-        source = pending.pop()
-        if source is None:
-            return None
-        node = model.node(source.node_id)
-        if node.op.type_name == "Const":
-            continue
-        if node.op.type_name not in _CHAIN_OPS or node.num_outputs != 1:
-            return None
-        if node.id in chain:
-            continue
-        chain.add(node.id)
-        sources = model.input_sources(node)
-        if node.op.type_name == "Convert" and sources[0] is not None:
-            producer = model.node(sources[0].node_id)
-            source_type = model.output_type(sources[0])
-            compressed |= producer.op.type_name == "Const" and source_type is not None \
-                and source_type.element_type in COMPRESSED_TYPES
-        pending.extend(sources)
-    if not compressed:
-        return None
-    for node_id in chain:
-        for port in model.consumers(OutputPort(node_id, 0)):
-            if port.node_id not in chain and port.node_id != end.id:
-                return None
-    return chain

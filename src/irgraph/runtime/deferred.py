@@ -9,12 +9,12 @@ one copy and the memory of its inputs and outputs, as OpenVINO's in-place Split 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from irgraph.core.errors import ResourceLimitError
-from irgraph.ops import Op
 
 MAX_PARTS = 4096
 """A deferred Concat with more parts than this (counting nested ones) is written at once."""
@@ -91,9 +91,11 @@ class Joined:
 
     def materialize(self) -> np.ndarray:
         """The joined array, written now (once) into fresh memory."""
-        if self.array is None:
-            self.write(np.empty(self.shape, self.dtype))
-        return self.array  # type: ignore[return-value]
+        array = self.array
+        if array is None:
+            array = np.empty(self.shape, self.dtype)
+            self.write(array)  # which makes it self.array
+        return array
 
     def write(self, target: np.ndarray) -> None:
         """Write the joined data into ``target`` (of this shape and dtype); it becomes the array."""
@@ -126,9 +128,17 @@ def dense(value: Any) -> Any:
     return value.materialize() if type(value) is Joined else value
 
 
-def join(op: Op, inputs: list[Any], limit: int) -> Any:
+class Joining(Protocol):
+    """What a join asks of its op (Concat, the one op whose traits say ``joins_inputs``)."""
+
+    def check_inputs(self, inputs: Sequence[Any]) -> int:
+        """The checks the op's ``evaluate`` makes on ``inputs``; the axis they are joined along."""
+        ...
+
+
+def join(op: Joining, inputs: list[Any], limit: int) -> Any:
     """A join (Concat) without copying: check as its ``evaluate`` does, then list the parts."""
-    axis = op.check_inputs(inputs)  # type: ignore[attr-defined]
+    axis = op.check_inputs(inputs)
     parts: list[Any] = []
     count, depth, length = 0, 1, 0
     for value in inputs:

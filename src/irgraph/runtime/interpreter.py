@@ -141,7 +141,7 @@ class Interpreter:
                     raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
                                           f"models with, holds at most {MAX_RANK} dimensions", node.location)
         for parameter in model.parameters:
-            if parameter.op.element_type.is_dynamic:  # type: ignore[attr-defined]
+            if parameter.op_as(Parameter).element_type.is_dynamic:
                 raise EvaluationError(
                     f"input {parameter.name!r} has a dynamic element type, so the model cannot run (OpenVINO "
                     "refuses to compile it too): give the Parameter a concrete element_type",
@@ -240,7 +240,8 @@ class Interpreter:
                     started = time.perf_counter()
                 arguments = [values[slot] for slot in inputs]
                 if kind is _JOIN:
-                    produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # a Concat
+                    # JOIN steps are planned for Concat only (traits.joins_inputs): the Step types its op as any step's
+                    produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # see above
                 elif kind is _SPLIT:
                     produced = op.evaluate([arguments[0], *map(dense, arguments[1:])])
                 else:
@@ -258,7 +259,8 @@ class Interpreter:
                     elif kind is _IN_PLACE:
                         donated = in_place.donor(arrays, inputs, private)
                         # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
-                        produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
+                        produced = (op.evaluate_into(arrays, donated[0])  # type: ignore[attr-defined]  # see above
+                                    if donated else op.evaluate(arrays))
                         donated = ()  # no stale reference: in_place counts them
                     else:
                         produced = op.evaluate(arrays)
@@ -279,10 +281,10 @@ class Interpreter:
                 produced, value = (), None  # no stale references: in_place counts them
                 if on_step_time is not None:
                     on_step_time(node, time.perf_counter() - started)
-        except OpError as err:
-            raise EvaluationError(err.message, node.location) from None  # type: ignore[union-attr]
+        except OpError as err:  # node is None only before the first step, where nothing raises
+            raise EvaluationError(err.message, None if node is None else node.location) from None
         except IrError as err:
-            raise err.locate(node.location) from None  # type: ignore[union-attr]
+            raise (err if node is None else err.locate(node.location)) from None
 
     def reset_state(self, variable_id: str | None = None) -> None:
         """Forget the value of every variable (or of one): the next run reads their initial values."""
@@ -389,7 +391,7 @@ def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int
     """Check a feed against its Parameter's element type (exactly, no casts) and partial shape."""
     array = np.asarray(array)
     check_feed_type(parameter, name, array.dtype, array.shape, element_limit)
-    if parameter.op.element_type is ElementType.STRING:  # type: ignore[attr-defined]
+    if parameter.op_as(Parameter).element_type is ElementType.STRING:
         array = array.astype(object)
     return array
 
@@ -398,7 +400,7 @@ def check_feed_type(
     parameter: Node, name: str, dtype: np.dtype, shape: tuple[int, ...], element_limit: int
 ) -> None:
     """:func:`check_feed` on a feed's dtype and shape alone: file headers are checked before their data is read."""
-    op: Parameter = parameter.op  # type: ignore[assignment]
+    op = parameter.op_as(Parameter)
     expected = op.element_type
     if expected is ElementType.STRING:
         if dtype.kind not in "UO":

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.errors import IrError
+from irgraph.core.errors import GraphError, IrError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
@@ -110,6 +110,10 @@ class _Planner:
     """Each slot's last reader (its position in ``steps``)."""
     result_slots: dict[int, Slot] = field(default_factory=dict)
     runs_bodies: bool = False
+    unfolded_readers: dict[PortKey, int] = field(default_factory=dict)
+    """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
+    of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
+    point -> times the scale) are not all held until the plan is done, only the weight it ends in."""
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -127,15 +131,35 @@ class _Planner:
         op = op.plan_step(node, self.body_interpreter)  # TensorIterator, Loop, If: a runner of their bodies
         if node.bodies:
             self.runs_bodies = True
+        connected = [source for source in sources if source is not None]
+        if len(connected) < len(sources):  # shape inference refuses it first; the plan has no slot to read
+            raise GraphError(f"{node.type_name} layer {node.id} ({node.name!r}) has an input no edge feeds",
+                             node.location)
         slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
-        inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in sources)  # type: ignore[union-attr]
+        inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in connected)
         outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
         kind = self._kind(node, op, inputs, outputs)
         if kind is None:
+            self._drop_folded(connected, inputs)
             return
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
         self.steps.append(Step(node, kind, self.state.bind(node, op, inputs, self.constants), inputs, outputs))
+
+    def _drop_folded(self, sources: Sequence[OutputPort], inputs: tuple[Slot, ...]) -> None:
+        """Drop the constants no reader still to be planned needs (a step's inputs, Results' and marks' tensors
+        are never counted down: they are absent from ``unfolded_readers`` or read by a step)."""
+        remaining = self.unfolded_readers
+        for source, slot in zip(sources, inputs, strict=True):
+            key = (source.node_id, source.index)
+            count = remaining.get(key)
+            if count is None:
+                continue
+            if count > 1:
+                remaining[key] = count - 1
+            elif slot not in self.last_use:  # no step reads it
+                del remaining[key]
+                self.constants.pop(slot, None)
 
     def _kind(self, node: Node, op: Any, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...]) -> StepKind | None:
         """How ``op`` runs; None when it was computed now (a Const, a layer of constant inputs)."""
@@ -191,10 +215,13 @@ def build_plan(
                        widened_nodes(model) if widen_f16 else frozenset())
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
+    marks = list(marks)  # read twice: what may be dropped, then the marked slots
     needed = model.reachable_from_results()
-    for node in model.topological_order():
-        if node.id in needed:
-            planner.add(node, model.input_sources(node))
+    order = [node for node in model.topological_order() if node.id in needed]
+    sources = {node.id: model.input_sources(node) for node in order}
+    planner.unfolded_readers = _droppable_readers(order, sources, marks)
+    for node in order:
+        planner.add(node, sources[node.id])
     output_keys = model.output_keys()
     # Outputs in model output order (Result document order), not in the topological order of the walk.
     results = [(output_keys[node.id], planner.result_slots[node.id])
@@ -208,6 +235,25 @@ def build_plan(
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
             template[slot] = value
     return Plan(steps, planner.slots, parameters, feeds, results, marked, template, planner.runs_bodies)
+
+
+def _droppable_readers(order: list[Node], sources: dict[int, list[OutputPort | None]], marks: Iterable[Mark]
+                       ) -> dict[PortKey, int]:
+    """How many layers read each tensor, for the tensors whose value may be dropped once all its readers are
+    folded: not those a Result returns or a mark keeps."""
+    readers: dict[PortKey, int] = {}
+    kept = {(mark.port.node_id, mark.port.index) for mark in marks}
+    for node in order:
+        for source in sources[node.id]:
+            if source is None:
+                continue
+            key = (source.node_id, source.index)
+            if isinstance(node.op, Result):
+                kept.add(key)
+            readers[key] = readers.get(key, 0) + 1
+    for key in kept:
+        readers.pop(key, None)
+    return readers
 
 
 def _frees(planner: _Planner, kept: set[Slot]) -> dict[int, list[Slot]]:

@@ -70,9 +70,10 @@ class Variables:
         for node in model:
             op = node.op
             if isinstance(op, ReadValueBase):
-                self.declared[op.variable_id] = Variable(
-                    op.variable_id, node.output_types[0], node, assigns.get(op.variable_id)  # type: ignore[arg-type]
-                )
+                inferred = node.output_types[0]
+                if inferred is None:  # the interpreter infers the model first
+                    raise EvaluationError("the ReadValue's output type is not inferred", node.location)
+                self.declared[op.variable_id] = Variable(op.variable_id, inferred, node, assigns.get(op.variable_id))
         self._values: dict[str, np.ndarray] = {}
         self._pending: dict[str, tuple[Node, np.ndarray]] = {}
         self._constant_initial: dict[str, np.ndarray] = {}
@@ -155,7 +156,7 @@ class Variables:
         return stored
 
     def _initial_without_run(self, variable: Variable) -> np.ndarray:
-        op: ReadValueBase = variable.read.op  # type: ignore[assignment]
+        op = variable.read.op_as(ReadValueBase)
         sources = self.model.input_sources(variable.read)
         if not sources:
             try:

@@ -16,6 +16,7 @@ import numpy as np
 
 from irgraph.graph import Node
 from irgraph.ops import Op
+from irgraph.ops.plan_step import PlanStep
 
 Shapes = list[tuple[int, ...]] | None
 ShapeRule = Callable[[Sequence[np.ndarray]], Shapes]
@@ -62,15 +63,16 @@ def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
     return None
 
 
-def shape_rule(node: Node, op: object) -> ShapeRule:
+def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
     """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
+    shapes = [t.shape for t in node.output_types if t is not None]
     types = node.output_types
-    if types and all(t is not None and t.shape.is_static for t in types):
-        return _Settled([t.shape.to_tuple() for t in types])  # type: ignore[union-attr] # None excluded above
+    if types and len(shapes) == len(types) and all(shape.is_static for shape in shapes):
+        return _Settled([shape.to_tuple() for shape in shapes])
     if isinstance(op, Op) and op.forwards_values and len(types) == 1:
         # Its output holds an input's values (Reshape, Convert), as many as that input, which is within the
         # limit already: nothing to check before it runs, and its shape rule (a pattern's values) is not free.
         return _unasked
     if isinstance(op, Op) and not op.shapes_read_values():
         return _Remembered(op)
-    return op.output_shapes  # type: ignore[attr-defined] # values matter, or a PlanStep's None
+    return op.output_shapes  # values matter, or a PlanStep that answers None

@@ -32,14 +32,13 @@ from irgraph.core.errors import (
     printable,
 )
 from irgraph.io.data.npz import is_ml_dtype
+from irgraph.tools.hints import PRECISIONS
 
 __all__ = [
     "Found", "OpenVinoSession", "PRECISIONS", "PerfCounter", "ReferenceRun", "TensorRequest",
     "backend_version", "require", "run_onnxruntime", "run_openvino",
 ]
 
-PRECISIONS = ("f32", "f16", "bf16")
-"""OpenVINO inference precision hints ``--precision`` takes."""
 
 def require(name: str) -> None:
     """Raise BackendUnavailableError unless ``name`` can be imported; does not import it.

@@ -1,11 +1,12 @@
 """diff_models(a, b): a structural diff of two IR models, layer by layer.
 
-Layers are matched in three passes: by name (the k-th layer called N in one model with the k-th
-called N in the other, in topological order); then, from every matched pair, an unmatched producer
-of the same type at the same input (and output index) on both sides, and the only unmatched
-consumer of a type at an input on both sides; then what is left by position in topological order
-among the unmatched layers of the same type. Layers still unmatched are reported as added or
-removed. Every pass is linear in the size of the models.
+Layers are matched in three passes (``irgraph.tools.diff_matching``): by name (the k-th layer called N in one model
+with the k-th called N in the other, in topological order); then, from every matched pair, an unmatched producer
+of the same kind at the same input (and output index) on both sides, and the only unmatched consumer of a kind at
+an input on both sides; then what is left by position in topological order among the unmatched layers of the same
+kind. A kind is the type and the output element types (and shapes where nothing else ties the pair): a rename is
+reported only between layers that are the same thing. Layers still unmatched are reported as added or removed.
+Every pass is linear in the size of the models.
 
 For each matched pair the diff compares the op type and version, the attributes (as the file
 writes them, plus ``<data>`` attributes the op does not declare), the number of ports, where each
@@ -22,6 +23,12 @@ net-level rt_info entries OpenVINO stamps on every file it saves (``<info name="
 Runtime">`` and ``<Runtime_version>``), so that a file OpenVINO writes and the file irgraph
 writes for the same model are equivalent.
 
+Two options say what else a tool's rewrite may change. ``weights_as_values``: a compressed weight (fp16, int8,
+int4, nf4 ... decompression chains, ``irgraph.tools.diff_weights``) is the Const it decompresses to, its values
+compared with the other side's within the compression's rounding, and the compression's rt_info marks are
+ignored; every such weight's largest change is kept in ``ModelDiff.weight_changes``. ``ignore_generated_names``:
+names a tool made up (``Constant_123``, ``Const_1``) neither match layers by name nor count as renamed.
+
 A type that differs at a layer after another difference (a changed Parameter shape, a changed
 split length, a rewired input changes the types after it) is a *derived* difference: kept apart in
 ``ModelDiff.derived`` so that the main list names each change once, where it was made. A type edited
@@ -30,118 +37,62 @@ by hand after another change is therefore listed as derived too.
 
 from __future__ import annotations
 
-import hashlib
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
 
 from irgraph.core.collector import paused_collector
-from irgraph.core.errors import bounded, printable
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.ops import Const, Result
+from irgraph.tools import diff_weights
+from irgraph.tools.diff_matching import Matching, is_generated_name, output_type
+from irgraph.tools.diff_records import (
+    ADDED,
+    ATTRIBUTE,
+    CONNECTION,
+    KINDS,
+    MODEL,
+    OUTPUT_NAMES,
+    PORT_TYPE,
+    PORTS,
+    REMOVED,
+    RENAMED,
+    RT_INFO,
+    TENSOR_NAMES,
+    TYPE,
+    VALUE,
+    Difference,
+    LayerRef,
+    counted,
+    plural,
+    quoted,
+)
+from irgraph.tools.diff_values import rt_info_changes, rt_key, union, value_difference, values_equal
+from irgraph.tools.diff_weights import Decompressed, WeightChange
 
-__all__ = ["Difference", "LayerRef", "ModelDiff", "diff_models", "IGNORED_NET_RT_INFO"]
+__all__ = ["Difference", "LayerRef", "ModelDiff", "WeightChange", "diff_models", "IGNORED_NET_RT_INFO"]
 
 IGNORED_NET_RT_INFO = frozenset({"OpenVINO Runtime", "Runtime_version"})
 """Net-level rt_info keys the diff ignores: the version stamp OpenVINO writes into every file it saves."""
-
-MAX_VALUE_CHARS = 120
-"""Longest attribute or rt_info value shown whole in a difference (the JSON keeps it whole)."""
-
-# The kinds of difference, in the order a layer's differences are listed.
-ADDED, REMOVED, RENAMED, TYPE, PORTS, ATTRIBUTE, VALUE, CONNECTION = (
-    "added", "removed", "renamed", "type", "ports", "attribute", "value", "connection")
-PORT_TYPE, TENSOR_NAMES, OUTPUT_NAMES, RT_INFO, MODEL = "port_type", "tensor_names", "output_names", "rt_info", "model"
-
-
-@dataclass(frozen=True, slots=True)
-class LayerRef:
-    """A layer of one of the two files: id, name, type and where it is (file and line when read from XML)."""
-
-    id: int
-    name: str
-    type: str
-    file: str | None = None
-    line: int | None = None
-
-    @classmethod
-    def of(cls, node: Node) -> LayerRef:
-        """The reference to ``node``."""
-        return cls(node.id, node.name, node.type_name, node.location.file, node.location.line)
-
-    def where(self) -> str:
-        """``FILE:LINE`` (or less, when unknown)."""
-        if self.file is None:
-            return f"line {self.line}" if self.line else ""
-        return f"{self.file}:{self.line}" if self.line else self.file
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready fields."""
-        return {"id": self.id, "name": self.name, "type": self.type, "file": self.file, "line": self.line}
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One difference: its kind, the layer in each file (None for the side it is missing from, or for
-    model-level ones), what differs (an attribute name, ``input 0``, ``output 1 rt_info fused_names``)
-    and the old and new values as text (None where absent)."""
-
-    kind: str
-    a: LayerRef | None
-    b: LayerRef | None
-    what: str = ""
-    old: str | None = None
-    new: str | None = None
-    detail: str = ""
-    derived: bool = False
-
-    def describe(self) -> str:
-        """One human-readable line, names escaped: ``~ layer 'conv1' (Convolution): attribute strides 1, 1 -> 2, 2``."""
-        if self.kind == MODEL:
-            return f"~ model: {self.what} {_shown(self.old)} -> {_shown(self.new)}"
-        if self.kind == ADDED:
-            assert self.b is not None
-            return f"+ layer {_label(self.b)}"
-        if self.kind == REMOVED:
-            assert self.a is not None
-            return f"- layer {_label(self.a)}"
-        assert self.a is not None
-        head = f"~ layer {_label(self.a)}: "
-        if self.kind == RENAMED:
-            return head + f"renamed to {_quoted(self.new or '')}"
-        if self.kind == VALUE:
-            return head + f"values differ ({self.detail})"
-        return head + f"{self.what} {_shown(self.old)} -> {_shown(self.new)}"
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready fields, with the human-readable line as ``text``."""
-        return {
-            "kind": self.kind,
-            "what": self.what,
-            "old": self.old,
-            "new": self.new,
-            "detail": self.detail,
-            "derived": self.derived,
-            "a": None if self.a is None else self.a.to_json(),
-            "b": None if self.b is None else self.b.to_json(),
-            "text": self.describe(),
-        }
 
 
 @dataclass
 class ModelDiff:
     """The differences between two models, each change once (``differences``) and what follows from
-    them (``derived``), with counts of how the layers were matched."""
+    them (``derived``), with counts of how the layers were matched. With ``weights_as_values``, the weights
+    stored compressed on each side (by stored type) and how far each moved (``weight_changes``)."""
 
     differences: list[Difference] = field(default_factory=list)
     derived: list[Difference] = field(default_factory=list)
     matched_by_name: int = 0
     matched_by_structure: int = 0
     matched_by_position: int = 0
+    compressed_a: Counter[str] = field(default_factory=Counter)
+    compressed_b: Counter[str] = field(default_factory=Counter)
+    weight_changes: list[WeightChange] = field(default_factory=list)
+    generated_renames: int = 0
+    """Renames between two generated names, not listed (``ignore_generated_names``)."""
 
     @property
     def equivalent(self) -> bool:
@@ -163,45 +114,95 @@ class ModelDiff:
         """Layers only A has."""
         return [d for d in self.differences if d.kind == REMOVED]
 
+    def counts(self) -> dict[str, int]:
+        """How many differences of each kind (derived ones apart), in the order of ``diff_records.KINDS``."""
+        found = Counter(d.kind for d in self.differences)
+        return {kind: found[kind] for kind in KINDS if found[kind]}
+
     def summary(self) -> str:
-        """``equivalent (27 layers matched)`` or ``3 differences: 1 layer changed, 1 added, 1 removed (...)``."""
+        """One line: ``equivalent (27 layers matched)`` or ``3 differences: 1 layer changed, 1 added, 1 removed
+        (...); by kind: 1 attribute, 1 added, 1 removed``, then what the options set aside."""
         matched = f"{self.matched} layers matched"
         if self.equivalent:
-            return f"equivalent ({matched})"
+            return "; ".join([f"equivalent ({matched})", *self._set_aside()])
         changed = len({(d.a.id if d.a else None) for d in self.differences if d.kind not in (ADDED, REMOVED, MODEL)})
         model_level = sum(1 for d in self.differences if d.kind == MODEL)
-        parts = [f"{changed} {_plural(changed, 'layer')} changed", f"{len(self.added)} added",
-                 f"{len(self.removed)} removed"]
+        parts = [f"{counted(changed, 'layer')} changed", f"{len(self.added)} added", f"{len(self.removed)} removed"]
         if model_level:
             parts.append(f"{model_level} model-level")
-        text = f"{len(self.differences)} {_plural(len(self.differences), 'difference')}: {', '.join(parts)} ({matched})"
+        text = f"{counted(len(self.differences), 'difference')}: {', '.join(parts)} ({matched})"
+        if self.differences:
+            text += "; by kind: " + ", ".join(f"{count} {kind}" for kind, count in self.counts().items())
         if self.derived:
-            text += f"; {len(self.derived)} more type {_plural(len(self.derived), 'difference')} follow from them"
-        return text
+            text += f"; {len(self.derived)} more type {plural(len(self.derived), 'difference')} follow from them"
+        return "; ".join([text, *self._set_aside()])
+
+    def _set_aside(self) -> list[str]:
+        """What the options let pass: compressed weights compared as values, renames between generated names."""
+        notes = []
+        if self.compressed_a or self.compressed_b:
+            sides = [f"{sum(counts.values())} in {side} ({', '.join(f'{n} {t}' for t, n in sorted(counts.items()))})"
+                     for side, counts in (("A", self.compressed_a), ("B", self.compressed_b)) if counts]
+            note = f"compressed weights compared as values: {' and '.join(sides)}"
+            if self.weight_changes:
+                largest = max(self.weight_changes, key=lambda change: change.max_abs)
+                within = sum(1 for change in self.weight_changes if change.within_rounding)
+                note += (f", largest change {largest.max_abs:.6g} at {quoted(largest.name)}; {within} of "
+                         f"{len(self.weight_changes)} within the compression's rounding")
+            notes.append(note)
+        if self.generated_renames:
+            notes.append(f"{counted(self.generated_renames, 'rename')} between generated names not listed")
+        return notes
 
 
-def diff_models(a: Model, b: Model, *, on_layer: Callable[[Node], None] | None = None) -> ModelDiff:
+def diff_models(a: Model, b: Model, *, on_layer: Callable[[Node], None] | None = None,
+                weights_as_values: bool = False, ignore_generated_names: bool = False) -> ModelDiff:
     """Compare model ``a`` (the old one) with model ``b`` (the new one); see the module docstring.
 
     Ports whose type the file does not declare (models built in code) are compared by their
     inferred types: shapes are inferred first for such models (failures leave those types unknown).
     ``on_layer`` is called with each layer of ``a`` as it is compared (progress reporting).
+    ``weights_as_values`` compares compressed weights by the values they decompress to;
+    ``ignore_generated_names`` neither matches by nor reports generated names (``Constant_12``).
     """
     with paused_collector():
-        return _diff(a, b, on_layer)
+        return _diff(a, b, on_layer, _Options(weights_as_values, ignore_generated_names))
 
 
-def _diff(a: Model, b: Model, on_layer: Callable[[Node], None] | None = None) -> ModelDiff:
+@dataclass(frozen=True)
+class _Options:
+    weights_as_values: bool = False
+    ignore_generated_names: bool = False
+    weights_a: dict[int, Decompressed] = field(default_factory=dict)
+    weights_b: dict[int, Decompressed] = field(default_factory=dict)
+
+    @property
+    def ignored_rt_info(self) -> frozenset[str]:
+        return diff_weights.COMPRESSION_RT_INFO if self.weights_as_values else frozenset()
+
+    @property
+    def ignored_net_rt_info(self) -> frozenset[str]:
+        if self.weights_as_values:
+            return IGNORED_NET_RT_INFO | diff_weights.COMPRESSION_NET_RT_INFO
+        return IGNORED_NET_RT_INFO
+
+
+def _diff(a: Model, b: Model, on_layer: Callable[[Node], None] | None, options: _Options) -> ModelDiff:
     for model in (a, b):
         _ensure_types(model)
+    if options.weights_as_values:
+        a, weights_a = diff_weights.decompressed(a)
+        b, weights_b = diff_weights.decompressed(b)
+        options = _Options(True, options.ignore_generated_names, weights_a, weights_b)
     order_a, order_b = a.topological_order(), b.topological_order()
-    matching = _Matching(a, b, order_a, order_b)
+    matching = Matching(a, b, order_a, order_b, options.ignore_generated_names)
     result = ModelDiff(
         matched_by_name=matching.by_name, matched_by_structure=matching.by_structure,
-        matched_by_position=matching.by_position,
+        matched_by_position=matching.by_position, compressed_a=diff_weights.stored_counts(options.weights_a),
+        compressed_b=diff_weights.stored_counts(options.weights_b),
     )
     out: list[Difference] = []
-    out += _model_differences(a, b, matching)
+    out += _model_differences(a, b, matching, options.ignored_net_rt_info)
     changed: set[int] = set()  # layers of A whose outputs may differ: what differs after them is derived
     for node in order_a:
         if on_layer is not None:
@@ -211,105 +212,17 @@ def _diff(a: Model, b: Model, on_layer: Callable[[Node], None] | None = None) ->
             out.append(Difference(REMOVED, LayerRef.of(node), None))
             changed.add(node.id)
             continue
-        comparison = _LayerComparison(a, b, node, b.node(other_id), matching, changed)
+        comparison = _LayerComparison(a, b, node, b.node(other_id), matching, changed, options)
         out += comparison.differences()
+        if comparison.weight_change is not None:
+            result.weight_changes.append(comparison.weight_change)
+        result.generated_renames += comparison.generated_rename
         if comparison.outputs_may_differ:
             changed.add(node.id)
     out += [Difference(ADDED, None, LayerRef.of(node)) for node in order_b if node.id not in matching.b_to_a]
     for difference in out:
         (result.derived if difference.derived else result.differences).append(difference)
     return result
-
-
-# ------------------------------------------------------------------------------------ matching
-class _Matching:
-    """Which layer of A is which layer of B: by name, then by structure, then by position."""
-
-    def __init__(self, a: Model, b: Model, order_a: list[Node], order_b: list[Node]) -> None:
-        self.a, self.b = a, b
-        self.a_to_b: dict[int, int] = {}
-        self.b_to_a: dict[int, int] = {}
-        named: dict[str, list[Node]] = defaultdict(list)
-        for node in reversed(order_b):
-            named[node.name].append(node)  # reversed, so pop() takes the first in topological order
-        for node in order_a:
-            candidates = named.get(node.name)
-            if candidates:
-                self._pair(node.id, candidates.pop().id)
-        self.by_name = len(self.a_to_b)
-        if len(self.a_to_b) == len(a) == len(b):  # every layer matched by name: nothing left to match
-            self.by_structure = self.by_position = 0
-            return
-        self._by_structure()
-        self.by_structure = len(self.a_to_b) - self.by_name
-        self._by_position(order_a, order_b)
-        self.by_position = len(self.a_to_b) - self.by_name - self.by_structure
-
-    def _pair(self, a_id: int, b_id: int) -> None:
-        self.a_to_b[a_id] = b_id
-        self.b_to_a[b_id] = a_id
-
-    def _free_pair(self, source_a: OutputPort | None, source_b: OutputPort | None) -> bool:
-        if source_a is None or source_b is None or source_a.index != source_b.index:
-            return False
-        if source_a.node_id in self.a_to_b or source_b.node_id in self.b_to_a:
-            return False
-        return self.a.node(source_a.node_id).type_name == self.b.node(source_b.node_id).type_name
-
-    def _by_structure(self) -> None:
-        """Spread out from every matched pair over unmatched producers and consumers (a worklist: linear)."""
-        a, b = self.a, self.b
-        # Only pairs next to an unmatched layer of A can match anything: start from those (linear in what is left).
-        seeds: set[int] = set()
-        for node in a:
-            if node.id in self.a_to_b:
-                continue
-            seeds.update(source.node_id for source in a.input_sources(node) if source is not None)
-            for index in range(node.num_outputs):
-                seeds.update(target.node_id for target in a.consumers(OutputPort(node.id, index)))
-        work = [(a_id, self.a_to_b[a_id]) for a_id in seeds if a_id in self.a_to_b]
-        while work:
-            a_id, b_id = work.pop()
-            node_a, node_b = a.node(a_id), b.node(b_id)
-            for source_a, source_b in zip(a.input_sources(node_a), b.input_sources(node_b), strict=False):
-                if self._free_pair(source_a, source_b):
-                    assert source_a is not None and source_b is not None
-                    self._pair(source_a.node_id, source_b.node_id)
-                    work.append((source_a.node_id, source_b.node_id))
-            for index in range(min(node_a.num_outputs, node_b.num_outputs)):
-                free_a = self._free_consumers(a, OutputPort(a_id, index), self.a_to_b)
-                if not free_a:
-                    continue
-                free_b = self._free_consumers(b, OutputPort(b_id, index), self.b_to_a)
-                for key, consumer_a in free_a.items():
-                    consumer_b = free_b.get(key)
-                    if consumer_a is not None and consumer_b is not None:
-                        self._pair(consumer_a, consumer_b)
-                        work.append((consumer_a, consumer_b))
-
-    @staticmethod
-    def _free_consumers(model: Model, port: OutputPort, matched: dict[int, int]) -> dict[tuple[str, int], int | None]:
-        """Unmatched consumers of ``port`` keyed by (type, input index); None where that key is not unique."""
-        found: dict[tuple[str, int], int | None] = {}
-        for target in model.consumers(port):
-            if target.node_id in matched:
-                continue
-            key = (model.node(target.node_id).type_name, target.index)
-            found[key] = None if key in found else target.node_id
-        return found
-
-    def _by_position(self, order_a: list[Node], order_b: list[Node]) -> None:
-        """The k-th unmatched layer of a type in A with the k-th unmatched one of that type in B."""
-        left: dict[str, list[Node]] = defaultdict(list)
-        for node in reversed(order_b):
-            if node.id not in self.b_to_a:
-                left[node.type_name].append(node)
-        for node in order_a:
-            if node.id in self.a_to_b:
-                continue
-            candidates = left.get(node.type_name)
-            if candidates:
-                self._pair(node.id, candidates.pop().id)
 
 
 # ------------------------------------------------------------------------------------ comparing
@@ -325,22 +238,17 @@ def _ensure_types(model: Model) -> None:
         walk(model, on_error=lambda node, error: None)
 
 
-def _output_type(node: Node, index: int) -> TensorType | None:
-    """The type of an output as the file declares it, else as inferred."""
-    declared = node.declared_output_types[index] if index < len(node.declared_output_types) else None
-    if declared is not None:
-        return declared
-    return node.output_types[index] if index < len(node.output_types) else None
-
-
 class _LayerComparison:
     """The differences between one layer of A and its match in B."""
 
-    def __init__(self, a: Model, b: Model, node_a: Node, node_b: Node, matching: _Matching, changed: set[int]
-                 ) -> None:
+    def __init__(self, a: Model, b: Model, node_a: Node, node_b: Node, matching: Matching, changed: set[int],
+                 options: _Options) -> None:
         self.a, self.b, self.node_a, self.node_b, self.matching = a, b, node_a, node_b, matching
         self.changed_upstream = changed
+        self.options = options
         self.outputs_may_differ = False
+        self.weight_change: WeightChange | None = None
+        self.generated_rename = 0
         self.refs: tuple[LayerRef, LayerRef] | None = None  # made for the first difference: most pairs have none
         self.found: list[Difference] = []
 
@@ -353,7 +261,11 @@ class _LayerComparison:
     def differences(self) -> list[Difference]:
         node_a, node_b = self.node_a, self.node_b
         if node_a.name != node_b.name:
-            self.add(RENAMED, "name", node_a.name, node_b.name)
+            if self.options.ignore_generated_names and is_generated_name(node_a.name) \
+                    and is_generated_name(node_b.name):
+                self.generated_rename = 1
+            else:
+                self.add(RENAMED, "name", node_a.name, node_b.name)
         op_changed = self._op()
         inputs_changed = self._inputs()
         types_changed = self._outputs(derived=op_changed or inputs_changed)
@@ -381,24 +293,41 @@ class _LayerComparison:
             self.add(PORTS, "outputs", str(node_a.num_outputs), str(node_b.num_outputs))
         if op_a is op_b:
             return len(self.found) > before
-        consts = isinstance(op_a, Const) and isinstance(op_b, Const)
+        consts = (op_a, op_b) if isinstance(op_a, Const) and isinstance(op_b, Const) else None
         # Ops are frozen dataclasses: equal ops have equal attributes (a Const's value is compared apart).
-        if consts:
-            same = op_a.element_type == op_b.element_type and op_a.shape == op_b.shape  # type: ignore[attr-defined]
+        if consts is not None:
+            same = consts[0].element_type == consts[1].element_type and consts[0].shape == consts[1].shape
         else:
             same = op_a == op_b
         if not same or node_a.extra_attributes or node_b.extra_attributes:
             attributes_a = {**op_a.to_attributes(), **node_a.extra_attributes}
             attributes_b = {**op_b.to_attributes(), **node_b.extra_attributes}
-            for key in _union(attributes_a, attributes_b):
+            for key in union(attributes_a, attributes_b):
                 old, new = attributes_a.get(key), attributes_b.get(key)
                 if old != new:
                     self.add(ATTRIBUTE, f"attribute {key}", old, new)
-        if consts:
-            detail = _value_difference(op_a, op_b)  # type: ignore[arg-type]
+        if consts is not None:
+            self._values(*consts)
+        return len(self.found) > before
+
+    def _values(self, op_a: Const, op_b: Const) -> None:
+        """A Const's values: by their bits, or, for a weight stored compressed on either side, as numbers that may
+        differ by the compression's rounding."""
+        weight_a = self.options.weights_a.get(self.node_a.id)
+        weight_b = self.options.weights_b.get(self.node_b.id)
+        if (weight_a is None and weight_b is None) or op_a.element_type != op_b.element_type \
+                or op_a.shape != op_b.shape:
+            detail = value_difference(op_a, op_b)
             if detail:
                 self.add(VALUE, "values", None, None, detail)
-        return len(self.found) > before
+            return
+        change = diff_weights.compare(op_a, op_b, self.node_a.name, weight_a, weight_b)
+        if change is None:
+            if not values_equal(op_a, op_b):
+                self.add(VALUE, "values", None, None, value_difference(op_a, op_b))
+        elif not change.within_rounding:
+            self.add(VALUE, "values", None, None, change.detail())
+        self.weight_change = change
 
     def _inputs(self) -> bool:
         """Where each input comes from, and its declared type; True when a source, an input type, or
@@ -409,15 +338,15 @@ class _LayerComparison:
         for index in range(max(len(sources_a), len(sources_b))):
             source_a = sources_a[index] if index < len(sources_a) else None
             source_b = sources_b[index] if index < len(sources_b) else None
-            same_source = (source_a is None) == (source_b is None) and (
-                source_a is None
-                or (self.matching.a_to_b.get(source_a.node_id) == source_b.node_id  # type: ignore[union-attr]
-                    and source_a.index == source_b.index)  # type: ignore[union-attr]
-            )
+            if source_a is None or source_b is None:
+                same_source = source_a is source_b
+            else:
+                same_source = (self.matching.a_to_b.get(source_a.node_id) == source_b.node_id
+                               and source_a.index == source_b.index)
             if not same_source and index < len(sources_a) and index < len(sources_b):
                 self.add(CONNECTION, f"input {index} from", _source_text(a, source_a), _source_text(b, source_b))
-            type_a = _output_type(a.node(source_a.node_id), source_a.index) if source_a is not None else None
-            type_b = _output_type(b.node(source_b.node_id), source_b.index) if source_b is not None else None
+            type_a = output_type(a.node(source_a.node_id), source_a.index) if source_a is not None else None
+            type_b = output_type(b.node(source_b.node_id), source_b.index) if source_b is not None else None
             upstream = source_a is not None and source_a.node_id in self.changed_upstream
             differs = not same_source or type_a != type_b or upstream
             changed = changed or differs
@@ -434,7 +363,7 @@ class _LayerComparison:
         node_a, node_b = self.node_a, self.node_b
         types_differ = False
         for index in range(min(node_a.num_outputs, node_b.num_outputs)):
-            type_a, type_b = _output_type(node_a, index), _output_type(node_b, index)
+            type_a, type_b = output_type(node_a, index), output_type(node_b, index)
             if type_a != type_b:
                 types_differ = True
                 self.add(PORT_TYPE, f"output {index} type", _type_text(type_a), _type_text(type_b), derived=derived)
@@ -451,18 +380,18 @@ class _LayerComparison:
                  ) -> None:
         if (entries_a or ()) == (entries_b or ()):
             return
-        for key, old, new in _rt_info_changes(entries_a or (), entries_b or ()):
+        for key, old, new in rt_info_changes(entries_a or (), entries_b or (), self.options.ignored_rt_info):
             self.add(RT_INFO, f"{what} {key}", old, new)
 
 
-def _model_differences(a: Model, b: Model, matching: _Matching) -> list[Difference]:
+def _model_differences(a: Model, b: Model, matching: Matching, ignored: frozenset[str]) -> list[Difference]:
     """Name, IR version, net-level rt_info, and the order of the model's inputs and outputs."""
     found = []
     if a.name != b.name:
         found.append(Difference(MODEL, None, None, "name", a.name, b.name))
     if a.ir_version != b.ir_version and a.ir_version is not None and b.ir_version is not None:  # None: built in code
         found.append(Difference(MODEL, None, None, "IR version", _str(a.ir_version), _str(b.ir_version)))
-    for key, old, new in _rt_info_changes(_net_rt_info(a), _net_rt_info(b)):
+    for key, old, new in rt_info_changes(_net_rt_info(a, ignored), _net_rt_info(b, ignored)):
         found.append(Difference(MODEL, None, None, f"rt_info {key}", old, new))
     for what, nodes_a, nodes_b in (("inputs", a.parameters, b.parameters), ("outputs", a.results, b.results)):
         in_a = [matching.a_to_b[node.id] for node in nodes_a if node.id in matching.a_to_b]
@@ -475,106 +404,9 @@ def _model_differences(a: Model, b: Model, matching: _Matching) -> list[Differen
     return found
 
 
-def _net_rt_info(model: Model) -> tuple[RtEntry, ...]:
-    return tuple(entry for entry in model.rt_info or () if _rt_key(entry) not in IGNORED_NET_RT_INFO)
+def _net_rt_info(model: Model, ignored: frozenset[str]) -> tuple[RtEntry, ...]:
+    return tuple(entry for entry in model.rt_info or () if rt_key(entry) not in ignored)
 
-
-# ------------------------------------------------------------------------------------ rt_info
-def _rt_key(entry: RtEntry) -> str:
-    """``fused_names`` for ``<attribute name="fused_names" .../>``; the tag for ``<Runtime_version .../>``."""
-    for key, value in entry.attributes:
-        if key == "name":
-            return value
-    return entry.tag
-
-
-def _rt_value(entry: RtEntry) -> str:
-    """The value an entry holds: its ``value`` attribute alone, else every attribute but ``name`` as k=v."""
-    attributes = [(k, v) for k, v in entry.attributes if k != "name"]
-    if len(attributes) == 1 and attributes[0][0] == "value":
-        return attributes[0][1]
-    return " ".join(f"{k}={v}" for k, v in attributes)
-
-
-def _flatten(entries: Iterable[RtEntry]) -> dict[str, str]:
-    """Every entry by its path (``conversion_parameters/input_model``); repeated keys get ``#2``, ``#3``."""
-    flat: dict[str, str] = {}
-    stack: list[tuple[str, RtEntry]] = [("", entry) for entry in reversed(tuple(entries))]
-    while stack:
-        prefix, entry = stack.pop()
-        key = prefix + _rt_key(entry)
-        unique, count = key, 1
-        while unique in flat:
-            count += 1
-            unique = f"{key}#{count}"
-        if entry.children:
-            if entry.attributes:
-                flat[unique] = _rt_value(entry)
-            stack.extend((unique + "/", child) for child in reversed(entry.children))
-        else:
-            flat[unique] = _rt_value(entry)
-    return flat
-
-
-def _rt_info_changes(a: tuple[RtEntry, ...], b: tuple[RtEntry, ...]) -> Iterator[tuple[str, str | None, str | None]]:
-    if a == b:
-        return
-    flat_a, flat_b = _flatten(a), _flatten(b)
-    for key in _union(flat_a, flat_b):
-        old, new = flat_a.get(key), flat_b.get(key)
-        if old != new:
-            yield key, old, new
-
-
-# ------------------------------------------------------------------------------------ values
-def _value_bytes(value: np.ndarray) -> np.ndarray:
-    """The value's bytes as a flat uint8 array (a view, no copy); strings UTF-8 encoded and joined by NUL."""
-    if value.dtype.kind == "O":
-        text = "\0".join(str(item) for item in value.reshape(-1).tolist()).encode("utf-8", "surrogatepass")
-        return np.frombuffer(text, np.uint8)
-    return np.ascontiguousarray(value).reshape(-1).view(np.uint8)
-
-
-def value_digest(value: np.ndarray | None) -> str:
-    """The sha256 of a Const's decoded value (its bytes; strings joined by NUL), as hex."""
-    if value is None:
-        return "(not loaded)"
-    return hashlib.sha256(_value_bytes(value).data).hexdigest()
-
-
-def _value_difference(a: Const, b: Const) -> str:
-    """Empty when the values are equal (or their types/shapes differ: the attributes say so), else a description."""
-    if a.element_type != b.element_type or a.shape != b.shape:
-        return ""
-    value_a, value_b = a.value, b.value
-    if value_a is value_b:
-        return ""
-    if value_a is not None and value_b is not None and np.array_equal(_value_bytes(value_a), _value_bytes(value_b)):
-        return ""
-    detail = f"sha256 {value_digest(value_a)[:12]}.. -> {value_digest(value_b)[:12]}.."
-    if value_a is not None and value_b is not None:
-        differing = _differing(value_a, value_b)
-        if value_a.dtype.kind not in "Ob" and differing.size:
-            with np.errstate(all="ignore"):  # only the differing elements: a 200 MB weight stays cheap
-                gaps = np.abs(value_a.reshape(-1)[differing].astype(np.float64)
-                              - value_b.reshape(-1)[differing].astype(np.float64))
-            detail += f"; max abs diff {float(np.max(gaps)):.6g}"
-        detail += f"; {differing.size} of {value_a.size} {_plural(value_a.size, 'element')} differ"
-    return detail
-
-
-def _differing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The flat indices of the elements whose bits (or strings) differ."""
-    if a.dtype.kind == "O":
-        return np.flatnonzero(np.array([x != y for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(),
-                                                                 strict=True)], dtype=bool))
-    width = a.dtype.itemsize
-    if width in (1, 2, 4, 8):  # one unsigned integer per element: compares bits, so NaN equals itself
-        unsigned = np.dtype(f"u{width}")
-        return np.flatnonzero(np.ascontiguousarray(a).reshape(-1).view(unsigned)
-                              != np.ascontiguousarray(b).reshape(-1).view(unsigned))
-    bytes_a, bytes_b = _value_bytes(a).reshape(-1, width), _value_bytes(b).reshape(-1, width)
-    return np.flatnonzero(np.any(bytes_a != bytes_b, axis=1))
 
 
 # ------------------------------------------------------------------------------------ text
@@ -604,30 +436,5 @@ def _names_text(names: list[str]) -> str | None:
     return ",".join(sorted(set(names))) if names else None
 
 
-def _union(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
-    """Keys of both, in first's order then second's."""
-    return list(dict.fromkeys([*first, *second]))
-
-
-def _escape(text: str) -> str:
-    return printable(bounded(text, MAX_VALUE_CHARS))
-
-
-def _quoted(name: str) -> str:
-    return f"'{_escape(name)}'"
-
-
-def _label(layer: LayerRef) -> str:
-    return f"{_quoted(layer.name)} ({_escape(layer.type)})"
-
-
-def _shown(text: str | None) -> str:
-    return "(none)" if text is None else _escape(text) if text else "''"
-
-
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-def _plural(count: int, word: str) -> str:
-    return word if count == 1 else word + "s"

@@ -29,7 +29,7 @@ from irgraph.io.data.npz import NpzArchive
 from irgraph.ops import Parameter
 from irgraph.ops.op import shape_text
 from irgraph.runtime.interpreter import check_feed_type
-from irgraph.tools.compare import element_type_name
+from irgraph.tools.stats import element_type_name
 
 __all__ = [
     "Feed", "FeedSource", "ValueRange", "ValueRanges", "close_sources", "describe_inputs", "load_feeds",

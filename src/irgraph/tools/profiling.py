@@ -20,7 +20,7 @@ from irgraph.core.errors import printable
 from irgraph.graph import Node
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.tools.backends import PerfCounter
-from irgraph.tools.compare import format_columns
+from irgraph.tools.stats import format_columns
 
 __all__ = ["LayerTime", "Profile", "TypeTime"]
 

@@ -5,21 +5,25 @@ A Gather embedding and two MatMuls (one with a transposed weight) over f32 weigh
 ``nncf.compress_weights`` six ways: int8 asymmetric and symmetric (per output channel), int4 symmetric and
 asymmetric, nf4 and fp4 (f4e2m1; groups of 32). NNCF writes u8/i8/u4/i4/nf4/f4e2m1 Consts and
 Convert -> f16 -> Subtract -> Multiply -> [Reshape] -> Convert f32 chains without the ``decompression`` rt_info mark.
+``build()`` needs OpenVINO only: tests/cli/test_ir_diff_compression.py saves the uncompressed model it returns.
 """
 
-import nncf
 import numpy as np
 import openvino as ov
 from openvino import opset13 as ops
 
-MODES = {
-    "int8_asym": {"mode": nncf.CompressWeightsMode.INT8_ASYM},
-    "int8_sym": {"mode": nncf.CompressWeightsMode.INT8_SYM},
-    "int4_sym": {"mode": nncf.CompressWeightsMode.INT4_SYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
-    "int4_asym": {"mode": nncf.CompressWeightsMode.INT4_ASYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
-    "nf4": {"mode": nncf.CompressWeightsMode.NF4, "group_size": 32, "ratio": 1.0, "all_layers": True},
-    "fp4": {"mode": nncf.CompressWeightsMode.FP4, "group_size": 32, "ratio": 1.0, "all_layers": True},
-}
+
+def modes() -> dict:
+    import nncf
+
+    return {
+        "int8_asym": {"mode": nncf.CompressWeightsMode.INT8_ASYM},
+        "int8_sym": {"mode": nncf.CompressWeightsMode.INT8_SYM},
+        "int4_sym": {"mode": nncf.CompressWeightsMode.INT4_SYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
+        "int4_asym": {"mode": nncf.CompressWeightsMode.INT4_ASYM, "group_size": 32, "ratio": 1.0, "all_layers": True},
+        "nf4": {"mode": nncf.CompressWeightsMode.NF4, "group_size": 32, "ratio": 1.0, "all_layers": True},
+        "fp4": {"mode": nncf.CompressWeightsMode.FP4, "group_size": 32, "ratio": 1.0, "all_layers": True},
+    }
 
 
 def build() -> ov.Model:
@@ -39,7 +43,9 @@ def build() -> ov.Model:
 if __name__ == "__main__":
     import sys
 
-    for name, options in MODES.items():
+    import nncf
+
+    for name, options in modes().items():
         if sys.argv[1:] and name not in sys.argv[1:]:
             continue
         ov.save_model(nncf.compress_weights(build(), **options), f"{name}.xml", compress_to_fp16=False)

@@ -76,3 +76,11 @@ def test_refusals():
 def test_a_dynamic_rank_data_gives_a_dynamic_rank():
     assert infer(SegmentMax(fill_mode="zero"), [tt("..."), tt("3", "i64")], [None, None]) == ["[...]"]
     assert infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("...", "i64")], [None, None]) == ["[?,2]"]
+
+
+def test_segment_ids_of_rank_two_are_refused_with_openvinos_message():
+    ids = ov16.parameter([3, 1], np.int64)
+    with pytest.raises(RuntimeError, match=r"segment_ids must be a 1D input\. Got: \[3,1\]"):
+        ov16.segment_max(ov16.parameter([3, 2], np.float32), ids, fill_mode="zero")
+    with pytest.raises(OpError, match=r"^segment_ids must be a 1D input\. Got: \[3,1\]$"):
+        infer(SegmentMax(fill_mode="zero"), [tt("3,2"), tt("3,1", "i64")], [None, None])

@@ -264,3 +264,12 @@ def test_an_openvino_ir_runs_through_the_cli(tmp_path, capsys):
     grid = rng.uniform(-1.2, 1.2, (1, 3, 4, 2)).astype(np.float32)
     attributes = {"mode": "bicubic", "padding_mode": "reflection", "align_corners": False}
     assert_openvino_ir_runs(lambda d, g: ov_ops.grid_sample(d, g, attributes), [data, grid], tmp_path, capsys)
+
+
+@pytest.mark.parametrize("padding_mode", ["border", "reflection"])
+def test_an_empty_image_has_no_pixel_to_read_for_any_batch(padding_mode):
+    """Two images of height 0 and one grid point each: border and reflection padding read a pixel, there is none."""
+    op = GridSample(padding_mode=padding_mode)
+    with pytest.raises(OpError, match=rf"^GridSample padding_mode {padding_mode} has no pixel to read in data of "
+                                      r"shape \[2,1,0,3\]$"):
+        op.evaluate([np.zeros((2, 1, 0, 3), np.float32), np.zeros((2, 1, 1, 2), np.float32)])

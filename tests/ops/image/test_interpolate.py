@@ -400,3 +400,25 @@ def test_interpolate1_linear_needs_rank_at_most_5():
     with pytest.raises(OpError, match="Interpolate-1 linear needs rank <= 5. Got rank 6"):
         op.evaluate([np.zeros((1, 1, 2, 2, 1, 1), np.float32), np.array([3, 3], np.int64)])
     assert op.evaluate([np.ones((1, 1, 2, 2, 1), np.float32), np.array([3, 3], np.int64)])[0].shape == (1, 1, 3, 3, 1)
+
+
+def test_linear_onnx_half_pixel_clamps_coordinates_past_both_ends():
+    """[0, 4] to 4 with half_pixel: coordinates -0.25, 0.25, 0.75, 1.25 clamp to 0..1 (ONNX's and OpenVINO's rule),
+    so the ends repeat the edge values: [0, 1, 3, 4]."""
+    data = np.array([[0.0, 4.0]], np.float32)
+    out = _run11(data, np.array([1, 4], np.int64), mode="linear_onnx", coordinate_transformation_mode="half_pixel")
+    np.testing.assert_array_equal(out, [[0.0, 1.0, 3.0, 4.0]])
+
+
+def test_pillow_bicubic_weights_an_exact_tap_by_one():
+    """Resizing 4 to 4 with bicubic_pillow samples at the pixel centres: every weight but the centre's is 0 (the
+    kernel is 1 at distance 0 and 0 at distances 1 and 2), so the data come back unchanged."""
+    data = np.array([[1.0, 5.0, 2.0, 8.0]], np.float32)
+    out = _run11(data, np.array([1, 4], np.int64), [0, 1], mode="bicubic_pillow")
+    np.testing.assert_allclose(out, data, rtol=0, atol=1e-6)
+
+
+def test_interpolate_1_needs_one_output_length_per_axis():
+    op = Interpolate1(axes=(2, 3), mode="nearest")
+    with pytest.raises(OpError, match=r"^output_shape needs one length per axis \[2, 3\]\. Got: \[4\]$"):
+        op.evaluate([np.zeros((1, 1, 2, 2), np.float32), np.array([4], np.int64)])

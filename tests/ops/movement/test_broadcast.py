@@ -106,3 +106,14 @@ def test_broadcast_pdpd():
              lambda d, t: ov3.broadcast(d, t, broadcast_spec="pdpd"), constant={1})
     with pytest.raises(OpError, match="pdpd needs a target of the input's rank 2"):
         Broadcast3(mode="pdpd").evaluate([data, np.array([2, 3, 4])])
+
+
+def test_explicit_mode_needs_the_axes_mapping_input():
+    """OpenVINO's Broadcast-3 check, in its words (its Python API cannot even build the node without the input)."""
+    with pytest.raises(OpError, match="^axes_mapping input should be provided if explicit mode is used$"):
+        Broadcast3(mode="explicit").infer([tt("3"), tt("2", "i64")], [None, np.array([2, 3])])
+
+
+@pytest.mark.parametrize("mode", ["numpy", "bidirectional"])
+def test_a_target_of_unknown_values_but_known_length_gives_that_rank(mode):
+    check_types(Broadcast3(mode=mode), [tt("3"), tt("2", "i64")], lambda d, t: ov3.broadcast(d, t, None, mode))

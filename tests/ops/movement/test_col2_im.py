@@ -56,3 +56,15 @@ def test_wrong_block_count_is_refused():
     op = Col2Im()
     assert check_op(op, [np.ones((1, 4, 5), np.float32), np.array([3, 3]), np.array([2, 2])], build(op),
                     constant=(1, 2)).refused
+
+
+def test_an_unknown_block_count_is_not_checked():
+    """data [1,4,?]: the channel dim is known, the block count is not; the output is [1,1,3,3] (OpenVINO 2026.4.1
+    infers the same from a Parameter of that shape)."""
+    assert infer(Col2Im(), [tt("1,4,?"), tt("2", "i64"), tt("2", "i64")],
+                 [None, np.array([3, 3]), np.array([2, 2])]) == ["[1,1,3,3]"]
+    from tests.ops.differential import check_types
+
+    op = Col2Im()
+    check_types(op, [tt("1,4,?"), tt("2", "i64"), tt("2", "i64")], build(op), [None, np.array([3, 3]),
+                                                                             np.array([2, 2])])

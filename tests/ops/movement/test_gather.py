@@ -67,3 +67,10 @@ def test_gather_partial_shapes(data, indices, axis, batch):
 def test_gather_refuses_batch_dims_above_axis():
     with pytest.raises(OpError, match="batch_dims must be <= axis"):
         Gather8(batch_dims=2).evaluate([np.zeros((2, 2, 2)), np.zeros((2, 2), np.int64), np.array(1)])
+
+
+def test_a_float_axis_is_refused_as_openvino_refuses_it():
+    with pytest.raises(RuntimeError, match="Axis element type must be of an integral number type"):
+        ov8.gather(ov8.parameter([3], np.float32), ov8.constant(np.array([0])), ov8.constant(np.float32(0)))
+    with pytest.raises(OpError, match=r"^Axis element type must be of an integral number type\. Got: f32$"):
+        Gather8(batch_dims=0).infer([tt("3"), tt("1", "i64"), tt("", "f32")], [None, None, None])

@@ -49,7 +49,8 @@ def test_pad_matches_openvino(case, mode, element_type, version_12, with_value):
 
 
 @pytest.mark.parametrize(("data", "low", "high"), [("2..5,4", [1, 0], [2, 0]), ("?,3", [-1, 1], [0, 1]),
-                                                   ("3,4", [-2, 0], [-2, 0]), ("...", [1], [1])])
+                                                   ("3,4", [-2, 0], [-2, 0]), ("...", [1], [1]),
+                                                   ("2..3,4", [-1, 0], [-2, 0]), ("2..3,4", [-2, 0], [-2, 0])])
 def test_pad_partial_shapes(data, low, high):
     check_types(Pad12(), [tt(data), tt(str(len(low)), "i64"), tt(str(len(high)), "i64")],
                 lambda d, b, e: ov12.pad(d, b, e, "constant"),
@@ -82,3 +83,9 @@ def test_pad_to_a_huge_shape_is_refused_before_allocating():
     model.result(type(x)(node.id, 0), name="y")
     with pytest.raises(ResourceLimitError, match="1000000000000001 elements, above the limit"):
         Interpreter(model).run({"x": np.ones(1, np.float32)})
+
+
+def test_edge_padding_of_an_empty_axis_by_nothing_is_allowed_as_openvino_allows_it():
+    check_types(Pad12(pad_mode="edge"), [tt("0,2"), tt("2", "i64"), tt("2", "i64")],
+                lambda d, b, e: ov12.pad(d, b, e, "edge"),
+                [None, np.array([0, 1], np.int64), np.array([0, 1], np.int64)])

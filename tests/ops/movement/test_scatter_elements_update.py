@@ -78,3 +78,13 @@ def test_boolean_mean_is_refused():
     with pytest.raises(OpError, match="The 'mean' reduction type is not supported for boolean tensors"):
         ScatterElementsUpdate12("mean").infer([tt("3", "boolean"), tt("3", "i64"), tt("3", "boolean"), tt("", "i64")],
                                               [None] * 4)
+
+
+def test_an_axis_given_as_a_one_element_vector_is_taken():
+    import openvino.opset3 as ov3
+
+    types = [tt("2,3"), tt("2,3", "i64"), tt("2,3"), tt("1", "i64")]
+    assert [str(t) for t in ScatterElementsUpdate3().infer(types, [None, None, None, None])] == ["f32[2,3]"]
+    parameters = [ov3.parameter(shape, dtype) for shape, dtype in
+                  (([2, 3], np.float32), ([2, 3], np.int64), ([2, 3], np.float32), ([1], np.int64))]
+    assert str(ov3.scatter_elements_update(*parameters).get_output_partial_shape(0)) == "[2,3]"

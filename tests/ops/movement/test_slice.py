@@ -73,3 +73,29 @@ def test_slice_negative_step_from_before_the_start_takes_element_0_as_openvino()
     """openvino 2026.4.1 clamps a start below -size to 0 for a negative step (NumPy's slicing gives nothing)."""
     (out,) = Slice().evaluate([np.arange(3), np.array([-5]), np.array([-10]), np.array([-1])])
     assert out.tolist() == [0]
+
+
+def test_a_stop_bounded_by_a_shape_sub_graph_gives_openvinos_interval():
+    """Slice(y[10], 0, ShapeOf(x[2..4,3])[:1], 1): the stop's bounds 2..4 give [2..4], as OpenVINO 2026.4.1 says."""
+    import openvino as ov
+    import openvino.opset1 as ov1
+    import openvino.opset3 as ov3
+    import openvino.opset8 as ov8
+
+    import irgraph as ir
+    from irgraph.graph import OutputPort
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    m = ir.Model()
+    x, y = m.parameter("x", "2..4,3"), m.parameter("y", [10])
+    shape = OutputPort(m.add_node(ShapeOf3(), "shape", [x]).id, 0)
+    first = OutputPort(m.add_node(Slice(), "first", [shape, m.const(np.array([0])), m.const(np.array([1])),
+                                                     m.const(np.array([1]))]).id, 0)
+    sliced = m.add_node(Slice(), "sliced", [y, m.const(np.array([0])), first, m.const(np.array([1]))])
+    m.result(OutputPort(sliced.id, 0), name="out")
+    ir.infer_shapes(m)
+    assert str(sliced.output_types[0].shape) == "[2..4]"
+    ov_x, ov_y = ov1.parameter(ov.PartialShape("2..4,3"), np.float32), ov1.parameter([10], np.float32)
+    ones = [ov1.constant(np.array([v])) for v in (0, 1, 1)]
+    stop = ov8.slice(ov3.shape_of(ov_x), *ones)
+    assert str(ov8.slice(ov_y, ones[0], stop, ones[2]).get_output_partial_shape(0)) == "[2..4]"

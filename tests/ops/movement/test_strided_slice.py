@@ -246,3 +246,19 @@ def test_shrunk_axis_at_its_first_and_last_index(index):
                        lambda d, b, e, s: ov1.strided_slice(d, b, e, s, [0, 0], [0, 0], [], [1, 0]), constant={1, 2, 3})
     assert outcome.reference
     np.testing.assert_array_equal(_op([0, 0], [0, 0], shrink=[1, 0]).evaluate(arrays)[0], data[index, 1:3])
+
+
+@pytest.mark.parametrize("shape", ["200", "150..300"])
+def test_a_masked_reverse_slice_runs_over_a_long_axis_to_its_start(shape):
+    """end_mask with stride -1 stops before index 0 however long the axis (-2**63, OpenVINO's end), values and
+    partial shape against OpenVINO 2026.4.1."""
+    op = _op([1], [1])
+    arguments = [np.array([0]), np.array([0]), np.array([-1])]
+    if shape == "200":
+        check_op(op, [np.arange(200, dtype=np.int32), *arguments],
+                 lambda d, b, e, s: ov1.strided_slice(d, b, e, s, [1], [1]), constant={1, 2, 3})
+        (out,) = op.evaluate([np.arange(200, dtype=np.int32), *arguments])
+        assert out.tolist() == list(range(199, -1, -1))
+    else:
+        check_types(op, [tt(shape), tt("1", "i64"), tt("1", "i64"), tt("1", "i64")],
+                    lambda d, b, e, s: ov1.strided_slice(d, b, e, s, [1], [1]), [None, *arguments])

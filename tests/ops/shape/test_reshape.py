@@ -67,7 +67,8 @@ def test_reshape_matches_openvino(case, element_type, pattern_dtype):
     ("shape", "pattern", "special_zero"),
     [("2,3..8,4", [-1, 2], True), ("2,3..8,4", [4, -1], True), ("2,3..8,4", [3, -1], True),
      ("?,3..8,4", [0, -1], True), ("?,3..8,4", [-1, 2], True), ("...", [0, -1], True), ("2,3", [6], False),
-     ("1..4,3", [-1], False), ("2,?", [0, 0], True), ("2,3..4", [2, 2, 2], False)],
+     ("1..4,3", [-1], False), ("2,?", [0, 0], True), ("2,3..4", [2, 2, 2], False),
+     ("2..3,4", [5, -1], False), ("1..3", [2, -1], False)],
 )
 def test_reshape_partial_shapes(shape, pattern, special_zero):
     check_types(Reshape(special_zero=special_zero), [tt(shape), tt(str(len(pattern)), "i64")],
@@ -97,3 +98,12 @@ def test_reshape_refuses_a_copied_zero_that_changes_the_element_count():
     """OpenVINO 2026.4.1 gives [1,0] -> pattern [0] (special_zero) the shape [1] and reads past the input."""
     with pytest.raises(OpError, match=r"Requested output shape \[1\] is incompatible with input shape \[1,0\]"):
         Reshape(special_zero=True).evaluate([np.zeros((1, 0)), np.array([0])])
+
+
+def test_reshape_refuses_a_minus_one_dim_whose_interval_is_empty():
+    """[1..2] -> [5,-1]: the -1 dim would be ceil(1/5)..floor(2/5) = 1..0. OpenVINO 2026.4.1 keeps that empty
+    interval ([5,1..0]); irgraph refuses it, as no element count of the input fits."""
+    shape = ov_ops.reshape(ov_ops.parameter([(1, 2)], np.float32), ov_ops.constant(np.array([5, -1])), False)
+    assert str(shape.get_output_partial_shape(0)) == "[5,1..0]"
+    with pytest.raises(OpError, match=r"^Requested output shape is incompatible with input shape \[1\.\.2\]$"):
+        Reshape(special_zero=False).infer([tt("1..2"), tt("2", "i64")], [None, np.array([5, -1])])

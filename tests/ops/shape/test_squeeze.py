@@ -70,3 +70,12 @@ def test_squeeze_with_axes_of_unknown_value(shape, axes):
     check_types(Squeeze(), [tt(shape), tt(axes, "i64")], ov1.squeeze)
     check_types(Squeeze15(), [tt(shape), tt(axes, "i64")], lambda x, a: ov15.squeeze(x, a, False))
     check_types(Unsqueeze(), [tt(shape), tt(axes, "i64")], ov1.unsqueeze)
+
+
+def test_unsqueeze_refuses_axes_of_rank_two_as_openvino_does():
+    """OpenVINO 2026.4.1 refuses a [1,1] axes constant; irgraph's evaluate says the same for an array given directly."""
+    axes = np.array([[0]], np.int64)
+    with pytest.raises(RuntimeError, match=r"Second input \(axes\) should not be of rank higher than 1"):
+        ov1.unsqueeze(ov1.constant(np.zeros(2, np.float32)), ov1.constant(axes))
+    with pytest.raises(OpError, match=r"^Second input \(axes\) should not be of rank higher than 1\. Got: \[1,1\]$"):
+        Unsqueeze().evaluate([np.zeros(2), axes])

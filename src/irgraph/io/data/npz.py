@@ -12,29 +12,35 @@ chunk of 4 KiB to whatever it expands to, gigabytes for a bomb).
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import io
-import lzma
 import math
 import os
 import struct
-import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO
+from typing import IO, TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, IrIOError, Location, ResourceLimitError, printable
+from irgraph.core.lazy import lazy_module
 from irgraph.io import atomic
 from irgraph.io.regular_file import NotARegularFileError, SizedReader
 
+# Imported when an archive is opened or written: a run without .npz files needs none of them.
+if TYPE_CHECKING:
+    import bz2
+    import lzma
+    import zipfile
+else:
+    bz2, lzma, zipfile = lazy_module("bz2"), lazy_module("lzma"), lazy_module("zipfile")
+
 __all__ = [
-    "MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "Expect", "NpzArchive", "decode_stored", "for_storage", "is_ml_dtype",
-    "load_member", "load_npy", "load_npz", "open_npz", "read_npy", "require_file", "storage_dtype", "to_stored",
-    "write_npz",
+    "MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "ByteSource", "Expect", "NpzArchive", "decode_stored", "for_storage",
+    "is_ml_dtype", "load_member", "load_npy", "load_npz", "open_npz", "read_npy", "require_file", "storage_dtype",
+    "to_stored", "write_npz",
 ]
 
 MAX_NPY_HEADER_BYTES = 10_000
@@ -52,8 +58,17 @@ Expect = Callable[[np.dtype, tuple[int, ...]], None]
 """Called with a header's dtype and shape before any data is read; raises to refuse it."""
 
 
+class ByteSource(Protocol):
+    """What reading a .npy needs of its stream: a file, a BytesIO, an archive member (which may return fewer
+    bytes than asked, or None as a raw stream may)."""
+
+    def read(self, size: int = ..., /) -> bytes | None: ...
+
+    def readinto(self, buffer: memoryview, /) -> int | None: ...
+
+
 # ------------------------------------------------------------------------------------ .npy
-def _read_exact(stream: IO[bytes], size: int, what: str) -> bytes:
+def _read_exact(stream: ByteSource, size: int, what: str) -> bytes:
     data = b""
     while len(data) < size:  # a raw stream may return fewer bytes than asked
         piece = stream.read(size - len(data))
@@ -63,7 +78,7 @@ def _read_exact(stream: IO[bytes], size: int, what: str) -> bytes:
     return data
 
 
-def _read_header(stream: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+def _read_header(stream: ByteSource) -> tuple[tuple[int, ...], bool, np.dtype, int]:
     """``(shape, fortran_order, dtype, header bytes)`` of the .npy at the stream's start, read with bounds."""
     magic = _read_exact(stream, 8, "magic string")
     if magic[:6] != _MAGIC:
@@ -88,12 +103,12 @@ def _read_header(stream: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype, in
         if read is None:
             from numpy.lib import _format_impl
 
-            read = _format_impl._read_array_header
+            read = _format_impl._read_array_header  # type: ignore[attr-defined]  # private, not in NumPy's stubs
         shape, fortran_order, dtype = read(header, version)
     return tuple(shape), bool(fortran_order), dtype, 8 + field + length
 
 
-def read_npy(stream: IO[bytes], available: int, what: str, element_limit: int, expect: Expect | None = None,
+def read_npy(stream: ByteSource, available: int, what: str, element_limit: int, expect: Expect | None = None,
              exact: bool = False) -> np.ndarray:
     """One .npy array from ``stream`` (``available`` bytes in all), never unpickled.
 
@@ -119,10 +134,10 @@ def read_npy(stream: IO[bytes], available: int, what: str, element_limit: int, e
         expect(dtype, shape)
     array = np.empty(shape[::-1] if fortran_order else shape, dtype=dtype)
     if needed:
-        target = memoryview(array.reshape(-1).view(np.uint8))
+        target = array.reshape(-1).view(np.uint8).data  # a memoryview of the array's bytes
         done = 0
         while done < needed:
-            got = stream.readinto(target[done : done + _CHUNK])  # type: ignore[attr-defined]
+            got = stream.readinto(target[done : done + _CHUNK])
             if not got:
                 raise ValueError(f"the data ends after {done} of the {needed} bytes its header declares")
             done += got
@@ -195,7 +210,7 @@ class NpzArchive(Mapping[str, np.ndarray]):
         if info.flag_bits & 0x1:
             raise ValueError(f"{what} is encrypted")
         stream = _MemberReader(self._stream, info)
-        array = read_npy(stream, info.file_size, what, element_limit, expect, exact=True)  # type: ignore[arg-type]
+        array = read_npy(stream, info.file_size, what, element_limit, expect, exact=True)
         stream.finish()
         return array
 
@@ -243,6 +258,8 @@ class _MemberReader(io.RawIOBase):
         self._method = info.compress_type
         self._crc = 0
         self._pending = b""  # compressed bytes given to zlib that it has not consumed yet
+        # zlib's object (typeshed's private name: the class is not exposed) or bzip2's or lzma's.
+        self._decompressor: zlib._Decompress | bz2.BZ2Decompressor | lzma.LZMADecompressor | None
         if self._method == zipfile.ZIP_STORED:
             self._decompressor = None
         elif self._method == zipfile.ZIP_DEFLATED:
@@ -274,7 +291,9 @@ class _MemberReader(io.RawIOBase):
         if len(head) != 4:
             raise EOFError(f"member {self._info.filename!r} is truncated")
         properties = self._raw(int.from_bytes(head[2:4], "little"))
-        filters = [lzma._decode_filter_properties(lzma.FILTER_LZMA1, properties)]  # type: ignore[attr-defined]
+        # zipfile decodes a member's LZMA properties with the same private function (so typeshed lacks it).
+        decode = lzma._decode_filter_properties  # type: ignore[attr-defined]  # private, as said above
+        filters = [decode(lzma.FILTER_LZMA1, properties)]
         return lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=filters)
 
     def _inflate(self, size: int) -> bytes:
@@ -284,7 +303,7 @@ class _MemberReader(io.RawIOBase):
         if decompressor is None:
             return self._raw(size)
         while True:
-            if self._method == zipfile.ZIP_DEFLATED:
+            if not isinstance(decompressor, (bz2.BZ2Decompressor, lzma.LZMADecompressor)):  # deflate
                 data = self._pending or self._raw(_CHUNK)
                 out = decompressor.decompress(data, size)
                 self._pending = decompressor.unconsumed_tail
@@ -358,10 +377,6 @@ def decode_stored(array: np.ndarray, want: ElementType | np.dtype) -> np.ndarray
 
 
 # ------------------------------------------------------------------------------------ files
-_UNREADABLE = (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
-               lzma.LZMAError)
-
-
 def require_file(path: str, what: str = "file") -> None:
     """Raise IrIOError unless ``path`` is an existing regular file."""
     if not os.path.exists(path):
@@ -382,7 +397,8 @@ def reading(path: str, kind: str) -> Iterator[None]:
         raise err.locate(Location(file=path)) from None
     except NotARegularFileError as err:
         raise IrIOError(str(err.strerror), Location(file=path)) from None
-    except _UNREADABLE as err:
+    except (zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError, OSError, zlib.error,
+            lzma.LZMAError) as err:
         if isinstance(err, OSError) and err.filename is not None and not isinstance(err, zipfile.BadZipFile):
             raise
         reason = printable(str(err)).strip(" ") or type(err).__name__

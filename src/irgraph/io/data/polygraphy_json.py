@@ -15,20 +15,26 @@ pickle is ever loaded and the element budget holds.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
-import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from irgraph.core.errors import IrIOError, Location
+from irgraph.core.lazy import lazy_module
 from irgraph.io import atomic
 from irgraph.io.data import npz
 from irgraph.io.regular_file import SizedReader
+
+# Imported when a Polygraphy file is read or written (ir-run imports this module for its options).
+if TYPE_CHECKING:
+    import base64
+    import binascii
+    import json
+else:
+    base64, binascii, json = lazy_module("base64"), lazy_module("binascii"), lazy_module("json")
 
 __all__ = ["TYPE_MARKER", "decode_array", "read_arrays", "read_iterations", "write_inputs", "write_outputs"]
 
@@ -112,8 +118,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found = dict(pairs)
     if len(found) != len(pairs):
         seen: set[str] = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise ValueError(f"the key {twice!r} appears twice in one object")
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} appears twice in one object")
+            seen.add(key)
     return found
 
 

@@ -230,8 +230,10 @@ class GraphConverter:
         if name in self.constants:
             return self.constants[name]
         port = self.ports.get(name)
+        if port is None:
+            return None
         value = self.model.constant_value(port)
-        return None if value is None else (port_type(self.model, port).element_type, value)  # type: ignore[arg-type]
+        return None if value is None else (port_type(self.model, port).element_type, value)
 
     def read_tensor(self, tensor: onnx_types.TensorProto, what: str) -> tuple[ElementType, np.ndarray]:
         """An ONNX TensorProto as (element type, array in the IR in-memory dtype)."""

@@ -50,10 +50,11 @@ class ExportScope:
 
     def _reserve_output_keys(self) -> None:
         for mapping in self.state_order:
-            if mapping.input is not None:
-                self.reserved[mapping.input] = (mapping.read.id, 0)  # type: ignore[union-attr]
-            if mapping.output is not None:
-                source = self.model.input_sources(mapping.assign)[0]  # type: ignore[arg-type]
+            # A mapping has an input name exactly when it has a ReadValue, an output name when it has an Assign.
+            if mapping.input is not None and mapping.read is not None:
+                self.reserved[mapping.input] = (mapping.read.id, 0)
+            if mapping.output is not None and mapping.assign is not None:
+                source = self.model.input_sources(mapping.assign)[0]
                 self.reserved[mapping.output] = (source.node_id, source.index) if source else (-1, -1)
             for name in (mapping.input, mapping.output):
                 if name is not None:
@@ -96,7 +97,7 @@ class ExportScope:
         if tensor_type is not None:
             self.element_types[name] = tensor_type.element_type
         if isinstance(node.op, Const):
-            self._initializer(node, name)
+            self._initializer(node, node.op, name)
         return name
 
     def _onnx_type(self, element_type: ElementType, what: str) -> int:
@@ -189,8 +190,7 @@ class ExportScope:
         """The error a rule raises for what ONNX cannot express."""
         return Refusal(message)
 
-    def _initializer(self, node: Node, name: str) -> None:
-        op: Const = node.op  # type: ignore[assignment]
+    def _initializer(self, node: Node, op: Const, name: str) -> None:
         if op.value is None:
             raise ConversionError("Const has no value (its weights were not loaded)", node.location)
         self._add_initializer(name, op.value, f"Const {node.name!r}", op.element_type)

@@ -27,7 +27,7 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model
 from irgraph.io.xml import security
 from irgraph.io.xml.layers import non_negative
-from irgraph.io.xml.reader import SUPPORTED_VERSIONS, read_ir
+from irgraph.io.xml.reader import SUPPORTED_VERSIONS, ReadResult, read_ir
 from irgraph.io.xml.security import XmlDocument, load_xml
 
 __all__ = ["schema_for", "validate_file"]
@@ -61,11 +61,11 @@ def validate_file(
     except IrError as err:
         return [_from_error(err, name)]
     try:
-        result, error = read_ir(name, weights, document=document), None
+        outcome: ReadResult | IrError = read_ir(name, weights, document=document)
     except IrError as err:
-        result, error = None, err
-    if isinstance(error, ResourceLimitError):
-        return [_from_error(error, name)]
+        outcome = err
+    if isinstance(outcome, ResourceLimitError):
+        return [_from_error(outcome, name)]
     try:
         if security.parse_size(document.data)[2] > security.MAX_PARSE_BYTES:
             # The schema needs an lxml tree; the reader reads such a file without one if it can.
@@ -80,12 +80,12 @@ def validate_file(
         # The reader parses bodies nested past libxml2's depth limit one by one; the schema needs one tree.
         found = [Diagnostic("schema", Severity.WARNING, "sub-graph bodies nest deeper than one XML parse allows "
                             "(256 elements): the schema pass is skipped", Location(file=name))]
-    if result is None:
-        found.append(_from_error(error, name))  # type: ignore[arg-type]
+    if isinstance(outcome, IrError):
+        found.append(_from_error(outcome, name))
         return found
-    found.extend(validate(result.model))
-    found.extend(result.findings)
-    found.extend(_declared_inputs(result.model))
+    found.extend(validate(outcome.model))
+    found.extend(outcome.findings)
+    found.extend(_declared_inputs(outcome.model))
     return found
 
 

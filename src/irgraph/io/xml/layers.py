@@ -11,7 +11,6 @@ import math
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
-from lxml import etree
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
@@ -19,6 +18,7 @@ from irgraph.core.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.graph import Model, Node, RtEntry
 from irgraph.io.weights import byte_size, decode_tensor
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
-_PLAIN_DTYPES = {
-    element_type: element_type.numpy_dtype
+_PLAIN_DTYPES: dict[ElementType, np.dtype] = {
+    element_type: element_type.dtype
     for element_type in ElementType
     if not element_type.is_dynamic and element_type is not ElementType.STRING and not element_type.is_packed
     and element_type is not ElementType.BOOLEAN
@@ -108,7 +108,7 @@ class LayerReader:
         self._known: dict[type[Op], frozenset[str]] = {}
         self._classes: dict[tuple[str, str], type[Op] | None] = {}
         self._consts: dict[tuple, tuple[ElementType, tuple[int, ...], int | None]] = {}
-        self._placed_consts: dict[tuple, Op] = {}
+        self._placed_consts: dict[tuple, Const] = {}
 
     def read(self, layers: etree._Element) -> PortIndex:
         elements = []
@@ -245,9 +245,9 @@ class LayerReader:
     def op_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type and version (None: irgraph has none), looked up once per read."""
         key = (type_name, version)
-        op_class = self._classes.get(key, False)
-        if op_class is False:
-            op_class = self._classes[key] = lookup(type_name, version)
+        if key in self._classes:
+            return self._classes[key]
+        op_class = self._classes[key] = lookup(type_name, version)
         return op_class
 
     def place(
@@ -295,11 +295,12 @@ class LayerReader:
             op = self._ops[key] = op_class.from_attributes(attrs)
         return op
 
-    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+    def tensor_op(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Const:
         """The op of a layer that holds a tensor (Const), its value read from the weights file."""
         return self._const(op_class, attrs, location)
 
-    def _const(self, op_class: type[Op], attrs: dict[str, str], location: Location) -> Op:
+    def _const(self, carrier: type[Op], attrs: dict[str, str], location: Location) -> Const:
+        op_class = tensor_class(carrier)
         key = (op_class, attrs.get("element_type"), attrs.get("shape"))
         known = self._consts.get(key)
         if known is None:
@@ -308,8 +309,7 @@ class LayerReader:
                 element_type, shape = plain
             else:
                 base = op_class.from_attributes(attrs)
-                element_type = base.element_type  # type: ignore[attr-defined]
-                shape = base.shape  # type: ignore[attr-defined]
+                element_type, shape = base.element_type, base.shape
             count = math.prod(shape)
             if count > self.reader.element_limit:
                 raise ResourceLimitError(
@@ -335,6 +335,7 @@ class LayerReader:
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
             dtype = _PLAIN_DTYPES.get(element_type)
+            value: np.ndarray | None
             try:
                 data = self.reader.weights().view(offset, size)
                 # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
@@ -352,17 +353,17 @@ class LayerReader:
             else:
                 op = self.new_tensor_op(op_class, element_type, shape, value, checked=dtype is not None)
             self._placed_consts[placed] = op
-        elif op.value is None:  # type: ignore[attr-defined]
+        elif op.value is None:
             self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
     def new_tensor_op(
-        self, op_class: type[Op], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
         *, checked: bool,
-    ) -> Op:
+    ) -> Const:
         """``op_class(element_type, shape, value)``. ``checked``: ``value`` was just made of the dtype and shape
         that the op's own checks passed (``from_attributes`` or the op's codecs in ``_const``)."""
-        return op_class(element_type=element_type, shape=shape, value=value)  # type: ignore[call-arg]
+        return op_class(element_type=element_type, shape=shape, value=value)
 
     def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
         """The type a port declares (made once per distinct declaration)."""
@@ -417,8 +418,8 @@ class LayerReader:
         ``port`` (when given) moves ``location`` to its line for errors.
         """
         key = (outputs, precision, *dims)  # an unknown precision is an error on outputs, a note on inputs
-        declared = self._types.get(key, False)
-        if declared is False:
+        declared = self._types.get(key)  # None is never cached (see below)
+        if declared is None:
             declared = self._declared(precision, dims, outputs, location if port is None else self._at(port, location))
             if declared is not None:  # not cached: every input port with an unknown precision is noted
                 self._types[key] = declared
@@ -454,6 +455,13 @@ def twice(element: etree._Element, holder: str, where: Location) -> IrParseError
     where IR has one: OpenVINO 2026.4.1 silently reads the first, and which one a file means is a guess."""
     return IrParseError(f"{holder} has two <{element.tag}> elements (OpenVINO would silently use the first); "
                         "IR allows one", where)
+
+
+def tensor_class(op_class: type[Op]) -> type[Const]:
+    """A ``carries_tensor`` op class as the class it is: Const, whose layers hold a tensor read from the weights."""
+    if not issubclass(op_class, Const):
+        raise TypeError(f"{op_class.__name__} carries a tensor but is not a Const: the reader cannot fill it")
+    return op_class
 
 
 def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple[ElementType, tuple[int, ...]] | None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from lxml import etree
-
 from irgraph.core.collector import paused_collector
 from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
@@ -16,6 +14,7 @@ from irgraph.io.weights import WeightsFile
 from irgraph.io.xml import _fast
 from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import LayerPorts, LayerReader, PortIndex, non_negative, twice
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies

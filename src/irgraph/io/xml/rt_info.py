@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from lxml import etree
-
 from irgraph.core.errors import IrParseError, Location, ResourceLimitError
 from irgraph.graph import Model, RtEntry
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.text import escape_attribute, escape_text
 
 LEGACY_SECTIONS = ("meta_data", "quantization_parameters")

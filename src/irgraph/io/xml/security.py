@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from lxml import etree
 
 from irgraph.core.errors import IrIOError, IrParseError, Location, ResourceLimitError
 from irgraph.io.regular_file import NotARegularFileError, open_regular
+from irgraph.io.xml.lazy_etree import etree
 
 MAX_XML_BYTES = 2**31
 """Largest ``.xml`` accepted (2 GiB), checked before reading."""

@@ -11,10 +11,7 @@ would refuse is still read, so ``ir-validate`` can say what is wrong with it.
 from __future__ import annotations
 
 import re
-import secrets
 from typing import TYPE_CHECKING
-
-from lxml import etree
 
 from irgraph.core.errors import GraphError, IrParseError, Location, ResourceLimitError
 from irgraph.core.integers import parse_int
@@ -22,6 +19,7 @@ from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
 from irgraph.io.xml.layers import LayerPorts, LayerReader, twice
+from irgraph.io.xml.lazy_etree import etree
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -260,6 +258,8 @@ def _body_spans(data: bytes, where: Location) -> list[tuple[int, int, int, int, 
 def _marker(data: bytes) -> bytes:
     """An attribute name that ``data`` does not contain (random: a file cannot guess it)."""
     while True:
+        import secrets  # here: hashlib is costly to import, and only this rare path needs it
+
         marker = b"irgraph-stub-" + secrets.token_hex(16).encode("ascii")
         if marker not in data:
             return marker

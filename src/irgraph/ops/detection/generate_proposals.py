@@ -117,7 +117,7 @@ class GenerateProposals(Op):
                                   (deltas, 4, "input_deltas"), (scores, 4, "input_scores")):
             if not shape.rank_is_dynamic and shape.rank != rank:
                 raise OpError(f"The '{name}' input is expected to be a {rank}D. Got: {shape}")
-        images: Dim | None = Dim.dynamic()
+        images = Dim.dynamic()  # narrowed by each input that has a batch dim
         if not info.rank_is_dynamic:
             check(info[1].compatible(Dim.static(3)) or info[1].compatible(Dim.static(4)),
                   f"The 'input_im_info' shape[1] is expected to be a compatible with [3] or [4]. Got: {info}")

@@ -134,8 +134,8 @@ class _PriorBoxBase(Op):
         for index, fixed in enumerate(self.fixed_size):
             fixed32 = F32(fixed)
             if self.fixed_ratio:
-                for ratio in self.fixed_ratio:
-                    root = np.sqrt(F32(ratio))
+                for fixed_ratio in self.fixed_ratio:
+                    root = np.sqrt(F32(fixed_ratio))
                     dense(index, fixed32 * F32(0.5) * root, fixed32 * F32(0.5) / root)
                 continue
             if self.density:

@@ -171,7 +171,7 @@ class _ProposalBase(Op):
             scores_out[index, :len(chosen)] = scores[chosen]
             if len(chosen) < self.post_nms_topn:
                 rows[index, len(chosen), 0] = -1
-        result = [rows.reshape(-1, 5).astype(dtype)]
+        result: list[np.ndarray] = [rows.reshape(-1, 5).astype(dtype)]
         if self.with_scores:
             result.append(scores_out.reshape(-1).astype(dtype))
         return result

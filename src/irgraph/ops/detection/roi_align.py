@@ -183,12 +183,12 @@ def _pool_group(pixels: np.ndarray, batch: np.ndarray, spaces: SamplingSpaces, r
                 rest_x, rest_y = one - frac_x, one - frac_y
                 weights = [rest_y * rest_x, rest_y * frac_x, frac_y * rest_x, frac_y * frac_x]
                 taps = [(low_y, low_x), (low_y, up_x), (up_y, low_x), (up_y, up_x)]
-                value = None
+                terms = []
                 for weight, (tap_y, tap_x) in zip(weights, taps, strict=True):
                     weight = np.where(outside, zero, weight)[..., None]
                     index = (rows + np.where(outside, 0, tap_y)) * width + np.where(outside, 0, tap_x)
-                    term = weight * np.take(pixels, index, axis=0)
-                    value = term if value is None else value + term
+                    terms.append(weight * np.take(pixels, index, axis=0))
+                value = terms[0] + terms[1] + terms[2] + terms[3]  # summed in tap order
                 if mode == "max":
                     result = np.where(value > result, value, result)
                 else:

@@ -32,7 +32,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.detection.roi_align import CHUNK_ELEMENTS, wide_dtype
 from irgraph.ops.numeric import round_float, round_half_away, truncate_to_int
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
 METHODS = ("max", "bilinear")
@@ -82,8 +82,8 @@ class ROIPooling(Op):
               f"expected to be a floating point type. Got: {data.element_type} and: {rois.element_type}")
         check(rois.element_type.is_dynamic or rois.element_type.is_real, "The data type for input and ROIs is "
               f"expected to be a floating point type. Got: {data.element_type} and: {rois.element_type}")
-        check(data.element_type.merge(rois.element_type) is not None, "Type of feature maps (inputs) and ROIs is "
-              f"expected to be the same. Got: {data.element_type} and: {rois.element_type}")
+        element_type = checked(data.element_type.merge(rois.element_type), "Type of feature maps (inputs) and ROIs "
+                               f"is expected to be the same. Got: {data.element_type} and: {rois.element_type}")
         check(data.shape.rank_is_dynamic or data.shape.rank == 4,
               f"Expected a 4D tensor for the feature maps input. Got: {data.shape}")
         count = Dim.dynamic()
@@ -99,8 +99,7 @@ class ROIPooling(Op):
         check(bool(np.isfinite(scale)) and scale >= np.finfo(np.float32).tiny,
               f"The spatial scale attribute should be a positive floating point number. Got: {self.spatial_scale}")
         channels = Dim.dynamic() if data.shape.rank_is_dynamic else data.shape[1]
-        element_type = data.element_type.merge(rois.element_type)
-        return [TensorType(element_type, Shape((count, channels, Dim.static(self.pooled_h),  # type: ignore[arg-type]
+        return [TensorType(element_type, Shape((count, channels, Dim.static(self.pooled_h),
                                                 Dim.static(self.pooled_w))))]
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -60,10 +60,11 @@ class BatchSpace(Op):
         check(not length.is_static or length.value == rank,
               f"block_shape and {kind} inputs must have same number of elements as data input rank. Got: {length} "
               f"and {rank}")
-        if any(value is None for value in values[1:]):
+        block_value, begin_value, end_value = values[1:]
+        if block_value is None or begin_value is None or end_value is None:
             return [TensorType(data.element_type, Shape.dynamic(rank))]
-        blocks, befores, afters = (integer_values(v, name) for v, name in  # type: ignore[arg-type]
-                                   zip(values[1:], ("block_shape", begin_name, end_name), strict=True))
+        blocks = integer_values(block_value, "block_shape")
+        befores, afters = integer_values(begin_value, begin_name), integer_values(end_value, end_name)
         self.check_values(blocks, befores, afters)
         return [TensorType(data.element_type, Shape(tuple(self.output_dims(list(data.shape), blocks, befores,
                                                                             afters))))]

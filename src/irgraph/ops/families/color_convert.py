@@ -18,7 +18,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,8 @@ class ColorConvert(Op):
                 check(other.shape.rank == 4 and other.shape[3].contains(chroma_channels),
                       f"UV input number of channels should be equal to {chroma_channels}")
                 for axis, factor in ((0, 1), (1, 2), (2, 2)):
-                    merged = dims[axis].merge(other.shape[axis] * factor)
-                    check(merged is not None, "Y shape is inconsistent with UV")
-                    dims[axis] = merged  # type: ignore[assignment]
+                    dims[axis] = checked(dims[axis].merge(other.shape[axis] * factor),
+                                         "Y shape is inconsistent with UV")
         for axis, what in ((1, "height"), (2, "width")):
             check(not dims[axis].is_static or dims[axis].value % 2 == 0, f"Image {what} must be even")
         dims[3] = Dim.static(3)
@@ -137,4 +136,5 @@ class I420(ColorConvert):
             u = chroma[:, :quarter].reshape(batch, height // 2, width // 2)
             v = chroma[:, quarter:2 * quarter].reshape(batch, height // 2, width // 2)
             return whole[:, :height], u, v
-        return tuple(np.asarray(x)[..., 0] for x in inputs[:3])  # type: ignore[return-value]
+        y, u, v = (np.asarray(x)[..., 0] for x in inputs[:3])
+        return y, u, v

@@ -20,7 +20,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families import spatial
 from irgraph.ops.families.convolution_kernels import convolve_flat, convolve_shifted, convolve_taps, convolve_windows
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
 """Sums of products: 1 ULP (f16/bf16 rounding once from f32) or 16 eps of the sum of the absolute
@@ -147,9 +147,7 @@ def group_count(channels: Dim, groups: Dim, in_per_group: Dim) -> Dim:
         derived = channels.divided(size)
     except ValueError:  # no group count fits (7..11 by 6)
         raise OpError(message) from None
-    merged = groups.merge(derived)
-    check(merged is not None, message)
-    return merged  # type: ignore[return-value]
+    return checked(groups.merge(derived), message)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Op, attribute, check, integer_values
+from irgraph.ops.op import Op, attribute, check, checked, integer_values
 
 INDEX_TYPES = (ElementType.I32, ElementType.I64)
 REDUCTIONS = ("sum", "mean")
@@ -71,9 +71,7 @@ class EmbeddingBase(Op):
                 element_type = inputs[index].element_type
                 check(element_type.is_dynamic or element_type in INDEX_TYPES,
                       f"The index inputs must be i32 or i64. Got: {element_type}")
-                both = merged.merge(element_type)
-                check(both is not None, "The index inputs must have the same element type")
-                merged = both  # type: ignore[assignment]
+                merged = checked(merged.merge(element_type), "The index inputs must have the same element type")
         if weights is not None and weights < len(inputs):
             check(inputs[0].element_type.merge(inputs[weights].element_type) is not None,
                   f"Per sample weight element type ({inputs[weights].element_type}) must match embedding table "

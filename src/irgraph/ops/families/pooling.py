@@ -233,10 +233,9 @@ class Pooling(Op):
         low = steps.min + (0 if _starts_in_padding(steps.min, stride, dim.min, pad_begin) else 1)
         if dim.is_static:
             return Dim.static(low)
-        if dim.max is None:
+        if dim.max is None or steps.max is None:  # steps.max is computed from dim.max: both known or neither
             return Dim(low, None)
-        # steps.max is known here: it is computed from dim.max, which is
-        high = steps.max + (0 if _starts_in_padding(steps.max, stride, dim.max, pad_begin) else 1)  # type: ignore[arg-type, operator]
+        high = steps.max + (0 if _starts_in_padding(steps.max, stride, dim.max, pad_begin) else 1)
         return Dim(low, high)
 
     def check_window_padding(self, axis: int, window: int, pad_begin: int, pad_end: int) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.movement.reverse_sequence import reversal_order
-from irgraph.ops.op import Op, Tolerance, attribute, check, integer_values
+from irgraph.ops.op import Op, Tolerance, attribute, check, checked, integer_values
 
 Array = np.ndarray
 Activation = Callable[[Array], Array]
@@ -56,10 +56,8 @@ in 5 steps) amplifies the rounding differences with it (36 ULP seen there), beyo
 
 def activation(name: str) -> Activation:
     """The function an activation name denotes; OpError naming the three known ones otherwise."""
-    function = ACTIVATIONS.get(name.lower())
-    check(function is not None,
-          f"Activation function '{name}' is not supported: use sigmoid, tanh or relu")
-    return function  # type: ignore[return-value]
+    return checked(ACTIVATIONS.get(name.lower()),
+                   f"Activation function '{name}' is not supported: use sigmoid, tanh or relu")
 
 
 def computing_dtype(array: Array) -> np.dtype:
@@ -71,17 +69,13 @@ def merge_element_types(inputs: Sequence[TensorType], what: str) -> ElementType:
     """The one element type of the floating-point inputs (dynamic ones merge with any)."""
     merged = ElementType.DYNAMIC
     for tensor_type in inputs:
-        found = merged.merge(tensor_type.element_type)
-        check(found is not None, f"Element types for {what} inputs do not match. Got: "
-                                 f"{', '.join(str(t.element_type) for t in inputs)}")
-        merged = found  # type: ignore[assignment]
+        merged = checked(merged.merge(tensor_type.element_type), f"Element types for {what} inputs do not match. "
+                         f"Got: {', '.join(str(t.element_type) for t in inputs)}")
     return merged
 
 
 def _merge(current: Dim, other: Dim, message: str) -> Dim:
-    found = current.merge(other)
-    check(found is not None, message)
-    return found  # type: ignore[return-value]
+    return checked(current.merge(other), message)
 
 
 def _divided(dim: Dim, parts: int) -> Dim | None:
@@ -186,9 +180,8 @@ class Recurrent(Op):
         for shape in (w_shape, r_shape):
             # OpenVINO's guard looks at dim 0 whichever dim it divides (num_directions for sequences)
             if not shape.rank_is_dynamic and shape[0].is_static:
-                part = _divided(shape[axis], gates)
-                check(part is not None, "Dimension `hidden_size` is not matched between inputs.")
-                hidden = _merge(hidden, part, "Dimension `hidden_size` is not matched between inputs.")  # type: ignore
+                part = checked(_divided(shape[axis], gates), "Dimension `hidden_size` is not matched between inputs.")
+                hidden = _merge(hidden, part, "Dimension `hidden_size` is not matched between inputs.")
         return hidden
 
     def make_step(self, dtype: np.dtype) -> Step:
@@ -390,12 +383,12 @@ class RecurrentSequence(Recurrent):
         for index in [*range(1, 1 + states), 2 + states, 3 + states, 4 + states]:
             axis = 1 if index <= states else 0
             directions = None if directions is None else directions.merge(dim_of(shapes[index], axis))
-        check(directions is not None,
-              "Dimension `num_directions` doesn't match to other inputs or `direction` attribute.")
+        directions = checked(directions, "Dimension `num_directions` doesn't match to other inputs or `direction` "
+                             "attribute.")
         hidden = self._check_weights(hidden, w_shape, r_shape, b_shape, self.gates, ("Second", "Second", "Second"), 1)
         seq_length = dim_of(shapes[0], 1)
-        y = TensorType(element_type, Shape((batch, directions, seq_length, hidden)))  # type: ignore[arg-type]
-        state = TensorType(element_type, Shape((batch, directions, hidden)))  # type: ignore[arg-type]
+        y = TensorType(element_type, Shape((batch, directions, seq_length, hidden)))
+        state = TensorType(element_type, Shape((batch, directions, hidden)))
         return [y] + [state] * states
 
     def evaluate(self, inputs: Sequence[Array]) -> list[Array]:

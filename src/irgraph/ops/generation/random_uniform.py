@@ -267,6 +267,6 @@ class RandomUniform(Op):
             return unit * (high - low) + low
         digits = 11 if output is ElementType.F16 else 8
         unit = (bits & np.uint32((1 << digits) - 1)).astype(np.float32) * np.float32(2.0**-digits)
-        dtype = output.numpy_dtype
-        span = round_float(high.astype(np.float32) - low.astype(np.float32), dtype)
-        return round_float(unit * span.astype(np.float32) + low.astype(np.float32), dtype)
+        dtype = output.dtype
+        width = round_float(high.astype(np.float32) - low.astype(np.float32), dtype)
+        return round_float(unit * width.astype(np.float32) + low.astype(np.float32), dtype)

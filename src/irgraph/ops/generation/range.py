@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.shapes import Dim, PartialValue, Shape, TensorType
+from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
@@ -41,10 +41,8 @@ class _Range(Op):
         """The output element type."""
         raise NotImplementedError
 
-    def infer(
-        self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
-    ) -> list[TensorType]:
-        """``[n]``: static when start, stop and step are known."""
+    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+        """``[n]``: static when start, stop and step are known (no bounds input: never a PartialValue)."""
         for tensor, name in zip(inputs, ("start", "stop", "step"), strict=True):
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank == 0 or
                   (tensor.shape.rank == 1 and tensor.shape[0].contains(1)),
@@ -82,7 +80,7 @@ class _Range(Op):
         if element_type.is_integral:
             start, stop, step = math.trunc(start), math.trunc(stop), math.trunc(step)
         check(step != 0, "'step' cannot be zero.")
-        return element_type.numpy_dtype, start, step, self.count(start, stop, step)
+        return element_type.dtype, start, step, self.count(start, stop, step)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """``(n,)``, computed without allocating."""

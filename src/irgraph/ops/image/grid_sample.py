@@ -33,7 +33,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.resampling import cubic_coefficients
 from irgraph.ops.numeric import round_float, truncate_to_int
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
 MODES = ("bilinear", "bicubic", "nearest")
@@ -129,10 +129,10 @@ class GridSample(Op):
                   f"The last dimension of grid tensor's shape has to be equal to 2. Got: {grid.shape}")
             dims[0], dims[2], dims[3] = grid.shape[0], grid.shape[1], grid.shape[2]
             if not data.shape.rank_is_dynamic:
-                batch = grid.shape[0].merge(data.shape[0])
-                check(batch is not None, "The batch dimension in the input data tensor's shape doesn't match the "
-                      f"batch dimension in the grid tensor's shape. Got: data {data.shape}, grid {grid.shape}")
-                dims[0], dims[1] = batch, data.shape[1]  # type: ignore[assignment]
+                batch = checked(grid.shape[0].merge(data.shape[0]), "The batch dimension in the input data tensor's "
+                                "shape doesn't match the batch dimension in the grid tensor's shape. Got: data "
+                                f"{data.shape}, grid {grid.shape}")
+                dims[0], dims[1] = batch, data.shape[1]
         elif not data.shape.rank_is_dynamic:
             dims[0], dims[1] = data.shape[0], data.shape[1]
         return [TensorType(data.element_type, Shape(tuple(dims)))]

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.element_types import ElementType
+from irgraph.core.element_types import ElementType, ElementTypeLike
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.op import Inputs, Op, attribute, check
+from irgraph.ops.op import Inputs, Op, attribute, check, checked
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
@@ -38,7 +38,7 @@ class Const(Op):
 
     element_type: ElementType = attribute()
     shape: tuple[int, ...] = attribute()
-    value: np.ndarray = field(default=None, repr=False)
+    value: np.ndarray | None = field(default=None, repr=False)  # None: the weights were not loaded
     zero_byte_blob: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -59,12 +59,10 @@ class Const(Op):
             )
 
     @classmethod
-    def of(cls, value: Any, element_type: ElementType | str | None = None) -> Const:
+    def of(cls, value: Any, element_type: ElementTypeLike | None = None) -> Const:
         """A Const holding ``value`` (Python ints become i64, floats f32 unless a type is given)."""
         if element_type is not None:
-            element_type = element_type if isinstance(element_type, ElementType) else ElementType.from_ir_name(
-                element_type
-            )
+            element_type = ElementType.of(element_type)
         array = np.asarray(value)
         if element_type is None:
             if array.dtype.kind in "US":
@@ -100,5 +98,4 @@ class Const(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
-        check(self.value is not None, "Const has no value (its weights were not loaded)")
-        return [self.value]
+        return [checked(self.value, "Const has no value (its weights were not loaded)")]

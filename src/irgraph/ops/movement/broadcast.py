@@ -73,7 +73,8 @@ class _Broadcast(Op):
                 return [TensorType(data.element_type, Shape((Dim.dynamic(),) * (rank - len(known)) + tuple(known)))]
             return [TensorType(data.element_type, DYNAMIC_RANK if length is None else Shape.dynamic(length))]
         dims = target_dims(values[1])
-        axes = integer_values(values[2], "axes_mapping") if mode == "explicit" and values[2] is not None else None
+        mapping = values[2] if mode == "explicit" else None  # not a bounds input: never a PartialValue
+        axes = None if mapping is None or isinstance(mapping, PartialValue) else integer_values(mapping, "axes_mapping")
         if mode == "explicit" and axes is None:
             return [TensorType(data.element_type, Shape.dynamic(len(dims)))]
         return [TensorType(data.element_type, self._shape(data.shape, dims, axes))]

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, Op, attribute, check, normalize_axis
+from irgraph.ops.op import Inputs, Op, attribute, check, checked, normalize_axis
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
@@ -40,9 +40,7 @@ class Concat(Op):
         check(len(inputs) >= 1, "Concat needs at least one input. Got: 0")
         element_type = inputs[0].element_type
         for tensor in inputs[1:]:
-            merged = element_type.merge(tensor.element_type)
-            check(merged is not None, "Argument element types are inconsistent.")
-            element_type = merged  # type: ignore[assignment]
+            element_type = checked(element_type.merge(tensor.element_type), "Argument element types are inconsistent.")
         merged_dims: list[Dim] | None = None
         axis_sum = Dim.static(0)
         index = 0

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.movement.split import scalar_integer
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, normalize_axis, shape_text
 from irgraph.ops.registry import register
 
 
@@ -47,8 +47,7 @@ class _Gather(Op):
     def _batch_dims(self, indices_rank: int | None) -> int:
         batch = self.batch
         if batch < 0:
-            check(indices_rank is not None, "batch_dims < 0 needs a static indices rank")
-            batch += indices_rank  # type: ignore[operator]
+            batch += checked(indices_rank, "batch_dims < 0 needs a static indices rank")
             check(batch >= 0,
                   f"The batch_dims must be >= -indices_rank. Got: {self.batch}, indices rank {indices_rank}")
         elif indices_rank is not None:
@@ -84,13 +83,11 @@ class _Gather(Op):
         dims = list(data.shape)
         index_dims = list(indices.shape)
         for i in range(batch):
-            merged = dims[i].merge(index_dims[i])
-            check(
-                merged is not None,
+            dims[i] = checked(
+                dims[i].merge(index_dims[i]),
                 f"Data and indices batch dims must be equal. Got: data shape {data.shape}, indices shape "
                 f"{indices.shape}, batch_dims {batch}",
             )
-            dims[i] = merged  # type: ignore[assignment]
         shape = Shape((*dims[:index], *index_dims[batch:], *dims[index + 1:]))
         return [TensorType(data.element_type, shape)]
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, normalize_axis, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, normalize_axis, shape_text
 from irgraph.ops.registry import register
 
 
@@ -49,11 +49,9 @@ class GatherElements(Op):
         for i, (a, b) in enumerate(zip(data.shape, indices.shape, strict=True)):
             if i == index:
                 continue
-            merged = a.merge(b)
-            check(merged is not None, f"Shapes {data.shape} and {indices.shape} are not consistent, data and indices "
-                                      f"must have equal or intersecting dimensions, except for the dimension at axis "
-                                      f"index.")
-            dims[i] = merged  # type: ignore[assignment]
+            dims[i] = checked(a.merge(b), f"Shapes {data.shape} and {indices.shape} are not consistent, data and "
+                              "indices must have equal or intersecting dimensions, except for the dimension at axis "
+                              "index.")
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

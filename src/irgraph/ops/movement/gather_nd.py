@@ -10,7 +10,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 
@@ -43,16 +43,15 @@ class _GatherND(Op):
         depth = indices.shape[-1].value
         check(depth <= data.shape.rank - batch,
               "Length of a tuple with indices must not exceed a rank of data tensor excluding batch dimensions.")
-        batch_dims = []
-        for a, b in zip(data.shape.dims[:batch], indices.shape.dims[:batch], strict=True):  # type: ignore[index]
-            merged = a.merge(b)
-            check(merged is not None, "Batch dimensions of data and indices must be the same.")
-            batch_dims.append(merged)
+        data_dims, index_dims = list(data.shape), list(indices.shape)  # both ranks are known here
+        batch_dims = [checked(a.merge(b), "Batch dimensions of data and indices must be the same.")
+                      for a, b in zip(data_dims[:batch], index_dims[:batch], strict=True)]
         if self.flattens_batch and batch:
             count = math.prod(d.min for d in batch_dims)
-            high = None if any(d.max is None for d in batch_dims) else math.prod(d.max for d in batch_dims)
+            bounded = [d.max for d in batch_dims if d.max is not None]
+            high = math.prod(bounded) if len(bounded) == len(batch_dims) else None
             batch_dims = [Dim(count, high)]
-        dims = (*batch_dims, *indices.shape.dims[batch:-1], *data.shape.dims[batch + depth:])  # type: ignore[index]
+        dims = (*batch_dims, *index_dims[batch:-1], *data_dims[batch + depth:])
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
     def _shape(self, data: np.ndarray, indices: np.ndarray) -> tuple[int, ...]:

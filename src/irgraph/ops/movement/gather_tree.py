@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked
 from irgraph.ops.registry import register
 
 
@@ -37,25 +37,22 @@ class GatherTree(Op):
         kinds = [t.element_type for t in inputs]
         merged = kinds[0]
         for kind in kinds[1:]:
-            merged = merged.merge(kind)  # type: ignore[assignment]
-            check(merged is not None,
-                  f"Inputs must have the same element type. Got: step_ids ({kinds[0]}), parent_idx_et ({kinds[1]}), "
-                  f"max_seq_len ({kinds[2]}), end_token ({kinds[3]})")
-        shape = step_ids.shape.merge(parent_idx.shape)
-        check(shape is not None and (shape.rank_is_dynamic or shape.rank == 3),
-              f"step_ids and parent_idx inputs must have the same shape with rank 3. Got: {step_ids.shape} and "
-              f"{parent_idx.shape}, respectively")
+            merged = checked(merged.merge(kind), f"Inputs must have the same element type. Got: step_ids ({kinds[0]}), "
+                             f"parent_idx_et ({kinds[1]}), max_seq_len ({kinds[2]}), end_token ({kinds[3]})")
+        unlike = (f"step_ids and parent_idx inputs must have the same shape with rank 3. Got: {step_ids.shape} and "
+                  f"{parent_idx.shape}, respectively")
+        shape = checked(step_ids.shape.merge(parent_idx.shape), unlike)
+        check(shape.rank_is_dynamic or shape.rank == 3, unlike)
         check(max_seq_len.shape.rank_is_dynamic or max_seq_len.shape.rank == 1,
               f"max_seq_len input must have rank 1. Got: {max_seq_len.shape}")
-        if not shape.rank_is_dynamic and not max_seq_len.shape.rank_is_dynamic:  # type: ignore[union-attr]
-            batch = shape[1].merge(max_seq_len.shape[0])  # type: ignore[index]
-            check(batch is not None,
-                  f"Number of elements of max_seq_len input must match BATCH_SIZE dimension of step_ids/parent_idx "
-                  f"inputs. Got: {shape[1]} and {max_seq_len.shape[0]}, respectively")  # type: ignore[index]
-            shape = shape.replace(1, batch)  # type: ignore[union-attr, arg-type]
+        if not shape.rank_is_dynamic and not max_seq_len.shape.rank_is_dynamic:
+            batch = checked(shape[1].merge(max_seq_len.shape[0]), "Number of elements of max_seq_len input must "
+                            "match BATCH_SIZE dimension of step_ids/parent_idx inputs. Got: "
+                            f"{shape[1]} and {max_seq_len.shape[0]}, respectively")
+            shape = shape.replace(1, batch)
         check(end_token.shape.rank_is_dynamic or end_token.shape.rank == 0,
               f"end_token input must be scalar. Got: {end_token.shape}")
-        return [TensorType(merged, shape)]  # type: ignore[arg-type]
+        return [TensorType(merged, shape)]
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A loop over the time steps backwards; batch and beams vectorised."""

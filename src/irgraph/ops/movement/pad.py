@@ -84,7 +84,7 @@ class _Pad(Op):
         for i, dim in enumerate(shape):
             minimum = max(dim.min + lows[0][i] + lows[1][i], 0)
             open_ended = dim.max is None or highs[0][i] >= unknown[0] or highs[1][i] >= unknown[1]
-            maximum = None if open_ended else dim.max + highs[0][i] + highs[1][i]  # type: ignore[operator]
+            maximum = None if open_ended or dim.max is None else dim.max + highs[0][i] + highs[1][i]
             dims.append(Dim.dynamic() if maximum is not None and maximum < minimum else Dim(minimum, maximum))
         return Shape(tuple(dims))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, integer_values, normalize_axis
 from irgraph.ops.registry import register
 
 
@@ -58,11 +58,11 @@ class ReverseSequence(Op):
         batch_axis, _ = self._axes(rank)
         if lengths.shape.rank_is_dynamic:
             return [data]
-        merged = data.shape[batch_axis].merge(lengths.shape[0])
-        check(merged is not None,
-              f"Sequence lengths input size ({lengths.shape[0]}) is not equal to batch axis dimension of data input "
-              f"({data.shape[batch_axis]}) (argument shape: {data.shape}, sequence indices shape: {lengths.shape}).")
-        return [TensorType(data.element_type, data.shape.replace(batch_axis, merged))]  # type: ignore[arg-type]
+        merged = checked(data.shape[batch_axis].merge(lengths.shape[0]),
+                         f"Sequence lengths input size ({lengths.shape[0]}) is not equal to batch axis dimension of "
+                         f"data input ({data.shape[batch_axis]}) (argument shape: {data.shape}, sequence indices "
+                         f"shape: {lengths.shape}).")
+        return [TensorType(data.element_type, data.shape.replace(batch_axis, merged))]
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One gather along seq_axis with a ``[batch, steps]`` index laid over the data's axes."""

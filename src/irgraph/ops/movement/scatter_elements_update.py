@@ -64,7 +64,7 @@ class ScatterElementsUpdateBase(Op):
             return [result]
         axis = axis_value(axis_input, data.ndim)
         along = indices_in_range(indices, data.shape[axis], "ScatterElementsUpdate", negative=True)
-        coordinates = list(np.indices(indices.shape, sparse=True))
+        coordinates: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
         coordinates[axis] = along
         for index, size in enumerate(data.shape):
             if index != axis:

@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
+from irgraph.ops.op import Inputs, InputSpec, Op, check, checked, integer_values, normalize_axis
 from irgraph.ops.registry import register
 
 _FAR = 2**62
@@ -104,7 +104,9 @@ class Slice(Op):
     )
     bound_inputs = (0,)
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+    def infer(
+        self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
+    ) -> list[TensorType]:
         """Sliced dims where the start, stop, step and axes values are known."""
         data = inputs[0]
         for tensor, name in zip(inputs[1:], ("start", "stop", "step", "axes"), strict=False):
@@ -122,12 +124,13 @@ class Slice(Op):
               "Slice `start` input dim size can't be bigger than `data` rank.")
         if any(v is None for v in values[1:]):
             return [TensorType(data.element_type, self._unknown(data.shape, count, values))]
-        if any(isinstance(v, PartialValue) for v in values):  # start/stop from a shape sub-graph
+        arrays = [v for v in values if not isinstance(v, PartialValue)]
+        if len(arrays) < len(values):  # start/stop from a shape sub-graph
             combos = corner_values(values, (1, 2))
             if combos is None:
                 return [TensorType(data.element_type, Shape.dynamic(data.shape.rank))]
             return [TensorType(data.element_type, hull([self.infer(inputs, c)[0].shape for c in combos]))]
-        plan = self.plan(data.shape.rank, values)
+        plan = self.plan(data.shape.rank, arrays)
         dims = [dim if index not in plan else sliced_dim(dim, *plan[index]) for index, dim in enumerate(data.shape)]
         return [TensorType(data.element_type, Shape(tuple(dims)))]
 
@@ -144,8 +147,10 @@ class Slice(Op):
         return Shape(tuple(Dim(0, d.max) if axes is None or i in axes else d for i, d in enumerate(shape)))
 
     def plan(self, rank: int, values: Sequence[np.ndarray | None]) -> dict[int, tuple[int, int, int]]:
-        start, stop, step = (integer_values(v, n) for v, n in zip(values[1:4], ("start", "stop", "step"), strict=True))
-        axes = integer_values(values[4], "axes") if len(values) > 4 else list(range(len(start)))
+        """axis -> (start, stop, step) from the known values of inputs 1.. (the data's, input 0, may be unknown)."""
+        start, stop, step, *axes_value = (integer_values(checked(v, f"Slice `{n}` is not known"), n)
+                                          for v, n in zip(values[1:], ("start", "stop", "step", "axes"), strict=False))
+        axes = axes_value[0] if axes_value else list(range(len(start)))
         check(
             len(start) == len(stop) == len(step) == len(axes),
             f"Slice `start`, `stop`, `step` and `axes` inputs must have the same size. Got: {len(start)}, "

@@ -93,7 +93,9 @@ class StridedSlice(Op):
         )
         return entries
 
-    def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
+    def infer(
+        self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | PartialValue | None]
+    ) -> list[TensorType]:
         """The sliced dims where begin, end and strides are known."""
         data = inputs[0]
         for tensor, name in zip(inputs[1:], ("Begin", "End", "Stride"), strict=False):
@@ -137,7 +139,9 @@ class StridedSlice(Op):
             out.extend(dims[position:])
         return [TensorType(data.element_type, Shape(tuple(out)))]
 
-    def _unknown(self, shape: Shape, begin: Shape, strides: np.ndarray | None, *, has_strides: bool) -> Shape:
+    def _unknown(
+        self, shape: Shape, begin: Shape, strides: np.ndarray | PartialValue | None, *, has_strides: bool
+    ) -> Shape:
         """Unknown begin or end (OpenVINO 2026.4.1's shape inference): the masks still place the entries. A new
         axis is 1, a shrunk axis goes, the ellipsis keeps the axes it covers, and a sliced axis is bounded as
         ``_unknown_slice`` says. The rank is unknown only when the number of entries is."""

@@ -87,8 +87,9 @@ class Unique(Op):
             check(axis.shape.rank_is_dynamic or axis.shape.rank == 0 or
                   (axis.shape.rank == 1 and axis.shape[0].contains(1)),
                   f"The 'axis' input tensor must contain exactly one value. Got: {axis.shape}")
-        if values[0] is not None and (len(values) == 1 or values[1] is not None):
-            return self._types([Shape.static(x.shape) for x in self.evaluate(list(values))], data.element_type)
+        known = [value for value in values if value is not None]
+        if len(known) == len(values):  # the data and the axis (when given) are constants
+            return self._types([Shape.static(x.shape) for x in self.evaluate(known)], data.element_type)
         unknown = Shape((Dim.dynamic(),))
         if data.shape.rank_is_dynamic:
             return self._types([Shape(None) if len(inputs) > 1 else unknown, unknown, unknown, unknown],

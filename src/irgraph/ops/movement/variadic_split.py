@@ -81,12 +81,12 @@ class VariadicSplit(Op):
             values = lengths.tolist()  # what integer_values gives, without its checks for floats
         else:
             values = integer_values(lengths, "split_lengths")
-        sizes = resolve_lengths(values, Dim.static(data.shape[index]))
+        sizes = resolve_static_lengths(values, data.shape[index])
         head = (slice(None),) * index
         parts = []
         start = 0
         for size in sizes:
-            stop = start + size  # type: ignore[operator]
+            stop = start + size
             parts.append(data[(*head, slice(start, stop))])
             start = stop
         return parts
@@ -94,23 +94,33 @@ class VariadicSplit(Op):
 
 def resolve_lengths(lengths: list[int], dim: Dim) -> list[int | None]:
     """Check ``lengths`` against the axis ``dim`` and resolve ``-1``; None marks a dynamic size."""
+    if dim.is_static:
+        return list(resolve_static_lengths(lengths, dim.value))
+    _check_lengths(lengths)
+    return [None if length == -1 else length for length in lengths]
+
+
+def resolve_static_lengths(lengths: list[int], size: int) -> list[int]:
+    """:func:`resolve_lengths` on an axis of a known ``size``: every length known."""
+    _check_lengths(lengths)
+    known = sum(length for length in lengths if length != -1)
+    if -1 not in lengths:
+        check(known == size, f"Total length of splits: {known} must match the length of the chosen axis: {size}")
+        return list(lengths)
+    remainder = size - known
+    if remainder < 0:
+        raise OpError(
+            f"split_lengths {lengths} leave {remainder} for the -1 entry: the other lengths sum to {known}, "
+            f"more than the axis dimension {size}"
+        )
+    return [remainder if length == -1 else length for length in lengths]
+
+
+def _check_lengths(lengths: list[int]) -> None:
+    """Each length at least -1, and one -1 at most."""
     unknown = -1
     for position, length in enumerate(lengths):
         check(length >= -1, f"Invalid value {length} in split lengths input. Should be >= -1.")
         if length == -1:
             check(unknown == -1, f"Cannot infer split with multiple -1 values at {unknown} and {position}")
             unknown = position
-    if not dim.is_static:
-        return [None if length == -1 else length for length in lengths]
-    known = sum(length for length in lengths if length != -1)
-    if unknown == -1:
-        check(known == dim.value, f"Total length of splits: {known} must match the length of the chosen axis: "
-              f"{dim.value}")
-        return list(lengths)
-    remainder = dim.value - known
-    if remainder < 0:
-        raise OpError(
-            f"split_lengths {lengths} leave {remainder} for the -1 entry: the other lengths sum to {known}, "
-            f"more than the axis dimension {dim.value}"
-        )
-    return [remainder if length == -1 else length for length in lengths]

@@ -12,7 +12,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.convolution_kernels import widen
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.registry import register
 
 PARAMETERS = ("gamma", "beta", "mean", "variance")
@@ -56,9 +56,7 @@ class BatchNormBase(Op):
             if tensor.shape.rank_is_dynamic:
                 continue
             check(tensor.shape.rank == 1, "Shapes for gamma/beta/mean/variance do not match.")
-            merged_dim = channels.merge(tensor.shape[0])
-            check(merged_dim is not None, "Shapes for gamma/beta/mean/variance do not match.")
-            channels = merged_dim  # type: ignore[assignment]
+            channels = checked(channels.merge(tensor.shape[0]), "Shapes for gamma/beta/mean/variance do not match.")
         if data.shape.rank_is_dynamic:
             return [TensorType(element_type, data.shape)]
         merged_dim = data.shape[1].merge(channels)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 import ml_dtypes
 import numpy as np
@@ -41,6 +42,12 @@ def _maximum_is_exact(data: np.ndarray) -> bool:
         return False
     bits = np.dtype(f"i{data.dtype.itemsize}")
     return not np.any(data.view(bits) == np.iinfo(bits).min)
+
+
+@overload
+def max_pool(data: np.ndarray, geometry: Geometry, axis: int) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def max_pool(data: np.ndarray, geometry: Geometry, axis: None) -> tuple[np.ndarray, None]: ...
 
 
 def max_pool(data: np.ndarray, geometry: Geometry, axis: int | None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -174,7 +181,7 @@ class MaxPool8(MaxPoolBase):
             values, _ = max_pool(data, self.geometry(data), None)
             return [values, np.broadcast_to(np.zeros((), index_type), values.shape)]
         values, indices = max_pool(data, self.geometry(data), axis)
-        return [values, indices.astype(index_type)]  # type: ignore[union-attr]
+        return [values, indices.astype(index_type)]
 
 
 @register

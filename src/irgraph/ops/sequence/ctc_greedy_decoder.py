@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 
@@ -54,9 +54,8 @@ class CTCGreedyDecoder(Op):
         if not mask.shape.rank_is_dynamic:
             check(mask.shape.rank == 2, f"The rank of sequence mask tensor must be equal to 2. Got: {mask.shape}")
             merged_time, merged_batch = time.merge(mask.shape[0]), batch.merge(mask.shape[1])
-            check(merged_time is not None, "The first dimensions of input tensors must match.")
-            check(merged_batch is not None, "The second dimensions of input tensors must match.")
-            time, batch = merged_time, merged_batch  # type: ignore[assignment]
+            time = checked(merged_time, "The first dimensions of input tensors must match.")
+            batch = checked(merged_batch, "The second dimensions of input tensors must match.")
         return [TensorType(logits.element_type, Shape((batch, time, Dim.static(1), Dim.static(1))))]
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

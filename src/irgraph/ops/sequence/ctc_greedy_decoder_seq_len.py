@@ -9,7 +9,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, integer_values
 from irgraph.ops.registry import register
 from irgraph.ops.sequence.ctc_greedy_decoder import greedy_decode
 
@@ -62,9 +62,7 @@ class CTCGreedyDecoderSeqLen(Op):
             batch, time = logits.shape[0], logits.shape[1]
         if not lengths.shape.rank_is_dynamic:
             check(lengths.shape.rank == 1, f"The rank of sequence len tensor must be equal to 1. Got: {lengths.shape}")
-            merged = batch.merge(lengths.shape[0])
-            check(merged is not None, "The first dimensions of input tensors must match.")
-            batch = merged  # type: ignore[assignment]
+            batch = checked(batch.merge(lengths.shape[0]), "The first dimensions of input tensors must match.")
         return [TensorType(self.classes_index_type, Shape((batch, time))),
                 TensorType(self.sequence_length_type, Shape((batch,)))]
 

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.registry import register
 
 WEIGHTS_PER_STEP = 2**22
@@ -49,10 +49,8 @@ class ScaledDotProductAttention(Op):
         for name, tensor in (("query", query), ("key", key), ("value", value)):
             check(tensor.element_type.is_dynamic or tensor.element_type.is_real,
                   f"The element type of '{name}' must be a floating-point type. Got: {tensor.element_type}")
-            merged = element_type.merge(tensor.element_type)
-            check(merged is not None, f"Element types of query, key and value must match. Got: {query.element_type}, "
-                  f"{key.element_type}, {value.element_type}")
-            element_type = merged  # type: ignore[assignment]
+            element_type = checked(element_type.merge(tensor.element_type), "Element types of query, key and value "
+                                   f"must match. Got: {query.element_type}, {key.element_type}, {value.element_type}")
             check(tensor.shape.rank_is_dynamic or tensor.shape.rank >= 3,
                   f"Query, key and value inputs must be at least 3D. Got {name}: {tensor.shape}")
         if len(inputs) > 3:
@@ -79,10 +77,10 @@ class ScaledDotProductAttention(Op):
             # one-row query under an [L, S] mask gives L rows (the decomposition adds the mask to Q K^T).
             source = key.shape[-2] if not key.shape.rank_is_dynamic else Dim.dynamic()
             merged_length = broadcast_dim(length, mask_shape[-2]) if mask_shape.rank >= 2 else None
-            check(merged_length is not None and broadcast_dim(source, mask_shape[-1]) is not None,
-                  f"Attention mask input shape not compatible with other inputs. Got: {mask_shape} for query "
-                  f"{query.shape} and key {key.shape}")
-            length = merged_length  # type: ignore[assignment]  # not None: checked just above
+            mismatch = (f"Attention mask input shape not compatible with other inputs. Got: {mask_shape} for query "
+                        f"{query.shape} and key {key.shape}")
+            check(broadcast_dim(source, mask_shape[-1]) is not None, mismatch)
+            length = checked(merged_length, mismatch)
             batch = broadcast_shapes(batch, _batch(mask_shape), "numpy")  # the mask's batch dims count too
         if batch.dims is None:
             return [TensorType(element_type, Shape(None))]

@@ -89,18 +89,17 @@ class Reshape(Op):
                 copied.add(index)
             else:
                 dims.append(Dim.static(entry))
-        if None in dims:
-            dims[dims.index(None)] = self._remaining(source, dims, copied)
-        if source.is_static and all(d.is_static for d in dims):  # type: ignore[union-attr]
+        target = [self._remaining(source, dims, copied) if dim is None else dim for dim in dims]  # one -1 at most
+        if source.is_static and all(d.is_static for d in target):
             # Stricter than OpenVINO 2026.4.1, which accepts [1,0] -> [0] with special_zero (output [1])
             # and then reads an element the input does not have.
-            have, want = math.prod(source.to_tuple()), math.prod(d.value for d in dims)  # type: ignore[union-attr, misc]  # static dims, checked above
+            have, want = math.prod(source.to_tuple()), math.prod(d.value for d in target)
             check(
                 have == want,
-                f"Requested output shape {shape_text([d.value for d in dims])} is incompatible with input shape "  # type: ignore[union-attr]
+                f"Requested output shape {shape_text([d.value for d in target])} is incompatible with input shape "
                 f"{source}",
             )
-        return Shape(tuple(dims))  # type: ignore[arg-type]
+        return Shape(tuple(target))
 
     @staticmethod
     def _remaining(source: Shape, dims: list[Dim | None], copied: set[int]) -> Dim:
@@ -148,7 +147,8 @@ class Reshape(Op):
 def _product(dims: Sequence[Dim]) -> tuple[int, int | None]:
     """The interval product of ``dims``: (min, max or None when unbounded)."""
     low = math.prod(d.min for d in dims)
-    if any(d.max == 0 for d in dims):
+    maxima = [d.max for d in dims]
+    if 0 in maxima:
         return low, 0
-    high = None if any(d.max is None for d in dims) else math.prod(d.max for d in dims)  # type: ignore[misc]
-    return low, high
+    bounded = [bound for bound in maxima if bound is not None]
+    return low, (math.prod(bounded) if len(bounded) == len(maxima) else None)

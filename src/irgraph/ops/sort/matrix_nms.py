@@ -111,9 +111,9 @@ class MatrixNms(Op):
             kept.extend(found)
         sort = self.sort_result_type.lower()
         if self.sort_result_across_batch and sort != "none" and kept:
-            image, klass, box, score = ([k[i] for k in kept] for i in range(4))
-            negative = [-s for s in score]
-            keys = (box, klass, image, negative) if sort == "score" else (box, negative, image, klass)
+            by_image, by_class, by_box, by_score = (np.array([k[i] for k in kept]) for i in range(4))
+            keys = ((by_box, by_class, by_image, -by_score) if sort == "score"
+                    else (by_box, -by_score, by_image, by_class))
             kept = [kept[i] for i in np.lexsort(keys)]
         outputs = np.zeros((len(kept), 6), boxes.dtype)
         indices = np.zeros((len(kept), 1), np.int64)

@@ -226,9 +226,8 @@ class _MulticlassNms(Op):
         sort = self.sort_result_type.lower()
         if not self.sort_result_across_batch or sort == "none" or not kept:
             return kept
-        image, klass, box, score = ([k[i] for k in kept] for i in range(4))
-        negative = [-s for s in score]
-        keys = (box, klass, image, negative) if sort == "score" else (box, negative, image, klass)
+        by_image, by_class, by_box, by_score = (np.array([k[i] for k in kept]) for i in range(4))
+        keys = (by_box, by_class, by_image, -by_score) if sort == "score" else (by_box, -by_score, by_image, by_class)
         return [kept[i] for i in np.lexsort(keys)]
 
 

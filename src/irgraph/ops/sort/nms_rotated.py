@@ -140,10 +140,9 @@ class NMSRotated(Op):
         limit = values[2]
         if limit is not None and not boxes.shape.rank_is_dynamic and not scores.shape.rank_is_dynamic:
             per_class = max(int(np.asarray(limit).reshape(-1)[0]), 0) if np.size(limit) else 0
-            dims = (boxes.shape[1], scores.shape[0], scores.shape[1])
-            if all(d.max is not None for d in dims):
-                # all() above checked every max; mypy does not narrow through it
-                count = Dim(0, min(per_class, dims[0].max) * dims[1].max * dims[2].max)  # type: ignore[operator, type-var]
+            boxes_max, batch_max, classes_max = boxes.shape[1].max, scores.shape[0].max, scores.shape[1].max
+            if boxes_max is not None and batch_max is not None and classes_max is not None:
+                count = Dim(0, min(per_class, boxes_max) * batch_max * classes_max)
         rows = Shape((count, Dim.static(3)))
         return [TensorType(self.output_type, rows), TensorType(ElementType.F32, rows),
                 TensorType(self.output_type, Shape((Dim.static(1),)))]

@@ -11,7 +11,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked
 from irgraph.ops.registry import register
 
 CHUNK_ELEMENTS = 1 << 22
@@ -58,9 +58,8 @@ class SearchSorted(Op):
             check(sequence.shape.rank == found.shape.rank, "The inputs' ranks have to be compatible.")
             dims = list(shape)
             for index in range(sequence.shape.rank - 1):
-                merged = sequence.shape[index].merge(found.shape[index])
-                check(merged is not None, "All dimensions but the last one have to be compatible.")
-                dims[index] = merged  # type: ignore[assignment]
+                dims[index] = checked(sequence.shape[index].merge(found.shape[index]),
+                                      "All dimensions but the last one have to be compatible.")
             shape = Shape(tuple(dims))
         return [TensorType(self.output_type, shape)]
 

@@ -4,10 +4,11 @@
 that reads only its inputs' shapes, ShapeOf, when those shapes are static) and puts one Const in its place. Weight
 decompression sub-graphs stay as they are, as OpenVINO keeps them (its ``decompression`` rt_info mark,
 ``keep_const_precision``, and NNCF's chains that carry no mark): a plugin reads the compressed weight and
-decompresses it in its kernel, so folding them would only make the file larger. ``decompress_weights`` folds exactly
-those sub-graphs: an f16 Const -> Convert becomes an f32 Const, an int8/int4/nf4 chain becomes the weight it
-computes, in f32 where the chain closes with a Convert to f32, as OpenVINO's CPU plugin and its ConstantFolding pass
-compute it (docs/decompression.md).
+decompresses it in its kernel, so folding them would only make the file larger (they are recognised in
+:mod:`irgraph.analysis.decompression_chains`). ``decompress_weights`` folds exactly those sub-graphs: an f16
+Const -> Convert becomes an f32 Const, an int8/int4/nf4 chain becomes the weight it computes, in f32 where the chain
+closes with a Convert to f32, as OpenVINO's CPU plugin and its ConstantFolding pass compute it
+(docs/decompression.md).
 """
 
 from __future__ import annotations
@@ -18,18 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.analysis.decompression_chains import DecompressionChain, decompression_chains, decompression_starts
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.ops import Const, Parameter, Result
-from irgraph.runtime.decompression import COMPRESSED_TYPES, widen, widened_nodes
-
-DECOMPRESSION_MARK = "decompression"
-"""The rt_info attribute OpenVINO puts on the Convert that decompresses a weight (save_model's fp16 compression)."""
-KEEP_PRECISION_MARK = "keep_const_precision"
-"""The rt_info attribute OpenVINO puts on a compressed weight Const whose type must stay as it is."""
+from irgraph.runtime.decompression import widen, widened_nodes
 
 
 @dataclass(frozen=True)
@@ -55,13 +51,14 @@ def fold_constants(model: Model, *, decompress_weights: bool = False,
         if decompress_weights:
             report = _fold(current, lambda node, region: True, _widened(current), element_limit)
         else:
-            starts = decompression_starts(current)
+            chains = decompression_chains(current)
+            starts = decompression_starts(current, chains)
 
             def outside_chains(node: Node, region: set[int], starts: frozenset[int] = starts) -> bool:
                 return node.id not in starts
 
             report = _fold(current, outside_chains, frozenset(), element_limit)
-            kept += len(starts)
+            kept += _sub_graphs(starts, chains)
         folded, constants = folded + report.folded, constants + report.constants
     return FoldReport(folded, constants, kept)
 
@@ -102,30 +99,11 @@ def _widened(model: Model) -> frozenset[int]:
         return frozenset()
 
 
-def decompression_starts(model: Model) -> frozenset[int]:
-    """The layers where a weight decompression sub-graph begins: a layer marked ``decompression``, a Convert to a
-    float type of a Const stored in a compressed type (NNCF's chains carry no mark), and a layer reading a Const
-    marked ``keep_const_precision``."""
-    starts: set[int] = set()
-    for node in model:
-        if has_mark(node, DECOMPRESSION_MARK):
-            starts.add(node.id)
-            continue
-        for source in model.input_sources(node):
-            producer = None if source is None else model.node(source.node_id)
-            if producer is None or not isinstance(producer.op, Const):
-                continue
-            destination = getattr(node.op, "destination_type", None)
-            if has_mark(producer, KEEP_PRECISION_MARK) or (
-                    node.op.type_name == "Convert" and isinstance(destination, ElementType) and destination.is_real
-                    and producer.op.element_type in COMPRESSED_TYPES):
-                starts.add(node.id)
-    return frozenset(starts)
-
-
-def has_mark(node: Node, name: str) -> bool:
-    """Whether ``node``'s rt_info holds ``<attribute name="NAME" .../>``."""
-    return any(entry.tag == "attribute" and ("name", name) in entry.attributes for entry in node.rt_info)
+def _sub_graphs(starts: frozenset[int], chains: list[DecompressionChain]) -> int:
+    """How many decompression sub-graphs ``starts`` begin: NNCF's chain once (an asymmetric one starts at its
+    weight's and its zero point's Converts), each other start (a marked Convert of an fp16 weight) once."""
+    found = [chain for chain in chains if chain.starts]
+    return len(found) + len(starts - {start for chain in found for start in chain.starts})
 
 
 def _fold(model: Model, foldable: Callable[[Node, set[int]], bool], widened: frozenset[int],

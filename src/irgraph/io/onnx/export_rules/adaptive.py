@@ -77,8 +77,10 @@ def adaptive_max_pool(node: Node, op: AdaptiveMaxPool, ctx: ExportContext) -> li
     gathered = step("Gather", [plane, int64("windows", table)], "gathered", axis=2)  # [N, C, windows, width]
     out_shape = int64("out_shape", [0, 0, *sizes])
     values, indices = ctx.outputs(node)
-    maxima = step("ReduceMax", [gathered, int64("width_axis", [3])] if ctx.opset >= 18 else [gathered], "maxima",
-                  keepdims=0, **({} if ctx.opset >= 18 else {"axes": [3]}))
+    if ctx.opset >= 18:
+        maxima = step("ReduceMax", [gathered, int64("width_axis", [3])], "maxima", keepdims=0)
+    else:  # axes is an attribute before opset 18
+        maxima = step("ReduceMax", [gathered], "maxima", keepdims=0, axes=[3])
     made.append(ctx.make(node, "Reshape", [maxima, out_shape], [values]))
     winner = step("ArgMax", [gathered], "winner", axis=3, keepdims=1)  # [N, C, windows, 1], first maximum
     positions = step("Expand", [int64("positions", table),

@@ -127,9 +127,9 @@ def _block_vectors(ctx: ExportContext, node: Node, op: Any) -> tuple[tuple[int, 
     shape = ctx.input_type(node, 0).shape
     if shape.rank_is_dynamic or not shape.is_static:
         raise ctx.refuse(f"its data has the shape {shape}; the Reshape/Transpose pattern needs a static one")
-    vectors = [constant_ints(ctx, node, index, what) for index, what in
-               ((1, "block_shape"), (2, "begin vector"), (3, "end vector"))]
-    return tuple(d.value for d in shape), *vectors  # type: ignore[return-value]
+    block, begin, end = (constant_ints(ctx, node, index, what) for index, what in
+                         ((1, "block_shape"), (2, "begin vector"), (3, "end vector")))
+    return shape.to_tuple(), block, begin, end
 
 
 @exports(SpaceToBatch)

@@ -85,7 +85,7 @@ def one_hot(node: Node, op: Any, ctx: ExportContext) -> list:
     made: list = []
     index_type = ctx.input_type(node, 0).element_type
     ignore_negative = getattr(op, "negative_indices_mode", "ignore_negative") == "ignore_negative"
-    if ignore_negative and index_type.numpy_dtype.kind == "i":
+    if ignore_negative and index_type.dtype.kind == "i":
         depth_as_index = _scalar_input(ctx, node, 1, index_type, made)
         zero = ctx.initializer(node, "zero", np.asarray(0, index_type.numpy_dtype))
         negative, ignored = ctx.temp(node, "negative"), ctx.temp(node, "ignored")

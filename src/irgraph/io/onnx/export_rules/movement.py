@@ -35,7 +35,7 @@ from irgraph.ops.movement.split import Split
 from irgraph.ops.movement.strided_slice import StridedSlice
 from irgraph.ops.movement.tile import Tile
 from irgraph.ops.movement.transpose import Transpose
-from irgraph.ops.movement.variadic_split import VariadicSplit, resolve_lengths
+from irgraph.ops.movement.variadic_split import VariadicSplit, resolve_static_lengths
 from irgraph.ops.op import normalize_axis
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.shape_of import ShapeOf1, ShapeOf3
@@ -140,7 +140,7 @@ def variadic_split(node: Node, op: VariadicSplit, ctx: ExportContext) -> list:
         if dim is None or not dim.is_static:
             return _computed_split(node, ctx, axis)
         try:
-            resolved = [int(v) for v in resolve_lengths(lengths, dim)]  # type: ignore[arg-type]
+            resolved = resolve_static_lengths(lengths, dim.value)
         except OpError as err:
             raise ctx.refuse(err.message) from None
         ctx.explain(f"layer {node.id} {node.name!r}: split_lengths {lengths} resolved to {resolved} "

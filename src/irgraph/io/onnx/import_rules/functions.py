@@ -10,6 +10,8 @@ and SequenceMap (sequences) stay refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from irgraph.io.onnx.common import onnx_type_name
@@ -74,7 +76,7 @@ def _type_proto(context: ImportContext, name: str) -> onnx_types.TypeProto:
     return onnx.helper.make_tensor_type_proto(element, shape)
 
 
-def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.FunctionProto, prefix: str,
+def _inlined(onnx: ModuleType, node: onnx_types.NodeProto, function: onnx_types.FunctionProto, prefix: str,
              context: ImportContext) -> list[onnx_types.NodeProto]:
     """The function's nodes with its formal inputs and outputs renamed to the node's, other names prefixed, and
     attribute references replaced by the node's attributes (absent ones dropped, as ONNX says); sub-graphs of body
@@ -89,7 +91,7 @@ def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.Func
 
     body = []
     for inner in function.node:
-        copy = onnx.NodeProto()  # type: ignore[attr-defined]
+        copy = onnx.NodeProto()
         copy.CopyFrom(inner)
         copy.name = prefix + inner.name if inner.name else ""
         copy.input[:] = [rename(name) for name in inner.input]
@@ -97,7 +99,7 @@ def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.Func
         del copy.attribute[:]
         for attribute in inner.attribute:
             if attribute.HasField("g") or attribute.graphs:
-                renamed = onnx.AttributeProto()  # type: ignore[attr-defined]
+                renamed = onnx.AttributeProto()
                 renamed.CopyFrom(attribute)
                 for graph in ([renamed.g] if renamed.HasField("g") else []) + list(renamed.graphs):
                     _rename_graph(graph, rename)
@@ -105,7 +107,7 @@ def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.Func
                 continue
             if attribute.ref_attr_name:
                 if attribute.ref_attr_name in attributes:
-                    given = onnx.AttributeProto()  # type: ignore[attr-defined]
+                    given = onnx.AttributeProto()
                     given.CopyFrom(attributes[attribute.ref_attr_name])
                     given.name = attribute.name
                     copy.attribute.append(given)
@@ -115,19 +117,19 @@ def _inlined(onnx: object, node: onnx_types.NodeProto, function: onnx_types.Func
     return body
 
 
-def _rename_graph(graph: onnx_types.GraphProto, rename: object) -> None:
+def _rename_graph(graph: onnx_types.GraphProto, rename: Callable[[str], str]) -> None:
     """Rename every tensor name of a body node's sub-graph (and of the sub-graphs in it) in place, so its reads of
     the function's names follow them; its own names are prefixed like the body's (no recursion)."""
     pending = [graph]
     while pending:
         current = pending.pop()
         for value in (*current.input, *current.output, *current.value_info):
-            value.name = rename(value.name)  # type: ignore[operator]
+            value.name = rename(value.name)
         for tensor in current.initializer:
-            tensor.name = rename(tensor.name)  # type: ignore[operator]
+            tensor.name = rename(tensor.name)
         for inner in current.node:
-            inner.input[:] = [rename(name) for name in inner.input]  # type: ignore[operator]
-            inner.output[:] = [rename(name) for name in inner.output]  # type: ignore[operator]
+            inner.input[:] = [rename(name) for name in inner.input]
+            inner.output[:] = [rename(name) for name in inner.output]
             for attribute in inner.attribute:
                 if attribute.HasField("g"):
                     pending.append(attribute.g)

@@ -75,8 +75,8 @@ def recurrent(context: ImportContext) -> None:
     if len(names) > 7 and names[7]:
         raise context.fail("peepholes (P) have no place in LSTMSequence-5")
     linear = bool(attributes.get("linear_before_reset", 0))
-    if not computed:
-        w, r = np.asarray(weights[1]), np.asarray(recurrence[1])  # type: ignore[index]
+    if weights is not None and recurrence is not None and not computed:  # (computed when either is None)
+        w, r = np.asarray(weights[1]), np.asarray(recurrence[1])
         b = np.asarray(bias[1]) if bias is not None else np.zeros((directions, 2 * gates * hidden), w.dtype)
         w, r, b = _rearranged(kind, w, r, b, gates, hidden, linear)
     activations = [text(a).lower() for a in attributes.get("activations", [])]

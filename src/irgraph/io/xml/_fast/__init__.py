@@ -4,7 +4,8 @@ Two shortcuts, each giving what the plain path gives (tests/io/test_fast_paths.p
 the test data and the conformance cases both ways and compares models, findings and errors):
 
 - ``reader``: files laid out exactly as OpenVINO writes them are read with regular expressions, without
-  an lxml tree; anything else (and any error or finding) is left to the plain path, which says where.
+  an lxml tree (``bodies``: TensorIterator, Loop and If bodies too; ``edges``: the edges); anything else
+  (and any error or finding) is left to the plain path, which says where.
 - ``layers``: port types, Locations, ports and Const ops made through their slots, skipping the
   dataclass ``__init__`` and the checks the values are known to pass.
 

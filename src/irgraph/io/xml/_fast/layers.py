@@ -17,20 +17,38 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.io.xml.layers import LayerReader
-from irgraph.ops import Op
+from irgraph.ops import Const
 
 __all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor"]
 
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field).
-    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
-    fields = tuple(field.name for field in dataclasses.fields(cls))
-    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field). Fields after
+    ``names`` with a plain default (OutputPort's ``model``) get it. ``cls`` itself when its fields differ or it
+    checks them in ``__post_init__``."""
+    every = dataclasses.fields(cls)
+    fields = tuple(field.name for field in every)
+    rest = every[len(names):]
+    if fields[:len(names)] != names or any(field.default is dataclasses.MISSING for field in rest) \
+            or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
     new: Callable[[type], Any] = object.__new__
     setters = tuple(getattr(cls, name).__set__ for name in names)
+    if rest:
+        if len(names) != 2 or len(rest) != 1:
+            return cls
+        first, second = setters
+        set_default, default = getattr(cls, rest[0].name).__set__, rest[0].default
+
+        def make_pair_and_default(a: object, b: object) -> Any:
+            made = new(cls)
+            first(made, a)
+            second(made, b)
+            set_default(made, default)
+            return made
+
+        return make_pair_and_default
     if len(names) == 1:
         (only,) = setters
 
@@ -71,10 +89,12 @@ new_shape = fast_constructor(Shape, ("dims",))
 new_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
 
 _TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
-_tensor_constructors: dict[type[Op], Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None] = {}
+_tensor_constructors: dict[type[Const], Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None] = {}
 
 
-def checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Op] | None:
+def checked_tensor_constructor(
+    op_class: type[Const],
+) -> Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None:
     """``op_class(element_type, shape, value)`` without ``__post_init__``, for a value the reader has just made
     of the dtype and shape the op's own checks passed (``from_attributes`` in ``LayerReader._const``): what
     those checks would find is known. None when the class has other fields."""
@@ -84,7 +104,7 @@ def checked_tensor_constructor(op_class: type[Op]) -> Callable[[ElementType, tup
     if dataclasses.is_dataclass(op_class) and tuple(f.name for f in dataclasses.fields(op_class)) == _TENSOR_FIELDS:
         new, set_field = object.__new__, object.__setattr__
 
-        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Op:
+        def make(element_type: ElementType, shape: tuple[int, ...], value: np.ndarray) -> Const:
             op = new(op_class)
             set_field(op, "element_type", element_type)
             set_field(op, "shape", shape)
@@ -100,9 +120,9 @@ class FastLayerReader(LayerReader):
     """:class:`LayerReader` making port types and Const ops through the constructors above."""
 
     def new_tensor_op(
-        self, op_class: type[Op], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], value: np.ndarray | None,
         *, checked: bool,
-    ) -> Op:
+    ) -> Const:
         make = checked_tensor_constructor(op_class) if checked else None
         if make is None or value is None:
             return super().new_tensor_op(op_class, element_type, shape, value, checked=checked)

@@ -17,14 +17,15 @@ layout allows free text (rt_info) the pieces are still parsed by lxml.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
-
-from lxml import etree
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import InputPort, Model, Node, OutputPort, RtEntry
+from irgraph.graph import Model, Node, RtEntry
+from irgraph.io.xml._fast import bodies as sub_graphs
+from irgraph.io.xml._fast.edges import Placed, connect_edges
 from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
 from irgraph.io.xml._fast.patterns import (
     ATTRIBUTE,
@@ -35,7 +36,6 @@ from irgraph.io.xml._fast.patterns import (
     DIM,
     DIMS,
     DIMS_CUT,
-    EDGE_START,
     HEAD,
     LAYER_END,
     LAYER_START,
@@ -45,17 +45,19 @@ from irgraph.io.xml._fast.patterns import (
     RT_INFO,
     RT_INFO_DEPTH,
     SECTIONS,
+    SUB_GRAPH_MARK,
     TAIL,
     NotCanonical,
     has_long_run,
     unescape,
 )
 from irgraph.io.xml.context import ReadResult
-from irgraph.io.xml.layers import NO_PORTS, LayerBody, LayerReader, PortList
+from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
+from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
 from irgraph.io.xml.security import hardened_parser
-from irgraph.ops import Op, OpaqueOp
+from irgraph.ops import Const, Op, OpaqueOp
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -63,11 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["read_fast"]
 
 _location = fast_constructor(Location, ("file", "line", "layer_id", "layer_name", "layer_type"))
-_output_port = fast_constructor(OutputPort, ("node_id", "index"))
-_input_port = fast_constructor(InputPort, ("node_id", "index"))
-
-_Placed = tuple[int, dict[str, int], dict[str, int]]
-"""A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
 
 
 def read_fast(reader: ReadContext) -> ReadResult | None:
@@ -82,27 +79,34 @@ def read_fast(reader: ReadContext) -> ReadResult | None:
     return ReadResult(model, [])
 
 
-class _FastReader:
+class _FastReader(sub_graphs.SubGraphReading):
     def __init__(self, reader: ReadContext, data: bytes) -> None:
         # Carriage returns would change how lines are counted (by newlines). Other characters XML
         # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
         # it parses rt_info, so such a file is left to the lxml path, which says where they are.
-        if b"\r" in data or b"\x00" in data:  # NUL: it stands for cut-out dims below (and is not XML)
+        # NUL, \x01 and \x02 stand for cut-out dims, port maps and bodies below (and are not XML).
+        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data:
             raise NotCanonical
         if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
+        self._bodies = sub_graphs.has_bodies(self.text)
+        self._depth = 0
+        """How many bodies deep the layers being read are."""
+        self._counted = (0, 1)
+        """A position in the text and its line: lines are counted on from the last one asked for."""
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
-        self._templates: dict[tuple[str, str, str], tuple] = {}
+        self._templates: dict[int, dict[tuple[str, str, str], tuple]] = {}
+        self._shared: dict[tuple[str, str, str], tuple] = {}
         self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
         """precision -> run of dims -> (the port type, the run's newlines)."""
-        self._rt_infos: dict[tuple[str, str], tuple[tuple[RtEntry, ...], int]] = {}
-        """(content, parent) -> the entries and how many elements and attributes they hold."""
+        self._rt_infos: dict[tuple[str, int], tuple[tuple[RtEntry, ...], int]] = {}
+        """(content, depth in elements) -> the entries and how many elements and attributes they hold."""
         # Its own: a file the lxml path reads after all is counted from zero there.
         self._rt_info_reader = RtInfoReader()
         self._parser: etree.XMLParser | None = None
-        self._layer_reader: LayerReader | None = None
+        self._layer_reader_made: LayerReader | None = None  # made by read(), for its model
         self._opaque_heads: dict[tuple[str, str, str], tuple[dict[str, str] | None, tuple[RtEntry, ...] | None]] = {}
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
@@ -110,7 +114,7 @@ class _FastReader:
         self._dims: dict[str, Dim] = {}
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
-        self._tensors: dict[tuple[str, str, str], tuple[Op, dict[str, str]]] = {}
+        self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
         self.v11 = True
 
     def read(self) -> Model:
@@ -123,18 +127,15 @@ class _FastReader:
         model = Model(self._value(head["name"]), ir_version=version)
         model.source = self.reader.file
         model.source_line = text.count("\n", 0, head.start("name")) + 1
-        self._layer_reader = FastLayerReader(self.reader, model, version)
-        end = text.find("</layers>", head.end())
-        if end < 0:
-            raise NotCanonical
-        by_text = self._layers(model, head.end(), end)
+        self._layer_reader_made = FastLayerReader(self.reader, model, version)
+        by_text, end = self._layers(model, head.end())
         sections = SECTIONS.match(text, end)
         if sections is None:
             raise NotCanonical
         end = text.find("</edges>", sections.end())
         if end < 0:
             raise NotCanonical
-        self._edges(model, text[sections.end():end], by_text)
+        connect_edges(model, text[sections.end():end], by_text)
         tail = TAIL.fullmatch(text, end + len("</edges>"))
         if tail is None:
             raise NotCanonical
@@ -143,8 +144,9 @@ class _FastReader:
         )
         return model
 
-    def _layers(self, model: Model, start: int, end: int) -> dict[str, _Placed]:
-        """Every layer between ``start`` and ``end`` (the ``</layers>``) placed in ``model``.
+    def _layers(self, model: Model, start: int) -> tuple[dict[str, Placed], int]:
+        """Every layer from ``start`` to the ``</layers>`` closing the section placed in ``model``, and where
+        that ``</layers>`` is.
 
         Tensor names and port dims make most layer bodies unique; without them most repeat. So
         they are cut out of the whole section at once (names left blank, each run of ``<dim>``
@@ -153,7 +155,13 @@ class _FastReader:
         that every such layer shares. Per layer, only its id, name, names and dims are read.
         """
         text, file, escaped, v11 = self.text, self.reader.file, self.escaped, self.v11
+        end, spans = sub_graphs.section_end(text, start, self._bodies)
         section = text[start:end]
+        body_runs: list[list[sub_graphs.Span]] = []
+        map_runs: list[list[tuple[str, str]]] = []
+        if spans:  # the top-level bodies and then the port maps out first: the layers left are read as usual
+            section, body_runs = sub_graphs.cut_bodies(section, start, spans)
+            section, map_runs = sub_graphs.cut_maps(section)
         names: list[str] = []
         if ' names="' in section:
             pieces = PORT_NAMES.split(section)
@@ -167,13 +175,15 @@ class _FastReader:
         parts = LAYER_START.split(section)
         if parts[0].strip(" \t\n"):
             raise NotCanonical
-        line = text.count("\n", 0, start) + parts[0].count("\n") + 1
-        templates, block_type = self._templates, self._block_type
-        known, tensor_types = templates.get, self._tensor_types
+        line = self._line_at(start) + parts[0].count("\n")
+        # Templates holding rt_info are kept per body depth (parsed at the depth it has in the file); others hold
+        # at any depth.
+        templates, shared = self._templates.setdefault(self._depth, {}), self._shared.get
+        known, tensor_types, block_type = templates.get, self._tensor_types, self._block_type
         place, make_location = model.place, _location
         charge = self._rt_info_reader.charge
-        by_text: dict[str, _Placed] = {}
-        cursor = block_cursor = 0
+        by_text: dict[str, Placed] = {}
+        cursor = block_cursor = map_cursor = body_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
             parts[1::6], parts[2::6], parts[3::6], parts[4::6], parts[5::6], parts[6::6], strict=True
         ):
@@ -190,13 +200,14 @@ class _FastReader:
                 key = (type_name, version, body[data.end():])
             else:
                 key = (type_name, version, body)
-            template = known(key)
+            template = shared(key) or known(key)
             if template is None:
-                template = templates[key] = self._template(type_name, version, key[2], location, data is not None)
+                template = self._template(type_name, version, key[2], location, data is not None)
+                (templates if template[-1] else self._shared)[key] = template
             elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
                 charge(template[-1])
             (op, num_inputs, num_outputs, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
-             dim_slots, newlines, in_labels, out_labels, _) = template
+             dim_slots, newlines, in_labels, out_labels, (has_maps, has_bodies), _) = template
             if data is not None and tensor is not None:  # (data is matched for tensor layers only)
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
@@ -238,18 +249,34 @@ class _FastReader:
             else:
                 result_names = None  # and no rt_info: the template said so
             # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
-            place(Node(
+            node = Node(
                 layer_id, name, op, num_inputs, num_outputs, tensor_names, None, input_types, output_types,
                 result_names, () if rt_info is None else rt_info, dict(in_rt) if in_rt else None,
                 dict(out_rt) if out_rt else None, dict(extras) if extras else None, location,
-            ))
+            )
+            place(node)
+            if has_maps or has_bodies:  # read right after the layer, as the plain path reads them
+                maps = map_runs[map_cursor] if has_maps else []
+                bodies = body_runs[body_cursor] if has_bodies else []
+                map_cursor, body_cursor = map_cursor + has_maps, body_cursor + has_bodies
+                node.bodies = sub_graphs.read_sub_graphs(maps, bodies, in_labels, out_labels, self._attributes,
+                                                         partial(self._body_model, model), location)
             by_text[id_text] = (layer_id, in_labels, out_labels)
             line += newlines
-        return by_text
+        if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
+            raise NotCanonical
+        return by_text, end
+
+    @property
+    def _layer_reader(self) -> LayerReader:
+        """The layer reader ``read`` makes for its model (the other methods run inside ``read``)."""
+        if self._layer_reader_made is None:
+            raise NotCanonical  # not reading a model: nowhere to put layers
+        return self._layer_reader_made
 
     def _tensor_class(self, type_name: str, version: str) -> type[Op] | None:
         """The op class of a layer type that holds a tensor (Const: its ops are made per layer), else None."""
-        op_class = self._layer_reader.op_class(type_name, version)  # type: ignore[union-attr]
+        op_class = self._layer_reader.op_class(type_name, version)
         found = self._tensor_types[(type_name, version)] = (
             op_class if op_class is not None and op_class.traits.carries_tensor else None
         )
@@ -257,7 +284,7 @@ class _FastReader:
 
     def _tensor(
         self, op_class: type[Op], type_name: str, version: str, data: str, location: Location
-    ) -> tuple[Op, dict[str, str]]:
+    ) -> tuple[Const, dict[str, str]]:
         """The op and unknown attributes of a tensor layer with this ``<data>`` (equal ones share them:
         OpenVINO writes equal weights once, so their Consts have equal offset and size)."""
         key = (type_name, version, data)
@@ -266,19 +293,20 @@ class _FastReader:
             layers = self._layer_reader
             plain = CONST_DATA.fullmatch(data)
             if plain is None:
-                prepared = layers.prepare(  # type: ignore[union-attr]
+                prepared = layers.prepare(
                     type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
                     rt_info=None,
                 )
+                if not isinstance(prepared.op, Const):  # prepare makes a tensor class's op with tensor_op
+                    raise NotCanonical
                 found = (prepared.op, prepared.extras)
             else:  # OpenVINO's own four attributes, which need no unescaping: what prepare does, more directly
                 attrs = dict(zip(CONST_ATTRIBUTES, plain.groups(), strict=True))
-                found = (layers.tensor_op(op_class, attrs, location),  # type: ignore[union-attr]
-                         layers.unknown_attributes(op_class, attrs))  # type: ignore[union-attr]
+                found = (layers.tensor_op(op_class, attrs, location), layers.unknown_attributes(op_class, attrs))
             self._tensors[key] = found
-        elif found[0].value is None:  # type: ignore[attr-defined]
+        elif found[0].value is None:
             # Counted per layer (as ir-info counts Consts), not once per shared placement.
-            self._layer_reader.reader.without_data()  # type: ignore[union-attr]
+            self._layer_reader.reader.without_data()
         return found
 
     def _template(self, type_name: str, version: str, body: str, location: Location, tensor: bool = False) -> tuple:
@@ -302,8 +330,12 @@ class _FastReader:
                     raise NotCanonical
                 rt_info, position = self._rt_info(body[opening.end():end], "layer"), end + len("</rt_info>")
         dim_slots: list[tuple[bool, int, str, dict[str, tuple[TensorType, int]]]] = []
+        if (maps := SUB_GRAPH_MARK[False].match(body, position)) is not None:
+            position = maps.end()
         (inputs, input_slots), position = self._ports(body, position, False, dim_slots)
         (outputs, output_slots), position = self._ports(body, position, True, dim_slots)
+        if (bodies := SUB_GRAPH_MARK[True].match(body, position)) is not None:
+            position = bodies.end()
         if LAYER_END.match(body, position) is None:
             raise NotCanonical
         slots = [None] * input_slots + output_slots
@@ -311,26 +343,28 @@ class _FastReader:
         if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
         attrs = None if data is None else self._attributes(data.group(1))
+        op: Op | None
         if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
             if data is not None:
                 raise NotCanonical  # a second <data>
-            prepared = LayerBody(None, False, {}, inputs, outputs, rt_info)  # type: ignore[arg-type]
+            op, is_result, extras, layer_rt_info = None, False, {}, rt_info
         else:
-            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+            prepared = self._layer_reader.prepare(
                 type_name, version, location, attrs=attrs, inputs=inputs, outputs=outputs, rt_info=rt_info,
             )
-        in_labels, in_types, in_rt, _ = prepared.inputs
-        out_labels, out_types, out_rt, _ = prepared.outputs
+            inputs, outputs = prepared.inputs, prepared.outputs
+            op, is_result, extras, layer_rt_info = prepared.op, prepared.is_result, prepared.extras, prepared.rt_info
+        in_labels, in_types, in_rt, _ = inputs
+        out_labels, out_types, out_rt, _ = outputs
         if not self.v11 and (rt_info is not None or in_rt or out_rt):
             raise NotCanonical  # IR v10 has no rt_info: the lxml path notes that it is ignored
-        op: Op | None = prepared.op
         if isinstance(op, OpaqueOp) and any(slot[0] for slot in dim_slots):
             op = None
             self._opaque_heads[(type_name, version, body)] = (attrs, rt_info)
         return (
-            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), prepared.extras, prepared.rt_info,
-            in_rt, out_rt, prepared.is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
-            out_labels, self._rt_info_reader.total - rt_items,
+            op, len(in_types), len(out_types), tuple(in_types), tuple(out_types), extras, layer_rt_info,
+            in_rt, out_rt, is_result, tuple(slots), tuple(dim_slots), body.count("\n"), in_labels,
+            out_labels, (maps is not None, bodies is not None), self._rt_info_reader.total - rt_items,
         )
 
     def _opaque(self, key: tuple[str, str, str], output_types: list[TensorType | None], location: Location) -> Op:
@@ -339,7 +373,7 @@ class _FastReader:
         op = self._opaque_ops.get(output_types_key)
         if op is None:
             attrs, rt_info = self._opaque_heads[key]
-            prepared = self._layer_reader.prepare(  # type: ignore[union-attr]
+            prepared = self._layer_reader.prepare(
                 key[0], key[1], location, attrs=None if attrs is None else dict(attrs),
                 inputs=NO_PORTS, outputs=({}, output_types, {}, []), rt_info=rt_info,
             )
@@ -416,28 +450,6 @@ class _FastReader:
         ports = (labels, types, rt, names_per_port)
         return (ports, named if outputs else len(named)), closing.end()
 
-    def _edges(self, model: Model, section: str, by_text: dict[str, _Placed]) -> None:
-        parts = EDGE_START.split(section)
-        if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
-            raise NotCanonical
-        from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
-        output_port, input_port = _output_port, _input_port
-        try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
-            # Ports are immutable: one OutputPort per output, shared by all its edges.
-            source_keys = list(zip(from_layers, from_ports, strict=True))
-            outputs = {
-                key: output_port((layer := by_text[key[0]])[0], layer[2][key[1]]) for key in set(source_keys)
-            }
-            sources = list(map(outputs.__getitem__, source_keys))
-            targets = [
-                input_port((layer := by_text[name])[0], layer[1][port])
-                for name, port in zip(to_layers, to_ports, strict=True)
-            ]
-        except KeyError:
-            raise NotCanonical from None
-        # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-        model.connect_all(zip(sources, targets, strict=True))
-
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
         return unescape(value) if self.escaped else value
@@ -455,7 +467,8 @@ class _FastReader:
         Entries are immutable, so equal texts (every fp16 ``decompression`` marker) share one parse; each
         use counts against the file's rt_info total, as on the lxml path (which says where a bound is passed).
         """
-        key = (content, parent)
+        depth = RT_INFO_DEPTH[parent] + 3 * self._depth  # each body level adds <layer><body><layers>
+        key = (content, depth)
         found = self._rt_infos.get(key)
         if found is not None:
             self._rt_info_reader.charge(found[1])
@@ -464,7 +477,6 @@ class _FastReader:
             raise NotCanonical
         if self._parser is None:
             self._parser = hardened_parser()
-        depth = RT_INFO_DEPTH[parent]
         element = etree.fromstring("<a>" * depth + f"<rt_info>{content}</rt_info>" + "</a>" * depth, self._parser)
         for _ in range(depth):
             element = element[0]

@@ -1,0 +1,98 @@
+"""The fast reader inside sub-graph bodies (io/xml/_fast/bodies.py) against the plain path.
+
+OpenVINO 2026.4.1 writes a TensorIterator, Loop or If with its port maps before its ports and its bodies
+after them; the fast reader reads such files itself (bodies nested in bodies too) and must give exactly what
+the plain path gives, or step aside (return None) so that the plain path answers or says what is wrong.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.io.test_fast_reader import read_both
+
+SUB_GRAPHS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
+WRITTEN_BY_OPENVINO = sorted(SUB_GRAPHS.glob("*/model.xml"))
+NESTED = SUB_GRAPHS / "nested-if-loop-ti"  # a TensorIterator holding a Loop holding an If
+
+
+def _case(tmp_path: Path, edit, source: Path = NESTED) -> Path:
+    shutil.copy(source / "model.bin", tmp_path / "model.bin")
+    path = tmp_path / "model.xml"
+    path.write_text(edit((source / "model.xml").read_text("utf-8")), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("path", WRITTEN_BY_OPENVINO, ids=lambda p: p.parent.name)
+def test_openvinos_sub_graph_files_are_read_by_the_fast_reader_alike(path):
+    fast, plain, answered = read_both(path)
+    assert fast == plain
+    assert answered
+
+
+def _move_port_map_after_outputs(text: str) -> str:
+    start, end = text.index("\t\t\t<port_map>"), text.index("</port_map>\n") + len("</port_map>\n")
+    block = text[start:end]
+    text = text[:start] + text[end:]
+    at = text.index("\t\t\t<body>")
+    return text[:at] + block + text[at:]
+
+
+def _drop_first(tag: str):
+    def edit(text: str) -> str:
+        start = text.index(f"<{tag}>")
+        start = text.rindex("\n", 0, start) + 1
+        end = text.index(f"</{tag}>", start) + len(f"</{tag}>\n")
+        return text[:start] + text[end:]
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "fast"),
+    [
+        ("as written", lambda t: t, True),
+        ("one line, no indentation", lambda t: "".join(line.strip() for line in t.splitlines()), True),
+        ("a body rt_info entry", lambda t: t.replace("\t\t\t\t<rt_info />\n\t\t\t</body>",
+                                                    '\t\t\t\t<rt_info><a name="b" /></rt_info>\n\t\t\t</body>'), True),
+        ("no body rt_info", lambda t: t.replace("\t\t\t\t<rt_info />\n\t\t\t</body>", "\t\t\t</body>"), True),
+        ("layer rt_info in a nested body", lambda t: t.replace(
+            '<data auto_broadcast="numpy" />', '<data auto_broadcast="numpy" />\n<rt_info><c name="d" /></rt_info>'),
+         True),
+        ("a port map after the ports", _move_port_map_after_outputs, False),
+        ("a body with a name", lambda t: t.replace("<body>", '<body name="inner">', 1), False),
+        ("an empty body", lambda t: t.replace("<then_body>", "<then_body />\n<then_body>", 1), False),
+        ("an unknown port map attribute", lambda t: t.replace('internal_layer_id="1" />',
+                                                              'internal_layer_id="1" extra="x" />', 1), False),
+        ("a port map without its body", _drop_first("then_body"), False),
+        ("a second back edge", lambda t: t.replace(
+            "<back_edges>", '<back_edges>\n<edge from-layer="1" to-layer="1" />', 1), True),
+        ("no port maps", _drop_first("port_map"), True),
+        ("a port map entry naming no port", lambda t: t.replace('external_port_id="1" internal_layer_id="1"',
+                                                                'external_port_id="9" internal_layer_id="1"', 1),
+         True),
+        ("a negative internal layer id", lambda t: t.replace('internal_layer_id="1" />', 'internal_layer_id="-1" />',
+                                                             1), False),
+        ("two port maps", lambda t: t.replace("<port_map>", "<port_map></port_map>\n<port_map>", 1), False),
+        ("a stray element in a port map", lambda t: t.replace("<port_map>", "<port_map><x />", 1), False),
+        ("a mismatched body end tag", lambda t: t.replace("</body>", "</then_body>", 1), False),
+        ("an unclosed body", lambda t: t.replace("</body>", "", 1), False),
+        ("text after a body", lambda t: t.replace("</else_body>", "</else_body>text", 1), False),
+        ("a duplicate id in a body", lambda t: t.replace('<layer id="1" name="t_h"', '<layer id="0" name="t_h"'),
+         False),
+    ],
+)
+def test_sub_graph_layout_variations_read_the_same_both_ways(tmp_path, name, edit, fast):
+    fast_outcome, plain, answered = read_both(_case(tmp_path, edit))
+    assert fast_outcome == plain
+    assert answered == fast, name
+
+
+def test_slicing_port_maps_read_alike(tmp_path):
+    """A TensorIterator's port map entries carry axis, start, end, stride and part_size."""
+    path = _case(tmp_path, lambda t: t, SUB_GRAPHS / "ti")
+    fast, plain, answered = read_both(path)
+    assert fast == plain and answered
+    assert "axis=" in path.read_text()

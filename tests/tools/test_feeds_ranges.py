@@ -1,0 +1,24 @@
+"""random_feeds: index inputs take the range their consumer can index, and a static model's note says nothing
+about dynamic dims."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import irgraph as ir
+from irgraph.graph import OutputPort
+from irgraph.ops.movement.gather import Gather8
+from irgraph.tools.feeds import random_feeds
+
+
+def test_gather_indices_are_drawn_within_the_gathered_axis_and_the_note_says_why() -> None:
+    m = ir.Model("g")
+    x = m.parameter("x", [5])
+    indices = m.parameter("idx", [3], "i64")
+    gather = m.add_node(Gather8(batch_dims=0), "g", [x, indices, m.const(np.int64(0))])
+    m.result(OutputPort(gather.id, 0), name="y")
+    ir.infer_shapes(m)
+    feeds, note = random_feeds(m, {}, 1, 100)
+    assert note == ("no input data given: every input is filled with random data (seed 1): x f32[5], "
+                    "idx i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")
+    assert 0 <= feeds[1].array.min() and feeds[1].array.max() <= 4
