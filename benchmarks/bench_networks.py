@@ -373,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(section.notes))
     if args.results:
         command = "python benchmarks/bench_networks.py" + (" --quick" if args.quick else "") + (
-            f" --threads {args.threads}" if args.threads else "") + (
+            f" --threads {args.threads}" if args.threads else "") + (" --no-load" if args.no_load else "") + (
+            f" --only {args.only}" if args.only else "") + (
             "" if tuple(args.networks) == SMALL_NETWORKS else " " + " ".join(args.networks))
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         block = [
@@ -383,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Latest run of `{command} --results benchmarks/RESULTS.md` ({stamp}, "
             f"{time.perf_counter() - started:.0f} s) on {machine()}. The same table is part of `python "
             "benchmarks/run.py --only g`. Targets from issue 15: warm run <= 3x OpenVINO CPU and <= 0.05x "
-            "onnx.reference, peak RSS <= the weights kept + 2x the largest set of live activations.",
+            "onnx.reference, peak RSS <= the weights kept + 2x the largest set of live activations; from issue 28: "
+            "slowdown next to a competing process <= OpenVINO's x 1.5.",
             "",
             markdown_table(section.rows),
             "",
