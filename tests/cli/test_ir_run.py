@@ -376,6 +376,8 @@ def test_compare_tolerances(ran, capsys) -> None:
     assert run(capsys, *args, "--atol", "2e-3")[0] == 0
     assert run(capsys, *args, "--rtol", "1e-3")[0] == 0  # |ref| >= 3 for y1
     assert run(capsys, *args, "--atol", "-1")[0] == 2
+    code, _, err = run(capsys, *args, "--atol", ":2e-3")  # NAME:A without a NAME: a usage error, not a warning
+    assert code == 2 and "argument --atol: expected A or NAME:A, got ':2e-3' (no NAME before the colon)" in err
 
 
 @pytest.mark.parametrize(

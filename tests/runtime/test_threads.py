@@ -41,6 +41,7 @@ def _recording(monkeypatch) -> list[list[int]]:
         return evaluate(self, inputs)
 
     monkeypatch.setattr(MatMul, "evaluate", recording)
+    monkeypatch.setattr(MatMul, "bound_evaluate", lambda self, *types: None)  # the plan calls evaluate itself
     return seen
 
 

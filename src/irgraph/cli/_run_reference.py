@@ -16,7 +16,6 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import IrParseError
 from irgraph.graph import InputPort, Model, OutputPort
 from irgraph.io.data import polygraphy_json
 from irgraph.io.data.npz import NpzArchive
@@ -92,17 +91,14 @@ def _defaults(model: Model, ports: Mapping[str, tuple[OutputPort, str]], stored:
               precision: ElementType | None) -> dict[str, TensorTolerance]:
     """Each compared tensor's precision default: its element type, the ops on its way, the reference's precision."""
     from irgraph.tools.compare import ErrorBound, error_bounds, precision_tolerance
+    from irgraph.tools.stats import array_element_type
 
     bounds = error_bounds(model)
     defaults = {}
     for key, array in stored.items():
-        try:
-            element_type = ElementType.from_numpy(array.dtype)
-        except IrParseError:
-            element_type = ElementType.STRING
         port = ports.get(key)
         bound = bounds.get(port[0].node_id, ErrorBound()) if port is not None else ErrorBound()
-        defaults[key] = precision_tolerance(element_type, bound, precision)
+        defaults[key] = precision_tolerance(array_element_type(array), bound, precision)
     return defaults
 
 
@@ -155,6 +151,8 @@ class Reference(Mapping[str, np.ndarray]):
 def tolerance_arg(text: str) -> tuple[str | None, float]:
     """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
     name, colon, value = text.rpartition(":")
+    if colon and not name:  # ":1" names no tensor: a typo, refused like any malformed value
+        raise argparse.ArgumentTypeError(f"expected A or NAME:A, got {text!r} (no NAME before the colon)")
     return (name if colon else None), common.non_negative_float(value if colon else text)
 
 

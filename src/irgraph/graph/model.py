@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
+MAX_DERIVED_OUTPUTS = 65_536
+"""Most outputs ``add_node`` gives a layer from its op's attributes (Split's ``num_splits``, a builder's or
+``Model.split``'s): real layers have a few, and a file's layer declares its own ports."""
+
+
 class Model:
     """An IR model: nodes keyed by integer id, edges between ports, inputs and outputs in order."""
 
@@ -72,6 +77,9 @@ class Model:
             num_outputs = op.output_count([self.constant_value(port) for port in inputs])
             if num_outputs is None:
                 raise GraphError(f"the number of outputs of {op.title()} is unknown; pass num_outputs", location)
+            if num_outputs > MAX_DERIVED_OUTPUTS:  # each output costs a port's lists: 2**62 is a MemoryError
+                raise GraphError(f"{op.title()} asks for {num_outputs} outputs, more than the {MAX_DERIVED_OUTPUTS} "
+                                 "a layer may take from its attributes; pass num_outputs", location)
         num_inputs = len(inputs) if num_inputs is None else num_inputs
         if name is None:
             name = f"{op.type_name}_{node_id}"

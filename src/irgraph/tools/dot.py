@@ -73,6 +73,8 @@ def neighbourhood(model: Model, centre: Node, depth: int, skip: set[int] | None 
     found = {centre.id}
     frontier = [centre.id]
     for _ in range(depth):
+        if not frontier:  # every layer reachable is found: --depth 100000000 must not count on to its end
+            break
         reached: set[int] = set()
         for node_id in frontier:
             sources = model.input_sources(model.node(node_id))

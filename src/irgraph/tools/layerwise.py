@@ -50,7 +50,7 @@ from irgraph.tools.compare import (
     precision_tolerance,
     resolve_tolerance,
 )
-from irgraph.tools.layerwise_text import SHOWN_NAMES, format_report, listed, plural, short
+from irgraph.tools.layerwise_text import SHOWN_NAMES, counted, format_report, listed, short
 from irgraph.tools.local_error import LocalError, LocalRuns
 from irgraph.tools.progress import Progress
 
@@ -163,9 +163,9 @@ class LayerwiseReport:
     def divergence_message(self) -> str:
         """The one-line verdict on a failure: the layer, its output and the error; or that nothing was compared."""
         if not self.compared:
-            return (f"nothing was compared: {self.reference} exposes none of the {plural(len(self.tensors), 'tensor')} "
-                    f"of this run ({listed([t.key for t in self.tensors])}) under any of their names; it has "
-                    f"{listed(self.reference_names)}")
+            return (f"nothing was compared: {self.reference} exposes none of the "
+                    f"{counted(len(self.tensors), 'tensor')} of this run ({listed([t.key for t in self.tensors])}) "
+                    f"under any of their names; it has {listed(self.reference_names)}")
         first = self.first_divergence
         if first is None:
             return f"every compared tensor matches {self.reference}"

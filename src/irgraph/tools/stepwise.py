@@ -40,7 +40,7 @@ from irgraph.tools.layerwise import (
     _Tolerances,
     format_report,
 )
-from irgraph.tools.layerwise_text import short as _g
+from irgraph.tools.layerwise_text import short
 from irgraph.tools.progress import Progress
 
 __all__ = ["VARIABLE_PREFIX", "SteppedReport", "compare_steps_with_openvino", "format_stepped"]
@@ -257,6 +257,6 @@ def _row(tensor: ComparedTensor) -> tuple[str, str, str, str]:
     item = tensor.comparison
     if item is None:
         return "-       ", printable(tensor.key), tensor.node.type_name, "(not exposed by the reference)"
-    errors = (f"max abs error {_g(item.max_abs_error)}  max rel error {_g(item.max_rel_error)}"
+    errors = (f"max abs error {short(item.max_abs_error)}  max rel error {short(item.max_rel_error)}"
               if item.max_abs_error is not None else f"({item.reason})")
     return "ok      " if item.passed else "MISMATCH", printable(tensor.key), tensor.node.type_name, errors

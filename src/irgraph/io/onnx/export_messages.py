@@ -63,5 +63,6 @@ def refusal_message(refusals: list[tuple[Node, str]]) -> str:
 
 
 def layers_said(nodes: list[Node], message: str) -> str:
+    """``message`` headed by the ids and names of the layers it is said of."""
     layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
     return f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}"

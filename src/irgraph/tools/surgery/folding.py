@@ -149,9 +149,13 @@ def _arguments(model: Model, node: Node, values: dict[tuple[int, int], np.ndarra
             if node.op.reads_values or tensor_type is None or not tensor_type.shape.is_static \
                     or tensor_type.element_type.numpy_dtype is None:
                 return None
-            # ShapeOf reads no element: a zero-strided view of the static shape costs no memory.
-            value = np.broadcast_to(np.zeros((), tensor_type.element_type.numpy_dtype),
-                                    tuple(d.min for d in tensor_type.shape))
+            # ShapeOf reads no element: a zero-strided view of the static shape costs no memory. NumPy refuses a
+            # view of 2**63 bytes or more (a --reshape to [2**62,2]): such a layer stays as it is.
+            try:
+                value = np.broadcast_to(np.zeros((), tensor_type.element_type.numpy_dtype),
+                                        tuple(d.min for d in tensor_type.shape))
+            except ValueError:
+                return None
         arguments.append(value)
     return arguments
 
