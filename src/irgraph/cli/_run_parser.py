@@ -192,8 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "If branches, nested ones and all --steps included (default: 100000; real exports run "
                              "thousands)")
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
-                        help="threads of NumPy's BLAS during the run (default: its own, one per core); 1 is faster "
-                             "when other work keeps the cores busy")
+                        help="threads of NumPy's BLAS during the run (default: the cores free when it starts, at most "
+                             "the library's own count)")
     parser.add_argument("--decompression", choices=POLICIES, default=None,
                         help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
                              "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "

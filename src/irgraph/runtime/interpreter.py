@@ -89,8 +89,8 @@ class Interpreter:
     as :mod:`irgraph.runtime.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
 
     ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None
-    leaves the library's count (one per core). One thread is faster when other work keeps the
-    cores busy (see :mod:`irgraph.runtime._threads`).
+    takes the cores free when the run starts, at most the library's count (one per core): a thread
+    on a busy core makes every product wait for it (see :mod:`irgraph.runtime._threads`).
 
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
@@ -126,8 +126,8 @@ class Interpreter:
         self.model = model
         self.decompression = decompression
         self.keep_weights_compressed = keep_weights_compressed
-        self._threads = BlasThreads(threads) if threads is not None else None
-        """BLAS threads of each run (see irgraph.runtime._threads); None: the BLAS library's own count."""
+        self._threads = BlasThreads(threads)
+        """BLAS threads of each run (see irgraph.runtime._threads)."""
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
@@ -211,8 +211,8 @@ class Interpreter:
         if copy is None:
             return None
         specialised = Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
-                                  iteration_limit=self.iteration_limit, threads=self._threads.count if self._threads
-                                  else None, decompression=self.decompression,
+                                  iteration_limit=self.iteration_limit, threads=self._threads.count,
+                                  decompression=self.decompression,
                                   keep_weights_compressed=self.keep_weights_compressed,
                                   known_constants=folded_constants(self._slots, self._template))
         specialised._kept = self._kept  # outputs kept for reuse_outputs are the model's, whichever plan wrote them
@@ -249,7 +249,7 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
+        with self._threads.limit(), (
                 run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
                 collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
