@@ -13,6 +13,7 @@ from irgraph.analysis.variables import VARIABLE_CODE, variable_problems
 from irgraph.control_flow.validation import check_bodies
 from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, Location
+from irgraph.core.text import counted
 from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify, versions_of
@@ -189,7 +190,7 @@ def _summary(code: str, counts: Counter[str], where: Location, template: str) ->
         listing += f" and {len(ordered) - SUMMARY_LIMIT} more"
     layers, types = sum(counts.values()), len(counts)
     message = template.format(
-        layers=f"{layers} layer{'s' if layers != 1 else ''}", types=f"{types} op type{'s' if types != 1 else ''}",
+        layers=counted(layers, "layer"), types=counted(types, "op type"),
         listing=listing,
     )
     return Diagnostic(code, Severity.NOTE, message, where, ordered)

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from irgraph.core.collector import paused_collector
 from irgraph.core.shapes import TensorType
+from irgraph.core.text import counted, plural
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.ops import Const, Result
 from irgraph.tools import diff_weights
@@ -64,8 +65,6 @@ from irgraph.tools.diff_records import (
     VALUE,
     Difference,
     LayerRef,
-    counted,
-    plural,
     quoted,
 )
 from irgraph.tools.diff_values import rt_info_changes, rt_key, union, value_difference, values_equal

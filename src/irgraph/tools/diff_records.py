@@ -112,13 +112,3 @@ def label(layer: LayerRef) -> str:
 def shown(text: str | None) -> str:
     """A value that may be absent or empty, escaped: ``(none)`` for absent, ``''`` for empty."""
     return "(none)" if text is None else escape(text) if text else "''"
-
-
-def plural(count: int, word: str) -> str:
-    """``word`` in the number ``count`` asks for, without the count (see :func:`counted`)."""
-    return word if count == 1 else word + "s"
-
-
-def counted(count: int, word: str) -> str:
-    """``1 layer``, ``3 layers``."""
-    return f"{count} {plural(count, word)}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from irgraph.core.collector import paused_collector
 from irgraph.core.errors import ExtractError, IrError, Location, printable
 from irgraph.core.shapes import TensorType
+from irgraph.core.text import plural
 from irgraph.graph import Input, InputPort, Model, Node, Output, OutputPort
 from irgraph.graph.names import TensorNames
 from irgraph.ops import Parameter, Result
@@ -96,9 +97,9 @@ class _Extraction:
             wanted = ", ".join(_q(t.spec) for t in self.outputs)
             listed = ", ".join(_q(t.spec) for t in unused)
             raise ExtractError(
-                f"{_plural(len(unused), 'input')} {listed} {'is' if len(unused) == 1 else 'are'} not needed to compute "
-                f"{wanted} (the outputs do not depend on {'it' if len(unused) == 1 else 'them'}, or only through the "
-                f"other cut inputs); leave {'it' if len(unused) == 1 else 'them'} out", Location(self.model.source))
+                f"{plural(len(unused), 'input')} {listed} {plural(len(unused), 'is', 'are')} not needed to compute "
+                f"{wanted} (the outputs do not depend on {plural(len(unused), 'it', 'them')}, or only through the "
+                f"other cut inputs); leave {plural(len(unused), 'it', 'them')} out", Location(self.model.source))
         sub = self._build(kept)
         try:
             infer_shapes(sub)
@@ -245,7 +246,3 @@ def _unique(tensors: list[Tensor], role: str, model: Model) -> list[Tensor]:
 
 def _q(text: str) -> str:
     return f"'{printable(text)}'"
-
-
-def _plural(count: int, word: str) -> str:
-    return word if count == 1 else word + "s"

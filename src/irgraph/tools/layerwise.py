@@ -35,6 +35,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, IrParseError
+from irgraph.core.text import counted
 from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
@@ -50,7 +51,7 @@ from irgraph.tools.compare import (
     precision_tolerance,
     resolve_tolerance,
 )
-from irgraph.tools.layerwise_text import SHOWN_NAMES, counted, format_report, listed, short
+from irgraph.tools.layerwise_text import SHOWN_NAMES, format_report, listed, short
 from irgraph.tools.local_error import LocalError, LocalRuns
 from irgraph.tools.progress import Progress
 

@@ -8,12 +8,13 @@ import math
 from typing import TYPE_CHECKING
 
 from irgraph.core.errors import printable
+from irgraph.core.text import counted, plural
 from irgraph.tools.compare import format_histogram, tolerance_text
 
 if TYPE_CHECKING:
     from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 
-__all__ = ["SHOWN_NAMES", "counted", "format_report", "listed", "short"]
+__all__ = ["SHOWN_NAMES", "format_report", "listed", "short"]
 
 SHOWN_NAMES = 8
 """Names listed per side when nothing was compared."""
@@ -48,7 +49,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
         return lines
     within = sum(1 for tensor in report.compared if tensor.comparison and tensor.comparison.within_precision)
     if within:
-        lines.append(f"{counted(within, 'tensor')} differ{'s' if within == 1 else ''} only within what the "
+        lines.append(f"{counted(within, 'tensor')} {plural(within, 'differs', 'differ')} only within what the "
                      "precision allows (docs/tolerances.md, 'Comparing whole models')")
     first = report.first_divergence
     if first is None:
@@ -72,7 +73,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
             lines += format_histogram(item.histogram)
     later = sum(1 for tensor in report.tensors if tensor.diverges) - 1
     if later:
-        lines.append(f"  ({counted(later, 'tensor')} after it differ{'s' if later == 1 else ''} too)")
+        lines.append(f"  ({counted(later, 'tensor')} after it {plural(later, 'differs', 'differ')} too)")
     return lines + _own_section(report)
 
 
@@ -146,11 +147,6 @@ def listed(names: list[str]) -> str:
     shown = ", ".join(printable(name) for name in names[:SHOWN_NAMES])
     more = f", ... ({len(names)} in all)" if len(names) > SHOWN_NAMES else ""
     return (shown + more) if names else "nothing"
-
-
-def counted(count: int, noun: str) -> str:
-    """``1 tensor``, ``3 tensors`` (as ``tools.diff_records.counted``; its ``plural`` gives the noun alone)."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def short(value: float | None) -> str:

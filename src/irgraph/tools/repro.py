@@ -20,16 +20,17 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, printable
-from irgraph.graph import InputPort, OutputPort
+from irgraph.graph import OutputPort
 from irgraph.io.atomic import replace_files
 from irgraph.io.data import npz
 from irgraph.io.xml.reader import read_model
 from irgraph.io.xml.writer import write_model
 from irgraph.runtime.decompression import DecompressionPolicy
 from irgraph.runtime.interpreter import Interpreter
-from irgraph.tools.compare import compare_outputs, error_bounds, precision_tolerance
+from irgraph.tools.compare import compare_outputs
 from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 from irgraph.tools.local_error import Block
+from irgraph.tools.tolerances import default_tolerances, output_ports
 
 __all__ = ["FILES", "Repro", "check_repro_directory", "save_repro"]
 
@@ -95,14 +96,7 @@ def _reproduces(xml: str, feeds: Mapping[str, np.ndarray], reference: Mapping[st
     parts."""
     model = read_model(xml)
     outputs = Interpreter(model, decompression=decompression).run(feeds)
-    bounds, keys = error_bounds(model), model.output_keys()
-    defaults = {}
-    for result in model.results:
-        source = model.producer(InputPort(result.id, 0))
-        array = outputs[keys[result.id]]
-        if source is not None and array.dtype.kind in "biuf":
-            defaults[keys[result.id]] = precision_tolerance(ElementType.from_numpy(array.dtype),
-                                                            bounds[source.node_id], precision)
+    defaults = default_tolerances(model, output_ports(model), outputs, precision)
     return not compare_outputs(outputs, reference, atol, rtol, defaults=defaults).passed
 
 

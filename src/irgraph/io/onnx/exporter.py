@@ -28,6 +28,7 @@ from irgraph.analysis.variables import variable_problems
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError, IrError, IrIOError, Location
 from irgraph.core.shapes import TensorType
+from irgraph.core.text import counted
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
@@ -310,7 +311,7 @@ class _Exporter(StatelessExport):
             more = f" and {len(nodes) - _LISTED_NAMES} more" if len(nodes) > _LISTED_NAMES else ""
             parts.append(f"{what} x{len(nodes)}: {names}{more}")
         raise ConversionError(
-            f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX (no export rule): "
+            f"{counted(count, 'layer')} cannot be exported to ONNX (no export rule): "
             + "; ".join(parts)
             + f" ({len(exportable_ops())} op types export: irgraph.io.onnx.exporter.exportable_ops())"
         )

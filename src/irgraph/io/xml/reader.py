@@ -9,6 +9,7 @@ from irgraph.core.collector import paused_collector
 from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.text import counted, plural
 from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml import _fast
@@ -135,7 +136,7 @@ class _Reader:
             count = self.consts_without_data
             result.findings.append(Diagnostic(
                 "weights", Severity.WARNING,
-                f"{self._weights_problem}; so {count} Const layer{'s have' if count != 1 else ' has'} no data "
+                f"{self._weights_problem}; so {counted(count, 'Const layer')} {plural(count, 'has', 'have')} no data "
                 "(the topology needs none)",
                 Location(file=self.file),
             ))
