@@ -17,6 +17,12 @@ then loads (reads, compiles), runs once and reports VmHWM minus that baseline; t
 the contenders taking turns. irgraph's bound from issue 15 is the weights it
 keeps (Consts after folding the f16 -> f32 Converts) plus twice the largest set of tensors alive at once
 during a run (computed from the inferred shapes and the interpreter's schedule).
+
+Under load (issue 28): each round also times irgraph and OpenVINO next to a competing CPU-bound process (a
+Python loop spinning on one core, resumed with SIGCONT for the loaded half of the round and stopped with
+SIGSTOP for the idle half), so that idle and loaded calls alternate under the same machine noise. A
+contender's slowdown is the median of its loaded calls over the median of its idle ones; the target is
+irgraph's slowdown <= OpenVINO's x 1.5.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import gc
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -119,6 +126,10 @@ NEEDS = {"irgraph": "irgraph", "openvino": "openvino", "onnxruntime": "onnxrunti
 LABELS = {"openvino": "OpenVINO CPU warm (f32 hint, latency, 1 stream)", "onnxruntime": "onnxruntime warm (ONNX)",
           "onnx.reference": "onnx.reference ReferenceEvaluator (ONNX)"}
 TARGETS = {"openvino": 3.0, "onnx.reference": 0.05}
+LOADED = ("irgraph", "openvino")
+"""The contenders timed next to the spinning process too."""
+LOAD_TARGET = 1.5
+"""irgraph's slowdown under the competing process over OpenVINO's."""
 
 
 def irgraph_bound(xml: Path) -> dict[str, int]:
@@ -207,20 +218,43 @@ class Worker:
         self.process.communicate("\n", timeout=60)
 
 
+class Spinner:
+    """A competing CPU-bound process (a Python loop on one core), stopped until :meth:`on`."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        self.off()
+
+    def on(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+        time.sleep(0.2)  # the scheduler has it on a core before the timed calls begin
+
+    def off(self) -> None:
+        self.process.send_signal(signal.SIGSTOP)
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
 # ------------------------------------------------------------------------------ the benchmark
-def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Section:
+def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: bool = True,
+        only: tuple[str, ...] = ()) -> Section:
     section = Section()
-    backends = [b for b in LOADERS if have(NEEDS[b])]
+    backends = [b for b in LOADERS if have(NEEDS[b]) and (not only or b in only or b in ("irgraph", "openvino"))]
     if "openvino" not in backends:
         section.notes.append("(g) skipped: OpenVINO is not installed (it converts the ONNX models to IR)")
         return section
     rounds, per_round = (3, 3) if quick else (7, 5)
     load_before = os.getloadavg()[0]
     CACHE.mkdir(parents=True, exist_ok=True)
-    summary = []
+    summary, load_summary = [], []
+    spinner = Spinner() if load else None
     for name in networks:
         convert(name, CACHE)
         workers = {}
+        loaded_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
+        idle_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
         try:
             for backend in backends:
                 workers[backend] = Worker(backend, name)
@@ -235,9 +269,23 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Sect
                     time.sleep(0.2)  # the previous contender's idle threads stop spinning
                     calls = 1 if backend == "onnx.reference" else per_round
                     rounds_of[backend].append(statistics.median(workers[backend].time(calls)))
+                if spinner is None:
+                    continue
+                pair = LOADED if index % 2 == 0 else LOADED[::-1]
+                for backend in pair:  # idle, right before the loaded calls
+                    time.sleep(0.2)
+                    idle_of[backend].extend(workers[backend].time(per_round))
+                spinner.on()
+                try:
+                    for backend in pair:
+                        loaded_of[backend].extend(workers[backend].time(per_round))
+                finally:
+                    spinner.off()
         finally:
             for worker_process in workers.values():
                 worker_process.close()
+            if spinner is not None and (name == networks[-1] or sys.exc_info()[0] is not None):
+                spinner.close()
         medians = {backend: statistics.median(values) for backend, values in rounds_of.items()}
         for backend in backends:
             if backend == "irgraph":
@@ -246,6 +294,16 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Sect
             paired = statistics.median(a / b for a, b in pairs)
             section.rows.append(Row("g", f"{name}: Interpreter.run, warm", medians["irgraph"], LABELS[backend],
                                     medians[backend], target=TARGETS.get(backend), paired=paired))
+        if spinner is not None:
+            slowdown = {backend: statistics.median(loaded_of[backend]) / statistics.median(idle_of[backend])
+                        for backend in LOADED}
+            section.rows.append(Row("g", f"{name}: slowdown next to a process spinning on one core",
+                                    round(slowdown["irgraph"], 2), "OpenVINO's slowdown",
+                                    round(slowdown["openvino"], 2), unit="x", target=LOAD_TARGET))
+            load_summary.append(f"{name} irgraph {statistics.median(idle_of['irgraph']) * 1e3:.1f} -> "
+                                f"{statistics.median(loaded_of['irgraph']) * 1e3:.1f} ms, OpenVINO "
+                                f"{statistics.median(idle_of['openvino']) * 1e3:.1f} -> "
+                                f"{statistics.median(loaded_of['openvino']) * 1e3:.1f} ms")
         memory = {backend: worker_process.report for backend, worker_process in workers.items()}
         ours = memory["irgraph"]
         bound = ours["weights"] + 2 * ours["activations"]
@@ -269,6 +327,12 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS) -> Sect
         f"logits, which turns their last-ULP differences into different one-hot rows (tests/io/test_real_networks.py "
         f"compares its logits: within 1e-6). irgraph / OpenVINO "
         f"warm: " + "; ".join(summary))
+    if load_summary:
+        section.notes.append(
+            f"(g) under load: in each round irgraph and OpenVINO (order alternating) run "
+            f"{per_round} calls idle, then {per_round} calls while a second process spins on one core; slowdown = "
+            f"median loaded call / median idle call, target irgraph's <= OpenVINO's x {LOAD_TARGET:g}. Idle -> loaded: "
+            + "; ".join(load_summary))
     section.notes.append(
         f"(g) load average {load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on "
         f"{os.cpu_count()} cores: "
@@ -284,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", metavar="FILE.md", help="also write the table into FILE.md (its (g) section)")
     parser.add_argument("--threads", type=int, help="threads for every contender, NumPy's BLAS included (default: "
                         "the cores for OpenVINO and onnxruntime, NumPy's default for its BLAS)")
+    parser.add_argument("--no-load", action="store_true", help="skip the runs next to a competing process")
+    parser.add_argument("--only", default="", help="contenders besides irgraph and OpenVINO, comma-separated "
+                        "(e.g. 'onnxruntime'; default: every one installed)")
     parser.add_argument("networks", nargs="*", default=list(SMALL_NETWORKS))
     args = parser.parse_args(argv)
     if args.worker:
@@ -300,12 +367,14 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(args.threads)
 
     started = time.perf_counter()
-    section = run(args.quick, tuple(args.networks))
+    section = run(args.quick, tuple(args.networks), load=not args.no_load,
+                  only=tuple(name for name in args.only.split(",") if name))
     print(text_table(section.rows))
     print("\n".join(section.notes))
     if args.results:
         command = "python benchmarks/bench_networks.py" + (" --quick" if args.quick else "") + (
-            f" --threads {args.threads}" if args.threads else "") + (
+            f" --threads {args.threads}" if args.threads else "") + (" --no-load" if args.no_load else "") + (
+            f" --only {args.only}" if args.only else "") + (
             "" if tuple(args.networks) == SMALL_NETWORKS else " " + " ".join(args.networks))
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         block = [
@@ -315,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Latest run of `{command} --results benchmarks/RESULTS.md` ({stamp}, "
             f"{time.perf_counter() - started:.0f} s) on {machine()}. The same table is part of `python "
             "benchmarks/run.py --only g`. Targets from issue 15: warm run <= 3x OpenVINO CPU and <= 0.05x "
-            "onnx.reference, peak RSS <= the weights kept + 2x the largest set of live activations.",
+            "onnx.reference, peak RSS <= the weights kept + 2x the largest set of live activations; from issue 28: "
+            "slowdown next to a competing process <= OpenVINO's x 1.5.",
             "",
             markdown_table(section.rows),
             "",

@@ -8,8 +8,10 @@
 (a) warm split/concat run, (b) cold ir-run process, (c) reading and (d) writing a 20,003-layer IR,
 (e) peak memory of a split/concat chain on a 1 GiB input, (f) reading an IR with a 1 GiB Const,
 (g) real networks (ResNet-50, DenseNet-121, ...) against OpenVINO CPU, onnxruntime and onnx.reference,
+(s) the fixed cost of one plan step (1,000 element-wise layers against the bare NumPy calls and OpenVINO),
 (r) reading real networks against OpenVINO read_model, (m) the model corpus against OpenVINO CPU,
-(x) converting DenseNet-121 both ways, (l) LLM prefill and decode steps.
+(x) converting DenseNet-121 both ways, (l) LLM prefill and decode steps, (k) the same on tests/llm_like.py's
+decoder with the weights also kept compressed, profiled.
 OpenVINO and onnxruntime rows appear when they are installed ((b)-(d) and (f) need OpenVINO to
 write their IR files). No figure here is asserted by the test suite.
 """
@@ -40,10 +42,15 @@ BENCHES: dict[str, tuple[str, str, str]] = {
     "e": ("bench_memory", "run_chain", "a 4-stage split/concat chain (Split/VariadicSplit on 3 axes) on a 1 GiB "
           "f32 input, in fresh processes"),
     "f": ("bench_memory", "run_big_const", "read an IR holding a 1 GiB Const, in fresh processes"),
+    "s": ("bench_step", "run", "the fixed cost of one plan step: 1,000 element-wise layers on a 1x16 f32 tensor "
+          "against the same NumPy calls and OpenVINO CPU"),
     "m": ("bench_models", "run", "the model corpus of issue 16 (transformers, LSTM, GRU, YOLO-like, stateful GPT-2): "
           "warm runs against OpenVINO CPU"),
     "l": ("bench_llm", "run", "LLM steps: 32-token prefill and one decode step of LLaMA-like exports (hidden 1024, "
           "8 layers; fp16, int8, int4 weights) against OpenVINO CPU with f32 hints, one thread each; peak RSS"),
+    "k": ("bench_llm_kept", "run", "LLM steps with the weights kept compressed: tests/llm_like.py's LLaMA-like "
+          "stateful decoder (hidden 1024, 8 layers, vocabulary 32000; fp16/int8/int4) against OpenVINO CPU with the "
+          "exact hints, irgraph folded and with keep_weights_compressed, peak RSS, logits agreement, a decode profile"),
     "x": ("bench_convert", "run", "convert DenseNet-121 ONNX -> IR against OpenVINO convert_model, and IR -> ONNX"),
     "g": ("bench_networks", "run", "real networks (the onnx wheel's light models, converted by OpenVINO with fp16 "
           "weights): warm inference and peak memory against OpenVINO CPU, onnxruntime and onnx.reference"),

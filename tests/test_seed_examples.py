@@ -72,7 +72,7 @@ def test_openvino_split_1_example_6x12x10x24_into_3_on_axis_1():
         model.result(part, name=f"part{i}")
     ir.infer_shapes(model)
     split_node = model.node(parts[0].node_id)
-    assert [str(t) for t in split_node.output_types] == ["f32[6,4,10,24]"] * 3
+    assert [str(output.type) for output in split_node.outputs] == ["f32[6,4,10,24]"] * 3
     x = np.arange(6 * 12 * 10 * 24, dtype=np.float32).reshape(6, 12, 10, 24)
     outputs = ir.run(model, {"data": x})
     for i in range(3):

@@ -1,8 +1,8 @@
 """The installed test toolchain is the pinned one, so a drifted oracle fails here by name.
 
 The pins live once, in pyproject.toml's ``test`` extra; this reads them back from the installed
-package's metadata. To try newer versions on purpose, set ``IRGRAPH_UNPINNED=1`` (README, "Moving
-the pins forward"): the check then reports the drift as a skip instead of a failure.
+package's metadata. To try newer versions on purpose, set ``IRGRAPH_UNPINNED=1`` (docs/testing.md,
+"Moving the pins forward"): the check then reports the drift as a skip instead of a failure.
 """
 
 from __future__ import annotations
@@ -43,4 +43,5 @@ def test_installed_version_is_the_pinned_one(name):
         message = f"{name} {installed} is installed, the test extra pins {PINS[name]}"
         if os.environ.get("IRGRAPH_UNPINNED"):
             pytest.skip(message + " (IRGRAPH_UNPINNED is set)")
-        pytest.fail(message + "; reinstall with the README's test command, or see 'Moving the pins forward'")
+        pytest.fail(message + "; reinstall with the README's test command, or see 'Moving the pins forward' in "
+                              "docs/testing.md")

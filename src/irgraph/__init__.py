@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the names below load on first use (module __getattr__), so 
         WeightsError,
     )
     from irgraph.core.shapes import Dim, Shape, TensorType
-    from irgraph.graph import InputPort, Model, Node, OutputPort
+    from irgraph.graph import Input, InputPort, Model, Node, Output, OutputPort
     from irgraph.io.onnx.exporter import export_onnx
     from irgraph.io.onnx.importer import convert_onnx
     from irgraph.io.xml.file_validation import validate_file
@@ -56,8 +56,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConversionError", "Diagnostic", "Dim", "ElementType", "EvaluationError", "GraphError", "InputError",
-    "InputPort", "Interpreter", "IrError", "IrIOError", "IrParseError", "Location", "Model", "Node", "OpError",
-    "OutputPort",
+    "Input", "InputPort", "Interpreter", "IrError", "IrIOError", "IrParseError", "Location", "Model", "Node",
+    "OpError", "Output", "OutputPort",
     "ResourceLimitError", "Severity", "Shape", "ShapeInferenceError", "TensorType", "WeightsError",
     "infer_shapes", "run", "validate",
     # loaded on first use (_LAZY below); listed literally so a type checker sees them exported
@@ -87,7 +87,7 @@ _CORE = {
     **{name: "irgraph.core.errors" for name in (
         "ConversionError", "EvaluationError", "GraphError", "InputError", "IrError", "IrIOError", "IrParseError",
         "Location", "OpError", "ResourceLimitError", "ShapeInferenceError", "WeightsError")},
-    **{name: "irgraph.graph" for name in ("InputPort", "Model", "Node", "OutputPort")},
+    **{name: "irgraph.graph" for name in ("Input", "InputPort", "Model", "Node", "Output", "OutputPort")},
     "Interpreter": "irgraph.runtime.interpreter",
     "run": "irgraph.runtime.interpreter",
     "infer_shapes": "irgraph.analysis.shape_inference",

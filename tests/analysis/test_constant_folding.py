@@ -21,4 +21,4 @@ def test_a_reshape_target_computed_from_constants_is_folded() -> None:
     reshaped = m.add_node(Reshape(special_zero=False), "r", [x, target])
     m.result(OutputPort(reshaped.id, 0), name="y")
     ir.infer_shapes(m)
-    assert str(reshaped.output_types[0]) == "f32[3,2]"
+    assert str(reshaped.outputs[0].type) == "f32[3,2]"

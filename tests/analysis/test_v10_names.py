@@ -11,9 +11,9 @@ from irgraph.analysis.shape_inference import ensure_shapes
 def _model(version: int) -> ir.Model:
     m = ir.Model()
     x = m.parameter("x", [2])
-    m.node(x.node_id).tensor_names[0] = ["t1"]
+    m.node(x.node_id).outputs[0].tensor_names = ["t1"]
     y = m.parameter("t1", [2])  # a layer named as x's tensor
-    m.node(y.node_id).tensor_names[0] = ["u"]
+    m.node(y.node_id).outputs[0].tensor_names = ["u"]
     m.result(m.concat([x, y], axis=0, name="c"), name="out")
     m.ir_version = version
     return m
@@ -30,9 +30,10 @@ def test_a_v10_input_named_as_another_inputs_tensor_is_a_collision_and_v11_is_no
 def test_ensure_shapes_keeps_the_types_of_an_unchanged_model() -> None:
     model = _model(11)
     ensure_shapes(model)
-    before = [node.output_types for node in model]
+    before = [output.type for node in model for output in node.outputs]
     ensure_shapes(model)
-    assert all(now is then for now, then in zip([node.output_types for node in model], before, strict=True))
+    now = [output.type for node in model for output in node.outputs]
+    assert all(type_now is type_then for type_now, type_then in zip(now, before, strict=True))
 
 
 def test_v10_output_names_are_the_producers_names_port_suffixed_for_multi_output_layers() -> None:
@@ -40,13 +41,13 @@ def test_v10_output_names_are_the_producers_names_port_suffixed_for_multi_output
     input's tensor name."""
     m = ir.Model()
     x = m.parameter("x", [4])
-    m.node(x.node_id).tensor_names[0] = ["sp.1"]
+    m.node(x.node_id).outputs[0].tensor_names = ["sp.1"]
     first, second = m.split(x, 0, 2, name="sp")
     m.result(first, name="o0")
     m.result(second, name="o1")
     m.result(m.concat([first], axis=0, name="c"), name="o2")
     y = m.parameter("y", [4])
-    m.node(y.node_id).tensor_names[0] = ["c"]
+    m.node(y.node_id).outputs[0].tensor_names = ["c"]
     m.result(m.concat([y], axis=0, name="d"), name="o3")
     m.ir_version = 10
     found = [(d.code, d.message.split(" is also")[0], d.location.layer_name) for d in ir.validate(m)]
@@ -74,7 +75,7 @@ def test_a_v10_output_already_named_as_its_producer_port_does_not_collide() -> N
     m = ir.Model()
     x = m.parameter("x", [4])
     first, second = m.split(x, 0, 2, name="sp")
-    m.node(second.node_id).tensor_names[1] = ["sp.1"]  # the name OpenVINO would add is the tensor's own
+    m.node(second.node_id).outputs[1].tensor_names = ["sp.1"]  # the name OpenVINO would add is the tensor's own
     m.result(first, name="o0")
     m.result(second, name="o1")
     m.ir_version = 10
@@ -84,9 +85,9 @@ def test_a_v10_output_already_named_as_its_producer_port_does_not_collide() -> N
 def test_a_v10_input_named_as_an_output_tensor_collides() -> None:
     m = ir.Model()
     x = m.parameter("x", [2])
-    m.node(x.node_id).tensor_names[0] = ["x_t"]
+    m.node(x.node_id).outputs[0].tensor_names = ["x_t"]
     joined = m.concat([x], axis=0, name="c")
-    m.node(joined.node_id).tensor_names[0] = ["x"]  # the input layer's name, on an output tensor
+    m.node(joined.node_id).outputs[0].tensor_names = ["x"]  # the input layer's name, on an output tensor
     m.result(joined, name="out")
     m.ir_version = 10
     assert [(d.code, d.message.split(" is also")[0]) for d in ir.validate(m)] == [

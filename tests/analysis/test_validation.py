@@ -53,7 +53,8 @@ def test_declared_types_that_contradict_inference_are_warnings():
     x = model.parameter("x", [2, 6])
     a, b = model.split(x, axis=1, num_splits=2)
     node = model.node(a.node_id)
-    node.declared_output_types = [TensorType(ir.ElementType.F16, Shape.parse("2,4")), None]
+    node.outputs[0].declared_type = TensorType(ir.ElementType.F16, Shape.parse("2,4"))
+    node.outputs[1].declared_type = None
     model.result(a, name="a")
     model.result(b, name="b")
     messages = [d.message for d in ir.validate(model)]

@@ -116,9 +116,9 @@ def test_a_shape_sub_graph_built_layer_by_layer_folds_as_a_whole_walk(model):
     flat = ir.ops.reshape(x, target, special_zero=False)
     assert str(model.output_type(flat)) == "f32[2,12]"
     ir.ops.result(flat, name="flat")
-    built = [node.output_types for node in model]
+    built = [[output.type for output in node.outputs] for node in model]
     ir.infer_shapes(model)
-    assert [node.output_types for node in model] == built
+    assert [[output.type for output in node.outputs] for node in model] == built
     assert ir.validate(model) == []
 
 

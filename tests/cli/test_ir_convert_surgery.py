@@ -239,7 +239,7 @@ def test_decompress_weights_names_tensors_as_openvino_constant_folding(names_on:
     assert theirs == {"w": [] if names_on == "compressed Const" else ["w_alias", "w_tensor"]}
     code, _, err = run(capsys, half, tmp_path / "plain.xml", "--decompress-weights")
     assert code == 0, err
-    ours = {node.name: sorted(node.tensor_names[0]) for node in ir.read_model(tmp_path / "plain.xml")
+    ours = {node.name: sorted(node.outputs[0].tensor_names) for node in ir.read_model(tmp_path / "plain.xml")
             if node.type_name == "Const"}
     assert ours == theirs
 
@@ -320,6 +320,63 @@ def test_compress_to_fp16_leaves_compressed_weights(tmp_path: Path, capsys) -> N
     ov.save_model(read(DATA / "int8_sym.xml"), theirs, compress_to_fp16=True)
     count = sum(node.type_name == "Const" for node in ir.read_model(theirs))
     assert sum(node.type_name == "Const" for node in ir.read_model(out)) == count
+
+
+def compressed_beside_f32(stored: str) -> Any:
+    """data[1,4] -> MatMul by a weight Const(STORED) -> Convert f16 -> Multiply(scale f16) -> Convert f32 (NNCF's
+    chain) -> Add an f32 bias."""
+    data = ops.parameter([1, 4], np.float32, name="data")
+    levels = np.array([[0, 1, 2, 6], [1, 2, 3, 4], [6, 4, 2, 0], [3, 0, 1, 2]], np.float32)  # exact in all three
+    codes = ops.constant(levels, getattr(ov.Type, stored), name="codes")
+    scaled = ops.multiply(ops.convert(codes, ov.Type.f16, name="codes_f16"),
+                          ops.constant(np.full((4, 1), 0.5, np.float16), name="scale"), name="scaled")
+    weight = ops.convert(scaled, ov.Type.f32, name="weight")
+    product = ops.matmul(data, weight, False, True, name="mm")
+    bias = ops.constant(np.array([0.25, -1.5, 3.0, 0.125], np.float32), name="bias")
+    return ov.Model([ops.add(product, bias, name="add")], [data], "beside")
+
+
+@pytest.mark.parametrize(("stored", "bias_compressed"), [("f4e2m1", True), ("u4", False), ("i8", False)])
+def test_compress_to_fp16_beside_compressed_weights_as_save_model(stored: str, bias_compressed: bool,
+                                                                  tmp_path: Path, capsys) -> None:
+    """openvino 2026.4.1's save_model(compress_to_fp16=True) takes a u4 or i8 weight chain for an optimized model and
+    keeps the f32 bias, but does not recognise f4e2m1 codes (its DetectCompressedWeights lists no f4e2m1) and
+    compresses the bias beside them: --compress-to-fp16 writes the same layers."""
+    source, ours, theirs = tmp_path / "f32.xml", tmp_path / "ours.xml", tmp_path / "theirs.xml"
+    built = compressed_beside_f32(stored)
+    ov.save_model(built, source, compress_to_fp16=False)
+    ov.save_model(built, theirs, compress_to_fp16=True)
+    code, printed, err = run(capsys, source, ours, "--compress-to-fp16")
+    assert code == 0, err
+    assert printed.startswith("compressed 1 " if bias_compressed else "compressed nothing to f16: the model's weights")
+
+    def layers(path: Path) -> dict[str, tuple[str, str, bytes]]:
+        return {node.name: (node.type_name, str(getattr(node.op, "element_type", "")),
+                            node.op.value.tobytes() if node.type_name == "Const" else b"")
+                for node in ir.read_model(path)}
+
+    assert layers(ours) == layers(theirs)
+    assert ("bias_compressed" in layers(theirs)) is bias_compressed
+
+
+def test_compress_to_fp16_leaves_a_quantized_model(tmp_path: Path, capsys) -> None:
+    """A FakeQuantize makes the model "optimized" for openvino 2026.4.1: save_model(compress_to_fp16=True) keeps its
+    f32 Consts (the bias and the FakeQuantize's ranges), and so does --compress-to-fp16."""
+    data = ops.parameter([1, 4], np.float32, name="data")
+    limits = [ops.constant(np.float32(value), name=name) for name, value in
+              (("in_low", -2.0), ("in_high", 2.0), ("out_low", -2.0), ("out_high", 2.0))]
+    quantized = ops.fake_quantize(data, *limits, 256, name="fq")
+    bias = ops.constant(np.array([0.25, -1.5, 3.0, 0.125], np.float32), name="bias")
+    built = ov.Model([ops.add(quantized, bias, name="add")], [data], "quantized")
+    source, ours, theirs = tmp_path / "f32.xml", tmp_path / "ours.xml", tmp_path / "theirs.xml"
+    ov.save_model(built, source, compress_to_fp16=False)
+    ov.save_model(built, theirs, compress_to_fp16=True)
+    code, printed, err = run(capsys, source, ours, "--compress-to-fp16")
+    assert code == 0, err
+    assert printed.startswith("compressed nothing to f16: the model is quantized (FakeQuantize layer 'fq')")
+    types = {node.name: str(node.op.element_type) for node in ir.read_model(theirs) if node.type_name == "Const"}
+    assert set(types.values()) == {"f32"}
+    assert {node.name: str(node.op.element_type) for node in ir.read_model(ours) if node.type_name == "Const"} == types
 
 
 # ------------------------------------------------------------------------------------ --rename-input/-output

@@ -84,8 +84,8 @@ def test_fp16_compression_alone_lists_each_change_once_with_a_summary_by_kind(fp
     # The 3 renames are between OpenVINO's generated names of one shape Const, never from a folded bias of shape
     # [1,8,1,1] to an [8,3,3,3] compressed weight (as they were before renames had to agree on type and shape).
     a, b = ir.read_model(f32), ir.read_model(f16)
-    types_a = {node.name: node.declared_output_types for node in a}
-    types_b = {node.name: node.declared_output_types for node in b}
+    types_a = {node.name: [output.declared_type for output in node.outputs] for node in a}
+    types_b = {node.name: [output.declared_type for output in node.outputs] for node in b}
     renamed = [d for d in report(capsys, f32, f16)["differences"] if d["kind"] == "renamed"]
     assert len(renamed) == 3
     for difference in renamed:
@@ -317,8 +317,8 @@ def test_a_rename_needs_the_same_element_type_and_shape():
     from irgraph.ops import Const
 
     node.op = Const(element_type=ir.ElementType.F16, shape=(8,), value=np.ones(8, np.float16))
-    node.declared_output_types = [None]
-    node.output_types = [None]
+    node.outputs[0].declared_type = None
+    node.outputs[0].type = None
     result = diff_models(a, b)
     assert [d.describe() for d in result.differences] == [
         "- layer 'bias' (Const)",

@@ -376,6 +376,8 @@ def test_compare_tolerances(ran, capsys) -> None:
     assert run(capsys, *args, "--atol", "2e-3")[0] == 0
     assert run(capsys, *args, "--rtol", "1e-3")[0] == 0  # |ref| >= 3 for y1
     assert run(capsys, *args, "--atol", "-1")[0] == 2
+    code, _, err = run(capsys, *args, "--atol", ":2e-3")  # NAME:A without a NAME: a usage error, not a warning
+    assert code == 2 and "argument --atol: expected A or NAME:A, got ':2e-3' (no NAME before the colon)" in err
 
 
 @pytest.mark.parametrize(
@@ -416,7 +418,7 @@ def _marked_model(tmp_path: Path) -> Path:
     m = ir.Model("marked")
     x = m.parameter("x", [2, 6])
     joined = m.concat([x, x], axis=1, name="join")
-    m.node(joined.node_id).tensor_names[0] = ["joined"]
+    m.node(joined.node_id).outputs[0].tensor_names = ["joined"]
     y0, y1 = m.split(joined, axis=1, num_splits=2, name="halves")
     m.result(y0, name="y0")
     m.result(y1, name="y1")

@@ -109,6 +109,11 @@ def test_a_folder_holds_one_npz_per_step_in_the_order_of_their_numbers(kv_files,
     ({"step1/x": X, "step3/x": X}, "the inputs give steps 1, 3; steps are numbered from 1 without a gap "
                                    "(step1/NAME, step2/NAME, ...): step 2 is missing"),
     ({"step0/x": X}, "the inputs give steps 0; steps are numbered from 1"),
+    # a huge step number is refused at once: no list of that many step numbers, no int() of 4,300 digits
+    ({"step99999999999/x": X}, "the inputs give steps 99999999999; steps are numbered from 1 without a gap "
+                               "(step1/NAME, step2/NAME, ...): step 1 is missing"),
+    ({"step" + "9" * 5000 + "/x": X}, "the inputs give step 999999999999999999... (5000 digits); steps are "
+                                      "numbered from 1"),
     ({"x": X, "step1/x": X}, "input 'x' is given for every step and for step 1 (step1/x): give it one way"),
 ])
 def test_per_step_inputs_that_do_not_make_steps_are_refused(kv_files, capsys, tmp_path, arrays, message):

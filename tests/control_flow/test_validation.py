@@ -62,7 +62,7 @@ def test_a_well_formed_tensor_iterator_is_valid_and_inferred() -> None:
     model = tensor_iterator()
     assert [d for d in ir.validate(model) if d.is_error] == []
     ti = model.nodes[2]
-    assert [str(t.shape) for t in ti.output_types] == ["[2,4,3]", "[2,1,3]"]
+    assert [str(output.type.shape) for output in ti.outputs] == ["[2,4,3]", "[2,1,3]"]
 
 
 def test_port_map_naming_a_missing_outer_port() -> None:
@@ -125,7 +125,7 @@ def test_an_input_entry_mapping_no_outer_port_is_ignored_with_a_warning() -> Non
     assert ("warning", "<port_map> port map input (external_port_id -1, internal_layer_id 1) maps no outer port; "
             "OpenVINO ignores it") in messages
     assert [d for d in ir.validate(model) if d.code == "op"] == []
-    assert [str(t.shape) for t in model.nodes[2].output_types] == ["[2,4,3]", "[2,1,3]"]
+    assert [str(output.type.shape) for output in model.nodes[2].outputs] == ["[2,4,3]", "[2,1,3]"]
 
 
 def test_concatenated_output_without_start_and_end_takes_openvinos_defaults() -> None:
@@ -134,7 +134,7 @@ def test_concatenated_output_without_start_and_end_takes_openvinos_defaults() ->
     model = tensor_iterator((PortMapEntry(False, 0, 0), entries[1], entries[2], entries[3]))
     model.nodes[0].op = ir.ops.Parameter(shape=ir.Shape.parse("2,1,3"), element_type=ir.ElementType.F32)
     ir.infer_shapes(model)
-    assert [str(t.shape) for t in model.nodes[2].output_types] == ["[2,1,3]", "[2,1,3]"]  # |-1 - 0| // 1 = 1
+    assert [str(output.type.shape) for output in model.nodes[2].outputs] == ["[2,1,3]", "[2,1,3]"]  # |-1 - 0| // 1 = 1
 
 
 def test_part_size_and_stride_must_be_usable() -> None:
@@ -217,7 +217,7 @@ CONDITION = PortMapEntry(True, -1, 3, purpose="execution_condition")
 def test_a_loop_with_both_special_ports_is_valid_and_its_trip_count_makes_the_output_static() -> None:
     model = loop((ITERATION, CONDITION))
     assert [d for d in ir.validate(model) if d.is_error or d.code == "sub-graph"] == []
-    assert str(model.nodes[3].output_types[0].shape) == "[6]"
+    assert str(model.nodes[3].outputs[0].type.shape) == "[6]"
 
 
 def test_special_body_port_naming_a_missing_body_layer() -> None:
@@ -265,7 +265,7 @@ def test_loop_concatenation_on_a_negative_axis_counts_from_the_end() -> None:
     node.bodies = (dataclasses.replace(body, port_map=entries),)
     assert sub_graph_messages(model) == []  # -1 is -rank here: in range for Loop
     ir.infer_shapes(model)
-    assert str(node.output_types[0].shape) == "[6]"
+    assert str(node.outputs[0].type.shape) == "[6]"
 
 
 def test_an_output_entry_mapping_no_outer_port_is_ignored_with_a_warning() -> None:
@@ -281,7 +281,7 @@ def test_a_loop_without_execution_condition_is_a_warning_and_its_output_dynamic(
     assert sub_graph_messages(model) == [
         ("warning", "Loop has no execution_condition special body port (special_body_ports): OpenVINO cannot infer "
          "its outputs")]
-    assert str(model.nodes[3].output_types[0].shape) == "[?]"
+    assert str(model.nodes[3].outputs[0].type.shape) == "[?]"
 
 
 # ------------------------------------------------------------------------------------ If

@@ -11,6 +11,7 @@ import irgraph as ir
 from irgraph.core.errors import GraphError
 from irgraph.core.shapes import Shape
 from irgraph.graph import InputPort, OutputPort
+from irgraph.graph.names import TensorNames
 from irgraph.ops import Concat, Parameter, Result
 
 
@@ -108,7 +109,7 @@ def test_builder_names_and_output_keys():
     assert model.output_key(direct) == "copy" and direct.result_names == ["copy"]
     y = model.concat([x], axis=0)
     assert model.output_key(model.result(y, name="y")) == "y"
-    assert model.node(y.node_id).tensor_names == [["y"]]
+    assert model.node(y.node_id).outputs[0].tensor_names == ["y"]
     unnamed = model.result(model.concat([x], axis=0))
     assert model.output_key(unnamed) == unnamed.name
 
@@ -125,5 +126,45 @@ def test_result_name_is_the_output_key_even_when_the_port_has_other_names_first(
     model = ir.Model()
     x = model.parameter("x", [2])
     y = model.concat([x], axis=0)
-    model.node(y.node_id).tensor_names[0] = ["first", "wanted"]
+    model.node(y.node_id).outputs[0].tensor_names = ["first", "wanted"]
     assert model.output_key(model.result(y, name="wanted")) == "wanted"
+
+
+def test_a_nodes_ports_are_records_that_are_the_ports_themselves():
+    model = ir.Model()
+    x = model.parameter("x", [2, 6])
+    halves = model.split(x, axis=1, num_splits=2)
+    node = model.node(halves[0].node_id)
+    first, second = node.outputs
+    # Each record is the port: equal to (and hashed as) the plain handle, wherever a port is wanted.
+    assert (first, second) == (OutputPort(node.id, 0), OutputPort(node.id, 1)) == halves
+    assert {OutputPort(node.id, 1): "found"}[second] == "found"
+    assert node.inputs == [InputPort(node.id, 0), InputPort(node.id, 1)]
+    assert model.producer(node.inputs[0]) == x
+    # ... carrying what the model knows of the port: names, inferred and declared types, rt_info.
+    assert (first.tensor_names, first.type, first.declared_type, first.rt_info) == ([], None, None, ())
+    ir.infer_shapes(model)
+    assert [str(output.type) for output in node.outputs] == ["f32[2,3]", "f32[2,3]"]
+    assert model.output_type(halves[1]) is second.type
+    second.tensor_names.append("right")
+    assert model.consumers(second) == [] and TensorNames(model).resolve("right") == second
+    # A record passed as a source is stored as the plain handle: the model's edges hold no record.
+    result = model.add_node(Result(), "r", [second])
+    assert model.producer(result.inputs[0]) == second
+    assert [type(source) for source, _ in model.edges()] == [OutputPort] * 3
+
+
+def test_an_output_type_set_since_inference_is_seen_as_stale():
+    """Freshness compares each output's type by identity: a type set on a record makes the next run infer again."""
+    from irgraph.analysis.shape_inference import _is_fresh, ensure_shapes
+
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    model.result(model.concat([x, x], axis=0), name="y")
+    ensure_shapes(model)
+    assert _is_fresh(model)
+    concat = model.node(model.producer(model.results[0].inputs[0]).node_id)
+    concat.outputs[0].type = ir.TensorType(ir.ElementType.F32, Shape.of([9]))
+    assert not _is_fresh(model)
+    ensure_shapes(model)
+    assert str(concat.outputs[0].type) == "f32[4]"

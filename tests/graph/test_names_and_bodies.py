@@ -16,9 +16,9 @@ def _renamed_model() -> tuple[ir.Model, OutputPort, OutputPort]:
     """x -> Concat -> Result "out", where neither the Parameter's nor the Concat's tensor carries a layer's name."""
     model = ir.Model()
     x = model.parameter("x", [2])
-    model.node(x.node_id).tensor_names[0] = ["x_tensor"]
+    model.node(x.node_id).outputs[0].tensor_names = ["x_tensor"]
     y = model.concat([x, x], axis=0, name="join")
-    model.node(y.node_id).tensor_names[0] = ["y_tensor"]
+    model.node(y.node_id).outputs[0].tensor_names = ["y_tensor"]
     model.result(y, name="out")
     return model, x, y
 

@@ -77,7 +77,7 @@ def test_variadic_split_with_fewer_ports_rewrites_with_the_declared_ports(short_
     ir.infer_shapes(again)
     (split,) = [node for node in again if node.op.type_name == "VariadicSplit"]
     assert split.num_outputs == 2
-    assert [str(t.shape) for t in split.output_types] == ["[2,1]", "[2,2]"]
+    assert [str(output.type.shape) for output in split.outputs] == ["[2,1]", "[2,2]"]
     ir.write_model(again, tmp_path / "twice.xml")
     assert (tmp_path / "twice.xml").read_bytes() == (tmp_path / "copy.xml").read_bytes()
 

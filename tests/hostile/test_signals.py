@@ -106,13 +106,12 @@ def test_a_signal_in_the_middle_of_writing_a_256_mib_model(signum, tmp_path):
 # threads the kernel may hand the signal to) killed pytest with SIGSEGV (openvino 2026.4.1).
 SIGNAL_AT_MKSTEMP = """
 import os, sys, tempfile
-from irgraph.io import atomic
-made = atomic.tempfile.mkstemp
+made = tempfile.mkstemp  # irgraph.io.atomic imports tempfile when it first writes: patch the module itself
 def mkstemp_then_signal(*args, **kwargs):
     found = made(*args, **kwargs)
     os.kill(os.getpid(), int(sys.argv[1]))  # the tool's handler raises at the next chance Python gets
     return found
-atomic.tempfile.mkstemp = mkstemp_then_signal
+tempfile.mkstemp = mkstemp_then_signal
 from irgraph.cli import ir_convert
 sys.exit(ir_convert.main(sys.argv[2:]))
 """

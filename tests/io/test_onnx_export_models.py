@@ -96,7 +96,7 @@ def small_stateful_model() -> ir.Model:
                                       variable_type=ElementType.F32, variable_shape=shape), "cache")
     ssm = model.add_node(ReadValue6(variable_id="ssm_stateout_state", variable_type=ElementType.F32,
                                     variable_shape=shape), "ssm")
-    ssm.tensor_names[0] = ["ssm_state"]
+    ssm.outputs[0].tensor_names = ["ssm_state"]
     counter = model.add_node(ReadValue3(variable_id="counter"), "counter", [model.const(np.ones(2, np.float32))])
     fixed = model.add_node(ReadValue6(variable_id="fixed", variable_type=ElementType.F32, variable_shape=shape),
                            "fixed")

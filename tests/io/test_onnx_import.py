@@ -390,8 +390,8 @@ def test_names_inputs_outputs_and_intermediate_tensors_after_onnx():
     assert [p.name for p in model.parameters] == ["x"]
     assert [model.output_key(r) for r in model.results] == ["joined", "y0"]
     by_name = {node.name: node for node in model}
-    assert by_name["split"].tensor_names == [["y0"], ["y1"]]
-    assert by_name["join"].tensor_names == [["joined"]]
+    assert [output.tensor_names for output in by_name["split"].outputs] == [["y0"], ["y1"]]
+    assert [output.tensor_names for output in by_name["join"].outputs] == [["joined"]]
     assert str(model.parameters[0].op.shape) == "[?,8]"
     got = ir.run(model, {"x": X28})
     assert same(got["joined"], np.concatenate([X28[:, 4:], X28[:, :4]], axis=1))
@@ -465,7 +465,7 @@ def test_identity_adds_a_tensor_name_and_keys_the_output():
                  [tensor("x", [6])], [tensor("alias", [6]), *outs(2)], 18)
     lines: list[str] = []
     model = ir.convert_onnx(proto, explain=lines)
-    assert model.parameters[0].tensor_names == [["x", "alias"]]
+    assert model.parameters[0].outputs[0].tensor_names == ["x", "alias"]
     got = ir.run(model, {"x": X6})
     assert list(got) == ["alias", "y0", "y1"] and same(got["alias"], X6)
     assert any("'alias' becomes another tensor name of 'x'" in line for line in lines)

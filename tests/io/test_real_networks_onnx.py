@@ -42,8 +42,8 @@ def assert_names_kept(model: ir.Model, proto, *, folded: bool) -> None:
             continue
         if not (folded and node.op.type_name == "Convert"):
             assert node.name in node_names, node.name
-        if node.tensor_names[0]:
-            assert node.tensor_names[0][0] in values, (node.name, node.tensor_names[0])
+        if node.outputs[0].tensor_names:
+            assert node.outputs[0].tensor_names[0] in values, (node.name, node.outputs[0].tensor_names)
 
 
 @pytest.mark.parametrize("name", SMALL_NETWORKS)

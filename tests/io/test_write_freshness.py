@@ -32,7 +32,7 @@ def node_named(model: ir.Model, name: str) -> ir.Node:
 
 def written_dims(path: Path, layer: str, output: int = 0) -> tuple[int, ...]:
     """The dims the written file declares for one output of the layer named ``layer``."""
-    tensor = node_named(ir.read_model(path), layer).declared_output_types[output]
+    tensor = node_named(ir.read_model(path), layer).outputs[output].declared_type
     return tensor.shape.to_tuple()
 
 
@@ -101,14 +101,14 @@ def test_reconnecting_a_consumer_is_seen(tmp_path):
     m.connect(x, ir.InputPort(result.id, 0))
     ir.write_model(m, tmp_path / "m.xml")
     model = ir.read_model(tmp_path / "m.xml")
-    assert node_named(model, "y").declared_input_types[0].shape.to_tuple() == (1, 4, 6)
+    assert node_named(model, "y").inputs[0].declared_type.shape.to_tuple() == (1, 4, 6)
 
 
 def test_overwritten_output_types_are_inferred_again(tmp_path):
     m = split_concat()
     ir.write_model(m, tmp_path / "m.xml")
     cat = node_named(m, "cat")
-    cat.output_types = [TensorType(cat.output_types[0].element_type, Shape.of([9, 9, 9]))]
+    cat.outputs[0].type = TensorType(cat.outputs[0].type.element_type, Shape.of([9, 9, 9]))
     ir.write_model(m, tmp_path / "m.xml")
     assert written_dims(tmp_path / "m.xml", "cat") == (1, 8, 3)
 

@@ -147,8 +147,8 @@ def test_nodes_carry_file_line_and_layer(tmp_path):
 
 def test_declared_port_types_are_kept(tmp_path):
     node = ir.read_model(write(tmp_path)).node(3)
-    assert [str(t) for t in node.declared_input_types] == ["f32[2,6]", "i64[]", "i64[2]"]
-    assert [str(t) for t in node.declared_output_types] == ["f32[2,2]", "f32[2,4]"]
+    assert [str(port.declared_type) for port in node.inputs] == ["f32[2,6]", "i64[]", "i64[2]"]
+    assert [str(output.declared_type) for output in node.outputs] == ["f32[2,2]", "f32[2,4]"]
 
 
 def test_input_ports_are_mapped_by_position_not_id(tmp_path):
@@ -195,8 +195,8 @@ def test_tensor_names_split_on_unescaped_commas(tmp_path):
         'names="y"', 'names="y,\\,lead,tail\\,"'
     )
     model = ir.read_model(write(tmp_path, xml))
-    assert model.node(0).tensor_names == [[" a ", " b ", "x", "a,b"]]
-    assert model.node(4).tensor_names == [["y", ",lead", "tail,"]]
+    assert model.node(0).outputs[0].tensor_names == [" a ", " b ", "x", "a,b"]
+    assert model.node(4).outputs[0].tensor_names == ["y", ",lead", "tail,"]
     assert ir.run(model, {"a,b": X})["y"].shape == (2, 6)
 
 
@@ -238,9 +238,9 @@ def test_rt_info_is_kept_verbatim_at_three_levels(tmp_path):
     model = ir.read_model(write(tmp_path, xml))
     fused = RtEntry("attribute", (("name", "fused_names"), ("version", "0"), ("value", "a, b")))
     assert model.node(4).rt_info == (fused,)
-    assert model.node(0).output_rt_info == {
-        0: (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N,C]"))),)
-    }
+    assert model.node(0).outputs[0].rt_info == (
+        RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N,C]"))),
+    )
     assert model.rt_info[0] == RtEntry("nested", (), (RtEntry("inner", (("value", "1"),)),))
     assert model.rt_info[1].attributes[0] == ("name", "OpenVINO Runtime")
 
@@ -274,9 +274,9 @@ def test_opaque_outputs_without_dims_are_of_unknown_rank(tmp_path):
     )
     model = ir.read_model(write(tmp_path, xml))
     assert model.node(3).op.declared_outputs[1].shape == Shape.dynamic_rank()
-    assert str(model.node(3).declared_output_types[1]) == "f32[]"  # what the file says, literally
+    assert str(model.node(3).outputs[1].declared_type) == "f32[]"  # what the file says, literally
     ir.infer_shapes(model)
-    assert model.node(4).output_types[0].shape.dims[1] == Dim(2, None)
+    assert model.node(4).outputs[0].type.shape.dims[1] == Dim(2, None)
 
 
 def test_opset_alias_and_type_case(tmp_path):
@@ -412,7 +412,7 @@ def test_malformed_layers_are_refused_with_their_line(tmp_path, old, new, error,
 def test_input_port_precision_is_tolerated_like_openvino(tmp_path):
     xml = DEMO.replace('<port id="1" precision="I64" />', '<port id="1" precision="Q78" />')
     result = read_ir(write(tmp_path, xml))
-    assert result.model.node(3).declared_input_types[1] is None
+    assert result.model.node(3).inputs[1].declared_type is None
     assert [f.code for f in result.findings] == ["declared-type"]
 
 
@@ -649,7 +649,7 @@ def test_corpus_reads_and_runs_like_openvino(name):
     types = {}
     for result in model.results:
         source = model.input_sources(result)[0]
-        types[model.output_key(result)] = model.node(source.node_id).output_types[source.index].element_type
+        types[model.output_key(result)] = model.node(source.node_id).outputs[source.index].type.element_type
     expected = load_arrays(os.path.join(CORPUS, name, "expected.npz"), types)
     got = ir.run(model, inputs)
     assert list(got) == list(expected)
@@ -663,7 +663,7 @@ def test_control_character_references_openvino_writes_are_read_and_rewritten(tmp
     xml = DEMO.replace('name="cat"', 'name="c&#01;a&#09;t&#31;"').replace('names="y"', 'names="y&#x1F;,z&#10;"')
     model = ir.read_model(write(tmp_path, xml))
     assert model.node(4).name == "c\x01a\tt\x1f" and model.node(4).location.layer_name == "c\x01a\tt\x1f"
-    assert model.node(4).tensor_names == [["y\x1f", "z\n"]]
+    assert model.node(4).outputs[0].tensor_names == ["y\x1f", "z\n"]
     ir.write_model(model, tmp_path / "again.xml")
     text = (tmp_path / "again.xml").read_text("utf-8")
     assert 'name="c&#01;a&#09;t&#31;"' in text and 'names="y&#31;,z&#10;"' in text

@@ -39,16 +39,16 @@ def written_by_openvino(name: str) -> bool:
 def golden_model() -> ir.Model:
     m = ir.Model("golden")
     x = m.parameter("x", [2, "1..8", 6], "f32")
-    m.node(x.node_id).tensor_names[0] += ["in,put", "B", "é"]
+    m.node(x.node_id).outputs[0].tensor_names += ["in,put", "B", "é"]
     axis = m.const(np.int64(2), name="axis")
     a, b, c = m.variadic_split(x, axis, m.const(np.array([1, -1, 3], np.int64), name="lengths"), name="vs")
     y = m.concat([c, a, b], axis=-1, name='cat & <co"py>')
     m.const(np.zeros((2, 0), np.float32), name="empty")
     m.result(y, name="y").result_names = ["y", "alias"]
     m.node(y.node_id).rt_info = (RtEntry("attribute", (("name", "fused_names"), ("version", "0"), ("value", "a, b"))),)
-    m.node(x.node_id).output_rt_info = {
-        0: (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N,C,H]"))),)
-    }
+    m.node(x.node_id).outputs[0].rt_info = (
+        RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N,C,H]"))),
+    )
     m.rt_info = (
         RtEntry("info", (("name", "key with space"), ("value", "v\t1"))),
         RtEntry("nested", (), (RtEntry("inner", (("value", "1"),)),)),
@@ -367,7 +367,7 @@ def split_concat_graphs(draw) -> tuple[ir.Model, dict[str, np.ndarray]]:
         source = values[draw(st.integers(0, len(values) - 1))]
         shape = m.node(source.node_id)
         ir.infer_shapes(m)
-        sizes = shape.output_types[source.index].shape.to_tuple()
+        sizes = shape.outputs[source.index].type.shape.to_tuple()
         axis = draw(st.integers(-3, 2))
         op = draw(st.sampled_from(["split", "vsplit", "concat"]))
         if op == "split" and sizes[axis] % 2 == 0:
@@ -388,15 +388,15 @@ def assert_same_model(a: ir.Model, b: ir.Model, version: int = 11) -> None:
                *a.results]
     nodes_b = list(b)
     result_names = (lambda n: n.result_names or None) if version >= 11 else (lambda n: None)
-    assert [(n.name, n.op, n.tensor_names, result_names(n)) for n in order_a] == [
-        (n.name, n.op, n.tensor_names, n.result_names) for n in nodes_b
+    assert [(n.name, n.op, [o.tensor_names for o in n.outputs], result_names(n)) for n in order_a] == [
+        (n.name, n.op, [o.tensor_names for o in n.outputs], n.result_names) for n in nodes_b
     ]
     position_a = {n.id: i for i, n in enumerate(order_a)}
     position_b = {n.id: i for i, n in enumerate(nodes_b)}
     edges_a = sorted((position_a[s.node_id], s.index, position_a[t.node_id], t.index) for s, t in a.edges())
     edges_b = sorted((position_b[s.node_id], s.index, position_b[t.node_id], t.index) for s, t in b.edges())
     assert edges_a == edges_b
-    assert [n.output_types for n in order_a] == [n.declared_output_types for n in nodes_b]
+    assert [[o.type for o in n.outputs] for n in order_a] == [[o.declared_type for o in n.outputs] for n in nodes_b]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -488,7 +488,7 @@ def test_input_port_rt_info_is_written_in_v11_only(tmp_path):
     m = ir.Model("port_rt")
     x = m.parameter("x", [2], "f32")
     y = m.result(x, name="y")
-    y.input_rt_info = {0: (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N]"))),)}
+    y.inputs[0].rt_info = (RtEntry("attribute", (("name", "layout"), ("version", "0"), ("layout", "[N]"))),)
     ir.write_model(m, tmp_path / "v11.xml")
     expected = (
         '\t\t<layer id="1" name="y" type="Result" version="opset1" output_names="y">\n'
@@ -503,7 +503,7 @@ def test_input_port_rt_info_is_written_in_v11_only(tmp_path):
         "\t\t</layer>\n"
     )
     assert expected in (tmp_path / "v11.xml").read_text("utf-8")
-    assert ir.read_model(tmp_path / "v11.xml").node(1).input_rt_info == y.input_rt_info
+    assert ir.read_model(tmp_path / "v11.xml").node(1).inputs[0].rt_info == y.inputs[0].rt_info
     ir.write_model(m, tmp_path / "v10.xml", version=10)
     assert "rt_info" not in (tmp_path / "v10.xml").read_text("utf-8").split("</layers>")[0]
 

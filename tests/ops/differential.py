@@ -581,7 +581,7 @@ def irgraph_types(op: Op, input_types: Sequence[TensorType], values: Sequence[np
     """irgraph's inferred output types (raises its IrError when it refuses)."""
     model, node = irgraph_model(op, input_types, values)
     infer_shapes(model)
-    return list(node.output_types)
+    return [output.type for output in node.outputs]
 
 
 # ------------------------------------------------------------------------------------ comparison

@@ -85,7 +85,7 @@ def test_a_spec_taking_bounds_gets_them_from_shape_inference():
     node = model.add_node(Reshape(special_zero=False), "reshape", [x, OutputPort(shape_of.id, 0)])
     model.result(OutputPort(node.id, 0), name="y")
     infer_shapes(model)
-    assert str(node.output_types[0].shape) == "[2..5,3]"
+    assert str(node.outputs[0].type.shape) == "[2..5,3]"
 
 
 def test_what_each_op_tells_the_interpreter_and_the_writer():

@@ -98,7 +98,7 @@ def test_an_onnx_export_with_dynamic_axes_infers_every_layer_as_openvino(tmp_pat
     ir.infer_shapes(model)
     layers = [node for node in model if node.op.type_name != "Result"]
     assert {n.op.type_name for n in layers} >= {"ShapeOf", "Gather", "Reshape", "Slice", "Broadcast", "Tile", "Range"}
-    inferred = {n.name: [str(t) for t in n.output_types] for n in layers}
+    inferred = {n.name: [str(output.type) for output in n.outputs] for n in layers}
     assert inferred == {n.name: expected_types[n.name] for n in layers}
 
     feeds = {"x": np.random.default_rng(1).standard_normal((2, 3, 5, 4)).astype(np.float32),

@@ -9,22 +9,30 @@ import pytest
 
 import irgraph as ir
 from irgraph.runtime import _fast
-from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast import in_place, ufunc_steps
 from tests.test_models import MODELS, NAMES, inputs_of
 
 
 @pytest.fixture
 def donations(monkeypatch) -> list[bool]:
-    """Whether each in-place step got its input 0 to write over, in run order."""
+    """Whether each in-place step got its input 0 to write over, in the order asked: a ufunc step's answer once,
+    when its Interpreter is built (ufunc_steps.plan_writes_over), any other step's at each run (in_place.donor)."""
     seen: list[bool] = []
     original = in_place.donor
+    planned = ufunc_steps.plan_writes_over
 
     def spy(dense, inputs, private):
         given = original(dense, inputs, private)
         seen.append(bool(given))
         return given
 
+    def plan_spy(*arguments):
+        given = planned(*arguments)
+        seen.append(given)
+        return given
+
     monkeypatch.setattr(in_place, "donor", spy)
+    monkeypatch.setattr(ufunc_steps, "plan_writes_over", plan_spy)
     return seen
 
 

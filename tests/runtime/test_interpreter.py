@@ -48,7 +48,7 @@ def test_every_input_must_be_given_and_known():
 
 def test_inputs_answer_to_their_tensor_names():
     model = split_model()
-    model.parameters[0].tensor_names[0] = ["x", "alias"]
+    model.parameters[0].outputs[0].tensor_names = ["x", "alias"]
     assert ir.run(model, {"alias": np.ones((2, 6), np.float32)})["y0"].shape == (2, 3)
 
 
@@ -148,7 +148,7 @@ def test_constants_fold_into_shape_inputs():
     node = model.add_node(ir.ops.VariadicSplit(), "vs", [x, model.const(1), lengths], num_outputs=2)
     model.result(ir.OutputPort(node.id, 1), name="rest")
     ir.infer_shapes(model)
-    assert [str(t) for t in node.output_types] == ["f32[2,2]", "f32[2,4]"]
+    assert [str(output.type) for output in node.outputs] == ["f32[2,2]", "f32[2,4]"]
 
 
 def weights_model(element_limit_shape: tuple[int, ...] = (2, 3)) -> ir.Model:
@@ -240,7 +240,7 @@ def test_a_const_without_its_weights_fails_at_run_time_at_its_layer():
 
 def test_a_feed_given_under_two_names_and_untyped_feeds_are_refused():
     model = split_model()
-    model.node(0).tensor_names[0] += ["alias"]
+    model.node(0).outputs[0].tensor_names += ["alias"]
     data = np.zeros((2, 6), np.float32)
     with pytest.raises(InputError, match=r"^input 'x' is given twice \(also as 'alias'\)$"):
         ir.run(model, {"x": data, "alias": data})
@@ -268,7 +268,7 @@ def test_data_dependent_shapes_are_computed_during_the_run():
     """NonZero's column count is known only at run time: inference says [2,..6], the run says how many."""
     model = _non_zero_model()
     runner = ir.Interpreter(model)
-    assert str(model.node(1).output_types[0].shape) == "[2,..6]"
+    assert str(model.node(1).outputs[0].type.shape) == "[2,..6]"
     x = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]], np.float32)
     assert runner.run({"x": x})["where"].tolist() == [[0, 1, 1], [1, 0, 2]]
     assert runner.run({"x": np.zeros((2, 3), np.float32)})["where"].shape == (2, 0)

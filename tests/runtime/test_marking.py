@@ -58,7 +58,7 @@ def test_a_marked_deferred_concat_is_written_for_the_mark_only() -> None:
 def test_marks_by_tensor_name_layer_name_and_id() -> None:
     model = split_concat()
     split = next(node for node in model if node.name == "split")
-    split.tensor_names[1] = ["middle"]
+    split.outputs[1].tensor_names = ["middle"]
     runner = ir.Interpreter(model, mark=["middle", f"{split.id}:2", "join"])
     assert [mark.key for mark in runner.marks] == ["middle", "split:2", "join:0"]
 
@@ -120,7 +120,7 @@ def test_all_and_names_together_and_clashing_keys() -> None:
     assert keys == ["x", "split:0", "split:1", "split:2", "join:0", "split2:0", "split2:1"]
     join = next(node for node in model if node.name == "join")
     split = next(node for node in model if node.name == "split")
-    split.tensor_names[0] = ["join:0"]  # a tensor name that is another layer's LAYER:PORT
+    split.outputs[0].tensor_names = ["join:0"]  # a tensor name that is another layer's LAYER:PORT
     assert [mark.key for mark in resolve_marks(model, ["split:0", "join"])] == ["join:0", f"{join.id}:0"]
     split2 = next(node for node in model if node.name == "split2")
     split2.name = "split"  # two layers called 'split': LAYER:PORT would be ambiguous, the id is used

@@ -48,7 +48,7 @@ def whole() -> dict[str, np.ndarray]:
 
 def test_a_block_cut_at_an_inner_tensor_runs_and_equals_the_whole_model(whole, tmp_path):
     sub = extract(network(), ["join:0"], ["out"])
-    assert [(p.name, str(p.output_types[0])) for p in sub.parameters] == [("join:0", "f32[1,7,4]")]
+    assert [(p.name, str(p.outputs[0].type)) for p in sub.parameters] == [("join:0", "f32[1,7,4]")]
     assert [sub.output_key(r) for r in sub.results] == ["out"]
     assert sorted(node.name for node in sub if node.type_name != "Const") == ["halves", "join:0", "out", "swap"]
     ir.write_model(sub, tmp_path / "block.xml")
@@ -59,12 +59,12 @@ def test_a_block_cut_at_an_inner_tensor_runs_and_equals_the_whole_model(whole, t
 def test_a_cut_input_is_named_after_its_tensor_and_layer_port_only_when_it_has_no_name(whole):
     m = network()
     join = next(node for node in m if node.name == "join")
-    join.tensor_names[0] = ["x.1", "joined"]
+    join.outputs[0].tensor_names = ["x.1", "joined"]
     sub = extract(m, ["join:0"], ["out"])
-    assert [(p.name, p.tensor_names[0]) for p in sub.parameters] == [("x.1", ["x.1", "joined"])]
+    assert [(p.name, p.outputs[0].tensor_names) for p in sub.parameters] == [("x.1", ["x.1", "joined"])]
     np.testing.assert_array_equal(ir.run(sub, {"x.1": whole["join_out"]})["out"], whole["out"])
     assert [p.name for p in extract(m, ["joined"], ["out"]).parameters] == ["joined"]  # the name given, a tensor's
-    join.tensor_names[0] = ["swap"]  # the name of a layer the cut keeps: the Parameter keeps LAYER:PORT instead
+    join.outputs[0].tensor_names = ["swap"]  # the name of a layer the cut keeps: the Parameter keeps LAYER:PORT instead
     assert [p.name for p in extract(m, ["join:0"], ["out"]).parameters] == ["join:0"]
 
 
@@ -79,10 +79,12 @@ def test_a_cut_through_a_multi_output_layer_keeps_it_and_its_other_outputs_uncon
 def test_a_cut_output_of_a_kept_layer_moves_its_tensor_names_to_the_new_parameter(whole):
     m = network()
     halves = next(node for node in m if node.name == "halves")
-    halves.tensor_names[0] = ["left"]
+    halves.outputs[0].tensor_names = ["left"]
     sub = extract(m, ["x", "y", "left"], ["out"])
-    assert [(p.name, p.tensor_names[0]) for p in sub.parameters] == [("x", ["x"]), ("y", ["y"]), ("left", ["left"])]
-    assert sub.node(halves.id).tensor_names == [[], []]
+    assert [(p.name, p.outputs[0].tensor_names) for p in sub.parameters] == [
+        ("x", ["x"]), ("y", ["y"]), ("left", ["left"])
+    ]
+    assert [output.tensor_names for output in sub.node(halves.id).outputs] == [[], []]
     left = np.full((1, 7, 2), 5, np.float32)
     got = ir.run(sub, {"x": X, "y": Y, "left": left})["out"]
     np.testing.assert_array_equal(got, np.concatenate([whole["half1"], left], axis=2))
@@ -121,7 +123,7 @@ def test_consts_are_shared_not_copied_and_ids_kept():
 def test_tensor_names_come_first_then_layer_names_then_layer_port():
     m = network()
     join = next(node for node in m if node.name == "join")
-    join.tensor_names[0] = ["halves:1"]  # a tensor name that looks like LAYER:PORT (TensorFlow names do)
+    join.outputs[0].tensor_names = ["halves:1"]  # a tensor name that looks like LAYER:PORT (TensorFlow names do)
     assert resolve_tensor(m, "halves:1") == OutputPort(join.id, 0)
     halves = next(node for node in m if node.name == "halves")
     assert resolve_tensor(m, f"{halves.id}:1") == OutputPort(halves.id, 1)
@@ -193,10 +195,10 @@ def test_a_cut_at_a_shape_input_gives_dynamic_types_as_openvino_infers_them_and_
     vs = next(node for node in m if node.name == "vs")
     axis = m.input_sources(vs)[1]
     assert axis is not None
-    m.node(axis.node_id).tensor_names[0] = ["axis"]
+    m.node(axis.node_id).outputs[0].tensor_names = ["axis"]
     sub = extract(m, ["x", "axis"], ["mid"])
-    assert [str(p.output_types[0]) for p in sub.parameters] == ["f32[1,6,4]", "i64[]"]
-    assert str(next(node for node in sub if node.name == "vs").output_types[1]) == "f32[?,?,?]"
+    assert [str(p.outputs[0].type) for p in sub.parameters] == ["f32[1,6,4]", "i64[]"]
+    assert str(next(node for node in sub if node.name == "vs").outputs[1].type) == "f32[?,?,?]"
     np.testing.assert_array_equal(ir.run(sub, {"x": X, "axis": np.int64(1)})["mid"], whole["mid"])
 
 
@@ -260,14 +262,14 @@ def test_a_real_block_keeps_types_names_and_rt_info(convnet):
     model = ir.read_model(convnet)
     sub = extract(model, ["r1"], ["cat"])
     (parameter,) = sub.parameters
-    assert (parameter.name, parameter.tensor_names[0]) == ("r1", ["r1"])
-    assert str(parameter.output_types[0]) == "f32[1,8,16,16]"
+    assert (parameter.name, parameter.outputs[0].tensor_names) == ("r1", ["r1"])
+    assert str(parameter.outputs[0].type) == "f32[1,8,16,16]"
     original = {node.name: node for node in model}
     for node in sub:
         if node.name in original:
             assert node.id == original[node.name].id
             assert node.rt_info == original[node.name].rt_info
-            assert node.tensor_names == original[node.name].tensor_names
+            assert [o.tensor_names for o in node.outputs] == [o.tensor_names for o in original[node.name].outputs]
     assert any(entry.attributes == (("name", "decompression"), ("version", "0"))
                for node in sub for entry in node.rt_info)
 
@@ -275,7 +277,7 @@ def test_a_real_block_keeps_types_names_and_rt_info(convnet):
 def test_a_tensor_named_like_the_layer_that_consumes_it_gets_a_new_result(whole):
     m = network()
     halves = next(node for node in m if node.name == "halves")
-    halves.tensor_names[1] = ["swap"]  # the tensor swap (halves:1) feeds input 0 of the layer swap
+    halves.outputs[1].tensor_names = ["swap"]  # the tensor swap (halves:1) feeds input 0 of the layer swap
     sub = extract(m, ["x", "y"], ["swap"])
     assert [(r.type_name, r.name, sub.output_key(r)) for r in sub.results] == [("Result", "swap", "swap")]
     assert "Concat" not in {node.type_name for node in sub if node.name == "swap"}

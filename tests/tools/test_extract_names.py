@@ -11,9 +11,9 @@ from irgraph.tools.extract import extract
 def test_a_new_parameter_does_not_take_a_kept_parameters_name() -> None:
     m = ir.Model("net")
     x, y = m.parameter("x", [2]), m.parameter("y", [2])
-    m.node(y.node_id).tensor_names[0] = ["y_t"]
+    m.node(y.node_id).outputs[0].tensor_names = ["y_t"]
     joined = m.concat([x, y], axis=0, name="join")
-    m.node(joined.node_id).tensor_names[0] = ["y"]  # the kept Parameter's layer name
+    m.node(joined.node_id).outputs[0].tensor_names = ["y"]  # the kept Parameter's layer name
     m.result(m.concat([joined, y], axis=0, name="tail"), name="out")
     sub = extract(m, ["join:0", "y_t"], ["out"])
     assert [p.name for p in sub.parameters] == ["join:0", "y"]

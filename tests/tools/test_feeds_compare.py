@@ -171,7 +171,7 @@ def test_reference_names_include_result_names_layer_port_and_polygraphys_spellin
     m = ir.Model("m")
     x = m.parameter("x", [2])
     node = m.add_node(Relu(), "relu", [x])
-    node.tensor_names[0] = ["322", "last_hidden_state"]
+    node.outputs[0].tensor_names = ["322", "last_hidden_state"]
     m.result(OutputPort(node.id, 0), name="out")
     names = reference_names(m, {"out": OutputPort(node.id, 0), "x": x})
     assert names["out"] == ["322", "last_hidden_state", "relu:0", "out:0", "322:0", "last_hidden_state:0", "relu"]

@@ -140,23 +140,23 @@ def test_reshape_restores_the_model_when_refused() -> None:
     assert str(model.parameters[0].op.shape) == "[1,2]"
     assert surgery.reshape(model, {surgery.UNNAMED: Shape.of([5, 2])}) == [("x", Shape.of([5, 2]))]
     sum0 = {node.name: node for node in model}["sum0"]
-    assert str(sum0.output_types[0].shape) == str(sum0.declared_output_types[0].shape) == "[5,2]"
+    assert str(sum0.outputs[0].type.shape) == str(sum0.outputs[0].declared_type.shape) == "[5,2]"
 
 
 def test_rename_output_by_a_second_tensor_name() -> None:
     """An output found by a name that is not its key gets NEW as its first name, so NEW becomes its key."""
     model = _split_model()
     sum0 = {node.name: node for node in model}["sum0"]
-    sum0.tensor_names[0] = ["y0", "alias"]
+    sum0.outputs[0].tensor_names = ["y0", "alias"]
     surgery.rename_output(model, "alias", "scores")
-    assert sum0.tensor_names[0] == ["scores", "y0"]
+    assert sum0.outputs[0].tensor_names == ["scores", "y0"]
     assert list(ir.run(model, {"x": np.zeros((1, 2), np.float32)})) == ["scores", "y1"]
 
 
 def test_rename_input_keeps_answering_to_nothing_old() -> None:
     model = _split_model()
     surgery.rename_input(model, "x", "pixels")
-    assert model.parameters[0].name == "pixels" and model.parameters[0].tensor_names[0] == ["pixels"]
+    assert model.parameters[0].name == "pixels" and model.parameters[0].outputs[0].tensor_names == ["pixels"]
     assert "x" not in model.input_index()
     with pytest.raises(FeedError, match="'y1' already names"):
         surgery.rename_input(model, "pixels", "y1")
@@ -180,7 +180,7 @@ def test_compress_writes_openvinos_pattern() -> None:
     model = ir.Model("f64")
     x = model.parameter("x", [2], "f64")
     weight = model.const(np.array([0.5, 3.0]), name="w")
-    model.node(weight.node_id).tensor_names[0] = ["w_tensor"]
+    model.node(weight.node_id).outputs[0].tensor_names = ["w_tensor"]
     total = model.add_node(Add(), "total", [x, weight])
     model.result(ir.OutputPort(total.id, 0), name="y")
     model.const(np.array([1, 2], np.int64), name="unused")
@@ -188,7 +188,7 @@ def test_compress_writes_openvinos_pattern() -> None:
     assert (report.compressed, report.kept, report.skipped) == (1, 0, "")
     layers = {node.name: node for node in model}
     const, convert = layers["w_compressed"], layers["w"]
-    assert const.op.element_type is ir.ElementType.F16 and const.tensor_names[0] == ["w_tensor"]
+    assert const.op.element_type is ir.ElementType.F16 and const.outputs[0].tensor_names == ["w_tensor"]
     assert convert.op.destination_type is ir.ElementType.F64
     assert [dict(entry.attributes) for entry in convert.rt_info] == [{"name": "decompression", "version": "0"}]
     assert layers["unused"].op.element_type is ir.ElementType.I64

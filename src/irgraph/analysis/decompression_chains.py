@@ -231,7 +231,7 @@ def _layers_above(model: Model, node: Node, layers: set[int]) -> set[int]:
 
 def _element_type(node: Node) -> ElementType | None:
     """The element type of ``node``'s first output: inferred, else as the file declares it."""
-    tensor_type = node.output_types[0] or node.declared_output_types[0]
+    tensor_type = node.outputs[0].type or node.outputs[0].declared_type
     return None if tensor_type is None else tensor_type.element_type
 
 

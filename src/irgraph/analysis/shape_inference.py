@@ -44,11 +44,10 @@ def ensure_shapes(model: Model) -> None:
     They are fresh when, since that inference, (1) the structure is unchanged: no ``add_node``,
     ``connect`` or ``remove_node`` (the model's revision counter), (2) every node holds the same
     op object (``node.op`` is replaceable; ops are compared by identity) with the same port
-    counts, and (3) every node's ``output_types`` is still the list inference stored. As ops are
+    counts, and (3) every output's ``type`` is still the object inference stored. As ops are
     immutable and their ``infer`` is pure, a new walk would then compute the same types and raise
-    nothing. A walk that failed or reported a problem leaves nothing fresh. Not seen: assigning
-    into an ``output_types`` list or into a Const's NumPy array in place (both are treated as
-    immutable).
+    nothing. A walk that failed or reported a problem leaves nothing fresh. Not seen: writing
+    into a Const's NumPy array in place (treated as immutable).
     """
     if not _is_fresh(model):
         walk(model, on_error=None)
@@ -72,12 +71,13 @@ def walk(
     clean = True
     for node in model.topological_order():
         if parameter_types and node.id in parameter_types:
-            node.output_types = [parameter_types[node.id]]
+            node.outputs[0].type = parameter_types[node.id]
             continue
         try:
             _infer_node(model, node, values, partials, memo, shared)
         except IrError as err:
-            node.output_types = [None] * node.num_outputs
+            for output in node.outputs:
+                output.type = None
             clean = False
             if isinstance(err, _Skipped):
                 continue
@@ -165,7 +165,7 @@ def _infer_node(
             raise ShapeInferenceError(err.message, node.location) from None
         memo[key] = _Inferred(op, input_types, input_values, output_types)
     _check_output_count(node, len(output_types))
-    node.output_types = list(output_types[: node.num_outputs])
+    node.set_output_types(output_types)
     if all_constant and sources:
         _fold(node, [value for value in input_values if value is not None], values)  # all are, here
     elif op.bound_inputs != () or type(op).bounds is not Op.bounds:
@@ -195,7 +195,8 @@ def _fold(node: Node, input_values: list[np.ndarray], values: dict[tuple[int, in
     """Evaluate small all-constant nodes so later shape inputs (axis, lengths) have values."""
     if not node.op.can_run or node.op.traits.keeps_run_state or sum(np.size(v) for v in input_values) > FOLD_LIMIT:
         return
-    for output_type in node.output_types:  # small inputs can make huge outputs (Eye, OneHot): never fold those
+    for output in node.outputs:  # small inputs can make huge outputs (Eye, OneHot): never fold those
+        output_type = output.type
         if output_type is None:  # not after _infer_node, which sets them all
             return
         bound = output_type.shape.element_count_bound()
@@ -259,21 +260,21 @@ class _Skipped(ShapeInferenceError):
 
 # ------------------------------------------------------------------------------------ freshness
 _op_of = operator.attrgetter("op")
-_types_of = operator.attrgetter("output_types")
-_inputs_of = operator.attrgetter("num_inputs")
-_outputs_of = operator.attrgetter("num_outputs")
+_inputs_of = operator.attrgetter("inputs")
+_outputs_of = operator.attrgetter("outputs")
 
 
 class _Stamp(NamedTuple):
-    """What a clean walk left: the revision, and per node the op, the output types list and port counts.
+    """What a clean walk left: the revision, and per node the op, its outputs' types and port counts.
 
-    The ops and lists are kept, so comparing them by identity later is safe (no id is reused); an
+    The ops and types are kept, so comparing them by identity later is safe (no id is reused); an
     op replaced since is therefore freed only at the next inference (or with the model).
     """
 
     revision: int
     ops: list[Op]
-    output_types: list[list[TensorType | None]]
+    output_types: list[TensorType | None]
+    """Every node's outputs' types in turn (``num_outputs`` says where one node's end)."""
     num_inputs: list[int]
     num_outputs: list[int]
 
@@ -283,21 +284,21 @@ class _Stamp(NamedTuple):
         return cls(
             model._revision,
             list(map(_op_of, nodes)),
-            list(map(_types_of, nodes)),
-            list(map(_inputs_of, nodes)),
-            list(map(_outputs_of, nodes)),
+            [output.type for node in nodes for output in node.outputs],
+            list(map(len, map(_inputs_of, nodes))),
+            list(map(len, map(_outputs_of, nodes))),
         )
 
     def matches(self, model: Model) -> bool:
-        """True when ``model`` still has this revision, these ops, output type lists and port counts."""
+        """True when ``model`` still has this revision, these ops, output types and port counts."""
         if model._revision != self.revision or len(model) != len(self.ops):
             return False
         nodes = list(model)
         return (
             all(map(operator.is_, map(_op_of, nodes), self.ops))
-            and all(map(operator.is_, map(_types_of, nodes), self.output_types))
-            and list(map(_inputs_of, nodes)) == self.num_inputs
-            and list(map(_outputs_of, nodes)) == self.num_outputs
+            and list(map(len, map(_inputs_of, nodes))) == self.num_inputs
+            and list(map(len, map(_outputs_of, nodes))) == self.num_outputs
+            and all(map(operator.is_, [output.type for node in nodes for output in node.outputs], self.output_types))
         )
 
 

@@ -13,6 +13,7 @@ from irgraph.analysis.variables import VARIABLE_CODE, variable_problems
 from irgraph.control_flow.validation import check_bodies
 from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, Location
+from irgraph.core.text import counted
 from irgraph.graph import Model, Node
 from irgraph.ops import OpaqueOp, Parameter, Result
 from irgraph.ops.catalogue import Kind, classify, versions_of
@@ -82,8 +83,8 @@ def _validate_graph(
         if node.bodies:
             sources = model.input_sources(node)
             input_types = [
-                (model.output_type(source) if source is not None else None) or declared
-                for source, declared in zip(sources, node.declared_input_types, strict=False)
+                (model.output_type(source) if source is not None else None) or port.declared_type
+                for source, port in zip(sources, node.inputs, strict=False)
             ]
             check_bodies(node, input_types, error, warning)
             bodies.extend(body.model for body in node.bodies)
@@ -129,7 +130,7 @@ def v10_name_collisions(model: Model) -> list[tuple[Node, str]]:
     found: list[tuple[Node, str]] = []
 
     def names_of(tensor: tuple[int, int]) -> set[str]:
-        return set(model.node(tensor[0]).tensor_names[tensor[1]]) | added.get(tensor, set())
+        return set(model.node(tensor[0]).outputs[tensor[1]].tensor_names) | added.get(tensor, set())
 
     def collide(node: Node, name: str, what: str) -> None:
         found.append((node, f"IR v10: {what} {name!r} is also the name of another input or output tensor, so "
@@ -145,10 +146,10 @@ def v10_name_collisions(model: Model) -> list[tuple[Node, str]]:
     # Two edge tensors sharing a tensor name pass: OpenVINO 2026.4.1 reads such a file (its reader
     # resolves the duplicate before this check), so only the operation names are checked.
     for parameter in parameters:
-        for name in parameter.tensor_names[0]:
+        for name in parameter.outputs[0].tensor_names:
             owner.setdefault(name, (parameter.id, 0))
     for _, tensor in outputs:
-        for name in model.node(tensor[0]).tensor_names[tensor[1]]:
+        for name in model.node(tensor[0]).outputs[tensor[1]].tensor_names:
             owner.setdefault(name, tensor)
     for result, tensor in outputs:
         producer = model.node(tensor[0])
@@ -189,14 +190,15 @@ def _summary(code: str, counts: Counter[str], where: Location, template: str) ->
         listing += f" and {len(ordered) - SUMMARY_LIMIT} more"
     layers, types = sum(counts.values()), len(counts)
     message = template.format(
-        layers=f"{layers} layer{'s' if layers != 1 else ''}", types=f"{types} op type{'s' if types != 1 else ''}",
+        layers=counted(layers, "layer"), types=counted(types, "op type"),
         listing=listing,
     )
     return Diagnostic(code, Severity.NOTE, message, where, ordered)
 
 
 def _compare_declared(node: Node, warning: Callable[[str, str, Location], None]) -> None:
-    for index, (declared, inferred) in enumerate(zip(node.declared_output_types, node.output_types, strict=False)):
+    for index, output in enumerate(node.outputs):
+        declared, inferred = output.declared_type, output.type
         if declared is None or inferred is None:
             continue
         if not declared.element_type.is_dynamic and declared.element_type != inferred.element_type:

@@ -73,7 +73,7 @@ def _assign_problem(model: Model, assign: Node, read: Node | None) -> str | None
     elif read is None:
         return (f"{op.title()} writes variable {variable_id!r}, which no ReadValue in the model declares "
                 "(OpenVINO 2026.4.1 refuses to read the model)")
-    declared = read.output_types[0] if read.output_types else None
+    declared = read.outputs[0].type if read.outputs else None
     sources = model.input_sources(assign)
     given = model.output_type(sources[0]) if sources and sources[0] is not None else None
     if declared is None or given is None:

@@ -332,7 +332,7 @@ def weights_path(model_path: str, weights: str | None) -> str:
 def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
     """The type flowing into a Result: inferred when known, else what the file declared (also for the
     dims of a rank inference cannot know: without its .bin, a Reshape's target is unknown)."""
-    declared = result.declared_input_types[0] if result.declared_input_types else None
+    declared = result.inputs[0].declared_type if result.inputs else None
     source = model.input_sources(result)[0] if result.num_inputs else None
     inferred = model.output_type(source) if source is not None else None
     if inferred is None or declared is None:
@@ -348,7 +348,7 @@ def tensor_type_of_output(model: Model, result: Node) -> TensorType | None:
 
 
 @contextlib.contextmanager
-def _data_file() -> Iterator[None]:
+def data_file() -> Iterator[None]:
     """An unreadable data file (IrIOError from irgraph.io.data.npz) is a CliError, exit 2."""
     try:
         yield
@@ -358,25 +358,25 @@ def _data_file() -> Iterator[None]:
 
 def load_npy(path: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
     """One untrusted .npy file: header checked (and ``expect``-ed) before reading data, never unpickled. Exit 2."""
-    with _data_file():
+    with data_file():
         return npz.load_npy(path, element_limit, expect)
 
 
 def open_npz(path: str, element_limit: int) -> NpzArchive:
     """An untrusted .npz with its member names checked (see NpzArchive); read members with ``load_member``."""
-    with _data_file():
+    with data_file():
         return npz.open_npz(path, element_limit)
 
 
 def load_member(archive: NpzArchive, key: str, element_limit: int, expect: Expect | None = None) -> np.ndarray:
     """Member ``key`` of ``archive``: header checked (and ``expect``-ed) before it is inflated. Errors exit 2."""
-    with _data_file():
+    with data_file():
         return npz.load_member(archive, key, element_limit, expect)
 
 
 def load_npz(path: str, element_limit: int) -> dict[str, np.ndarray]:
     """Every array of an untrusted .npz, by key (see irgraph.io.data.npz.load_npz); unreadable files exit 2."""
-    with _data_file():
+    with data_file():
         return npz.load_npz(path, element_limit)
 
 

@@ -60,14 +60,12 @@ def attributes(node: Node) -> dict[str, str]:
 def input_types(model: Model, node: Node) -> list[TensorType | None]:
     """The type reaching each input: inferred from its producer, else what the file declared."""
     found = [model.output_type(source) if source is not None else None for source in model.input_sources(node)]
-    return [t if t is not None else (node.declared_input_types[i] if i < len(node.declared_input_types) else None)
-            for i, t in enumerate(found)]
+    return [t if t is not None else port.declared_type for t, port in zip(found, node.inputs, strict=True)]
 
 
 def output_types(node: Node) -> list[TensorType | None]:
     """Each output's type: inferred, else what the file declared."""
-    return [t if t is not None else (node.declared_output_types[i] if i < len(node.declared_output_types) else None)
-            for i, t in enumerate(node.output_types)]
+    return [output.type if output.type is not None else output.declared_type for output in node.outputs]
 
 
 def _types_text(types: list[TensorType | None]) -> str:
@@ -80,7 +78,8 @@ def format_layers(model: Model) -> list[str]:
     values)."""
     rows = [("id", "name", "type", "inputs", "outputs", "tensor names", "attributes")]
     for node in model:
-        names = "; ".join(",".join(port) for port in node.tensor_names) if any(node.tensor_names) else ""
+        port_names = [output.tensor_names for output in node.outputs]
+        names = "; ".join(",".join(port) for port in port_names) if any(port_names) else ""
         if isinstance(node.op, Const):
             value = node.op.value
             shown = f"= {values_text(value)}" if value is not None and value.size <= FIRST_VALUES else ""
@@ -136,7 +135,7 @@ def find_layer(model: Model, wanted: str) -> Found:
         return Found(model.node(int(wanted)), model)
     for graph, within in _graphs(model):
         for node in graph:
-            if any(wanted in names for names in node.tensor_names):
+            if any(wanted in output.tensor_names for output in node.outputs):
                 return Found(node, graph, within)
     names = [node.name for graph, _ in _graphs(model) for node in graph]
     close = close_names(wanted, names)
@@ -186,21 +185,21 @@ def describe_layer(found: Found) -> dict[str, object]:
         if source is not None:
             producer = model.node(source.node_id)
             entry["from"] = _layer_ref(producer, source.index)
-            entry["tensor_names"] = list(producer.tensor_names[source.index])
+            entry["tensor_names"] = list(producer.outputs[source.index].tensor_names)
             value = model.constant_value(source)
             if value is not None:
                 entry["value"] = value_summary(value)
-        if node.input_rt_info.get(index):
-            entry["rt_info"] = rt_info_json(node.input_rt_info[index])
+        if node.inputs[index].rt_info:
+            entry["rt_info"] = rt_info_json(node.inputs[index].rt_info)
         inputs.append(entry)
     outputs = []
     for index, tensor_type in enumerate(output_types(node)):
         consumers = [_layer_ref(model.node(target.node_id), target.index)
                      for target in model.consumers(OutputPort(node.id, index))]
-        entry = {"port": index, **_port_json(tensor_type), "tensor_names": list(node.tensor_names[index]),
-                 "to": consumers}
-        if node.output_rt_info.get(index):
-            entry["rt_info"] = rt_info_json(node.output_rt_info[index])
+        output = node.outputs[index]
+        entry = {"port": index, **_port_json(tensor_type), "tensor_names": list(output.tensor_names), "to": consumers}
+        if output.rt_info:
+            entry["rt_info"] = rt_info_json(output.rt_info)
         outputs.append(entry)
     described: dict[str, object] = {
         "id": node.id, "name": node.name, "type": node.type_name, "version": str(node.op.version),

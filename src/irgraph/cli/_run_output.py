@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irgraph.core.errors import printable
+from irgraph.core.text import counted
 from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.stats import format_stats_table, tensor_stats
 
@@ -32,7 +33,7 @@ def stats_lines(stored: Mapping[str, np.ndarray], marked: set[str], compared_bel
         return [format_stats_table(rows)]
     lines = [format_stats_table([row for row in rows if row["name"] not in marked])]
     where = "each compared below" if compared_below else "their statistics: --json, their values: --output OUT.npz"
-    lines.append(f"marked: {len(marks)} tensor{'s' if len(marks) != 1 else ''} ({where})")
+    lines.append(f"marked: {counted(len(marks), 'tensor')} ({where})")
     not_finite = [str(row["name"]) for row in marks if any(str(row[stat]) in ("nan", "inf", "-inf")
                                                           for stat in ("min", "max", "mean"))]
     if not_finite:

@@ -101,7 +101,7 @@ def describe(sub: Model, path: str, weights: str) -> dict[str, object]:
     """What was written, as JSON-ready data: files, layer count, inputs (with types) and outputs."""
     inputs = []
     for parameter in sub.parameters:
-        tensor_type = parameter.output_types[0]
+        tensor_type = parameter.outputs[0].type
         inputs.append({"name": parameter.name, "tensor_names": sub.input_names(parameter)[1:],
                        "type": None if tensor_type is None else str(tensor_type)})
     outputs = []

@@ -205,9 +205,8 @@ def describe(model: Model, path: str, weights: str) -> ModelInfo:
     variables: list[VariableInfo] = []
     for node in model:
         if isinstance(node.op, ReadValueBase):
-            declared = node.declared_output_types[0] if node.declared_output_types else None
-            element_type, shape = _type_json(node.output_types[0] if node.output_types and node.output_types[0]
-                                             else declared)
+            read = node.outputs[0] if node.outputs else None
+            element_type, shape = _type_json(None if read is None else read.type or read.declared_type)
             variables.append({"variable_id": node.op.variable_id, "read_by": node.name, "element_type": element_type,
                               "shape": shape, "assigned": node.op.variable_id in written})
     bodies = _bodies(model)

@@ -13,6 +13,7 @@ import irgraph
 from irgraph.cli import _common as common
 from irgraph.core.diagnostics import CODES, Diagnostic, Severity
 from irgraph.core.errors import IrError, Location
+from irgraph.core.text import counted, plural
 
 DESCRIPTION = """\
 Check OpenVINO IR files: structure (XML schema), graph (ids, edges, cycles, Results) and every
@@ -81,8 +82,8 @@ def _validate(args: argparse.Namespace) -> int:
     if invalid:
         errors = sum(r["errors"] for r in invalid)
         names = ", ".join(r["file"] for r in invalid)
-        common.report(f"{names}: invalid model{'s' if len(invalid) > 1 else ''} "
-                      f"({errors} error{'s' if errors != 1 else ''})", common.EXIT_FAILURE)
+        common.report(f"{names}: invalid {plural(len(invalid), 'model')} "
+                      f"({counted(errors, 'error')})", common.EXIT_FAILURE)
     if unreadable:
         return common.EXIT_USAGE
     return common.EXIT_FAILURE if invalid else common.EXIT_OK
@@ -165,15 +166,11 @@ def check_file(
     notes = sum(1 for d in diagnostics if d.severity is Severity.NOTE)
     warnings = len(diagnostics) - errors - notes
     lines = [common.one_line(str(d)) for d in diagnostics] if verbose else _grouped(diagnostics)
-    summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: {_plural(errors, 'error')}, " \
-              f"{_plural(warnings, 'warning')}" + (f", {_plural(notes, 'note')}" if notes else "")
+    summary = f"{common.one_line(path)}: {'valid' if not errors else 'invalid'}: {counted(errors, 'error')}, " \
+              f"{counted(warnings, 'warning')}" + (f", {counted(notes, 'note')}" if notes else "")
     report = {"file": path, "valid": not errors, "unreadable": False, "errors": errors, "warnings": warnings,
               "notes": notes, "diagnostics": [_diagnostic_json(d) for d in diagnostics]}
     return report, [*lines, summary]
-
-
-def _plural(count: int, what: str) -> str:
-    return f"{count} {what}{'s' if count != 1 else ''}"
 
 
 def _grouped(diagnostics: list[Diagnostic]) -> list[str]:

@@ -342,7 +342,7 @@ class Iterations(PlanStep):
 
     def _zeros(self, port: int) -> np.ndarray:
         """Zeros of outer output ``port``'s inferred type, unknown dims 0 (what a Loop of no iteration gives)."""
-        tensor = self.node.output_types[port]
+        tensor = self.node.outputs[port].type
         assert tensor is not None  # inferred when the Interpreter was prepared
         dims = () if tensor.shape.rank_is_dynamic else tuple(d.value if d.is_static else 0 for d in tensor.shape)
         return np.zeros(dims, tensor.element_type.numpy_dtype)

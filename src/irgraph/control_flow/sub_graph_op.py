@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -98,7 +98,7 @@ class SubGraphOp(Op):
         inside them are prepared first: see ``plan_step``)."""
         raise NotImplementedError
 
-    def plan_step(self, layer: Node, prepare_body: MakeInterpreter) -> Any:
+    def plan_step(self, layer: Node, prepare_body: MakeInterpreter) -> PlanStep:
         """The runner of ``layer`` (the op itself for a layer without bodies, which shape inference refuses).
 
         Preparation does not recurse with the nesting: the layers with bodies under ``layer`` are listed

@@ -48,7 +48,7 @@ class _TensorIteratorRunner(Iterations):
                 raise OpError(f"the sliced inputs give different numbers of iterations: {sorted(counts)}")
             return counts.pop(), False
         for port, _, sliced, _ in self.concatenated:  # the plugin counts the parts of a static concatenated output
-            inferred = self.node.output_types[port]
+            inferred = self.node.outputs[port].type
             if inferred is None:  # not inferred: nothing known to count
                 continue
             shape = inferred.shape

@@ -169,7 +169,7 @@ def _sliced_shape(body: Body, entry: PortMapEntry, input_types: list[TensorType 
         tensor = None if source is None else body.model.output_type(source)
         if tensor is None:
             result = body.model.node(entry.internal_layer_id)
-            tensor = result.declared_input_types[0] if result.declared_input_types else None
+            tensor = result.inputs[0].declared_type if result.inputs else None
         if tensor is not None and tensor.shape.rank == 0 and not tensor.shape.rank_is_dynamic:
             return Shape.static([1])  # scalar slices concatenate as [1]
         return None if tensor is None else tensor.shape

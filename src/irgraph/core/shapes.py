@@ -7,6 +7,7 @@ unbounded; ``?`` is ``[0, None]`` and a static dim ``n`` is ``[n, n]``.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,11 +51,14 @@ class Dim:
             return _DYNAMIC
         if isinstance(value, str):
             return cls.parse(value)
+        # int() would make 2.5 a 2 and True a 1 without a word: a dim is an integer, whatever gave it.
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+            raise IrParseError(f"a dimension is an int, None, '?' or a range like '1..8', got {value!r}")
         value = int(value)
         if value == -1:
             return _DYNAMIC
         if value < 0:
-            raise ValueError(f"dimension must be >= -1, got {value}")
+            raise IrParseError(f"dimension must be >= -1, got {value}")
         return cls(value, value)
 
     @classmethod

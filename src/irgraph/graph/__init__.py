@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from irgraph.graph.model import Model
-from irgraph.graph.node import Node, RtEntry
+from irgraph.graph.node import Input, Node, Output, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.graph.subgraph import BackEdge, Body, PortMapEntry
 
-__all__ = ["BackEdge", "Body", "InputPort", "Model", "Node", "OutputPort", "PortMapEntry", "RtEntry"]
+__all__ = [
+    "BackEdge", "Body", "Input", "InputPort", "Model", "Node", "Output", "OutputPort", "PortMapEntry", "RtEntry",
+]

@@ -1,7 +1,8 @@
 """Model: the whole graph (one IR file), with a networkx.MultiDiGraph view built on demand.
 
 Glossary: a *Model* is the graph; a *Node* is an op placed in it (an IR layer); an *Op* is the op
-type with its attribute values; *OutputPort*/*InputPort* are (node id, index) handles; a
+type with its attribute values; *OutputPort*/*InputPort* are (node id, index) handles; a node's
+``outputs``/``inputs`` are *Output*/*Input* records, ports that carry their names, types and rt_info; a
 *TensorType* is an element type plus a partial shape. Edges are keyed by
 ``(source output index, target input index)``: parallel edges (``Concat(x, x)``) are normal.
 """
@@ -23,6 +24,11 @@ from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSpl
 
 if TYPE_CHECKING:
     import networkx as nx
+
+
+MAX_DERIVED_OUTPUTS = 65_536
+"""Most outputs ``add_node`` gives a layer from its op's attributes (Split's ``num_splits``, a builder's or
+``Model.split``'s): real layers have a few, and a file's layer declares its own ports."""
 
 
 class Model:
@@ -72,6 +78,9 @@ class Model:
             num_outputs = op.output_count([self.constant_value(port) for port in inputs])
             if num_outputs is None:
                 raise GraphError(f"the number of outputs of {op.title()} is unknown; pass num_outputs", location)
+            if num_outputs > MAX_DERIVED_OUTPUTS:  # each output costs a port record: 2**62 is a MemoryError
+                raise GraphError(f"{op.title()} asks for {num_outputs} outputs, more than the {MAX_DERIVED_OUTPUTS} "
+                                 "a layer may take from its attributes; pass num_outputs", location)
         num_inputs = len(inputs) if num_inputs is None else num_inputs
         if name is None:
             name = f"{op.type_name}_{node_id}"
@@ -102,7 +111,8 @@ class Model:
 
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
-        if source.model is not None:  # the model keeps plain handles: no port in it refers back to it
+        if source.model is not None or type(source) is not OutputPort:
+            # The model keeps plain handles: none refers back to it, none is a node's Output record.
             source = OutputPort(source.node_id, source.index)
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
         if not 0 <= source.index < producer_node.num_outputs:
@@ -140,11 +150,13 @@ class Model:
                 producer, consumer = nodes.get(source.node_id), nodes.get(target.node_id)
                 key = (target.node_id, target.index)
                 if (
-                    producer is None or consumer is None or not 0 <= source.index < producer.num_outputs
-                    or not 0 <= target.index < consumer.num_inputs or key in producers
+                    producer is None or consumer is None or not 0 <= source.index < len(producer.outputs)
+                    or not 0 <= target.index < len(consumer.inputs) or key in producers
                 ):
                     self.connect(source, target)  # raises GraphError saying what is wrong
                     continue
+                if source.model is not None or type(source) is not OutputPort:  # as connect keeps them
+                    source = OutputPort(source.node_id, source.index)
                 producers[key] = source
                 outputs = consumers.get((source.node_id, source.index))
                 if outputs is None:
@@ -202,11 +214,11 @@ class Model:
 
     def output_type(self, port: OutputPort) -> TensorType | None:
         """The inferred type at ``port`` (None until inferred, or when inference failed there)."""
-        return self._nodes[port.node_id].output_types[port.index]
+        return self._nodes[port.node_id].outputs[port.index].type
 
     def input_sources(self, node: Node) -> list[OutputPort | None]:
         """The producer of each input of ``node``, in input order."""
-        return [self._producers.get((node.id, index)) for index in range(node.num_inputs)]
+        return [self._producers.get((node.id, index)) for index in range(len(node.inputs))]
 
     def edges(self) -> list[tuple[OutputPort, InputPort]]:
         """Every edge as (source, target)."""
@@ -251,7 +263,7 @@ class Model:
             _, node_id = heapq.heappop(ready)
             node = nodes[node_id]
             order.append(node)
-            for index in range(node.num_outputs):
+            for index in range(len(node.outputs)):
                 for target in self._consumers.get((node_id, index), ()):
                     waiting[target.node_id] -= 1
                     if waiting[target.node_id] == 0:
@@ -341,7 +353,7 @@ class Model:
             return result.result_names[0]
         source = self.producer(InputPort(result.id, 0))
         if source is not None:
-            names = self.node(source.node_id).tensor_names[source.index]
+            names = self.node(source.node_id).outputs[source.index].tensor_names
             if names:
                 return names[0]
         return result.name
@@ -356,7 +368,7 @@ class Model:
 
     def input_names(self, parameter: Node) -> list[str]:
         """Every name a Parameter answers to: its layer name and its port's tensor names."""
-        return [parameter.name, *(n for n in parameter.tensor_names[0] if n != parameter.name)]
+        return [parameter.name, *(n for n in parameter.outputs[0].tensor_names if n != parameter.name)]
 
     # ------------------------------------------------------------------------------ builder
     def parameter(self, name: str, shape: Any, element_type: ElementTypeLike = "f32") -> OutputPort:
@@ -364,7 +376,7 @@ class Model:
         name or a NumPy dtype (``"f32"``, ``np.float32``)."""
         op = Parameter(shape=Shape.of(shape), element_type=_element_type(element_type))
         node = self.add_node(op, name)
-        node.tensor_names[0] = [name]
+        node.outputs[0].tensor_names = [name]
         return OutputPort(node.id, 0, self)
 
     def const(self, value: Any, element_type: ElementTypeLike | None = None, name: str | None = None) -> OutputPort:
@@ -399,7 +411,7 @@ class Model:
     def result(self, value: OutputPort, name: str | None = None) -> Node:
         """Add a model output; it is keyed by ``name`` (also given to an unnamed producer port)."""
         node = self.add_node(Result(), name, [value])
-        producer_names = self.node(value.node_id).tensor_names[value.index]
+        producer_names = self.node(value.node_id).outputs[value.index].tensor_names
         if name is not None and not producer_names:
             producer_names.append(name)
         elif name is not None and producer_names[0] != name:

@@ -34,9 +34,9 @@ class TensorNames:
         self.layers: dict[str, list[Node]] = {}
         for node in model:
             self.layers.setdefault(node.name, []).append(node)
-            for index, names in enumerate(node.tensor_names):
-                for tensor_name in names:
-                    self.tensors.setdefault(tensor_name, OutputPort(node.id, index))
+            for output in node.outputs:
+                for tensor_name in output.tensor_names:
+                    self.tensors.setdefault(tensor_name, OutputPort(node.id, output.index))
 
     def resolve(self, spec: str) -> OutputPort:
         port = self.tensors.get(spec)
@@ -56,7 +56,7 @@ class TensorNames:
         if self.layers.get(spec):
             node = self.layers[spec][0]
             ways = [f"{_q(names[0])} or {_q(f'{spec}:{index}')}" if names else _q(f"{spec}:{index}")
-                    for index, names in enumerate(node.tensor_names[:MAX_SUGGESTIONS])]
+                    for index, names in enumerate(output.tensor_names for output in node.outputs[:MAX_SUGGESTIONS])]
             hint = f": name {'its output' if len(ways) == 1 else 'one of its outputs'}: {'; '.join(ways)}" if ways \
                 else " and has no outputs"
             raise ExtractError(f"{_q(spec)} is a {node.type_name} layer, not a tensor{hint}", node.location)

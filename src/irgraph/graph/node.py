@@ -1,13 +1,14 @@
-"""Node: one op placed in a model (an IR layer), with its ports' names, types and rt_info."""
+"""Node: one op placed in a model (an IR layer), with its ports as records (names, types, rt_info)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from irgraph.core.errors import GraphError, Location
 from irgraph.core.shapes import TensorType
-from irgraph.graph.ports import OutputPort
+from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.ops import Op
 
@@ -25,37 +26,83 @@ class RtEntry:
     text: str | None = None
 
 
-class Node:
-    """An op in a model: id, name, op, port counts, tensor names, types and source location.
+class Output(OutputPort):
+    """A node's output port with what the model knows of it (onnx/ir-py's ``Value``).
 
-    ``output_types`` are the inferred types (None until inferred); ``declared_*_types`` are what
-    the file said, kept so validation can report contradictions. Lists and dicts left out are
-    created empty (one entry per port for the per-port lists).
+    It is the :class:`OutputPort` itself (equal to, and hashed as, the plain port): pass
+    ``node.outputs[0]`` wherever a port is wanted. ``type`` is the inferred type (None until
+    inferred, or where inference failed); ``declared_type`` what the file said, kept so validation
+    can report contradictions; ``tensor_names`` the port's names; ``rt_info`` its ``<rt_info>``.
+    """
+
+    __slots__ = ("declared_type", "rt_info", "tensor_names", "type")
+
+    def __init__(
+        self,
+        node_id: int,
+        index: int,
+        tensor_names: list[str] | None = None,
+        declared_type: TensorType | None = None,
+        type: TensorType | None = None,  # noqa: A002 - ir-py's name for a value's type
+        rt_info: tuple[RtEntry, ...] = (),
+    ) -> None:
+        # Set here, not through OutputPort.__init__: a reader makes one record per port, and a second call costs
+        # a third of the record. The port half is still only ever set once, here.
+        self.node_id = node_id  # type: ignore[misc] # the Final is set once, by the constructor
+        self.index = index  # type: ignore[misc] # the Final is set once, by the constructor
+        self.model = None  # type: ignore[misc] # set once, here: a record holds no model (builders take model=)
+        self.tensor_names: list[str] = [] if tensor_names is None else tensor_names
+        self.declared_type = declared_type
+        self.type = type
+        self.rt_info = rt_info
+
+    def __repr__(self) -> str:
+        return f"Output({self.node_id}, {self.index}, {self.tensor_names!r}, type={self.type})"
+
+
+class Input(InputPort):
+    """A node's input port with what the file declared of it: ``declared_type`` and ``rt_info``.
+
+    It is the :class:`InputPort` itself (equal to, and hashed as, the plain port). What feeds it is the
+    model's to say (``Model.producer``): a node does not know its neighbours.
+    """
+
+    __slots__ = ("declared_type", "rt_info")
+
+    def __init__(
+        self, node_id: int, index: int, declared_type: TensorType | None = None, rt_info: tuple[RtEntry, ...] = ()
+    ) -> None:
+        self.node_id = node_id  # type: ignore[misc] # the Final is set once, by the constructor (see Output)
+        self.index = index  # type: ignore[misc] # the Final is set once, by the constructor (see Output)
+        self.declared_type = declared_type
+        self.rt_info = rt_info
+
+    def __repr__(self) -> str:
+        return f"Input({self.node_id}, {self.index}, declared_type={self.declared_type})"
+
+
+class Node:
+    """An op in a model: id, name, op, its ports' records (``inputs``, ``outputs``) and source location.
+
+    ``inputs`` / ``outputs`` are counts (empty records are made) or lists of the records themselves, made
+    for this node's id in port order (a reader's, with what the file said); the node keeps such a list.
     """
 
     # A plain slotted class: a reader makes one per layer, and a dataclass __init__ with default
     # factories and __post_init__ cost twice as much (20,000 layers: ~45 ms against ~20 ms).
-    __slots__ = (
-        "bodies", "declared_input_types", "declared_output_types", "extra_attributes", "id", "input_rt_info",
-        "location", "name", "num_inputs", "num_outputs", "op", "output_rt_info", "output_types", "result_names",
-        "rt_info", "tensor_names",
-    )
+    __slots__ = ("bodies", "extra_attributes", "id", "inputs", "location", "name", "op", "outputs", "result_names",
+                 "rt_info")
 
     def __init__(
         self,
         id: int,  # noqa: A002 - the IR attribute's name
         name: str,
         op: Op,
-        num_inputs: int,
-        num_outputs: int,
-        tensor_names: list[list[str]] | None = None,
-        output_types: list[TensorType | None] | None = None,
-        declared_input_types: list[TensorType | None] | None = None,
-        declared_output_types: list[TensorType | None] | None = None,
+        inputs: int | list[Input],
+        outputs: int | list[Output],
+        *,
         result_names: list[str] | None = None,
         rt_info: tuple[RtEntry, ...] = (),
-        input_rt_info: dict[int, tuple[RtEntry, ...]] | None = None,
-        output_rt_info: dict[int, tuple[RtEntry, ...]] | None = None,
         extra_attributes: dict[str, str] | None = None,
         location: Location | None = None,
         bodies: tuple[Body, ...] = (),
@@ -63,17 +110,13 @@ class Node:
         self.id = id
         self.name = name
         self.op = op
-        self.num_inputs = num_inputs
-        self.num_outputs = num_outputs
-        self.tensor_names: list[list[str]] = tensor_names or [[] for _ in range(num_outputs)]
-        self.output_types: list[TensorType | None] = output_types or [None] * num_outputs
-        self.declared_input_types: list[TensorType | None] = declared_input_types or [None] * num_inputs
-        self.declared_output_types: list[TensorType | None] = declared_output_types or [None] * num_outputs
+        self.inputs: list[Input] = [Input(id, index) for index in range(inputs)] if isinstance(inputs, int) else inputs
+        self.outputs: list[Output] = (
+            [Output(id, index) for index in range(outputs)] if isinstance(outputs, int) else outputs
+        )
         self.result_names: list[str] | None = result_names
         """A Result's ``output_names`` (IR v11), when the file or the builder set them."""
         self.rt_info = rt_info
-        self.input_rt_info: dict[int, tuple[RtEntry, ...]] = {} if input_rt_info is None else input_rt_info
-        self.output_rt_info: dict[int, tuple[RtEntry, ...]] = {} if output_rt_info is None else output_rt_info
         self.extra_attributes: dict[str, str] = {} if extra_attributes is None else extra_attributes
         """``<data>`` attributes the op does not declare (OpenVINO ignores them; irgraph keeps them)."""
         self.bodies = bodies
@@ -84,14 +127,25 @@ class Node:
         self.location = location
 
     @property
+    def num_inputs(self) -> int:
+        """How many input ports the node has."""
+        return len(self.inputs)
+
+    @property
+    def num_outputs(self) -> int:
+        """How many output ports the node has."""
+        return len(self.outputs)
+
+    def set_output_types(self, types: Iterable[TensorType | None]) -> None:
+        """Give the outputs these inferred types, in order (types past the last output, of outputs an op
+        computes and the layer leaves out, are dropped)."""
+        for output, output_type in zip(self.outputs, types, strict=False):
+            output.type = output_type
+
+    @property
     def type_name(self) -> str:
         """The IR layer ``type``."""
         return getattr(self.op, "op_type", "") or self.op.type_name
-
-    @property
-    def outputs(self) -> list[OutputPort]:
-        """The node's output ports in order (handles to pass on to ``Model.add_node`` or the op builders)."""
-        return [OutputPort(self.id, index) for index in range(self.num_outputs)]
 
     def __repr__(self) -> str:
         return f"Node({self.id}, {self.name!r}, {self.op!r})"

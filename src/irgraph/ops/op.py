@@ -326,7 +326,7 @@ class Op(PlanStep):
         body Model with ``infer_body(model, parameter_types)``; every other op is its ``infer``."""
         return self.infer(inputs, values)
 
-    def plan_step(self, layer: Any, prepare_body: Callable[[Any], Any]) -> Any:
+    def plan_step(self, layer: Any, prepare_body: Callable[[Any], Any]) -> PlanStep:
         """What the interpreter runs for ``layer``, the graph node holding this op: the op itself. Ops defined
         by sub-graph bodies (``irgraph.control_flow``) return a runner (a ``PlanStep``) holding what
         ``prepare_body(model)`` prepared for each body Model (an Interpreter)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -35,6 +35,15 @@ class OpTraits:
     unconnected_extra_outputs: bool = False
     """A layer may declare fewer output ports than the op produces: OpenVINO builds the extra outputs and
     leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
+
+
+class UfuncCall(NamedTuple):
+    """A step computed by one NumPy ufunc call: its one output is ``ufunc(*leading, *inputs)``, bit for bit what
+    ``evaluate`` gives, for inputs of the static types the op was asked about (see ``PlanStep.ufunc_call``)."""
+
+    ufunc: np.ufunc
+    leading: tuple[Any, ...] = ()
+    """Operands before the inputs (Relu's 0 in ``maximum(0, x)``)."""
 
 
 PLAIN = OpTraits()

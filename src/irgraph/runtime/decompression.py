@@ -26,6 +26,7 @@ from irgraph.analysis.decompression_chains import decompression_chains
 from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.graph import Model
 from irgraph.ops import Op
+from irgraph.ops.plan_step import PlanStep
 
 DecompressionPolicy = Literal["ir", "f32"]
 POLICIES: tuple[DecompressionPolicy, ...] = ("ir", "f32")
@@ -39,6 +40,26 @@ def widened_nodes(model: Model) -> frozenset[int]:
     """
     ensure_shapes(model)
     return frozenset(layer for chain in decompression_chains(model) for layer in chain.widened)
+
+
+def chain_nodes(model: Model) -> frozenset[int]:
+    """Every computing layer of the weight decompression chains of ``model`` (fp16 weights' Converts too, and each
+    chain's end): the layers an Interpreter built with ``keep_weights_compressed=True`` runs at every run instead of
+    folding them once."""
+    ensure_shapes(model)
+    return frozenset(layer for chain in decompression_chains(model) for layer in chain.layers)
+
+
+class WidenedStep(PlanStep):
+    """A layer of a decompression chain run at every step (weights kept compressed) under the ``"f32"`` policy:
+    its f16 arguments are widened as ``widen`` widens them when the chain is folded, so both give the same
+    values."""
+
+    def __init__(self, op: PlanStep) -> None:
+        self.op = op
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return self.op.evaluate([a.astype(np.float32) if a.dtype == np.float16 else a for a in inputs])
 
 
 def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]]:

@@ -33,7 +33,10 @@ from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
+from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
+from irgraph.runtime._fast.ufunc_steps import compiled_program
 from irgraph.runtime._threads import BlasThreads
 from irgraph.runtime.decompression import POLICIES, DecompressionPolicy
 from irgraph.runtime.deferred import Joined, dense, join
@@ -86,12 +89,22 @@ class Interpreter:
     as :mod:`irgraph.runtime.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
 
     ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None
-    leaves the library's count (one per core). One thread is faster when other work keeps the
-    cores busy (see :mod:`irgraph.runtime._threads`).
+    takes the cores free when the run starts, at most the library's count (one per core): a thread
+    on a busy core makes every product wait for it (see :mod:`irgraph.runtime._threads`).
 
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;
     ``"f32"`` computes the chain in f32, as OpenVINO's CPU plugin does (see :mod:`irgraph.runtime.decompression`).
+    The chains are folded once, here, by default: the Interpreter then holds every such weight decompressed (f32:
+    4 bytes a weight, 8x an int4 file). ``keep_weights_compressed=True`` keeps them in their stored type and runs
+    the chains at every run instead (each weight decompressed just before its reader and freed after it): far less
+    memory, slower runs, the same outputs.
+
+    ``known_constants``: outputs of constant layers already computed for this model (by (node id, output index)),
+    bound instead of computed again. A model with dynamic input shapes run twice on feeds of the same shapes runs
+    them with a plan of its own from then on (see :mod:`irgraph.runtime._fast.specialize`). ``trusts_types=False``
+    for a body run on values of other shapes than its Parameters' (a Loop's growing back edge): no step relies on
+    the static shapes then.
     """
 
     def __init__(
@@ -104,13 +117,17 @@ class Interpreter:
         mark: str | Iterable[str] | None = None,
         threads: int | None = None,
         decompression: DecompressionPolicy = "ir",
+        known_constants: Mapping[tuple[int, int], np.ndarray] | None = None,
+        trusts_types: bool = True,
+        keep_weights_compressed: bool = False,
     ) -> None:
         if decompression not in POLICIES:
             raise InputError(f"decompression must be one of {', '.join(POLICIES)}; got {decompression!r}")
         self.model = model
         self.decompression = decompression
-        self._threads = BlasThreads(threads) if threads is not None else None
-        """BLAS threads of each run (see irgraph.runtime._threads); None: the BLAS library's own count."""
+        self.keep_weights_compressed = keep_weights_compressed
+        self._threads = BlasThreads(threads)
+        """BLAS threads of each run (see irgraph.runtime._threads)."""
         self.element_limit = element_limit
         self.reuse_outputs = reuse_outputs
         self.iteration_limit = iteration_limit
@@ -124,6 +141,8 @@ class Interpreter:
         self.on_step_time: Callable[[Node, float], None] | None = None
         """Called with each layer after it ran and the seconds it took (``irgraph.tools.profiling``); None: no clock
         is read."""
+        self._known_constants = known_constants
+        self._trusts_types = trusts_types
         with paused_collector():
             self._prepare()
 
@@ -136,7 +155,8 @@ class Interpreter:
         ensure_shapes(model)  # a model inferred unchanged since (by a write, an earlier run) is not walked again
         _refuse_blockers(model)
         for node in model:
-            for index, tensor in enumerate(node.output_types):
+            for index, output in enumerate(node.outputs):
+                tensor = output.type
                 if tensor is not None and not tensor.shape.rank_is_dynamic and tensor.shape.rank > MAX_RANK:
                     raise EvaluationError(f"output {index} has rank {tensor.shape.rank}; NumPy, which irgraph runs "
                                           f"models with, holds at most {MAX_RANK} dimensions", node.location)
@@ -162,7 +182,9 @@ class Interpreter:
     def _schedule(self) -> None:
         """Number the tensors, bind the Consts and list the steps with the slots they free (runtime.plan)."""
         plan = build_plan(self.model, state=self.state, marks=self.marks, element_limit=self.element_limit,
-                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter)
+                          widen_f16=self.decompression == "f32", body_interpreter=self._body_interpreter,
+                          known=self._known_constants, trusts_types=self._trusts_types,
+                          keep_weights_compressed=self.keep_weights_compressed)
         self._plan: list[Step] = plan.steps
         self._parameters = plan.parameters
         self._feeds = plan.feeds
@@ -173,12 +195,35 @@ class Interpreter:
         self._runs_bodies = plan.runs_bodies
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
+        self._specialiser = Specialiser() if (
+            _fast.ENABLED and not self.marks and not self._runs_bodies and not self.state.declared
+            and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]
+        """Plans for the shapes of repeated feeds (see irgraph.runtime._fast.specialize); None: never."""
+        self._program = compiled_program(self._plan)
+        """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
+        (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
+
+    def _for_shapes(self, key: ShapeKey) -> Interpreter | None:
+        """An Interpreter of this model's copy with the input shapes of ``key`` (None when inference refuses
+        them), sharing this one's constants and options."""
+        shapes = {parameter.id: dict(key)[slot] for parameter, slot in self._parameters}
+        copy = with_input_shapes(self.model, shapes)
+        if copy is None:
+            return None
+        specialised = Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
+                                  iteration_limit=self.iteration_limit, threads=self._threads.count,
+                                  decompression=self.decompression,
+                                  keep_weights_compressed=self.keep_weights_compressed,
+                                  known_constants=folded_constants(self._slots, self._template))
+        specialised._kept = self._kept  # outputs kept for reuse_outputs are the model's, whichever plan wrote them
+        return specialised
 
     def _body_interpreter(self, body: Model) -> Interpreter:
         """An Interpreter for a body of one of this model's layers, with this one's limits."""
         marks = self._body_marks.get(id(body))
         return Interpreter(body, element_limit=self.element_limit, iteration_limit=self.iteration_limit,
-                           decompression=self.decompression, mark=marks[1] if marks is not None else None)
+                           decompression=self.decompression, keep_weights_compressed=self.keep_weights_compressed,
+                           mark=marks[1] if marks is not None else None, trusts_types=False)
 
     @property
     def steps(self) -> int:
@@ -192,6 +237,10 @@ class Interpreter:
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
+        if self._specialiser is not None and self.on_step is None and self.on_step_time is None and (
+                shapes := shape_key(feeds, self._feeds, len(self._parameters))) is not None and (
+                specialised := self._specialiser.interpreter_for(shapes, self._for_shapes)) is not None:
+            return specialised.run(feeds)
         for mapping in self._mappings:
             check_mapping(mapping)
         values = self._template.copy()
@@ -200,7 +249,7 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit() if self._threads is not None else contextlib.nullcontext(), (
+        with self._threads.limit(), (
                 run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
                 collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
@@ -226,65 +275,74 @@ class Interpreter:
     def _execute(self, values: list[Any]) -> None:
         """Run the plan on ``values`` (one entry per slot, the inputs bound), in place."""
         limit = self.element_limit
-        node = None
         on_step = self.on_step
         on_step_time = self.on_step_time
+        hooked = on_step is not None or on_step_time is not None
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
+        step: Any = None
         try:
-            for step in self._plan:
-                node, kind, op, inputs, outputs = step.node, step.kind, step.op, step.inputs, step.outputs
-                if on_step is not None:
-                    on_step(node)
-                if on_step_time is not None:
-                    started = time.perf_counter()
-                arguments = [values[slot] for slot in inputs]
-                if kind is _JOIN:
-                    # JOIN steps are planned for Concat only (traits.joins_inputs): the Step types its op as any step's
-                    produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # see above
-                elif kind is _SPLIT:
-                    produced = op.evaluate([arguments[0], *map(dense, arguments[1:])])
-                else:
-                    arrays = [dense(value) for value in arguments]
-                    shapes = step.output_shapes(arrays) if step.output_shapes is not None else None  # before allocating
-                    if shapes is not None:
-                        for index, shape in enumerate(shapes):
-                            if math.prod(shape) > limit:
-                                raise ResourceLimitError(
-                                    f"output {index} has {math.prod(shape)} elements, above the limit of {limit}"
-                                )
-                    if kind is _STATEFUL:
-                        produced, self._run_states[node.id] = op.evaluate_with_state(
-                            arrays, self._run_states.get(node.id))
-                    elif kind is _IN_PLACE:
-                        donated = in_place.donor(arrays, inputs, private)
-                        # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
-                        produced = (op.evaluate_into(arrays, donated[0])  # type: ignore[attr-defined]  # see above
-                                    if donated else op.evaluate(arrays))
-                        donated = ()  # no stale reference: in_place counts them
+            # Warnings of float overflow and invalid values are the ops' business (each says what it computes);
+            # one context for the run, not one per step.
+            with np.errstate(all="ignore"):
+                # With hooks every step goes through this loop (ufunc steps as the ops they are), one at a time.
+                for step in self._plan if hooked else self._program:
+                    if type(step) is not Step:  # consecutive ufunc steps, compiled
+                        step(values, private)
+                        continue
+                    node, kind, op, inputs, outputs = step.node, step.kind, step.op, step.inputs, step.outputs
+                    if on_step is not None:
+                        on_step(node)
+                    if on_step_time is not None:
+                        started = time.perf_counter()
+                    arguments = [values[slot] for slot in inputs]
+                    if kind is _JOIN:
+                        # JOIN steps are planned for Concat only (traits.joins_inputs): the Step types its op as any
+                        produced: Sequence[Any] = (join(op, arguments, limit),)  # type: ignore[arg-type]  # see above
+                    elif kind is _SPLIT:
+                        produced = op.evaluate([arguments[0], *map(dense, arguments[1:])])
                     else:
-                        produced = op.evaluate(arrays)
-                if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
-                    produced = produced[: len(outputs)]
-                if step.unknown:
-                    _check_unknown(produced, step.unknown)
-                for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
-                    if kind is not _CONST and value.size > limit:
-                        raise ResourceLimitError(
-                            f"output {index} has {value.size} elements, above the limit of {limit}"
-                        )
-                    values[slot] = value
-                in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs, outputs,
-                               produced, arguments)
-                for slot in step.free_slots:
-                    values[slot] = None
-                produced, value = (), None  # no stale references: in_place counts them
-                if on_step_time is not None:
-                    on_step_time(node, time.perf_counter() - started)
-        except OpError as err:  # node is None only before the first step, where nothing raises
-            raise EvaluationError(err.message, None if node is None else node.location) from None
+                        # An in-place step's donor counts the references of a list of its own (in_place).
+                        arrays = [dense(value) for value in arguments] if step.deferred_inputs or kind is _IN_PLACE \
+                            else arguments
+                        if step.checks_shapes:  # before allocating
+                            _check_limit(step.output_shapes(arrays), limit)  # type: ignore[misc]  # set: allocates
+                        if kind is _STATEFUL:
+                            produced, self._run_states[node.id] = op.evaluate_with_state(
+                                arrays, self._run_states.get(node.id))
+                        elif kind is _IN_PLACE:
+                            donated = in_place.donor(arrays, inputs, private)
+                            if (direct := step.direct) is not None:  # the op's values, by its one ufunc call
+                                produced = (direct.ufunc(*direct.leading, *arrays, out=donated[0]) if donated
+                                            else direct.ufunc(*direct.leading, *arrays),)
+                            else:  # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
+                                produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
+                            donated = ()  # no stale reference: in_place counts them
+                        else:
+                            produced = op.evaluate(arrays) if (bound := step.evaluate) is None else bound(arrays)
+                        arrays = ()  # type: ignore[assignment]  # no stale reference: in_place counts them
+                    if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
+                        produced = produced[: len(outputs)]
+                    if step.unknown:
+                        _check_unknown(produced, step.unknown)
+                    for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
+                        if kind is not _CONST and value.size > limit:
+                            raise ResourceLimitError(
+                                f"output {index} has {value.size} elements, above the limit of {limit}"
+                            )
+                        values[slot] = value
+                    if step.tracks:
+                        in_place.track(private, kind is _GENERIC or kind is _IN_PLACE, kind is _IN_PLACE, inputs,
+                                       outputs, produced, arguments)
+                    for slot in step.free_slots:
+                        values[slot] = None
+                    produced, value = (), None  # no stale references: in_place counts them
+                    if on_step_time is not None:
+                        on_step_time(node, time.perf_counter() - started)
+        except OpError as err:  # a compiled run of ufunc steps raises none (its types were checked ahead)
+            raise EvaluationError(err.message, step.node.location if type(step) is Step else None) from None
         except IrError as err:
-            raise (err if node is None else err.locate(node.location)) from None
+            raise (err.locate(step.node.location) if type(step) is Step else err) from None
 
     def reset_state(self, variable_id: str | None = None) -> None:
         """Forget the value of every variable (or of one): the next run reads their initial values."""
@@ -368,6 +426,14 @@ def _layers_text(nodes: list[Node]) -> str:
         return f"layer {nodes[0].name!r}" + (f" at line {lines[0]}" if lines else "")
     shown = ", ".join(lines[:SHOWN_LINES]) + (", ..." if len(lines) > SHOWN_LINES else "")
     return f"{len(nodes)} layers" + (f", at lines {shown}" if lines else "")
+
+
+def _check_limit(shapes: list[tuple[int, ...]] | None, limit: int) -> None:
+    """Refuse output shapes above the element limit (before the op allocates them)."""
+    if shapes is not None:
+        for index, shape in enumerate(shapes):
+            if math.prod(shape) > limit:
+                raise ResourceLimitError(f"output {index} has {math.prod(shape)} elements, above the limit of {limit}")
 
 
 def _check_unknown(produced: Sequence[Any], unknown: tuple[tuple[int, TensorType], ...]) -> None:

@@ -80,7 +80,7 @@ def resolve_marks(model: Model, specs: str | Iterable[str]) -> list[Mark]:
             ports.update(OutputPort(node.id, index) for index in range(node.num_outputs))
     needed = model.reachable_from_results()
     layers = _layers_by_name(model)
-    tensor_names = {name for node in model for names in node.tensor_names for name in names}
+    tensor_names = {name for node in model for output in node.outputs for name in output.tensor_names}
     for spec in specs:
         if spec == ALL or _body_target(spec, layers, tensor_names) is not None:
             continue
@@ -110,7 +110,7 @@ def body_marks(model: Model, specs: str | Iterable[str]) -> dict[int, tuple[Mode
             for body in node.bodies or ():
                 add(body.model, ALL)
     layers = _layers_by_name(model)
-    tensor_names = {name for node in model for names in node.tensor_names for name in names}
+    tensor_names = {name for node in model for output in node.outputs for name in output.tensor_names}
     for spec in specs:
         target = _body_target(spec, layers, tensor_names) if spec != ALL else None
         if target is None:
@@ -183,7 +183,7 @@ def _keyed(model: Model, ports: set[OutputPort], layers: dict[str, list[Node]]) 
     marks = []
     for port in sorted(ports, key=lambda p: (position[p.node_id], p.index)):
         node = model.node(port.node_id)
-        names = node.tensor_names[port.index] if port.index < len(node.tensor_names) else []
+        names = node.outputs[port.index].tensor_names if port.index < len(node.outputs) else []
         candidates = [names[0]] if names else []
         if len(layers.get(node.name, ())) == 1:
             candidates.append(f"{node.name}:{port.index}")
@@ -208,7 +208,7 @@ def reference_names(model: Model, ports: Mapping[str, OutputPort]) -> dict[str, 
     found = {}
     for key, port in ports.items():
         node = model.node(port.node_id)
-        names = list(node.tensor_names[port.index]) if port.index < len(node.tensor_names) else []
+        names = list(node.outputs[port.index].tensor_names) if port.index < len(node.outputs) else []
         for result in feeds.get(port, ()):
             names += [*(result.result_names or []), result.name]
         names.append(f"{node.name}:{port.index}")

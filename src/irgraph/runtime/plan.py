@@ -9,10 +9,10 @@ writes, and which it frees (their last use). A run then does no graph or dict wo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,9 +21,11 @@ from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
 from irgraph.ops.plan_step import PlanStep
-from irgraph.runtime import _pages
-from irgraph.runtime._fast import in_place
-from irgraph.runtime.decompression import widen, widened_nodes
+from irgraph.ops.traits import UfuncCall, WritesInPlace
+from irgraph.runtime import _fast, _pages
+from irgraph.runtime._fast import in_place, ufunc_steps
+from irgraph.runtime._fast.ufunc_steps import UfuncStep
+from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
 from irgraph.runtime.step_shapes import ShapeRule, shape_rule
@@ -74,6 +76,21 @@ class Step:
     output_shapes: ShapeRule | None = None
     """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
     nothing new (Split's views, deferred Concats)."""
+    checks_shapes: bool = True
+    """Whether a run asks ``output_shapes`` before the op allocates: not when shape inference settled them within
+    the element limit (checked once, here)."""
+    ufunc: UfuncStep | None = None
+    """How the step runs as one bare ufunc call (see irgraph.runtime._fast.ufunc_steps); None: through ``op``."""
+    deferred_inputs: bool = True
+    """Whether an input may be a deferred join (made by a JOIN or SPLIT step): written before ``evaluate``."""
+    tracks: bool = True
+    """Whether the step's slots matter to a later in-place step's ``private`` set (see runtime._fast.in_place)."""
+    evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None = None
+    """What a GENERIC step calls in place of ``op.evaluate``: the op's ``bound_evaluate`` for the step's static
+    types; None: ``op.evaluate``, looked up at each run."""
+    direct: UfuncCall | None = None
+    """An IN_PLACE step's ufunc call (its output of input 0's type): called with ``out=`` the donated input, or
+    without when none is (the values of ``evaluate_into`` and ``evaluate``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +109,7 @@ class Plan:
     template: list[Any]
     """A run's starting values: the constants the steps read, None elsewhere."""
     runs_bodies: bool
-    """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.run_budget)."""
+    """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.bodies.run_budget)."""
 
 
 @dataclass
@@ -103,6 +120,8 @@ class _Planner:
     element_limit: int
     body_interpreter: Callable[[Model], Any]
     widened: frozenset[int]
+    unfolded: frozenset[int] = frozenset()
+    """Layers of decompression chains run at every step instead of folded (weights kept compressed)."""
     slots: dict[PortKey, Slot] = field(default_factory=dict)
     constants: dict[Slot, np.ndarray] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
@@ -110,6 +129,11 @@ class _Planner:
     """Each slot's last reader (its position in ``steps``)."""
     result_slots: dict[int, Slot] = field(default_factory=dict)
     runs_bodies: bool = False
+    known: Mapping[PortKey, np.ndarray] = field(default_factory=dict)
+    """Constants computed before (by an Interpreter of the same layers): bound as they are, not recomputed."""
+    model: Model | None = None
+    """The model planned, when its static types may be relied on (see build_plan's ``trusts_types``): a layer
+    that reads only its inputs' shapes (ShapeOf) of static shapes is then computed here, and what follows it."""
     unfolded_readers: dict[PortKey, int] = field(default_factory=dict)
     """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
     of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
@@ -138,13 +162,20 @@ class _Planner:
         slots = self.slots  # numbered inline, as slot() does: this runs for every tensor of the model
         inputs = tuple(slots.setdefault((s.node_id, s.index), len(slots)) for s in connected)
         outputs = tuple(slots.setdefault((node.id, index), len(slots)) for index in range(node.num_outputs))
+        if self.model is not None and not getattr(op, "reads_values", True) and self._fold_shapes(
+                node, op, connected, outputs):
+            self._drop_folded(connected, inputs)
+            return
         kind = self._kind(node, op, inputs, outputs)
         if kind is None:
             self._drop_folded(connected, inputs)
             return
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
-        self.steps.append(Step(node, kind, self.state.bind(node, op, inputs, self.constants), inputs, outputs))
+        step_op = self.state.bind(node, op, inputs, self.constants)
+        if node.id in self.unfolded and node.id in self.widened:
+            step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
+        self.steps.append(Step(node, kind, step_op, inputs, outputs))
 
     def _drop_folded(self, sources: Sequence[OutputPort], inputs: tuple[Slot, ...]) -> None:
         """Drop the constants no reader still to be planned needs (a step's inputs, Results' and marks' tensors
@@ -171,13 +202,44 @@ class _Planner:
                 return StepKind.CONST  # evaluated (and failing, with its location) at run time
         if op.traits.keeps_run_state:
             return StepKind.STATEFUL  # new numbers every run, even from constant inputs: never folded
-        if inputs and all(slot in self.constants for slot in inputs) and self._fold(node, op, inputs, outputs):
+        if node.id in self.unfolded:
+            return StepKind.GENERIC  # weights kept compressed: decompressed at every run, freed after their reader
+        if inputs and all(slot in self.constants for slot in inputs) and (
+                self._bind_known(node, outputs) or self._fold(node, op, inputs, outputs)):
             return None  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
         if op.traits.joins_inputs:
             return StepKind.JOIN
         if op.traits.slices_data:
             return StepKind.SPLIT
         return StepKind.GENERIC
+
+    def _fold_shapes(self, node: Node, op: Op, sources: Sequence[OutputPort], outputs: tuple[Slot, ...]) -> bool:
+        """Compute a layer whose outputs depend on its inputs' static shapes alone (ShapeOf), on stand-ins of those
+        shapes (one element each, broadcast: nothing allocated); False when a shape is not static."""
+        types = [self.model.output_type(source) for source in sources]  # type: ignore[union-attr]  # set by caller
+        if any(found is None or not found.shape.is_static or found.element_type.numpy_dtype is None
+               for found in types):
+            return False
+        stand_ins = [np.broadcast_to(np.zeros((), found.element_type.numpy_dtype), found.shape.to_tuple())  # type: ignore[union-attr]
+                     for found in types]
+        try:
+            produced = op.evaluate(stand_ins)
+        except IrError:
+            return False
+        if len(produced) != len(outputs):
+            return False
+        for slot, value in zip(outputs, produced, strict=True):
+            self.constants[slot] = value
+        return True
+
+    def _bind_known(self, node: Node, outputs: tuple[Slot, ...]) -> bool:
+        """Bind the outputs of a constant layer computed before, when all of them were."""
+        known = [self.known.get((node.id, index)) for index in range(len(outputs))]
+        if not known or any(value is None for value in known):
+            return False
+        for slot, value in zip(outputs, known, strict=True):
+            self.constants[slot] = value  # type: ignore[assignment]  # None excluded above
+        return True
 
     def _fold(self, node: Node, op: Op, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...]) -> bool:
         """Evaluate an op whose inputs are all constant; False (it runs, and fails, at run time) when it fails or
@@ -190,7 +252,11 @@ class _Planner:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            produced = op.evaluate(arguments)
+            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
+                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+                produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
+            else:
+                produced = op.evaluate(arguments)
         except IrError:
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
@@ -204,15 +270,23 @@ class _Planner:
 
 def build_plan(
     model: Model, *, state: Variables, marks: Iterable[Mark], element_limit: int, widen_f16: bool,
-    body_interpreter: Callable[[Model], Any],
+    body_interpreter: Callable[[Model], Any], known: Mapping[PortKey, np.ndarray] | None = None,
+    trusts_types: bool = True, keep_weights_compressed: bool = False,
 ) -> Plan:
     """Number the tensors of ``model``, bind its Consts and list its steps with the slots they free.
 
     ``widen_f16``: compute decompression chains in f32 (see irgraph.runtime.decompression);
-    ``body_interpreter`` prepares the Interpreter of a control-flow body.
+    ``body_interpreter`` prepares the Interpreter of a control-flow body; ``known``: constant layer outputs
+    computed before, by (node id, output index), bound instead of computed again; ``trusts_types``: the inputs a
+    run binds have their Parameters' static shapes (not so in a Loop body whose back edges change shape), so the
+    steps' static types may be relied on (ufunc steps, bound evaluates, limits checked ahead);
+    ``keep_weights_compressed``: run the decompression chains at every run instead of folding them (the weights
+    stay in their stored type in memory).
     """
     planner = _Planner(state, element_limit, body_interpreter,
-                       widened_nodes(model) if widen_f16 else frozenset())
+                       widened_nodes(model) if widen_f16 else frozenset(),
+                       chain_nodes(model) if keep_weights_compressed else frozenset(), known=known or {},
+                       model=model if trusts_types and _fast.ENABLED else None)
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     marks = list(marks)  # read twice: what may be dropped, then the marked slots
@@ -229,7 +303,7 @@ def build_plan(
     marked = [(mark.key, planner.slots[(mark.port.node_id, mark.port.index)]) for mark in marks]
     kept = {slot for _, slot in results}.union(slot for _, slot in marked)
     read = kept.union(*(step.inputs for step in planner.steps))
-    steps = _finished(planner, _frees(planner, kept), read)
+    steps = _finished(model, planner, _frees(planner, kept), read, trusts_types)
     template: list[Any] = [None] * len(planner.slots)
     for slot, value in planner.constants.items():
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
@@ -265,11 +339,12 @@ def _frees(planner: _Planner, kept: set[Slot]) -> dict[int, list[Slot]]:
     return frees
 
 
-def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) -> list[Step]:
+def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot],
+              trusts_types: bool) -> list[Step]:
     """The drafted steps with what only the whole walk tells: the outputs nothing reads, the slots each frees,
-    the in-place steps, the outputs to check."""
+    the in-place steps, the ufunc steps, the outputs to check."""
     keys = {slot: key for key, slot in planner.slots.items()}
-    steps = []
+    drafted = []
     for position, step in enumerate(planner.steps):
         freed = tuple(frees.get(position, ()))
         # Ops told which outputs nothing reads can skip them (MaxPool's indices).
@@ -277,14 +352,96 @@ def _finished(planner: _Planner, frees: dict[int, list[Slot]], read: set[Slot]) 
         # may write over input 0 (see runtime._fast.in_place)
         in_place_step = step.kind is StepKind.GENERIC and in_place.writes_over_input(op, step.inputs, freed)
         kind = StepKind.IN_PLACE if in_place_step else step.kind
+        drafted.append((step, op, kind, freed))
+    producers = {slot: kind for step, _, kind, _ in drafted for slot in step.outputs}
+    # Without trusted types every type is unknown here: no ufunc steps, no bound evaluates, limits checked per run.
+    types = {slot: _slot_type(model, key) if trusts_types else None for slot, key in keys.items()}
+    calls: list[UfuncCall | None] = []
+    directs: list[UfuncCall | None] = []
+    made_by_call: set[Slot] = set()
+    for step, op, kind, _ in drafted:
+        call = _ufunc_call(step, op, kind, producers, types, planner.element_limit)
+        direct = None
+        if kind is StepKind.IN_PLACE and step.inputs[0] in producers and step.inputs[0] not in made_by_call:
+            # Input 0, made by another kind of step, may be written over: only a run can tell (in_place.donor).
+            if call is not None and types.get(step.inputs[0]) == types[step.outputs[0]]:
+                direct = call
+            call = None
+        calls.append(call)
+        directs.append(direct)
+        if call is not None:
+            made_by_call.update(step.outputs)
+    read_by_other: set[Slot] = set()
+    for (step, *_), call in zip(drafted, calls, strict=True):
+        if call is None:
+            read_by_other.update(step.inputs)
+    donors = {step.inputs[0] for (step, _, kind, _), call in zip(drafted, calls, strict=True)
+              if kind is StepKind.IN_PLACE and call is None}
+    steps = []
+    for (step, op, kind, freed), call, direct in zip(drafted, calls, directs, strict=True):
+        how = None
+        if call is not None:
+            first = step.inputs[0]
+            writes_over = kind is StepKind.IN_PLACE and ufunc_steps.plan_writes_over(
+                step.inputs, freed, types.get(first) == types[step.outputs[0]], first in made_by_call,
+                first not in read_by_other)
+            how = UfuncStep(call.ufunc, call.leading, writes_over, step.outputs[0] in donors)
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
+        rule = shape_rule(step.node, op) if allocates else None
+        settled = getattr(rule, "shapes", None)
+        checks = rule is not None and not (trusts_types and settled is not None and all(
+            math.prod(shape) <= planner.element_limit for shape in settled))
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
-                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (),
-                          shape_rule(step.node, op) if allocates else None))
+                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
+                          any(producers.get(slot) in _DEFERRING for slot in step.inputs),
+                          any(slot in donors for slot in (*step.inputs, *step.outputs)),
+                          _evaluate(step, op, kind, types, planner.constants), direct))
     return steps
+
+
+def _evaluate(step: Step, op: PlanStep, kind: StepKind, types: dict[Slot, TensorType | None],
+              constants: dict[Slot, np.ndarray]) -> Callable[[Sequence[Any]], Sequence[Any]] | None:
+    """A GENERIC step's bound evaluate (see Step.evaluate), or None."""
+    if kind is not StepKind.GENERIC:
+        return None
+    inputs = [types.get(slot) for slot in step.inputs]
+    outputs = [types.get(slot) for slot in step.outputs]
+    if _fast.ENABLED and not step.node.bodies and all(t is not None for t in (*inputs, *outputs)) and (
+            bound := op.bound_evaluate(inputs, [constants.get(slot) for slot in step.inputs], outputs)  # type: ignore[arg-type]
+    ) is not None:
+        return bound
+    return None
+
+
+_DEFERRING = (StepKind.JOIN, StepKind.SPLIT)
+"""Steps whose outputs may be deferred joins (see irgraph.runtime.deferred)."""
+
+
+def _slot_type(model: Model, key: PortKey) -> TensorType | None:
+    node_id, index = key
+    outputs = model.node(node_id).outputs
+    return outputs[index].type if index < len(outputs) else None
+
+
+def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, StepKind],
+                types: dict[Slot, TensorType | None], element_limit: int) -> UfuncCall | None:
+    """The ufunc call a step runs as (see irgraph.runtime._fast.ufunc_steps), or None: the switch is on, the step
+    is a plain one-output step of static types within the element limit, its inputs are real arrays (no deferred
+    join) and its op names the call."""
+    if not ufunc_steps.enabled() or kind not in (StepKind.GENERIC, StepKind.IN_PLACE) or len(step.outputs) != 1:
+        return None
+    if step.unknown or not step.inputs or any(producers.get(slot) in _DEFERRING for slot in step.inputs):
+        return None
+    output = types.get(step.outputs[0])
+    inputs = [types.get(slot) for slot in step.inputs]
+    if output is None or not output.shape.is_static or math.prod(output.shape.to_tuple()) > element_limit:
+        return None
+    if any(found is None or not found.shape.is_static for found in inputs):
+        return None
+    return op.ufunc_call(inputs)  # type: ignore[arg-type]  # None excluded above
 
 
 def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
     """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
-    return tuple((index, found) for index, found in enumerate(node.output_types)
-                 if found is not None and not found.shape.is_static)
+    return tuple((output.index, found) for output in node.outputs
+                 if (found := output.type) is not None and not found.shape.is_static)

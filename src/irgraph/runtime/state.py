@@ -70,7 +70,7 @@ class Variables:
         for node in model:
             op = node.op
             if isinstance(op, ReadValueBase):
-                inferred = node.output_types[0]
+                inferred = node.outputs[0].type
                 if inferred is None:  # the interpreter infers the model first
                     raise EvaluationError("the ReadValue's output type is not inferred", node.location)
                 self.declared[op.variable_id] = Variable(op.variable_id, inferred, node, assigns.get(op.variable_id))

@@ -65,8 +65,8 @@ def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
 
 def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
     """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
-    shapes = [t.shape for t in node.output_types if t is not None]
-    types = node.output_types
+    types = [output.type for output in node.outputs]
+    shapes = [t.shape for t in types if t is not None]
     if types and len(shapes) == len(types) and all(shape.is_static for shape in shapes):
         return _Settled([shape.to_tuple() for shape in shapes])
     if isinstance(op, Op) and op.forwards_values and len(types) == 1:

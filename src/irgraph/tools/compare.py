@@ -30,11 +30,11 @@ import ml_dtypes
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import IrParseError, printable
+from irgraph.core.errors import printable
 from irgraph.io.data.npz import decode_stored, storage_dtype
 from irgraph.ops import catalogue
 from irgraph.ops.op import Op, shape_text
-from irgraph.tools.stats import element_type_name, format_columns, format_stats_table, tensor_stats
+from irgraph.tools.stats import array_element_type, element_type_name, format_columns, format_stats_table, tensor_stats
 
 if TYPE_CHECKING:
     from irgraph.graph import Model
@@ -350,7 +350,7 @@ def compare_outputs(
             continue
         base = defaults.get(key)
         if base is None:
-            base = precision_tolerance(_element_type(array), _UNKNOWN_PATH)
+            base = precision_tolerance(array_element_type(array), _UNKNOWN_PATH)
         tolerance = resolve_tolerance(tolerances.get(key), base.overridden(atol, rtol))
         item = compare_arrays(key, array, reference[found[key]], tolerance, precision=base)
         item.reference_name = found[key]
@@ -363,13 +363,6 @@ def compare_outputs(
 def _closest(name: str, candidates: Sequence[str], what: str = "reference names") -> str:
     close = close_names(name, candidates)
     return f"; closest {what}: {', '.join(repr(printable(c)) for c in close)}" if close else ""
-
-
-def _element_type(array: np.ndarray) -> ElementType:
-    try:
-        return ElementType.from_numpy(array.dtype)
-    except IrParseError:
-        return ElementType.STRING
 
 
 def compare_arrays(name: str, array: np.ndarray, expected: np.ndarray, tolerance: TensorTolerance,

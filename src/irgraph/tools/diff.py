@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 from irgraph.core.collector import paused_collector
 from irgraph.core.shapes import TensorType
+from irgraph.core.text import counted, plural
 from irgraph.graph import Model, Node, OutputPort, RtEntry
 from irgraph.ops import Const, Result
 from irgraph.tools import diff_weights
@@ -64,8 +65,6 @@ from irgraph.tools.diff_records import (
     VALUE,
     Difference,
     LayerRef,
-    counted,
-    plural,
     quoted,
 )
 from irgraph.tools.diff_values import rt_info_changes, rt_key, union, value_difference, values_equal
@@ -229,9 +228,7 @@ def _diff(a: Model, b: Model, on_layer: Callable[[Node], None] | None, options: 
 def _ensure_types(model: Model) -> None:
     """Infer shapes (keeping going past failures) when some port has no declared type and no inferred one."""
     if any(
-        declared is None and inferred is None
-        for node in model
-        for declared, inferred in zip(node.declared_output_types, node.output_types, strict=False)
+        output.declared_type is None and output.type is None for node in model for output in node.outputs
     ):
         from irgraph.analysis.shape_inference import walk
 
@@ -271,11 +268,11 @@ class _LayerComparison:
         types_changed = self._outputs(derived=op_changed or inputs_changed)
         self.outputs_may_differ = op_changed or inputs_changed or types_changed
         self._rt_info("rt_info", node_a.rt_info, node_b.rt_info)
-        for index in sorted(set(node_a.input_rt_info) | set(node_b.input_rt_info)):
-            self._rt_info(f"input {index} rt_info", node_a.input_rt_info.get(index), node_b.input_rt_info.get(index))
-        for index in sorted(set(node_a.output_rt_info) | set(node_b.output_rt_info)):
-            self._rt_info(f"output {index} rt_info", node_a.output_rt_info.get(index),
-                          node_b.output_rt_info.get(index))
+        for direction, ports_a, ports_b in (("input", node_a.inputs, node_b.inputs),
+                                            ("output", node_a.outputs, node_b.outputs)):
+            for index in range(max(len(ports_a), len(ports_b))):
+                self._rt_info(f"{direction} {index} rt_info", ports_a[index].rt_info if index < len(ports_a) else None,
+                              ports_b[index].rt_info if index < len(ports_b) else None)
         return self.found
 
     def _op(self) -> bool:
@@ -350,8 +347,8 @@ class _LayerComparison:
             upstream = source_a is not None and source_a.node_id in self.changed_upstream
             differs = not same_source or type_a != type_b or upstream
             changed = changed or differs
-            declared_a = node_a.declared_input_types[index] if index < len(node_a.declared_input_types) else None
-            declared_b = node_b.declared_input_types[index] if index < len(node_b.declared_input_types) else None
+            declared_a = node_a.inputs[index].declared_type if index < len(node_a.inputs) else None
+            declared_b = node_b.inputs[index].declared_type if index < len(node_b.inputs) else None
             # A model built in code declares no input types: only types both files declare are compared.
             if declared_a != declared_b and declared_a is not None and declared_b is not None:
                 self.add(PORT_TYPE, f"input {index} type", _type_text(declared_a), _type_text(declared_b),
@@ -367,7 +364,7 @@ class _LayerComparison:
             if type_a != type_b:
                 types_differ = True
                 self.add(PORT_TYPE, f"output {index} type", _type_text(type_a), _type_text(type_b), derived=derived)
-            names_a, names_b = node_a.tensor_names[index], node_b.tensor_names[index]
+            names_a, names_b = node_a.outputs[index].tensor_names, node_b.outputs[index].tensor_names
             if names_a != names_b and set(names_a) != set(names_b):
                 self.add(TENSOR_NAMES, f"output {index} tensor names", _names_text(names_a), _names_text(names_b))
         if isinstance(node_a.op, Result) and isinstance(node_b.op, Result):
@@ -419,7 +416,7 @@ def _result_names(model: Model, node: Node) -> list[str]:
     if node.result_names:
         return node.result_names
     source = model.input_sources(node)[0] if node.num_inputs else None
-    return model.node(source.node_id).tensor_names[source.index] if source is not None else []
+    return model.node(source.node_id).outputs[source.index].tensor_names if source is not None else []
 
 
 def _source_text(model: Model, source: OutputPort | None) -> str | None:

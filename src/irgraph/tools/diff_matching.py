@@ -30,10 +30,10 @@ def is_generated_name(name: str) -> bool:
 
 def output_type(node: Node, index: int) -> TensorType | None:
     """The type of an output as the file declares it, else as inferred."""
-    declared = node.declared_output_types[index] if index < len(node.declared_output_types) else None
-    if declared is not None:
-        return declared
-    return node.output_types[index] if index < len(node.output_types) else None
+    if index >= len(node.outputs):
+        return None
+    output = node.outputs[index]
+    return output.type if output.declared_type is None else output.declared_type
 
 
 def _kind(node: Node, with_shapes: bool) -> Hashable:

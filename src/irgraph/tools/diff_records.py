@@ -100,21 +100,15 @@ def escape(text: str) -> str:
 
 
 def quoted(name: str) -> str:
+    """``name`` escaped and in single quotes."""
     return f"'{escape(name)}'"
 
 
 def label(layer: LayerRef) -> str:
+    """A layer as a message names it: ``'conv1' (Convolution)``."""
     return f"{quoted(layer.name)} ({escape(layer.type)})"
 
 
 def shown(text: str | None) -> str:
+    """A value that may be absent or empty, escaped: ``(none)`` for absent, ``''`` for empty."""
     return "(none)" if text is None else escape(text) if text else "''"
-
-
-def plural(count: int, word: str) -> str:
-    return word if count == 1 else word + "s"
-
-
-def counted(count: int, word: str) -> str:
-    """``1 layer``, ``3 layers``."""
-    return f"{count} {plural(count, word)}"

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from irgraph.core.text import plural
 from irgraph.graph import RtEntry
 from irgraph.ops import Const
-from irgraph.tools.diff_records import plural
 
 
 # ------------------------------------------------------------------------------------ rt_info

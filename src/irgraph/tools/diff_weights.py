@@ -21,7 +21,7 @@ import numpy as np
 from irgraph.analysis.decompression_chains import DecompressionChain, decompression_chains, neighbouring_codes
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
-from irgraph.graph import Model, Node, OutputPort
+from irgraph.graph import Model, Node, Output, OutputPort
 from irgraph.ops import Const
 from irgraph.runtime.decompression import widen
 from irgraph.tools.diff_matching import output_type
@@ -166,14 +166,13 @@ def _evaluate(model: Model, chain: DecompressionChain) -> tuple[Node, Decompress
     const = Const(element_type=root_type.element_type, shape=tuple(value.shape), value=value)
     # OpenVINO's fp16 compression leaves the weight's tensor names on the compressed Const, not on its Convert.
     stored = model.node(chain.weight)
-    names = list(dict.fromkeys([*root.tensor_names[0], *stored.tensor_names[0]]))
+    names = list(dict.fromkeys([*root.outputs[0].tensor_names, *stored.outputs[0].tensor_names]))
     # NNCF keeps the weight's name on the compressed Const and names the chain after it (W/fq_weights_0/convert);
     # OpenVINO's fp16 compression keeps it on the Convert (W, reading W_compressed).
     name = stored.name if root.name.startswith(stored.name + "/") else root.name
-    node = Node(root.id, name, const, 0, 1, tensor_names=[names],
-                declared_output_types=[root_type], output_types=[root_type],
+    node = Node(root.id, name, const, [], [Output(root.id, 0, names, root_type, root_type, root.outputs[0].rt_info)],
                 rt_info=tuple(entry for entry in root.rt_info if rt_key(entry) not in COMPRESSION_RT_INFO),
-                output_rt_info=dict(root.output_rt_info), location=root.location)
+                location=root.location)
     return node, Decompressed(weight.element_type, len(chain.nodes), step)
 
 

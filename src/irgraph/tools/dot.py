@@ -73,6 +73,8 @@ def neighbourhood(model: Model, centre: Node, depth: int, skip: set[int] | None 
     found = {centre.id}
     frontier = [centre.id]
     for _ in range(depth):
+        if not frontier:  # every layer reachable is found: --depth 100000000 must not count on to its end
+            break
         reached: set[int] = set()
         for node_id in frontier:
             sources = model.input_sources(model.node(node_id))
@@ -237,9 +239,8 @@ def _wrapped(items: list[str], width: int = _LINE_CHARS) -> list[str]:
 def _type_text(model: Model, port: OutputPort) -> str:
     """The tensor type of an output: inferred, else declared; ``?`` when neither."""
     producer = model.node(port.node_id)
-    tensor_type = producer.output_types[port.index] if port.index < len(producer.output_types) else None
-    if tensor_type is None and port.index < len(producer.declared_output_types):
-        tensor_type = producer.declared_output_types[port.index]
+    produced = producer.outputs[port.index] if port.index < len(producer.outputs) else None
+    tensor_type = None if produced is None else produced.type or produced.declared_type
     return str(tensor_type) if tensor_type is not None else "?"
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from irgraph.core.collector import paused_collector
 from irgraph.core.errors import ExtractError, IrError, Location, printable
 from irgraph.core.shapes import TensorType
-from irgraph.graph import InputPort, Model, Node, OutputPort
+from irgraph.core.text import plural
+from irgraph.graph import Input, InputPort, Model, Node, Output, OutputPort
 from irgraph.graph.names import TensorNames
 from irgraph.ops import Parameter, Result
 
@@ -96,9 +97,9 @@ class _Extraction:
             wanted = ", ".join(_q(t.spec) for t in self.outputs)
             listed = ", ".join(_q(t.spec) for t in unused)
             raise ExtractError(
-                f"{_plural(len(unused), 'input')} {listed} {'is' if len(unused) == 1 else 'are'} not needed to compute "
-                f"{wanted} (the outputs do not depend on {'it' if len(unused) == 1 else 'them'}, or only through the "
-                f"other cut inputs); leave {'it' if len(unused) == 1 else 'them'} out", Location(self.model.source))
+                f"{plural(len(unused), 'input')} {listed} {plural(len(unused), 'is', 'are')} not needed to compute "
+                f"{wanted} (the outputs do not depend on {plural(len(unused), 'it', 'them')}, or only through the "
+                f"other cut inputs); leave {plural(len(unused), 'it', 'them')} out", Location(self.model.source))
         sub = self._build(kept)
         try:
             infer_shapes(sub)
@@ -164,12 +165,13 @@ class _Extraction:
                 copy = _copy_node(sub, node)
             else:
                 tensor_type = self._type_of(tensor)
-                name = _parameter_name(tensor, node.tensor_names[tensor.port.index], taken)
+                names = node.outputs[tensor.port.index].tensor_names
+                name = _parameter_name(tensor, names, taken)
                 taken.add(name)
                 copy = sub.add_node(Parameter(shape=tensor_type.shape, element_type=tensor_type.element_type),
                                     name, node_id=next_id)
                 next_id += 1
-                copy.tensor_names[0] = list(node.tensor_names[tensor.port.index]) or [tensor.spec]
+                copy.outputs[0].tensor_names = list(names) or [tensor.spec]
             fed[tensor.port] = OutputPort(copy.id, 0)
         for node in model.topological_order():
             if node.id not in kept:
@@ -178,9 +180,9 @@ class _Extraction:
             for index, source in enumerate(model.input_sources(node)):
                 if source is not None:
                     sub.connect(fed.get(source, source), InputPort(copy.id, index))
-            for index in range(copy.num_outputs):  # kept for another output: a cut one's names go to its Parameter
-                if OutputPort(node.id, index) in fed:
-                    copy.tensor_names[index] = []
+            for output in copy.outputs:  # kept for another output: a cut one's names go to its Parameter
+                if output in fed:
+                    output.tensor_names = []
         for tensor in self.outputs:
             source = fed.get(tensor.port, tensor.port)
             original = self.results.get(tensor.spec)
@@ -196,7 +198,7 @@ class _Extraction:
     def _type_of(self, tensor: Tensor) -> TensorType:
         node = self.model.node(tensor.port.node_id)
         index = tensor.port.index
-        found = node.output_types[index] or node.declared_output_types[index]
+        found = node.outputs[index].type or node.outputs[index].declared_type
         if found is None:
             raise ExtractError(f"the type of input {_q(tensor.spec)} is unknown: shape inference could not type it "
                                "and the file does not declare it (see ir-validate)", node.location)
@@ -210,18 +212,18 @@ class _Extraction:
 def _copy_node(sub: Model, node: Node) -> Node:
     """A copy of ``node`` in ``sub`` (same id, name, op object, bodies, names, declared types and rt_info),
     unconnected."""
-    copy = sub.add_node(node.op, node.name, node_id=node.id, num_inputs=node.num_inputs,
-                        num_outputs=node.num_outputs)
-    copy.tensor_names = [list(names) for names in node.tensor_names]
-    copy.declared_input_types = list(node.declared_input_types)
-    copy.declared_output_types = list(node.declared_output_types)
-    copy.result_names = None if node.result_names is None else list(node.result_names)
-    copy.rt_info = node.rt_info
-    copy.input_rt_info = dict(node.input_rt_info)
-    copy.output_rt_info = dict(node.output_rt_info)
-    copy.extra_attributes = dict(node.extra_attributes)
-    copy.bodies = node.bodies  # TensorIterator, Loop, If: their bodies are models of their own, shared as the op is
-    return copy
+    node_id = node.id
+    return sub.place(Node(
+        node_id, node.name, node.op,
+        [Input(node_id, port.index, port.declared_type, port.rt_info) for port in node.inputs],
+        [Output(node_id, output.index, list(output.tensor_names), output.declared_type, None, output.rt_info)
+         for output in node.outputs],
+        result_names=None if node.result_names is None else list(node.result_names),
+        rt_info=node.rt_info,
+        extra_attributes=dict(node.extra_attributes),
+        # TensorIterator, Loop, If: their bodies are models of their own, shared as the op is
+        bodies=node.bodies,
+    ))
 
 
 def _parameter_name(tensor: Tensor, names: Sequence[str], taken: set[str]) -> str:
@@ -244,7 +246,3 @@ def _unique(tensors: list[Tensor], role: str, model: Model) -> list[Tensor]:
 
 def _q(text: str) -> str:
     return f"'{printable(text)}'"
-
-
-def _plural(count: int, word: str) -> str:
-    return word if count == 1 else word + "s"

@@ -35,6 +35,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, IrParseError
+from irgraph.core.text import counted
 from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import reference_names
@@ -50,7 +51,7 @@ from irgraph.tools.compare import (
     precision_tolerance,
     resolve_tolerance,
 )
-from irgraph.tools.layerwise_text import SHOWN_NAMES, format_report, listed, plural, short
+from irgraph.tools.layerwise_text import SHOWN_NAMES, format_report, listed, short
 from irgraph.tools.local_error import LocalError, LocalRuns
 from irgraph.tools.progress import Progress
 
@@ -163,9 +164,9 @@ class LayerwiseReport:
     def divergence_message(self) -> str:
         """The one-line verdict on a failure: the layer, its output and the error; or that nothing was compared."""
         if not self.compared:
-            return (f"nothing was compared: {self.reference} exposes none of the {plural(len(self.tensors), 'tensor')} "
-                    f"of this run ({listed([t.key for t in self.tensors])}) under any of their names; it has "
-                    f"{listed(self.reference_names)}")
+            return (f"nothing was compared: {self.reference} exposes none of the "
+                    f"{counted(len(self.tensors), 'tensor')} of this run ({listed([t.key for t in self.tensors])}) "
+                    f"under any of their names; it has {listed(self.reference_names)}")
         first = self.first_divergence
         if first is None:
             return f"every compared tensor matches {self.reference}"
@@ -295,7 +296,7 @@ class _Tolerances:
         except IrParseError:
             element_type = ElementType.STRING
         default = precision_tolerance(element_type, self.bounds.get(tensor.node.id, ErrorBound()), self.precision)
-        names = [tensor.key, *tensor.node.tensor_names[tensor.index], tensor.node.name]
+        names = [tensor.key, *tensor.node.outputs[tensor.index].tensor_names, tensor.node.name]
         given = next((self.overrides[name] for name in names if name in self.overrides), None)
         return resolve_tolerance(given, default.overridden(self.atol, self.rtol)), default
 

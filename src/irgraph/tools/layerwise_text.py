@@ -8,12 +8,13 @@ import math
 from typing import TYPE_CHECKING
 
 from irgraph.core.errors import printable
+from irgraph.core.text import counted, plural
 from irgraph.tools.compare import format_histogram, tolerance_text
 
 if TYPE_CHECKING:
     from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 
-__all__ = ["SHOWN_NAMES", "format_report", "listed", "plural", "short"]
+__all__ = ["SHOWN_NAMES", "format_report", "listed", "short"]
 
 SHOWN_NAMES = 8
 """Names listed per side when nothing was compared."""
@@ -24,7 +25,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
     or what each side has when nothing was compared."""
     compared, hidden = len(report.compared), len(report.tensors) - len(report.compared)
     lines = [f"compare with {report.reference} ({tolerance_text(report.atol, report.rtol)}): "
-             f"{plural(compared, 'tensor')} compared, {hidden} not exposed by the reference"]
+             f"{counted(compared, 'tensor')} compared, {hidden} not exposed by the reference"]
     rows = []
     for tensor in report.tensors:
         item = tensor.comparison
@@ -48,7 +49,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
         return lines
     within = sum(1 for tensor in report.compared if tensor.comparison and tensor.comparison.within_precision)
     if within:
-        lines.append(f"{plural(within, 'tensor')} differ{'s' if within == 1 else ''} only within what the "
+        lines.append(f"{counted(within, 'tensor')} {plural(within, 'differs', 'differ')} only within what the "
                      "precision allows (docs/tolerances.md, 'Comparing whole models')")
     first = report.first_divergence
     if first is None:
@@ -72,7 +73,7 @@ def format_report(report: LayerwiseReport, verbose: bool = False) -> list[str]:
             lines += format_histogram(item.histogram)
     later = sum(1 for tensor in report.tensors if tensor.diverges) - 1
     if later:
-        lines.append(f"  ({plural(later, 'tensor')} after it differ{'s' if later == 1 else ''} too)")
+        lines.append(f"  ({counted(later, 'tensor')} after it {plural(later, 'differs', 'differ')} too)")
     return lines + _own_section(report)
 
 
@@ -94,7 +95,7 @@ def _own_section(report: LayerwiseReport) -> list[str]:
         return []
     missing = [t for t in judged if t.local is not None and t.local.comparison is None]
     lines = ["", f"each layer's own error (irgraph's layer on {report.reference}'s own inputs, judged by its "
-             f"tolerance class): {plural(len(judged) - len(missing), 'tensor')} judged"
+             f"tolerance class): {counted(len(judged) - len(missing), 'tensor')} judged"
              + (f", {len(missing)} not ({_first_reason(missing)})" if missing else "")]
     own = report.first_local_divergence
     if len(missing) == len(judged):
@@ -148,11 +149,8 @@ def listed(names: list[str]) -> str:
     return (shown + more) if names else "nothing"
 
 
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def short(value: float | None) -> str:
+    """An error for a table: three significant digits, ``inf``, or ``-`` when there is none."""
     if value is None:
         return "-"
     return "inf" if math.isinf(value) else f"{value:.3g}"

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.core.errors import IrError, IrParseError, printable
+from irgraph.core.errors import IrError, printable
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.names import TensorNames
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.marking import computed_layers
 from irgraph.tools.compare import ErrorBound, TensorComparison, compare_arrays, error_bounds, precision_tolerance
 from irgraph.tools.extract import extract
+from irgraph.tools.stats import array_element_type
 
 __all__ = ["Block", "LocalError", "LocalRuns", "Truth", "tensor_spec"]
 
@@ -92,7 +93,7 @@ class Block:
 def tensor_spec(names: TensorNames, port: OutputPort) -> str | None:
     """A name that resolves to ``port`` (its tensor name, ``LAYER:PORT``, ``ID:PORT``), or None."""
     node = names.model.node(port.node_id)
-    for spec in (*node.tensor_names[port.index], f"{node.name}:{port.index}", f"{node.id}:{port.index}"):
+    for spec in (*node.outputs[port.index].tensor_names, f"{node.name}:{port.index}", f"{node.id}:{port.index}"):
         try:
             if names.resolve(spec) == port:
                 return spec
@@ -160,7 +161,7 @@ class LocalRuns:
     def _typed(self, port: OutputPort, array: np.ndarray) -> np.ndarray:
         """The reference's values of a tensor in its element type in irgraph's model (a runtime may hand i64 out as
         i32, another conversion of the network may type it otherwise): numbers are cast, anything else kept."""
-        found = self.model.node(port.node_id).output_types[port.index]
+        found = self.model.node(port.node_id).outputs[port.index].type
         wanted = found.element_type.numpy_dtype if found is not None and not found.element_type.is_dynamic else None
         if wanted is None or array.dtype == wanted or array.dtype.kind not in "biuf" or wanted.kind not in "biuf":
             return array
@@ -193,7 +194,7 @@ class LocalRuns:
         for index, theirs in wanted.items():
             ours = ours_by_index[index]
             theirs = _like(np.asarray(theirs), ours)
-            element_type = _element_type(ours)
+            element_type = array_element_type(ours)
             # Integers from rounded floats (an arg-max, a Convert) are noted, not failed, as the whole model's are.
             own = bound if element_type.is_real else self._bounds()[node.id]
             tolerance = precision_tolerance(element_type, own, self.precision)
@@ -243,7 +244,7 @@ class LocalRuns:
             if reason or index >= len(exact):
                 found[index].truth_missing = reason or "the f64 evaluation gave no such output"
                 continue
-            if not _element_type(ours[index]).is_real:
+            if not array_element_type(ours[index]).is_real:
                 found[index].truth_missing = "not a float tensor"
                 continue
             truth = np.asarray(exact[index], dtype=np.float64)
@@ -254,11 +255,7 @@ def _wide(array: np.ndarray | None) -> np.ndarray:
     """A float tensor widened to float64 (exactly); other types as they are."""
     if array is None:
         raise IrError("an input of the layer is not known")
-    try:
-        real = ElementType.from_numpy(array.dtype).is_real
-    except IrParseError:
-        return array
-    return array.astype(np.float64) if real else array
+    return array.astype(np.float64) if array_element_type(array).is_real else array
 
 
 def _distance(array: np.ndarray, truth: np.ndarray) -> float:
@@ -277,8 +274,3 @@ def _like(theirs: np.ndarray, ours: np.ndarray) -> np.ndarray:
     return theirs
 
 
-def _element_type(array: np.ndarray) -> ElementType:
-    try:
-        return ElementType.from_numpy(array.dtype)
-    except IrParseError:
-        return ElementType.STRING

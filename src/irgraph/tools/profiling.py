@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from irgraph.core.errors import printable
+from irgraph.core.text import counted, plural
 from irgraph.graph import Node
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.tools.backends import PerfCounter
@@ -160,10 +161,10 @@ class Profile:
     def format(self) -> list[str]:
         """The text: a head line, every layer (the most time first), the op types, OpenVINO's own nodes."""
         total, runs = self.seconds, self.runs
-        head = (f"profile: {len(self.layers)} layers took {_ms(total)} ms in {runs} run{'s' if runs != 1 else ''} "
+        head = (f"profile: {len(self.layers)} layers took {_ms(total)} ms in {counted(runs, 'run')} "
                 "of irgraph")
         if self.run_seconds is not None:
-            head += f" (the run{'s' if runs != 1 else ''}: {_ms(self.run_seconds)} ms, inputs and outputs included)"
+            head += f" (the {plural(runs, 'run')}: {_ms(self.run_seconds)} ms, inputs and outputs included)"
         if self.reference is not None:
             matched = sum(1 for layer in self.layers if layer.counter is not None)
             head += (f"; {printable(self.reference)}: {_ms(self.reference_seconds)} ms ({self.counters} counters, "

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from irgraph.core.errors import printable
 from irgraph.graph import Model, Node
+from irgraph.io.atomic import replace_files
 from irgraph.ops import Result
 from irgraph.tools.compare import tolerance_text
 from irgraph.tools.dot import NEIGHBOURHOOD_DEPTH, DotStyle, constant_layers, neighbourhood, to_dot
@@ -314,9 +315,13 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[str]], css_id: str) ->
 
 def write_report(path: str | os.PathLike[str], compared: LayerwiseReport | SteppedReport, model: Model, *,
                  profile: Profile | None = None, source: str | None = None) -> list[str]:
-    """Write the report of ``compared`` to ``path`` (UTF-8); return the notes of what it could not hold."""
+    """Write the report of ``compared`` to ``path`` (UTF-8, atomically: ``replace_files``); return the notes of what it
+    could not hold."""
     built = html_report(compared, model, profile=profile, source=source)
-    Path(path).write_text(built.html, "utf-8")
+    page = built.html.encode("utf-8")
+    # As every output: a temporary file renamed over ``path``, so an interrupted write leaves the old report whole
+    # and a symbolic link at ``path`` is replaced, never followed to a file the user did not name.
+    replace_files([(os.fspath(path), lambda file: file.write(page))])
     return built.notes
 
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["PlotPoint", "error_plot_svg", "matplotlib_available"]
+__all__ = ["PlotPoint", "error_plot_svg"]
 
 INSTALL_HINT = "pip install -e '.[report]'"
 """How to get matplotlib, as the README installs irgraph (from a clone)."""
@@ -30,15 +30,6 @@ class PlotPoint:
     own_exceeds: bool = False
     label: str = ""
     """Written beside the point (the first divergent layer's name), else empty."""
-
-
-def matplotlib_available() -> bool:
-    """True when matplotlib can be imported."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _floor(points: Sequence[PlotPoint]) -> float:

@@ -20,15 +20,17 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, printable
-from irgraph.graph import InputPort, OutputPort
+from irgraph.graph import OutputPort
+from irgraph.io.atomic import replace_files
 from irgraph.io.data import npz
 from irgraph.io.xml.reader import read_model
 from irgraph.io.xml.writer import write_model
 from irgraph.runtime.decompression import DecompressionPolicy
 from irgraph.runtime.interpreter import Interpreter
-from irgraph.tools.compare import compare_outputs, error_bounds, precision_tolerance
+from irgraph.tools.compare import compare_outputs
 from irgraph.tools.layerwise import ComparedTensor, LayerwiseReport
 from irgraph.tools.local_error import Block
+from irgraph.tools.tolerances import default_tolerances, output_ports
 
 __all__ = ["FILES", "Repro", "check_repro_directory", "save_repro"]
 
@@ -79,8 +81,10 @@ def save_repro(report: LayerwiseReport, directory: str) -> Repro:
     reference = {key: report.reference_values[port] for key, port in block.outputs.items()}
     reproduces = _reproduces(os.path.join(directory, "model.xml"), block.feeds, reference, runs.precision,
                              runs.decompression, *(() if own else (report.atol, report.rtol)))
-    with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as readme:
-        readme.write(_readme(report, culprit, own, command, reproduces))
+    readme = _readme(report, culprit, own, command, reproduces).encode("utf-8")
+    # As the other files: a temporary file renamed into place (a link put there since the check is replaced, not
+    # followed; an interrupted write leaves no README cut short).
+    replace_files([(os.path.join(directory, "README.md"), lambda file: file.write(readme))])
     return Repro(command, reproduces)
 
 
@@ -92,14 +96,7 @@ def _reproduces(xml: str, feeds: Mapping[str, np.ndarray], reference: Mapping[st
     parts."""
     model = read_model(xml)
     outputs = Interpreter(model, decompression=decompression).run(feeds)
-    bounds, keys = error_bounds(model), model.output_keys()
-    defaults = {}
-    for result in model.results:
-        source = model.producer(InputPort(result.id, 0))
-        array = outputs[keys[result.id]]
-        if source is not None and array.dtype.kind in "biuf":
-            defaults[keys[result.id]] = precision_tolerance(ElementType.from_numpy(array.dtype),
-                                                            bounds[source.node_id], precision)
+    defaults = default_tolerances(model, output_ports(model), outputs, precision)
     return not compare_outputs(outputs, reference, atol, rtol, defaults=defaults).passed
 
 
@@ -113,24 +110,27 @@ def _reference(report: LayerwiseReport, block: Block) -> dict[str, np.ndarray]:
 
 
 def _readme(report: LayerwiseReport, culprit: ComparedTensor, own: bool, command: str, reproduces: bool) -> str:
-    node, where = culprit.node, culprit.where() or "the model"
+    # Every text from the model or the file system is made printable: a tensor name holding '\n\n    rm -rf ~'
+    # would otherwise add an indented block to the README that reads as the command to run.
+    node, where, kind = culprit.node, printable(culprit.where() or "the model"), printable(culprit.node.type_name)
+    reference, verdict = printable(report.reference), printable(report.divergence_message())
     if own:
-        what = (f"Layer `{printable(node.name)}` ({node.type_name}, id {node.id}, {where}) cut out of the model, fed "
-                f"the tensors {report.reference} produced for its inputs: its own error exceeds its tolerance class.")
+        what = (f"Layer `{printable(node.name)}` ({kind}, id {node.id}, {where}) cut out of the model, fed "
+                f"the tensors {reference} produced for its inputs: its own error exceeds its tolerance class.")
     else:
         what = (f"The model from its inputs up to `{printable(culprit.key)}` (layer `{printable(node.name)}`, "
-                f"{node.type_name}, {where}), fed the run's inputs: no layer's own error exceeds its tolerance "
+                f"{kind}, {where}), fed the run's inputs: no layer's own error exceeds its tolerance "
                 "class, so the mismatch is rounding inherited along the way.")
     outcome = ("exits 1 naming the mismatch, checked when this was written" if reproduces else
                "NOTE: checked when this was written, it does not fail by itself: the difference needs more of the "
                "model around the layer")
     against = ("\nAgainst OpenVINO itself: `ir-run model.xml --inputs inputs.npz --compare-with openvino`.\n"
                if report.reference.startswith("openvino") else "")
-    return f"""# Repro: irgraph differs from {report.reference}
+    return f"""# Repro: irgraph differs from {reference}
 
 {what}
 
-Verdict of the run: {report.divergence_message()}
+Verdict of the run: {verdict}
 
 Reproduce (in this directory; {outcome}):
 
@@ -138,5 +138,5 @@ Reproduce (in this directory; {outcome}):
 
 - `model.xml`, `model.bin`: the cut-out model (written by irgraph; OpenVINO reads it too)
 - `inputs.npz`: its exact inputs, by input name
-- `reference.npz`: what {report.reference} computed for its outputs, by output name
+- `reference.npz`: what {reference} computed for its outputs, by output name
 {against}"""

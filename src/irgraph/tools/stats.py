@@ -14,7 +14,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrParseError, printable
 from irgraph.ops.op import shape_text
 
-__all__ = ["element_type_name", "format_columns", "format_stats_table", "tensor_stats"]
+__all__ = ["array_element_type", "element_type_name", "format_columns", "format_stats_table", "tensor_stats"]
 
 
 def tensor_stats(key: str, array: np.ndarray) -> dict[str, object]:
@@ -51,6 +51,14 @@ def element_type_name(array: np.ndarray) -> str:
         return str(ElementType.from_numpy(array.dtype))
     except IrParseError:
         return str(array.dtype)
+
+
+def array_element_type(array: np.ndarray) -> ElementType:
+    """The IR element type of an array; ``string`` when IR has none for its dtype (text, Python objects)."""
+    try:
+        return ElementType.from_numpy(array.dtype)
+    except IrParseError:
+        return ElementType.STRING
 
 
 def format_stats_table(rows: Sequence[Mapping[str, object]], title: str = "output") -> str:

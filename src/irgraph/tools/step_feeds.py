@@ -33,6 +33,8 @@ __all__ = ["StepFeeds", "load_step_feeds", "open_step_sources"]
 
 _STEP_KEY = re.compile(r"step([0-9]+)/(.+)", re.S)
 _NUMBER = re.compile(r"[0-9]+")
+_MAX_STEP_DIGITS = 18
+"""A step number longer than this is refused before it is read (there are never that many steps)."""
 
 
 @dataclass
@@ -130,15 +132,21 @@ def load_step_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping
         if found is None or source.name in inputs:  # an input may be named step1/x itself
             shared.append(source)
         else:
-            name = found.group(2)
-            by_step.setdefault(int(found.group(1)), []).append(
+            name, digits = found.group(2), found.group(1).lstrip("0") or "0"
+            if len(digits) > _MAX_STEP_DIGITS:  # int() refuses 4,300 digits and more, with a ValueError
+                raise FeedError(f"the inputs give step {digits[:_MAX_STEP_DIGITS]}... ({len(digits)} digits); steps "
+                                "are numbered from 1 without a gap (step1/NAME, step2/NAME, ...)")
+            by_step.setdefault(int(digits), []).append(
                 FeedSource(name, source.path, source.archive, source.data, source.member or source.name))
     if not by_step:
         return StepFeeds(feeds_lib.load_feeds(sources, model, shapes, element_limit), [])
-    missing = [number for number in range(1, max(by_step) + 1) if number not in by_step]
-    if 0 in by_step or missing:
+    # The first gap is looked for among 1..len+1 only: a key such as step99999999999/x must not make a range of
+    # that many numbers.
+    missing = next(number for number in range(1, len(by_step) + 2) if number not in by_step)
+    if 0 in by_step or missing <= max(by_step):
         raise FeedError(f"the inputs give steps {_numbers(sorted(by_step))}; steps are numbered from 1 without a gap "
-                        f"(step1/NAME, step2/NAME, ...)" + (f": step {missing[0]} is missing" if missing else ""))
+                        f"(step1/NAME, step2/NAME, ...)" + (f": step {missing} is missing" if missing <= max(by_step)
+                                                             else ""))
 
     def parameters(group: Sequence[FeedSource]) -> dict[int, str]:
         return {inputs[source.name].id: source.name for source in group if source.name in inputs}

@@ -24,6 +24,7 @@ import numpy as np
 from irgraph.control_flow.bodies import run_budget
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import InputError, ResourceLimitError, printable
+from irgraph.core.text import counted
 from irgraph.ops.infrastructure.assign import AssignBase
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.runtime.state import step_key
@@ -40,7 +41,7 @@ from irgraph.tools.layerwise import (
     _Tolerances,
     format_report,
 )
-from irgraph.tools.layerwise_text import short as _g
+from irgraph.tools.layerwise_text import short
 from irgraph.tools.progress import Progress
 
 __all__ = ["VARIABLE_PREFIX", "SteppedReport", "compare_steps_with_openvino", "format_stepped"]
@@ -226,8 +227,7 @@ def format_stepped(report: SteppedReport, verbose: bool = False) -> list[str]:
     divergent step's first divergence in detail."""
     variables = sum(1 for tensor in report.steps[0].tensors if _is_variable(tensor))
     lines = [f"compare with {report.reference} step by step ({tolerance_text(report.atol, report.rtol)}): "
-             f"{len(report.steps)} steps; outputs, marked tensors and {variables} "
-             f"variable{'s' if variables != 1 else ''} after each"]
+             f"{len(report.steps)} steps; outputs, marked tensors and {counted(variables, 'variable')} after each"]
     for number, step in enumerate(report.steps, 1):
         compared = len(step.compared)
         verdict = "MISMATCH" if step.first_divergence else ("ok" if step.compared else "nothing compared")
@@ -257,6 +257,6 @@ def _row(tensor: ComparedTensor) -> tuple[str, str, str, str]:
     item = tensor.comparison
     if item is None:
         return "-       ", printable(tensor.key), tensor.node.type_name, "(not exposed by the reference)"
-    errors = (f"max abs error {_g(item.max_abs_error)}  max rel error {_g(item.max_rel_error)}"
+    errors = (f"max abs error {short(item.max_abs_error)}  max rel error {short(item.max_rel_error)}"
               if item.max_abs_error is not None else f"({item.reason})")
     return "ok      " if item.passed else "MISMATCH", printable(tensor.key), tensor.node.type_name, errors

@@ -1,5 +1,6 @@
-"""The forward convolutions' evaluation paths: one matmul over copied windows (im2col), one matmul of all taps'
-weights followed by shifted adds (fewer output than input channels), and one matmul per kernel tap. They must
+"""The forward convolutions' evaluation paths: one matmul over copied windows (im2col), one matmul over windows
+copied from the flattened padded data (depthwise, unit strides), one matmul of all taps' weights followed by
+shifted adds (fewer output than input channels), and one matmul per kernel tap. They must
 agree (the tap path is the one the differential tests checked first), and copies that
 would be large against the data and the output must send evaluation to the tap path."""
 
@@ -30,6 +31,11 @@ CASES = [
     ((2, 8, 6, 5), (3, 8, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), False),  # fewer outputs than inputs: shifted
     ((1, 6, 9, 8), (2, 2, 3, 2, 3), (1, 1), (2, 1), (2, 0), (1, 3), True),  # shifted, groups, dilation, pads
     ((1, 4, 15), (1, 4, 5), (1,), (3,), (0,), (0,), False),  # shifted, dilated, no padding
+    ((2, 6, 7, 5), (6, 1, 1, 3, 3), (1, 1), (1, 1), (1, 1), (1, 1), True),  # depthwise, unit strides: flat
+    ((1, 4, 9), (4, 1, 1, 3), (1,), (2,), (2,), (0,), True),  # flat, 1-D, dilated, padding at the start only
+    ((1, 3, 4, 5, 6), (3, 1, 1, 2, 3, 2), (1, 1, 1), (1, 2, 1), (1, 0, 1), (0, 2, 1), True),  # flat, 3-D
+    ((1, 3, 6, 6), (3, 2, 1, 3, 3), (1, 1), (1, 1), (0, 1), (2, 0), True),  # flat, two outputs per channel
+    ((1, 1, 6, 7), (2, 1, 2, 3), (1, 1), (2, 1), (0, 0), (0, 0), False),  # flat: one input channel, no padding
 ]
 
 
@@ -64,6 +70,7 @@ def test_large_copies_take_the_tap_path(monkeypatch):
     monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1000)
     assert family.convolve_windows(data, filters[None], (1,), (1,), (1_000_000,), (1,)) is None
     assert family.convolve_shifted(data, filters[None], (1,), (1_000_000,), (1,)) is None
+    assert family.convolve_flat(data, filters[None], (1,), (1_000_000,), (1,)) is None
     (result,) = op.evaluate([data, filters])
     assert result.tolist() == [[[1.0]]]
 
@@ -141,6 +148,9 @@ def test_each_path_runs_its_cases_and_agrees_with_the_taps(case):
         shifted = family.convolve_shifted(data, weights, dilations, begin, shape[2:])
         assert shifted is not None
         np.testing.assert_array_equal(shifted, taps)
+        flat = family.convolve_flat(data, weights, dilations, begin, shape[2:])
+        assert flat is not None and flat.flags.c_contiguous and flat.base is None
+        np.testing.assert_array_equal(flat, taps)
 
 
 @pytest.mark.parametrize(("data_shape", "filter_shape", "expected"), [

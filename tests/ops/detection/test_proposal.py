@@ -18,7 +18,7 @@ import irgraph as ir
 from irgraph.cli import ir_run
 from irgraph.core.errors import OpError
 from irgraph.ops.detection.proposal import Proposal, Proposal4
-from tests.ops.detection.judging import assert_close_to_cpu, judged_by_port
+from tests.ops.detection.judging import cpu_outputs, judged_by_port
 from tests.ops.differential import (
     OP_EXAMPLES,
     assert_values_close,
@@ -166,7 +166,19 @@ def assert_matches_port_and_cpu(op, inputs):
         return  # openvino 2026.4.1's CPU plugin crashes (SIGSEGV) on these; the scalar port judges alone
     if op.framework == "tensorflow" and inputs[2][0] != inputs[2][1]:
         return  # the CPU plugin swaps the image's height and width here; the port judges alone
-    assert_close_to_cpu(op, inputs, ours)
+    cpu = cpu_outputs(op, inputs)
+    # The reference pads each image's rows past its last proposal with zeros; openvino 2026.4.1's CPU plugin
+    # leaves them uninitialised (869397.6 in one run, 0 in the next, seen with nms_thresh=0.0): those rows are
+    # judged by the port alone.
+    images, per_image = inputs[0].shape[0], op.post_nms_topn
+    kept = np.ones(images * per_image, bool)
+    for image in range(images):
+        rows = ours[0][image * per_image:(image + 1) * per_image]
+        filled = np.flatnonzero(rows.any(axis=1))
+        kept[image * per_image + (filled[-1] + 1 if filled.size else 0):(image + 1) * per_image] = False
+    for mine, theirs in zip(ours, cpu, strict=True):
+        assert_values_close(mine[kept], theirs[kept], cpu_default(op.tolerance),
+                            f"{op!r} vs the CPU plugin on {[x.tolist() for x in inputs]}")
 
 
 @OP_EXAMPLES

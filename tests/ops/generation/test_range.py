@@ -69,4 +69,4 @@ def test_shape_inference_sizes_a_constant_range_without_computing_it():
                           [model.const(np.array(v, np.int64)) for v in (0, 10**15, 1)])
     model.result(type(model.const(np.array(0)))(node.id, 0), name="y")
     infer_shapes(model)  # folding would allocate 8 PB
-    assert str(node.output_types[0]) == "i64[1000000000000000]"
+    assert str(node.outputs[0].type) == "i64[1000000000000000]"

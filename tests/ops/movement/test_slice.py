@@ -94,7 +94,7 @@ def test_a_stop_bounded_by_a_shape_sub_graph_gives_openvinos_interval():
     sliced = m.add_node(Slice(), "sliced", [y, m.const(np.array([0])), first, m.const(np.array([1]))])
     m.result(OutputPort(sliced.id, 0), name="out")
     ir.infer_shapes(m)
-    assert str(sliced.output_types[0].shape) == "[2..4]"
+    assert str(sliced.outputs[0].type.shape) == "[2..4]"
     ov_x, ov_y = ov1.parameter(ov.PartialShape("2..4,3"), np.float32), ov1.parameter([10], np.float32)
     ones = [ov1.constant(np.array([v])) for v in (0, 1, 1)]
     stop = ov8.slice(ov3.shape_of(ov_x), *ones)

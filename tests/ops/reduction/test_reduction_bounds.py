@@ -27,7 +27,7 @@ def test_a_broadcast_to_a_reduced_shape_keeps_the_bounds(op, build, expected: st
     broadcast = m.add_node(Broadcast3(), "b", [m.const(np.float32(1)), reduced])
     m.result(OutputPort(broadcast.id, 0), name="y")
     ir.infer_shapes(m)
-    assert str(broadcast.output_types[0].shape) == expected
+    assert str(broadcast.outputs[0].type.shape) == expected
     p = ov1.parameter(ov.PartialShape("2..4,3"), np.float32)
     target = build(ov3.shape_of(p), ov1.constant(np.array([0], np.int64)), True)
     assert str(ov3.broadcast(ov1.constant(np.float32(1)), target).get_output_partial_shape(0)) == expected

@@ -74,12 +74,12 @@ def test_large_problems_go_in_blocks(monkeypatch):
     q, k, v = (rng.standard_normal(s).astype(np.float32) for s in [(2, 5, 3), (2, 7, 3), (2, 7, 4)])
     mask = rng.standard_normal((2, 5, 7)).astype(np.float32)
     (whole,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
-    monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 14)
+    monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 14)  # one row of both matrices at a time
     (blocked,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
     np.testing.assert_array_equal(whole, blocked)
-    monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 6)  # fewer than one row of 7 weights: still one row at a time
-    (by_rows,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
-    np.testing.assert_array_equal(whole, by_rows)
+    monkeypatch.setattr(sdpa, "WEIGHTS_PER_STEP", 6)  # not even one row of both: one matrix at a time
+    (per_matrix,) = ScaledDotProductAttention().evaluate([q, k, v, mask])
+    np.testing.assert_array_equal(whole, per_matrix)
 
 
 def test_refused_configurations():

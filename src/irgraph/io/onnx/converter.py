@@ -20,6 +20,7 @@ from irgraph.analysis.shape_inference import walk
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError, IrError, Location, OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.core.text import counted
 from irgraph.graph import Body, Model, Node, OutputPort
 from irgraph.io.onnx.common import Explainer, element_type_from_onnx, port_type
 from irgraph.io.onnx.import_rules import RULES, supported_ops
@@ -116,9 +117,8 @@ class GraphConverter:
             ordered = sorted(missing.items(), key=lambda item: (-item[1], item[0]))
             listing = ", ".join(f"{name}×{count}" for name, count in ordered)
             nodes = sum(missing.values())
-            raise self.error(f"{nodes} node{'s' if nodes != 1 else ''} of {len(missing)} ONNX op "
-                             f"type{'s' if len(missing) != 1 else ''} irgraph does not convert: {listing}; it converts "
-                             f"(ai.onnx domain): {', '.join(SUPPORTED_OPS)}")
+            raise self.error(f"{counted(nodes, 'node')} of {counted(len(missing), 'ONNX op type')} irgraph does not "
+                             f"convert: {listing}; it converts (ai.onnx domain): {', '.join(SUPPORTED_OPS)}")
 
     def _opset(self, proto: onnx_types.ModelProto) -> int:
         versions = {entry.domain: entry.version for entry in proto.opset_import}
@@ -184,7 +184,7 @@ class GraphConverter:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = list(op.infer_layer(node, types, values, lambda body, given: walk(body, None, given)))
+            node.set_output_types(op.infer_layer(node, types, values, lambda body, given: walk(body, None, given)))
         except (OpError, IrError):
             self.model.remove_node(node.id)
             raise
@@ -197,7 +197,7 @@ class GraphConverter:
         types = [port_type(self.model, port) for port in inputs]
         values = [self.model.constant_value(port) for port in inputs]
         try:
-            node.output_types = list(op.infer(types, values))
+            node.set_output_types(op.infer(types, values))
         except OpError:
             self.model.remove_node(node.id)
             raise
@@ -221,7 +221,7 @@ class GraphConverter:
     def _source(self, op: Op, name: str) -> OutputPort:
         """Place an input-less ``op`` (a Parameter or a Const) as the producer of ONNX tensor ``name``."""
         node = self.add(op, name, [])
-        node.tensor_names[0] = [name]
+        node.outputs[0].tensor_names = [name]
         self.ports[name] = OutputPort(node.id, 0)
         return self.ports[name]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from irgraph.core.text import counted, plural
 from irgraph.graph import Node
 from irgraph.io.onnx.export_rules import RULES
 from irgraph.ops import Const, Parameter, Result
@@ -58,10 +59,11 @@ def refusal_message(refusals: list[tuple[Node, str]]) -> str:
         counts = ", ".join(f"{type_name} x{len(by_type[type_name][message])}" for type_name in types)
         parts.append((types[0], f"{counts} ({layers_said(by_message[message], message)})"))
     count = len(refusals)
-    return f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX: " + \
+    return f"{counted(count, 'layer')} cannot be exported to ONNX: " + \
         "; ".join(text for _, text in sorted(parts))
 
 
 def layers_said(nodes: list[Node], message: str) -> str:
+    """``message`` headed by the ids and names of the layers it is said of."""
     layers = ", ".join(f"{node.id} {node.name!r}" for node in nodes)
-    return f"layer{'s' if len(nodes) > 1 else ''} {layers}: {message}"
+    return f"{plural(len(nodes), 'layer')} {layers}: {message}"

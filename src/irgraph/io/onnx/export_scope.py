@@ -91,7 +91,7 @@ class ExportScope:
         node = self.model.node(port.node_id)
         keys = [k for k, p in self.reserved.items() if p == key]
         fallback = node.name if node.num_outputs == 1 else f"{node.name}:{port.index}"
-        name = self._claim([*node.tensor_names[port.index], *keys], key) or self._fresh(fallback)
+        name = self._claim([*node.outputs[port.index].tensor_names, *keys], key) or self._fresh(fallback)
         self.names[key] = name
         tensor_type = self.model.output_type(port)
         if tensor_type is not None:

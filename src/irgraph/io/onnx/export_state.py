@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from irgraph.core.errors import ConversionError
+from irgraph.core.text import counted
 from irgraph.graph import Node, OutputPort
 from irgraph.io.onnx.common import port_type
 from irgraph.io.onnx.export_scope import ExportScope, Refusal
@@ -50,7 +51,7 @@ class StatelessExport(ExportScope):
             self.explain("stateless: the model has no variables (ReadValue/Assign); its inputs and outputs stay")
             return
         mappings = self.state_order
-        self.explain(f"stateless: {len(mappings)} variable{'s' if len(mappings) > 1 else ''} of the stateful model "
+        self.explain(f"stateless: {counted(len(mappings), 'variable')} of the stateful model "
                      "become graph inputs and outputs (feed each step's outputs back as the next step's inputs; "
                      "at the first step, each ReadValue's initial value)")
         for mapping in mappings:

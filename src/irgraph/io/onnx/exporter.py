@@ -28,6 +28,7 @@ from irgraph.analysis.variables import variable_problems
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import ConversionError, IrError, IrIOError, Location
 from irgraph.core.shapes import TensorType
+from irgraph.core.text import counted
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.subgraph import Body
 from irgraph.io.atomic import check_destination, replace_files
@@ -310,7 +311,7 @@ class _Exporter(StatelessExport):
             more = f" and {len(nodes) - _LISTED_NAMES} more" if len(nodes) > _LISTED_NAMES else ""
             parts.append(f"{what} x{len(nodes)}: {names}{more}")
         raise ConversionError(
-            f"{count} layer{'s' if count > 1 else ''} cannot be exported to ONNX (no export rule): "
+            f"{counted(count, 'layer')} cannot be exported to ONNX (no export rule): "
             + "; ".join(parts)
             + f" ({len(exportable_ops())} op types export: irgraph.io.onnx.exporter.exportable_ops())"
         )
@@ -408,7 +409,7 @@ class _Exporter(StatelessExport):
 
     def _parameter(self, node: Node) -> None:
         # The layer name first: input .npz files are keyed by it (DESIGN.md sections 5 and 6).
-        name = self._claim([node.name, *node.tensor_names[0]], (node.id, 0)) or self._fresh(node.name)
+        name = self._claim([node.name, *node.outputs[0].tensor_names], (node.id, 0)) or self._fresh(node.name)
         self.names[(node.id, 0)] = name
         tensor_type = port_type(self.model, OutputPort(node.id, 0))
         self.element_types[name] = tensor_type.element_type

@@ -94,7 +94,7 @@ class NodeImport:
             if not name:
                 continue
             self._check_unproduced(name)
-            node.tensor_names[index] = [name]
+            node.outputs[index].tensor_names = [name]
             self._converter.ports[name] = OutputPort(node.id, index)
 
     def add(self, op: Op, name: str, inputs: Sequence[OutputPort], num_outputs: int | None = None) -> Node:
@@ -123,19 +123,19 @@ class NodeImport:
     def bind(self, port: OutputPort, name: str) -> None:
         """Make ``port`` the producer of the node's output ``name`` (its only tensor name)."""
         self._check_unproduced(name)
-        self.model.node(port.node_id).tensor_names[port.index] = [name]
+        self.model.node(port.node_id).outputs[port.index].tensor_names = [name]
         self._converter.ports[name] = port
 
     def alias(self, name: str, port: OutputPort) -> None:
         """Make the node's output ``name`` another tensor name of ``port`` (no layer)."""
         self._check_unproduced(name)
-        self.model.node(port.node_id).tensor_names[port.index].append(name)
+        self.model.node(port.node_id).outputs[port.index].tensor_names.append(name)
         self._converter.ports[name] = port
 
     def unbind(self, name: str) -> OutputPort:
         """Take ONNX tensor ``name`` off the port producing it; that port."""
         port = self._converter.ports.pop(name)
-        self.model.node(port.node_id).tensor_names[port.index] = []
+        self.model.node(port.node_id).outputs[port.index].tensor_names = []
         return port
 
     def define(self, name: str, element_type: ElementType, value: np.ndarray) -> None:

@@ -78,7 +78,7 @@ def _names(variable_id: str, read: Node | None) -> tuple[str, str]:
     if found:
         layer, kind = found.groups()
         return f"past_key_values.{layer}.{kind}", f"present.{layer}.{kind}"
-    for name in read.tensor_names[0] if read is not None else []:
+    for name in read.outputs[0].tensor_names if read is not None else []:
         if name and variable_id.startswith(name) and len(variable_id) > len(name):
             return name, variable_id[len(name):]
     return f"past.{variable_id}", f"present.{variable_id}"

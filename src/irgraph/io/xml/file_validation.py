@@ -142,12 +142,12 @@ def _declared_inputs(model: Model) -> list[Diagnostic]:
     found = []
     for node in model:
         for index, source in enumerate(model.input_sources(node)):
-            declared = node.declared_input_types[index] if index < len(node.declared_input_types) else None
+            declared = node.inputs[index].declared_type
             if source is None or declared is None:
                 continue
-            producer = model.node(source.node_id)
-            inferred = producer.output_types[source.index]
-            if inferred is None or declared == producer.declared_output_types[source.index]:
+            produced = model.node(source.node_id).outputs[source.index]
+            inferred = produced.type
+            if inferred is None or declared == produced.declared_type:
                 continue
             if not declared.element_type.is_dynamic and declared.element_type != inferred.element_type:
                 found.append(Diagnostic(

@@ -16,7 +16,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, ResourceLimitError, WeightsError
 from irgraph.core.integers import INT64_MAX, SIGNED, UNSIGNED, parse_int
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
-from irgraph.graph import Model, Node, RtEntry
+from irgraph.graph import Input, Model, Node, Output, RtEntry
 from irgraph.io.weights import byte_size, decode_tensor
 from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
@@ -251,41 +251,31 @@ class LayerReader:
         return op_class
 
     def place(
-        self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None,
-        tensor_names: list[list[str]] | None = None,
+        self, body: LayerBody, layer_id: int, name: str, location: Location, output_names: str | None
     ) -> LayerPorts:
-        """Add a layer with ``body`` to the model (a body may be shared by many identical layers).
-
-        ``tensor_names``: the output ports' names, when they were read apart from the body.
-        """
+        """Add a layer with ``body`` to the model (a body may be shared by many identical layers)."""
         in_labels, in_types, in_rt, _ = body.inputs
         out_labels, out_types, out_rt, names = body.outputs
-        node = self.model.add_node(
-            body.op, name, node_id=layer_id, num_inputs=len(in_types), num_outputs=len(out_types), location=location
-        )
-        if tensor_names is not None:
-            node.tensor_names = tensor_names
-        elif names:
-            node.tensor_names = [list(port_names) for port_names in names]
-        node.declared_input_types = list(in_types)
-        node.declared_output_types = list(out_types)
-        if body.extras:
-            node.extra_attributes = dict(body.extras)
         rt_info = body.rt_info
+        result_names = None
         if self.v11:
-            if rt_info is not None:
-                node.rt_info = rt_info
-            if in_rt:
-                node.input_rt_info = dict(in_rt)
-            if out_rt:
-                node.output_rt_info = dict(out_rt)
             if output_names is not None and body.is_result:
-                node.result_names = split_names(output_names)
+                result_names = split_names(output_names)
         else:
             if rt_info is not None or in_rt or out_rt:
                 self.reader.note("ignored", "IR v10 has no layer or port rt_info; OpenVINO ignores it", location)
             if output_names is not None:
                 self.reader.note("ignored", "IR v10 has no Result output_names; OpenVINO ignores it", location)
+            rt_info, in_rt, out_rt = None, {}, {}
+        inputs = [Input(layer_id, index, declared, in_rt.get(index) or ()) for index, declared in enumerate(in_types)]
+        outputs = [
+            Output(layer_id, index, list(names[index]) if names else None, declared, None, out_rt.get(index) or ())
+            for index, declared in enumerate(out_types)
+        ]
+        node = self.model.place(Node(
+            layer_id, name, body.op, inputs, outputs, result_names=result_names, rt_info=rt_info or (),
+            extra_attributes=dict(body.extras) if body.extras else None, location=location,
+        ))
         return LayerPorts(node, in_labels, out_labels)
 
     def _op(self, op_class: type[Op], attrs: dict[str, str]) -> Op:

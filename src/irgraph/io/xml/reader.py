@@ -9,6 +9,7 @@ from irgraph.core.collector import paused_collector
 from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
+from irgraph.core.text import counted, plural
 from irgraph.graph import Body, InputPort, Model, OutputPort, RtEntry
 from irgraph.io.weights import WeightsFile
 from irgraph.io.xml import _fast
@@ -135,7 +136,7 @@ class _Reader:
             count = self.consts_without_data
             result.findings.append(Diagnostic(
                 "weights", Severity.WARNING,
-                f"{self._weights_problem}; so {count} Const layer{'s have' if count != 1 else ' has'} no data "
+                f"{self._weights_problem}; so {counted(count, 'Const layer')} {plural(count, 'has', 'have')} no data "
                 "(the topology needs none)",
                 Location(file=self.file),
             ))
@@ -296,13 +297,15 @@ def _restore_controls(model: Model) -> None:
         node.location = dataclasses.replace(
             where, layer_name=fix(where.layer_name or ""), layer_type=fix(where.layer_type or "")
         )
-        node.tensor_names = [[fix(name) for name in names] for names in node.tensor_names]
+        for output in node.outputs:
+            output.tensor_names = [fix(name) for name in output.tensor_names]
+            output.rt_info = entries(output.rt_info) or ()
+        for port in node.inputs:
+            port.rt_info = entries(port.rt_info) or ()
         if node.result_names:
             node.result_names = [fix(name) for name in node.result_names]
         node.extra_attributes = {fix(k): fix(v) for k, v in node.extra_attributes.items()}
         node.rt_info = entries(node.rt_info) or ()
-        node.input_rt_info = {i: entries(e) or () for i, e in node.input_rt_info.items()}
-        node.output_rt_info = {i: entries(e) or () for i, e in node.output_rt_info.items()}
         for body in node.bodies:
             _restore_controls(body.model)
         if isinstance(node.op, OpaqueOp):

@@ -136,8 +136,8 @@ def _rt_info_blocks(model: Model, layers: bool = True) -> Iterable[tuple[RtEntry
         return
     for node in model:
         yield node.rt_info
-        yield from node.input_rt_info.values()
-        yield from node.output_rt_info.values()
+        yield from (port.rt_info for port in node.inputs)
+        yield from (output.rt_info for output in node.outputs)
         for body in node.bodies or ():
             yield from _rt_info_blocks(body.model)
 

@@ -40,7 +40,7 @@ def v10_losses(model: Model) -> list[str]:
         if node.rt_info:
             layers += 1
             layer_kinds.update(rt_info_kinds(node.rt_info))
-        for entries in (*node.input_rt_info.values(), *node.output_rt_info.values()):
+        for entries in (*(port.rt_info for port in node.inputs), *(output.rt_info for output in node.outputs)):
             if entries:
                 ports += 1
                 port_kinds.update(rt_info_kinds(entries))
@@ -66,4 +66,4 @@ def _whose(count: int, noun: str) -> str:
 def _producer_names(model: Model, result) -> set[str]:  # noqa: ANN001 - a Result node
     """The tensor names of the port feeding a Result (v10 keeps those)."""
     source = model.producer(InputPort(result.id, 0)) if result.num_inputs else None
-    return set(model.node(source.node_id).tensor_names[source.index]) if source is not None else set()
+    return set(model.node(source.node_id).outputs[source.index].tensor_names) if source is not None else set()

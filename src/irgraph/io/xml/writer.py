@@ -208,36 +208,33 @@ class _Serializer:
         tensors = self._tensors
         if num_inputs:
             out.append("\t\t\t<input>\n")
-            port_rt = node.input_rt_info if v11 else None
             nodes = self._nodes
-            for index_in, source in enumerate(sources):
+            for index_in, (source, port) in enumerate(zip(sources, node.inputs, strict=True)):
                 if source is not None:
                     producer = nodes[source.node_id]
-                    tensor = producer.output_types[source.index] or self._output_type(producer, source.index)
+                    tensor = producer.outputs[source.index].type or self._output_type(producer, source.index)
                     from_layer = ids[source.node_id]
-                    edges.append((from_layer, producer.num_inputs + source.index, index, index_in))
+                    edges.append((from_layer, len(producer.inputs) + source.index, index, index_in))
                 else:
-                    tensor = _require(node.declared_input_types[index_in], node, f"input {index_in} (not connected)")
+                    tensor = _require(port.declared_type, node, f"input {index_in} (not connected)")
                 text = tensors.get(id(tensor)) or self._tensor_text(tensor)
-                if port_rt and port_rt.get(index_in):
-                    self._port_with_rt_info(index_in, text, None, port_rt[index_in])
+                if v11 and port.rt_info:
+                    self._port_with_rt_info(index_in, text, None, port.rt_info)
                 else:
                     out.append(heads[index_in] + text.tail)
             out.append("\t\t\t</input>\n")
         if num_outputs:
             out.append("\t\t\t<output>\n")
-            port_rt = node.output_rt_info if v11 else None
-            names = node.tensor_names
-            types = node.output_types
-            for index_out in range(num_outputs):
-                tensor = types[index_out] or self._output_type(node, index_out)
+            for index_out, output in enumerate(node.outputs):
+                tensor = output.type or self._output_type(node, index_out)
                 text = tensors.get(id(tensor)) or self._tensor_text(tensor)
                 port_id = num_inputs + index_out
-                if port_rt and port_rt.get(index_out):
-                    self._port_with_rt_info(port_id, text, names[index_out], port_rt[index_out])
-                elif names[index_out]:
+                names = output.tensor_names
+                if v11 and output.rt_info:
+                    self._port_with_rt_info(port_id, text, names, output.rt_info)
+                elif names:
                     out.append(
-                        f'{heads[port_id]}{text.precision} names="{escape_attribute(join_names(names[index_out]))}"'
+                        f'{heads[port_id]}{text.precision} names="{escape_attribute(join_names(names))}"'
                         f"{text.rest}"
                     )
                 else:
@@ -340,8 +337,8 @@ class _Serializer:
         out.append("\t\t\t\t</port>\n")
 
     def _output_type(self, node: Node, index: int) -> TensorType:
-        """The declared type of an output inference left unknown (callers try ``output_types`` first)."""
-        return _require(node.declared_output_types[index], node, f"output {index}")
+        """The declared type of an output inference left unknown (callers try its inferred ``type`` first)."""
+        return _require(node.outputs[index].declared_type, node, f"output {index}")
 
 
 class _TensorText:
@@ -368,7 +365,7 @@ def _body_parameter(node: Node, op: Parameter) -> Parameter:
     not follow upstream), so it is kept as read. Such bounds are only a hint: OpenVINO and irgraph
     both give the Parameter the outer input's type again when they read the file.
     """
-    inferred = node.output_types[0] if node.output_types else None
+    inferred = node.outputs[0].type if node.outputs else None
     if inferred is None or (inferred.shape == op.shape and inferred.element_type == op.element_type):
         return op
     if inferred.element_type == op.element_type and _narrows_bounds(op.shape, inferred.shape):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
-from irgraph.ops.families.elementwise import UnaryMath
+from irgraph.core.shapes import TensorType
+from irgraph.ops.families.elementwise import UnaryMath, plain_float
 from irgraph.ops.registry import register
+from irgraph.ops.traits import UfuncCall
 
 # OpenVINO's reference is std::max(x, 0), `x < 0 ? 0 : x`: NaN (its payload too) and -0.0 pass through.
 # A masked select (np.where, copyto(where=)) is branchy and runs ~15x slower than one ufunc on data with
@@ -66,3 +69,11 @@ class Relu(UnaryMath):
     compute = staticmethod(_relu)
     compute_into = staticmethod(_relu_into)
     integers = "native"
+
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """``maximum(0, x)`` where it is the selection bit for bit (f32, f64: see ``_maximum_selects``)."""
+        (data,) = inputs
+        dtype = data.element_type.numpy_dtype
+        if dtype is None or not plain_float(data) or not _maximum_selects(dtype):
+            return None
+        return UfuncCall(np.maximum, (dtype.type(0),))

@@ -13,5 +13,6 @@ class Add(BinaryArithmetic):
     """a + b with auto_broadcast; integers wrap. Spec: Add-1."""
 
     type_name = "Add"
+    bounds_at_corners = True
     introduced = 1
     compute = staticmethod(np.add)

@@ -24,6 +24,7 @@ class Divide(BinaryArithmetic):
     """
 
     type_name = "Divide"
+    bounds_by_positive_divisor = True
     introduced = 1
     cpu_plugin_differs = (
         'openvino 2026.4.1 truncates signed integer quotients toward zero even with m_pythondiv="true" (-7 / 2 '

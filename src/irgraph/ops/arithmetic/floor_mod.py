@@ -32,5 +32,8 @@ class FloorMod(BinaryArithmetic):
     as OpenVINO's reference). Spec: FloorMod-1."""
 
     type_name = "FloorMod"
+    bounds_by_positive_divisor = True
+    remainder = True
+    bounds_of_negative_dividend = True
     introduced = 1
     compute = staticmethod(_floor_mod)

@@ -18,5 +18,6 @@ class Maximum(BinaryArithmetic):
     """std::max: ``a < b ? b : a`` with auto_broadcast, NaN as OpenVINO's reference. Spec: Maximum-1."""
 
     type_name = "Maximum"
+    bounds_at_corners = True
     introduced = 1
     compute = staticmethod(_maximum)

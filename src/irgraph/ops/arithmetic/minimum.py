@@ -18,5 +18,6 @@ class Minimum(BinaryArithmetic):
     """std::min: ``b < a ? b : a`` with auto_broadcast, NaN as OpenVINO's reference. Spec: Minimum-1."""
 
     type_name = "Minimum"
+    bounds_at_corners = True
     introduced = 1
     compute = staticmethod(_minimum)

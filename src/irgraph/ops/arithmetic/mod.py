@@ -25,5 +25,7 @@ class Mod(BinaryArithmetic):
     """a - trunc(a / b) * b with auto_broadcast, as OpenVINO's reference computes it. Spec: Mod-1."""
 
     type_name = "Mod"
+    bounds_by_positive_divisor = True
+    remainder = True
     introduced = 1
     compute = staticmethod(_mod)

@@ -13,5 +13,6 @@ class Multiply(BinaryArithmetic):
     """a * b with auto_broadcast; integers wrap. Spec: Multiply-1."""
 
     type_name = "Multiply"
+    bounds_at_corners = True
     introduced = 1
     compute = staticmethod(np.multiply)

@@ -13,5 +13,6 @@ class Subtract(BinaryArithmetic):
     """a - b with auto_broadcast; integers wrap. Spec: Subtract-1."""
 
     type_name = "Subtract"
+    bounds_at_corners = True
     introduced = 1
     compute = staticmethod(np.subtract)

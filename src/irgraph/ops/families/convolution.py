@@ -19,7 +19,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families import spatial
-from irgraph.ops.families.convolution_kernels import convolve_shifted, convolve_taps, convolve_windows
+from irgraph.ops.families.convolution_kernels import convolve_flat, convolve_shifted, convolve_taps, convolve_windows
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
@@ -189,8 +189,10 @@ class ForwardConvolution(ConvolutionFamily):
         begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
         if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
             result = None
-            if all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1 \
-                    and 2 * weights.shape[1] <= weights.shape[2]:  # half the output channels or fewer: shift
+            unit_strides = all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1
+            if unit_strides and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of long rows
+                result = convolve_flat(data, weights, dilations, begin, sizes)
+            elif unit_strides and 2 * weights.shape[1] <= weights.shape[2]:  # half the outputs or fewer: shift
                 result = convolve_shifted(data, weights, dilations, begin, sizes)
             if result is None:
                 result = convolve_windows(data, weights, strides, dilations, begin, sizes)

@@ -6,7 +6,10 @@ positions)`` and multiplied by the weights ``(groups, out per group, in per grou
 writes the output in its final layout; a 1x1 convolution with unit strides and no padding multiplies
 the data itself. With unit strides and at most half as many output as input channels, the data are
 multiplied as they are by every tap's weights at once and each tap's product is added, shifted, into
-the output (``convolve_shifted``), which moves fewer values than the window copy. When the columns
+the output (``convolve_shifted``), which moves fewer values than the window copy. Depthwise convolutions
+(one input channel per group) with unit strides copy their windows from the flattened padded data, where
+each tap's window is one contiguous run (``convolve_flat``): the copy moves long rows instead of rows
+as short as the output is wide, and the few values computed past a row's end are cut. When the columns
 or the padded copy would be large against the data and the output (huge kernels, strides or pads of
 hostile models), and for the transposed convolutions, evaluation is
 one batched matrix product per kernel tap (``convolve_taps``): each product is added into a strided
@@ -211,6 +214,58 @@ def convolve_shifted(
             target = every + tuple(t[1] for t in combination)
             result[target] += products[(slice(None), slice(None), *tap, slice(None), *(t[2] for t in combination))]
     return result.reshape(batch, groups * out_per_group, *out_spatial).astype(dtype, copy=False)
+
+
+def convolve_flat(
+    data: np.ndarray,
+    weights: np.ndarray,
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    out_spatial: Sequence[int],
+) -> np.ndarray | None:
+    """The forward grouped convolution with unit strides as one batched matmul over columns copied from the
+    flattened padded data. Positions are numbered over the padded extent's rows (every column of a row,
+    ``extent[1:]`` wide, not only the ``out_spatial[1:]`` an output has): then tap ``t`` of position ``p``
+    reads flat element ``p + offset(t)``, each tap's window is one contiguous run of the flat data, and the
+    columns beyond the output's width are cut from the product. Worth it for depthwise layers, whose products
+    are trivial next to the copy: ShuffleNet's 3x3 layers on 7x7 to 28x28 planes ran 5-45 % faster than
+    ``convolve_windows``, whose copies move rows only 7-28 long. None when the columns would be large (see
+    ``WINDOW_COPY_LIMIT``)."""
+    batch, channels = data.shape[:2]
+    groups, out_per_group, in_per_group = weights.shape[:3]
+    kernel = weights.shape[3:]
+    in_spatial = data.shape[2:]
+    taps = math.prod(kernel)
+    extent = [o + (k - 1) * d for o, k, d in zip(out_spatial, kernel, dilations, strict=True)]
+    pitch = [math.prod(extent[axis + 1:]) for axis in range(len(extent))]
+    length = out_spatial[0] * pitch[0]
+    # The last taps of the last row read past the extent by their offset along the later axes: zeros there.
+    tail = sum((k - 1) * d * p for k, d, p in zip(kernel[1:], dilations[1:], pitch[1:], strict=True))
+    outputs = batch * groups * out_per_group * math.prod(out_spatial)
+    if batch * channels * taps * length > max(WINDOW_COPY_LIMIT, WINDOW_COPY_FACTOR * (data.size + outputs)):
+        return None
+    dtype = data.dtype
+    source = widen(data)
+    compute = source.dtype
+    matrix = widen(weights).astype(compute, copy=False).reshape(groups, out_per_group, in_per_group * taps)
+    flat = np.zeros((batch, channels, math.prod(extent) + tail), dtype=compute)
+    window = flat[:, :, :math.prod(extent)].reshape(batch, channels, *extent)
+    inner = tuple(slice(p, min(p + n, e)) for p, n, e in zip(pads_begin, in_spatial, extent, strict=True))
+    copied = tuple(slice(0, max(0, piece.stop - piece.start)) for piece in inner)
+    window[(slice(None), slice(None), *inner)] = source[(slice(None), slice(None), *copied)]
+    step = flat.strides[2]
+    view = np.lib.stride_tricks.as_strided(
+        flat,
+        shape=(batch, channels, *kernel, length),
+        strides=(*flat.strides[:2], *(d * p * step for d, p in zip(dilations, pitch, strict=True)), step),
+        writeable=False,
+    )
+    with np.errstate(all="ignore"):
+        product = np.matmul(matrix, view.reshape(batch, groups, in_per_group * taps, length))  # the copy
+    rows = product.reshape(batch, groups * out_per_group, out_spatial[0], *extent[1:])
+    result = np.empty((batch, groups * out_per_group, *out_spatial), dtype=dtype)
+    np.copyto(result, rows[(slice(None),) * 3 + tuple(slice(0, o) for o in out_spatial[1:])], casting="unsafe")
+    return result  # an array of its own (base None): later steps may write over it
 
 
 def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence[int], dtype: np.dtype) -> np.ndarray:

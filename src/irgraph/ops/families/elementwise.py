@@ -29,15 +29,9 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
-from irgraph.ops.traits import OpTraits
+from irgraph.ops.traits import OpTraits, UfuncCall
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
-MONOTONE_ARITHMETIC = frozenset({"Add", "Subtract", "Multiply", "Maximum", "Minimum"})
-"""Binary arithmetic whose extremes over input intervals lie at the intervals' corners (bounds propagate)."""
-BY_POSITIVE_CONSTANT = frozenset({"Divide", "FloorMod", "Mod"})
-"""Binary arithmetic whose bounds propagate when the divisor is known exactly and positive (Swin's
-``(window - width % window) % window`` pads): a quotient grows with the dividend, a remainder does
-within one period of the divisor and spans ``[0, divisor - 1]`` across one."""
 INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
 INCONSISTENT_TYPES = "Argument element types are inconsistent."
 
@@ -262,6 +256,25 @@ class BinaryElementwise(Op):
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(a, b)
 
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """``compute`` itself when ``evaluate`` would call it as it is on such inputs: static shapes (numpy
+        broadcast, or none on equal shapes), one element type computed in its own width, a result of the output
+        element type and rank (a ufunc of 0-d arrays returns a scalar)."""
+        ufunc = self.in_place_ufunc()
+        a, b = inputs
+        if ufunc is None or not (a.shape.is_static and b.shape.is_static) or a.element_type != b.element_type:
+            return None
+        if self.auto_broadcast == "pdpd" or (self.auto_broadcast == "none" and a.shape != b.shape):
+            return None
+        dtype = a.element_type.numpy_dtype if not a.element_type.is_dynamic else None
+        if dtype is None or dtype.kind not in "biuf" or dtype in _WIDENED or max(a.shape.rank, b.shape.rank) == 0:
+            return None
+        try:
+            made = ufunc.resolve_dtypes((dtype, dtype, None))[-1]
+        except (TypeError, ValueError):  # no loop for this dtype: evaluate says so at run time
+            return None
+        return UfuncCall(ufunc) if made == self.output_element_type(a.element_type).numpy_dtype else None
+
     @classmethod
     def in_place_ufunc(cls) -> np.ufunc | None:
         """``compute`` when it is a NumPy ufunc used as it is (it can then write into an ``out`` array)."""
@@ -276,6 +289,19 @@ class BinaryArithmetic(BinaryElementwise):
     """Binary arithmetic (Add, Divide, ...): any element type but boolean; output of the input type."""
 
     type_rule = NUMERIC
+    bounds_at_corners: ClassVar[bool] = False
+    """True when the op's extremes over input intervals lie at the intervals' corners (Add, Subtract, Multiply,
+    Maximum, Minimum): bounds propagate."""
+    bounds_by_positive_divisor: ClassVar[bool] = False
+    """True when bounds propagate once the divisor is known exactly and positive (Divide, FloorMod, Mod; Swin's
+    ``(window - width % window) % window`` pads): a quotient grows with the dividend, a remainder does within one
+    period of the divisor."""
+    remainder: ClassVar[bool] = False
+    """True for a remainder (FloorMod, Mod): its bounds span ``[0, divisor - 1]`` where the dividend crosses a
+    multiple of the divisor."""
+    bounds_of_negative_dividend: ClassVar[bool] = False
+    """True when a divisor's bounds hold for a negative dividend too (FloorMod: its remainder takes the positive
+    divisor's sign; Mod's takes the dividend's, Divide may truncate it)."""
 
     def bounds(
         self, inputs: Sequence[TensorType], values: Sequence[PartialValue | None]
@@ -284,20 +310,19 @@ class BinaryArithmetic(BinaryElementwise):
         pairs, the smallest and largest result; where an input bound is its type's maximum (unknown) the
         output is ``[0, max]``. Right for ops monotonic in each input (Add, Subtract, Multiply of
         non-negative shape values, Maximum, Minimum), so only those propagate, and Divide, FloorMod
-        and Mod by an exact positive divisor (see ``BY_POSITIVE_CONSTANT``): the others (Power, ...)
+        and Mod by an exact positive divisor (``bounds_by_positive_divisor``): the others (Power, ...)
         leave their outputs without bounds rather than claim wrong ones. Where a remainder's dividend
         crosses a multiple of the divisor the bounds are ``[0, divisor - 1]``, not OpenVINO's corners
         (its ``[7, 14] % 7`` is exactly 0)."""
         a, b = values
         if a is None or b is None or a.lower.dtype != b.lower.dtype or a.lower.dtype.kind not in "iu":
             return None
-        remainder = self.type_name in ("FloorMod", "Mod")
-        if self.type_name in BY_POSITIVE_CONSTANT:
+        if self.bounds_by_positive_divisor:
             if not (b.is_exact and bool(np.all(b.lower > 0))):
                 return None
-            if self.type_name != "FloorMod" and bool(np.any(a.lower < 0)):
-                return None  # Mod's remainder takes a negative dividend's sign; Divide may truncate it
-        elif self.type_name not in MONOTONE_ARITHMETIC:
+            if not self.bounds_of_negative_dividend and bool(np.any(a.lower < 0)):
+                return None
+        elif not self.bounds_at_corners:
             return None
         try:
             corners = [self.evaluate([x, y])[0] for x in (a.lower, a.upper) for y in (b.lower, b.upper)]
@@ -309,7 +334,7 @@ class BinaryArithmetic(BinaryElementwise):
         dynamic = broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[0] | \
             broadcast_arrays(dynamic, dynamic_b, self.auto_broadcast)[1]
         lower, upper = np.minimum.reduce(corners), np.maximum.reduce(corners)
-        if remainder:
+        if self.remainder:
             low, divisor, _ = broadcast_arrays(a.lower, b.lower, self.auto_broadcast)
             high = broadcast_arrays(a.upper, b.lower, self.auto_broadcast)[0]
             crossing = np.floor_divide(low, divisor) != np.floor_divide(high, divisor)
@@ -359,6 +384,13 @@ class BinaryLogical(BinaryElementwise):
 
 
 # ------------------------------------------------------------------------------------ unary
+def plain_float(tensor: TensorType) -> bool:
+    """A static shape of rank 1 or more holding f32 or f64 (computed in its own precision)."""
+    element_type = tensor.element_type
+    return (tensor.shape.is_static and tensor.shape.rank > 0 and not element_type.is_dynamic
+            and element_type.numpy_dtype in (np.float32, np.float64))
+
+
 @dataclass(frozen=True)
 class UnaryElementwise(Op):
     """One input, one output of the same element type and shape; ``compute`` maps the values.
@@ -400,6 +432,21 @@ class UnaryElementwise(Op):
                     into(data, target)
                 return [target]
         return self._computed(data)
+
+    def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
+        """``compute`` itself when ``evaluate`` would call it as it is: a float of its own precision and a static
+        shape of rank 1 or more (a ufunc of a 0-d array returns a scalar)."""
+        (data,) = inputs
+        compute = getattr(type(self), "compute", None)
+        if not isinstance(compute, np.ufunc) or not plain_float(data) or type(self).compute_into is not None:
+            return None
+        if type(self).compute_values not in (UnaryElementwise.compute_values, UnaryMath.compute_values):
+            return None
+        try:
+            made = compute.resolve_dtypes((data.element_type.numpy_dtype, None))[-1]
+        except (TypeError, ValueError):
+            return None
+        return UfuncCall(compute) if made == data.element_type.numpy_dtype else None
 
     def _computed(self, data: np.ndarray) -> list[np.ndarray]:
         result = widened(self.compute_values, (data,), data.dtype)

@@ -14,7 +14,6 @@ into the output; padding costs no memory, and no loop runs over output positions
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -117,8 +116,3 @@ def tap_counts(kernel: int, dilation: int, stride: int, pad_begin: int, out_size
     first = np.maximum(0, -((starts - low) // dilation))  # ceil((low - start) / dilation)
     last = np.minimum(kernel - 1, (high - 1 - starts) // dilation)
     return np.maximum(0, last - first + 1)
-
-
-def element_count(shape: Sequence[int]) -> int:
-    """The number of elements of ``shape`` (Python ints: no overflow)."""
-    return math.prod(int(s) for s in shape)

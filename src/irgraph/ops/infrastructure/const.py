@@ -63,7 +63,10 @@ class Const(Op):
         """A Const holding ``value`` (Python ints become i64, floats f32 unless a type is given)."""
         if element_type is not None:
             element_type = ElementType.of(element_type)
-        array = np.asarray(value)
+        try:
+            array = np.asarray(value)
+        except ValueError as err:  # a ragged list: [[1], [1, 2]]
+            raise OpError(f"a constant must be a rectangular array of numbers: {err}") from None
         if element_type is None:
             if array.dtype.kind in "US":
                 element_type = ElementType.STRING
@@ -75,7 +78,10 @@ class Const(Op):
                 element_type = ElementType.F32
             else:
                 element_type = ElementType.from_numpy(array.dtype)
-        array = array.astype(element_type.numpy_dtype, copy=False)
+        source = array
+        with np.errstate(over="ignore", invalid="ignore"):
+            array = array.astype(element_type.numpy_dtype, copy=False)
+        _check_cast(source, array, element_type)
         return cls(element_type=element_type, shape=tuple(array.shape), value=array)
 
     def __eq__(self, other: object) -> bool:
@@ -99,3 +105,21 @@ class Const(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The stored value."""
         return [checked(self.value, "Const has no value (its weights were not loaded)")]
+
+
+def _check_cast(source: np.ndarray, cast: np.ndarray, element_type: ElementType) -> None:
+    """OpError when casting a number to ``element_type`` changed it past rounding: 300 as u8 is not 44, -1 as u32
+    not 4294967295, 2.7 as i32 not 2, 1e40 as f16 not inf (NumPy's astype wraps and truncates without a word)."""
+    if source.dtype.kind not in "biuf" or cast.dtype.kind not in "iuf" or source.dtype == cast.dtype:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if cast.dtype.kind in "iu" and source.dtype.kind == "f":
+            changed = ~(cast.astype(np.float64) == source)
+        elif cast.dtype.kind in "iu":
+            limits = np.iinfo(cast.dtype)
+            changed = (source < int(limits.min)) | (source > int(limits.max))
+        else:
+            changed = np.isfinite(source.astype(np.float64)) & ~np.isfinite(cast.astype(np.float64))
+    if np.any(changed):
+        first = np.asarray(source).reshape(-1)[int(np.argmax(np.asarray(changed).reshape(-1)))]
+        raise OpError(f"the constant value {first.item()!r} does not fit {element_type}")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, shape_text
 from irgraph.ops.registry import register
@@ -50,6 +51,22 @@ class Transpose(Op):
         shape = np.shape(inputs[0])
         axes = _permutation(integer_values(inputs[1], "input_order"), len(shape), shape_text(shape))
         return [tuple(shape[a] for a in axes)]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``np.transpose`` by a constant order of a valid permutation, worked out once."""
+        order = constants[1]
+        if order is None or np.ndim(order) != 1 or inputs[0].shape.rank_is_dynamic:
+            return None
+        try:
+            axes = _permutation(integer_values(order, "input_order"), inputs[0].shape.rank, "")
+        except OpError:
+            return None  # evaluate refuses it, saying why
+
+        def transposed(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            return [np.transpose(arrays[0], axes)]
+
+        return transposed
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.transpose``: a view."""

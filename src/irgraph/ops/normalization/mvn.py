@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,16 +26,27 @@ def normalize(data: np.ndarray, axes: Sequence[int], normalize_variance: bool, e
     if data.dtype.kind not in "fV":
         raise OpError(f"MVN on {data.dtype} is not implemented (OpenVINO's reference divides integers in their "
                       "own type)")
-    wide = data.astype(np.float64)
+    centered = data.astype(np.float64)  # a copy of its own: centred in place
     axes = tuple(sorted(set(axes)))
     eps = float(np.asarray(eps, dtype=data.dtype))  # the reference casts eps to the element type (1e-9 is 0 in f16)
     with np.errstate(all="ignore"):
-        centered = wide - wide.mean(axis=axes, keepdims=True) if axes else np.zeros_like(wide)
+        if axes:
+            centered -= _mean(centered, axes)
+        else:
+            centered[...] = 0.0
         if normalize_variance:
-            variance = (centered * centered).mean(axis=axes, keepdims=True) if axes else centered * centered
+            variance = _mean(centered * centered, axes) if axes else centered * centered
             scale = np.sqrt(variance + eps) if inside else np.sqrt(variance) + eps
-            centered = centered / scale
+            centered /= scale
     return centered.astype(data.dtype)
+
+
+def _mean(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``values.mean(axis=axes, keepdims=True)`` as NumPy computes it (the sum reduced, divided by the count),
+    without its Python-level argument handling."""
+    total = np.add.reduce(values, axis=axes, keepdims=True)
+    total /= math.prod(values.shape[axis] for axis in axes)
+    return total
 
 
 @register

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,6 +118,41 @@ class ScaledDotProductAttention(Op):
                   f"{[list(b) for b in batches]}")
         return (*batch, length, value.shape[-1]), query, key, value
 
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``evaluate`` of static query, key and value (and mask) of one element type, all weights in one block:
+        the shapes, a constant scale and the causal bias worked out once."""
+        if not all(t.shape.is_static for t in (*inputs, *outputs)) or min(t.shape.rank for t in inputs[:3]) < 3:
+            return None
+        dtype = inputs[0].element_type.numpy_dtype
+        if dtype is None or any(t.element_type.numpy_dtype != dtype for t in inputs[1:3]):
+            return None
+        query, key, value = (t.shape.to_tuple() for t in inputs[:3])
+        shape = outputs[0].shape.to_tuple()
+        batch, length, source = shape[:-2], shape[-2], key[-2]
+        if math.prod(batch) * length * source > WEIGHTS_PER_STEP or query[-1] != key[-1] or key[-2] != value[-2]:
+            return None
+        fixed_scale = 1.0 / np.sqrt(np.float64(query[-1])) if len(inputs) <= 4 else None
+        if len(inputs) > 4 and constants[4] is not None:
+            fixed_scale = float(np.asarray(constants[4], np.float64).reshape(-1)[0])
+        causal = np.triu(np.full((length, source), -np.inf), k=1) if self.causal else None
+        masked = not self.causal and len(inputs) > 3
+        shapes = ((*batch, length, query[-1]), (*batch, *key[-2:]), (*batch, *value[-2:]), (*batch, length, source))
+
+        def attention(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            scale = fixed_scale if fixed_scale is not None else float(np.asarray(arrays[4], np.float64).reshape(-1)[0])
+            bias = causal
+            if masked:
+                mask = arrays[3]
+                bias = np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask.astype(np.float64)
+            result = np.empty(shape, dtype)
+            result[...] = _attend(np.broadcast_to(arrays[0], shapes[0]), np.broadcast_to(arrays[1], shapes[1]),
+                                  np.broadcast_to(arrays[2], shapes[2]),
+                                  None if bias is None else np.broadcast_to(bias, shapes[3]), scale)
+            return [result]
+
+        return attention
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The pseudo-code of the spec in f64, in blocks of at most WEIGHTS_PER_STEP weights."""
         shape, query, key, value = self._shape(inputs)
@@ -132,8 +168,15 @@ class ScaledDotProductAttention(Op):
         k = np.broadcast_to(key, (*batch, *key.shape[-2:]))
         v = np.broadcast_to(value, (*batch, *value.shape[-2:]))
         b = None if bias is None else np.broadcast_to(bias, (*batch, length, source))
-        if int(np.prod(batch, dtype=np.int64)) * length * source <= WEIGHTS_PER_STEP:
+        matrices = int(np.prod(batch, dtype=np.int64))
+        if matrices * length * source <= WEIGHTS_PER_STEP:
             result[...] = _attend(q, k, v, b, scale)
+            return [result]
+        if matrices * source <= WEIGHTS_PER_STEP:  # blocks of rows of every matrix at once: no loop over heads
+            rows = WEIGHTS_PER_STEP // (matrices * max(source, 1))
+            for start in range(0, length, rows):
+                block = (..., slice(start, start + rows), slice(None))
+                result[block] = _attend(q[block], k, v, None if b is None else b[block], scale)
             return [result]
         rows = max(1, WEIGHTS_PER_STEP // max(source, 1))
         for index in itertools.product(*map(range, batch)):  # one matrix at a time, in row blocks
@@ -167,10 +210,14 @@ def _broadcast_size(a: int, b: int) -> int | None:
 
 def _attend(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,
             scale: float) -> np.ndarray:
-    weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2)) * scale
+    """softmax(query key^T scale + bias) value in f64: one batched product each side, the softmax written over the
+    weights (the same values as allocating each step)."""
+    weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2))
+    weights *= scale
     if bias is not None:
-        weights = weights + bias
+        weights += bias
     with np.errstate(invalid="ignore"):
-        weights = np.exp(weights - np.max(weights, axis=-1, keepdims=True))
-        weights = weights / np.sum(weights, axis=-1, keepdims=True)
+        weights -= np.max(weights, axis=-1, keepdims=True)
+        np.exp(weights, out=weights)
+        weights /= np.sum(weights, axis=-1, keepdims=True)
     return np.matmul(weights, value.astype(np.float64))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
+from irgraph.ops.plan_step import reshaping
 from irgraph.ops.registry import register
 
 
@@ -137,6 +138,11 @@ class Reshape(Op):
               f"Pattern shape must have rank 1 or be empty. Got: {shape_text(np.shape(pattern))}")
         entries = integer_values(pattern, "shape")
         return [self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``np.reshape`` to the static output shape, when the shapes are static."""
+        return reshaping(inputs, outputs)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.reshape``: a view where NumPy can make one."""

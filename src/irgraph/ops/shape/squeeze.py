@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
+from irgraph.ops.plan_step import reshaping
 from irgraph.ops.registry import register
 
 AXES_RANK = "Second input (axes) should not be of rank higher than 1. Got: {}"
@@ -82,6 +83,11 @@ class _Squeeze(Op):
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """The input shape without the squeezed dims."""
         return [np.shape(self.evaluate(inputs)[0])]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``np.reshape`` to the static output shape, when the shapes are static."""
+        return reshaping(inputs, outputs)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A reshaped view."""

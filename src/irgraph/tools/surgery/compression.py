@@ -12,7 +12,8 @@ Which Consts stay in f32, as openvino 2026.4.1 decides (its CompressFloatConstan
   +-65504 (infinities too), NaN, or (f32 only) with a relative f16 error above 1e-3, or above 1e-4 when the Const
   holds one element (a scale factor such as log(16) keeps f32);
 * every Const, when the model is already optimized: it holds a FakeQuantize or FakeConvert, or a compressed weight
-  (Const of i4/u4/i8/u8/nf4/f8 -> Convert -> [Subtract] -> Multiply by a Const).
+  (a decompression chain, analysis.decompression_chains, of a Const of i4/u4/i8/u8/nf4/f8 -> Convert ->
+  [Subtract] -> Multiply by a Const; openvino 2026.4.1 leaves f4e2m1 weights out and compresses beside them).
 
 Elements beyond f16's range are clamped to +-65504 (NaN too, to 65504, as openvino 2026.4.1's conversion does).
 """
@@ -23,11 +24,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.analysis.decompression_chains import COMPRESSED_TYPES, DecompressionChain, decompression_chains
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import Location
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.graph.node import RtEntry
 from irgraph.ops import Const
+from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.subtract import Subtract
+from irgraph.ops.quantization.fake_convert import FakeConvert
+from irgraph.ops.quantization.fake_quantize import FakeQuantize
 from irgraph.ops.type.convert import Convert
 
 F16_MAX = 65504.0
@@ -39,12 +45,9 @@ RELATIVE_ERROR = 1e-3
 RELATIVE_ERROR_OF_ONE = 1e-4
 """The relative f16 error above which an element counts as out of range: of a tensor, of a one-element Const."""
 
-_QUANTIZING_OPS = frozenset({"FakeQuantize", "FakeConvert"})
-_WEIGHT_TYPES = frozenset({
-    ElementType.I4, ElementType.U4, ElementType.I8, ElementType.U8, ElementType.NF4,
-    ElementType.F8E4M3, ElementType.F8E5M2,
-})
-"""The Const types of a compressed weight, as OpenVINO's DetectCompressedWeights matches them."""
+DETECTED_WEIGHT_TYPES = COMPRESSED_TYPES - {ElementType.F4E2M1}
+"""The stored types of a compressed weight that OpenVINO's DetectCompressedWeights matches: openvino 2026.4.1's
+save_model(compress_to_fp16=True) still compresses the f32 Consts of a model whose weights are f4e2m1."""
 
 DECOMPRESSION_ENTRY = RtEntry("attribute", (("name", "decompression"), ("version", "0")))
 
@@ -112,7 +115,7 @@ def _compress(model: Model, node: Node, half: np.ndarray) -> None:
     model.remove_node(node.id)
     const = model.add_node(Const(element_type=ElementType.F16, shape=op.shape, value=half), f"{node.name}_compressed",
                            node_id=node.id, location=where)
-    const.tensor_names[0] = list(node.tensor_names[0])
+    const.outputs[0].tensor_names = list(node.outputs[0].tensor_names)
     convert = model.add_node(Convert(destination_type=op.element_type), node.name, [OutputPort(const.id, 0)],
                              location=where)
     convert.rt_info = (*node.rt_info, DECOMPRESSION_ENTRY)
@@ -123,46 +126,35 @@ def _compress(model: Model, node: Node, half: np.ndarray) -> None:
 def _optimization(model: Model) -> str:
     """Why OpenVINO compresses nothing in ``model`` (its is_model_optimized), or "" when it compresses."""
     for node in model:
-        if node.op.type_name in _QUANTIZING_OPS:
+        if isinstance(node.op, (FakeQuantize, FakeConvert)):
             return f"the model is quantized ({node.op.type_name} layer {node.name!r})"
-        if isinstance(node.op, Const) and _is_compressed_weight(model, node):
-            return f"the model's weights are compressed already (Const {node.name!r} of {node.op.element_type})"
+    for chain in decompression_chains(model):
+        codes = _detected_codes(model, chain)
+        if codes is not None:
+            assert isinstance(codes.op, Const)
+            return f"the model's weights are compressed already (Const {codes.name!r} of {codes.op.element_type})"
     return ""
 
 
-def _is_compressed_weight(model: Model, node: Node) -> bool:
-    """Const(i4/u4/i8/u8/nf4/f8) -> Convert -> [Subtract(zero point)] -> Multiply(Const): OpenVINO's pattern."""
-    if not isinstance(node.op, Const) or node.op.element_type not in _WEIGHT_TYPES:
-        return False
-    for convert in _readers(model, node):
-        if convert.op.type_name != "Convert":
+def _detected_codes(model: Model, chain: DecompressionChain) -> Node | None:
+    """The Const of ``chain`` that OpenVINO's DetectCompressedWeights matches, or None: stored in one of
+    ``DETECTED_WEIGHT_TYPES`` and widened by a Convert that a Multiply by a Const reads, directly or through the
+    Subtract of a zero point."""
+    for layer in chain.layers:
+        multiply = model.node(layer)
+        if not isinstance(multiply.op, Multiply):
             continue
-        for reader in _readers(model, convert):
-            if reader.op.type_name == "Subtract" and _other_is_zero_point(model, reader, convert):
-                if any(_scales_by_const(model, multiply, reader) for multiply in _readers(model, reader)):
-                    return True
-            elif _scales_by_const(model, reader, convert):
-                return True
-    return False
-
-
-def _readers(model: Model, node: Node) -> list[Node]:
-    return [model.node(port.node_id) for port in model.consumers(OutputPort(node.id, 0))]
-
-
-def _other_input(model: Model, node: Node, known: Node) -> Node | None:
-    sources = [s for s in model.input_sources(node) if s is not None and s.node_id != known.id]
-    return model.node(sources[0].node_id) if len(sources) == 1 else None
-
-
-def _other_is_zero_point(model: Model, subtract: Node, convert: Node) -> bool:
-    other = _other_input(model, subtract, convert)
-    if other is not None and other.op.type_name == "Convert":
-        (source,) = model.input_sources(other)
-        other = None if source is None else model.node(source.node_id)
-    return other is not None and isinstance(other.op, Const)
-
-
-def _scales_by_const(model: Model, multiply: Node, source: Node) -> bool:
-    other = _other_input(model, multiply, source)
-    return multiply.op.type_name == "Multiply" and other is not None and isinstance(other.op, Const)
+        sources = [model.node(source.node_id) for source in model.input_sources(multiply) if source is not None]
+        if not any(isinstance(source.op, Const) for source in sources):
+            continue  # OpenVINO's pattern takes the scale as a Const itself, not computed
+        for source in sources:
+            if isinstance(source.op, Subtract):
+                minuend = model.input_sources(source)[0]
+                source = model.node(minuend.node_id) if minuend is not None else source
+            if source.id in chain.starts:
+                (stored,) = model.input_sources(source)  # a start converts a Const
+                assert stored is not None
+                codes = model.node(stored.node_id)
+                if isinstance(codes.op, Const) and codes.op.element_type in DETECTED_WEIGHT_TYPES:
+                    return codes
+    return None

@@ -149,9 +149,13 @@ def _arguments(model: Model, node: Node, values: dict[tuple[int, int], np.ndarra
             if node.op.reads_values or tensor_type is None or not tensor_type.shape.is_static \
                     or tensor_type.element_type.numpy_dtype is None:
                 return None
-            # ShapeOf reads no element: a zero-strided view of the static shape costs no memory.
-            value = np.broadcast_to(np.zeros((), tensor_type.element_type.numpy_dtype),
-                                    tuple(d.min for d in tensor_type.shape))
+            # ShapeOf reads no element: a zero-strided view of the static shape costs no memory. NumPy refuses a
+            # view of 2**63 bytes or more (a --reshape to [2**62,2]): such a layer stays as it is.
+            try:
+                value = np.broadcast_to(np.zeros((), tensor_type.element_type.numpy_dtype),
+                                        tuple(d.min for d in tensor_type.shape))
+            except ValueError:
+                return None
         arguments.append(value)
     return arguments
 
@@ -191,7 +195,7 @@ def _replace(model: Model, folded: list[Node], values: dict[tuple[int, int], np.
         if isinstance(node.op, Const) and not any(model.consumers(OutputPort(node_id, 0))):
             model.remove_node(node_id)
     for node, index, readers in replacements:
-        tensor_type = node.output_types[index]
+        tensor_type = node.outputs[index].type
         assert tensor_type is not None  # inference typed every layer before folding
         dtype = tensor_type.element_type.numpy_dtype
         # Not np.ascontiguousarray: it makes a scalar one-dimensional.
@@ -202,7 +206,7 @@ def _replace(model: Model, folded: list[Node], values: dict[tuple[int, int], np.
         made = model.add_node(const, node.name if single else f"{node.name}.{index}",
                               node_id=node.id if single else None,
                               location=Location(node.location.file, node.location.line))
-        made.tensor_names[0] = list(node.tensor_names[index])
+        made.outputs[0].tensor_names = list(node.outputs[index].tensor_names)
         for reader in readers:
             model.connect(OutputPort(made.id, 0), reader)
     return len(replacements)

@@ -27,8 +27,8 @@ def rename_input(model: Model, old: str, new: str) -> Node:
         inputs = ", ".join(repr(p.name) for p in model.parameters) or "none"
         raise FeedError(f"--rename-input {old}={new}: the model has no input {old!r}; inputs: {inputs}")
     _check_free(model, new, f"--rename-input {old}={new}", parameter)
-    names = parameter.tensor_names[0]
-    parameter.tensor_names[0] = _replaced(names, old, new) if old in names else [new, *names]
+    names = parameter.outputs[0].tensor_names
+    parameter.outputs[0].tensor_names = _replaced(names, old, new) if old in names else [new, *names]
     if parameter.name == old or not names:
         parameter.name = new
     return parameter
@@ -43,7 +43,7 @@ def rename_output(model: Model, old: str, new: str) -> Node:
         raise FeedError(f"--rename-output {old}={new}: the model has no output {old!r}; outputs: {outputs}")
     _check_free(model, new, f"--rename-output {old}={new}", result)
     source = model.producer(InputPort(result.id, 0))
-    port_names = [] if source is None else model.node(source.node_id).tensor_names[source.index]
+    port_names = [] if source is None else model.node(source.node_id).outputs[source.index].tensor_names
     if old in port_names:
         port_names[:] = _replaced(port_names, old, new)
     if result.result_names and old in result.result_names:
@@ -65,7 +65,7 @@ def _find_output(model: Model, name: str) -> Node | None:
             return result
     for result in model.results:
         source = model.producer(InputPort(result.id, 0))
-        if source is not None and name in model.node(source.node_id).tensor_names[source.index]:
+        if source is not None and name in model.node(source.node_id).outputs[source.index].tensor_names:
             return result
     return None
 
@@ -76,7 +76,7 @@ def _check_free(model: Model, name: str, what: str, owner: Node) -> None:
         if node is owner:
             continue
         taken = name in node.result_names if node.result_names else False
-        taken = taken or any(name in names for names in node.tensor_names)
+        taken = taken or any(name in output.tensor_names for output in node.outputs)
         if taken or (node.name == name and node in (*model.parameters, *model.results)):
             raise FeedError(f"{what}: {name!r} already names layer {node.name!r} ({node.type_name}) or its tensor")
 

@@ -48,8 +48,10 @@ def adopt_inferred_types(model: Model) -> None:
     """Make what inference found the declared types too, so validation compares the file with itself, not with the
     types the source file declared before the surgery."""
     for node in model:
-        node.declared_output_types = list(node.output_types)
-        node.declared_input_types = [None if s is None else model.output_type(s) for s in model.input_sources(node)]
+        for output in node.outputs:
+            output.declared_type = output.type
+        for port, source in zip(node.inputs, model.input_sources(node), strict=True):
+            port.declared_type = None if source is None else model.output_type(source)
 
 
 def _resolve(model: Model, shapes: Mapping[str, Shape]) -> list[tuple[Node, Shape]]:

@@ -1,38 +1,15 @@
 """IR -> ONNX export rules, one per op type, registered by op class (see ``registry``).
 
-Importing this package imports every rule module, so ``RULES`` holds them all.
+Importing this package imports every module in it, found on disk rather than listed (as ``import_rules`` does), so
+a new rule module registers its rules by being here and ``RULES`` holds them all.
 """
 
-from irgraph.io.onnx.export_rules import (  # noqa: F401 - imported for their @exports registrations
-    activations,
-    adaptive,
-    blocks,
-    color,
-    control,
-    convolution,
-    ctc,
-    deformable,
-    detection,
-    elementwise,
-    gather_tree,
-    generation,
-    image,
-    indexing,
-    matrix,
-    matrix_nms,
-    movement,
-    multiclass_nms,
-    nms,
-    normalization,
-    quantization,
-    recurrent,
-    reduction,
-    refused,
-    search,
-    signals,
-    sparse,
-    type,
-)
+import importlib
+import pkgutil
+
 from irgraph.io.onnx.export_rules.registry import REFUSED, RULES, ExportContext, Rule, exports, refuses
+
+for _module in sorted(info.name for info in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["REFUSED", "RULES", "ExportContext", "Rule", "exports", "refuses"]

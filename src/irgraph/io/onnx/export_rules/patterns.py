@@ -94,14 +94,6 @@ def cast(ctx: ExportContext, node: Node, name: str, element_type: ElementType, s
     return out
 
 
-def static_shape(ctx: ExportContext, node: Node, index: int, what: str = "input") -> tuple[int, ...]:
-    """The static shape of input ``index``; refused when a dim is dynamic."""
-    shape = ctx.input_type(node, index).shape
-    if shape.rank_is_dynamic or not shape.is_static:
-        raise ctx.refuse(f"its {what} (input {index}) has the shape {shape}; this export needs a static one")
-    return tuple(d.value for d in shape)
-
-
 def input_rank(ctx: ExportContext, node: Node, index: int) -> int:
     """The rank of input ``index``; refused when it is dynamic."""
     shape = ctx.input_type(node, index).shape

@@ -252,8 +252,9 @@ def gemm(context: ImportContext) -> None:
 
 
 # ------------------------------------------------------------------------------------ pooling
-def pool_common(context: ImportContext, attributes: dict[str, Any],
-                 data: OutputPort) -> dict[str, Any]:
+def _pool_attributes(context: ImportContext, attributes: dict[str, Any], data: OutputPort) -> dict[str, Any]:
+    """The IR attributes MaxPool and AveragePool share (kernel, strides, pads, rounding_type, auto_pad), from the
+    ONNX ones; the kernel must have one size per spatial dim of ``data``."""
     kernel = list(attributes.get("kernel_shape", []))
     rank = static_rank(data, context, "the input") - 2
     if len(kernel) != rank:
@@ -281,7 +282,7 @@ def max_pool(context: ImportContext) -> None:
         if shape.rank_is_dynamic or shape.rank != 4 or not all(d.is_static for d in list(shape)[2:]):
             raise context.fail(f"its Indices output is used with storage_order=1 (column-major positions); irgraph "
                                f"recounts them for a 2-D pooling of static height and width only, got {shape}")
-    common = pool_common(context, attributes, data)
+    common = _pool_attributes(context, attributes, data)
     dilations = tuple(attributes.get("dilations", [1] * len(common["kernel"])))
     with_indices: dict[str, Any] = {"index_element_type": ElementType.I64, "axis": 0}
     if common["rounding_type"] == "ceil_torch":
@@ -338,7 +339,7 @@ def average_pool(context: ImportContext) -> None:
                                      "strides": "INTS"})
     one_output(context)
     (data,) = ports_of(context, node_inputs(context, 1, 1))
-    common = pool_common(context, attributes, data)
+    common = _pool_attributes(context, attributes, data)
     exclude_pad = not attributes.get("count_include_pad", 0)
     dilations = tuple(attributes.get("dilations", ()))
     if any(d != 1 for d in dilations):

@@ -250,7 +250,7 @@ def scan(context: ImportContext) -> None:
         part_port = OutputPort(part.id, 0)
         squeezed = body.add(Squeeze(), f"{graph.input[states + j].name}/slice",
                             [part_port, _body_const(body, [axis], f"{graph.input[states + j].name}/axis")])
-        squeezed.tensor_names[0] = [graph.input[states + j].name]
+        squeezed.outputs[0].tensor_names = [graph.input[states + j].name]
         body.ports[graph.input[states + j].name] = OutputPort(squeezed.id, 0)
         sliced.append((part.id, axis, in_directions[j]))
     outputs = body.convert_body()

@@ -24,6 +24,7 @@ def node_inputs(context: ImportContext, least: int, most: int) -> list[str]:
 
 
 def ports_of(context: ImportContext, names: Sequence[str]) -> list[OutputPort]:
+    """The output ports that the ONNX tensors ``names`` stand for."""
     return [context.tensor(name) for name in names]
 
 
@@ -39,6 +40,7 @@ def text(value: Any) -> str:
 
 
 def one_output(context: ImportContext) -> None:
+    """Refuse a node that does not have exactly one (named) output."""
     outputs = [name for name in context.node.output if name]
     if len(outputs) != 1 or len(context.node.output) != 1:
         raise context.fail(f"must have one output; got {list(context.node.output)}")
@@ -52,6 +54,7 @@ def alias_output(context: ImportContext, source: str) -> None:
 
 
 def static_rank(port: OutputPort, context: ImportContext, what: str) -> int:
+    """The rank at ``port`` (``what`` names it in the refusal when the rank is dynamic)."""
     shape = context.type_of(port).shape
     if shape.rank_is_dynamic:
         raise context.fail(f"{what} has a dynamic rank; irgraph needs it to convert this node")

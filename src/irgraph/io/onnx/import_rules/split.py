@@ -212,7 +212,7 @@ def _lengths_input(context: ImportContext, name: str, count: int) -> OutputPort:
     node = context.model.node(port.node_id)
     if not tensor_type.shape.is_static and isinstance(node.op, Parameter):
         node.op = Parameter(shape=wanted, element_type=ElementType.I64)
-        node.output_types = [node.op.infer([], [])[0]]
+        node.outputs[0].type = node.op.infer([], [])[0]
         context.explain(f"input {name!r}: Parameter shape {tensor_type.shape} -> {wanted}, "
                         f"as {context.label} has {count} outputs")
     elif not tensor_type.shape.is_static:

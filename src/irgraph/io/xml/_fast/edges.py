@@ -1,9 +1,8 @@
-"""The fast reader's ``<edges>``: every edge of a section connected at once (ports made through their slots)."""
+"""The fast reader's ``<edges>``: every edge of a section connected at once."""
 
 from __future__ import annotations
 
 from irgraph.graph import InputPort, Model, OutputPort
-from irgraph.io.xml._fast.layers import fast_constructor
 from irgraph.io.xml._fast.patterns import EDGE_START, NotCanonical
 
 __all__ = ["Placed", "connect_edges"]
@@ -11,17 +10,13 @@ __all__ = ["Placed", "connect_edges"]
 Placed = tuple[int, dict[str, int], dict[str, int]]
 """A placed layer as the edges need it: its id, and its input and output port labels -> indices."""
 
-_output_port = fast_constructor(OutputPort, ("node_id", "index"))
-_input_port = fast_constructor(InputPort, ("node_id", "index"))
-
-
 def connect_edges(model: Model, section: str, by_text: dict[str, Placed]) -> None:
     """Connect the edges of ``section`` (the text between ``<edges>`` and ``</edges>``) in ``model``."""
     parts = EDGE_START.split(section)
     if "".join(parts[::5]).strip(" \t\n"):  # anything but white space between the edges
         raise NotCanonical
     from_layers, from_ports, to_layers, to_ports = parts[1::5], parts[2::5], parts[3::5], parts[4::5]
-    output_port, input_port = _output_port, _input_port
+    output_port, input_port = OutputPort, InputPort  # plain slotted classes: their __init__ is the cheap way
     try:  # a KeyError: an edge names a layer or port that does not exist (the lxml path says which)
         # Ports are immutable: one OutputPort per output, shared by all its edges.
         source_keys = list(zip(from_layers, from_ports, strict=True))

@@ -1,7 +1,7 @@
 """The layer reader with constructors that skip what is known to hold: the fast path's half of ``layers``.
 
 Frozen dataclasses set each field through ``object.__setattr__`` and run ``__post_init__`` checks; the
-reader makes one Location per layer, two ports per edge, a type per distinct port declaration and an op per
+reader makes one Location per layer, a type per distinct port declaration and an op per
 Const placement (thousands in a real network), each from values already checked. The constructors here
 make the same objects (equal, same hash and repr: tests/io/test_fast_paths.py) through their slots.
 """

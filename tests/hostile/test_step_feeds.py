@@ -1,0 +1,33 @@
+"""Per-step inputs to ir-run (``--inputs`` keys ``stepK/NAME``, irgraph.tools.step_feeds): a step number from the
+file decides how much is listed or converted, so an absurd one must be refused in one line, at once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irgraph.cli import ir_run
+from irgraph.io.data import npz
+from tests.hostile.conftest import EXIT_USAGE, expect_cli_error, split_model
+
+X = np.zeros((2, 6), np.float32)
+
+
+def test_a_step_a_billion_on_is_a_gap_named_without_listing_the_steps_before_it(write_ir, capsys):
+    # Before: the missing steps 2..999999998 were listed first (a MemoryError under a 4 GB limit, minutes without).
+    files = write_ir(*split_model())
+    feeds = files.directory / "steps.npz"
+    npz.write_npz(str(feeds), {"step1/x": X, "step999999999/x": X})
+    expect_cli_error(ir_run.main, [files.xml, "--inputs", feeds], capsys, EXIT_USAGE,
+                     "the inputs give steps 1, 999999999; steps are numbered from 1 without a gap "
+                     "(step1/NAME, step2/NAME, ...): step 2 is missing")
+
+
+def test_a_step_number_of_5000_digits_is_refused_not_an_internal_error(write_ir, capsys):
+    # Before: "error: internal error: ValueError: Exceeds the limit (4300 digits) for integer string conversion".
+    files = write_ir(*split_model())
+    feeds = files.directory / "steps.npz"
+    npz.write_npz(str(feeds), {"step" + "9" * 5000 + "/x": X})
+    outcome = expect_cli_error(ir_run.main, [files.xml, "--inputs", feeds], capsys, EXIT_USAGE,
+                               "the inputs give step 999999999999999999... (5000 digits); steps are numbered from 1 "
+                               "without a gap")
+    assert len(outcome.err) < 400
