@@ -234,3 +234,13 @@ def test_pre_nms_count_must_be_positive():
     """openvino 2026.4.1 refuses it with the same words (``m_attrs.pre_nms_count > 0`` in generate_proposals.cpp)."""
     with pytest.raises(OpError, match="Attribute pre_nms_count must be larger than 0. Got: 0"):
         GenerateProposals(min_size=1.0, nms_threshold=0.5, post_nms_count=1, pre_nms_count=0)
+
+
+def test_a_box_starting_past_the_image_is_clipped_at_both_corners():
+    """Hand-worked, normalized=False: [7.5, 1, 12, 3] in an image 8 wide has both x clipped to 8 - 1 = 7."""
+    op = GenerateProposals(min_size=0.0, nms_threshold=0.5, post_nms_count=4, pre_nms_count=10, normalized=False)
+    inputs = [np.array([[10, 8, 1]], F32), np.array([[[[7.5, 1, 12, 3]]]], F32), np.zeros((1, 4, 1, 1), F32),
+              np.array([0.7], F32).reshape(1, 1, 1, 1)]
+    rois, _, counts = op.evaluate(inputs)
+    assert rois.tolist() == [[7, 1, 7, 3]] and counts.tolist() == [1]
+    assert_matches_port_and_cpu(op, inputs)
