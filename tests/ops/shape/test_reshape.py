@@ -107,3 +107,28 @@ def test_reshape_refuses_a_minus_one_dim_whose_interval_is_empty():
     assert str(shape.get_output_partial_shape(0)) == "[5,1..0]"
     with pytest.raises(OpError, match=r"^Requested output shape is incompatible with input shape \[1\.\.2\]$"):
         Reshape(special_zero=False).infer([tt("1..2"), tt("2", "i64")], [None, np.array([5, -1])])
+
+
+def test_a_bounded_dim_beside_minus_one_gives_an_interval_not_a_quotient_of_its_minimum():
+    """Reshape(y[12], Concat(ShapeOf(x[2..3]), [-1])): -1 is 12 over 2..3, i.e. [4..6], as openvino 2026.4.1 says
+    (not 12 // 2 = 6: the other dim is an interval, though the input is static)."""
+    import openvino as ov
+    import openvino.opset1 as ov1
+    import openvino.opset3 as ov3
+
+    import irgraph as ir
+    from irgraph.graph import OutputPort
+    from irgraph.ops.movement.concat import Concat
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    m = ir.Model()
+    x, y = m.parameter("x", "2..3"), m.parameter("y", [12])
+    shape = OutputPort(m.add_node(ShapeOf3(), "shape", [x]).id, 0)
+    pattern = OutputPort(m.add_node(Concat(axis=0), "pattern", [shape, m.const(np.array([-1]))]).id, 0)
+    reshaped = m.add_node(Reshape(special_zero=False), "reshaped", [y, pattern])
+    m.result(OutputPort(reshaped.id, 0), name="out")
+    ir.infer_shapes(m)
+    assert str(m.output_type(OutputPort(reshaped.id, 0)).shape) == "[2..3,4..6]"
+    ov_x, ov_y = ov1.parameter(ov.PartialShape("2..3"), np.float32), ov1.parameter([12], np.float32)
+    ov_pattern = ov1.concat([ov3.shape_of(ov_x), ov1.constant(np.array([-1], np.int64))], 0)
+    assert str(ov1.reshape(ov_y, ov_pattern, False).get_output_partial_shape(0)) == "[2..3,4..6]"
