@@ -172,6 +172,7 @@ def test_the_spec_example_shapes(op_class):
     ("1..3,4,10,10", "?,?,8,8", "?,?,3,3"),
     ("...", "2,18,4,4", "6,2,3,3"),
     ("...", "...", "..."),
+    ("...", "1,18,3,3", "2,4,3,3", "1,9,3,3"),  # a mask beside data of dynamic rank
 ])
 def test_partial_shapes_follow_openvino(shapes):
     op = DeformableConvolution8(group=2)
@@ -189,6 +190,7 @@ def test_partial_shapes_follow_openvino(shapes):
     (("1,4,5,5", "1,18,3,3", "2,4,3,3", "1,9,3,2"), {}),  # mask spatial dims not the output's
     (("1,4,5", "1,18,3", "2,4,3"), {}),  # rank 3
     (("1,4,5,5", "1,36,3,3", "2,4,3,3"), {"deformable_group": 3}),  # offsets not divisible by deformable group
+    (("1,4,5,5", "1,18,3,3", "2,4,3,3", "2,9,3,3"), {}),  # mask batch not the data's
 ])
 def test_what_openvino_refuses_irgraph_refuses(shapes, attributes):
     op = DeformableConvolution8(**attributes)
@@ -252,3 +254,11 @@ def test_ir_run_runs_openvinos_deformable_convolution_ir(tmp_path, capsys):
     ir.write_model(ir.read_model(xml), tmp_path / "again.xml", version=11)  # written back byte for byte
     assert (tmp_path / "again.xml").read_bytes() == xml.read_bytes()
     assert (tmp_path / "again.bin").read_bytes() == xml.with_suffix(".bin").read_bytes()
+
+
+def test_batch_refusals_name_both_batches():
+    op = DeformableConvolution8()
+    with pytest.raises(OpError, match="^Data batch and offsets batch dimension must be same value. Got: 1 and 2$"):
+        op.infer([tt("1,4,5,5"), tt("2,18,3,3"), tt("2,4,3,3")], [None] * 3)
+    with pytest.raises(OpError, match="^Data batch and mask batch dimension must be same value. Got: 2 and 1$"):
+        op.infer([tt("1,4,5,5"), tt("1,18,3,3"), tt("2,4,3,3"), tt("2,9,3,3")], [None] * 4)
