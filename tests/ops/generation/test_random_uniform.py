@@ -304,7 +304,7 @@ def test_a_shape_sub_graph_gives_its_bounds_to_the_output_shape():
                           [shape, model.const(low, ElementType.F32), model.const(high, ElementType.F32)])
     model.result(OutputPort(node.id, 0), name="out")
     infer_shapes(model)
-    assert str(node.output_types[0].shape) == "[1..3,4]"
+    assert str(node.outputs[0].type.shape) == "[1..3,4]"
     ov_node = ov8.random_uniform(ov3.shape_of(ov8.parameter(ov.PartialShape("1..3,4"), np.float32)),
                                  ov_constant(low), ov_constant(high), "f32", 1, 2)
     assert str(ov_node.get_output_partial_shape(0)) == "[1..3,4]"
