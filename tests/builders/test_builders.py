@@ -9,7 +9,9 @@ import pytest
 
 import irgraph as ir
 from irgraph.builders import namespace
+from irgraph.builders.spec import spec_of
 from irgraph.core.errors import GraphError, IrParseError, OpError, ShapeInferenceError
+from irgraph.ops.activation.relu import Relu
 
 
 @pytest.fixture
@@ -207,3 +209,19 @@ def test_values_folded_from_a_removed_layer_are_not_read_for_its_id_s_new_layer(
     model.add_node(Const.of(np.array([6, 5], np.int64)), "target", node_id=shape.node_id)
     target = ir.OutputPort(shape.node_id, 0, model)
     assert str(model.output_type(ir.ops.reshape(x, target, special_zero=False))) == "f32[6,5]"
+
+
+def test_each_opset_module_holds_exactly_its_opsets_builders():
+    """ir.opsetN lists the names of opset N, each the builder of its version there (not the next opset's)."""
+    for opset in range(1, 17):
+        module = getattr(ir, f"opset{opset}")
+        assert sorted(dir(module)) == sorted(namespace.entries(opset)), opset
+    assert ir.opset7.gelu.__doc__.startswith("Add a Gelu-7 layer") and "gather" in dir(ir.opset7)
+    assert ir.opset7.gather.__doc__.startswith("Add a Gather-7 layer")
+
+
+def test_a_builders_docstring_gives_its_op_classs_summary():
+    summary = inspect.getdoc(Relu).split("\n\n")[0]
+    assert summary == "std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1."
+    assert ir.opset1.relu.__doc__.startswith(f"Add a ReLU-1 layer: {summary}\n")
+    assert spec_of(Relu).summary == summary  # the typed stubs' docstring

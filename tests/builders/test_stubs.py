@@ -42,3 +42,13 @@ def test_the_ops_stub_declares_every_name_irgraph_ops_exports():
     assert set(irgraph.ops.__all__) | {"BUILDERS", "catalogue"} <= declared
     stub = stubgen.generate()["ops/__init__.pyi"]
     assert all(f" as {name}\n" in stub or f"{name}:" in stub for name in declared)
+
+
+def test_write_writes_each_generated_file_once_then_only_what_changed(tmp_path):
+    generated = stubgen.generate()
+    assert sorted(str(path.relative_to(tmp_path)) for path in stubgen.write(tmp_path)) == sorted(generated)
+    assert stubgen.write(tmp_path) == []
+    first = sorted(generated)[0]
+    (tmp_path / first).write_text("stale", encoding="utf-8")
+    assert stubgen.write(tmp_path) == [tmp_path / first]
+    assert (tmp_path / first).read_text(encoding="utf-8") == generated[first]
