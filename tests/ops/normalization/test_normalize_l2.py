@@ -47,3 +47,12 @@ def test_refusals_carry_openvinos_message(axes_shape, axes, message):
     with pytest.raises(OpError) as refused:
         infer(NormalizeL2(eps=1e-3, eps_mode="add"), [tt("2,3,4"), tt(axes_shape, "i64")], [None, np.array(axes)])
     assert str(refused.value) == message
+
+
+def test_no_axes_gives_ones_where_the_data_is_not_zero():
+    """Empty axes: 1 where the data is not 0 (negatives too), else 0, as openvino 2026.4.1 computes it (check_op)."""
+    x = np.array([[0.0, 2.0, -3.0], [0.5, 0.0, -0.25]], np.float32)
+    op = NormalizeL2(eps=1e-10, eps_mode="add")
+    (got,) = op.evaluate([x, np.array([], np.int64)])
+    assert got.tolist() == [[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+    check_op(op, [x, np.array([], np.int64)], lambda d, a: ov_ops.normalize_l2(d, a, 1e-10, "add"), constant=(1,))
