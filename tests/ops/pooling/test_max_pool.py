@@ -135,3 +135,12 @@ def test_a_billion_tap_kernel_with_billion_strides_and_pads_runs_its_few_live_ta
     op = MaxPool8(strides=(big,), pads_begin=(big,), pads_end=(big,), kernel=(big,), dilations=(1,))
     values, indices = op.evaluate([np.arange(5, dtype=np.float32).reshape(1, 1, 5)])
     assert values.ravel().tolist() == [np.finfo(np.float32).min, 4.0] and indices.ravel().tolist() == [0, 4]
+
+
+def test_an_empty_dilations_attribute_means_ones():
+    """The attribute defaults to empty, which window_dilations reads as ones: the same pooling as (1, 1)."""
+    data = np.array([[1, 5, 2, 0], [3, 4, 9, 1], [0, 0, 1, 1], [7, 0, 1, 1]], np.float32).reshape(1, 1, 4, 4)
+    bare = MaxPool8(strides=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), kernel=(2, 2))
+    ones = MaxPool8(strides=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), kernel=(2, 2), dilations=(1, 1))
+    assert bare.window_dilations == (1, 1)
+    assert [x.tolist() for x in bare.evaluate([data])] == [x.tolist() for x in ones.evaluate([data])]
