@@ -11,7 +11,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.ops.matrix.einsum import Einsum, Equation
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, ov_ops
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops
 from tests.ops.helpers import infer, tt
 
 # (equation, input shapes)
@@ -62,3 +62,14 @@ def test_shapes_with_ellipsis_broadcast():
 def test_refused_configurations(equation, shapes, message):
     with pytest.raises(OpError, match=message):
         Einsum(equation).infer([tt(s) for s in shapes], [None] * len(shapes))
+
+
+@pytest.mark.parametrize(("equation", "shapes", "expected"), [
+    ("ab,bc->ac", ["...", "3,4"], "[?,4]"),  # the known input still gives c
+    ("...a,ab->...b", ["...", "3,4"], "[...]"),  # an ellipsis from a dynamic rank: the rank is unknown
+])
+def test_an_input_of_dynamic_rank_infers_as_openvino(equation, shapes, expected):
+    op = Einsum(equation=equation)
+    types = [tt(s) for s in shapes]
+    check_types(op, types, lambda *xs: ov_ops.einsum(list(xs), equation))
+    assert infer(op, types, [None, None]) == [expected]

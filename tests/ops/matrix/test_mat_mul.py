@@ -111,3 +111,13 @@ def test_refusals_carry_openvinos_message(a, b, message):
 def test_element_types_must_agree():
     with pytest.raises(OpError, match="Arguments do not have the same element type"):
         infer(MatMul(), [tt("2,3", "i32"), tt("3,5")], [None, None])
+
+
+def test_scalars_and_strings_are_refused():
+    op = MatMul()
+    types = [tt("2,3"), tt("")]
+    assert check_types(op, types, lambda a, b: ov_ops.matmul(a, b, False, False)).refused
+    with pytest.raises(OpError, match=r"^Scalars are not supported as MatMul inputs\.$"):
+        op.infer(types, [None, None])
+    with pytest.raises(OpError, match="^MatMul cannot multiply strings$"):
+        op.infer([tt("2,3", "string"), tt("3,2", "string")], [None, None])
