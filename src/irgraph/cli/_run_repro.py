@@ -4,7 +4,6 @@ irgraph.tools.repro): the checks of the arguments, the bundle written on a misma
 from __future__ import annotations
 
 import argparse
-import shlex
 from typing import TYPE_CHECKING
 
 from irgraph.cli import _common as common
@@ -44,6 +43,8 @@ def save_bundle(report: LayerwiseReport | SteppedReport, directory: str) -> None
     except (IrError, OSError) as err:
         common.warn(f"no repro bundle written to {directory}: {getattr(err, 'message', None) or err}")
         return
+    import shlex  # only when a bundle is written: a plain run never needs it (tests/test_lazy_import.py)
+
     # Quoted: the line is meant to be pasted into a shell, and a directory named '$(...)' must stay a name.
     written = f"repro bundle written: cd {shlex.quote(directory)} && {repro.command} (see its README.md)"
     if repro.reproduces:

@@ -197,7 +197,7 @@ class Interpreter:
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._specialiser = Specialiser() if (
             _fast.ENABLED and not self.marks and not self._runs_bodies and not self.state.declared
-            and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]
+            and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]  # Parameters' ops
         """Plans for the shapes of repeated feeds (see irgraph.runtime._fast.specialize); None: never."""
         self._program = compiled_program(self._plan)
         """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
@@ -316,7 +316,7 @@ class Interpreter:
                                 produced = (direct.ufunc(*direct.leading, *arrays, out=donated[0]) if donated
                                             else direct.ufunc(*direct.leading, *arrays),)
                             else:  # IN_PLACE steps are planned for WritesInPlace ops only (traits.writes_in_place)
-                                produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]
+                                produced = op.evaluate_into(arrays, donated[0]) if donated else op.evaluate(arrays)  # type: ignore[attr-defined]  # WritesInPlace
                             donated = ()  # no stale reference: in_place counts them
                         else:
                             produced = op.evaluate(arrays) if (bound := step.evaluate) is None else bound(arrays)

@@ -220,7 +220,7 @@ class _Planner:
         if any(found is None or not found.shape.is_static or found.element_type.numpy_dtype is None
                for found in types):
             return False
-        stand_ins = [np.broadcast_to(np.zeros((), found.element_type.numpy_dtype), found.shape.to_tuple())  # type: ignore[union-attr]
+        stand_ins = [np.broadcast_to(np.zeros((), found.element_type.numpy_dtype), found.shape.to_tuple())  # type: ignore[union-attr]  # None: returned above
                      for found in types]
         try:
             produced = op.evaluate(stand_ins)
@@ -407,7 +407,7 @@ def _evaluate(step: Step, op: PlanStep, kind: StepKind, types: dict[Slot, Tensor
     inputs = [types.get(slot) for slot in step.inputs]
     outputs = [types.get(slot) for slot in step.outputs]
     if _fast.ENABLED and not step.node.bodies and all(t is not None for t in (*inputs, *outputs)) and (
-            bound := op.bound_evaluate(inputs, [constants.get(slot) for slot in step.inputs], outputs)  # type: ignore[arg-type]
+            bound := op.bound_evaluate(inputs, [constants.get(slot) for slot in step.inputs], outputs)  # type: ignore[arg-type]  # no None: checked above
     ) is not None:
         return bound
     return None

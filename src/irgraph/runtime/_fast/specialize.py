@@ -43,7 +43,7 @@ def shape_key(feeds: Mapping[str, Any], slots: Mapping[str, tuple[Node, int]], c
     for name, value in feeds.items():
         entry = slots.get(name)
         shape = getattr(value, "shape", None)
-        if entry is None or type(shape) is not tuple or not entry[0].op.shape.accepts(shape):  # type: ignore[attr-defined]
+        if entry is None or type(shape) is not tuple or not entry[0].op.shape.accepts(shape):  # type: ignore[attr-defined]  # a Parameter's op: per run, no op_as call
             return None
         found.append((entry[1], shape))
     found.sort()

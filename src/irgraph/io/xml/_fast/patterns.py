@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from irgraph.core.integers import CANONICAL
+from irgraph.io.xml.rt_info import MAX_ATTRIBUTES
 
 _SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
 # Tabs and newlines would be normalised to spaces; other controls, U+FFFE and U+FFFF are not XML.
@@ -86,3 +87,13 @@ def unescape(value: str) -> str:
         value.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&apos;", "'")
         .replace("&amp;", "&")
     )
+
+
+def attributes(data: str, escaped: bool) -> dict[str, str]:
+    """A ``<data>`` element's attributes (unescaped when the file uses escapes); NotCanonical for a repeated
+    attribute (not well-formed), too many, or a namespace declaration: the lxml path says what is wrong."""
+    items = ATTRIBUTE.findall(data)
+    found = {name: unescape(value) if escaped else value for name, value in items}
+    if len(found) != len(items) or len(items) > MAX_ATTRIBUTES or any(name.startswith("xmlns") for name in found):
+        raise NotCanonical
+    return found

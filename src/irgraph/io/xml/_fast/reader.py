@@ -28,7 +28,6 @@ from irgraph.io.xml._fast import bodies as sub_graphs
 from irgraph.io.xml._fast.edges import Placed, connect_edges
 from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
 from irgraph.io.xml._fast.patterns import (
-    ATTRIBUTE,
     CLOSE,
     CONST_ATTRIBUTES,
     CONST_DATA,
@@ -48,6 +47,7 @@ from irgraph.io.xml._fast.patterns import (
     SUB_GRAPH_MARK,
     TAIL,
     NotCanonical,
+    attributes,
     has_long_run,
     unescape,
 )
@@ -55,7 +55,7 @@ from irgraph.io.xml.context import ReadResult
 from irgraph.io.xml.layers import NO_PORTS, LayerReader, PortList
 from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
-from irgraph.io.xml.rt_info import MAX_ATTRIBUTES, RtInfoReader
+from irgraph.io.xml.rt_info import RtInfoReader
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Const, Op, OpaqueOp
 
@@ -275,8 +275,9 @@ class _FastReader(sub_graphs.SubGraphReading):
                 maps = map_runs[map_cursor] if has_maps else []
                 bodies = body_runs[body_cursor] if has_bodies else []
                 map_cursor, body_cursor = map_cursor + has_maps, body_cursor + has_bodies
-                node.bodies = sub_graphs.read_sub_graphs(maps, bodies, in_labels, out_labels, self._attributes,
-                                                         partial(self._body_model, model), location)
+                node.bodies = sub_graphs.read_sub_graphs(
+                    maps, bodies, in_labels, out_labels, partial(attributes, escaped=self.escaped),
+                    partial(self._body_model, model), location)
             by_text[id_text] = (layer_id, in_labels, out_labels)
             line += newlines
         if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
@@ -310,8 +311,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             plain = CONST_DATA.fullmatch(data)
             if plain is None:
                 prepared = layers.prepare(
-                    type_name, version, location, attrs=self._attributes(data), inputs=NO_PORTS, outputs=NO_PORTS,
-                    rt_info=None,
+                    type_name, version, location, attrs=attributes(data, self.escaped), inputs=NO_PORTS,
+                    outputs=NO_PORTS, rt_info=None,
                 )
                 if not isinstance(prepared.op, Const):  # prepare makes a tensor class's op with tensor_op
                     raise NotCanonical
@@ -358,7 +359,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         # A names attribute or dims off a port (in rt_info, <data>) would be read in the wrong place.
         if len(slots) != body.count(' names="') or len(dim_slots) != body.count("\x00"):
             raise NotCanonical
-        attrs = None if data is None else self._attributes(data.group(1))
+        attrs = None if data is None else attributes(data.group(1), self.escaped)
         op: Op | None
         if tensor:  # the op comes from each layer's own <data> (cut off ``body``): see _tensor
             if data is not None:
@@ -469,13 +470,6 @@ class _FastReader(sub_graphs.SubGraphReading):
     def _value(self, value: str) -> str:
         """An attribute value, unescaped."""
         return unescape(value) if self.escaped else value
-
-    def _attributes(self, data: str) -> dict[str, str]:
-        items = ATTRIBUTE.findall(data)
-        attrs = {name: self._value(value) for name, value in items}
-        if len(attrs) != len(items) or len(items) > MAX_ATTRIBUTES or any(name.startswith("xmlns") for name in attrs):
-            raise NotCanonical  # a repeated attribute (not well-formed), too many, or a namespace declaration
-        return attrs
 
     def _rt_info(self, content: str, parent: str) -> tuple[RtEntry, ...]:
         """rt_info children parsed by lxml at the depth they have in the file (so its nesting limit holds).
