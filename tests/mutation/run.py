@@ -66,7 +66,8 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "color_convert": ("tests/ops/image/test_color_convert.py",),
     "convolution": ("tests/ops/convolution",),
     "convolution_kernels": ("tests/ops/convolution",),
-    "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise"),
+    "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise",
+                    "tests/runtime/test_ufunc_steps.py"),  # the plan-time ufunc steps (ufunc_call, in_place_ufunc)
     "embedding": ("tests/ops/sparse",),
     "eps_mode": ("tests/ops/normalization/test_mvn.py", "tests/ops/normalization/test_normalize_l2.py"),
     "fft": ("tests/ops/signals",),
