@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import irgraph as ir
+from irgraph.core.errors import Location
 from irgraph.core.integers import INT64_MAX, parse_int
 from irgraph.ops.op import CODECS
 from tests.helpers import CORPUS
@@ -201,7 +202,8 @@ def _without_lines(outcome: object) -> object:
     """A read model's description without locations (an edited text may move nothing, but ids do not)."""
     description, findings = outcome  # type: ignore[misc]
     name, version, rt_info, legacy, _source, _line, nodes, edges = description
-    return name, version, rt_info, legacy, [node[:-2] + node[-1:] for node in nodes], edges, findings
+    located = [tuple(part for part in node if not isinstance(part, Location)) for node in nodes]
+    return name, version, rt_info, legacy, located, edges, findings
 
 
 @pytest.mark.parametrize("family", ["Arabic-Indic", "Devanagari", "full-width"])
