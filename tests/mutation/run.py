@@ -78,7 +78,11 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "spatial": ("tests/ops/pooling",),
 }
 # categories whose tests live with another category's
-CATEGORY_TESTS: dict[str, tuple[str, ...]] = {"logical": ("tests/ops/comparison",)}
+CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
+    "logical": ("tests/ops/comparison",),
+    # Select's tests live with the comparison ops' (one file judges Select, Equal, LogicalAnd, BitwiseAnd ...)
+    "condition": ("tests/ops/condition", "tests/ops/comparison/test_comparison_logical_bitwise_select.py"),
+}
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
