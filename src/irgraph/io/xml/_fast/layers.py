@@ -24,31 +24,13 @@ __all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor"]
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
     """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field). Fields after
-    ``names`` with a plain default (OutputPort's ``model``) get it. ``cls`` itself when its fields differ or it
-    checks them in ``__post_init__``."""
-    every = dataclasses.fields(cls)
-    fields = tuple(field.name for field in every)
-    rest = every[len(names):]
-    if fields[:len(names)] != names or any(field.default is dataclasses.MISSING for field in rest) \
-            or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field). ``cls`` itself when
+    its fields differ or it checks them in ``__post_init__``."""
+    fields = tuple(field.name for field in dataclasses.fields(cls))
+    if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
     new: Callable[[type], Any] = object.__new__
     setters = tuple(getattr(cls, name).__set__ for name in names)
-    if rest:
-        if len(names) != 2 or len(rest) != 1:
-            return cls
-        first, second = setters
-        set_default, default = getattr(cls, rest[0].name).__set__, rest[0].default
-
-        def make_pair_and_default(a: object, b: object) -> Any:
-            made = new(cls)
-            first(made, a)
-            second(made, b)
-            set_default(made, default)
-            return made
-
-        return make_pair_and_default
     if len(names) == 1:
         (only,) = setters
 
