@@ -86,6 +86,9 @@ CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
+    # the two paths to the maxima (fmax per tap, the reference's scan), and the indices nothing reads
+    "pooling/max_pool.py": ("tests/ops/pooling/test_max_pool_paths.py",
+                            "tests/ops/pooling/test_max_pool_unread_indices.py"),
     # reads_values = False: what it changes (folding ShapeOf of a static input) is tested with the folding
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
 }

@@ -188,3 +188,32 @@ def test_a_window_wholly_in_the_padding_is_refused_with_exclude_pad():
                                       r"\(dilated kernel dimension: 2, padding below dimension: 0, padding above "
                                       r"dimension: 2\) and this is not allowed."):
         infer(op, [tt("1,1,5")], [None])
+
+
+def test_a_window_exactly_as_wide_as_the_begin_padding_is_refused_with_exclude_pad():
+    """Kernel 2 after 2 padding elements: the first window is all padding. openvino 2026.4.1 refuses it too, with
+    this message."""
+    op = AvgPool(strides=(1,), pads_begin=(2,), pads_end=(0,), kernel=(2,), exclude_pad=True)
+    with pytest.raises(OpError, match=r"Kernel after dilation is sometimes entirely in the padding area for axis 0 "
+                                      r"\(dilated kernel dimension: 2, padding below dimension: 2, padding above "
+                                      r"dimension: 0\) and this is not allowed."):
+        infer(op, [tt("1,1,5")], [None])
+
+
+def test_strings_are_refused():
+    op = AvgPool(strides=(1,), pads_begin=(0,), pads_end=(0,), kernel=(2,))
+    with pytest.raises(OpError, match="^AvgPool cannot take strings$"):
+        infer(op, [tt("1,1,5", "string")], [None])
+
+
+def test_integer_means_round_to_nearest_even():
+    """Means 1.5 and 4.5 round to 2 and 4, as openvino 2026.4.1's CPU plugin gives for i32 (exact in any ISA)."""
+    op = AvgPool(strides=(2,), pads_begin=(0,), pads_end=(0,), kernel=(2,), exclude_pad=True)
+    (mean,) = op.evaluate([np.array([[[1, 2, 3, 6]]], np.int32)])
+    assert mean.dtype == np.int32 and mean.ravel().tolist() == [2, 4]
+
+
+def test_boolean_means_are_true_where_the_window_holds_a_true():
+    op = AvgPool(strides=(2,), pads_begin=(0,), pads_end=(0,), kernel=(2,))
+    (mean,) = op.evaluate([np.array([[[True, True, False, False]]])])
+    assert mean.dtype == np.bool_ and mean.ravel().tolist() == [True, False]

@@ -45,6 +45,8 @@ def test_axis_counts_indices_from_that_dim():
     assert MaxPool8(**kwargs, axis=0).evaluate([data])[1].ravel().tolist() == [1, 2, 4, 5, 7, 8, 10, 11]
     assert MaxPool8(**kwargs, axis=1).evaluate([data])[1].ravel().tolist() == [1, 2, 4, 5, 1, 2, 4, 5]
     assert MaxPool8(**kwargs, axis=-1).evaluate([data])[1].ravel().tolist() == [1, 2] * 4
+    # axis defaults to 0 (the whole tensor), as in openvino 2026.4.1's opset8.max_pool
+    assert MaxPool8(**kwargs).evaluate([data])[1].ravel().tolist() == [1, 2, 4, 5, 7, 8, 10, 11]
 
 
 def test_nan_never_wins_and_empty_windows_hold_the_lowest_value():

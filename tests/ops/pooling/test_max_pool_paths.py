@@ -43,9 +43,11 @@ def test_the_first_zero_keeps_its_sign():
 
 def test_integers_and_booleans_take_the_maximum():
     data = np.array([[[[3, -7, 5, 5]]]], np.int8)
+    assert _maximum_is_exact(data) is True  # integers have no -0: the maximum per tap is exact
     op = MaxPool8(strides=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), kernel=(1, 2), rounding_type="floor")
     assert max_pool(data, op.geometry(data), None)[0].ravel().tolist() == [3, 5, 5]
     flags = np.array([[[[False, True, False]]]])
+    assert _maximum_is_exact(flags) is True
     assert max_pool(flags, op.geometry(flags), None)[0].ravel().tolist() == [True, True]
 
 

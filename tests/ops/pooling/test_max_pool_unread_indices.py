@@ -48,3 +48,12 @@ def test_the_placeholder_has_the_indices_shape_and_type_without_memory():
     values, indices = _op().for_outputs([True, False]).evaluate([DATA])
     assert values.tolist() == [[[[7, 5], [8, 8]]]]
     assert indices.shape == (1, 1, 2, 2) and indices.dtype == np.int64 and indices.strides == (0, 0, 0, 0)
+
+
+def test_indices_read_alone_are_computed():
+    """Only the indices feed a Result (the values are read by nothing): they are computed all the same."""
+    model = ir.Model("pool")
+    x = model.parameter("x", [1, 1, 3, 3])
+    node = model.add_node(_op(), "pool", [x])
+    model.result(ir.OutputPort(node.id, 1), name="indices")
+    assert Interpreter(model).run({"x": DATA})["indices"].tolist() == [[[[3, 1], [7, 7]]]]
