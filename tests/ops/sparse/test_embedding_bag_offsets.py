@@ -72,3 +72,24 @@ def test_bad_offsets_and_indices_are_refused():
             [None] * 5)
 
 
+
+
+@pytest.mark.parametrize(("shapes", "message"), [
+    (("3,2", "2,1", "1"), r"^INDICES must be 1D\. Got: \[2,1\]$"),
+    (("3,2", "2", "1,1"), r"^OFFSETS must be 1D\. Got: \[1,1\]$"),
+    (("3,2", "2", "1", "1"), r"^DEFAULT_INDEX must be a scalar\. Got: \[1\]$"),
+    (("3,2", "2", "1", "", "3"), r"^PER_SAMPLE_WEIGHTS shape must match INDICES shape\. Got: \[3\] and \[2\]$"),
+])
+def test_badly_shaped_inputs_are_refused_as_openvino_refuses_them(shapes, message):
+    """openvino 2026.4.1's opset3.embedding_bag_offsets_sum refuses each of these shapes too ("INDICES must be
+    1D.", "OFFSETS must be 1D.", "DEFAULT_INDEX must be a scalar.", "INDICES and PER_SAMPLE_WEIGHTS shape must
+    be same.")."""
+    import openvino.opset3 as ov3
+
+    types = [tt(shape, "f32" if position in (0, 4) else "i64") for position, shape in enumerate(shapes)]
+    with pytest.raises(OpError, match=message):
+        EmbeddingBagOffsetsSum().infer(types, [None] * len(types))
+    parameters = [ov3.parameter([int(d) for d in shape.split(",") if d], np.float32 if position in (0, 4) else
+                                np.int64) for position, shape in enumerate(shapes)]
+    with pytest.raises(RuntimeError, match=r"must be 1D\.|must be a scalar\.|shape must be same\."):
+        ov3.embedding_bag_offsets_sum(*parameters)

@@ -51,3 +51,23 @@ def test_spec_example():
 def test_index_outside_the_table_is_refused():
     with pytest.raises(OpError, match="Index -1 is out of the embedding table's 2 rows"):
         EmbeddingBagPackedSum().evaluate([np.ones((2, 2), np.float32), np.array([[0, -1]])])
+
+
+def test_weights_shaped_unlike_the_indices_are_refused():
+    """openvino 2026.4.1's opset3.embedding_bag_packed_sum refuses them too ("INDICES and PER_SAMPLE_WEIGHTS shape
+    must be same.")."""
+    import openvino.opset3 as ov3
+
+    from tests.ops.helpers import tt
+
+    with pytest.raises(OpError, match=r"^PER_SAMPLE_WEIGHTS shape must match INDICES shape\. Got: \[2,3\] and "
+                                      r"\[2,2\]$"):
+        EmbeddingBagPackedSum().infer([tt("3,2"), tt("2,2", "i64"), tt("2,3")], [None] * 3)
+    with pytest.raises(RuntimeError, match=r"INDICES and PER_SAMPLE_WEIGHTS shape must be same\."):
+        ov3.embedding_bag_packed_sum(ov3.parameter([3, 2], np.float32), ov3.parameter([2, 2], np.int64),
+                                     ov3.parameter([2, 3], np.float32))
+
+
+def test_indices_that_are_not_a_matrix_are_refused_when_run():
+    with pytest.raises(OpError, match=r"^INDICES must be 2D\. Got shape \[3\]$"):
+        EmbeddingBagPackedSum().evaluate([np.ones((2, 2), np.float32), np.array([0, 1, 1])])
