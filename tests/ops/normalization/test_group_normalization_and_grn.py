@@ -73,3 +73,20 @@ def test_grn_matches_openvino(data):
 def test_grn_rank_is_checked():
     with pytest.raises(OpError, match=r"^Input tensor rank must be 2, 3 or 4 dimensional \(actual input shape: \[2\]"):
         infer(GRN(bias=1.0), [tt("2")], [None])
+
+
+def test_scale_and_bias_of_different_lengths_are_refused_when_the_data_rank_is_unknown():
+    """Without a channel dimension to compare with, the two vectors are compared with each other: openvino
+    2026.4.1's opset12.group_normalization refuses [3] and [4] on dynamic-rank data with this message."""
+    with pytest.raises(OpError) as refused:
+        infer(GroupNormalization(num_groups=1, epsilon=1e-5), [tt("..."), tt("3"), tt("4")], [None] * 3)
+    assert str(refused.value) == "The shapes of both scale and bias inputs need to match"
+
+
+@pytest.mark.parametrize("element_type", ["boolean", "string"])
+def test_grn_refuses_booleans_and_strings(element_type):
+    """openvino 2026.4.1 validates a boolean GRN, has no reference for it, and its CPU plugin answers all False
+    for all-True data: irgraph refuses it."""
+    with pytest.raises(OpError, match=rf"^Arguments cannot have boolean element type \(argument element type: "
+                                      rf"{element_type}\)\.$"):
+        infer(GRN(bias=1.0), [tt("2,3", element_type)], [None])

@@ -93,3 +93,29 @@ def test_an_openvino_written_mvn6_rewrites_byte_for_byte(tmp_path):
     compiled = ov.Core().compile_model(str(tmp_path / "m.xml"), "CPU")
     np.testing.assert_allclose(ir.run(model, {"x": x})[model.output_key(model.results[0])],
                                compiled({0: x})[compiled.outputs[0]], rtol=1e-5, atol=1e-6)
+
+
+def test_reduction_axes_choose_the_axes():
+    """Over axis 1 only: columns (1, 2) and (3, 6) become (-1, 1) each (eps 0, a hand-worked case)."""
+    data = np.array([[[1, 3], [2, 6]]], np.float32)
+    (got,) = MVN(eps=0.0, reduction_axes=(1,)).evaluate([data])
+    assert got.tolist() == [[[-1, -1], [1, 1]]]
+    with pytest.raises(OpError, match=r"^Reduction axis \(3\) is out of bounds for data of rank 3$"):
+        infer(MVN(eps=0.0, reduction_axes=(1, 3)), [tt("1,2,2")], [None])
+
+
+def test_variance_is_not_normalized_by_default():
+    """normalize_variance defaults to false: openvino 2026.4.1 reads an MVN-1 IR layer without the attribute as
+    normalize_variance=false (and its CPU plugin then only centres the data, [[-1, 1], [-2, 2]] here), as its
+    opset2.mvn builds it."""
+    assert ov2.mvn(ov2.parameter([1, 2, 2], np.float32)).get_attributes()["normalize_variance"] is False
+    assert MVN(eps=1e-9).to_attributes()["normalize_variance"] == "false"
+    data = np.array([[[1, 3], [2, 6]]], np.float32)
+    (got,) = MVN(eps=0.0).evaluate([data])
+    assert got.tolist() == [[[-1, 1], [-2, 2]]]
+
+
+def test_integer_data_is_refused_at_run_time():
+    with pytest.raises(OpError, match=r"^MVN on int32 is not implemented \(OpenVINO's reference divides integers in "
+                                      r"their own type\)$"):
+        MVN(eps=0.0).evaluate([np.ones((1, 2, 2), np.int32)])

@@ -62,7 +62,7 @@ class MVN(Op):
 
     eps: float = attribute()
     across_channels: bool = attribute(False)
-    normalize_variance: bool = attribute(True)
+    normalize_variance: bool = attribute(False)  # as openvino 2026.4.1 reads an MVN-1 that does not set it
     reduction_axes: tuple[int, ...] = attribute(())
 
     def axes(self, rank: int) -> list[int]:
