@@ -98,7 +98,7 @@ def test_an_openvino_written_mvn6_rewrites_byte_for_byte(tmp_path):
 def test_reduction_axes_choose_the_axes():
     """Over axis 1 only: columns (1, 2) and (3, 6) become (-1, 1) each (eps 0, a hand-worked case)."""
     data = np.array([[[1, 3], [2, 6]]], np.float32)
-    (got,) = MVN(eps=0.0, reduction_axes=(1,)).evaluate([data])
+    (got,) = MVN(eps=0.0, normalize_variance=True, reduction_axes=(1,)).evaluate([data])
     assert got.tolist() == [[[-1, -1], [1, 1]]]
     with pytest.raises(OpError, match=r"^Reduction axis \(3\) is out of bounds for data of rank 3$"):
         infer(MVN(eps=0.0, reduction_axes=(1, 3)), [tt("1,2,2")], [None])
