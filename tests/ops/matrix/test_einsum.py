@@ -3,6 +3,7 @@ output, several inputs; malformed equations refused."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -73,3 +74,19 @@ def test_an_input_of_dynamic_rank_infers_as_openvino(equation, shapes, expected)
     types = [tt(s) for s in shapes]
     check_types(op, types, lambda *xs: ov_ops.einsum(list(xs), equation))
     assert infer(op, types, [None, None]) == [expected]
+
+
+def test_boolean_inputs_are_refused():
+    """openvino 2026.4.1 refuses them too ("The input type for Einsum operation must be numeric.")."""
+    with pytest.raises(OpError, match=r"^Einsum inputs must be numeric\. Got: boolean$"):
+        infer(Einsum(equation="i->"), [tt("2", "boolean")], [None])
+
+
+def test_f16_sums_round_once_and_integers_sum_exactly():
+    """2048 + 1 + 1 in f16 one step at a time stays 2048 (each +1 is a tie, to even); summed wider and rounded
+    once it is 2050, as openvino 2026.4.1's CPU plugin gives. Integers sum exactly: 2**53 + 1 is no f64 (a
+    hand-worked case: OpenVINO folds no Einsum and its CPU plugin computes i64 in i32)."""
+    (half,) = Einsum(equation="i,i->").evaluate([np.array([2048, 1, 1], np.float16), np.ones(3, np.float16)])
+    assert half.dtype == np.float16 and half.item() == 2050
+    (wide,) = Einsum(equation="i->").evaluate([np.array([2**53, 1], np.int64)])
+    assert wide.dtype == np.int64 and wide.item() == 2**53 + 1

@@ -121,3 +121,9 @@ def test_scalars_and_strings_are_refused():
         op.infer(types, [None, None])
     with pytest.raises(OpError, match="^MatMul cannot multiply strings$"):
         op.infer([tt("2,3", "string"), tt("3,2", "string")], [None, None])
+
+
+def test_arrays_of_two_element_types_are_refused_at_run_time():
+    with pytest.raises(OpError, match=r"^Arguments do not have the same element type \(arg0 element type: f32, arg1 "
+                                      r"element type: f16\)\.$"):
+        MatMul().evaluate([np.ones((2, 2), np.float32), np.ones((2, 2), np.float16)])
