@@ -262,3 +262,19 @@ def test_batch_refusals_name_both_batches():
         op.infer([tt("1,4,5,5"), tt("2,18,3,3"), tt("2,4,3,3")], [None] * 3)
     with pytest.raises(OpError, match="^Data batch and mask batch dimension must be same value. Got: 2 and 1$"):
         op.infer([tt("1,4,5,5"), tt("1,18,3,3"), tt("2,4,3,3"), tt("2,9,3,3")], [None] * 4)
+
+
+def test_samples_that_read_nothing_add_zero_whatever_the_data_holds():
+    """A NaN offset compares false with every bound, and an offset of -5 lands outside: neither sample reads the
+    data. openvino 2026.4.1's CPU plugin gives 0 there (its reference skips them too), also when the element an
+    unread neighbour's clipped index points at is infinite."""
+    op = DeformableConvolution8(strides=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), dilations=(1, 1),
+                                bilinear_interpolation_pad=True)
+    data = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 2, 2)
+    filters = np.ones((1, 1, 1, 1), np.float32)
+    offsets = np.zeros((1, 2, 2, 2), np.float32)
+    offsets[0, 0, 1, 1] = np.nan  # the row offset of output (1, 1)
+    assert op.evaluate([data, offsets, filters])[0].tolist() == [[[[1, 2], [3, 0]]]]
+    data[0, 0, 0, 0] = np.inf
+    offsets[0, 0, 1, 1] = -5
+    assert op.evaluate([data, offsets, filters])[0].tolist() == [[[[np.inf, 2], [3, 0]]]]

@@ -189,8 +189,8 @@ class DeformableConvolutionBase(ConvolutionFamily):
                     cols = round_float(base_x.astype(compute) + here[:, :, :, 1], dtype).astype(compute)
                     weights = self._sample_weights(rows, cols, height, width)
                     if scale is not None:
-                        weights = [(index, (weight * scale[item:item + 1, :, :, block]).astype(compute))
-                                   for index, weight in weights]
+                        weights = [(index, (weight * scale[item:item + 1, :, :, block]).astype(compute), valid)
+                                   for index, weight, valid in weights]
                     samples = self._gather(source[item:item + 1], weights, deformable)
                     # samples: (1, C, taps, rows, OX) -> columns (G, C/G * taps, rows * OX)
                     columns = samples.reshape(groups, in_per_group * taps, -1)
@@ -206,7 +206,8 @@ class DeformableConvolutionBase(ConvolutionFamily):
 
     def _sample_weights(self, rows: np.ndarray, cols: np.ndarray, height: int, width: int) -> list:
         """The four neighbours' flat indices and bilinear weights (zero where a neighbour is not read),
-        as ``[(index, weight) ...]``, each ``(N, DG, taps, OY, OX)``; the reference's rules."""
+        as ``[(index, weight, valid) ...]``, each ``(N, DG, taps, OY, OX)`` (``valid`` None when every one is
+        read); the reference's rules."""
         compute = rows.dtype.type
         if self.pads_outside:
             inside = (rows > -1) & (rows < height) & (cols > -1) & (cols < width)
@@ -227,7 +228,9 @@ class DeformableConvolutionBase(ConvolutionFamily):
                                  (top, right, across * up), (bottom, right, across * down)):
             valid = inside & (row >= 0) & (row < height) & (col >= 0) & (col < width)
             index = (np.clip(row, 0, height - 1) * width + np.clip(col, 0, width - 1)).astype(np.intp)
-            neighbours.append((index, np.where(valid, weight, compute(0)).astype(compute)))
+            # the validity too: an unread neighbour's clipped index may hold inf or NaN, which times 0 is NaN
+            neighbours.append((index, np.where(valid, weight, compute(0)).astype(compute),
+                               None if valid.all() else valid))
         return neighbours
 
     @staticmethod
@@ -237,9 +240,11 @@ class DeformableConvolutionBase(ConvolutionFamily):
         batch, channels = data.shape[:2]
         flat = data.reshape(batch, deformable, channels // deformable, -1)
         total = None
-        for index, weight in neighbours:
+        for index, weight, valid in neighbours:
             shape = index.shape  # (N, DG, taps, OY, OX)
             picked = np.take_along_axis(flat, index.reshape(batch, deformable, 1, -1), axis=3)
+            if valid is not None:  # the reference reads nothing there (0), whatever the clipped index holds
+                picked = np.where(valid.reshape(batch, deformable, 1, -1), picked, picked.dtype.type(0))
             term = picked.reshape(batch, deformable, channels // deformable, *shape[2:]) * weight[:, :, None]
             total = term if total is None else total + term
         assert total is not None
