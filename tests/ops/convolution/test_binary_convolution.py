@@ -63,6 +63,18 @@ def test_xnor_popcount_counts_matches_minus_mismatches():
     np.testing.assert_array_equal(result, np.array([[[[4, -4], [-2, 2]]]], np.float32))
 
 
+def test_the_tap_by_tap_path_counts_the_same(monkeypatch):
+    """Windows too large to copy (here: any) are counted one tap at a time, to the same counts."""
+    from irgraph.ops.families import convolution_kernels
+
+    monkeypatch.setattr(convolution_kernels, "WINDOW_COPY_LIMIT", 0)
+    monkeypatch.setattr(convolution_kernels, "WINDOW_COPY_FACTOR", 0)
+    data = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1]], np.float32).reshape(1, 1, 3, 3)
+    op = BinaryConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
+    (result,) = op.evaluate([data, bits([1, 0, 0, 1], (1, 1, 2, 2))])
+    np.testing.assert_array_equal(result, np.array([[[[4, -4], [-2, 2]]]], np.float32))
+
+
 def test_values_other_than_0_and_1_match_no_bit_and_padding_reads_pad_value():
     data = np.array([0.5, 1, -1, 0], np.float32).reshape(1, 1, 1, 4)
     filters = bits([1, 1], (1, 1, 1, 2))
@@ -133,6 +145,7 @@ def test_the_spec_example_shape():
     (tt("...", "i32"), tt("5,3,2,2", "u1")),
     (tt("1,3,9,9", "f64"), tt("...", "u1")),
     (tt("1,3,9,9"), tt("4,3,3,3", "f32")),  # OpenVINO builds it on filters of any type
+    (tt("...", "f32"), tt("...", "u1")),  # no rank known: the attributes give it (2 spatial axes)
 ])
 def test_partial_shapes_follow_openvino(data, filters):
     op = BinaryConvolution(strides=(2, 1), dilations=(1, 2), pads_begin=(1, 0), pads_end=(0, 1))
