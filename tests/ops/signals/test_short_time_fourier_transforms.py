@@ -272,3 +272,9 @@ def test_stft_refuses_integer_signals_as_openvino_refuses_them(element_type):
     assert check_types(STFT(transpose_frames=False), types, lambda *xs: ov16.stft(*xs, False), values).refused
     with pytest.raises(OpError, match=f"^Expected floating point type of the 'signal' input. Got: {element_type}"):
         STFT(transpose_frames=False).infer(types, values)
+
+
+def test_an_empty_window_is_refused():
+    """openvino 2026.4.1's opset16.stft refuses it too ("Window input dimension must be in range [1, 8].")."""
+    with pytest.raises(OpError, match=r"^Window input dimension must be in range \[1, 8\]. Got: \[0\]$"):
+        infer(STFT(transpose_frames=False), [tt("20"), tt("0"), tt("", "i64"), tt("", "i64")], [None, None, 8, 2])
