@@ -16,6 +16,7 @@ from irgraph.ops.generation.range import Range, Range4
 from irgraph.runtime.interpreter import Interpreter
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op
+from tests.ops.helpers import tt
 
 
 def range_4(inputs, output_type):
@@ -70,3 +71,12 @@ def test_shape_inference_sizes_a_constant_range_without_computing_it():
     model.result(type(model.const(np.array(0)))(node.id, 0), name="y")
     infer_shapes(model)  # folding would allocate 8 PB
     assert str(node.outputs[0].type) == "i64[1000000000000000]"
+
+
+def test_a_boolean_output_type_is_refused_as_openvino_refuses_it():
+    message = "output tensor type should be a numeric type. Got: boolean"
+    with pytest.raises(OpError, match=f"^{message}$"):
+        Range4(output_type=ElementType.BOOLEAN).infer([tt("", "i64")] * 3, [None] * 3)
+    parameters = [ov1.parameter([], np.int64).output(0) for _ in range(3)]
+    with pytest.raises(RuntimeError, match=message):  # openvino 2026.4.1
+        NodeFactory("opset4").create("Range", parameters, {"output_type": "boolean"})
