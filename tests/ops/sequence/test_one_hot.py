@@ -52,3 +52,10 @@ def test_refused_configurations():
     op = OneHot1(axis=0)
     assert check_op(op, [np.array([1]), np.array(-1), np.array(1.0, np.float32), np.array(0.0, np.float32)],
                     same_op(op), constant=(1,)).refused
+
+
+def test_on_and_off_values_of_two_types_are_refused_at_run_time():
+    args = [np.array([0, 1]), np.array(2), np.array(1, np.float32), np.array(0, np.float16)]
+    with pytest.raises(OpError, match=r"^on_value element type must be compatible with off_value element type\. "
+                                      r"Got: float32 and float16"):
+        OneHot1(axis=-1).evaluate(args)
