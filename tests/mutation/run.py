@@ -129,7 +129,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "control_flow": (("src/irgraph/control_flow/*.py",),
                      ("tests/control_flow/test_runners.py", "tests/control_flow/test_validation.py",
                       "tests/hostile/test_bodies.py", "tests/hostile/test_body_types.py",
-                      "tests/oracle/test_control_flow_vs_openvino.py")),
+                      "tests/oracle/test_control_flow_vs_openvino.py",
+                      "tests/oracle/test_sub_graph_shapes_vs_openvino.py")),  # inference.py against OpenVINO's
     "runtime": (("src/irgraph/runtime/**/*.py",),
                 ("tests/runtime/test_interpreter.py", "tests/runtime/test_interpreter_reuse.py",
                  "tests/runtime/test_state.py", "tests/runtime/test_marking.py", "tests/runtime/test_in_place.py",
