@@ -320,7 +320,7 @@ _CODE_VIEWS = frozenset({ElementType.F4E2M1, ElementType.U4, ElementType.U2, Ele
 """Packed types whose NumPy dtype (ml_dtypes) holds an element as its code in one byte's low bits."""
 
 
-_LANES = {4: np.dtype(np.uint16), 2: np.dtype(np.uint32)} if sys.byteorder == "little" else {}
+_LANES: dict[int, np.dtype] = {4: np.dtype(np.uint16), 2: np.dtype(np.uint32)} if sys.byteorder == "little" else {}
 """Field width -> the unsigned type holding one packed byte's fields a byte each (little-endian machines)."""
 _LANE_CHUNK = 1 << 15
 """Packed bytes per pass of ``_lanes``: its temporaries stay in cache and are not fresh pages for every pass."""
