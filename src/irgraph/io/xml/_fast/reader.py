@@ -91,7 +91,7 @@ class _FastReader(sub_graphs.SubGraphReading):
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
-        self._bodies = sub_graphs.has_bodies(self.text)
+        self._bodies = sub_graphs.TagScan(self.text) if sub_graphs.has_bodies(self.text) else None
         self._depth = 0
         """How many bodies deep the layers being read are."""
         self._counted = (0, 1)
@@ -115,6 +115,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
+        self._port_maps: dict[tuple[str, tuple, tuple], tuple[sub_graphs.PortMapEntry, ...]] = {}
         self.v11 = True
 
     def read(self) -> Model:
@@ -277,7 +278,7 @@ class _FastReader(sub_graphs.SubGraphReading):
                 map_cursor, body_cursor = map_cursor + has_maps, body_cursor + has_bodies
                 node.bodies = sub_graphs.read_sub_graphs(
                     maps, bodies, in_labels, out_labels, partial(attributes, escaped=self.escaped),
-                    partial(self._body_model, model), location)
+                    partial(self._body_model, model), location, self._port_maps)
             by_text[id_text] = (layer_id, in_labels, out_labels)
             line += newlines
         if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
