@@ -147,3 +147,15 @@ def test_a_port_map_is_read_once_per_text_and_port_labels():
     assert [(entry.external_port, entry.internal_layer_id) for entry in first] == [(1, 0), (0, 3)]
     swapped = read({"1": 0, "0": 1}, {"2": 0})  # the same text, other port labels: read again
     assert [(entry.external_port, entry.internal_layer_id) for entry in swapped] == [(0, 0), (0, 3)]
+
+
+def test_port_map_starts_are_each_tag_found_on_its_own():
+    # Two passes (the port maps found by their common end) find what one str.find pass per tag finds.
+    from irgraph.io.xml._fast.bodies import _all, _map_starts
+
+    tags = ("port_map", "then_port_map", "else_port_map", "back_edges")
+    pieces = ["<", "</", "port_map>", "<port_map>", "<then_port_map>", "<else_port_map>", "then_", "<then_",
+              "<else_", "<back_edges>", "<thenport_map>", "_port_map>", "x"]
+    for section in ["".join(combination) for combination in itertools.product(pieces, repeat=3)]:
+        expected = sorted((position, tag) for tag in tags for position in _all(section, f"<{tag}>"))
+        assert _map_starts(section) == expected

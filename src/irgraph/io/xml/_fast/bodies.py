@@ -37,7 +37,6 @@ BODIES, MAPS = "\x02", "\x01"
 """What stands for a cut-out run of bodies and of port maps (characters no XML file holds)."""
 
 _TAGS = re.compile(r"<(/?)(body|then_body|else_body|layers)(>|[^>]*>)")
-_MAP_TAGS = (*PORT_MAP_TAGS, "back_edges")
 
 Span = tuple[str, int, int]
 """A body: its tag, and where it starts and ends in the file's text."""
@@ -223,8 +222,7 @@ def cut_bodies(section: str, offset: int, spans: list[Span]) -> tuple[str, list[
 def cut_maps(section: str) -> tuple[str, list[list[tuple[str, str]]]]:
     """``section`` with each run of adjacent port maps and back edges replaced by MAPS, and the runs'
     (tag, content) pairs."""
-    # Found with str.find (the tags are rare; a regex would try every position of the section).
-    starts = sorted((position, tag) for tag in _MAP_TAGS for position in _all(section, f"<{tag}>"))
+    starts = _map_starts(section)
     pieces: list[str] = []
     runs: list[list[tuple[str, str]]] = []
     run_start = run_end = 0
@@ -252,6 +250,20 @@ def cut_maps(section: str) -> tuple[str, list[list[tuple[str, str]]]]:
         return section, []
     pieces += [_marker(MAPS, section, run_start, run_end), section[run_end:]]
     return "".join(pieces), runs
+
+
+def _map_starts(section: str) -> list[tuple[int, str]]:
+    """Where each port map and back edges start tag (``<port_map>``, ``<then_port_map>``, ``<else_port_map>``,
+    ``<back_edges>``) is in ``section``, in order, with its tag. Found with str.find (the tags are rare; a regex
+    would try every position of the section), the port maps by their common end: two passes over a long section
+    instead of four."""
+    starts = [(position, "back_edges") for position in _all(section, "<back_edges>")]
+    for position in _all(section, "port_map>"):
+        if position >= 1 and section[position - 1] == "<":
+            starts.append((position - 1, "port_map"))
+        elif position >= 6 and section.startswith(("<then_", "<else_"), position - 6):
+            starts.append((position - 6, section[position - 5 : position] + "port_map"))
+    return sorted(starts)
 
 
 def _all(text: str, needle: str) -> list[int]:
