@@ -18,6 +18,7 @@ Ops are told apart by their classes: a layer irgraph cannot run (an OpaqueOp) is
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,20 +84,31 @@ class DecompressionChain:
 def decompression_chains(model: Model) -> list[DecompressionChain]:
     """The weight decompression chains of ``model`` (not of its bodies), in the order of their ends."""
     graph = _ChainGraph(model)
-    chain_layers = graph.sources
     chains: list[DecompressionChain] = []
-    for node in model:
-        if node.id not in chain_layers:
-            continue
-        for reader in model.consumers(OutputPort(node.id, 0)):
-            if reader.node_id not in chain_layers:
-                break
-        else:
-            continue  # an inner layer, or one nothing reads
-        chain = _chain(graph, node)
-        if chain is not None:
-            chains.append(chain)
+    for end in graph.ends():
+        found = _recognise(graph, end)
+        if found is not None:
+            layers, consts, converts, weight, starts = found
+            chains.append(DecompressionChain(
+                end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight,
+                stored=_const(model, weight).element_type, zero_point=_operand(graph, layers, Subtract),
+                scale=_operand(graph, layers, Multiply), starts=starts,
+                widened=_widened(graph, converts, layers, starts),
+            ))
     return chains
+
+
+def widened_layers(model: Model) -> frozenset[int]:
+    """Every chain's ``widened`` layers, united: what an Interpreter build asks for (the same recognition as
+    :func:`decompression_chains`, without making the chains' other fields)."""
+    graph = _ChainGraph(model)
+    widened: set[int] = set()
+    for end in graph.ends():
+        found = _recognise(graph, end)
+        if found is not None:
+            layers, _, converts, _, starts = found
+            widened |= _widened(graph, converts, layers, starts)
+    return frozenset(widened)
 
 
 def decompression_starts(model: Model, chains: list[DecompressionChain] | None = None) -> frozenset[int]:
@@ -152,8 +164,22 @@ class _ChainGraph:
                 else:
                     sources[node.id] = found
 
+    def ends(self) -> Iterator[Node]:
+        """The chain layers something outside the chain layers reads, in model order: where chains may end."""
+        for node in self.model:
+            if node.id not in self.sources:
+                continue
+            for reader in self.model.consumers(OutputPort(node.id, 0)):
+                if reader.node_id not in self.sources:
+                    yield node
+                    break
 
-def _chain(graph: _ChainGraph, end: Node) -> DecompressionChain | None:
+
+Recognised = tuple[set[int], set[int], "dict[int, Converted]", int, frozenset[int]]
+"""A chain's layers, Consts, Converts, weight and starts."""
+
+
+def _recognise(graph: _ChainGraph, end: Node) -> Recognised | None:
     """The chain ``end`` closes, or None when an inner layer is read elsewhere or no compressed Const is widened."""
     model, sources, all_consts = graph.model, graph.sources, graph.consts
     layers, consts = {end.id}, set()
@@ -176,13 +202,9 @@ def _chain(graph: _ChainGraph, end: Node) -> DecompressionChain | None:
     weight = _weight(converts)
     if weight is None:
         return None
-    stored = _const(model, weight).element_type
     starts = frozenset(layer for layer, (_, const, _) in converts.items()
                        if const is not None and const.element_type in COMPRESSED_TYPES)
-    return DecompressionChain(
-        end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight, stored=stored,
-        zero_point=_operand(graph, layers, Subtract), scale=_operand(graph, layers, Multiply), starts=starts,
-        widened=_widened(graph, converts, layers, starts))
+    return layers, consts, converts, weight, starts
 
 
 Converted = tuple[Convert, "Const | None", OutputPort]
