@@ -895,15 +895,15 @@ def test_string_edges_four_bytes_and_bytes_items():
 def test_packed_codes_unpack_the_same_through_lanes_and_through_columns(element_type, monkeypatch):
     # The lanes (little-endian machines) against the strided columns every machine can run: the same codes and dtype,
     # for odd counts, a last byte half used, and tensors of one and of several lane passes.
-    from irgraph.io import weights
+    from irgraph.io import packed
 
     rng = np.random.default_rng(7)
     per_byte = 8 // element_type.bitwidth
-    for count in (0, 1, 3, 64, 1001, weights._LANE_CHUNK * per_byte + 5, 3 * weights._LANE_CHUNK * per_byte):
+    for count in (0, 1, 3, 64, 1001, packed._LANE_CHUNK * per_byte + 5, 3 * packed._LANE_CHUNK * per_byte):
         raw = rng.integers(0, 256, -(-count // per_byte), dtype=np.uint8)
-        lanes = weights._unpack(raw, element_type, count)
+        lanes = packed.unpack_codes(raw, element_type, count)
         with monkeypatch.context() as patch:
-            patch.setattr(weights, "_LANES", {})
-            columns = weights._unpack(raw, element_type, count)
+            patch.setattr(packed, "_LANES", {})
+            columns = packed.unpack_codes(raw, element_type, count)
         assert lanes.dtype == columns.dtype and lanes.shape == columns.shape == (count,)
         assert lanes.tobytes() == columns.tobytes()
