@@ -59,6 +59,16 @@ class BoundStep:
     """Whether ``in_place.track`` must see the step (a later in-place step may write over what it reads or makes)."""
 
 
+@dataclass(frozen=True, slots=True)
+class InPlaceStep:
+    """How a planned in-place step (its input 0 written over when a run finds nothing else sees it:
+    ``in_place.donor``) runs as one ufunc call inside a compiled run."""
+
+    ufunc: np.ufunc
+    leading: tuple[Any, ...]
+    tracks: bool
+
+
 def located(error: IrError, node: Node) -> IrError:
     """The error a step of ``node`` raised, as the interpreter's loop reports it: an op's own error becomes an
     EvaluationError at the layer, any other is located there."""
@@ -76,11 +86,12 @@ def plan_writes_over(inputs: Sequence[int], dying: Sequence[int], same_type: boo
             and first not in inputs[1:])
 
 
-def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep, Sequence[int], int, Sequence[int]]],
+def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, Sequence[int], int, Sequence[int]]],
                     name: str = "ufunc_steps") -> Callable[[list[Any], set[int]], None]:
     """One function running ``steps`` (each: how, input slots, output slot, slots freed after it) on a run's
     values list ``v`` and private slots ``p`` (see irgraph.runtime._fast.in_place), in order."""
-    namespace: dict[str, Any] = {"IrError": IrError, "located": located, "track": in_place.track}
+    namespace: dict[str, Any] = {"IrError": IrError, "located": located, "track": in_place.track,
+                                 "donor": in_place.donor}
     lines = [f"def {name}(v, p):"]
     for position, (how, inputs, output, freed) in enumerate(steps):
         function = f"f{position}"
@@ -97,6 +108,23 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep, Sequence[int], 
             if how.tracks:
                 lines += [f"    v[{output}] = r[0]", f"    track(p, True, False, {tuple(inputs)}, ({output},), r, a)",
                           "    a = r = None"]  # no stale references: in_place counts them
+            lines += [f"    v[{slot}] = None" for slot in freed]
+            continue
+        if isinstance(how, InPlaceStep):
+            namespace[function] = how.ufunc
+            operands = []
+            for index, constant in enumerate(how.leading):
+                namespace[f"k{position}_{index}"] = constant
+                operands.append(f"k{position}_{index}")
+            operands.append("*a")
+            lines += [f"    a = [{', '.join(f'v[{slot}]' for slot in inputs)}]",
+                      f"    d = donor(a, {tuple(inputs)}, p, {in_place.COMPILED_REFERENCES})",
+                      f"    r = {function}({', '.join(operands)}, out=d[0]) if d else {function}({', '.join(operands)})",
+                      "    d = ()",
+                      f"    v[{output}] = r"]
+            if how.tracks:
+                lines.append(f"    track(p, True, True, {tuple(inputs)}, ({output},), (r,), a)")
+            lines.append("    a = r = None")  # no stale references: in_place counts them
             lines += [f"    v[{slot}] = None" for slot in freed]
             continue
         namespace[function] = how.ufunc
@@ -127,10 +155,14 @@ def compiled_program(plan: Sequence[Any]) -> list[Any]:
     """``plan`` (Steps) with each run of consecutive ufunc steps (``step.ufunc`` set) and bound steps (see the
     module's docstring) compiled into one function (:func:`compile_segment`); the other steps stay as they are."""
     program: list[Any] = []
-    pending: list[tuple[UfuncStep | BoundStep, tuple[int, ...], int, tuple[int, ...]]] = []
+    pending: list[tuple[UfuncStep | BoundStep | InPlaceStep, tuple[int, ...], int, tuple[int, ...]]] = []
     for step in [*plan, None]:
         if step is not None and step.ufunc is not None:
             pending.append((step.ufunc, step.inputs, step.outputs[0], step.free_slots))
+            continue
+        if step is not None and step.direct is not None and _settled(step):
+            pending.append((InPlaceStep(step.direct.ufunc, step.direct.leading, step.tracks), step.inputs,
+                            step.outputs[0], step.free_slots))
             continue
         if step is not None and _binds(step):
             pending.append((BoundStep(step.evaluate, step.node, step.tracks), step.inputs, step.outputs[0],
@@ -146,6 +178,11 @@ def compiled_program(plan: Sequence[Any]) -> list[Any]:
 
 def _binds(step: Any) -> bool:
     """Whether a planned step runs as a bound step of a compiled run: its op's bound evaluate (set on plain steps
-    only), one output whose shape the plan settled within the element limit, inputs that are real arrays."""
-    return (step.evaluate is not None and len(step.outputs) == 1 and not step.checks_shapes and not step.unknown
-            and not step.deferred_inputs)
+    only) and :func:`_settled`."""
+    return step.evaluate is not None and _settled(step)
+
+
+def _settled(step: Any) -> bool:
+    """One output whose shape the plan settled within the element limit, inputs that are real arrays: nothing left
+    for the interpreter's loop to check."""
+    return len(step.outputs) == 1 and not step.checks_shapes and not step.unknown and not step.deferred_inputs
