@@ -1,6 +1,7 @@
 """The kernels of issue 28 item 7 and the bound evaluates of the ops a transformer spends its time in (Gelu, MVN,
-Gather, convolutions): each bound evaluate gives ``evaluate``'s arrays bit for bit, the table erf stays within
-2 f64 ULP of libm's, and a bound step compiled into a straight-line run still reports an error at its layer."""
+Gather, convolutions): each bound evaluate gives ``evaluate``'s arrays bit for bit, Gelu's table erf stays within
+half an f64 ULP of 1 of libm's, and a bound step compiled into a straight-line run still reports an error at its
+layer."""
 
 from __future__ import annotations
 
@@ -49,6 +50,14 @@ def _normal(*shape: int, scale: float = 1.0) -> np.ndarray:
      [_normal(1, 6, 7, 7), _normal(6, 1, 1, 3, 3)], (1,)),
     (GroupConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)),
      [_normal(1, 8, 5, 5), _normal(4, 3, 2, 1, 1)], (1,)),
+    (GroupConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)),  # a view's data
+     [_normal(1, 8, 10, 5)[:, :, ::2], _normal(4, 3, 2, 1, 1)], (1,)),
+    (Convolution(strides=(2, 1), dilations=(1, 2), pads_begin=(0, 0), pads_end=(0, 0)),
+     [_normal(2, 3, 9, 8), _normal(4, 3, 3, 2)], (1,)),
+    (Convolution(strides=(2, 1), dilations=(1, 2), pads_begin=(0, 0), pads_end=(0, 0)),  # not in C order
+     [_normal(2, 3, 8, 9).swapaxes(2, 3), _normal(4, 3, 3, 2)], (1,)),
+    (Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)),  # several bands
+     [_normal(1, 4, 600, 600), _normal(2, 4, 3, 3)], (1,)),
 ])
 def test_a_bound_evaluate_gives_evaluate_s_arrays(op, arrays, constants):
     types = [TensorType(ElementType.from_numpy(a.dtype), Shape.of(list(a.shape))) for a in arrays]
@@ -71,14 +80,15 @@ def test_bound_evaluates_are_not_offered_for_what_the_run_must_work_out():
     assert Gather8().bound_evaluate([data, indices, axis], [None, None, np.array(0)], [gathered]) is None
 
 
-def test_erf_by_table_is_within_two_ulp_of_libm():
+def test_erf_by_table_is_within_half_an_ulp_of_one_of_libm_s_erf():
+    """What 1 + erf needs (Gelu's only use of it); near 0 its relative error is larger, and no matter there."""
     arguments = np.concatenate([RNG.uniform(-6.5, 6.5, 20_000), RNG.uniform(-0.05, 0.05, 5_000),
                                 [0.0, 5e-324, 1e-300, 1 / 128, 6.0, 5.999, 30.0, np.inf]])
     arguments = np.concatenate([arguments, -arguments])
     expected = np.array([math.erf(value) for value in arguments])
     got = erf_by_table(arguments)
     assert np.array_equal(np.signbit(got), np.signbit(expected))
-    assert np.max(np.abs(got - expected) / np.spacing(np.abs(expected))) <= 2
+    assert np.max(np.abs(got - expected)) <= np.spacing(1.0) / 2
 
 
 def test_gelu_of_f32_rounds_as_libm_s_erf_does_away_from_the_left_tail():
@@ -113,3 +123,18 @@ def test_a_compiled_bound_step_s_error_names_its_layer():
     with pytest.raises(EvaluationError, match="no such thing") as caught:
         interpreter.run({"x": data})
     assert node.location is not None and caught.value.location == node.location
+
+
+def test_convolutions_of_one_band_and_1x1_ones_take_the_bound_window_kernel():
+    def bound(op, data, filters):
+        types = [TensorType(ElementType.F32, Shape.of(list(shape))) for shape in (data, filters)]
+        known = [None, _normal(*filters)]
+        return op.bound_evaluate(types, known, op.infer(types, known))
+
+    padded = Convolution(strides=(1,), dilations=(1,), pads_begin=(1,), pads_end=(1,))
+    pointwise = GroupConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0))
+    assert bound(padded, (2, 8, 32), (32, 8, 3)).__name__ == "by_windows"
+    assert bound(pointwise, (1, 8, 5, 5), (4, 3, 2, 1, 1)).__name__ == "by_windows"
+    assert bound(padded, (2, 8, 32), (4, 8, 3)).__name__ == "convolved"  # fewer outputs: shifted taps
+    assert bound(Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)), (1, 4, 600, 600),
+                 (2, 4, 3, 3)).__name__ == "convolved"  # several bands

@@ -19,7 +19,13 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families import spatial
-from irgraph.ops.families.convolution_kernels import convolve_flat, convolve_shifted, convolve_taps, convolve_windows
+from irgraph.ops.families.convolution_kernels import (
+    bound_windows,
+    convolve_flat,
+    convolve_shifted,
+    convolve_taps,
+    convolve_windows,
+)
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
@@ -202,6 +208,13 @@ class ForwardConvolution(ConvolutionFamily):
         strides, dilations, _, _ = self.resolved(count)
         begin, _ = self.forward_pads(data.to_tuple()[2:], filters.to_tuple()[self.filter_prefix:])
         fixed = None if constants[1] is None else self.grouped_weights(constants[1])
+        if fixed is not None and not _tries_shifts(fixed, strides) and (windows := bound_windows(
+                data.to_tuple(), inputs[0].element_type.numpy_dtype, fixed, strides, dilations, begin, sizes)):
+
+            def by_windows(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+                return [windows(arrays[0])]
+
+            return by_windows
         grouped = self.grouped_weights
 
         def convolved(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -217,16 +230,22 @@ def forward(data: np.ndarray, weights: np.ndarray, strides: Sequence[int], dilat
     ``sizes``: the kernel that suits the shapes (see irgraph.ops.families.convolution_kernels)."""
     if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
         result = None
-        unit_strides = all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1
-        if unit_strides and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of long rows
-            result = convolve_flat(data, weights, dilations, begin, sizes)
-        elif unit_strides and 2 * weights.shape[1] <= weights.shape[2]:  # half the outputs or fewer: shift
+        if _tries_shifts(weights, strides) and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of
+            result = convolve_flat(data, weights, dilations, begin, sizes)  # long rows
+        elif _tries_shifts(weights, strides):  # half the outputs or fewer: shift
             result = convolve_shifted(data, weights, dilations, begin, sizes)
         if result is None:
             result = convolve_windows(data, weights, strides, dilations, begin, sizes)
         if result is not None:
             return result
     return convolve_taps(data, weights, strides, dilations, begin, sizes)
+
+
+def _tries_shifts(weights: np.ndarray, strides: Sequence[int]) -> bool:
+    """Whether :func:`forward` tries a kernel of shifted taps first: unit strides, more than one tap, and a
+    depthwise layer or one with at most half as many outputs as inputs per group."""
+    return all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1 and (
+        weights.shape[2] == 1 or 2 * weights.shape[1] <= weights.shape[2])
 
 
 @dataclass(frozen=True)
