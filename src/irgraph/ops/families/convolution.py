@@ -208,8 +208,9 @@ class ForwardConvolution(ConvolutionFamily):
         strides, dilations, _, _ = self.resolved(count)
         begin, _ = self.forward_pads(data.to_tuple()[2:], filters.to_tuple()[self.filter_prefix:])
         fixed = None if constants[1] is None else self.grouped_weights(constants[1])
-        if fixed is not None and not _tries_shifts(fixed, strides) and (windows := bound_windows(
-                data.to_tuple(), inputs[0].element_type.numpy_dtype, fixed, strides, dilations, begin, sizes)):
+        dtype = inputs[0].element_type.numpy_dtype
+        if fixed is not None and dtype is not None and not _tries_shifts(fixed, strides) and (
+                windows := bound_windows(data.to_tuple(), dtype, fixed, strides, dilations, begin, sizes)):
 
             def by_windows(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
                 return [windows(arrays[0])]

@@ -117,9 +117,10 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, S
                 namespace[f"k{position}_{index}"] = constant
                 operands.append(f"k{position}_{index}")
             operands.append("*a")
+            call = f"{function}({', '.join(operands)}"
             lines += [f"    a = [{', '.join(f'v[{slot}]' for slot in inputs)}]",
                       f"    d = donor(a, {tuple(inputs)}, p, {in_place.COMPILED_REFERENCES})",
-                      f"    r = {function}({', '.join(operands)}, out=d[0]) if d else {function}({', '.join(operands)})",
+                      f"    r = {call}, out=d[0]) if d else {call})",
                       "    d = ()",
                       f"    v[{output}] = r"]
             if how.tracks:
