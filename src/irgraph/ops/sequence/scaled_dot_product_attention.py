@@ -137,6 +137,9 @@ class ScaledDotProductAttention(Op):
             fixed_scale = float(np.asarray(constants[4], np.float64).reshape(-1)[0])
         causal = np.triu(np.full((length, source), -np.inf), k=1) if self.causal else None
         masked = not self.causal and len(inputs) > 3
+        mask = constants[3] if masked else None
+        if mask is not None and mask.size == 1 and mask.ndim == 0 and mask.dtype != np.bool_ and mask == 0:
+            masked = False  # adding 0 turns -0.0 weights into +0.0 only, which the softmax cannot tell apart
         shapes = ((*batch, length, query[-1]), (*batch, *key[-2:]), (*batch, *value[-2:]), (*batch, length, source))
         # broadcast_to costs microseconds of Python: only for the inputs whose shapes need it; the bias needs none
         # (the weights it is added to have every batch dim, L and S)
