@@ -16,6 +16,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.ops.activation.gelu import Gelu2, Gelu7, erf_by_table, gelu_erf
+from irgraph.ops.convolution.binary_convolution import BinaryConvolution
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.group_convolution import GroupConvolution
 from irgraph.ops.movement.gather import Gather, Gather8
@@ -78,6 +79,11 @@ def test_bound_evaluates_are_not_offered_for_what_the_run_must_work_out():
     indices, axis = TensorType(ElementType.U64, Shape.of([2])), TensorType(ElementType.I64, Shape.of([]))
     gathered = TensorType(ElementType.F32, Shape.of([2, 3]))
     assert Gather8().bound_evaluate([data, indices, axis], [None, None, np.array(0)], [gathered]) is None
+    binary = BinaryConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0),
+                               mode="xnor-popcount", pad_value=0.0)  # a Convolution with an evaluate of its own
+    types = [TensorType(ElementType.F32, Shape.of([1, 2, 3, 3])), TensorType(ElementType.U1, Shape.of([1, 2, 1, 1]))]
+    assert binary.bound_evaluate(types, [None, np.ones((1, 2, 1, 1), np.uint8)], binary.infer(types, [None, None])) \
+        is None
 
 
 def test_erf_by_table_is_within_half_an_ulp_of_one_of_libm_s_erf():

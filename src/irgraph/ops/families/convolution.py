@@ -200,6 +200,8 @@ class ForwardConvolution(ConvolutionFamily):
         """``evaluate`` of static shapes: the output sizes, strides, pads and (of constant filters) the grouped
         weights worked out once; the same kernel runs."""
         data, filters = inputs[0].shape, inputs[1].shape
+        if type(self).evaluate is not ForwardConvolution.evaluate:  # a member of its own kind (BinaryConvolution)
+            return None
         if len(inputs) != 2 or not (data.is_static and filters.is_static and outputs[0].shape.is_static) or \
                 data.rank != filters.rank + 2 - self.filter_prefix:
             return None
