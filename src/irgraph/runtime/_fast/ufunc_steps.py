@@ -90,8 +90,8 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, S
                     name: str = "ufunc_steps") -> Callable[[list[Any], set[int]], None]:
     """One function running ``steps`` (each: how, input slots, output slot, slots freed after it) on a run's
     values list ``v`` and private slots ``p`` (see irgraph.runtime._fast.in_place), in order."""
-    namespace: dict[str, Any] = {"IrError": IrError, "located": located, "track": in_place.track,
-                                 "donor": in_place.donor}
+    namespace: dict[str, Any] = {"IrError": IrError, "located": located, "donor": in_place.donor,
+                                 "ndarray": np.ndarray}
     lines = [f"def {name}(v, p):"]
     for position, (how, inputs, output, freed) in enumerate(steps):
         function = f"f{position}"
@@ -106,7 +106,7 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, S
                 lines += [f"        v[{output}] = {function}({arguments})[0]"]
             lines += ["    except IrError as error:", f"        raise located(error, n{position}) from None"]
             if how.tracks:
-                lines += [f"    v[{output}] = r[0]", f"    track(p, True, False, {tuple(inputs)}, ({output},), r, a)",
+                lines += ["    r = r[0]", f"    v[{output}] = r", *_tracked(inputs, output, in_place=False),
                           "    a = r = None"]  # no stale references: in_place counts them
             lines += [f"    v[{slot}] = None" for slot in freed]
             continue
@@ -124,7 +124,7 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, S
                       "    d = ()",
                       f"    v[{output}] = r"]
             if how.tracks:
-                lines.append(f"    track(p, True, True, {tuple(inputs)}, ({output},), (r,), a)")
+                lines += _tracked(inputs, output, in_place=True)
             lines.append("    a = r = None")  # no stale references: in_place counts them
             lines += [f"    v[{slot}] = None" for slot in freed]
             continue
@@ -145,6 +145,18 @@ def compile_segment(steps: Sequence[tuple[UfuncStep | BoundStep | InPlaceStep, S
     exec(compile("\n".join(lines), f"<irgraph {name}>", "exec"), namespace)  # noqa: S102  # code built above
     compiled: Callable[[list[Any], set[int]], None] = namespace[name]
     return compiled
+
+
+def _tracked(inputs: Sequence[int], output: int, in_place: bool) -> list[str]:
+    """The lines of ``in_place.track`` for a step of one output ``r`` made from the arguments ``a``: the output
+    joins the private slots when it is a fresh array (no view, none of the arguments, unless it is the private
+    input 0 an in-place step wrote over), else the inputs leave them."""
+    written_over = f"(r is a[0] and {inputs[0]} in p) or " if in_place else ""
+    others = " and ".join(f"r is not a[{index}]" for index in range(len(inputs))) or "True"
+    return [f"    if type(r) is ndarray and r.base is None and ({written_over}{others}):",
+            f"        p.add({output})",
+            "    else:",
+            f"        p.difference_update({tuple(inputs)})"]
 
 
 def enabled() -> bool:
