@@ -144,3 +144,19 @@ def test_convolutions_of_one_band_and_1x1_ones_take_the_bound_window_kernel():
     assert bound(padded, (2, 8, 32), (4, 8, 3)).__name__ == "convolved"  # fewer outputs: shifted taps
     assert bound(Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)), (1, 4, 600, 600),
                  (2, 4, 3, 3)).__name__ == "convolved"  # several bands
+
+
+def test_bound_steps_of_large_outputs_stay_in_the_interpreter_s_loop():
+    """Compiled runs take small bound steps only (ufunc_steps.BOUND_OUTPUT_LIMIT): the loop's overhead is nothing
+    next to a large one, and a compiled run's order of frees made glibc fault pages in again."""
+    model = ir.Model("m")
+    x = model.parameter("x", [2, ufunc_steps.BOUND_OUTPUT_LIMIT])
+    small = model.parameter("s", [2, 3])
+    for name, source in (("big", x), ("small", small)):
+        node = model.add_node(Gather8(), name, [source, model.const(np.array([1, 0])), model.const(np.int64(0))])
+        model.result(ir.OutputPort(node.id, 0), name=name)
+    interpreter = ir.Interpreter(model)
+    assert [step.node.name for step in interpreter._program if type(step) is Step] == ["big"]
+    outputs = interpreter.run({"x": np.ones((2, ufunc_steps.BOUND_OUTPUT_LIMIT), np.float32),
+                               "s": np.arange(6, dtype=np.float32).reshape(2, 3)})
+    np.testing.assert_array_equal(outputs["small"], np.arange(6, dtype=np.float32).reshape(2, 3)[[1, 0]])
