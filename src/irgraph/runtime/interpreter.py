@@ -35,6 +35,7 @@ from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast.kv_cache import writable_outputs
 from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
 from irgraph.runtime._fast.ufunc_steps import compiled_program
 from irgraph.runtime._threads import BlasThreads
@@ -259,7 +260,7 @@ class Interpreter:
             outputs[key] = dense(values[slot])
         if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
             outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
-        return outputs
+        return writable_outputs(outputs, self.state.cache_steps) if self.state.cache_steps else outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
         """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""

@@ -173,6 +173,8 @@ class _Planner:
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
         step_op = self.state.bind(node, op, inputs, self.constants)
+        if kind is StepKind.JOIN and step_op is not op:
+            kind = StepKind.GENERIC  # a KV cache's Concat, appending to its buffer (runtime._fast.kv_cache)
         if node.id in self.unfolded and node.id in self.widened:
             step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
         self.steps.append(Step(node, kind, step_op, inputs, outputs))
