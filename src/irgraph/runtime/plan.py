@@ -28,7 +28,7 @@ from irgraph.runtime._fast.ufunc_steps import UfuncStep
 from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.state import Variables
-from irgraph.runtime.step_shapes import ShapeRule, shape_rule
+from irgraph.runtime.step_shapes import NOTHING_UNKNOWN, ShapeRule, UnknownOutputs, shape_rule
 
 Slot = int
 """The index of a tensor in a run's list of values."""
@@ -70,7 +70,7 @@ class Step:
     """Slots dropped after the step (their last use)."""
     frees: tuple[PortKey, ...] = ()
     """The same as (node id, output index) keys, for inspection."""
-    unknown: tuple[tuple[int, TensorType], ...] = ()
+    unknown: UnknownOutputs = NOTHING_UNKNOWN
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
     output_shapes: ShapeRule | None = None
@@ -393,8 +393,9 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
         settled = getattr(rule, "shapes", None)
         checks = rule is not None and not (trusts_types and settled is not None and all(
             math.prod(shape) <= planner.element_limit for shape in settled))
+        unknown = _unknown_outputs(step.node) if kind is not StepKind.JOIN else NOTHING_UNKNOWN
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
-                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
+                          unknown, rule, checks, how,
                           any(producers.get(slot) in _DEFERRING for slot in step.inputs),
                           any(slot in donors for slot in (*step.inputs, *step.outputs)),
                           _evaluate(step, op, kind, types, planner.constants), direct))
@@ -443,7 +444,8 @@ def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, 
     return op.ufunc_call(inputs)  # type: ignore[arg-type]  # None excluded above
 
 
-def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
+def _unknown_outputs(node: Node) -> UnknownOutputs:
     """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
-    return tuple((output.index, found) for output in node.outputs
-                 if (found := output.type) is not None and not found.shape.is_static)
+    unknown = tuple((output.index, found) for output in node.outputs
+                    if (found := output.type) is not None and not found.shape.is_static)
+    return UnknownOutputs(unknown) if unknown else NOTHING_UNKNOWN

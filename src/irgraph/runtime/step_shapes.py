@@ -11,9 +11,12 @@ here, in the plan, and goes with it. Ops whose output shapes depend on input val
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from irgraph.core.errors import EvaluationError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Node
 from irgraph.ops import Op
 from irgraph.ops.plan_step import PlanStep
@@ -76,3 +79,47 @@ def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
     if isinstance(op, Op) and not op.shapes_read_values():
         return _Remembered(op)
     return op.output_shapes  # values matter, or a PlanStep that answers None
+
+
+class UnknownOutputs:
+    """A step's outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
+    a computed Reshape, any ``?`` dim), checked after each run of the step against their inferred partial types.
+
+    Most such dims are ``?`` and accept any size: the check compares only the rank, the bounded dims and the dtype,
+    worked out once (a decode step of an LLM checks ~500 outputs)."""
+
+    __slots__ = ("types", "_checks")
+
+    def __init__(self, types: tuple[tuple[int, TensorType], ...]) -> None:
+        self.types = types
+        """(output index, inferred type) of each output checked."""
+        checks = []
+        for index, expected in types:
+            dims = expected.shape.dims
+            bounded = () if dims is None else tuple(
+                (axis, dim.min, dim.max) for axis, dim in enumerate(dims) if dim.min > 0 or dim.max is not None)
+            element_type = expected.element_type
+            checks.append((index, None if dims is None else len(dims), bounded,
+                           None if element_type.is_dynamic else element_type.numpy_dtype, expected))
+        self._checks = tuple(checks)
+
+    def __bool__(self) -> bool:
+        return bool(self.types)
+
+    def check(self, produced: Sequence[Any]) -> None:
+        """Refuse an output whose run-time shape or element type contradicts its inferred partial type."""
+        for index, rank, bounded, dtype, expected in self._checks:
+            value = produced[index]
+            shape = getattr(value, "shape", None)
+            if shape is not None and rank is not None and (len(shape) != rank or any(
+                    shape[axis] < low or (high is not None and shape[axis] > high) for axis, low, high in bounded)):
+                raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its inferred "
+                                      f"shape {expected.shape}")
+            found = getattr(value, "dtype", None)
+            if found is not None and dtype is not None and found != dtype:
+                raise EvaluationError(f"output {index} has element type {found} at run time; shape inference gives "
+                                      f"{expected.element_type}")
+
+
+NOTHING_UNKNOWN = UnknownOutputs(())
+"""The outputs of a step whose shapes shape inference settled: nothing to check."""
