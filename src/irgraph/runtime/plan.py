@@ -138,6 +138,9 @@ class _Planner:
     """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
     of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
     point -> times the scale) are not all held until the plan is done, only the weight it ends in."""
+    fresh: dict[Slot, PortKey] = field(default_factory=dict)
+    """Constants a fold allocated (no view, no Const's memory), by slot: a folded element-wise layer may write its
+    result over one that only it still reads."""
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -254,8 +257,8 @@ class _Planner:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
-                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+            if arguments and op.traits.writes_in_place and (arguments[0] is not stored[0] or self._dying(inputs)):
+                # widen's f32 copy of input 0, or a fold's result only this layer reads: the result may take its place
                 produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
             else:
                 produced = op.evaluate(arguments)
@@ -263,11 +266,21 @@ class _Planner:
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
             return False
-        for slot, value in zip(outputs, produced, strict=True):
+        for index, (slot, value) in enumerate(zip(outputs, produced, strict=True)):
             self.constants[slot] = value
+            if type(value) is np.ndarray and value.base is None and not any(value is a for a in arguments):
+                self.fresh[slot] = (node.id, index)
         for argument in stored:  # f16 weights read through the .bin mapping: converted, no longer resident
             _pages.release(argument)
         return True
+
+
+    def _dying(self, inputs: tuple[Slot, ...]) -> bool:
+        """Whether input 0 is a fold's own array that no other layer, step, Result or mark reads."""
+        first = inputs[0]
+        key = self.fresh.get(first)
+        return key is not None and self.unfolded_readers.get(key) == 1 and first not in self.last_use and \
+            first not in inputs[1:]
 
 
 def build_plan(
