@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import irgraph as ir
+from irgraph.core.errors import ResourceLimitError
 from irgraph.ops import Concat, OpError
 from irgraph.ops.movement.gather import Gather8
 from irgraph.runtime import _fast
@@ -62,10 +63,12 @@ def test_an_append_to_another_array_or_of_mismatched_rows_is_a_plain_concat():
         step.evaluate([joined, np.zeros((2, 3, 1, 5), np.float32)])
 
 
-def test_the_buffer_stays_within_the_element_limit():
+def test_the_buffer_stays_within_the_element_limit_and_a_larger_output_is_refused_before_allocating():
     step = AppendStep(Concat(axis=2), 2 * 3 * 8 * 4)
     (value,) = step.evaluate([_rows(3), _rows(2)])
     assert value.base.shape == (2, 3, 8, 4)
+    with pytest.raises(ResourceLimitError, match="^output 0 has 216 elements, above the limit of 192$"):
+        step.evaluate([value, _rows(4)])
 
 
 def test_a_beam_gather_returns_its_data_only_for_every_row_in_order():

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irgraph.core.errors import IrError
+from irgraph.core.errors import IrError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Concat, Op
 from irgraph.ops.infrastructure.assign import AssignBase
@@ -113,6 +113,9 @@ class AppendStep(PlanStep):
         axis = self.concat.check_inputs(inputs)  # type: ignore[attr-defined]  # Concat's checks, its errors
         past = inputs[0]
         total = sum(part.shape[axis] for part in inputs)
+        elements = math.prod(past.shape[:axis]) * total * math.prod(past.shape[axis + 1:])
+        if elements > self.element_limit:  # as the interpreter refuses any step's output, before allocating
+            raise ResourceLimitError(f"output 0 has {elements} elements, above the limit of {self.element_limit}")
         buffer = self.buffer
         if past is not self.last or buffer is None or total > buffer.shape[axis]:
             buffer, start = self._new_buffer(inputs, axis, total), 0
@@ -141,7 +144,7 @@ class AppendStep(PlanStep):
         return np.empty(shape, inputs[0].dtype)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
-        return self.concat.output_shapes(inputs)
+        return None  # evaluate checks the limit itself, before allocating: no inference at every decode step
 
 
 def owned(value: np.ndarray, steps: Sequence[PlanStep]) -> bool:
