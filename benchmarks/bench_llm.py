@@ -142,16 +142,18 @@ def worker(backend: str, weights: str) -> None:
             break
         if command[0] == "time":
             runner.reset()
-            begun = time.perf_counter()
+            begun, used = time.perf_counter(), time.process_time()
             runner.step(prefill)
-            prefill_time = time.perf_counter() - begun
-            samples = []
+            prefill_time, prefill_cpu = time.perf_counter() - begun, time.process_time() - used
+            samples, cpu = [], []
             for feeds in decodes[: int(command[1])]:
-                begun = time.perf_counter()
+                begun, used = time.perf_counter(), time.process_time()
                 runner.step(feeds)
                 samples.append(time.perf_counter() - begun)
+                cpu.append(time.process_time() - used)
             gc.collect()
-            print(json.dumps({"prefill": prefill_time, "decode": samples}), flush=True)
+            print(json.dumps({"prefill": prefill_time, "decode": samples, "prefill_cpu": prefill_cpu,
+                              "decode_cpu": cpu}), flush=True)
         elif command[0] == "profile":
             print(json.dumps(profile(runner, prefill, decodes)), flush=True)
 
@@ -233,6 +235,7 @@ def run(quick: bool = False) -> Section:
                 workers[backend] = Worker(backend, weights)
             prefill: dict[str, list[float]] = {name: [] for name in backends}
             decode: dict[str, list[float]] = {name: [] for name in backends}
+            cpu: dict[str, list[float]] = {name: [] for name in backends}
             for round_index in range(rounds):
                 shift = round_index % len(backends)
                 for name in backends[shift:] + backends[:shift]:
@@ -240,12 +243,18 @@ def run(quick: bool = False) -> Section:
                     answer = workers[name].ask(f"time {1 if name == 'irgraph-kept' else decodes}")
                     prefill[name].append(answer["prefill"])
                     decode[name].append(statistics.median(answer["decode"]))
+                    cpu[name].append(min(answer["decode_cpu"]))
             found = workers["irgraph"].ask("profile") if weights in ("fp16", "int4") else None
             kept_profile = workers["irgraph-kept"].ask("profile") if weights == "int4" else None
         finally:
             for process in workers.values():
                 process.close()
         _rows(section, weights, prefill, decode, {name: w.report for name, w in workers.items()}, weights_f32)
+        fastest = {name: min(values) for name, values in cpu.items()}
+        section.notes.append(f"(l) {weights}: CPU time of the cheapest decode step (one thread each, so it is "
+                             f"mostly what a quiet machine would take): " + ", ".join(
+                                 f"{name} {seconds * 1e3:.1f} ms" for name, seconds in fastest.items())
+                             + f"; irgraph / OpenVINO {fastest['irgraph'] / fastest['openvino']:.2f}x")
         logits = {name: np.load(model_path(weights).with_name(f"{name}-{weights}-logits.npy")) for name in backends}
         worst = max(float(np.abs(logits[name] - logits["openvino"]).max()) for name in backends if name != "openvino")
         section.notes.append(f"(l) {weights}: the first decode step's logits, irgraph against OpenVINO: largest "

@@ -402,7 +402,7 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
                 first not in read_by_other)
             how = UfuncStep(call.ufunc, call.leading, writes_over, step.outputs[0] in donors)
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
-        rule = shape_rule(step.node, op) if allocates else None
+        rule = shape_rule(step.node, op, [planner.constants.get(slot) for slot in step.inputs]) if allocates else None
         settled = getattr(rule, "shapes", None)
         checks = rule is not None and not (trusts_types and settled is not None and all(
             math.prod(shape) <= planner.element_limit for shape in settled))

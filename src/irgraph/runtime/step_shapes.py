@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.core.errors import EvaluationError
+from irgraph.core.errors import EvaluationError, IrError
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Node
 from irgraph.ops import Op
+from irgraph.ops.op import static_types
 from irgraph.ops.plan_step import PlanStep
 
 Shapes = list[tuple[int, ...]] | None
@@ -62,12 +63,40 @@ class _Remembered:
         return shapes
 
 
+class _RememberedWhereSettled:
+    """The output shapes of an op whose shapes read input values (Reshape's target, Transpose's order, ReduceMean's
+    axes), remembered per input shapes and dtypes when its ``infer`` settles them from those and the step's
+    constant inputs alone (the values that vary are then not read); asked of ``op.output_shapes`` otherwise."""
+
+    __slots__ = ("op", "constants", "known")
+
+    def __init__(self, op: Op, constants: Sequence[np.ndarray | None]) -> None:
+        self.op, self.constants = op, list(constants)
+        self.known: dict[tuple[object, ...], Shapes] = {}
+
+    def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
+        key = tuple((x.shape, x.dtype) for x in inputs)
+        try:
+            return self.known[key]
+        except KeyError:
+            pass
+        shapes = self.op.output_shapes(inputs)  # raises for inputs the op refuses: never remembered
+        try:
+            inferred = self.op.infer(static_types(inputs), self.constants)
+        except IrError:
+            return shapes
+        if len(self.known) < MEMO_LIMIT and all(found.shape.is_static for found in inferred):
+            self.known[key] = shapes
+        return shapes
+
+
 def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
     return None
 
 
-def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
-    """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
+def shape_rule(node: Node, op: PlanStep, constants: Sequence[np.ndarray | None] = ()) -> ShapeRule:
+    """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates;
+    ``constants``: the values of the step's constant inputs (None for the others)."""
     types = [output.type for output in node.outputs]
     shapes = [t.shape for t in types if t is not None]
     if types and len(shapes) == len(types) and all(shape.is_static for shape in shapes):
@@ -78,6 +107,8 @@ def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
         return _unasked
     if isinstance(op, Op) and not op.shapes_read_values():
         return _Remembered(op)
+    if isinstance(op, Op) and len(constants) == len(node.inputs) and any(value is not None for value in constants):
+        return _RememberedWhereSettled(op, constants)
     return op.output_shapes  # values matter, or a PlanStep that answers None
 
 
