@@ -251,3 +251,14 @@ def llm_like():  # -> the module tests/llm_like.py
         sys.modules[name] = module  # registered first: dataclasses look their module up while the file runs
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def generator_stamp() -> str:
+    """8 hex digits of tests/llm_like.py and benchmarks/exports.py: cached generated models are written again when
+    either generator changes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in (ROOT / "tests" / "llm_like.py", ROOT / "benchmarks" / "exports.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]

@@ -36,7 +36,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _common import MiB, Row, Section, have, llm_like, status
+from _common import MiB, Row, Section, generator_stamp, have, llm_like, status
 
 HERE = Path(__file__).resolve()
 _generator = llm_like()
@@ -58,7 +58,7 @@ LABEL = "OpenVINO CPU (f32, no dyn. quant., f32 KV cache)"
 
 def model_path(weights: str) -> Path:
     """The IR of ``weights`` format, written on first use."""
-    folder = CACHE / f"h{CONFIG.hidden}-l{CONFIG.layers}-kv{CONFIG.kv}-v{CONFIG.vocab}"
+    folder = CACHE / f"h{CONFIG.hidden}-l{CONFIG.layers}-kv{CONFIG.kv}-v{CONFIG.vocab}-{generator_stamp()}"
     xml = folder / f"llama-{weights}.xml"
     if not xml.exists():
         folder.mkdir(parents=True, exist_ok=True)
