@@ -106,6 +106,8 @@ def _generate(xml, enabled: bool, monkeypatch) -> list[tuple[str, bytes]]:
         seen += [(f"run {index}: {name}", interpreter.get_state(name).tobytes()) for name in names]
     if enabled:  # not vacuous: the caches were kept as views of their buffers, not copied
         assert all(interpreter.state._values[name].base is not None for name in names)
+        interpreter.reset_state()  # and forgetting them frees the buffers
+        assert all(step.buffer is None for step in interpreter.state.cache_steps if isinstance(step, AppendStep))
     return seen
 
 

@@ -137,6 +137,9 @@ class Variables:
         """Forget the value of one variable (or of all): the next run reads the initial value."""
         if variable_id is None:
             self._values.clear()
+            for step in self.cache_steps:  # their buffers hold the caches just forgotten
+                if isinstance(step, kv_cache.AppendStep):
+                    step.release()
         else:
             self._variable(variable_id)
             self._values.pop(variable_id, None)

@@ -136,6 +136,10 @@ class AppendStep(PlanStep):
         self.buffer, self.filled, self.last = buffer, total, view
         return [view]
 
+    def release(self) -> None:
+        """Drop the buffer (the variables were reset): the next append starts a new one."""
+        self.buffer, self.filled, self.last = None, 0, None
+
     def _new_buffer(self, inputs: Sequence[np.ndarray], axis: int, total: int) -> np.ndarray:
         shape = list(inputs[0].shape)
         across = math.prod(shape[:axis] + shape[axis + 1:])
