@@ -23,14 +23,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.ops import Const, Op
-from irgraph.ops.arithmetic.multiply import Multiply
-from irgraph.ops.arithmetic.subtract import Subtract
-from irgraph.ops.movement.transpose import Transpose
-from irgraph.ops.shape.reshape import Reshape
-from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
-from irgraph.ops.shape.unsqueeze import Unsqueeze
-from irgraph.ops.type.convert import Convert
+from irgraph.ops import Const, Op, registry
 
 COMPRESSED_TYPES = frozenset({
     ElementType.U8, ElementType.I8, ElementType.U4, ElementType.I4, ElementType.NF4,
@@ -41,8 +34,20 @@ COMPRESSED_TYPES = frozenset({
 HALF_TYPES = frozenset({ElementType.F16, ElementType.BF16})
 """Stored types of OpenVINO's fp16 compression: a weight when a Convert widens it to f32."""
 
-CHAIN_OPS: tuple[type[Op], ...] = (Convert, Subtract, Multiply, Reshape, Unsqueeze, Squeeze, Squeeze15, Transpose)
-"""What a decompression chain is made of between its Consts and the layer the model reads."""
+
+
+def chain_ops() -> tuple[type[Op], ...]:
+    """What a decompression chain is made of between its Consts and the layer the model reads: Convert first,
+    then Subtract, Multiply, Reshape, Unsqueeze, Squeeze (both versions) and Transpose."""
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.movement.transpose import Transpose
+    from irgraph.ops.shape.reshape import Reshape
+    from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
+    from irgraph.ops.shape.unsqueeze import Unsqueeze
+    from irgraph.ops.type.convert import Convert
+
+    return Convert, Subtract, Multiply, Reshape, Unsqueeze, Squeeze, Squeeze15, Transpose
 
 DECOMPRESSION_MARK = "decompression"
 """The rt_info attribute OpenVINO puts on the Convert that decompresses a weight (save_model's fp16 compression)."""
@@ -81,9 +86,15 @@ class DecompressionChain:
 
 def decompression_chains(model: Model) -> list[DecompressionChain]:
     """The weight decompression chains of ``model`` (not of its bodies), in the order of their ends."""
+    if not registry.loaded("Convert"):
+        # Every chain widens a Const through a Convert: a model without one (no Convert class loaded) has no
+        # chain, and does not import (and create the classes of) seven op modules it does not use.
+        return []
+    chain_classes = chain_ops()
+    subtract, multiply = chain_classes[1:3]
     chain_layers: set[int] = set()
     for node in model.topological_order():
-        if isinstance(node.op, CHAIN_OPS) and node.num_outputs == 1 and node.num_inputs and all(
+        if isinstance(node.op, chain_classes) and node.num_outputs == 1 and node.num_inputs and all(
                 source is not None and (_is_const(model, source.node_id) or source.node_id in chain_layers)
                 for source in model.input_sources(node)):
             chain_layers.add(node.id)
@@ -94,7 +105,7 @@ def decompression_chains(model: Model) -> list[DecompressionChain]:
         readers = model.consumers(OutputPort(node.id, 0))
         if not readers or all(port.node_id in chain_layers for port in readers):
             continue  # an inner layer, or one nothing reads
-        chain = _chain(model, node, chain_layers)
+        chain = _chain(model, node, chain_layers, subtract, multiply)
         if chain is not None:
             chains.append(chain)
     return chains
@@ -128,7 +139,8 @@ def neighbouring_codes(codes: np.ndarray) -> np.ndarray:
     return (contiguous.view(unsigned) ^ 1).view(contiguous.dtype)  # view keeps nf4's tagged dtype: codes stay codes
 
 
-def _chain(model: Model, end: Node, chain_layers: set[int]) -> DecompressionChain | None:
+def _chain(model: Model, end: Node, chain_layers: set[int], subtract: type[Op], multiply: type[Op],
+           ) -> DecompressionChain | None:
     """The chain ``end`` closes, or None when an inner layer is read elsewhere or no compressed Const is widened."""
     layers, consts = {end.id}, set()
     pending = [end]
@@ -152,13 +164,15 @@ def _chain(model: Model, end: Node, chain_layers: set[int]) -> DecompressionChai
     starts = frozenset(layer for layer in layers if _converts_const(model, model.node(layer), COMPRESSED_TYPES))
     return DecompressionChain(
         end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight, stored=stored,
-        zero_point=_operand(model, layers, Subtract), scale=_operand(model, layers, Multiply), starts=starts,
+        zero_point=_operand(model, layers, subtract), scale=_operand(model, layers, multiply), starts=starts,
         widened=_widened(model, layers, starts))
 
 
 def _weight(model: Model, layers: set[int]) -> int | None:
     """The largest Const in a compressed type that a Convert of ``layers`` widens to a float type (f16 and bf16
     only to f32), or None when there is none (a constant expression, no weight)."""
+    from irgraph.ops.type.convert import Convert  # loaded: decompression_chains checked
+
     best: tuple[int, int] | None = None
     for layer in layers:
         node = model.node(layer)
@@ -177,6 +191,8 @@ def _weight(model: Model, layers: set[int]) -> int | None:
 
 def _converts_const(model: Model, node: Node, stored_in: frozenset[ElementType]) -> Const | None:
     """The Const ``node`` converts to a float type when it is stored in one of ``stored_in``, else None."""
+    from irgraph.ops.type.convert import Convert  # loaded: decompression_chains checked
+
     if not isinstance(node.op, Convert) or not node.op.destination_type.is_real:
         return None
     (source,) = model.input_sources(node)
@@ -203,6 +219,8 @@ def _operand(model: Model, layers: set[int], kind: type[Op]) -> int | None:
 def _widened(model: Model, layers: set[int], starts: frozenset[int]) -> frozenset[int]:
     """The layers above each Convert from f16 to f32 of ``layers`` whose ancestors start from a compressed Const
     (the Convert itself computes nothing more in f32)."""
+    from irgraph.ops.type.convert import Convert  # loaded: decompression_chains checked
+
     widened: set[int] = set()
     for layer in layers:
         node = model.node(layer)
