@@ -17,11 +17,12 @@ Ops are told apart by their classes: a layer irgraph cannot run (an OpaqueOp) is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.records import Record
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, registry
 
@@ -55,8 +56,7 @@ KEEP_PRECISION_MARK = "keep_const_precision"
 """The rt_info attribute OpenVINO puts on a compressed weight Const whose type must stay as it is."""
 
 
-@dataclass(frozen=True, slots=True)
-class DecompressionChain:
+class DecompressionChain(Record):
     """One chain, by layer id.
 
     ``end`` is the layer the rest of the model reads (its value is the weight); ``layers`` the chain's computing
@@ -68,15 +68,29 @@ class DecompressionChain:
     NNCF's chain: OpenVINO's CPU plugin computes them in f32.
     """
 
-    end: int
-    layers: frozenset[int]
-    consts: frozenset[int]
-    weight: int
-    stored: ElementType
-    zero_point: int | None
-    scale: int | None
-    starts: frozenset[int]
-    widened: frozenset[int]
+    __slots__ = ("end", "layers", "consts", "weight", "stored", "zero_point", "scale", "starts", "widened")
+
+    end: Final[int]
+    layers: Final[frozenset[int]]
+    consts: Final[frozenset[int]]
+    weight: Final[int]
+    stored: Final[ElementType]
+    zero_point: Final[int | None]
+    scale: Final[int | None]
+    starts: Final[frozenset[int]]
+    widened: Final[frozenset[int]]
+
+    def __init__(self, end: int, layers: frozenset[int], consts: frozenset[int], weight: int, stored: ElementType,
+                 zero_point: int | None, scale: int | None, starts: frozenset[int], widened: frozenset[int]) -> None:
+        self.end = end
+        self.layers = layers
+        self.consts = consts
+        self.weight = weight
+        self.stored = stored
+        self.zero_point = zero_point
+        self.scale = scale
+        self.starts = starts
+        self.widened = widened
 
     @property
     def nodes(self) -> frozenset[int]:

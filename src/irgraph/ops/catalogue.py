@@ -19,8 +19,9 @@ import enum
 import functools
 import keyword
 import re
-from dataclasses import dataclass
+from typing import Final
 
+from irgraph.core.records import Record
 from irgraph.ops import _catalogue_data as _data
 
 OPSETS: range = _data.OPSETS
@@ -103,18 +104,25 @@ def _spans(text: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-@dataclass(frozen=True)
-class OpVersion:
+class OpVersion(Record):
     """One version of one op type: ``MaxPool`` ``opset8`` (MaxPool-8), in opsets 8 to 13."""
 
-    type_name: str
+    __slots__ = ("type_name", "version", "category", "opsets")
+
+    type_name: Final[str]
     """OpenVINO's type name (``Constant``; IR files spell it :attr:`ir_name`)."""
-    version: str
+    version: Final[str]
     """OpenVINO's version id: the opset that introduced this version (``opset8``)."""
-    category: str
+    category: Final[str]
     """The op spec folder (``pooling``): the package its module lives in."""
-    opsets: tuple[int, ...]
+    opsets: Final[tuple[int, ...]]
     """The opsets containing this version."""
+
+    def __init__(self, type_name: str, version: str, category: str, opsets: tuple[int, ...]) -> None:
+        self.type_name = type_name
+        self.version = version
+        self.category = category
+        self.opsets = opsets
 
     @property
     def introduced(self) -> int:
@@ -198,13 +206,19 @@ class Kind(enum.Enum):
     """A version outside the catalogued opsets: an extension's op; kept as it is."""
 
 
-@dataclass(frozen=True)
-class Classification:
+class Classification(Record):
     """A layer's type and version classified: its kind, the catalogued version it resolves to, why."""
 
-    kind: Kind
-    entry: OpVersion | None = None
-    message: str = ""
+    __slots__ = ("kind", "entry", "message")
+
+    kind: Final[Kind]
+    entry: Final[OpVersion | None]
+    message: Final[str]
+
+    def __init__(self, kind: Kind, entry: OpVersion | None = None, message: str = "") -> None:
+        self.kind = kind
+        self.entry = entry
+        self.message = message
 
 
 @functools.lru_cache(maxsize=4096)

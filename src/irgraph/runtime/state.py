@@ -24,13 +24,13 @@ is built (the plugin fails at the first inference).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
+from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Op, registry
@@ -42,15 +42,22 @@ if TYPE_CHECKING:
     from irgraph.ops.infrastructure.read_value import ReadValueBase
     from irgraph.runtime.interpreter import Interpreter
 
-@dataclass(frozen=True)
-class Variable:
+class Variable(Record):
     """A variable of a model: its id, its declared type, the ReadValue that declares it and the Assign
     that writes it (None: never written, the ReadValue reads its initial value on every run)."""
 
-    variable_id: str
-    type: TensorType
-    read: Node
-    assign: Node | None
+    __slots__ = ("variable_id", "type", "read", "assign")
+
+    variable_id: Final[str]
+    type: Final[TensorType]
+    read: Final[Node]
+    assign: Final[Node | None]
+
+    def __init__(self, variable_id: str, type: TensorType, read: Node, assign: Node | None) -> None:
+        self.variable_id = variable_id
+        self.type = type
+        self.read = read
+        self.assign = assign
 
 
 class Variables:

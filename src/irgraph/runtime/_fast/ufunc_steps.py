@@ -17,26 +17,34 @@ it). Feeds, Consts, Results and marked tensors never qualify (the latter two nev
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from irgraph.core.records import Record
 from irgraph.runtime import _fast
 
 
-@dataclass(frozen=True, slots=True)
-class UfuncStep:
+class UfuncStep(Record):
     """How a planned step runs as one ufunc call."""
 
-    ufunc: np.ufunc
-    leading: tuple[Any, ...]
+    __slots__ = ("ufunc", "leading", "writes_over_input", "feeds_in_place_step")
+
+    ufunc: Final[np.ufunc]
+    leading: Final[tuple[Any, ...]]
     """Operands before the inputs (ReLU's 0)."""
-    writes_over_input: bool
+    writes_over_input: Final[bool]
     """``out=`` input 0 (decided when the plan is built; see the module's docstring)."""
-    feeds_in_place_step: bool
+    feeds_in_place_step: Final[bool]
     """The output is input 0 of an in-place step decided at run time (irgraph.runtime._fast.in_place): it joins
     the run's private slots, as any fresh output of a step does."""
+
+    def __init__(self, ufunc: np.ufunc, leading: tuple[Any, ...], writes_over_input: bool,
+                 feeds_in_place_step: bool) -> None:
+        self.ufunc = ufunc
+        self.leading = leading
+        self.writes_over_input = writes_over_input
+        self.feeds_in_place_step = feeds_in_place_step
 
 
 def plan_writes_over(inputs: Sequence[int], dying: Sequence[int], same_type: bool, made_by_ufunc_step: bool,
