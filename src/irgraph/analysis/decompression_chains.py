@@ -17,8 +17,6 @@ Ops are told apart by their classes: a layer irgraph cannot run (an OpaqueOp) is
 
 from __future__ import annotations
 
-from typing import Final
-
 import numpy as np
 
 from irgraph.core.element_types import ElementType
@@ -70,27 +68,27 @@ class DecompressionChain(Record):
 
     __slots__ = ("end", "layers", "consts", "weight", "stored", "zero_point", "scale", "starts", "widened")
 
-    end: Final[int]
-    layers: Final[frozenset[int]]
-    consts: Final[frozenset[int]]
-    weight: Final[int]
-    stored: Final[ElementType]
-    zero_point: Final[int | None]
-    scale: Final[int | None]
-    starts: Final[frozenset[int]]
-    widened: Final[frozenset[int]]
+    end: int
+    layers: frozenset[int]
+    consts: frozenset[int]
+    weight: int
+    stored: ElementType
+    zero_point: int | None
+    scale: int | None
+    starts: frozenset[int]
+    widened: frozenset[int]
 
     def __init__(self, end: int, layers: frozenset[int], consts: frozenset[int], weight: int, stored: ElementType,
                  zero_point: int | None, scale: int | None, starts: frozenset[int], widened: frozenset[int]) -> None:
-        self.end = end
-        self.layers = layers
-        self.consts = consts
-        self.weight = weight
-        self.stored = stored
-        self.zero_point = zero_point
-        self.scale = scale
-        self.starts = starts
-        self.widened = widened
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "consts", consts)
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "stored", stored)
+        object.__setattr__(self, "zero_point", zero_point)
+        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "widened", widened)
 
     @property
     def nodes(self) -> frozenset[int]:

@@ -19,7 +19,6 @@ import enum
 import functools
 import keyword
 import re
-from typing import Final
 
 from irgraph.core.records import Record
 from irgraph.ops import _catalogue_data as _data
@@ -109,20 +108,20 @@ class OpVersion(Record):
 
     __slots__ = ("type_name", "version", "category", "opsets")
 
-    type_name: Final[str]
+    type_name: str
     """OpenVINO's type name (``Constant``; IR files spell it :attr:`ir_name`)."""
-    version: Final[str]
+    version: str
     """OpenVINO's version id: the opset that introduced this version (``opset8``)."""
-    category: Final[str]
+    category: str
     """The op spec folder (``pooling``): the package its module lives in."""
-    opsets: Final[tuple[int, ...]]
+    opsets: tuple[int, ...]
     """The opsets containing this version."""
 
     def __init__(self, type_name: str, version: str, category: str, opsets: tuple[int, ...]) -> None:
-        self.type_name = type_name
-        self.version = version
-        self.category = category
-        self.opsets = opsets
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "category", category)
+        object.__setattr__(self, "opsets", opsets)
 
     @property
     def introduced(self) -> int:
@@ -211,14 +210,14 @@ class Classification(Record):
 
     __slots__ = ("kind", "entry", "message")
 
-    kind: Final[Kind]
-    entry: Final[OpVersion | None]
-    message: Final[str]
+    kind: Kind
+    entry: OpVersion | None
+    message: str
 
     def __init__(self, kind: Kind, entry: OpVersion | None = None, message: str = "") -> None:
-        self.kind = kind
-        self.entry = entry
-        self.message = message
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "entry", entry)
+        object.__setattr__(self, "message", message)
 
 
 @functools.lru_cache(maxsize=4096)

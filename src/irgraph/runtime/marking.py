@@ -21,7 +21,6 @@ counts) for TensorIterator and Loop and ``OWNER/then/KEY`` or ``OWNER/else/KEY``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final
 
 from irgraph.core.errors import ExtractError, InputError, printable
 from irgraph.core.records import Record
@@ -40,14 +39,14 @@ class Mark(Record):
 
     __slots__ = ("key", "port", "node")
 
-    key: Final[str]
-    port: Final[OutputPort]
-    node: Final[Node]
+    key: str
+    port: OutputPort
+    node: Node
 
     def __init__(self, key: str, port: OutputPort, node: Node) -> None:
-        self.key = key
-        self.port = port
-        self.node = node
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "port", port)
+        object.__setattr__(self, "node", node)
 
     @property
     def spec(self) -> str:

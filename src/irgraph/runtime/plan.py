@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import numpy as np
 
 from irgraph.core.errors import GraphError, IrError
-from irgraph.core.records import Record
+from irgraph.core.records import MutableRecord, Record
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
@@ -59,38 +59,38 @@ class Step(Record):
     __slots__ = ("node", "kind", "op", "inputs", "outputs", "free_slots", "frees", "unknown", "output_shapes",
                  "checks_shapes", "ufunc", "deferred_inputs", "tracks", "evaluate", "direct")
 
-    node: Final[Node]
+    node: Node
     """The layer (its location names errors)."""
-    kind: Final[StepKind]
-    op: Final[PlanStep]
+    kind: StepKind
+    op: PlanStep
     """What runs: the layer's op, or what stands for it (a control-flow runner, a variable step)."""
-    inputs: Final[tuple[Slot, ...]]
+    inputs: tuple[Slot, ...]
     """Slots read, in input order."""
-    outputs: Final[tuple[Slot, ...]]
+    outputs: tuple[Slot, ...]
     """Slot written by each output."""
-    free_slots: Final[tuple[Slot, ...]]
+    free_slots: tuple[Slot, ...]
     """Slots dropped after the step (their last use)."""
-    frees: Final[tuple[PortKey, ...]]
+    frees: tuple[PortKey, ...]
     """The same as (node id, output index) keys, for inspection."""
-    unknown: Final[tuple[tuple[int, TensorType], ...]]
+    unknown: tuple[tuple[int, TensorType], ...]
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
-    output_shapes: Final[ShapeRule | None]
+    output_shapes: ShapeRule | None
     """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
     nothing new (Split's views, deferred Concats)."""
-    checks_shapes: Final[bool]
+    checks_shapes: bool
     """Whether a run asks ``output_shapes`` before the op allocates: not when shape inference settled them within
     the element limit (checked once, here)."""
-    ufunc: Final[UfuncStep | None]
+    ufunc: UfuncStep | None
     """How the step runs as one bare ufunc call (see irgraph.runtime._fast.ufunc_steps); None: through ``op``."""
-    deferred_inputs: Final[bool]
+    deferred_inputs: bool
     """Whether an input may be a deferred join (made by a JOIN or SPLIT step): written before ``evaluate``."""
-    tracks: Final[bool]
+    tracks: bool
     """Whether the step's slots matter to a later in-place step's ``private`` set (see runtime._fast.in_place)."""
-    evaluate: Final[Callable[[Sequence[Any]], Sequence[Any]] | None]
+    evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None
     """What a GENERIC step calls in place of ``op.evaluate``: the op's ``bound_evaluate`` for the step's static
     types; None: ``op.evaluate``, looked up at each run."""
-    direct: Final[UfuncCall | None]
+    direct: UfuncCall | None
     """An IN_PLACE step's ufunc call (its output of input 0's type): called with ``out=`` the donated input, or
     without when none is (the values of ``evaluate_into`` and ``evaluate``)."""
 
@@ -100,21 +100,21 @@ class Step(Record):
                  checks_shapes: bool = True, ufunc: UfuncStep | None = None, deferred_inputs: bool = True,
                  tracks: bool = True, evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None = None,
                  direct: UfuncCall | None = None) -> None:
-        self.node = node
-        self.kind = kind
-        self.op = op
-        self.inputs = inputs
-        self.outputs = outputs
-        self.free_slots = free_slots
-        self.frees = frees
-        self.unknown = unknown
-        self.output_shapes = output_shapes
-        self.checks_shapes = checks_shapes
-        self.ufunc = ufunc
-        self.deferred_inputs = deferred_inputs
-        self.tracks = tracks
-        self.evaluate = evaluate
-        self.direct = direct
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "op", op)
+        object.__setattr__(self, "inputs", inputs)
+        object.__setattr__(self, "outputs", outputs)
+        object.__setattr__(self, "free_slots", free_slots)
+        object.__setattr__(self, "frees", frees)
+        object.__setattr__(self, "unknown", unknown)
+        object.__setattr__(self, "output_shapes", output_shapes)
+        object.__setattr__(self, "checks_shapes", checks_shapes)
+        object.__setattr__(self, "ufunc", ufunc)
+        object.__setattr__(self, "deferred_inputs", deferred_inputs)
+        object.__setattr__(self, "tracks", tracks)
+        object.__setattr__(self, "evaluate", evaluate)
+        object.__setattr__(self, "direct", direct)
 
 
 class Plan(Record):
@@ -122,34 +122,34 @@ class Plan(Record):
 
     __slots__ = ("steps", "slots", "parameters", "feeds", "results", "marked", "template", "runs_bodies")
 
-    steps: Final[list[Step]]
-    slots: Final[dict[PortKey, Slot]]
+    steps: list[Step]
+    slots: dict[PortKey, Slot]
     """Where each tensor lives (a body's Parameters and Results are bound through it)."""
-    parameters: Final[list[tuple[Node, Slot]]]
-    feeds: Final[dict[str, tuple[Node, Slot]]]
+    parameters: list[tuple[Node, Slot]]
+    feeds: dict[str, tuple[Node, Slot]]
     """The Parameter and slot of each name a feed may use (Parameter name or tensor name)."""
-    results: Final[list[tuple[str, Slot]]]
+    results: list[tuple[str, Slot]]
     """The outputs in model output order (Result document order), keyed as DESIGN.md section 6 says."""
-    marked: Final[list[tuple[str, Slot]]]
-    template: Final[list[Any]]
+    marked: list[tuple[str, Slot]]
+    template: list[Any]
     """A run's starting values: the constants the steps read, None elsewhere."""
-    runs_bodies: Final[bool]
+    runs_bodies: bool
     """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.bodies.run_budget)."""
 
     def __init__(self, steps: list[Step], slots: dict[PortKey, Slot], parameters: list[tuple[Node, Slot]],
                  feeds: dict[str, tuple[Node, Slot]], results: list[tuple[str, Slot]], marked: list[tuple[str, Slot]],
                  template: list[Any], runs_bodies: bool) -> None:
-        self.steps = steps
-        self.slots = slots
-        self.parameters = parameters
-        self.feeds = feeds
-        self.results = results
-        self.marked = marked
-        self.template = template
-        self.runs_bodies = runs_bodies
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "slots", slots)
+        object.__setattr__(self, "parameters", parameters)
+        object.__setattr__(self, "feeds", feeds)
+        object.__setattr__(self, "results", results)
+        object.__setattr__(self, "marked", marked)
+        object.__setattr__(self, "template", template)
+        object.__setattr__(self, "runs_bodies", runs_bodies)
 
 
-class _Planner(Record):
+class _Planner(MutableRecord):
     """The walk of :func:`build_plan`: slots handed out, constants bound, steps drafted."""
 
     __slots__ = ("state", "element_limit", "body_interpreter", "widened", "unfolded", "slots", "constants", "steps",

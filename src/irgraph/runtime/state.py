@@ -24,7 +24,7 @@ is built (the plugin fails at the first inference).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,16 +48,16 @@ class Variable(Record):
 
     __slots__ = ("variable_id", "type", "read", "assign")
 
-    variable_id: Final[str]
-    type: Final[TensorType]
-    read: Final[Node]
-    assign: Final[Node | None]
+    variable_id: str
+    type: TensorType
+    read: Node
+    assign: Node | None
 
     def __init__(self, variable_id: str, type: TensorType, read: Node, assign: Node | None) -> None:
-        self.variable_id = variable_id
-        self.type = type
-        self.read = read
-        self.assign = assign
+        object.__setattr__(self, "variable_id", variable_id)
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "read", read)
+        object.__setattr__(self, "assign", assign)
 
 
 class Variables:

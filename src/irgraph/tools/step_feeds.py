@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from irgraph.core.errors import FeedError, IrIOError, Location, printable
-from irgraph.core.records import Record
+from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import Shape
 from irgraph.graph import Model
 from irgraph.io.data import npz
@@ -37,7 +37,7 @@ _MAX_STEP_DIGITS = 18
 """A step number longer than this is refused before it is read (there are never that many steps)."""
 
 
-class StepFeeds(Record):
+class StepFeeds(MutableRecord):
     """The feeds of every step: ``steps[K-1]`` holds step K's own feeds, ``shared`` those of every step.
     ``steps`` is empty when no data is given per step (the same feeds every step)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from irgraph.core.records import Record
+from irgraph.core.records import MutableRecord
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from irgraph.io.xml.security import XmlDocument
 
 
-class ReadResult(Record):
+class ReadResult(MutableRecord):
     """A model and what the reader noticed but tolerated (for :func:`irgraph.validate_file`)."""
 
     __slots__ = ("model", "findings")

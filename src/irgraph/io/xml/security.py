@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from irgraph.core.errors import IrIOError, IrParseError, Location, ResourceLimitError
-from irgraph.core.records import Record
+from irgraph.core.records import MutableRecord
 from irgraph.io.regular_file import NotARegularFileError, open_regular
 from irgraph.io.xml.lazy_etree import etree
 
@@ -49,7 +49,7 @@ _RESTORE = {_STAND_IN + code: code for code in range(32)}
 _FOREIGN_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\x00\x00\x00<", b"<\x00", b"\x00<")
 
 
-class XmlDocument(Record):
+class XmlDocument(MutableRecord):
     """A checked IR file: its bytes, its root element (parsed on first use) and exact lines."""
 
     __slots__ = ("path", "data", "controls", "_shielded", "_root", "_lines")

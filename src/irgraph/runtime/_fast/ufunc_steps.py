@@ -17,7 +17,7 @@ it). Feeds, Consts, Results and marked tensors never qualify (the latter two nev
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
@@ -30,21 +30,21 @@ class UfuncStep(Record):
 
     __slots__ = ("ufunc", "leading", "writes_over_input", "feeds_in_place_step")
 
-    ufunc: Final[np.ufunc]
-    leading: Final[tuple[Any, ...]]
+    ufunc: np.ufunc
+    leading: tuple[Any, ...]
     """Operands before the inputs (ReLU's 0)."""
-    writes_over_input: Final[bool]
+    writes_over_input: bool
     """``out=`` input 0 (decided when the plan is built; see the module's docstring)."""
-    feeds_in_place_step: Final[bool]
+    feeds_in_place_step: bool
     """The output is input 0 of an in-place step decided at run time (irgraph.runtime._fast.in_place): it joins
     the run's private slots, as any fresh output of a step does."""
 
     def __init__(self, ufunc: np.ufunc, leading: tuple[Any, ...], writes_over_input: bool,
                  feeds_in_place_step: bool) -> None:
-        self.ufunc = ufunc
-        self.leading = leading
-        self.writes_over_input = writes_over_input
-        self.feeds_in_place_step = feeds_in_place_step
+        object.__setattr__(self, "ufunc", ufunc)
+        object.__setattr__(self, "leading", leading)
+        object.__setattr__(self, "writes_over_input", writes_over_input)
+        object.__setattr__(self, "feeds_in_place_step", feeds_in_place_step)
 
 
 def plan_writes_over(inputs: Sequence[int], dying: Sequence[int], same_type: bool, made_by_ufunc_step: bool,
