@@ -15,7 +15,8 @@ class OpTraits(Record):
     """What is special about an op; the defaults describe a plain op (most of them)."""
 
     __slots__ = ("slices_data", "joins_inputs", "writes_in_place", "keeps_run_state", "is_sink", "carries_tensor",
-                 "exact_type_name", "unconnected_extra_outputs")
+                 "exact_type_name", "unconnected_extra_outputs",
+                 "calls_blas")
 
     slices_data: bool
     """``evaluate`` only slices input 0 (Split): the interpreter may pass a deferred join there."""
@@ -38,10 +39,15 @@ class OpTraits(Record):
     unconnected_extra_outputs: bool
     """A layer may declare fewer output ports than the op produces: OpenVINO builds the extra outputs and
     leaves them unconnected (VariadicSplit), so irgraph computes and drops them."""
+    calls_blas: bool
+    """``evaluate`` multiplies matrices through NumPy's BLAS (matmul, einsum, linalg): a run holding such a step
+    sets BLAS's thread count (``irgraph.runtime._threads``); a run without one leaves the library alone and never
+    loads threadpoolctl."""
 
     def __init__(self, slices_data: bool = False, joins_inputs: bool = False, writes_in_place: bool = False,
                  keeps_run_state: bool = False, is_sink: bool = False, carries_tensor: bool = False,
-                 exact_type_name: bool = False, unconnected_extra_outputs: bool = False) -> None:
+                 exact_type_name: bool = False, unconnected_extra_outputs: bool = False,
+                 calls_blas: bool = False) -> None:
         object.__setattr__(self, "slices_data", slices_data)
         object.__setattr__(self, "joins_inputs", joins_inputs)
         object.__setattr__(self, "writes_in_place", writes_in_place)
@@ -50,6 +56,7 @@ class OpTraits(Record):
         object.__setattr__(self, "carries_tensor", carries_tensor)
         object.__setattr__(self, "exact_type_name", exact_type_name)
         object.__setattr__(self, "unconnected_extra_outputs", unconnected_extra_outputs)
+        object.__setattr__(self, "calls_blas", calls_blas)
 
 
 class UfuncCall(NamedTuple):
