@@ -75,6 +75,7 @@ NOT_ON_THE_RUN_PATH = {
     "irgraph.control_flow.tensor_iterator", "irgraph.control_flow.sub_graph_op", "irgraph.ops.type.convert",
     "irgraph.ops.arithmetic.multiply", "irgraph.ops.families.elementwise", "irgraph.ops.shape.squeeze",
     "threadpoolctl",  # no step multiplies matrices: BLAS's thread count is left alone
+    "irgraph.core.diagnostics",  # the reader notes nothing about the sample
 }
 
 
