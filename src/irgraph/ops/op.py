@@ -24,6 +24,7 @@ BOUNDS_LIMIT = 4096
 
 _OpT = TypeVar("_OpT", bound="Op")
 
+
 class InputSpec(Record):
     """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from irgraph.ops.infrastructure.read_value import ReadValueBase
     from irgraph.runtime.interpreter import Interpreter
 
+
 class Variable(Record):
     """A variable of a model: its id, its declared type, the ReadValue that declares it and the Assign
     that writes it (None: never written, the ReadValue reads its initial value on every run)."""
