@@ -112,3 +112,13 @@ def test_ml_dtypes_types_and_the_control_flow_classes_load_on_first_use():
         "from irgraph.control_flow import If, Loop\n"
         "assert If.type_name == 'If' and Loop.type_name == 'Loop'\n")
     assert {"ml_dtypes", "irgraph.control_flow.if_", "irgraph.control_flow.loop"} <= loaded
+
+
+def test_the_registry_says_which_op_types_have_their_module_loaded():
+    """``registry.loaded`` is what the lazy checks ask: False until a look-up (or an import) loads the type's module."""
+    loaded = _modules_after(
+        "from irgraph.ops import registry\n"
+        "assert not registry.loaded('Convert') and not registry.loaded('ReadValue', 'Assign')\n"
+        "assert registry.lookup('Convert', 'opset1') is not None and registry.loaded('Convert')\n"
+        "assert registry.loaded('Concat') and not registry.loaded('ReadValue', 'Assign')\n")
+    assert "irgraph.ops.type.convert" in loaded
