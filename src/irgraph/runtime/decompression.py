@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from irgraph.analysis.decompression_chains import decompression_chains
+from irgraph.analysis.decompression_chains import decompression_chains, widened_layers
 from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.graph import Model
 from irgraph.ops import Op
@@ -39,7 +39,7 @@ def widened_nodes(model: Model) -> frozenset[int]:
     else reads is no chain, so the rest of the model sees what the IR says.
     """
     ensure_shapes(model)
-    return frozenset(layer for chain in decompression_chains(model) for layer in chain.widened)
+    return widened_layers(model)
 
 
 def chain_nodes(model: Model) -> frozenset[int]:
