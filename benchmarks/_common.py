@@ -25,6 +25,7 @@ GiB = 1024 * MiB
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent
 """The directory of this interpreter's console scripts (ir-run lives here in a venv)."""
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -264,3 +265,28 @@ def fmt(value: float | None, unit: str) -> str:
     if unit == "MiB":
         return f"{value / MiB:.1f} MiB"
     return f"{value:g} {unit}"
+
+
+def llm_like():  # -> the module tests/llm_like.py
+    """tests/llm_like.py, the one LLaMA-like generator (checked against OpenVINO by the tests), loaded by its path:
+    the benchmarks run as scripts with no package above them, and ``import tests.llm_like`` would take whichever
+    top-level ``tests`` package comes first on the path (some wheels install one)."""
+    name = "irgraph_benchmarks_llm_like"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "llm_like.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # registered first: dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def generator_stamp() -> str:
+    """8 hex digits of tests/llm_like.py and benchmarks/exports.py: cached generated models are written again when
+    either generator changes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in (ROOT / "tests" / "llm_like.py", ROOT / "benchmarks" / "exports.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]

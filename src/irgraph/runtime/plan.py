@@ -28,14 +28,14 @@ from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widen
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.plan_records import Plan, PortKey, Slot, Step, StepKind
 from irgraph.runtime.state import Variables
-from irgraph.runtime.step_shapes import shape_rule
+from irgraph.runtime.step_shapes import NOTHING_UNKNOWN, UnknownOutputs, shape_rule
 
 
 class _Planner(MutableRecord):
     """The walk of :func:`build_plan`: slots handed out, constants bound, steps drafted."""
 
     __slots__ = ("state", "element_limit", "body_interpreter", "widened", "unfolded", "slots", "constants", "steps",
-                 "last_use", "result_slots", "runs_bodies", "known", "model", "unfolded_readers")
+                 "last_use", "result_slots", "runs_bodies", "known", "model", "unfolded_readers", "fresh")
 
     state: Variables
     element_limit: int
@@ -59,6 +59,9 @@ class _Planner(MutableRecord):
     """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
     of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
     point -> times the scale) are not all held until the plan is done, only the weight it ends in."""
+    fresh: dict[Slot, PortKey]
+    """Constants a fold allocated (no view, no Const's memory), by slot: a folded element-wise layer may write its
+    result over one that only it still reads."""
 
     def __init__(self, state: Variables, element_limit: int, body_interpreter: Callable[[Model], Any],
                  widened: frozenset[int], unfolded: frozenset[int] = frozenset(),
@@ -66,7 +69,7 @@ class _Planner(MutableRecord):
                  steps: list[Step] | None = None, last_use: dict[Slot, int] | None = None,
                  result_slots: dict[int, Slot] | None = None, runs_bodies: bool = False,
                  known: Mapping[PortKey, np.ndarray] | None = None, model: Model | None = None,
-                 unfolded_readers: dict[PortKey, int] | None = None) -> None:
+                 unfolded_readers: dict[PortKey, int] | None = None, fresh: dict[Slot, PortKey] | None = None) -> None:
         self.state = state
         self.element_limit = element_limit
         self.body_interpreter = body_interpreter
@@ -81,6 +84,7 @@ class _Planner(MutableRecord):
         self.known = {} if known is None else known
         self.model = model
         self.unfolded_readers = {} if unfolded_readers is None else unfolded_readers
+        self.fresh = {} if fresh is None else fresh
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -116,6 +120,8 @@ class _Planner(MutableRecord):
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
         step_op = self.state.bind(node, op, inputs, self.constants)
+        if kind is StepKind.JOIN and step_op is not op:
+            kind = StepKind.GENERIC  # a KV cache's Concat, appending to its buffer (runtime._fast.kv_cache)
         if node.id in self.unfolded and node.id in self.widened:
             step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
         self.steps.append(Step(node, kind, step_op, inputs, outputs))
@@ -195,8 +201,8 @@ class _Planner(MutableRecord):
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
-                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+            if arguments and op.traits.writes_in_place and (arguments[0] is not stored[0] or self._dying(inputs)):
+                # widen's f32 copy of input 0, or a fold's result only this layer reads: the result may take its place
                 produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
             else:
                 produced = op.evaluate(arguments)
@@ -204,11 +210,21 @@ class _Planner(MutableRecord):
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
             return False
-        for slot, value in zip(outputs, produced, strict=True):
+        for index, (slot, value) in enumerate(zip(outputs, produced, strict=True)):
             self.constants[slot] = value
+            if type(value) is np.ndarray and value.base is None and not any(value is a for a in arguments):
+                self.fresh[slot] = (node.id, index)
         for argument in stored:  # f16 weights read through the .bin mapping: converted, no longer resident
             _pages.release(argument)
         return True
+
+
+    def _dying(self, inputs: tuple[Slot, ...]) -> bool:
+        """Whether input 0 is a fold's own array that no other layer, step, Result or mark reads."""
+        first = inputs[0]
+        key = self.fresh.get(first)
+        return key is not None and self.unfolded_readers.get(key) == 1 and first not in self.last_use and \
+            first not in inputs[1:]
 
 
 def build_plan(
@@ -330,12 +346,13 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
                 first not in read_by_other)
             how = UfuncStep(call.ufunc, call.leading, writes_over, step.outputs[0] in donors)
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
-        rule = shape_rule(step.node, op) if allocates else None
+        rule = shape_rule(step.node, op, [planner.constants.get(slot) for slot in step.inputs]) if allocates else None
         settled = getattr(rule, "shapes", None)
         checks = rule is not None and not (trusts_types and settled is not None and all(
             math.prod(shape) <= planner.element_limit for shape in settled))
+        unknown = _unknown_outputs(step.node) if kind is not StepKind.JOIN else NOTHING_UNKNOWN
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
-                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
+                          unknown, rule, checks, how,
                           any(producers.get(slot) in _DEFERRING for slot in step.inputs),
                           any(slot in donors for slot in (*step.inputs, *step.outputs)),
                           _evaluate(step, op, kind, types, planner.constants), direct))
@@ -384,7 +401,8 @@ def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, 
     return op.ufunc_call(inputs)  # type: ignore[arg-type]  # None excluded above
 
 
-def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
+def _unknown_outputs(node: Node) -> UnknownOutputs:
     """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
-    return tuple((output.index, found) for output in node.outputs
-                 if (found := output.type) is not None and not found.shape.is_static)
+    unknown = tuple((output.index, found) for output in node.outputs
+                    if (found := output.type) is not None and not found.shape.is_static)
+    return UnknownOutputs(unknown) if unknown else NOTHING_UNKNOWN

@@ -11,14 +11,14 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from irgraph.core.records import Record
+from irgraph.runtime.step_shapes import NOTHING_UNKNOWN
 
 if TYPE_CHECKING:
-    from irgraph.core.shapes import TensorType
     from irgraph.graph import Node
     from irgraph.ops.plan_step import PlanStep
     from irgraph.ops.traits import UfuncCall
     from irgraph.runtime._fast.ufunc_steps import UfuncStep
-    from irgraph.runtime.step_shapes import ShapeRule
+    from irgraph.runtime.step_shapes import ShapeRule, UnknownOutputs
 
 __all__ = ["Plan", "PortKey", "Slot", "Step", "StepKind"]
 
@@ -64,7 +64,7 @@ class Step(Record):
     """Slots dropped after the step (their last use)."""
     frees: tuple[PortKey, ...]
     """The same as (node id, output index) keys, for inspection."""
-    unknown: tuple[tuple[int, TensorType], ...]
+    unknown: UnknownOutputs
     """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
     a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
     output_shapes: ShapeRule | None
@@ -88,7 +88,7 @@ class Step(Record):
 
     def __init__(self, node: Node, kind: StepKind, op: PlanStep, inputs: tuple[Slot, ...], outputs: tuple[Slot, ...],
                  free_slots: tuple[Slot, ...] = (), frees: tuple[PortKey, ...] = (),
-                 unknown: tuple[tuple[int, TensorType], ...] = (), output_shapes: ShapeRule | None = None,
+                 unknown: UnknownOutputs = NOTHING_UNKNOWN, output_shapes: ShapeRule | None = None,
                  checks_shapes: bool = True, ufunc: UfuncStep | None = None, deferred_inputs: bool = True,
                  tracks: bool = True, evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None = None,
                  direct: UfuncCall | None = None) -> None:

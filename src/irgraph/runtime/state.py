@@ -36,6 +36,8 @@ from irgraph.graph import Model, Node
 from irgraph.ops import Op, registry
 from irgraph.ops.op import shape_text
 from irgraph.ops.plan_step import PlanStep
+from irgraph.runtime import _fast
+from irgraph.runtime._fast import kv_cache
 
 if TYPE_CHECKING:
     from irgraph.ops.infrastructure.assign import AssignBase
@@ -73,6 +75,8 @@ class Variables:
         self._values: dict[str, np.ndarray] = {}
         self._pending: dict[str, tuple[Node, np.ndarray]] = {}
         self._constant_initial: dict[str, np.ndarray] = {}
+        self.cache_steps: list[PlanStep] = []
+        """The KV-cache steps planned (runtime._fast.kv_cache): the values they return are kept without a copy."""
         self._state_ops: tuple[type[ReadValueBase], type[AssignBase]] | None = None
         if not registry.loaded("ReadValue", "Assign"):
             return  # no layer of any model is a ReadValue or an Assign yet: nothing to declare, bind nothing
@@ -95,7 +99,8 @@ class Variables:
 
     # ------------------------------------------------------------------------------ the run
     def bind(self, node: Node, op: Op, inputs: Sequence[int], constants: Mapping[int, np.ndarray]) -> Any:
-        """What the interpreter runs for ``node``: a step reading or writing a variable, or ``op`` itself.
+        """What the interpreter runs for ``node``: a step reading or writing a variable, a step of a KV cache's
+        Gather or Concat (see :mod:`irgraph.runtime._fast.kv_cache`), or ``op`` itself.
 
         ``inputs`` are the node's input slots and ``constants`` the values the interpreter computed
         ahead of any run, by slot: a ReadValue's constant initial value is known before the first run.
@@ -109,6 +114,10 @@ class Variables:
             return _ReadStep(self, op, self.declared[op.variable_id])
         if isinstance(op, assign_base):
             return _AssignStep(self, node, op)
+        if self.declared and _fast.ENABLED and isinstance(op, Op) and (step := kv_cache.plan_step(
+                self.model, node, op, [constants.get(slot) for slot in inputs], self.element_limit)) is not None:
+            self.cache_steps.append(step)
+            return step
         return op
 
     def begin(self) -> None:
@@ -120,7 +129,8 @@ class Variables:
         checked = {}
         for variable_id, (node, value) in self._pending.items():
             try:
-                checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes")
+                checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes",
+                                                     copy=not kv_cache.owned(value, self.cache_steps))
             except InputError as err:
                 raise EvaluationError(err.message, node.location) from None
         self._pending.clear()
@@ -145,6 +155,9 @@ class Variables:
         """Forget the value of one variable (or of all): the next run reads the initial value."""
         if variable_id is None:
             self._values.clear()
+            for step in self.cache_steps:  # their buffers hold the caches just forgotten
+                if isinstance(step, kv_cache.AppendStep):
+                    step.release()
         else:
             self._variable(variable_id)
             self._values.pop(variable_id, None)
@@ -157,7 +170,7 @@ class Variables:
                              Location(file=self.model.source))
         return variable
 
-    def _checked(self, variable_id: str, value: np.ndarray, what: str) -> np.ndarray:
+    def _checked(self, variable_id: str, value: np.ndarray, what: str, copy: bool = True) -> np.ndarray:
         variable = self._variable(variable_id)
         element_type, shape = variable.type.element_type, variable.type.shape
         if not element_type.is_dynamic and value.dtype != element_type.numpy_dtype:
@@ -169,6 +182,8 @@ class Variables:
         if value.size > self.element_limit:
             raise ResourceLimitError(f"{what} has {value.size} elements, above the limit of {self.element_limit}",
                                      variable.read.location)
+        if not copy:  # a KV cache's read-only view, whose rows are never written again
+            return value
         stored = np.array(value, copy=True)
         stored.flags.writeable = False  # ReadValue hands it to the run as it is: nothing may write into it
         return stored
