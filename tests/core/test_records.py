@@ -53,6 +53,12 @@ def test_a_record_refuses_assignment_as_a_frozen_dataclass_does():
     assert pair.left == 1
 
 
+def test_replace_makes_a_changed_copy():
+    pair = Pair(1, 2)
+    assert pair.replace(right=3) == Pair(1, 3) and pair == Pair(1, 2)
+    assert Box(1).replace(content=2) == Box(2)
+
+
 def test_records_pickle_and_copy():
     pair = Pair(1, [2])
     assert pickle.loads(pickle.dumps(pair)) == pair and copy.deepcopy(pair) == pair and copy.copy(pair) == pair

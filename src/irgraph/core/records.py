@@ -4,8 +4,8 @@ A dataclass compiles its ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` an
 source when its class statement runs: 0.2-0.3 ms per class, paid by every process that imports the module. A
 cold ``ir-run`` imports some thirty such records it barely uses (issue 28 item 5), so the records on that path
 are plain classes: ``__slots__`` in field order, a hand-written ``__init__`` (``object.__setattr__`` per field,
-as a frozen dataclass's does) and these methods over the slots. Records that callers copy with
-``dataclasses.replace`` stay dataclasses.
+as a frozen dataclass's does) and these methods over the slots; ``record.replace(field=value)`` stands for
+``dataclasses.replace``. Public records that callers copy with ``dataclasses.replace`` stay dataclasses.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 __all__ = ["MutableRecord", "Record"]
+
+_R = TypeVar("_R", bound="Record")
 
 
 class Record:
@@ -56,6 +58,11 @@ class Record:
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def replace(self: _R, **changes: Any) -> _R:
+        """A copy with ``changes`` (``dataclasses.replace`` for a record: each ``__init__`` takes its fields by their
+        names)."""
+        return type(self)(**{**dict(zip(self._names(), type(self)._values(self), strict=True)), **changes})
 
     def __getstate__(self) -> tuple[Any, ...]:  # pickle and copy: the fields, set back past __setattr__
         return type(self)._values(self)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,9 +57,10 @@ class UfuncStep(Record):
         object.__setattr__(self, "feeds_in_place_step", feeds_in_place_step)
 
 
-@dataclass(frozen=True, slots=True)
-class BoundStep:
+class BoundStep(Record):
     """How a planned step runs as its op's bound evaluate, inside a compiled run."""
+
+    __slots__ = ("evaluate", "node", "tracks")
 
     evaluate: Callable[[Sequence[Any]], Sequence[Any]]
     node: Node
@@ -68,15 +68,26 @@ class BoundStep:
     tracks: bool
     """Whether ``in_place.track`` must see the step (a later in-place step may write over what it reads or makes)."""
 
+    def __init__(self, evaluate: Callable[[Sequence[Any]], Sequence[Any]], node: Node, tracks: bool) -> None:
+        object.__setattr__(self, "evaluate", evaluate)
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "tracks", tracks)
 
-@dataclass(frozen=True, slots=True)
-class InPlaceStep:
+
+class InPlaceStep(Record):
     """How a planned in-place step (its input 0 written over when a run finds nothing else sees it:
     ``in_place.donor``) runs as one ufunc call inside a compiled run."""
+
+    __slots__ = ("ufunc", "leading", "tracks")
 
     ufunc: np.ufunc
     leading: tuple[Any, ...]
     tracks: bool
+
+    def __init__(self, ufunc: np.ufunc, leading: tuple[Any, ...], tracks: bool) -> None:
+        object.__setattr__(self, "ufunc", ufunc)
+        object.__setattr__(self, "leading", leading)
+        object.__setattr__(self, "tracks", tracks)
 
 
 def located(error: IrError, node: Node) -> IrError:
