@@ -142,7 +142,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/runtime/test_step_time_hook.py",
                  "tests/runtime/test_ufunc_steps.py",  # runtime/_fast: the ufunc steps and the plans per shape
                  "tests/runtime/test_marking_bodies.py", "tests/runtime/test_plan_folding_memory.py",
-                 "tests/runtime/test_keep_weights_compressed.py")),
+                 "tests/runtime/test_keep_weights_compressed.py", "tests/runtime/test_kv_cache.py",
+                 "tests/runtime/test_bound_kernels.py")),
     "io": (("src/irgraph/io/*.py",),
            ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
             "tests/io/test_atomic.py", "tests/hostile/test_special_files.py", "tests/io/test_atomic_edges.py",
