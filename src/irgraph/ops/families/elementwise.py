@@ -27,6 +27,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
+from irgraph.ops.memo import remembered
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.traits import OpTraits, UfuncCall
@@ -238,12 +239,12 @@ class BinaryElementwise(Op):
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
-        self.type_rule.check(ElementType.from_numpy(a.dtype))
-        a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
-        expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
-        ufunc = self.in_place_ufunc()
-        if target is not None and ufunc is not None and fits(target, shape, a.dtype) and expected == a.dtype \
-                and a.dtype not in _WIDENED:
+        # the checks and the broadcast shape depend on the shapes and the dtype alone: worked out once per those
+        # (a decoder runs its element-wise layers on the same shapes at every step, through the general path)
+        shape, aligned, expected, ufunc = remembered(self, (a.shape, b.shape, a.dtype), lambda: self._planned(a, b))
+        if aligned is not None:
+            b = b.reshape(aligned)
+        if target is not None and ufunc is not None and fits(target, shape, a.dtype):
             with np.errstate(all="ignore"):
                 ufunc(a, b, out=target)
             return [target]
@@ -251,6 +252,17 @@ class BinaryElementwise(Op):
         if result.dtype != expected:
             result = result.astype(expected)
         return [result if result.shape == shape else np.broadcast_to(result, shape).copy()]
+
+    def _planned(self, a: np.ndarray, b: np.ndarray
+                 ) -> tuple[tuple[int, ...], tuple[int, ...] | None, np.dtype | None, np.ufunc | None]:
+        """(output shape, the shape ``b`` is aligned to when pdpd reshapes it, the output dtype, the ufunc that
+        writes the output into input 0's array when it may), or OpError for inputs the op refuses."""
+        self.type_rule.check(ElementType.from_numpy(a.dtype))
+        _, aligned, shape = broadcast_arrays(a, b, self.auto_broadcast)
+        expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
+        ufunc = self.in_place_ufunc()
+        writes_over = ufunc is not None and expected == a.dtype and a.dtype not in _WIDENED
+        return shape, aligned.shape if aligned is not b else None, expected, ufunc if writes_over else None
 
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> Any:
         """The values; members with attributes override this instead of setting ``compute``."""
