@@ -79,3 +79,32 @@ def test_the_memo_stops_growing_at_its_limit():
     assert len(holder.__dict__["_remembered"]) == MEMO_LIMIT
     assert value_key([1, 2]) is None  # not an array: not remembered
     assert value_key(np.array([1], np.int64)) != value_key(np.array([1], np.int32))
+
+
+def test_reduction_axes_per_rank_and_values():
+    from irgraph.ops.reduction.reduce_sum import ReduceSum
+
+    op = ReduceSum(keep_dims=False)
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(op.evaluate([data, np.array([0], np.int64)])[0], [3, 5, 7])
+    np.testing.assert_array_equal(op.evaluate([data, np.array([1], np.int64)])[0], [3, 12])
+    np.testing.assert_array_equal(op.evaluate([data, np.array([-1], np.int32)])[0], [3, 12])
+    np.testing.assert_array_equal(op.evaluate([data[None], np.array([0], np.int64)])[0], data)  # another rank
+    for _ in range(2):
+        with pytest.raises(OpError, match=r"Axes input must be a scalar or 1D input. Got: \[1,1\]"):
+            op.evaluate([data, np.array([[0]], np.int64)])
+        with pytest.raises(OpError, match="Element type of axes input must be integer"):
+            op.evaluate([data, np.array([0.0], np.float32)])
+
+
+def test_unsqueeze_per_data_shape_and_axes():
+    from irgraph.ops.shape.unsqueeze import Unsqueeze
+
+    op = Unsqueeze()
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert op.evaluate([data, np.array([0], np.int64)])[0].shape == (1, 2, 3)
+    assert op.evaluate([data, np.array([2], np.int64)])[0].shape == (2, 3, 1)
+    assert op.evaluate([data.reshape(3, 2), np.array([2], np.int64)])[0].shape == (3, 2, 1)
+    for _ in range(2):
+        with pytest.raises(OpError, match=r"Axis 4 out of the tensor rank range"):
+            op.evaluate([data, np.array([4], np.int64)])
