@@ -56,7 +56,7 @@ class _Remembered:
         self.known: dict[tuple[object, ...], Shapes] = {}
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
-        key = tuple((x.shape, x.dtype) for x in inputs)
+        key = tuple([(x.shape, x.dtype) for x in inputs])  # a list: faster than a generator
         try:
             return self.known[key]
         except KeyError:
@@ -82,7 +82,7 @@ class _RememberedWhereSettled:
         again (a Broadcast to a computed target never settles, and inferring it cost as much as the step)."""
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
-        key = tuple((x.shape, x.dtype) for x in inputs)
+        key = tuple([(x.shape, x.dtype) for x in inputs])  # a list: faster than a generator
         try:
             return self.known[key]
         except KeyError:
