@@ -5,7 +5,6 @@ layer."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -125,7 +124,7 @@ def test_a_compiled_bound_step_s_error_names_its_layer():
         raise ir.OpError("no such thing")
 
     (step,) = interpreter._plan
-    interpreter._program = ufunc_steps.compiled_program([dataclasses.replace(step, evaluate=failing)])
+    interpreter._program = ufunc_steps.compiled_program([step.replace(evaluate=failing)])
     with pytest.raises(EvaluationError, match="no such thing") as caught:
         interpreter.run({"x": data})
     assert node.location is not None and caught.value.location == node.location

@@ -19,20 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.records import Record
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.ops import Const, Op
-from irgraph.ops.arithmetic.multiply import Multiply
-from irgraph.ops.arithmetic.subtract import Subtract
-from irgraph.ops.movement.transpose import Transpose
-from irgraph.ops.shape.reshape import Reshape
-from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
-from irgraph.ops.shape.unsqueeze import Unsqueeze
-from irgraph.ops.type.convert import Convert
+from irgraph.ops import Const, Op, registry
+
+if TYPE_CHECKING:
+    from irgraph.ops.type.convert import Convert
 
 COMPRESSED_TYPES = frozenset({
     ElementType.U8, ElementType.I8, ElementType.U4, ElementType.I4, ElementType.NF4,
@@ -43,8 +40,21 @@ COMPRESSED_TYPES = frozenset({
 HALF_TYPES = frozenset({ElementType.F16, ElementType.BF16})
 """Stored types of OpenVINO's fp16 compression: a weight when a Convert widens it to f32."""
 
-CHAIN_OPS: tuple[type[Op], ...] = (Convert, Subtract, Multiply, Reshape, Unsqueeze, Squeeze, Squeeze15, Transpose)
-"""What a decompression chain is made of between its Consts and the layer the model reads."""
+
+
+def chain_ops() -> tuple[type[Op], ...]:
+    """What a decompression chain is made of between its Consts and the layer the model reads: Convert first,
+    then Subtract, Multiply, Reshape, Unsqueeze, Squeeze (both versions) and Transpose. Imported when a model has a
+    Convert (see :func:`decompression_chains`)."""
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.movement.transpose import Transpose
+    from irgraph.ops.shape.reshape import Reshape
+    from irgraph.ops.shape.squeeze import Squeeze, Squeeze15
+    from irgraph.ops.shape.unsqueeze import Unsqueeze
+    from irgraph.ops.type.convert import Convert
+
+    return Convert, Subtract, Multiply, Reshape, Unsqueeze, Squeeze, Squeeze15, Transpose
 
 DECOMPRESSION_MARK = "decompression"
 """The rt_info attribute OpenVINO puts on the Convert that decompresses a weight (save_model's fp16 compression)."""
@@ -52,8 +62,7 @@ KEEP_PRECISION_MARK = "keep_const_precision"
 """The rt_info attribute OpenVINO puts on a compressed weight Const whose type must stay as it is."""
 
 
-@dataclass(frozen=True, slots=True)
-class DecompressionChain:
+class DecompressionChain(Record):
     """One chain, by layer id.
 
     ``end`` is the layer the rest of the model reads (its value is the weight); ``layers`` the chain's computing
@@ -65,6 +74,8 @@ class DecompressionChain:
     NNCF's chain: OpenVINO's CPU plugin computes them in f32.
     """
 
+    __slots__ = ("end", "layers", "consts", "weight", "stored", "zero_point", "scale", "starts", "widened")
+
     end: int
     layers: frozenset[int]
     consts: frozenset[int]
@@ -75,6 +86,18 @@ class DecompressionChain:
     starts: frozenset[int]
     widened: frozenset[int]
 
+    def __init__(self, end: int, layers: frozenset[int], consts: frozenset[int], weight: int, stored: ElementType,
+                 zero_point: int | None, scale: int | None, starts: frozenset[int], widened: frozenset[int]) -> None:
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "consts", consts)
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "stored", stored)
+        object.__setattr__(self, "zero_point", zero_point)
+        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "widened", widened)
+
     @property
     def nodes(self) -> frozenset[int]:
         """Every node of the chain: its layers and its Consts."""
@@ -83,7 +106,13 @@ class DecompressionChain:
 
 def decompression_chains(model: Model) -> list[DecompressionChain]:
     """The weight decompression chains of ``model`` (not of its bodies), in the order of their ends."""
-    graph = _ChainGraph(model)
+    if not registry.loaded("Convert"):
+        # Every chain widens a Const through a Convert: a model without one (no Convert class loaded) has no
+        # chain, and does not import (and create the classes of) seven op modules it does not use.
+        return []
+    chain_classes = chain_ops()
+    subtract, multiply = chain_classes[1:3]
+    graph = _ChainGraph(model, chain_classes)
     chains: list[DecompressionChain] = []
     for end in graph.ends():
         found = _recognise(graph, end)
@@ -91,8 +120,8 @@ def decompression_chains(model: Model) -> list[DecompressionChain]:
             layers, consts, converts, weight, starts = found
             chains.append(DecompressionChain(
                 end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight,
-                stored=_const(model, weight).element_type, zero_point=_operand(graph, layers, Subtract),
-                scale=_operand(graph, layers, Multiply), starts=starts,
+                stored=_const(model, weight).element_type, zero_point=_operand(graph, layers, subtract),
+                scale=_operand(graph, layers, multiply), starts=starts,
                 widened=_widened(graph, converts, layers, starts),
             ))
     return chains
@@ -101,7 +130,9 @@ def decompression_chains(model: Model) -> list[DecompressionChain]:
 def widened_layers(model: Model) -> frozenset[int]:
     """Every chain's ``widened`` layers, united: what an Interpreter build asks for (the same recognition as
     :func:`decompression_chains`, without making the chains' other fields)."""
-    graph = _ChainGraph(model)
+    if not registry.loaded("Convert"):
+        return frozenset()  # no Convert, no chain (see decompression_chains)
+    graph = _ChainGraph(model, chain_ops())
     widened: set[int] = set()
     for end in graph.ends():
         found = _recognise(graph, end)
@@ -143,7 +174,7 @@ class _ChainGraph:
     """The model's Consts and its chain layers' producers, looked up once: a chain is walked several times, and
     ``Model.input_sources`` builds a new list at each call (an int4 LLM: 4 ms per Interpreter build with them)."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, chain_classes: tuple[type[Op], ...]) -> None:
         self.model = model
         self.consts: set[int] = set()
         self.sources: dict[int, list[OutputPort | None]] = {}
@@ -153,7 +184,7 @@ class _ChainGraph:
         for node in model.topological_order():  # a Const comes before the layers reading it
             kind = kinds.get(type(node.op))
             if kind is None:
-                kind = kinds[type(node.op)] = (isinstance(node.op, Const), isinstance(node.op, CHAIN_OPS))
+                kind = kinds[type(node.op)] = (isinstance(node.op, Const), isinstance(node.op, chain_classes))
             if kind[0]:
                 consts.add(node.id)
             if kind[1] and len(node.outputs) == 1 and node.inputs:
@@ -207,12 +238,14 @@ def _recognise(graph: _ChainGraph, end: Node) -> Recognised | None:
     return layers, consts, converts, weight, starts
 
 
-Converted = tuple[Convert, "Const | None", OutputPort]
+Converted = tuple["Convert", "Const | None", OutputPort]
 """A chain's Convert to a float type, the Const it converts (None: it converts a layer), and its input."""
 
 
 def _converts(graph: _ChainGraph, layers: set[int]) -> dict[int, Converted]:
     """The Converts of ``layers`` to a float type (every chain question is about them), by layer."""
+    from irgraph.ops.type.convert import Convert  # loaded: the chain's callers checked
+
     found: dict[int, Converted] = {}
     for layer in layers:
         op = graph.model.node(layer).op

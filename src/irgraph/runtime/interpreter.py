@@ -194,6 +194,8 @@ class Interpreter:
         self._handed = [*self._results, *self._marked] if self._hands_over else []
         self._template = plan.template
         self._runs_bodies = plan.runs_bodies
+        self._sets_blas_threads = self._runs_bodies or any(step.node.op.traits.calls_blas for step in self._plan)
+        """Whether a run sets BLAS's thread count: only a step that multiplies matrices uses BLAS (a body may)."""
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._specialiser = Specialiser() if (
@@ -250,7 +252,7 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit(), (
+        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), (
                 run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
                 collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)

@@ -24,36 +24,43 @@ is built (the plugin fails at the first inference).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.analysis.variables import variable_problems
 from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
+from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
-from irgraph.ops import Op
-from irgraph.ops.infrastructure.assign import AssignBase
-from irgraph.ops.infrastructure.read_value import ReadValueBase
+from irgraph.ops import Op, registry
 from irgraph.ops.op import shape_text
 from irgraph.ops.plan_step import PlanStep
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import kv_cache
 
 if TYPE_CHECKING:
+    from irgraph.ops.infrastructure.assign import AssignBase
+    from irgraph.ops.infrastructure.read_value import ReadValueBase
     from irgraph.runtime.interpreter import Interpreter
 
-@dataclass(frozen=True)
-class Variable:
+
+class Variable(Record):
     """A variable of a model: its id, its declared type, the ReadValue that declares it and the Assign
     that writes it (None: never written, the ReadValue reads its initial value on every run)."""
+
+    __slots__ = ("variable_id", "type", "read", "assign")
 
     variable_id: str
     type: TensorType
     read: Node
     assign: Node | None
+
+    def __init__(self, variable_id: str, type: TensorType, read: Node, assign: Node | None) -> None:
+        object.__setattr__(self, "variable_id", variable_id)
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "read", read)
+        object.__setattr__(self, "assign", assign)
 
 
 class Variables:
@@ -62,13 +69,26 @@ class Variables:
     def __init__(self, model: Model, element_limit: int) -> None:
         """Declare ``model``'s variables (its output types inferred); raise the first error of
         :func:`variable_problems` as an EvaluationError at its layer."""
+        self.model = model
+        self.element_limit = element_limit
+        self.declared: dict[str, Variable] = {}
+        self._values: dict[str, np.ndarray] = {}
+        self._pending: dict[str, tuple[Node, np.ndarray]] = {}
+        self._constant_initial: dict[str, np.ndarray] = {}
+        self.cache_steps: list[PlanStep] = []
+        """The KV-cache steps planned (runtime._fast.kv_cache): the values they return are kept without a copy."""
+        self._state_ops: tuple[type[ReadValueBase], type[AssignBase]] | None = None
+        if not registry.loaded("ReadValue", "Assign"):
+            return  # no layer of any model is a ReadValue or an Assign yet: nothing to declare, bind nothing
+        from irgraph.analysis.variables import variable_problems
+        from irgraph.ops.infrastructure.assign import AssignBase
+        from irgraph.ops.infrastructure.read_value import ReadValueBase
+
         for problem in variable_problems(model):
             if problem.is_error:
                 raise EvaluationError(problem.message, problem.node.location)
-        self.model = model
-        self.element_limit = element_limit
+        self._state_ops = ReadValueBase, AssignBase
         assigns = {node.op.variable_id: node for node in model if isinstance(node.op, AssignBase)}
-        self.declared: dict[str, Variable] = {}
         for node in model:
             op = node.op
             if isinstance(op, ReadValueBase):
@@ -76,11 +96,6 @@ class Variables:
                 if inferred is None:  # the interpreter infers the model first
                     raise EvaluationError("the ReadValue's output type is not inferred", node.location)
                 self.declared[op.variable_id] = Variable(op.variable_id, inferred, node, assigns.get(op.variable_id))
-        self._values: dict[str, np.ndarray] = {}
-        self._pending: dict[str, tuple[Node, np.ndarray]] = {}
-        self._constant_initial: dict[str, np.ndarray] = {}
-        self.cache_steps: list[PlanStep] = []
-        """The KV-cache steps planned (runtime._fast.kv_cache): the values they return are kept without a copy."""
 
     # ------------------------------------------------------------------------------ the run
     def bind(self, node: Node, op: Op, inputs: Sequence[int], constants: Mapping[int, np.ndarray]) -> Any:
@@ -90,11 +105,14 @@ class Variables:
         ``inputs`` are the node's input slots and ``constants`` the values the interpreter computed
         ahead of any run, by slot: a ReadValue's constant initial value is known before the first run.
         """
-        if isinstance(op, ReadValueBase):
+        if self._state_ops is None:
+            return op
+        read_value_base, assign_base = self._state_ops
+        if isinstance(op, read_value_base):
             if inputs and inputs[0] in constants:
                 self._constant_initial[op.variable_id] = constants[inputs[0]]
             return _ReadStep(self, op, self.declared[op.variable_id])
-        if isinstance(op, AssignBase):
+        if isinstance(op, assign_base):
             return _AssignStep(self, node, op)
         if self.declared and _fast.ENABLED and isinstance(op, Op) and (step := kv_cache.plan_step(
                 self.model, node, op, [constants.get(slot) for slot in inputs], self.element_limit)) is not None:
@@ -171,6 +189,8 @@ class Variables:
         return stored
 
     def _initial_without_run(self, variable: Variable) -> np.ndarray:
+        from irgraph.ops.infrastructure.read_value import ReadValueBase  # loaded: the variable was declared
+
         op = variable.read.op_as(ReadValueBase)
         sources = self.model.input_sources(variable.read)
         if not sources:

@@ -27,6 +27,7 @@ from irgraph.ops.families.convolution_kernels import (
     convolve_windows,
 )
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
+from irgraph.ops.traits import OpTraits
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
 """Sums of products: 1 ULP (f16/bf16 rounding once from f32) or 16 eps of the sum of the absolute
@@ -52,6 +53,8 @@ class ConvolutionFamily(Op):
 
     Members set ``filter_prefix`` (the non-spatial dims of the filters: 2, or 3 with groups).
     """
+
+    traits = OpTraits(calls_blas=True)
 
     inputs = Inputs.of(InputSpec("data"), InputSpec("filters"))
     tolerance = CONVOLUTION_TOLERANCE

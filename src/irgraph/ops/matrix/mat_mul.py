@@ -16,6 +16,7 @@ from irgraph.ops.families.elementwise import broadcast_dim
 from irgraph.ops.memo import remembered
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -28,6 +29,8 @@ class MatMul(Op):
     from the result. Batch dims broadcast as numpy does (intervals as OpenVINO merges them).
     f16/bf16 compute in f32 and round once; integers wrap; boolean is OR of ANDs.
     """
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "MatMul"
     introduced = 1

@@ -15,6 +15,7 @@ from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 WEIGHTS_PER_STEP = 2**22
 """Attention weights (elements) computed at once: larger problems go batch by batch and row block by
@@ -34,6 +35,8 @@ class ScaledDotProductAttention(Op):
     so do the mask's last two with L and S (a one-row query under an [L, S] mask gives L rows).
     Computed in f64 and rounded once (a tolerance row covers OpenVINO's f32 kernels). A row that
     masks every key gives NaN, as the pseudo-code does. Spec: ScaledDotProductAttention-13."""
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "ScaledDotProductAttention"
     introduced = 13

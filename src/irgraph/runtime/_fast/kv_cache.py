@@ -29,10 +29,7 @@ import numpy as np
 
 from irgraph.core.errors import IrError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.ops import Concat, Op
-from irgraph.ops.infrastructure.assign import AssignBase
-from irgraph.ops.infrastructure.read_value import ReadValueBase
-from irgraph.ops.movement.gather import Gather, Gather7
+from irgraph.ops import Concat, Op, registry
 from irgraph.ops.plan_step import PlanStep
 
 SPARE_ROWS = 16
@@ -44,6 +41,8 @@ def _variable_read(model: Model, node: Node, port: int = 0) -> str | None:
     source = model.input_sources(node)[port]
     if source is None:
         return None
+    from irgraph.ops.infrastructure.read_value import ReadValueBase  # loaded: only stateful models get here
+
     op = model.node(source.node_id).op
     return op.variable_id if isinstance(op, ReadValueBase) else None
 
@@ -55,9 +54,19 @@ def _gathered_axis(op: Op, constants: Sequence[np.ndarray | None]) -> bool:
         np.reshape(axis, -1)[0]) == 0
 
 
+def _gather_classes() -> tuple[type[Op], ...]:
+    """Gather-1/7/8's classes, or none while their module is not loaded (then no layer is a Gather): a stateful
+    model without Gathers does not import it."""
+    if not registry.loaded("Gather"):
+        return ()
+    from irgraph.ops.movement.gather import Gather, Gather7
+
+    return Gather, Gather7
+
+
 def beam_gather(model: Model, node: Node, op: Op, constants: Sequence[np.ndarray | None]) -> PlanStep | None:
     """A :class:`BeamGather` for a Gather of a variable's value along axis 0; None for any other layer."""
-    if not isinstance(op, (Gather, Gather7)) or len(constants) < 3 or _variable_read(model, node) is None:
+    if not isinstance(op, _gather_classes()) or len(constants) < 3 or _variable_read(model, node) is None:
         return None
     return BeamGather(op) if _gathered_axis(op, constants) else None
 
@@ -70,10 +79,12 @@ def cache_append(model: Model, node: Node, op: Op, element_limit: int) -> PlanSt
         return None
     past = model.node(sources[0].node_id)
     variable = _variable_read(model, node)
-    if variable is None and isinstance(past.op, (Gather, Gather7)):
+    if variable is None and isinstance(past.op, _gather_classes()):
         variable = _variable_read(model, past)
     if variable is None:
         return None
+    from irgraph.ops.infrastructure.assign import AssignBase  # loaded: only stateful models get here
+
     readers = (model.node(port.node_id).op for port in model.consumers(OutputPort(node.id, 0)))
     written_back = any(isinstance(reader, AssignBase) and reader.variable_id == variable for reader in readers)
     return AppendStep(op, element_limit) if written_back else None

@@ -24,20 +24,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from irgraph.core.errors import EvaluationError, IrError, OpError
+from irgraph.core.records import Record
 from irgraph.graph import Node
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
 
 
-@dataclass(frozen=True, slots=True)
-class UfuncStep:
+class UfuncStep(Record):
     """How a planned step runs as one ufunc call."""
+
+    __slots__ = ("ufunc", "leading", "writes_over_input", "feeds_in_place_step")
 
     ufunc: np.ufunc
     leading: tuple[Any, ...]
@@ -48,10 +49,18 @@ class UfuncStep:
     """The output is input 0 of an in-place step decided at run time (irgraph.runtime._fast.in_place): it joins
     the run's private slots, as any fresh output of a step does."""
 
+    def __init__(self, ufunc: np.ufunc, leading: tuple[Any, ...], writes_over_input: bool,
+                 feeds_in_place_step: bool) -> None:
+        object.__setattr__(self, "ufunc", ufunc)
+        object.__setattr__(self, "leading", leading)
+        object.__setattr__(self, "writes_over_input", writes_over_input)
+        object.__setattr__(self, "feeds_in_place_step", feeds_in_place_step)
 
-@dataclass(frozen=True, slots=True)
-class BoundStep:
+
+class BoundStep(Record):
     """How a planned step runs as its op's bound evaluate, inside a compiled run."""
+
+    __slots__ = ("evaluate", "node", "tracks")
 
     evaluate: Callable[[Sequence[Any]], Sequence[Any]]
     node: Node
@@ -59,15 +68,26 @@ class BoundStep:
     tracks: bool
     """Whether ``in_place.track`` must see the step (a later in-place step may write over what it reads or makes)."""
 
+    def __init__(self, evaluate: Callable[[Sequence[Any]], Sequence[Any]], node: Node, tracks: bool) -> None:
+        object.__setattr__(self, "evaluate", evaluate)
+        object.__setattr__(self, "node", node)
+        object.__setattr__(self, "tracks", tracks)
 
-@dataclass(frozen=True, slots=True)
-class InPlaceStep:
+
+class InPlaceStep(Record):
     """How a planned in-place step (its input 0 written over when a run finds nothing else sees it:
     ``in_place.donor``) runs as one ufunc call inside a compiled run."""
+
+    __slots__ = ("ufunc", "leading", "tracks")
 
     ufunc: np.ufunc
     leading: tuple[Any, ...]
     tracks: bool
+
+    def __init__(self, ufunc: np.ufunc, leading: tuple[Any, ...], tracks: bool) -> None:
+        object.__setattr__(self, "ufunc", ufunc)
+        object.__setattr__(self, "leading", leading)
+        object.__setattr__(self, "tracks", tracks)
 
 
 def located(error: IrError, node: Node) -> IrError:

@@ -38,6 +38,7 @@ from irgraph.io.xml._fast.patterns import (
     HEAD,
     LAYER_END,
     LAYER_START,
+    NOT_XML_CHARACTERS,
     OPEN,
     PORT,
     PORT_NAMES,
@@ -81,11 +82,12 @@ def read_fast(reader: ReadContext) -> ReadResult | None:
 
 class _FastReader(sub_graphs.SubGraphReading):
     def __init__(self, reader: ReadContext, data: bytes) -> None:
-        # Carriage returns would change how lines are counted (by newlines). Other characters XML
-        # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
-        # it parses rt_info, so such a file is left to the lxml path, which says where they are.
+        # Carriage returns would change how lines are counted (by newlines). Other controls XML forbids
+        # match none of the patterns below and fail lxml where it parses rt_info, and U+FFFE and U+FFFF
+        # are declined here: such a file is left to the lxml path, which says where they are.
         # NUL, \x01 and \x02 stand for cut-out dims, port maps and bodies below (and are not XML).
-        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data:
+        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data \
+                or any(character in data for character in NOT_XML_CHARACTERS):
             raise NotCanonical
         if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
