@@ -108,3 +108,16 @@ def test_unsqueeze_per_data_shape_and_axes():
     for _ in range(2):
         with pytest.raises(OpError, match=r"Axis 4 out of the tensor rank range"):
             op.evaluate([data, np.array([4], np.int64)])
+
+
+def test_gather_in_range_and_out_of_range_indices():
+    """In-range indices take np.take's path; any index out of range the general one (zeros there, as OpenVINO
+    2026.4.1's reference writes them)."""
+    from irgraph.ops.movement.gather import Gather8
+
+    op = Gather8(batch_dims=0)
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(op.evaluate([data, np.array([[2, -3]], np.int32), np.array(0)])[0],
+                                  [[[8, 9, 10, 11], [0, 1, 2, 3]]])
+    np.testing.assert_array_equal(op.evaluate([data, np.array([1, 4]), np.array(1)])[0], [[1, 0], [5, 0], [9, 0]])
+    assert op.evaluate([data, np.zeros((0, 2), np.int64), np.array(1)])[0].shape == (3, 0, 2)
