@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 
 from irgraph.core.element_types import ElementType
-from irgraph.ops.numeric import convert, erf, round_float
+from irgraph.ops.numeric import convert, erf, round_float, round_half_away, truncate_to_int
 
 
 def test_f32_to_f8e8m0_rounds_the_exponent_as_openvino_does():
@@ -72,3 +72,20 @@ def test_erf_agrees_with_the_c_library_s_in_each_of_cody_s_ranges():
     expected = np.array([math.erf(x) for x in points])
     np.testing.assert_array_max_ulp(found, expected, maxulp=1)
     assert math.isnan(erf(np.array([np.nan]))[0])
+
+
+def test_sub_byte_integers_wrap_to_their_width_and_floats_truncate_toward_zero():
+    assert convert(np.array([5.0, 3.0, 4.0, -1.0], np.float32), ElementType.F32, ElementType.U2).astype(
+        np.uint8).tolist() == [1, 3, 0, 3]  # modulo 4
+    assert truncate_to_int(np.array([2.7, -2.7, np.nan, 3e9]), 32).tolist() == [2, -2, -(2**31), -(2**31)]
+    assert truncate_to_int(np.array([3e9, -2.5])).tolist() == [3000000000, -2]
+
+
+def test_f32_to_bf16_and_f8e8m0_of_a_subnormal_above_half_and_std_round():
+    assert convert(np.array([1 + 2**-8, 1 + 3 * 2**-8], np.float32), ElementType.F32, ElementType.BF16).astype(
+        np.float32).tolist() == [1.0, 1.015625]  # ties to even
+    # a subnormal's mantissa above half does not round its (zero) exponent up: still 2**-127
+    assert convert(np.array([0.75 * 2.0**-126], np.float32), ElementType.F32, ElementType.F8E8M0).view(
+        np.uint8).tolist() == [0]
+    rounded = round_half_away(np.array([2.5, -2.5, 0.4, -0.0, 1.5, 2.2, -7.49]))
+    assert rounded.tolist() == [3.0, -3.0, 0.0, -0.0, 2.0, 2.0, -7.0] and np.signbit(rounded[3])

@@ -206,3 +206,9 @@ def test_bounds_are_computed_for_outputs_of_at_most_4096_elements():
     (joined,) = bounds_of_joined(2048, 2048)
     assert joined.lower.shape == (4096,) and joined.upper[-1] == 2047
     assert bounds_of_joined(2048, 2049) is None
+
+
+def test_loaded_says_whether_a_type_s_op_module_is_imported():
+    from irgraph.ops.registry import loaded, lookup
+
+    assert lookup("Relu", "opset1") is not None and loaded("Relu") is True
