@@ -62,6 +62,22 @@ def test_f64_constants_count_range_only() -> None:
     assert half is not None and half.tolist() == [np.float16(0.1)]
 
 
+@pytest.mark.parametrize(("values", "expected"), [
+    ([1e-10] * 6 + [1.0, 2.0], None),             # 6 of 8 out of range, spread over three chunks
+    ([1e-10] * 5 + [1.0] * 3, [0.0] * 5 + [1.0] * 3),  # 5 of 8: compressed
+    ([1.0] * 7 + [60010.0], None),                 # the one far element sits in the last chunk
+])
+def test_f16_rule_counts_over_the_whole_const_when_it_works_in_chunks(
+        monkeypatch: pytest.MonkeyPatch, values: list[float], expected: list[float] | None) -> None:
+    monkeypatch.setattr(surgery.compression, "CHUNK_ELEMENTS", 3)
+    half = surgery.f16_value(np.asarray(values, np.float32).reshape(8, 1))
+    if expected is None:
+        assert half is None
+    else:
+        assert half is not None and half.shape == (8, 1)
+        np.testing.assert_array_equal(half.reshape(-1), np.asarray(expected, np.float16))
+
+
 # ------------------------------------------------------------------------------------ folding
 def _split_model() -> ir.Model:
     """x + parts[0], x + parts[1] where parts = Split(Const [[1, 2], [3, 4]]): a constant layer of two outputs."""
@@ -201,3 +217,28 @@ def test_fold_leaves_unreachable_layers_alone() -> None:
     model.add_node(Add(), "dead", [model.const(np.float32(1)), model.const(np.float32(2))])
     surgery.fold_constants(model)
     assert {node.name: node.type_name for node in model}["dead"] == "Add"
+
+
+def test_reshape_finds_a_layer_it_cannot_infer_past_a_diamond_walked_first():
+    """x feeds a Relu -> an opaque 'Fancy' layer, and a diamond (Relu, Exp -> Add) walked before it: the walk,
+    meeting the Add a second time, must go on to the Fancy branch."""
+    from irgraph.ops import OpaqueOp
+    from irgraph.ops.activation.exp import Exp
+    from irgraph.ops.activation.relu import Relu
+
+    model = ir.Model("diamond")
+    x = model.parameter("x", [2])
+
+    def port(op, name, inputs):
+        return ir.OutputPort(model.add_node(op, name, inputs).id, 0)
+
+    fed = port(Relu(), "fed", [x])
+    fancy = port(OpaqueOp(op_type="Fancy", op_version="extension",
+                          declared_outputs=(ir.TensorType(ir.ElementType.F32, Shape.of([2])),)), "fancy", [fed])
+    model.result(fancy, name="odd")
+    joined = port(Add(), "joined", [port(Relu(), "left", [x]), port(Exp(), "right", [x])])
+    model.result(joined, name="y")
+    with pytest.raises(ShapeInferenceError) as caught:
+        surgery.reshape(model, {"x": Shape.of([3])})
+    assert caught.value.message == ("--reshape x[3]: layer 'fancy' is of type Fancy, which irgraph does not "
+                                    "implement, so the shapes after it cannot be re-inferred")
