@@ -114,3 +114,10 @@ def test_one_step_and_empty_inputs():
     assert decoded.shape == (2, 0) and counts.tolist() == [0, 0]
     (out,) = CTCGreedyDecoder().evaluate([logits.transpose(1, 0, 2), np.ones((1, 2), np.float32)])
     assert out.reshape(2).tolist() == [1, -1]
+
+
+def test_no_classes_decode_nothing():
+    """With zero classes nothing is decoded: every position holds the padding -1 and every length is 0 (a
+    hand-worked case: openvino 2026.4.1's reference evaluates no such configuration)."""
+    decoded, lengths = CTCGreedyDecoderSeqLen().evaluate([np.zeros((1, 3, 0), np.float32), np.array([2], np.int32)])
+    assert decoded.tolist() == [[-1, -1, -1]] and lengths.tolist() == [0]
