@@ -155,6 +155,19 @@ def test_a_billion_tap_kernel_with_billion_strides_and_pads_runs_its_few_live_ta
     assert values.ravel().tolist() == [np.finfo(np.float32).min, 4.0] and indices.ravel().tolist() == [0, 4]
 
 
+def test_a_dilated_huge_kernel_finds_the_taps_of_each_window():
+    """100 taps 2 apart, 10 of padding before 5 values and stride 1000 (two windows, the second wholly in the end
+    padding): more taps than the windows can meet, so each window's own taps are listed. The first window's live
+    taps are 5, 6, 7 (positions 0, 2, 4: max 4 at index 4); the second's none. openvino 2026.4.1 agrees."""
+    a = {"strides": [1000], "dilations": [2], "pads_begin": [10], "pads_end": [1184], "kernel": [100],
+         "rounding_type": "floor", "auto_pad": "explicit"}
+    op = MaxPool8(**irgraph_attributes(a))
+    data = np.arange(5, dtype=np.float32).reshape(1, 1, 5)
+    values, indices = op.evaluate([data])
+    assert values.ravel().tolist() == [4.0, np.finfo(np.float32).min] and indices.ravel().tolist() == [4, 0]
+    check_op(op, [data], builder(8, a))
+
+
 def test_an_empty_dilations_attribute_means_ones():
     """The attribute defaults to empty, which window_dilations reads as ones: the same pooling as (1, 1)."""
     data = np.array([[1, 5, 2, 0], [3, 4, 9, 1], [0, 0, 1, 1], [7, 0, 1, 1]], np.float32).reshape(1, 1, 4, 4)
