@@ -13,8 +13,10 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE
 from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.families.elementwise import broadcast_dim
+from irgraph.ops.memo import remembered
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -27,6 +29,8 @@ class MatMul(Op):
     from the result. Batch dims broadcast as numpy does (intervals as OpenVINO merges them).
     f16/bf16 compute in f32 and round once; integers wrap; boolean is OR of ANDs.
     """
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "MatMul"
     introduced = 1
@@ -62,9 +66,10 @@ class MatMul(Op):
         elif self.transpose_b:
             b[-2], b[-1] = b[-1], b[-2]
         # OpenVINO 2026.4.1 compares K only when both are static (1..3 against 4..6 passes).
-        check(not (a[-1].is_static and b[-2].is_static) or a[-1] == b[-2],
-              f"Incompatible MatMul matrix dimension. First input dimension={a[-1]} at COL_INDEX_DIM={len(a) - 1} "
-              f"doesn't match the second input dimension={b[-2]} at ROW_INDEX_DIM={len(b) - 2}")
+        if a[-1].is_static and b[-2].is_static and a[-1] != b[-2]:  # the message built only on failure
+            raise OpError(f"Incompatible MatMul matrix dimension. First input dimension={a[-1]} at "
+                          f"COL_INDEX_DIM={len(a) - 1} doesn't match the second input dimension={b[-2]} at "
+                          f"ROW_INDEX_DIM={len(b) - 2}")
         rank = max(len(a), len(b))
         a_batch = [one] * (rank - len(a)) + a[:-2]
         b_batch = [one] * (rank - len(b)) + b[:-2]
@@ -72,9 +77,9 @@ class MatMul(Op):
         for index, (x, y) in enumerate(zip(a_batch, b_batch, strict=True)):
             dim = broadcast_dim(x, y)
             if dim is None:  # OpenVINO 2026.4.1 refuses two static dims only; 2 against 4.. gives ?
-                check(not (x.is_static and y.is_static), f"Incompatible MatMul batch dimension. Can't merge first "
-                                                         f"input dimension={x} with second input dimension={y} at "
-                                                         f"index={index}")
+                if x.is_static and y.is_static:
+                    raise OpError(f"Incompatible MatMul batch dimension. Can't merge first input dimension={x} with "
+                                  f"second input dimension={y} at index={index}")
                 dim = Dim.dynamic()
             batch.append(dim)
         dims = [*batch] + ([] if a_row else [a[-2]]) + ([] if b_column else [b[-1]])
@@ -91,15 +96,29 @@ class MatMul(Op):
         shape = outputs[0].shape.to_tuple()
         transpose_a, transpose_b = self.transpose_a, self.transpose_b
 
+        # np.matmul's own shape (the broadcast batch dims, both matrix dims) is the output's unless an input is a
+        # vector; then it is reshaped, else the product is returned as it is: an array of its own, which a later
+        # element-wise step may write over (a reshaped one is a view)
+        a_dims, b_dims = a.shape.to_tuple(), b.shape.to_tuple()
+        rows = a_dims[-1] if transpose_a else a_dims[-2]
+        columns = b_dims[-2] if transpose_b else b_dims[-1]
+        natural = (*np.broadcast_shapes(a_dims[:-2], b_dims[:-2]), rows, columns)
+
         def product(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             left, right = arrays
             if transpose_a:
                 left = left.swapaxes(-1, -2)
             if transpose_b:
                 right = right.swapaxes(-1, -2)
-            return [np.matmul(left, right).reshape(shape)]
+            return [np.matmul(left, right)]
 
-        return product
+        def reshaped_product(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            return [product(arrays)[0].reshape(shape)]
+
+        return product if natural == shape else reshaped_product
+
+    def _static_shape(self, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        return self.output_shape([Dim.static(d) for d in a], [Dim.static(d) for d in b]).to_tuple()
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""
@@ -107,7 +126,8 @@ class MatMul(Op):
         if a.dtype != b.dtype:
             raise OpError(f"Arguments do not have the same element type (arg0 element type: "
                           f"{ElementType.from_numpy(a.dtype)}, arg1 element type: {ElementType.from_numpy(b.dtype)}).")
-        shape = self.output_shape([Dim.static(d) for d in a.shape], [Dim.static(d) for d in b.shape]).to_tuple()
+        # the shape rule on Dims costs more than a decode step's product: remembered per the operands' shapes
+        shape = remembered(self, (a.shape, b.shape), lambda: self._static_shape(a.shape, b.shape))
         left = a.swapaxes(-1, -2) if self.transpose_a and a.ndim > 1 else a
         right = b.swapaxes(-1, -2) if self.transpose_b and b.ndim > 1 else b
         with np.errstate(all="ignore"):
