@@ -25,7 +25,7 @@ from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, ov_constant, ov_reference, same_op
 from tests.ops.helpers import tt
 from tests.ops.unary import check_unary
 
@@ -65,6 +65,17 @@ def test_binary_ops_match_openvino(op_class, types, data):
 @given(data=st.data())
 def test_unary_logical_and_bitwise_match_openvino(op, data):
     check_unary(op, data, types=S.ALL)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32])
+def test_logical_not_of_numbers_keeps_their_type(dtype):
+    """openvino 2026.4.1 folds LogicalNot of numbers to 1 where x == 0, else 0, in x's own type (not boolean):
+    ``evaluate`` gives that array itself, before any interpreter cast."""
+    x = np.array([0, 2, 1, 0], dtype)
+    (got,) = LogicalNot().evaluate([x])
+    (folded,) = ov_reference(same_op(LogicalNot())(ov_constant(x)))
+    assert got.dtype == folded.dtype == dtype
+    assert got.tolist() == folded.tolist() == [1, 0, 0, 1]
 
 
 @OP_EXAMPLES
