@@ -121,6 +121,26 @@ def test_select_spec_example():
     assert inferred.shape == Shape.parse("3,2")
 
 
+def test_select_pdpd_broadcasts_the_condition_into_the_branches():
+    """openvino 2026.4.1 folds Select pdpd: then [2,3] and else [2] (aligned from axis 0) make [2,3], and the
+    condition [2] is broadcast into that, row by row; a condition larger than the branches is refused."""
+    cond, then, other = np.array([True, False]), np.arange(6, dtype=np.float32).reshape(2, 3), \
+        np.array([-1, -2], np.float32)
+    op = Select(auto_broadcast="pdpd")
+    assert check_op(op, [cond, then, other], same_op(op)).reference
+    assert op.evaluate([cond, then, other])[0].tolist() == [[0, 1, 2], [-2, -2, -2]]
+    assert op.infer([tt("2", "boolean"), tt("2,3"), tt("2")], [None, None, None])[0].shape == Shape.parse("2,3")
+    big = np.array([[True, False, True], [False, False, True]])
+    assert check_op(op, [big, other, other], same_op(op)).refused
+    with pytest.raises(OpError, match=r"^Argument shapes are inconsistent. pdpd broadcast needs rank\(b\) <= "):
+        op.evaluate([big, other, other])
+
+
+def test_select_refuses_an_unknown_broadcast_mode():
+    with pytest.raises(OpError, match="^Attribute 'auto_broadcast' must be one of none, numpy, pdpd. Got: 'bogus'$"):
+        Select(auto_broadcast="bogus")
+
+
 def test_comparisons_follow_ieee_for_nan():
     a = np.array([np.nan, 1.0, -0.0], np.float32)
     b = np.array([np.nan, np.nan, 0.0], np.float32)
