@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 import irgraph as ir
+from irgraph.core.element_types import ElementType
 from irgraph.graph import OutputPort
 from irgraph.ops.movement.gather import Gather8
+from irgraph.ops.type.convert import Convert
 from irgraph.tools.feeds import random_feeds
 
 
@@ -22,3 +24,16 @@ def test_gather_indices_are_drawn_within_the_gathered_axis_and_the_note_says_why
     assert note == ("no input data given: every input is filled with random data (seed 1): x f32[5], "
                     "idx i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")
     assert 0 <= feeds[1].array.min() and feeds[1].array.max() <= 4
+
+
+def test_gather_indices_are_traced_back_through_a_convert() -> None:
+    """Convert forwards its input's values (Op.forwards_values): i64 ids converted to i32 still index the table."""
+    m = ir.Model("g")
+    x = m.parameter("x", [5])
+    ids = m.parameter("ids", [3], "i64")
+    narrowed = m.add_node(Convert(destination_type=ElementType.I32), "c", [ids])
+    gather = m.add_node(Gather8(batch_dims=0), "g", [x, OutputPort(narrowed.id, 0), m.const(np.int64(0))])
+    m.result(OutputPort(gather.id, 0), name="y")
+    ir.infer_shapes(m)
+    _, note = random_feeds(m, {}, 1, 100)
+    assert note.endswith("ids i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")

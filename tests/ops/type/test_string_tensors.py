@@ -156,6 +156,20 @@ def test_unpack_says_its_output_shapes_before_it_runs():
     assert [x.shape for x in UNPACK.evaluate([data])] == [(2, 2), (2, 2), (10,)]
 
 
+def test_unpack_refuses_text_its_i32_ends_cannot_hold(monkeypatch):
+    """2**31 bytes or more overflow the i32 ends; the message names the total (the last end). Three strings taken
+    as 2**30 bytes each (a patched encoder: the real text would need 3 GiB)."""
+    from irgraph.ops.type import string_tensor_unpack
+
+    class Claimed(bytes):
+        def __len__(self) -> int:
+            return 2**30
+
+    monkeypatch.setattr(string_tensor_unpack, "utf8", lambda item: Claimed())
+    with pytest.raises(IrError, match=r"^StringTensorUnpack's i32 ends cannot hold 3221225472 bytes of text$"):
+        UNPACK.evaluate([np.array(["a", "b", "c"], object)])
+
+
 @pytest.mark.parametrize("shape", ["2,?", "...", "", "0"])
 def test_unpack_shapes_follow_openvino(shape):
     check_types(UNPACK, [tt(shape, "string")], same_op(UNPACK))
