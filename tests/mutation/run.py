@@ -87,6 +87,9 @@ CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
     "logical": ("tests/ops/comparison",),
     # Select's tests live with the comparison ops' (one file judges Select, Equal, LogicalAnd, BitwiseAnd ...)
     "condition": ("tests/ops/condition", "tests/ops/comparison/test_comparison_logical_bitwise_select.py"),
+    # a remainder's bounds (Mod.remainder) are tested with the shape arithmetic that computes dims
+    "arithmetic": ("tests/ops/arithmetic",
+                   "tests/ops/test_shape_propagation.py::test_a_remainder_across_a_period_of_the_divisor_spans_it"),
 }
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {

@@ -69,3 +69,18 @@ def test_a_ufunc_member_writes_into_the_target_it_is_given():
     a, b = np.array([1, 2, 3], np.float32), np.array([10, 20, 30], np.float32)
     (got,) = Add().evaluate_into([a, b], a)
     assert got is a and a.tolist() == [11, 22, 33]
+
+
+@pytest.mark.parametrize("op_class", ["Minimum", "Maximum"])
+def test_equal_zeros_of_either_sign_give_the_first_input(op_class):
+    """std::min and std::max (openvino 2026.4.1's reference) return a when a and b compare equal: min(0.0, -0.0)
+    is 0.0 and min(-0.0, 0.0) is -0.0, the sign of zero the reference keeps."""
+    from irgraph.ops.arithmetic.maximum import Maximum
+    from irgraph.ops.arithmetic.minimum import Minimum
+    from tests.ops.differential import ov_constant, ov_reference
+
+    op = {"Minimum": Minimum(), "Maximum": Maximum()}[op_class]
+    a, b = np.array([0.0, -0.0, 1.0], np.float32), np.array([-0.0, 0.0, 1.0], np.float32)
+    (folded,) = ov_reference(same_op(op)(ov_constant(a), ov_constant(b)))
+    (got,) = op.evaluate([a, b])
+    assert np.signbit(got).tolist() == np.signbit(folded).tolist() == [False, True, False]
