@@ -98,6 +98,7 @@ MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
     # forwards_values: what it changes (the range of random ids that reach a Gather through it) is tested with the feeds
     "type/convert.py": ("tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through_a_convert",),
+    "shape/reshape.py": ("tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through_a_reshape",),
 }
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",

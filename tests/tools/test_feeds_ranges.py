@@ -37,3 +37,18 @@ def test_gather_indices_are_traced_back_through_a_convert() -> None:
     ir.infer_shapes(m)
     _, note = random_feeds(m, {}, 1, 100)
     assert note.endswith("ids i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")
+
+
+def test_gather_indices_are_traced_back_through_a_reshape() -> None:
+    """Reshape forwards its input's values (Op.forwards_values): ids [1,3] reshaped to [3] still index the table."""
+    from irgraph.ops.shape.reshape import Reshape
+
+    m = ir.Model("g")
+    x = m.parameter("x", [5])
+    ids = m.parameter("ids", [1, 3], "i64")
+    flat = m.add_node(Reshape(special_zero=False), "r", [ids, m.const(np.array([3], np.int64))])
+    gather = m.add_node(Gather8(batch_dims=0), "g", [x, OutputPort(flat.id, 0), m.const(np.int64(0))])
+    m.result(OutputPort(gather.id, 0), name="y")
+    ir.infer_shapes(m)
+    _, note = random_feeds(m, {}, 1, 100)
+    assert note.endswith("ids i64[1,3] in [0, 4] (indices of Gather 'g', 5 entries)")

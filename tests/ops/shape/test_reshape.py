@@ -132,3 +132,11 @@ def test_a_bounded_dim_beside_minus_one_gives_an_interval_not_a_quotient_of_its_
     ov_x, ov_y = ov1.parameter(ov.PartialShape("2..3"), np.float32), ov1.parameter([12], np.float32)
     ov_pattern = ov1.concat([ov3.shape_of(ov_x), ov1.constant(np.array([-1], np.int64))], 0)
     assert str(ov1.reshape(ov_y, ov_pattern, False).get_output_partial_shape(0)) == "[2..3,4..6]"
+
+
+def test_a_pattern_of_rank_two_is_refused_as_openvino_does():
+    """openvino 2026.4.1 refuses a [1,2] pattern input (a Parameter too); so does infer, with its words."""
+    op = Reshape(special_zero=False)
+    assert check_types(op, [tt("2,3"), tt("1,2", "i64")], lambda x, p: ov_ops.reshape(x, p, False)).refused
+    with pytest.raises(OpError, match=r"^Pattern shape must have rank 1 or be empty\. Got: \[1,2\]$"):
+        op.infer([tt("2,3"), tt("1,2", "i64")], [None, None])

@@ -79,3 +79,21 @@ def test_unsqueeze_refuses_axes_of_rank_two_as_openvino_does():
         ov1.unsqueeze(ov1.constant(np.zeros(2, np.float32)), ov1.constant(axes))
     with pytest.raises(OpError, match=r"^Second input \(axes\) should not be of rank higher than 1\. Got: \[1,1\]$"):
         Unsqueeze().evaluate([np.zeros(2), axes])
+
+AXES_OF_RANK_TWO = r"^Second input \(axes\) should not be of rank higher than 1\. Got: \[1,1\]$"
+
+
+def test_axes_of_rank_two_are_refused_by_infer_as_openvino_does():
+    """openvino 2026.4.1 refuses a [1,1] axes input (a Parameter too) in Squeeze and Unsqueeze; so does infer."""
+    for op, build in ((Squeeze(), ov1.squeeze), (Unsqueeze(), ov1.unsqueeze)):
+        assert check_types(op, [tt("1,2"), tt("1,1", "i64")], build).refused
+        with pytest.raises(OpError, match=AXES_OF_RANK_TWO):
+            op.infer([tt("1,2"), tt("1,1", "i64")], [None, None])
+
+
+def test_squeeze_evaluate_takes_axes_of_rank_one_on_data_of_any_rank():
+    """evaluate checks the axes' rank, not the data's: [1,3,1] squeezed at axis 0 is [3,1]; [[0]] is refused."""
+    data = np.zeros((1, 3, 1), np.float32)
+    assert Squeeze().evaluate([data, np.array([0], np.int64)])[0].shape == (3, 1)
+    with pytest.raises(OpError, match=AXES_OF_RANK_TWO):
+        Squeeze().evaluate([data, np.array([[0]], np.int64)])
