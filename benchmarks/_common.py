@@ -25,6 +25,7 @@ GiB = 1024 * MiB
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent
 """The directory of this interpreter's console scripts (ir-run lives here in a venv)."""
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -158,19 +159,47 @@ def time_processes(
     commands: dict[str, Sequence[str]], repeats: int, env: dict[str, str] | None = None
 ) -> dict[str, float]:
     """Median wall seconds of each command line, run in turns; every run must exit 0."""
-    samples: dict[str, list[float]] = {name: [] for name in commands}
+    return {name: stats.wall_median for name, stats in process_stats(commands, repeats, env).items()}
+
+
+@dataclass
+class ProcessStats:
+    """Seconds of one command line over fresh processes: wall and CPU (user + system, the process and its
+    children), median and minimum. On a loaded machine the minimum and the CPU time are the steadier figures:
+    a median mostly measures how often the process waited for a core."""
+
+    wall_median: float
+    wall_min: float
+    cpu_median: float
+    cpu_min: float
+
+
+def process_stats(
+    commands: dict[str, Sequence[str]], repeats: int, env: dict[str, str] | None = None
+) -> dict[str, ProcessStats]:
+    """Each command line run ``repeats`` times in turns (after one round that only warms the file cache); every
+    run must exit 0."""
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     names = list(commands)
     for round_index in range(repeats + 1):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
             start = time.perf_counter()
-            done = subprocess.run(list(commands[name]), capture_output=True, text=True, env=env)
+            process = subprocess.Popen(list(commands[name]), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       env=env)
+            with process.stderr as errors:  # type: ignore[union-attr]  # stderr=PIPE: a stream
+                stderr = errors.read()
+            _, status, usage = os.wait4(process.pid, 0)
             elapsed = time.perf_counter() - start
-            if done.returncode != 0:
-                raise RuntimeError(f"{name} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-            if round_index:  # the first round only warms the file cache
-                samples[name].append(elapsed)
-    return {name: statistics.median(values) for name, values in samples.items()}
+            process.returncode = os.waitstatus_to_exitcode(status)
+            if process.returncode != 0:
+                raise RuntimeError(f"{name} failed ({process.returncode}): {stderr.decode().strip()[-2000:]}")
+            if round_index:
+                wall[name].append(elapsed)
+                cpu[name].append(usage.ru_utime + usage.ru_stime)
+    return {name: ProcessStats(statistics.median(wall[name]), min(wall[name]), statistics.median(cpu[name]),
+                               min(cpu[name])) for name in names}
 
 
 def run_worker(script: Path, *args: str, timeout: float = 600) -> dict:
@@ -236,3 +265,28 @@ def fmt(value: float | None, unit: str) -> str:
     if unit == "MiB":
         return f"{value / MiB:.1f} MiB"
     return f"{value:g} {unit}"
+
+
+def llm_like():  # -> the module tests/llm_like.py
+    """tests/llm_like.py, the one LLaMA-like generator (checked against OpenVINO by the tests), loaded by its path:
+    the benchmarks run as scripts with no package above them, and ``import tests.llm_like`` would take whichever
+    top-level ``tests`` package comes first on the path (some wheels install one)."""
+    name = "irgraph_benchmarks_llm_like"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "llm_like.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # registered first: dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def generator_stamp() -> str:
+    """8 hex digits of tests/llm_like.py and benchmarks/exports.py: cached generated models are written again when
+    either generator changes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in (ROOT / "tests" / "llm_like.py", ROOT / "benchmarks" / "exports.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 import exports
-from _common import Row, Section, have, interleaved_with_cpu
+from _common import Row, Section, generator_stamp, have, interleaved_with_cpu
 from bench_read_write import _profile
 
 import irgraph as ir
@@ -62,7 +62,7 @@ def generated_exports() -> list[Export]:
     import openvino as ov
 
     cache = Path(os.environ.get("IRGRAPH_BENCH_CACHE") or Path(tempfile.gettempdir()) / "irgraph-bench-cache")
-    folder = cache / f"exports-openvino-{ov.get_version().split('-')[0]}"
+    folder = cache / f"exports-{generator_stamp()}-openvino-{ov.get_version().split('-')[0]}"
     folder.mkdir(parents=True, exist_ok=True)
     made = [
         (f"LLaMA-like LLM, {exports.LLM_LAYERS} decoder layers", folder / "llm.xml", exports.llm),

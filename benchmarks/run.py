@@ -10,8 +10,8 @@
 (g) real networks (ResNet-50, DenseNet-121, ...) against OpenVINO CPU, onnxruntime and onnx.reference,
 (s) the fixed cost of one plan step (1,000 element-wise layers against the bare NumPy calls and OpenVINO),
 (r) reading real networks against OpenVINO read_model, (m) the model corpus against OpenVINO CPU,
-(x) converting DenseNet-121 both ways, (l) LLM prefill and decode steps, (k) the same on tests/llm_like.py's
-decoder with the weights also kept compressed, profiled.
+(x) converting DenseNet-121 both ways, (l) LLM prefill and decode steps (weights folded and kept compressed),
+profiled.
 OpenVINO and onnxruntime rows appear when they are installed ((b)-(d) and (f) need OpenVINO to
 write their IR files). No figure here is asserted by the test suite.
 """
@@ -46,11 +46,10 @@ BENCHES: dict[str, tuple[str, str, str]] = {
           "against the same NumPy calls and OpenVINO CPU"),
     "m": ("bench_models", "run", "the model corpus of issue 16 (transformers, LSTM, GRU, YOLO-like, stateful GPT-2): "
           "warm runs against OpenVINO CPU"),
-    "l": ("bench_llm", "run", "LLM steps: 32-token prefill and one decode step of LLaMA-like exports (hidden 1024, "
-          "8 layers; fp16, int8, int4 weights) against OpenVINO CPU with f32 hints, one thread each; peak RSS"),
-    "k": ("bench_llm_kept", "run", "LLM steps with the weights kept compressed: tests/llm_like.py's LLaMA-like "
-          "stateful decoder (hidden 1024, 8 layers, vocabulary 32000; fp16/int8/int4) against OpenVINO CPU with the "
-          "exact hints, irgraph folded and with keep_weights_compressed, peak RSS, logits agreement, a decode profile"),
+    "l": ("bench_llm", "run", "LLM steps: 32-token prefill and one decode step of tests/llm_like.py's LLaMA-like "
+          "stateful decoder (hidden 1024, 8 layers, 8 KV heads, vocabulary 32000; fp16/int8/int4) against OpenVINO "
+          "CPU with the exact hints, one thread each; irgraph folded and with keep_weights_compressed; peak RSS, "
+          "logits agreement, a decode profile"),
     "x": ("bench_convert", "run", "convert DenseNet-121 ONNX -> IR against OpenVINO convert_model, and IR -> ONNX"),
     "g": ("bench_networks", "run", "real networks (the onnx wheel's light models, converted by OpenVINO with fp16 "
           "weights): warm inference and peak memory against OpenVINO CPU, onnxruntime and onnx.reference"),

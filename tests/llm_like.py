@@ -12,7 +12,15 @@ Weights: ``"fp16"`` saves f32 weights with ``compress_to_fp16`` (Const f16 -> Co
 ``"int8"`` and ``"int4"`` write NNCF 3.4's decompression pattern (see docs/decompression.md): ``int8`` asymmetric per
 output channel, Const u8 -> Convert f16 -> Subtract(Convert f16 of a u8 zero point) -> Multiply(f16 scale) ->
 Convert f32; ``int4`` asymmetric in groups of 128 (u4 codes [out, groups, 128], a Reshape after the Multiply), with
-the embedding and LM head kept int8 as NNCF's default backup mode keeps them.
+the embedding and LM head kept int8 as NNCF's default backup mode keeps them; ``"mixed"`` alternates int8 and
+int4 decoder layers (the most distinct layouts in one file, as an int4 export with int8 backup layers has) and, as
+the converters leave it, saves the other f32 constants fp16-compressed. ``kv_heads`` below ``heads`` gives
+grouped-query attention, each KV head repeated for its query heads by Unsqueeze -> Broadcast -> Reshape as
+transformers' ``repeat_kv`` converts.
+
+This is the one LLaMA-like generator: the tests check it against OpenVINO (tests/runtime/test_llm_like_openvino.py)
+and the benchmarks load this file by its path (benchmarks/_common.py ``llm_like``) for bench (l)'s steps and bench
+(r)'s reading. It imports nothing but NumPy and OpenVINO so that it can be loaded that way.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-WEIGHT_FORMATS = ("f32", "fp16", "int8", "int4")
+WEIGHT_FORMATS = ("f32", "fp16", "int8", "int4", "mixed")
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class LlamaConfig:
     hidden: int = 1024
     layers: int = 8
     heads: int = 16
+    kv_heads: int = 0
+    """Key/value heads (grouped-query attention when fewer than ``heads``); 0: as many as ``heads``."""
     intermediate: int = 2816
     vocab: int = 32000
     group: int = 128
@@ -44,14 +54,22 @@ class LlamaConfig:
     def head(self) -> int:
         return self.hidden // self.heads
 
+    @property
+    def kv(self) -> int:
+        """How many key/value heads the caches hold."""
+        return self.kv_heads or self.heads
+
     def weight_count(self) -> int:
         """How many weights the model holds (the decompressed f32 model is four bytes each)."""
-        per_layer = 4 * self.hidden * self.hidden + 3 * self.hidden * self.intermediate + 2 * self.hidden
+        projections = 2 * self.hidden * self.hidden + 2 * self.hidden * self.kv * self.head
+        per_layer = projections + 3 * self.hidden * self.intermediate + 2 * self.hidden
         return 2 * self.vocab * self.hidden + self.layers * per_layer + self.hidden
 
 
 SMALL = LlamaConfig(hidden=64, layers=2, heads=4, intermediate=192, vocab=128, group=32)
 """The size the oracle test builds: every layer kind of the full model, a few thousand weights each."""
+SMALL_GQA = LlamaConfig(hidden=64, layers=2, heads=4, kv_heads=2, intermediate=192, vocab=128, group=32)
+"""The same with grouped-query attention (two query heads per KV head)."""
 
 
 def write_llama(directory: Path, config: LlamaConfig = LlamaConfig(), weights: str = "fp16",
@@ -63,7 +81,7 @@ def write_llama(directory: Path, config: LlamaConfig = LlamaConfig(), weights: s
         raise ValueError(f"weights must be one of {WEIGHT_FORMATS}; got {weights!r}")
     model = _Builder(config, weights).model()
     path = Path(directory) / f"{name}.xml"
-    ov.save_model(model, str(path), compress_to_fp16=weights == "fp16")
+    ov.save_model(model, str(path), compress_to_fp16=weights in ("fp16", "mixed"))
     return path
 
 
@@ -85,12 +103,13 @@ class _Builder:
     def random(self, *shape: int, scale: float) -> np.ndarray:
         return (self.rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)).astype(np.float32)
 
-    def weight(self, rows: int, columns: int, name: str, *, backup: bool = False):
+    def weight(self, rows: int, columns: int, name: str, *, backup: bool = False, layer: int = 0):
         """A [rows, columns] f32 weight (rows: output channels), as the chosen format stores it."""
         value = self.random(rows, columns, scale=columns ** -0.5)
         if self.weights in ("f32", "fp16"):
             return self.ops.constant(value, name=name)
-        if self.weights == "int8" or backup or columns % self.config.group:
+        eight_bits = self.weights == "int8" or (self.weights == "mixed" and layer % 2 == 0)
+        if eight_bits or backup or columns % self.config.group:
             return self._int8(value, name)
         return self._int4(value, name)
 
@@ -128,8 +147,8 @@ class _Builder:
         return self.ops.constant(tensor, name=name)
 
     # -------------------------------------------------------------------------------- layers
-    def linear(self, x, rows: int, columns: int, name: str, *, backup: bool = False):
-        return self.ops.matmul(x, self.weight(rows, columns, name, backup=backup), False, True)
+    def linear(self, x, rows: int, columns: int, name: str, *, backup: bool = False, layer: int = 0):
+        return self.ops.matmul(x, self.weight(rows, columns, name, backup=backup, layer=layer), False, True)
 
     def rms_norm(self, x, name: str):
         ops, config = self.ops, self.config
@@ -138,10 +157,20 @@ class _Builder:
         gain = self.ops.constant((1 + self.random(1, 1, config.hidden, scale=0.1)).astype(np.float32), name=name)
         return ops.multiply(normed, gain)
 
-    def heads(self, x):  # [B, T, hidden] -> [B, heads, T, head]
-        config = self.config
-        return self.ops.transpose(self.ops.reshape(x, self.i64([0, 0, config.heads, config.head]), True),
+    def heads(self, x, count: int):  # [B, T, count * head] -> [B, count, T, head]
+        return self.ops.transpose(self.ops.reshape(x, self.i64([0, 0, count, self.config.head]), True),
                                   self.i64([0, 2, 1, 3]))
+
+    def repeat_kv(self, cache):
+        """[B, kv, S, head] -> [B, heads, S, head], each KV head repeated for its query heads (none when equal)."""
+        ops, config = self.ops, self.config
+        if config.kv == config.heads:
+            return cache
+        shape = ops.shape_of(cache)
+        target = ops.concat([ops.gather(shape, self.i64([0, 1]), self.i64(0)), self.i64([config.heads // config.kv]),
+                             ops.gather(shape, self.i64([2, 3]), self.i64(0))], 0)
+        repeated = ops.broadcast(ops.unsqueeze(cache, self.i64(2)), target)
+        return ops.reshape(repeated, self.i64([0, config.heads, -1, config.head]), True)
 
     def rotary(self, x, cos, sin):
         ops = self.ops
@@ -154,11 +183,11 @@ class _Builder:
 
         ops, ov, config = self.ops, self.ov, self.config
         info = VariableInfo()
-        info.data_shape = ov.PartialShape([-1, config.heads, -1, config.head])
+        info.data_shape = ov.PartialShape([-1, config.kv, -1, config.head])
         info.data_type = ov.Type.f32
         info.variable_id = f"past_key_values.{index}.{kind}present.{index}.{kind}"
         variable = Variable(info)
-        shape = ops.concat([batch, self.i64([config.heads, 0, config.head])], 0)
+        shape = ops.concat([batch, self.i64([config.kv, 0, config.head])], 0)
         past = ops.read_value(ops.broadcast(self.f32(0.0), shape), variable)
         joined = ops.concat([ops.gather(past, beam_idx, self.i64(0)), new], 2)
         return joined, ops.assign(joined, variable)
@@ -195,22 +224,25 @@ class _Builder:
         for index in range(config.layers):
             prefix = f"model.layers.{index}"
             normed = self.rms_norm(hidden, f"{prefix}.input_layernorm.weight")
-            query, key, value = (self.heads(self.linear(normed, config.hidden, config.hidden, f"{prefix}.self_attn."
-                                                        f"{kind}_proj.weight")) for kind in "qkv")
+            query, key, value = (self.heads(self.linear(normed, count * config.head, config.hidden,
+                                                        f"{prefix}.self_attn.{kind}_proj.weight", layer=index), count)
+                                 for kind, count in (("q", config.heads), ("k", config.kv), ("v", config.kv)))
             query, key = self.rotary(query, cos, sin), self.rotary(key, cos, sin)
             key, key_sink = self.cache(index, "key", key, batch, beam_idx)
             value, value_sink = self.cache(index, "value", value, batch, beam_idx)
             sinks += [key_sink, value_sink]
-            attended = ops.scaled_dot_product_attention(query, key, value, mask, causal=False)
+            attended = ops.scaled_dot_product_attention(query, self.repeat_kv(key), self.repeat_kv(value), mask,
+                                                        causal=False)
             merged = ops.reshape(ops.transpose(attended, self.i64([0, 2, 1, 3])), self.i64([0, 0, config.hidden]),
                                  True)
             hidden = ops.add(hidden, self.linear(merged, config.hidden, config.hidden,
-                                                 f"{prefix}.self_attn.o_proj.weight"))
+                                                 f"{prefix}.self_attn.o_proj.weight", layer=index))
             normed = self.rms_norm(hidden, f"{prefix}.post_attention_layernorm.weight")
-            gate = self.linear(normed, config.intermediate, config.hidden, f"{prefix}.mlp.gate_proj.weight")
-            up = self.linear(normed, config.intermediate, config.hidden, f"{prefix}.mlp.up_proj.weight")
+            gate = self.linear(normed, config.intermediate, config.hidden, f"{prefix}.mlp.gate_proj.weight",
+                               layer=index)
+            up = self.linear(normed, config.intermediate, config.hidden, f"{prefix}.mlp.up_proj.weight", layer=index)
             hidden = ops.add(hidden, self.linear(ops.multiply(ops.swish(gate), up), config.hidden,
-                                                 config.intermediate, f"{prefix}.mlp.down_proj.weight"))
+                                                 config.intermediate, f"{prefix}.mlp.down_proj.weight", layer=index))
         normed = self.rms_norm(hidden, "model.norm.weight")
         logits = self.linear(normed, config.vocab, config.hidden, "lm_head.weight", backup=True)
         logits.output(0).set_names({"logits"})

@@ -204,3 +204,13 @@ def test_parsers_stay_in_their_layer(library):
             if any(name == library or name.startswith(library + ".") for name in names):
                 users.append(module)
     assert users == []
+
+
+MAX_MODULE_LINES = 500
+"""A module past this holds more than one concern: split it by concern (io/packed.py left io/weights.py so)."""
+
+
+def test_no_module_outgrows_one_concern():
+    sizes = {str(path.relative_to(SOURCE)): len(path.read_text(encoding="utf-8").splitlines())
+             for path in SOURCE.rglob("*.py")}
+    assert {module: lines for module, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}

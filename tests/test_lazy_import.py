@@ -67,6 +67,15 @@ NOT_ON_THE_RUN_PATH = {
     "lxml", "lxml.etree", "inspect", "zipfile", "json", "tempfile", "shutil", "hashlib", "secrets", "shlex",
     "irgraph.tools.compare", "irgraph.tools.backends", "irgraph.tools.layerwise", "irgraph.tools.profiling",
     "irgraph.analysis.validation",
+    # The sample is f32 Split/Concat: no ml_dtypes type, no Convert (so no decompression chain and none of the
+    # chain's op classes), no state ops, no sub-graphs. Each would be imported (and its classes created) only
+    # by a model that has one.
+    "ml_dtypes", "irgraph.analysis.variables", "irgraph.ops.infrastructure.read_value",
+    "irgraph.ops.infrastructure.assign", "irgraph.control_flow.if_", "irgraph.control_flow.loop",
+    "irgraph.control_flow.tensor_iterator", "irgraph.control_flow.sub_graph_op", "irgraph.ops.type.convert",
+    "irgraph.ops.arithmetic.multiply", "irgraph.ops.families.elementwise", "irgraph.ops.shape.squeeze",
+    "threadpoolctl",  # no step multiplies matrices: BLAS's thread count is left alone
+    "irgraph.core.diagnostics",  # the reader notes nothing about the sample
 }
 
 
@@ -90,3 +99,26 @@ def test_a_file_outside_openvinos_layout_still_reads_through_lxml(tmp_path):
     (tmp_path / "model.bin").write_bytes((SAMPLE / "model.bin").read_bytes())
     loaded = _modules_after(f"import irgraph\nassert len(list(irgraph.read_model({str(tmp_path / 'model.xml')!r})))")
     assert "lxml.etree" in loaded
+
+
+def test_ml_dtypes_types_and_the_control_flow_classes_load_on_first_use():
+    """What a plain run leaves out is there when asked for: an ml_dtypes element type's dtype (and its NumPy name),
+    the control-flow package's classes. (Stateful models, decompression chains and bodies read from files are
+    tested where those features are: tests/runtime/test_state.py, tests/analysis/test_decompression_chains.py.)"""
+    loaded = _modules_after(
+        "import numpy as np, irgraph as ir\n"
+        "from irgraph.core.element_types import ElementType\n"
+        "assert ElementType.BF16.numpy_dtype.name == 'bfloat16' and ElementType.of('bfloat16') is ElementType.BF16\n"
+        "from irgraph.control_flow import If, Loop\n"
+        "assert If.type_name == 'If' and Loop.type_name == 'Loop'\n")
+    assert {"ml_dtypes", "irgraph.control_flow.if_", "irgraph.control_flow.loop"} <= loaded
+
+
+def test_the_registry_says_which_op_types_have_their_module_loaded():
+    """``registry.loaded`` is what the lazy checks ask: False until a look-up (or an import) loads the type's module."""
+    loaded = _modules_after(
+        "from irgraph.ops import registry\n"
+        "assert not registry.loaded('Convert') and not registry.loaded('ReadValue', 'Assign')\n"
+        "assert registry.lookup('Convert', 'opset1') is not None and registry.loaded('Convert')\n"
+        "assert registry.loaded('Concat') and not registry.loaded('ReadValue', 'Assign')\n")
+    assert "irgraph.ops.type.convert" in loaded

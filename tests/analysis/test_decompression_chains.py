@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 import irgraph as ir
-from irgraph.analysis.decompression_chains import decompression_chains, decompression_starts, neighbouring_codes
+from irgraph.analysis.decompression_chains import (
+    decompression_chains,
+    decompression_starts,
+    neighbouring_codes,
+    widened_layers,
+)
 from irgraph.core.shapes import Shape
 from irgraph.graph import Model, RtEntry
 from irgraph.ops import OpaqueOp
@@ -42,6 +47,14 @@ def test_an_asymmetric_int4_chain_names_its_parts() -> None:
                                            "Constant_217"}
     assert chain.widened == chain.layers - {chain.end}
     assert decompression_starts(model, chains) == {start for chain in chains for start in chain.starts}
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.xml")), ids=lambda path: path.stem)
+def test_widened_layers_are_the_chains_widened_layers(path: Path) -> None:
+    """widened_layers (an Interpreter build's question) recognises what decompression_chains does."""
+    model = ir.read_model(path)
+    widened = widened_layers(model)
+    assert widened and widened == {layer for chain in decompression_chains(model) for layer in chain.widened}
 
 
 def test_a_symmetric_chain_has_no_zero_point() -> None:

@@ -398,6 +398,9 @@ def test_renames_address_the_model_in_openvino(small: Path, tmp_path: Path, caps
     ("--rename-input", "data", "error: --rename-input expects OLD=NEW"),
     ("--rename-input", "nope=x", "error: --rename-input nope=x: the model has no input 'nope'; inputs: 'data'"),
     ("--rename-output", "prob=data", "error: --rename-output prob=data: 'data' already names layer 'data'"),
+    # an internal layer's name too: --mark, ir-extract and ir-diff address layers by name
+    ("--rename-input", "data=conv", "error: --rename-input data=conv: 'conv' already names layer 'conv'"),
+    ("--rename-output", "prob=w_scaled", "error: --rename-output prob=w_scaled: 'w_scaled' already names layer"),
     ("--rename-output", "nope=x", "error: --rename-output nope=x: the model has no output 'nope'; outputs: 'prob'"),
 ])
 def test_rename_errors(small: Path, tmp_path: Path, capsys, flag: str, value: str, message: str) -> None:

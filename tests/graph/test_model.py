@@ -168,3 +168,20 @@ def test_an_output_type_set_since_inference_is_seen_as_stale():
     assert not _is_fresh(model)
     ensure_shapes(model)
     assert str(concat.outputs[0].type) == "f32[4]"
+
+
+def test_a_refused_builder_call_adds_nothing():
+    model, other = ir.Model(), ir.Model()
+    x, foreign = model.parameter("x", [2, 6]), other.parameter("y", [2, 6])
+    refusals = [
+        (lambda: model.split(x, 1, 0), "num_splits"),  # the axis Const would be made before the Split refuses
+        (lambda: model.split(foreign, 1, 2), "belongs to another model"),  # would connect to node 0 of `model`
+        (lambda: model.variadic_split(foreign, 1, [2, 4]), "belongs to another model"),
+        (lambda: model.variadic_split(x, 1, "ab"), "a constant of i64 must hold numbers"),
+        (lambda: model.concat([x, foreign], 1), "belongs to another model"),
+    ]
+    for call, message in refusals:
+        with pytest.raises(ir.IrError, match=message):
+            call()
+        assert [node.type_name for node in model] == ["Parameter"] and not model.edges()
+    assert len(model.split(x, 1, 2)) == 2 and [node.type_name for node in model] == ["Parameter", "Const", "Split"]

@@ -7,6 +7,7 @@ import numpy as np
 
 from irgraph.cli import ir_run
 from irgraph.io.data import npz
+from irgraph.tools import step_feeds
 from tests.hostile.conftest import EXIT_USAGE, expect_cli_error, split_model
 
 X = np.zeros((2, 6), np.float32)
@@ -31,3 +32,13 @@ def test_a_step_number_of_5000_digits_is_refused_not_an_internal_error(write_ir,
                                "the inputs give step 999999999999999999... (5000 digits); steps are numbered from 1 "
                                "without a gap")
     assert len(outcome.err) < 400
+
+
+def test_more_steps_than_a_run_may_take_are_refused_before_any_is_read(write_ir, capsys, monkeypatch):
+    # --steps stops at MAX_STEPS; per-step inputs must not give more (100,001 tiny members make a 20 MB file).
+    monkeypatch.setattr(step_feeds, "MAX_STEPS", 3)
+    files = write_ir(*split_model())
+    feeds = files.directory / "steps.npz"
+    npz.write_npz(str(feeds), {f"step{number}/x": X for number in range(1, 5)})
+    expect_cli_error(ir_run.main, [files.xml, "--inputs", feeds], capsys, EXIT_USAGE,
+                     "the inputs give 4 steps, more than the 3 a run may take")

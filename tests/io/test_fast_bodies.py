@@ -7,11 +7,18 @@ the plain path gives, or step aside (return None) so that the plain path answers
 
 from __future__ import annotations
 
+import itertools
+import re
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from irgraph.core.errors import Location
+from irgraph.graph import Model
+from irgraph.io.xml._fast.bodies import _TAGS, TagScan, read_sub_graphs
+from irgraph.io.xml._fast.patterns import attributes
 from tests.io.test_fast_reader import read_both
 
 SUB_GRAPHS = Path(__file__).resolve().parents[1] / "data" / "ov-subgraphs"
@@ -96,3 +103,59 @@ def test_slicing_port_maps_read_alike(tmp_path):
     fast, plain, answered = read_both(path)
     assert fast == plain and answered
     assert "axis=" in path.read_text()
+
+
+def _asks_alike(scan: TagScan, text: str, start: int) -> None:
+    expected = [(m.start(), m.end(), *m.groups()) for m in _TAGS.finditer(text, start)]
+    assert list(itertools.islice(scan.tags(start), 2)) == expected[:2]  # a scan stopped early leaves a sound record
+    assert list(scan.tags(start)) == expected
+
+
+@pytest.mark.parametrize("order", ["outermost first", "innermost first"])
+def test_the_tag_scan_gives_what_a_fresh_scan_gives_at_each_section(order):
+    # Sections are scanned outermost first when reading; the record must hold for any order of asks too.
+    text = (NESTED / "model.xml").read_text("utf-8")
+    starts = [match.end() for match in re.finditer(r"<layers>", text)]
+    scan = TagScan(text)
+    for start in starts if order == "outermost first" else starts[::-1]:
+        _asks_alike(scan, text, start)
+
+
+@pytest.mark.parametrize("step", [1, -1])
+def test_the_tag_scan_gives_what_a_fresh_scan_gives_from_every_position(step):
+    # Inside a recorded tag a fresh scan finds other tags ('<body>' within the first tag's attribute): asked afresh.
+    text = '<layers a="<body>"> <body><layers>\n</layers></body>\n<then_body x><layers></layers></then_body></layers> '
+    scan = TagScan(text)
+    for start in range(len(text) + 1)[::step]:
+        _asks_alike(scan, text, start)
+
+
+def test_a_port_map_is_read_once_per_text_and_port_labels():
+    # Layers repeating a body repeat its port map (a detection network's per-level If layers): read once, shared.
+    content = ('\n<input external_port_id="1" internal_layer_id="0" />'
+               '\n<output external_port_id="2" internal_layer_id="3" />\n')
+    body = Model("then_body")
+    cache: dict = {}
+
+    def read(inputs: dict[str, int], outputs: dict[str, int]):
+        (made,) = read_sub_graphs([("then_port_map", content)], [("then_body", 0, 0)], inputs, outputs,
+                                  partial(attributes, escaped=False), lambda *span: body, Location("x"), cache)
+        return made.port_map
+
+    first = read({"0": 0, "1": 1}, {"2": 0})
+    assert read({"0": 0, "1": 1}, {"2": 0}) is first
+    assert [(entry.external_port, entry.internal_layer_id) for entry in first] == [(1, 0), (0, 3)]
+    swapped = read({"1": 0, "0": 1}, {"2": 0})  # the same text, other port labels: read again
+    assert [(entry.external_port, entry.internal_layer_id) for entry in swapped] == [(0, 0), (0, 3)]
+
+
+def test_port_map_starts_are_each_tag_found_on_its_own():
+    # Two passes (the port maps found by their common end) find what one str.find pass per tag finds.
+    from irgraph.io.xml._fast.bodies import _all, _map_starts
+
+    tags = ("port_map", "then_port_map", "else_port_map", "back_edges")
+    pieces = ["<", "</", "port_map>", "<port_map>", "<then_port_map>", "<else_port_map>", "then_", "<then_",
+              "<else_", "<back_edges>", "<thenport_map>", "_port_map>", "x"]
+    for section in ["".join(combination) for combination in itertools.product(pieces, repeat=3)]:
+        expected = sorted((position, tag) for tag in tags for position in _all(section, f"<{tag}>"))
+        assert _map_starts(section) == expected

@@ -212,6 +212,24 @@ def test_the_fast_paths_constructors_make_what_the_classes_make():
         assert hash(made) == hash(reference) and repr(made) == repr(reference)
 
 
+def test_the_fast_paths_nodes_are_what_the_node_constructor_makes():
+    """A layer's Node is made by slot stores (``_fast.layers.new_node``): every slot as ``Node.__init__`` sets it."""
+    from irgraph.core.errors import Location
+    from irgraph.graph import Input, Node, Output, RtEntry
+    from irgraph.ops import Relu
+
+    assert fast_layers.new_node is fast_layers._new_node  # Node's slots are those it sets (else it falls back)
+    location = Location("model.xml", 7, 3, "relu", "Relu")
+    for extras, result_names, rt_info in ((None, None, ()), ({"a": "1"}, ["y"], (RtEntry("attribute"),))):
+        values = (3, "relu", Relu(), [Input(3, 0)], [Output(3, 0)])
+        made = fast_layers.new_node(*values, result_names, rt_info, extras, location)
+        reference = Node(*values, result_names=result_names, rt_info=rt_info, extra_attributes=extras,
+                         location=location)
+        assert type(made) is Node
+        assert {slot: getattr(made, slot) for slot in Node.__slots__} == {
+            slot: getattr(reference, slot) for slot in Node.__slots__}
+
+
 def test_consts_made_without_their_checks_equal_checked_ones(tmp_path):
     """The reader makes Const ops without ``__post_init__`` (_fast.layers.checked_tensor_constructor): every field
     as the checked constructor sets it."""

@@ -888,3 +888,22 @@ def test_string_edges_four_bytes_and_bytes_items():
         decode_tensor(bytes(4), E.STRING, (0,))
     blob = encode_tensor(np.array([b"ab", "c"], object), E.STRING)
     assert blob == struct.pack("<4i", 2, 0, 2, 3) + b"abc"
+
+
+@pytest.mark.parametrize("element_type", [ElementType.U4, ElementType.I4, ElementType.NF4, ElementType.F4E2M1,
+                                          ElementType.U2])
+def test_packed_codes_unpack_the_same_through_lanes_and_through_columns(element_type, monkeypatch):
+    # The lanes (little-endian machines) against the strided columns every machine can run: the same codes and dtype,
+    # for odd counts, a last byte half used, and tensors of one and of several lane passes.
+    from irgraph.io import packed
+
+    rng = np.random.default_rng(7)
+    per_byte = 8 // element_type.bitwidth
+    for count in (0, 1, 3, 64, 1001, packed._LANE_CHUNK * per_byte + 5, 3 * packed._LANE_CHUNK * per_byte):
+        raw = rng.integers(0, 256, -(-count // per_byte), dtype=np.uint8)
+        lanes = packed.unpack_codes(raw, element_type, count)
+        with monkeypatch.context() as patch:
+            patch.setattr(packed, "_LANES", {})
+            columns = packed.unpack_codes(raw, element_type, count)
+        assert lanes.dtype == columns.dtype and lanes.shape == columns.shape == (count,)
+        assert lanes.tobytes() == columns.tobytes()

@@ -1,7 +1,7 @@
 """Constant folding drops what it no longer needs as it goes: a constant sub-graph's intermediate values (a weight
 decompression chain's f16 and f32 steps) are freed as soon as their last reader is folded, so building a plan holds
 about one chain's worth at a time, not every intermediate of every chain (an int4 LLM's load peaked at 3.7x its
-decompressed weights before: benchmarks/bench_llm_kept.py). A constant that a step, a Result or a mark reads is kept."""
+decompressed weights before: benchmarks/bench_llm.py). A constant that a step, a Result or a mark reads is kept."""
 
 from __future__ import annotations
 

@@ -80,6 +80,21 @@ def test_a_run_inside_another_keeps_the_count_the_outer_one_chose(monkeypatch):
     assert _blas_threads() == before
 
 
+def test_a_run_without_matrix_products_leaves_blas_alone(monkeypatch):
+    """Only a step whose op says ``calls_blas`` uses BLAS: a run of element-wise layers neither looks the library
+    up (threadpoolctl, ~3 ms of a cold start) nor asks the machine for its free cores."""
+    def untouched() -> list:
+        raise AssertionError("BLAS looked up")
+
+    monkeypatch.setattr(_threads, "blas_libraries", untouched)
+    monkeypatch.setattr(_threads, "recent_free_cores", untouched)
+    model = ir.Model("relu")
+    x = model.parameter("x", [2])
+    model.result(ir.OutputPort(model.add_node(ir.ops.Relu(), "relu", [x]).id, 0), name="y")
+    assert ir.Interpreter(model, threads=1).run({"x": np.array([-1, 2], np.float32)})["y"].tolist() == [0, 2]
+    assert MatMul.traits.calls_blas and not ir.ops.Relu.traits.calls_blas
+
+
 def test_free_cores_leave_out_the_other_running_tasks(monkeypatch, tmp_path):
     loadavg = tmp_path / "loadavg"
     monkeypatch.setattr(_threads, "LOADAVG", str(loadavg))

@@ -62,6 +62,22 @@ def test_f64_constants_count_range_only() -> None:
     assert half is not None and half.tolist() == [np.float16(0.1)]
 
 
+@pytest.mark.parametrize(("values", "expected"), [
+    ([1e-10] * 6 + [1.0, 2.0], None),             # 6 of 8 out of range, spread over three chunks
+    ([1e-10] * 5 + [1.0] * 3, [0.0] * 5 + [1.0] * 3),  # 5 of 8: compressed
+    ([1.0] * 7 + [60010.0], None),                 # the one far element sits in the last chunk
+])
+def test_f16_rule_counts_over_the_whole_const_when_it_works_in_chunks(
+        monkeypatch: pytest.MonkeyPatch, values: list[float], expected: list[float] | None) -> None:
+    monkeypatch.setattr(surgery.compression, "CHUNK_ELEMENTS", 3)
+    half = surgery.f16_value(np.asarray(values, np.float32).reshape(8, 1))
+    if expected is None:
+        assert half is None
+    else:
+        assert half is not None and half.shape == (8, 1)
+        np.testing.assert_array_equal(half.reshape(-1), np.asarray(expected, np.float16))
+
+
 # ------------------------------------------------------------------------------------ folding
 def _split_model() -> ir.Model:
     """x + parts[0], x + parts[1] where parts = Split(Const [[1, 2], [3, 4]]): a constant layer of two outputs."""

@@ -11,7 +11,7 @@ from typing import TypeVar, overload
 from irgraph.cli import _common as common
 from irgraph.cli._run_reference import tolerance_arg
 from irgraph.cli._run_report import add_report_argument
-from irgraph.core.limits import DEFAULT_ITERATION_LIMIT
+from irgraph.core.limits import DEFAULT_ITERATION_LIMIT, MAX_STEPS
 from irgraph.runtime.decompression import POLICIES
 from irgraph.tools.hints import PRECISIONS
 
@@ -206,11 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
                              "all decompressed to f32: less memory when it is short, slower steps, the same outputs")
     common.add_max_elements(parser)
     return parser
-
-
-MAX_STEPS = 100_000
-"""Most runs --steps may ask for: a stateful export (an LLM's KV cache) runs one per generated token, and
-sequences stay below a few 10**4 tokens; a count past this is a typo or an attack, not a model's need."""
 
 
 def _steps_arg(text: str) -> int:

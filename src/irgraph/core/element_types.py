@@ -2,14 +2,16 @@
 
 Sub-byte types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) are held in memory one element per byte
 (ml_dtypes where it has the type, else uint8 codes); ``irgraph.io.weights`` packs them for the .bin.
+
+ml_dtypes is imported when a type it holds is first used (``numpy_dtype`` of bf16, f8, f4, i4, u1, u2, u4, or a
+dtype NumPy alone does not have): creating its types costs milliseconds, and most models use none of them.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ml_dtypes
 import numpy as np
 
 from irgraph.core.errors import IrError, IrParseError
@@ -18,27 +20,27 @@ from irgraph.core.errors import IrError, IrParseError
 class ElementType(enum.Enum):
     """Every IR element type, with its spellings and in-memory NumPy dtype."""
 
-    #          ir_name    precision      bits  numpy dtype (None: no data)
+    #          ir_name    precision      bits  numpy dtype (None: no data; a name: ml_dtypes' type of that name)
     DYNAMIC = ("dynamic", "UNSPECIFIED", 0, None)
     BOOLEAN = ("boolean", "BOOL", 8, np.dtype(np.bool_))
-    BF16 = ("bf16", "BF16", 16, np.dtype(ml_dtypes.bfloat16))
+    BF16 = ("bf16", "BF16", 16, "bfloat16")
     F16 = ("f16", "FP16", 16, np.dtype(np.float16))
     F32 = ("f32", "FP32", 32, np.dtype(np.float32))
     F64 = ("f64", "FP64", 64, np.dtype(np.float64))
-    F8E4M3 = ("f8e4m3", "F8E4M3", 8, np.dtype(ml_dtypes.float8_e4m3fn))
-    F8E5M2 = ("f8e5m2", "F8E5M2", 8, np.dtype(ml_dtypes.float8_e5m2))
-    F8E8M0 = ("f8e8m0", "F8E8M0", 8, np.dtype(ml_dtypes.float8_e8m0fnu))
-    F4E2M1 = ("f4e2m1", "F4E2M1", 4, np.dtype(ml_dtypes.float4_e2m1fn))
+    F8E4M3 = ("f8e4m3", "F8E4M3", 8, "float8_e4m3fn")
+    F8E5M2 = ("f8e5m2", "F8E5M2", 8, "float8_e5m2")
+    F8E8M0 = ("f8e8m0", "F8E8M0", 8, "float8_e8m0fnu")
+    F4E2M1 = ("f4e2m1", "F4E2M1", 4, "float4_e2m1fn")
     NF4 = ("nf4", "NF4", 4, np.dtype(np.uint8, metadata={"irgraph_element_type": "nf4"}))
-    I4 = ("i4", "I4", 4, np.dtype(ml_dtypes.int4))
+    I4 = ("i4", "I4", 4, "int4")
     I8 = ("i8", "I8", 8, np.dtype(np.int8))
     I16 = ("i16", "I16", 16, np.dtype(np.int16))
     I32 = ("i32", "I32", 32, np.dtype(np.int32))
     I64 = ("i64", "I64", 64, np.dtype(np.int64))
-    U1 = ("u1", "BIN", 1, np.dtype(ml_dtypes.uint1))
-    U2 = ("u2", "U2", 2, np.dtype(ml_dtypes.uint2))
+    U1 = ("u1", "BIN", 1, "uint1")
+    U2 = ("u2", "U2", 2, "uint2")
     U3 = ("u3", "U3", 3, np.dtype(np.uint8))
-    U4 = ("u4", "U4", 4, np.dtype(ml_dtypes.uint4))
+    U4 = ("u4", "U4", 4, "uint4")
     U6 = ("u6", "U6", 6, np.dtype(np.uint8))
     U8 = ("u8", "U8", 8, np.dtype(np.uint8))
     U16 = ("u16", "U16", 16, np.dtype(np.uint16))
@@ -46,11 +48,26 @@ class ElementType(enum.Enum):
     U64 = ("u64", "U64", 64, np.dtype(np.uint64))
     STRING = ("string", "STRING", 0, np.dtype(object))
 
-    def __init__(self, ir_name: str, precision: str, bitwidth: int, numpy_dtype: np.dtype | None) -> None:
+    def __init__(self, ir_name: str, precision: str, bitwidth: int, numpy_dtype: np.dtype | str | None) -> None:
         self.ir_name = ir_name
         self.precision = precision
         self.bitwidth = bitwidth
-        self.numpy_dtype = numpy_dtype
+        if isinstance(numpy_dtype, str):
+            self._ml_dtypes_name = numpy_dtype  # numpy_dtype is set on first use (__getattr__)
+        else:
+            self.numpy_dtype: np.dtype | None = numpy_dtype
+
+    if not TYPE_CHECKING:  # hidden from mypy, which would take any attribute name as valid
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for an attribute __init__ did not set: the numpy_dtype of an ml_dtypes type, once.
+            if name != "numpy_dtype" or "_ml_dtypes_name" not in self.__dict__:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            import ml_dtypes
+
+            dtype = np.dtype(getattr(ml_dtypes, self._ml_dtypes_name))
+            self.__dict__["numpy_dtype"] = dtype
+            return dtype
 
     def __str__(self) -> str:
         return self.ir_name
@@ -124,7 +141,7 @@ class ElementType(enum.Enum):
             if found is not None:
                 return found
         try:
-            dtype = np.dtype(value)
+            dtype = _numpy_dtype(value)
         except TypeError:
             raise IrParseError(
                 f"{value!r} is not an element type (an IR name like 'f32', or a NumPy dtype like np.float32)"
@@ -142,6 +159,9 @@ class ElementType(enum.Enum):
             # dtype (equal to uint8 in every comparison NumPy makes) keeps Convert from reading them as u8.
             return ElementType.NF4
         found = _BY_DTYPE.get(dtype)
+        if found is None and _ML_DTYPES_TYPES:
+            _add_ml_dtypes()  # a dtype not NumPy's own may be one of ml_dtypes'
+            found = _BY_DTYPE.get(dtype)
         if found is None:
             raise IrParseError(f"NumPy dtype {dtype} has no IR element type")
         return found
@@ -161,10 +181,32 @@ _BY_PRECISION.update(
     {"bin": ElementType.U1, "U1": ElementType.U1, "undefined": ElementType.DYNAMIC, "BOOLEAN": ElementType.BOOLEAN}
 )
 
+_ML_DTYPES_TYPES = [t for t in ElementType if "_ml_dtypes_name" in t.__dict__]
+"""The types whose dtype is ml_dtypes', not yet in _BY_DTYPE (emptied when they are added)."""
+
 # The first type listed for a dtype wins: uint8 means u8, not the nf4/u3/u6 codes.
 _BY_DTYPE: dict[np.dtype, ElementType] = {}
 for _type in (
-    ElementType.U8, *[t for t in ElementType if t.numpy_dtype is not None and t is not ElementType.STRING]
+    ElementType.U8,
+    *[t for t in ElementType if t not in _ML_DTYPES_TYPES and t.numpy_dtype is not None and t is not ElementType.STRING]
 ):
     if _type.numpy_dtype is not None:  # U8's is set; the check narrows the type
         _BY_DTYPE.setdefault(_type.numpy_dtype, _type)
+
+
+def _numpy_dtype(value: str | np.dtype[Any] | type[np.generic]) -> np.dtype:
+    """``np.dtype(value)``; a name NumPy does not know yet may be one ml_dtypes registers (``"bfloat16"``)."""
+    try:
+        return np.dtype(value)
+    except TypeError:
+        if not isinstance(value, str) or not _ML_DTYPES_TYPES:
+            raise
+    _add_ml_dtypes()
+    return np.dtype(value)
+
+
+def _add_ml_dtypes() -> None:
+    """Add ml_dtypes' types to _BY_DTYPE (importing ml_dtypes): none of their dtypes is one of NumPy's own."""
+    for element_type in _ML_DTYPES_TYPES:
+        _BY_DTYPE.setdefault(element_type.dtype, element_type)
+    _ML_DTYPES_TYPES.clear()

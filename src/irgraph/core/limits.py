@@ -20,6 +20,11 @@ for a tiny body (the upper end on a loaded machine), so a runaway ``trip_count =
 nested to multiply their counts, fail within seconds, with a message saying how to raise the limit,
 instead of never returning (at 10**6 such a Loop ran 20 s alone, 90 s on a busy machine)."""
 
+MAX_STEPS = 100_000
+"""Most steps one run of a stateful model may take, asked for (``ir-run --steps``) or given by per-step inputs: an
+LLM's export runs one per generated token, and sequences stay below a few 10**4 tokens; a count past this is a
+typo or an attack, not a model's need."""
+
 MAX_BODY_DEPTH = 128
 """Deepest nesting of sub-graph bodies read, inferred or run (real models nest a few levels; each level costs
 Python frames)."""

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType, ElementTypeLike
-from irgraph.core.errors import GraphError, Location
+from irgraph.core.errors import GraphError, IrError, Location
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
@@ -90,8 +91,12 @@ class Model:
         self._revision += 1
         if node_id >= self._next_id:
             self._next_id = node_id + 1
-        for index, source in enumerate(inputs):
-            self.connect(source, InputPort(node_id, index))
+        try:
+            for index, source in enumerate(inputs):
+                self.connect(source, InputPort(node_id, index))
+        except IrError:
+            self.remove_node(node_id)  # a refused input leaves the model as it was
+            raise
         return node
 
     def place(self, node: Node) -> Node:
@@ -112,6 +117,8 @@ class Model:
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
         if source.model is not None or type(source) is not OutputPort:
+            if source.model is not None and source.model is not self:
+                raise GraphError(f"{source} belongs to another model: connect ports of one model")
             # The model keeps plain handles: none refers back to it, none is a node's Output record.
             source = OutputPort(source.node_id, source.index)
         producer_node, consumer_node = self.node(source.node_id), self.node(target.node_id)
@@ -387,8 +394,9 @@ class Model:
         self, data: OutputPort, axis: int | OutputPort, num_splits: int, name: str | None = None
     ) -> tuple[OutputPort, ...]:
         """Split-1: ``num_splits`` equal parts along ``axis`` (an int becomes an i64 scalar Const)."""
-        axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
-        node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
+        with self._nothing_added_on_error():
+            axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+            node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
         return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
     def variadic_split(
@@ -399,9 +407,10 @@ class Model:
         name: str | None = None,
     ) -> tuple[OutputPort, ...]:
         """VariadicSplit-1: parts of ``lengths`` along ``axis`` (one length may be -1)."""
-        axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
-        lengths_port = lengths if isinstance(lengths, OutputPort) else self.const(np.asarray(lengths, np.int64))
-        node = self.add_node(VariadicSplit(), name, [data, axis_port, lengths_port])
+        with self._nothing_added_on_error():
+            axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+            lengths_port = lengths if isinstance(lengths, OutputPort) else self.const(lengths, ElementType.I64)
+            node = self.add_node(VariadicSplit(), name, [data, axis_port, lengths_port])
         return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
     def concat(self, values: Sequence[OutputPort], axis: int, name: str | None = None) -> OutputPort:
@@ -417,6 +426,18 @@ class Model:
         elif name is not None and producer_names[0] != name:
             node.result_names = [name]
         return node
+
+    @contextmanager
+    def _nothing_added_on_error(self) -> Iterator[None]:
+        """Remove the nodes a builder call added when it fails part-way (an axis Const before a refused Split)."""
+        first_new_id = self._next_id
+        try:
+            yield
+        except IrError:
+            for node_id in range(first_new_id, self._next_id):
+                if node_id in self._nodes:
+                    self.remove_node(node_id)
+            raise
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, {len(self)} nodes)"

@@ -19,8 +19,8 @@ import enum
 import functools
 import keyword
 import re
-from dataclasses import dataclass
 
+from irgraph.core.records import Record
 from irgraph.ops import _catalogue_data as _data
 
 OPSETS: range = _data.OPSETS
@@ -103,9 +103,10 @@ def _spans(text: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-@dataclass(frozen=True)
-class OpVersion:
+class OpVersion(Record):
     """One version of one op type: ``MaxPool`` ``opset8`` (MaxPool-8), in opsets 8 to 13."""
+
+    __slots__ = ("type_name", "version", "category", "opsets")
 
     type_name: str
     """OpenVINO's type name (``Constant``; IR files spell it :attr:`ir_name`)."""
@@ -115,6 +116,12 @@ class OpVersion:
     """The op spec folder (``pooling``): the package its module lives in."""
     opsets: tuple[int, ...]
     """The opsets containing this version."""
+
+    def __init__(self, type_name: str, version: str, category: str, opsets: tuple[int, ...]) -> None:
+        object.__setattr__(self, "type_name", type_name)
+        object.__setattr__(self, "version", version)
+        object.__setattr__(self, "category", category)
+        object.__setattr__(self, "opsets", opsets)
 
     @property
     def introduced(self) -> int:
@@ -198,13 +205,19 @@ class Kind(enum.Enum):
     """A version outside the catalogued opsets: an extension's op; kept as it is."""
 
 
-@dataclass(frozen=True)
-class Classification:
+class Classification(Record):
     """A layer's type and version classified: its kind, the catalogued version it resolves to, why."""
 
+    __slots__ = ("kind", "entry", "message")
+
     kind: Kind
-    entry: OpVersion | None = None
-    message: str = ""
+    entry: OpVersion | None
+    message: str
+
+    def __init__(self, kind: Kind, entry: OpVersion | None = None, message: str = "") -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "entry", entry)
+        object.__setattr__(self, "message", message)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -15,6 +15,7 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
+from irgraph.core.records import Record
 from irgraph.core.shapes import PartialValue, Shape, TensorType
 from irgraph.ops.plan_step import PlanStep
 
@@ -23,22 +24,34 @@ BOUNDS_LIMIT = 4096
 
 _OpT = TypeVar("_OpT", bound="Op")
 
-@dataclass(frozen=True)
-class InputSpec:
+
+class InputSpec(Record):
     """One input of an op: its name, and whether ``infer`` takes bounds where the exact value is unknown."""
 
+    __slots__ = ("name", "bounds")
+
     name: str
-    bounds: bool = False
+    bounds: bool
     """True when ``infer`` also takes a :class:`PartialValue` (bounds) where the exact value is unknown."""
 
+    def __init__(self, name: str, bounds: bool = False) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "bounds", bounds)
 
-@dataclass(frozen=True)
-class Inputs:
+
+class Inputs(Record):
     """The inputs an op takes: a fixed list, or one repeated input with a minimum count."""
 
-    fixed: tuple[InputSpec, ...] = ()
-    variadic: InputSpec | None = None
-    minimum: int = 0
+    __slots__ = ("fixed", "variadic", "minimum")
+
+    fixed: tuple[InputSpec, ...]
+    variadic: InputSpec | None
+    minimum: int
+
+    def __init__(self, fixed: tuple[InputSpec, ...] = (), variadic: InputSpec | None = None, minimum: int = 0) -> None:
+        object.__setattr__(self, "fixed", fixed)
+        object.__setattr__(self, "variadic", variadic)
+        object.__setattr__(self, "minimum", minimum)
 
     @classmethod
     def of(cls, *specs: InputSpec) -> Inputs:
@@ -123,12 +136,17 @@ def _read_str_tuple(text: str) -> tuple[str, ...]:
     return tuple(t.strip(WHITESPACE) for t in text.split(",")) if text.strip(WHITESPACE) else ()
 
 
-@dataclass(frozen=True)
-class Codec:
+class Codec(Record):
     """Text <-> value for one attribute type; ``read`` raises ValueError naming what it expected."""
+
+    __slots__ = ("read", "write")
 
     read: Callable[[str], Any]
     write: Callable[[Any], str]
+
+    def __init__(self, read: Callable[[str], Any], write: Callable[[Any], str]) -> None:
+        object.__setattr__(self, "read", read)
+        object.__setattr__(self, "write", write)
 
 
 def _expecting(what: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -160,14 +178,21 @@ def attribute(default: Any = dataclasses.MISSING, *, ir_name: str | None = None)
     return dataclasses.field(default=default, metadata={"ir_name": ir_name, "attribute": True})
 
 
-@dataclass(frozen=True)
-class AttributeField:
+class AttributeField(Record):
     """A declared attribute of an op class."""
+
+    __slots__ = ("name", "ir_name", "codec", "required")
 
     name: str
     ir_name: str
     codec: Codec
     required: bool
+
+    def __init__(self, name: str, ir_name: str, codec: Codec, required: bool) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "ir_name", ir_name)
+        object.__setattr__(self, "codec", codec)
+        object.__setattr__(self, "required", required)
 
 
 # ------------------------------------------------------------------------------------ tolerance

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 
 from irgraph.core.errors import IrError
 from irgraph.ops import catalogue
@@ -83,6 +84,14 @@ def lookup(type_name: str, version: str) -> type[Op] | None:
     if found is not None and found.traits.exact_type_name and type_name != found.type_name:
         return None
     return found
+
+
+def loaded(*type_names: str) -> bool:
+    """Whether any version of ``type_names`` has its op module imported. Every op of a model is an instance of a
+    class that :func:`lookup` (or a direct import) loaded, so while this is False no layer of any model is of
+    these types: code looking for them can return early without importing their modules."""
+    return any(module in sys.modules for name in type_names for entry in catalogue.versions_of(name)
+               for module in entry.modules)
 
 
 def _load(entry: catalogue.OpVersion) -> bool:

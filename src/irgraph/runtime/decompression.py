@@ -17,16 +17,22 @@ chain carries the ``decompression`` rt_info mark, so chains are recognised by th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import numpy as np
 
-from irgraph.analysis.decompression_chains import decompression_chains
+from irgraph.analysis.decompression_chains import decompression_chains, widened_layers
 from irgraph.analysis.shape_inference import ensure_shapes
+from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
 from irgraph.graph import Model
-from irgraph.ops import Op
+from irgraph.ops import registry
 from irgraph.ops.plan_step import PlanStep
+
+if TYPE_CHECKING:
+    from irgraph.ops.type.convert import Convert
 
 DecompressionPolicy = Literal["ir", "f32"]
 POLICIES: tuple[DecompressionPolicy, ...] = ("ir", "f32")
@@ -39,7 +45,7 @@ def widened_nodes(model: Model) -> frozenset[int]:
     else reads is no chain, so the rest of the model sees what the IR says.
     """
     ensure_shapes(model)
-    return frozenset(layer for chain in decompression_chains(model) for layer in chain.widened)
+    return widened_layers(model)
 
 
 def chain_nodes(model: Model) -> frozenset[int]:
@@ -59,11 +65,47 @@ class WidenedStep(PlanStep):
         self.op = op
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return self.op.evaluate([a.astype(np.float32) if a.dtype == np.float16 else a for a in inputs])
+        op, arguments = widen(self.op, inputs)
+        return op.evaluate(arguments)
 
 
-def widen(op: Op, arguments: Sequence[np.ndarray]) -> tuple[Op, list[np.ndarray]]:
+SMALL_INTEGERS = frozenset((ElementType.U8, ElementType.I8, ElementType.U4, ElementType.I4, ElementType.U2,
+                            ElementType.U1))
+"""Types of weight codes whose every value is an f16 (integers of magnitude <= 2048): converting them to f16 and
+widening to f32 is converting them to f32. Not nf4, whose uint8 codes stand for levels (a tagged dtype)."""
+
+
+@functools.cache
+def _to_f32() -> Convert:
+    """Convert to f32 (made on first use: a model without Converts does not import Convert's module)."""
+    from irgraph.ops.type.convert import Convert
+
+    return Convert(destination_type=ElementType.F32)
+
+
+StepT = TypeVar("StepT", bound=PlanStep)
+
+
+def _element_type(dtype: np.dtype) -> ElementType | None:
+    try:
+        return ElementType.from_numpy(dtype)
+    except IrError:
+        return None
+
+
+def widen(op: StepT, arguments: Sequence[np.ndarray]) -> tuple[StepT, list[np.ndarray]]:
     """``op`` and its arguments as the f32 policy evaluates them: f16 arrays as f32, so a chain's arithmetic
     (Subtract, Multiply) is f32. A Convert to f16 still rounds, as in the CPU plugin: exact for integer, f8 and f4
-    weights, and what it does to nf4's levels (``Convert nf4 -> f16`` then an f32 Multiply, measured)."""
+    weights, and what it does to nf4's levels (``Convert nf4 -> f16`` then an f32 Multiply, measured). Small integer
+    codes (u8, u4, ...) are converted to f32 directly: the same values, without two slow f16 conversions."""
+    if registry.loaded("Convert") and _small_codes_to_f16(op, arguments):
+        return cast(StepT, _to_f32()), list(arguments)  # op is a Convert: so is _to_f32()
     return op, [a.astype(np.float32) if a.dtype == np.float16 else a for a in arguments]
+
+
+def _small_codes_to_f16(op: PlanStep, arguments: Sequence[np.ndarray]) -> bool:
+    """Whether ``op`` converts small integer codes (SMALL_INTEGERS) to f16 (asked once Convert's module is loaded)."""
+    from irgraph.ops.type.convert import Convert
+
+    return isinstance(op, Convert) and op.destination_type is ElementType.F16 and bool(arguments) and \
+        arguments[0].dtype.kind in "iuV" and _element_type(arguments[0].dtype) in SMALL_INTEGERS

@@ -30,11 +30,11 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT, DEFAULT_ITERATION_LIMIT
 from irgraph.core.mappings import check_mapping, mapping_of
-from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast.kv_cache import writable_outputs
 from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
 from irgraph.runtime._fast.ufunc_steps import compiled_program
 from irgraph.runtime._threads import BlasThreads
@@ -193,6 +193,8 @@ class Interpreter:
         self._handed = [*self._results, *self._marked] if self._hands_over else []
         self._template = plan.template
         self._runs_bodies = plan.runs_bodies
+        self._sets_blas_threads = self._runs_bodies or any(step.node.op.traits.calls_blas for step in self._plan)
+        """Whether a run sets BLAS's thread count: only a step that multiplies matrices uses BLAS (a body may)."""
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._specialiser = Specialiser() if (
@@ -249,7 +251,7 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit(), (
+        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), (
                 run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
                 collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
@@ -259,7 +261,7 @@ class Interpreter:
             outputs[key] = dense(values[slot])
         if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
             outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
-        return outputs
+        return writable_outputs(outputs, self.state.cache_steps) if self.state.cache_steps else outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
         """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""
@@ -324,7 +326,7 @@ class Interpreter:
                     if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
                         produced = produced[: len(outputs)]
                     if step.unknown:
-                        _check_unknown(produced, step.unknown)
+                        step.unknown.check(produced)
                     for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
                         if kind is not _CONST and value.size > limit:
                             raise ResourceLimitError(
@@ -434,23 +436,6 @@ def _check_limit(shapes: list[tuple[int, ...]] | None, limit: int) -> None:
         for index, shape in enumerate(shapes):
             if math.prod(shape) > limit:
                 raise ResourceLimitError(f"output {index} has {math.prod(shape)} elements, above the limit of {limit}")
-
-
-def _check_unknown(produced: Sequence[Any], unknown: tuple[tuple[int, TensorType], ...]) -> None:
-    """Refuse an output whose run-time shape or element type contradicts its inferred partial type."""
-    for index, expected in unknown:
-        value = produced[index]
-        shape = getattr(value, "shape", None)
-        if shape is not None and not expected.shape.accepts(shape):
-            raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its inferred shape "
-                                  f"{expected.shape}")
-        element_type = expected.element_type
-        dtype = getattr(value, "dtype", None)
-        if dtype is not None and not element_type.is_dynamic and dtype != element_type.numpy_dtype:
-            raise EvaluationError(f"output {index} has element type {value.dtype} at run time; shape inference gives "
-                                  f"{element_type}")
-
-
 
 
 def check_feed(parameter: Node, name: str, array: np.ndarray, element_limit: int) -> np.ndarray:

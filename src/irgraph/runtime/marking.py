@@ -21,9 +21,9 @@ counts) for TensorIterator and Loop and ``OWNER/then/KEY`` or ``OWNER/else/KEY``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from irgraph.core.errors import ExtractError, InputError, printable
+from irgraph.core.records import Record
 from irgraph.graph import InputPort, Model, Node, OutputPort
 from irgraph.graph.names import resolve_tensor
 from irgraph.ops import Const, Parameter, Result
@@ -34,13 +34,19 @@ ALL = "all"
 """The mark that means every computed tensor."""
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
+class Mark(Record):
     """A marked tensor: the key it is returned under and the output port it is."""
+
+    __slots__ = ("key", "port", "node")
 
     key: str
     port: OutputPort
     node: Node
+
+    def __init__(self, key: str, port: OutputPort, node: Node) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "port", port)
+        object.__setattr__(self, "node", node)
 
     @property
     def spec(self) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, cast
 
 import numpy as np
 
 from irgraph.core.errors import GraphError, IrError
+from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Const, Op, Parameter, Result
@@ -27,117 +26,65 @@ from irgraph.runtime._fast import in_place, ufunc_steps
 from irgraph.runtime._fast.ufunc_steps import UfuncStep
 from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
+from irgraph.runtime.plan_records import Plan, PortKey, Slot, Step, StepKind
 from irgraph.runtime.state import Variables
-from irgraph.runtime.step_shapes import ShapeRule, shape_rule
-
-Slot = int
-"""The index of a tensor in a run's list of values."""
-PortKey = tuple[int, int]
-"""(node id, output index): a tensor of the model."""
+from irgraph.runtime.step_shapes import NOTHING_UNKNOWN, UnknownOutputs, shape_rule
 
 
-class StepKind(Enum):
-    """How the interpreter runs a step."""
-
-    GENERIC = "generic"
-    """``evaluate`` on real arrays (a deferred join among the inputs is written first)."""
-    SPLIT = "split"
-    """``evaluate`` that only slices input 0 (``OpTraits.slices_data``): a deferred join is cut, not written."""
-    JOIN = "join"
-    """A join (``OpTraits.joins_inputs``): checked, and kept as its parts (see ``irgraph.runtime.deferred``)."""
-    CONST = "const"
-    """A Const whose value could not be bound ahead: evaluated (and failing, located at its layer) in the run."""
-    STATEFUL = "stateful"
-    """An op with ``OpTraits.keeps_run_state``: ``evaluate_with_state``, its state kept for the next run."""
-    IN_PLACE = "in place"
-    """A GENERIC step of a ``WritesInPlace`` op whose input 0 dies there: it may write over it (see _in_place)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One layer of the plan."""
-
-    node: Node
-    """The layer (its location names errors)."""
-    kind: StepKind
-    op: PlanStep
-    """What runs: the layer's op, or what stands for it (a control-flow runner, a variable step)."""
-    inputs: tuple[Slot, ...]
-    """Slots read, in input order."""
-    outputs: tuple[Slot, ...]
-    """Slot written by each output."""
-    free_slots: tuple[Slot, ...] = ()
-    """Slots dropped after the step (their last use)."""
-    frees: tuple[PortKey, ...] = ()
-    """The same as (node id, output index) keys, for inspection."""
-    unknown: tuple[tuple[int, TensorType], ...] = ()
-    """Outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
-    a computed Reshape): the arrays the run produces are checked against the inferred partial type."""
-    output_shapes: ShapeRule | None = None
-    """The output shapes before the op allocates (see irgraph.runtime.step_shapes); None for steps that allocate
-    nothing new (Split's views, deferred Concats)."""
-    checks_shapes: bool = True
-    """Whether a run asks ``output_shapes`` before the op allocates: not when shape inference settled them within
-    the element limit (checked once, here)."""
-    ufunc: UfuncStep | None = None
-    """How the step runs as one bare ufunc call (see irgraph.runtime._fast.ufunc_steps); None: through ``op``."""
-    deferred_inputs: bool = True
-    """Whether an input may be a deferred join (made by a JOIN or SPLIT step): written before ``evaluate``."""
-    tracks: bool = True
-    """Whether the step's slots matter to a later in-place step's ``private`` set (see runtime._fast.in_place)."""
-    evaluate: Callable[[Sequence[Any]], Sequence[Any]] | None = None
-    """What a GENERIC step calls in place of ``op.evaluate``: the op's ``bound_evaluate`` for the step's static
-    types; None: ``op.evaluate``, looked up at each run."""
-    direct: UfuncCall | None = None
-    """An IN_PLACE step's ufunc call (its output of input 0's type): called with ``out=`` the donated input, or
-    without when none is (the values of ``evaluate_into`` and ``evaluate``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """Everything a run needs, by slot."""
-
-    steps: list[Step]
-    slots: dict[PortKey, Slot]
-    """Where each tensor lives (a body's Parameters and Results are bound through it)."""
-    parameters: list[tuple[Node, Slot]]
-    feeds: dict[str, tuple[Node, Slot]]
-    """The Parameter and slot of each name a feed may use (Parameter name or tensor name)."""
-    results: list[tuple[str, Slot]]
-    """The outputs in model output order (Result document order), keyed as DESIGN.md section 6 says."""
-    marked: list[tuple[str, Slot]]
-    template: list[Any]
-    """A run's starting values: the constants the steps read, None elsewhere."""
-    runs_bodies: bool
-    """Whether a step runs sub-graph bodies (each run then counts them: see control_flow.bodies.run_budget)."""
-
-
-@dataclass
-class _Planner:
+class _Planner(MutableRecord):
     """The walk of :func:`build_plan`: slots handed out, constants bound, steps drafted."""
+
+    __slots__ = ("state", "element_limit", "body_interpreter", "widened", "unfolded", "slots", "constants", "steps",
+                 "last_use", "result_slots", "runs_bodies", "known", "model", "unfolded_readers", "fresh")
 
     state: Variables
     element_limit: int
     body_interpreter: Callable[[Model], Any]
     widened: frozenset[int]
-    unfolded: frozenset[int] = frozenset()
+    unfolded: frozenset[int]
     """Layers of decompression chains run at every step instead of folded (weights kept compressed)."""
-    slots: dict[PortKey, Slot] = field(default_factory=dict)
-    constants: dict[Slot, np.ndarray] = field(default_factory=dict)
-    steps: list[Step] = field(default_factory=list)
-    last_use: dict[Slot, int] = field(default_factory=dict)
+    slots: dict[PortKey, Slot]
+    constants: dict[Slot, np.ndarray]
+    steps: list[Step]
+    last_use: dict[Slot, int]
     """Each slot's last reader (its position in ``steps``)."""
-    result_slots: dict[int, Slot] = field(default_factory=dict)
-    runs_bodies: bool = False
-    known: Mapping[PortKey, np.ndarray] = field(default_factory=dict)
+    result_slots: dict[int, Slot]
+    runs_bodies: bool
+    known: Mapping[PortKey, np.ndarray]
     """Constants computed before (by an Interpreter of the same layers): bound as they are, not recomputed."""
-    model: Model | None = None
+    model: Model | None
     """The model planned, when its static types may be relied on (see build_plan's ``trusts_types``): a layer
     that reads only its inputs' shapes (ShapeOf) of static shapes is then computed here, and what follows it."""
-    unfolded_readers: dict[PortKey, int] = field(default_factory=dict)
+    unfolded_readers: dict[PortKey, int]
     """Per constant tensor a folded layer reads, how many of its readers are still to be planned; at zero (all
     of them folded) its value is dropped: a decompression chain's intermediates (u8 -> f16 -> minus the zero
     point -> times the scale) are not all held until the plan is done, only the weight it ends in."""
+    fresh: dict[Slot, PortKey]
+    """Constants a fold allocated (no view, no Const's memory), by slot: a folded element-wise layer may write its
+    result over one that only it still reads."""
+
+    def __init__(self, state: Variables, element_limit: int, body_interpreter: Callable[[Model], Any],
+                 widened: frozenset[int], unfolded: frozenset[int] = frozenset(),
+                 slots: dict[PortKey, Slot] | None = None, constants: dict[Slot, np.ndarray] | None = None,
+                 steps: list[Step] | None = None, last_use: dict[Slot, int] | None = None,
+                 result_slots: dict[int, Slot] | None = None, runs_bodies: bool = False,
+                 known: Mapping[PortKey, np.ndarray] | None = None, model: Model | None = None,
+                 unfolded_readers: dict[PortKey, int] | None = None, fresh: dict[Slot, PortKey] | None = None) -> None:
+        self.state = state
+        self.element_limit = element_limit
+        self.body_interpreter = body_interpreter
+        self.widened = widened
+        self.unfolded = unfolded
+        self.slots = {} if slots is None else slots
+        self.constants = {} if constants is None else constants
+        self.steps = [] if steps is None else steps
+        self.last_use = {} if last_use is None else last_use
+        self.result_slots = {} if result_slots is None else result_slots
+        self.runs_bodies = runs_bodies
+        self.known = {} if known is None else known
+        self.model = model
+        self.unfolded_readers = {} if unfolded_readers is None else unfolded_readers
+        self.fresh = {} if fresh is None else fresh
 
     def slot(self, node_id: int, index: int) -> Slot:
         """The slot of output ``index`` of node ``node_id``, numbered on first sight."""
@@ -173,6 +120,8 @@ class _Planner:
         for slot in inputs:
             self.last_use[slot] = len(self.steps)
         step_op = self.state.bind(node, op, inputs, self.constants)
+        if kind is StepKind.JOIN and step_op is not op:
+            kind = StepKind.GENERIC  # a KV cache's Concat, appending to its buffer (runtime._fast.kv_cache)
         if node.id in self.unfolded and node.id in self.widened:
             step_op = WidenedStep(step_op)  # computed in f32 at every run, as _fold computes it once
         self.steps.append(Step(node, kind, step_op, inputs, outputs))
@@ -252,8 +201,8 @@ class _Planner:
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            if arguments and arguments[0] is not stored[0] and op.traits.writes_in_place:
-                # widen's f32 copy of input 0 is this fold's own: the f32 result may take its place
+            if arguments and op.traits.writes_in_place and (arguments[0] is not stored[0] or self._dying(inputs)):
+                # widen's f32 copy of input 0, or a fold's result only this layer reads: the result may take its place
                 produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
             else:
                 produced = op.evaluate(arguments)
@@ -261,11 +210,21 @@ class _Planner:
             return False
         if len(produced) != len(outputs) or any(np.size(value) > self.element_limit for value in produced):
             return False
-        for slot, value in zip(outputs, produced, strict=True):
+        for index, (slot, value) in enumerate(zip(outputs, produced, strict=True)):
             self.constants[slot] = value
+            if type(value) is np.ndarray and value.base is None and not any(value is a for a in arguments):
+                self.fresh[slot] = (node.id, index)
         for argument in stored:  # f16 weights read through the .bin mapping: converted, no longer resident
             _pages.release(argument)
         return True
+
+
+    def _dying(self, inputs: tuple[Slot, ...]) -> bool:
+        """Whether input 0 is a fold's own array that no other layer, step, Result or mark reads."""
+        first = inputs[0]
+        key = self.fresh.get(first)
+        return key is not None and self.unfolded_readers.get(key) == 1 and first not in self.last_use and \
+            first not in inputs[1:]
 
 
 def build_plan(
@@ -387,12 +346,13 @@ def _finished(model: Model, planner: _Planner, frees: dict[int, list[Slot]], rea
                 first not in read_by_other)
             how = UfuncStep(call.ufunc, call.leading, writes_over, step.outputs[0] in donors)
         allocates = kind is not StepKind.JOIN and kind is not StepKind.SPLIT
-        rule = shape_rule(step.node, op) if allocates else None
+        rule = shape_rule(step.node, op, [planner.constants.get(slot) for slot in step.inputs]) if allocates else None
         settled = getattr(rule, "shapes", None)
         checks = rule is not None and not (trusts_types and settled is not None and all(
             math.prod(shape) <= planner.element_limit for shape in settled))
+        unknown = _unknown_outputs(step.node) if kind is not StepKind.JOIN else NOTHING_UNKNOWN
         steps.append(Step(step.node, kind, op, step.inputs, step.outputs, freed, tuple(keys[slot] for slot in freed),
-                          _unknown_outputs(step.node) if kind is not StepKind.JOIN else (), rule, checks, how,
+                          unknown, rule, checks, how,
                           any(producers.get(slot) in _DEFERRING for slot in step.inputs),
                           any(slot in donors for slot in (*step.inputs, *step.outputs)),
                           _evaluate(step, op, kind, types, planner.constants), direct))
@@ -441,7 +401,8 @@ def _ufunc_call(step: Step, op: PlanStep, kind: StepKind, producers: dict[Slot, 
     return op.ufunc_call(inputs)  # type: ignore[arg-type]  # None excluded above
 
 
-def _unknown_outputs(node: Node) -> tuple[tuple[int, TensorType], ...]:
+def _unknown_outputs(node: Node) -> UnknownOutputs:
     """The outputs of ``node`` whose inferred shape is not static, with their inferred types."""
-    return tuple((output.index, found) for output in node.outputs
-                 if (found := output.type) is not None and not found.shape.is_static)
+    unknown = tuple((output.index, found) for output in node.outputs
+                    if (found := output.type) is not None and not found.shape.is_static)
+    return UnknownOutputs(unknown) if unknown else NOTHING_UNKNOWN

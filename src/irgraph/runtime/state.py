@@ -24,34 +24,43 @@ is built (the plugin fails at the first inference).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.analysis.variables import variable_problems
 from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
+from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
-from irgraph.ops import Op
-from irgraph.ops.infrastructure.assign import AssignBase
-from irgraph.ops.infrastructure.read_value import ReadValueBase
+from irgraph.ops import Op, registry
 from irgraph.ops.op import shape_text
 from irgraph.ops.plan_step import PlanStep
+from irgraph.runtime import _fast
+from irgraph.runtime._fast import kv_cache
 
 if TYPE_CHECKING:
+    from irgraph.ops.infrastructure.assign import AssignBase
+    from irgraph.ops.infrastructure.read_value import ReadValueBase
     from irgraph.runtime.interpreter import Interpreter
 
-@dataclass(frozen=True)
-class Variable:
+
+class Variable(Record):
     """A variable of a model: its id, its declared type, the ReadValue that declares it and the Assign
     that writes it (None: never written, the ReadValue reads its initial value on every run)."""
+
+    __slots__ = ("variable_id", "type", "read", "assign")
 
     variable_id: str
     type: TensorType
     read: Node
     assign: Node | None
+
+    def __init__(self, variable_id: str, type: TensorType, read: Node, assign: Node | None) -> None:
+        object.__setattr__(self, "variable_id", variable_id)
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "read", read)
+        object.__setattr__(self, "assign", assign)
 
 
 class Variables:
@@ -60,13 +69,26 @@ class Variables:
     def __init__(self, model: Model, element_limit: int) -> None:
         """Declare ``model``'s variables (its output types inferred); raise the first error of
         :func:`variable_problems` as an EvaluationError at its layer."""
+        self.model = model
+        self.element_limit = element_limit
+        self.declared: dict[str, Variable] = {}
+        self._values: dict[str, np.ndarray] = {}
+        self._pending: dict[str, tuple[Node, np.ndarray]] = {}
+        self._constant_initial: dict[str, np.ndarray] = {}
+        self.cache_steps: list[PlanStep] = []
+        """The KV-cache steps planned (runtime._fast.kv_cache): the values they return are kept without a copy."""
+        self._state_ops: tuple[type[ReadValueBase], type[AssignBase]] | None = None
+        if not registry.loaded("ReadValue", "Assign"):
+            return  # no layer of any model is a ReadValue or an Assign yet: nothing to declare, bind nothing
+        from irgraph.analysis.variables import variable_problems
+        from irgraph.ops.infrastructure.assign import AssignBase
+        from irgraph.ops.infrastructure.read_value import ReadValueBase
+
         for problem in variable_problems(model):
             if problem.is_error:
                 raise EvaluationError(problem.message, problem.node.location)
-        self.model = model
-        self.element_limit = element_limit
+        self._state_ops = ReadValueBase, AssignBase
         assigns = {node.op.variable_id: node for node in model if isinstance(node.op, AssignBase)}
-        self.declared: dict[str, Variable] = {}
         for node in model:
             op = node.op
             if isinstance(op, ReadValueBase):
@@ -74,23 +96,28 @@ class Variables:
                 if inferred is None:  # the interpreter infers the model first
                     raise EvaluationError("the ReadValue's output type is not inferred", node.location)
                 self.declared[op.variable_id] = Variable(op.variable_id, inferred, node, assigns.get(op.variable_id))
-        self._values: dict[str, np.ndarray] = {}
-        self._pending: dict[str, tuple[Node, np.ndarray]] = {}
-        self._constant_initial: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------------------ the run
     def bind(self, node: Node, op: Op, inputs: Sequence[int], constants: Mapping[int, np.ndarray]) -> Any:
-        """What the interpreter runs for ``node``: a step reading or writing a variable, or ``op`` itself.
+        """What the interpreter runs for ``node``: a step reading or writing a variable, a step of a KV cache's
+        Gather or Concat (see :mod:`irgraph.runtime._fast.kv_cache`), or ``op`` itself.
 
         ``inputs`` are the node's input slots and ``constants`` the values the interpreter computed
         ahead of any run, by slot: a ReadValue's constant initial value is known before the first run.
         """
-        if isinstance(op, ReadValueBase):
+        if self._state_ops is None:
+            return op
+        read_value_base, assign_base = self._state_ops
+        if isinstance(op, read_value_base):
             if inputs and inputs[0] in constants:
                 self._constant_initial[op.variable_id] = constants[inputs[0]]
             return _ReadStep(self, op, self.declared[op.variable_id])
-        if isinstance(op, AssignBase):
+        if isinstance(op, assign_base):
             return _AssignStep(self, node, op)
+        if self.declared and _fast.ENABLED and isinstance(op, Op) and (step := kv_cache.plan_step(
+                self.model, node, op, [constants.get(slot) for slot in inputs], self.element_limit)) is not None:
+            self.cache_steps.append(step)
+            return step
         return op
 
     def begin(self) -> None:
@@ -102,7 +129,8 @@ class Variables:
         checked = {}
         for variable_id, (node, value) in self._pending.items():
             try:
-                checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes")
+                checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes",
+                                                     copy=not kv_cache.owned(value, self.cache_steps))
             except InputError as err:
                 raise EvaluationError(err.message, node.location) from None
         self._pending.clear()
@@ -127,6 +155,9 @@ class Variables:
         """Forget the value of one variable (or of all): the next run reads the initial value."""
         if variable_id is None:
             self._values.clear()
+            for step in self.cache_steps:  # their buffers hold the caches just forgotten
+                if isinstance(step, kv_cache.AppendStep):
+                    step.release()
         else:
             self._variable(variable_id)
             self._values.pop(variable_id, None)
@@ -139,7 +170,7 @@ class Variables:
                              Location(file=self.model.source))
         return variable
 
-    def _checked(self, variable_id: str, value: np.ndarray, what: str) -> np.ndarray:
+    def _checked(self, variable_id: str, value: np.ndarray, what: str, copy: bool = True) -> np.ndarray:
         variable = self._variable(variable_id)
         element_type, shape = variable.type.element_type, variable.type.shape
         if not element_type.is_dynamic and value.dtype != element_type.numpy_dtype:
@@ -151,11 +182,15 @@ class Variables:
         if value.size > self.element_limit:
             raise ResourceLimitError(f"{what} has {value.size} elements, above the limit of {self.element_limit}",
                                      variable.read.location)
+        if not copy:  # a KV cache's read-only view, whose rows are never written again
+            return value
         stored = np.array(value, copy=True)
         stored.flags.writeable = False  # ReadValue hands it to the run as it is: nothing may write into it
         return stored
 
     def _initial_without_run(self, variable: Variable) -> np.ndarray:
+        from irgraph.ops.infrastructure.read_value import ReadValueBase  # loaded: the variable was declared
+
         op = variable.read.op_as(ReadValueBase)
         sources = self.model.input_sources(variable.read)
         if not sources:

@@ -11,11 +11,15 @@ here, in the plan, and goes with it. Ops whose output shapes depend on input val
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from irgraph.core.errors import EvaluationError, IrError
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Node
 from irgraph.ops import Op
+from irgraph.ops.op import static_types
 from irgraph.ops.plan_step import PlanStep
 
 Shapes = list[tuple[int, ...]] | None
@@ -59,12 +63,40 @@ class _Remembered:
         return shapes
 
 
+class _RememberedWhereSettled:
+    """The output shapes of an op whose shapes read input values (Reshape's target, Transpose's order, ReduceMean's
+    axes), remembered per input shapes and dtypes when its ``infer`` settles them from those and the step's
+    constant inputs alone (the values that vary are then not read); asked of ``op.output_shapes`` otherwise."""
+
+    __slots__ = ("op", "constants", "known")
+
+    def __init__(self, op: Op, constants: Sequence[np.ndarray | None]) -> None:
+        self.op, self.constants = op, list(constants)
+        self.known: dict[tuple[object, ...], Shapes] = {}
+
+    def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
+        key = tuple((x.shape, x.dtype) for x in inputs)
+        try:
+            return self.known[key]
+        except KeyError:
+            pass
+        shapes = self.op.output_shapes(inputs)  # raises for inputs the op refuses: never remembered
+        try:
+            inferred = self.op.infer(static_types(inputs), self.constants)
+        except IrError:
+            return shapes
+        if len(self.known) < MEMO_LIMIT and all(found.shape.is_static for found in inferred):
+            self.known[key] = shapes
+        return shapes
+
+
 def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
     return None
 
 
-def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
-    """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates."""
+def shape_rule(node: Node, op: PlanStep, constants: Sequence[np.ndarray | None] = ()) -> ShapeRule:
+    """How a step learns its output shapes before ``op`` (the node's op, or what runs in its place) allocates;
+    ``constants``: the values of the step's constant inputs (None for the others)."""
     types = [output.type for output in node.outputs]
     shapes = [t.shape for t in types if t is not None]
     if types and len(shapes) == len(types) and all(shape.is_static for shape in shapes):
@@ -75,4 +107,50 @@ def shape_rule(node: Node, op: PlanStep) -> ShapeRule:
         return _unasked
     if isinstance(op, Op) and not op.shapes_read_values():
         return _Remembered(op)
+    if isinstance(op, Op) and len(constants) == len(node.inputs) and any(value is not None for value in constants):
+        return _RememberedWhereSettled(op, constants)
     return op.output_shapes  # values matter, or a PlanStep that answers None
+
+
+class UnknownOutputs:
+    """A step's outputs whose shape shape inference could not settle (it depends on input values: NonZero, Range,
+    a computed Reshape, any ``?`` dim), checked after each run of the step against their inferred partial types.
+
+    Most such dims are ``?`` and accept any size: the check compares only the rank, the bounded dims and the dtype,
+    worked out once (a decode step of an LLM checks ~500 outputs)."""
+
+    __slots__ = ("types", "_checks")
+
+    def __init__(self, types: tuple[tuple[int, TensorType], ...]) -> None:
+        self.types = types
+        """(output index, inferred type) of each output checked."""
+        checks = []
+        for index, expected in types:
+            dims = expected.shape.dims
+            bounded = () if dims is None else tuple(
+                (axis, dim.min, dim.max) for axis, dim in enumerate(dims) if dim.min > 0 or dim.max is not None)
+            element_type = expected.element_type
+            checks.append((index, None if dims is None else len(dims), bounded,
+                           None if element_type.is_dynamic else element_type.numpy_dtype, expected))
+        self._checks = tuple(checks)
+
+    def __bool__(self) -> bool:
+        return bool(self.types)
+
+    def check(self, produced: Sequence[Any]) -> None:
+        """Refuse an output whose run-time shape or element type contradicts its inferred partial type."""
+        for index, rank, bounded, dtype, expected in self._checks:
+            value = produced[index]
+            shape = getattr(value, "shape", None)
+            if shape is not None and rank is not None and (len(shape) != rank or any(
+                    shape[axis] < low or (high is not None and shape[axis] > high) for axis, low, high in bounded)):
+                raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its inferred "
+                                      f"shape {expected.shape}")
+            found = getattr(value, "dtype", None)
+            if found is not None and dtype is not None and found != dtype:
+                raise EvaluationError(f"output {index} has element type {found} at run time; shape inference gives "
+                                      f"{expected.element_type}")
+
+
+NOTHING_UNKNOWN = UnknownOutputs(())
+"""The outputs of a step whose shapes shape inference settled: nothing to check."""

@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import FeedError, InputError, IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import Dim, Shape
 from irgraph.graph import Model, Node, OutputPort
 from irgraph.io.data import npz, polygraphy_json
@@ -38,38 +38,58 @@ __all__ = [
 ]
 
 
-@dataclass
-class Feed:
+class Feed(MutableRecord):
     """One input's data: the name it was given by, the array, and where it came from (a path, or "random")."""
+
+    __slots__ = ("name", "array", "source")
 
     name: str
     array: np.ndarray
     source: str
 
+    def __init__(self, name: str, array: np.ndarray, source: str) -> None:
+        self.name = name
+        self.array = array
+        self.source = source
 
-@dataclass
-class FeedSource:
+
+class FeedSource(MutableRecord):
     """Where one input's data is: a member of an opened .npz, a .npy file, or an array of a Polygraphy JSON
     file (``data``, its ``.npy`` bytes)."""
 
+    __slots__ = ("name", "path", "archive", "data", "member")
+
     name: str
     path: str
-    archive: NpzArchive | None = None
-    data: bytes | None = None
-    member: str | None = None
+    archive: NpzArchive | None
+    data: bytes | None
+    member: str | None
     """The archive's member holding the data when it is not ``name`` (a step's feed, ``stepK/NAME``)."""
+
+    def __init__(self, name: str, path: str, archive: NpzArchive | None = None, data: bytes | None = None,
+                 member: str | None = None) -> None:
+        self.name = name
+        self.path = path
+        self.archive = archive
+        self.data = data
+        self.member = member
 
 
 ValueRange = tuple[float, float]
 """The closed range ``[low, high]`` random data is drawn from."""
 
 
-@dataclass
-class ValueRanges:
+class ValueRanges(MutableRecord):
     """``--val-range`` values: one for every input (``default``) and per input name."""
 
-    default: ValueRange | None = None
-    by_name: dict[str, ValueRange] | None = None
+    __slots__ = ("default", "by_name")
+
+    default: ValueRange | None
+    by_name: dict[str, ValueRange] | None
+
+    def __init__(self, default: ValueRange | None = None, by_name: dict[str, ValueRange] | None = None) -> None:
+        self.default = default
+        self.by_name = by_name
 
 
 # ------------------------------------------------------------------------------------ shapes

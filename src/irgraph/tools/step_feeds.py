@@ -17,11 +17,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from irgraph.core.errors import FeedError, IrIOError, Location, printable
+from irgraph.core.limits import MAX_STEPS
+from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import Shape
 from irgraph.graph import Model
 from irgraph.io.data import npz
@@ -37,13 +38,18 @@ _MAX_STEP_DIGITS = 18
 """A step number longer than this is refused before it is read (there are never that many steps)."""
 
 
-@dataclass
-class StepFeeds:
+class StepFeeds(MutableRecord):
     """The feeds of every step: ``steps[K-1]`` holds step K's own feeds, ``shared`` those of every step.
     ``steps`` is empty when no data is given per step (the same feeds every step)."""
 
+    __slots__ = ("shared", "steps")
+
     shared: list[Feed]
     steps: list[list[Feed]]
+
+    def __init__(self, shared: list[Feed], steps: list[list[Feed]]) -> None:
+        self.shared = shared
+        self.steps = steps
 
     @property
     def count(self) -> int | None:
@@ -140,6 +146,8 @@ def load_step_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping
                 FeedSource(name, source.path, source.archive, source.data, source.member or source.name))
     if not by_step:
         return StepFeeds(feeds_lib.load_feeds(sources, model, shapes, element_limit), [])
+    if len(by_step) > MAX_STEPS:
+        raise FeedError(f"the inputs give {len(by_step)} steps, more than the {MAX_STEPS} a run may take")
     # The first gap is looked for among 1..len+1 only: a key such as step99999999999/x must not make a range of
     # that many numbers.
     missing = next(number for number in range(1, len(by_step) + 2) if number not in by_step)

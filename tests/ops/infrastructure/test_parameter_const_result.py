@@ -135,3 +135,37 @@ def test_const_equality_and_hash():
     assert Const.of(np.array(["a", "b"])) == Const.of(["a", "b"])
     assert Const.of(np.array(["a", "b"])) != Const.of(np.array(["a", "c"]))
     assert hash(Const.of(np.float32(2))) == hash(Const.of(np.float32(3))) == hash((f32, ()))
+
+
+@pytest.mark.parametrize(
+    ("value", "element_type"),
+    [(300, "u8"), (-1, "u32"), (2.7, "i32"), (16, "u4"), (8, "i4"), (-9, "i4"), (2, "u1"), (4, "u2"), (8, "u3"),
+     (64, "u6"), (16, "nf4"), (0.5, "u4"), (1e40, "f16"), (1e40, "bf16"), (500.0, "f8e4m3"), (-1.0, "f8e8m0")],
+)
+def test_const_of_refuses_a_value_the_type_cannot_hold(value, element_type):
+    # NumPy and ml_dtypes wrap (16 -> 0 as u4), truncate (2.7 -> 2) or overflow (1e40 -> inf) without a word.
+    with pytest.raises(OpError, match=f"^the constant value {re.escape(repr(value))} does not fit {element_type}$"):
+        Const.of(value, element_type)
+
+
+@pytest.mark.parametrize(
+    ("value", "element_type", "held"),
+    [(15, "u4", 15), (-8, "i4", -8), (7, "i4", 7), (1, "u1", 1), (3, "u2", 3), (7, "u3", 7), (63, "u6", 63),
+     (15, "nf4", 15), (3.0, "u4", 3), (2**64 - 1, "u64", 2**64 - 1), (-(2**63), "i64", -(2**63)),
+     (448.0, "f8e4m3", 448)],
+)
+def test_const_of_keeps_the_edges_of_each_types_range(value, element_type, held):
+    assert Const.of(value, element_type).value.astype(object).item() == held
+
+
+@pytest.mark.parametrize(
+    ("value", "element_type", "message"),
+    [(None, "f32", "a constant must hold numbers or strings, not None"),  # NumPy's astype makes it nan
+     ([1.0, None], "f32", "a constant must hold numbers or strings: None is neither"),
+     ("ab", "i64", "a constant of i64 must hold numbers: invalid literal for int() with base 10: np.str_('ab')"),
+     ([2**65], "i64", "the constant value 36893488147419103232 does not fit i64")],
+)
+def test_const_of_refuses_what_is_not_a_number_of_its_type(value, element_type, message):
+    with pytest.raises(OpError) as raised:
+        Const.of(value, element_type)
+    assert str(raised.value) == message

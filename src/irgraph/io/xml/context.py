@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from irgraph.core.records import MutableRecord
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -21,12 +22,17 @@ if TYPE_CHECKING:
     from irgraph.io.xml.security import XmlDocument
 
 
-@dataclass
-class ReadResult:
+class ReadResult(MutableRecord):
     """A model and what the reader noticed but tolerated (for :func:`irgraph.validate_file`)."""
 
+    __slots__ = ("model", "findings")
+
     model: Model
-    findings: list[Diagnostic] = field(default_factory=list)
+    findings: list[Diagnostic]
+
+    def __init__(self, model: Model, findings: list[Diagnostic] | None = None) -> None:
+        self.model = model
+        self.findings = [] if findings is None else findings
 
 
 class ReadContext(Protocol):

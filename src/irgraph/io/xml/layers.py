@@ -27,12 +27,11 @@ if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
 
 _CONST_PLACEMENT = ("offset", "size")
-_PLAIN_DTYPES: dict[ElementType, np.dtype] = {
-    element_type: element_type.dtype
-    for element_type in ElementType
+_PLAIN_TYPES = frozenset(
+    element_type for element_type in ElementType
     if not element_type.is_dynamic and element_type is not ElementType.STRING and not element_type.is_packed
     and element_type is not ElementType.BOOLEAN
-}
+)
 """Element types whose .bin bytes are their NumPy array as it is (no unpacking, no normalising)."""
 SUB_GRAPH_TAGS = frozenset(
     ("body", "then_body", "else_body", "port_map", "then_port_map", "else_port_map", "back_edges")
@@ -324,7 +323,7 @@ class LayerReader:
         placed = (key, offset, size)
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
-            dtype = _PLAIN_DTYPES.get(element_type)
+            dtype = element_type.dtype if element_type in _PLAIN_TYPES else None
             value: np.ndarray | None
             try:
                 data = self.reader.weights().view(offset, size)
@@ -466,7 +465,7 @@ def _plain_tensor_attributes(op_class: type[Op], attrs: dict[str, str]) -> tuple
         shape = fields[1].codec.read(attrs[fields[1].ir_name])
     except (KeyError, ValueError):
         return None
-    if element_type not in _PLAIN_DTYPES or (shape and min(shape) < 0):
+    if element_type not in _PLAIN_TYPES or (shape and min(shape) < 0):
         return None
     return element_type, shape
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
 from irgraph.core.collector import paused_collector
-from irgraph.core.diagnostics import Diagnostic, Severity
 from irgraph.core.errors import GraphError, IrError, IrIOError, IrParseError, Location, WeightsError
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.core.text import counted, plural
@@ -20,6 +20,9 @@ from irgraph.io.xml.rt_info import LEGACY_SECTIONS, RtInfoReader
 from irgraph.io.xml.security import XmlDocument, load_xml, restore_controls, shield_controls
 from irgraph.io.xml.sub_graphs import detach_bodies, read_bodies
 from irgraph.ops import OpaqueOp
+
+if TYPE_CHECKING:
+    from irgraph.core.diagnostics import Diagnostic
 
 __all__ = ["ReadResult", "read_ir", "read_model"]
 
@@ -105,6 +108,8 @@ class _Reader:
 
     def note(self, code: str, message: str, location: Location) -> None:
         """Record something tolerated (a warning for validate_file)."""
+        from irgraph.core.diagnostics import Diagnostic, Severity  # most reads note nothing
+
         self.findings.append(Diagnostic(code, Severity.WARNING, message, location))
 
     def weights(self) -> WeightsFile:
@@ -133,6 +138,8 @@ class _Reader:
 
     def _finish(self, result: ReadResult) -> ReadResult:
         if self.consts_without_data:
+            from irgraph.core.diagnostics import Diagnostic, Severity
+
             count = self.consts_without_data
             result.findings.append(Diagnostic(
                 "weights", Severity.WARNING,

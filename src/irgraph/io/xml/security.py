@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from irgraph.core.errors import IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.core.records import MutableRecord
 from irgraph.io.regular_file import NotARegularFileError, open_regular
 from irgraph.io.xml.lazy_etree import etree
 
@@ -49,18 +49,30 @@ _RESTORE = {_STAND_IN + code: code for code in range(32)}
 _FOREIGN_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\x00\x00\x00<", b"<\x00", b"\x00<")
 
 
-@dataclass
-class XmlDocument:
+class XmlDocument(MutableRecord):
     """A checked IR file: its bytes, its root element (parsed on first use) and exact lines."""
 
+    __slots__ = ("path", "data", "controls", "_shielded", "_root", "_lines")
+    _unprinted = frozenset({"data", "_shielded", "_root", "_lines"})
+
     path: str
-    data: bytes = field(repr=False)
+    data: bytes
     """The file's bytes as read (before :func:`shield_controls`)."""
-    controls: bool = False
+    controls: bool
     """True when control-character references were shielded (see :func:`shield_controls`)."""
-    _shielded: bytes = field(default=b"", repr=False)
-    _root: etree._Element | None = field(default=None, repr=False)
-    _lines: dict[str, tuple[list, dict[int, int]]] = field(default_factory=dict, repr=False)
+    _shielded: bytes
+    _root: etree._Element | None
+    _lines: dict[str, tuple[list, dict[int, int]]]
+
+    def __init__(self, path: str, data: bytes, controls: bool = False, _shielded: bytes = b"",
+                 _root: etree._Element | None = None,
+                 _lines: dict[str, tuple[list, dict[int, int]]] | None = None) -> None:
+        self.path = path
+        self.data = data
+        self.controls = controls
+        self._shielded = _shielded
+        self._root = _root
+        self._lines = {} if _lines is None else _lines
 
     @property
     def parsed(self) -> bool:

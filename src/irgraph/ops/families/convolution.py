@@ -9,7 +9,7 @@ is each op's one shape rule. The kernels evaluation runs are ``irgraph.ops.famil
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -19,8 +19,15 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families import spatial
-from irgraph.ops.families.convolution_kernels import convolve_flat, convolve_shifted, convolve_taps, convolve_windows
+from irgraph.ops.families.convolution_kernels import (
+    bound_windows,
+    convolve_flat,
+    convolve_shifted,
+    convolve_taps,
+    convolve_windows,
+)
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
+from irgraph.ops.traits import OpTraits
 
 CONVOLUTION_TOLERANCE = Tolerance(ulp=1, sum_eps=16)
 """Sums of products: 1 ULP (f16/bf16 rounding once from f32) or 16 eps of the sum of the absolute
@@ -46,6 +53,8 @@ class ConvolutionFamily(Op):
 
     Members set ``filter_prefix`` (the non-spatial dims of the filters: 2, or 3 with groups).
     """
+
+    traits = OpTraits(calls_blas=True)
 
     inputs = Inputs.of(InputSpec("data"), InputSpec("filters"))
     tolerance = CONVOLUTION_TOLERANCE
@@ -187,18 +196,62 @@ class ForwardConvolution(ConvolutionFamily):
         weights = self.grouped_weights(filters)
         strides, dilations, _, _ = self.resolved(count)
         begin, _ = self.forward_pads(data.shape[2:], weights.shape[3:])
-        if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
-            result = None
-            unit_strides = all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1
-            if unit_strides and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of long rows
-                result = convolve_flat(data, weights, dilations, begin, sizes)
-            elif unit_strides and 2 * weights.shape[1] <= weights.shape[2]:  # half the outputs or fewer: shift
-                result = convolve_shifted(data, weights, dilations, begin, sizes)
-            if result is None:
-                result = convolve_windows(data, weights, strides, dilations, begin, sizes)
-            if result is not None:
-                return [result]
-        return [convolve_taps(data, weights, strides, dilations, begin, sizes)]
+        return [forward(data, weights, strides, dilations, begin, sizes)]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """``evaluate`` of static shapes: the output sizes, strides, pads and (of constant filters) the grouped
+        weights worked out once; the same kernel runs."""
+        data, filters = inputs[0].shape, inputs[1].shape
+        if type(self).evaluate is not ForwardConvolution.evaluate:  # a member of its own kind (BinaryConvolution)
+            return None
+        if len(inputs) != 2 or not (data.is_static and filters.is_static and outputs[0].shape.is_static) or \
+                data.rank != filters.rank + 2 - self.filter_prefix:
+            return None
+        count = data.rank - 2
+        sizes = tuple(d.value for d in self.forward_spatial(data, filters, count))
+        strides, dilations, _, _ = self.resolved(count)
+        begin, _ = self.forward_pads(data.to_tuple()[2:], filters.to_tuple()[self.filter_prefix:])
+        fixed = None if constants[1] is None else self.grouped_weights(constants[1])
+        dtype = inputs[0].element_type.numpy_dtype
+        if fixed is not None and dtype is not None and not _tries_shifts(fixed, strides) and (
+                windows := bound_windows(data.to_tuple(), dtype, fixed, strides, dilations, begin, sizes)):
+
+            def by_windows(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+                return [windows(arrays[0])]
+
+            return by_windows
+        grouped = self.grouped_weights
+
+        def convolved(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            weights = fixed if fixed is not None else grouped(arrays[1])
+            return [forward(arrays[0], weights, strides, dilations, begin, sizes)]
+
+        return convolved
+
+
+def forward(data: np.ndarray, weights: np.ndarray, strides: Sequence[int], dilations: Sequence[int],
+            begin: Sequence[int], sizes: Sequence[int]) -> np.ndarray:
+    """The forward convolution of ``data`` (N, G*Ci, *S) with ``weights`` (G, Co, Ci, *K) to the output
+    ``sizes``: the kernel that suits the shapes (see irgraph.ops.families.convolution_kernels)."""
+    if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
+        result = None
+        if _tries_shifts(weights, strides) and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of
+            result = convolve_flat(data, weights, dilations, begin, sizes)  # long rows
+        elif _tries_shifts(weights, strides):  # half the outputs or fewer: shift
+            result = convolve_shifted(data, weights, dilations, begin, sizes)
+        if result is None:
+            result = convolve_windows(data, weights, strides, dilations, begin, sizes)
+        if result is not None:
+            return result
+    return convolve_taps(data, weights, strides, dilations, begin, sizes)
+
+
+def _tries_shifts(weights: np.ndarray, strides: Sequence[int]) -> bool:
+    """Whether :func:`forward` tries a kernel of shifted taps first: unit strides, more than one tap, and a
+    depthwise layer or one with at most half as many outputs as inputs per group."""
+    return all(s == 1 for s in strides) and math.prod(weights.shape[3:]) > 1 and (
+        weights.shape[2] == 1 or 2 * weights.shape[1] <= weights.shape[2])
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
@@ -272,3 +272,79 @@ def _finish(result: np.ndarray, batch: int, channels: int, out_spatial: Sequence
     """(G, Co, N, *O) -> (N, G*Co, *O) in the output dtype, contiguous."""
     moved = np.moveaxis(result.reshape(channels, batch, *out_spatial), 1, 0)
     return np.ascontiguousarray(moved.astype(dtype, copy=False))
+
+
+def bound_windows(
+    data_shape: tuple[int, ...],
+    dtype: np.dtype,
+    weights: np.ndarray,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads_begin: Sequence[int],
+    out_spatial: Sequence[int],
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """:func:`convolve_windows` of f32 or f64 data of ``data_shape`` with the constant ``weights`` (G, Co, Ci, *K)
+    as a function of the data, its geometry worked out once (a layer of static shapes calls it every run), for
+    the layers whose windows it copies in one band (``_windows_by_rows``) and the 1x1 ones it multiplies as they
+    are: the same products of the same arrays. None for the others (and data not laid out in C order gets
+    :func:`convolve_windows` itself). Float warnings are the caller's to silence."""
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.float32), np.dtype(np.float64)) or weights.dtype != dtype:
+        return None
+    batch, channels = data_shape[:2]
+    groups, out_per_group, in_per_group = weights.shape[:3]
+    kernel = weights.shape[3:]
+    in_spatial = data_shape[2:]
+    positions, taps = math.prod(out_spatial), math.prod(kernel)
+    if 0 in data_shape or positions == 0 or weights.size == 0:
+        return None
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_spatial, strides, kernel, dilations, strict=True)]
+    padded = any(p > 0 for p in pads_begin) or any(e > p + n for e, p, n in zip(extent, pads_begin, in_spatial,
+                                                                                 strict=True))
+    size = math.prod(data_shape)
+    budget = max(WINDOW_COPY_LIMIT, WINDOW_COPY_FACTOR * (size + batch * groups * out_per_group * positions))
+    if batch * channels * taps * positions > budget or (padded and batch * channels * math.prod(extent) > budget):
+        return None
+    matrix = weights.reshape(groups, out_per_group, in_per_group * taps)
+    out_shape = (batch, groups * out_per_group, *out_spatial)
+    product_shape = (batch, groups, out_per_group, positions)
+    if taps == 1 and not padded and all(s == 1 for s in strides):
+        columns_shape = (batch, groups, in_per_group, positions)
+
+        def pointwise(data: np.ndarray) -> np.ndarray:
+            result = np.empty(out_shape, dtype)
+            np.matmul(matrix, data.reshape(columns_shape), out=result.reshape(product_shape))
+            return result
+
+        return pointwise
+    rows, rest = out_spatial[0], math.prod(out_spatial[1:])
+    band_budget = max(COLUMN_CHUNK, size + batch * groups * out_per_group * rows * rest)
+    band = band_budget // max(1, batch * groups * in_per_group * taps * rest)
+    if max(1, min(rows, max(band, -(-BAND_POSITIONS // rest)))) < rows:
+        return None  # several bands: _windows_by_rows
+    source_shape = (batch, channels, *extent) if padded else data_shape
+    item = dtype.itemsize
+    steps = [item * math.prod(source_shape[axis + 1:]) for axis in range(len(source_shape))]
+    view_shape = (batch, channels, *kernel, *out_spatial)
+    view_strides = (steps[0], steps[1], *(t * d for t, d in zip(steps[2:], dilations, strict=True)),
+                    *(t * s for t, s in zip(steps[2:], strides, strict=True)))
+    columns_shape = (batch, groups, in_per_group * taps, positions)
+    inner = (slice(None), slice(None), *(slice(p, min(p + n, e)) for p, n, e in zip(pads_begin, in_spatial, extent,
+                                                                                    strict=True)))
+    copied = (slice(None), slice(None), *(slice(0, max(0, piece.stop - piece.start)) for piece in inner[2:]))
+    general = (weights, strides, dilations, pads_begin, out_spatial)
+
+    def windows(data: np.ndarray) -> np.ndarray:
+        if padded:
+            source = np.zeros(source_shape, dtype)
+            source[inner] = data[copied]
+        elif data.flags.c_contiguous:
+            source = data
+        else:
+            return convolve_windows(data, *general)  # type: ignore[return-value]  # not None: checked above
+        view = np.ndarray(view_shape, dtype, source, 0, view_strides)
+        result = np.empty(out_shape, dtype)
+        np.matmul(matrix, view.reshape(columns_shape), out=result.reshape(product_shape))
+        return result
+
+    return windows

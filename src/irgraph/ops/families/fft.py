@@ -34,6 +34,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.numeric import round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, check, integer_values
+from irgraph.ops.traits import OpTraits
 
 F32 = np.float32
 FFT_TOLERANCE = Tolerance(ulp=2, sum_eps=4)
@@ -130,6 +131,8 @@ class FourierTransform(Op):
     """A DFT family member: data, 1D ``axes``, an optional 1D ``signal_size`` (one length per axis; -1 keeps the
     axis' length, a longer one pads with zeros, a shorter one trims). Subclasses set ``inverse``,
     ``real_input`` (RDFT) and ``real_output`` (IRDFT)."""
+
+    traits = OpTraits(calls_blas=True)
 
     inputs = Inputs.optional(
         2, InputSpec("data"), InputSpec("axes"),

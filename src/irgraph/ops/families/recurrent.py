@@ -26,6 +26,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.movement.reverse_sequence import reversal_order
 from irgraph.ops.op import Op, Tolerance, attribute, check, checked, integer_values
+from irgraph.ops.traits import OpTraits
 
 Array = np.ndarray
 Activation = Callable[[Array], Array]
@@ -112,6 +113,8 @@ Step = Callable[[Array, tuple[Array, ...], Array, Array, Array | None], tuple[Ar
 @dataclass(frozen=True)
 class Recurrent(Op):
     """Attributes and maths every RNN, GRU and LSTM op shares."""
+
+    traits = OpTraits(calls_blas=True)
 
     KIND: ClassVar[str] = ""
     """``rnn``, ``gru`` or ``lstm``."""

@@ -14,7 +14,7 @@ from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, shape_text
 from irgraph.ops.registry import register
 
-_WIDENED = {np.dtype(np.float16), np.dtype("bfloat16")}
+_WIDENED = {ElementType.F16.dtype, ElementType.BF16.dtype}
 
 
 def _scalar(value: np.ndarray, name: str) -> float:

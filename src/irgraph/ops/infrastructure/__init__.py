@@ -1,9 +1,3 @@
-"""Infrastructure ops (OpenVINO's spec category): importing this package registers every op module in it."""
-
-from __future__ import annotations
-
-import importlib
-import pkgutil
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
+"""Infrastructure ops (OpenVINO's spec category). The registry imports each op module when a model first uses
+its type (registry.lookup), as in every other category: a model without state ops creates no ReadValue or
+Assign classes."""

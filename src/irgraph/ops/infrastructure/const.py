@@ -67,6 +67,11 @@ class Const(Op):
             array = np.asarray(value)
         except ValueError as err:  # a ragged list: [[1], [1, 2]]
             raise OpError(f"a constant must be a rectangular array of numbers: {err}") from None
+        if array.dtype.kind == "O" and not all(isinstance(item, int | float | np.number) for item in array.flat):
+            # NumPy turns None into nan and keeps other objects; a constant holds numbers or strings only
+            raise OpError(f"a constant must hold numbers or strings, not {array.flat[0]!r}" if array.size == 1 else
+                          "a constant must hold numbers or strings: " + next(repr(item) for item in array.flat
+                          if not isinstance(item, int | float | np.number)) + " is neither")
         if element_type is None:
             if array.dtype.kind in "US":
                 element_type = ElementType.STRING
@@ -80,7 +85,14 @@ class Const(Op):
                 element_type = ElementType.from_numpy(array.dtype)
         source = array
         with np.errstate(over="ignore", invalid="ignore"):
-            array = array.astype(element_type.numpy_dtype, copy=False)
+            try:
+                array = array.astype(element_type.numpy_dtype, copy=False)
+            except OverflowError:  # Python ints past 64 bits: [2**65] as i64
+                big = next((item for item in array.flat if isinstance(item, int) and not -(2**63) <= item < 2**64),
+                           "past 64 bits")
+                raise OpError(f"the constant value {big!r} does not fit {element_type}") from None
+            except (TypeError, ValueError) as err:  # "ab" as i64
+                raise OpError(f"a constant of {element_type} must hold numbers: {err}") from None
         _check_cast(source, array, element_type)
         return cls(element_type=element_type, shape=tuple(array.shape), value=array)
 
@@ -109,17 +121,28 @@ class Const(Op):
 
 def _check_cast(source: np.ndarray, cast: np.ndarray, element_type: ElementType) -> None:
     """OpError when casting a number to ``element_type`` changed it past rounding: 300 as u8 is not 44, -1 as u32
-    not 4294967295, 2.7 as i32 not 2, 1e40 as f16 not inf (NumPy's astype wraps and truncates without a word)."""
-    if source.dtype.kind not in "biuf" or cast.dtype.kind not in "iuf" or source.dtype == cast.dtype:
+    not 4294967295, 2.7 as i32 not 2, 16 as u4 not 0, 1e40 as f16 or bf16 not inf (NumPy's and ml_dtypes' astype
+    wrap and truncate without a word)."""
+    if source.dtype.kind not in "biuf" or source.dtype == cast.dtype:
         return
     with np.errstate(over="ignore", invalid="ignore"):
-        if cast.dtype.kind in "iu" and source.dtype.kind == "f":
-            changed = ~(cast.astype(np.float64) == source)
-        elif cast.dtype.kind in "iu":
-            limits = np.iinfo(cast.dtype)
-            changed = (source < int(limits.min)) | (source > int(limits.max))
-        else:
+        if element_type.is_integral or element_type is ElementType.NF4:
+            # The range comes from the type's width, not its NumPy dtype: u3, u6 and nf4 codes are held in uint8.
+            low, high = _integer_range(element_type)
+            changed = (source < low) | (source > high)
+            if source.dtype.kind == "f":
+                changed |= ~(cast.astype(np.float64) == source)
+        elif element_type.is_real:
             changed = np.isfinite(source.astype(np.float64)) & ~np.isfinite(cast.astype(np.float64))
+        else:
+            return
     if np.any(changed):
         first = np.asarray(source).reshape(-1)[int(np.argmax(np.asarray(changed).reshape(-1)))]
         raise OpError(f"the constant value {first.item()!r} does not fit {element_type}")
+
+
+def _integer_range(element_type: ElementType) -> tuple[int, int]:
+    bits = element_type.bitwidth
+    if element_type.ir_name.startswith("i"):
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1

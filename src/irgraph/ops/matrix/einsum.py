@@ -15,6 +15,7 @@ from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes, merge_element_types
 from irgraph.ops.op import Inputs, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 ELLIPSIS = "..."
 _TOKENS = re.compile(r"\.\.\.|[a-zA-Z]")
@@ -75,6 +76,8 @@ class Einsum(Op):
     """np.einsum of the inputs with the equation made explicit; floats summed in f64 and rounded once
     (OpenVINO's reference sums in the input type: a tolerance row covers the difference), integers
     in their own type (wrapping). Label dims must agree; ellipsis dims broadcast. Spec: Einsum-7."""
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "Einsum"
     introduced = 7

@@ -11,6 +11,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -24,6 +25,8 @@ class Inverse(Op):
     number: the tolerance holds for well-conditioned matrices. A singular matrix is refused (OpenVINO's
     reference divides by a zero pivot and returns infinities or NaN). Spec: Inverse-14.
     """
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "Inverse"
     introduced = 14

@@ -15,6 +15,7 @@ from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.families.elementwise import broadcast_dim
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 
 @register
@@ -27,6 +28,8 @@ class MatMul(Op):
     from the result. Batch dims broadcast as numpy does (intervals as OpenVINO merges them).
     f16/bf16 compute in f32 and round once; integers wrap; boolean is OR of ANDs.
     """
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "MatMul"
     introduced = 1
@@ -91,15 +94,26 @@ class MatMul(Op):
         shape = outputs[0].shape.to_tuple()
         transpose_a, transpose_b = self.transpose_a, self.transpose_b
 
+        # np.matmul's own shape (the broadcast batch dims, both matrix dims) is the output's unless an input is a
+        # vector; then it is reshaped, else the product is returned as it is: an array of its own, which a later
+        # element-wise step may write over (a reshaped one is a view)
+        a_dims, b_dims = a.shape.to_tuple(), b.shape.to_tuple()
+        rows = a_dims[-1] if transpose_a else a_dims[-2]
+        columns = b_dims[-2] if transpose_b else b_dims[-1]
+        natural = (*np.broadcast_shapes(a_dims[:-2], b_dims[:-2]), rows, columns)
+
         def product(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             left, right = arrays
             if transpose_a:
                 left = left.swapaxes(-1, -2)
             if transpose_b:
                 right = right.swapaxes(-1, -2)
-            return [np.matmul(left, right).reshape(shape)]
+            return [np.matmul(left, right)]
 
-        return product
+        def reshaped_product(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            return [product(arrays)[0].reshape(shape)]
+
+        return product if natural == shape else reshaped_product
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""

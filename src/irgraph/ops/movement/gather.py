@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,6 +107,31 @@ class _Gather(Op):
         batch = self._batch_dims(np.ndim(indices))
         index = self._axis(axis, np.ndim(data), batch)
         return [(*np.shape(data)[:index], *np.shape(indices)[batch:], *np.shape(data)[index + 1:])]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """For static shapes, a constant axis and no batch dims: ``np.take`` along the axis, one NumPy call (an
+        embedding's rows). Its negative indices count from the end as the reference's do; an index out of range
+        makes it raise, and ``evaluate`` then gives the reference's zeros."""
+        data, indices = inputs[0], inputs[1]
+        if constants[2] is None or not (data.shape.is_static and indices.shape.is_static and
+                                        outputs[0].shape.is_static):
+            return None
+        index_type = np.dtype(indices.element_type.numpy_dtype or np.bool_)
+        if self._batch_dims(indices.shape.rank) != 0 or not indices.element_type.is_integral or \
+                not (index_type.kind == "i" or (index_type.kind == "u" and index_type.itemsize < 8)) or \
+                outputs[0].shape.rank == 0 or 0 in data.shape.to_tuple() or np.size(constants[2]) != 1:
+            return None
+        axis = self._axis(constants[2], data.shape.rank, 0)
+        evaluate = self.evaluate
+
+        def taken(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+            try:
+                return [np.take(arrays[0], arrays[1], axis=axis)]
+            except IndexError:  # an index outside [-size, size)
+                return evaluate(arrays)
+
+        return taken
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Advanced indexing on ``data`` viewed as (batch, outer, axis, inner)."""

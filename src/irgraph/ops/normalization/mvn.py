@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,27 +26,66 @@ def normalize(data: np.ndarray, axes: Sequence[int], normalize_variance: bool, e
     if data.dtype.kind not in "fV":
         raise OpError(f"MVN on {data.dtype} is not implemented (OpenVINO's reference divides integers in their "
                       "own type)")
-    centered = data.astype(np.float64)  # a copy of its own: centred in place
-    axes = tuple(sorted(set(axes)))
-    eps = float(np.asarray(eps, dtype=data.dtype))  # the reference casts eps to the element type (1e-9 is 0 in f16)
     with np.errstate(all="ignore"):
+        return normalizer(tuple(axes), data.shape, data.dtype, normalize_variance, eps, inside)(data)
+
+
+def normalizer(axes: tuple[int, ...], shape: tuple[int, ...], dtype: np.dtype, normalize_variance: bool, eps: float,
+               inside: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`normalize` of float data of ``shape`` and ``dtype`` over ``axes`` with everything but the values
+    worked out ahead (an MVN step of static types binds it once); warnings are the caller's to silence."""
+    axes = tuple(sorted(set(axes)))
+    count = math.prod(shape[axis] for axis in axes)
+    eps = float(np.asarray(eps, dtype=dtype))  # the reference casts eps to the element type (1e-9 is 0 in f16)
+
+    def normalized(data: np.ndarray) -> np.ndarray:
+        centered = data.astype(np.float64)  # a copy of its own: centred in place
         if axes:
-            centered -= _mean(centered, axes)
+            # the mean as NumPy's mean() computes it (the sum reduced, divided by the count), without its
+            # Python-level argument handling
+            mean = np.add.reduce(centered, axis=axes, keepdims=True)
+            mean /= count
+            centered -= mean
         else:
             centered[...] = 0.0
         if normalize_variance:
-            variance = _mean(centered * centered, axes) if axes else centered * centered
-            scale = np.sqrt(variance + eps) if inside else np.sqrt(variance) + eps
+            squares = centered * centered
+            if axes:
+                variance = np.add.reduce(squares, axis=axes, keepdims=True)
+                variance /= count
+            else:
+                variance = squares
+            if inside:
+                variance += eps
+                scale = np.sqrt(variance, out=variance)
+            else:
+                scale = np.sqrt(variance, out=variance)
+                scale += eps
             centered /= scale
-    return centered.astype(data.dtype)
+        return centered.astype(dtype)
+
+    return normalized
 
 
-def _mean(values: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """``values.mean(axis=axes, keepdims=True)`` as NumPy computes it (the sum reduced, divided by the count),
-    without its Python-level argument handling."""
-    total = np.add.reduce(values, axis=axes, keepdims=True)
-    total /= math.prod(values.shape[axis] for axis in axes)
-    return total
+def bound_normalizer(data: TensorType, axes: np.ndarray | None, output: TensorType, normalize_variance: bool,
+                     eps: float, inside: bool) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+    """The ``bound_evaluate`` of MVN on float data of a static shape with constant ``axes`` (None: not constant):
+    :func:`normalizer` bound once."""
+    dtype = data.element_type.numpy_dtype
+    if axes is None or np.asarray(axes).dtype.kind not in "iu" or not data.shape.is_static or dtype is None or \
+            np.dtype(dtype).kind not in "fV" or output.shape != data.shape or output.element_type != data.element_type:
+        return None
+    rank = data.shape.rank
+    found = [int(axis) for axis in np.asarray(axes).reshape(-1)]
+    if not all(-rank <= axis < rank for axis in found):
+        return None  # evaluate refuses them, saying why
+    run = normalizer(tuple(axis % rank for axis in found), data.shape.to_tuple(), np.dtype(dtype),
+                     normalize_variance, eps, inside)
+
+    def normalized(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [run(arrays[0])]
+
+    return normalized
 
 
 @register
@@ -80,6 +119,14 @@ class MVN(Op):
             self.axes(data.shape.rank)
         return [data]
 
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """:func:`normalize` bound to the static data shape (the axes come from the attributes)."""
+        if not inputs[0].shape.is_static:
+            return None
+        return bound_normalizer(inputs[0], np.asarray(self.axes(inputs[0].shape.rank)), outputs[0],
+                                self.normalize_variance, self.eps, inside=True)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes."""
         (data,) = inputs
@@ -109,6 +156,12 @@ class MVN6(EpsModeNormalization):
             check(data.shape.rank_is_dynamic or not length.is_static or length.value <= data.shape.rank,
                   f"Expected rank for the 'data' input to be higher than axes shape. Got: {data.shape}")
         return [data]
+
+    def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
+                       outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:
+        """:func:`normalize` bound to the static data shape and constant axes."""
+        return bound_normalizer(inputs[0], constants[1], outputs[0], self.normalize_variance, self.eps,
+                                self.mode == "inside_sqrt")
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Normalize over the axes input."""

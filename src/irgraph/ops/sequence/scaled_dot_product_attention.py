@@ -14,6 +14,7 @@ from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
 
 WEIGHTS_PER_STEP = 2**22
 """Attention weights (elements) computed at once: larger problems go batch by batch and row block by
@@ -33,6 +34,8 @@ class ScaledDotProductAttention(Op):
     so do the mask's last two with L and S (a one-row query under an [L, S] mask gives L rows).
     Computed in f64 and rounded once (a tolerance row covers OpenVINO's f32 kernels). A row that
     masks every key gives NaN, as the pseudo-code does. Spec: ScaledDotProductAttention-13."""
+
+    traits = OpTraits(calls_blas=True)
 
     type_name = "ScaledDotProductAttention"
     introduced = 13
@@ -137,7 +140,13 @@ class ScaledDotProductAttention(Op):
             fixed_scale = float(np.asarray(constants[4], np.float64).reshape(-1)[0])
         causal = np.triu(np.full((length, source), -np.inf), k=1) if self.causal else None
         masked = not self.causal and len(inputs) > 3
+        mask = constants[3] if masked else None
+        if mask is not None and mask.size == 1 and mask.ndim == 0 and mask.dtype != np.bool_ and mask == 0:
+            masked = False  # adding 0 turns -0.0 weights into +0.0 only, which the softmax cannot tell apart
         shapes = ((*batch, length, query[-1]), (*batch, *key[-2:]), (*batch, *value[-2:]), (*batch, length, source))
+        # broadcast_to costs microseconds of Python: only for the inputs whose shapes need it; the bias needs none
+        # (the weights it is added to have every batch dim, L and S)
+        spread = [t.shape.to_tuple() != wanted for t, wanted in zip(inputs[:3], shapes, strict=False)]
 
         def attention(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
             scale = fixed_scale if fixed_scale is not None else float(np.asarray(arrays[4], np.float64).reshape(-1)[0])
@@ -145,11 +154,10 @@ class ScaledDotProductAttention(Op):
             if masked:
                 mask = arrays[3]
                 bias = np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask.astype(np.float64)
-            result = np.empty(shape, dtype)
-            result[...] = _attend(np.broadcast_to(arrays[0], shapes[0]), np.broadcast_to(arrays[1], shapes[1]),
-                                  np.broadcast_to(arrays[2], shapes[2]),
-                                  None if bias is None else np.broadcast_to(bias, shapes[3]), scale)
-            return [result]
+            query, key, value = (np.broadcast_to(array, wanted) if broadcast else array
+                                 for array, wanted, broadcast in zip(arrays[:3], shapes, spread, strict=False))
+            # the run silences float warnings around every step (Interpreter._execute)
+            return [attend_quietly(query, key, value, bias, scale).astype(dtype)]
 
         return attention
 
@@ -210,14 +218,20 @@ def _broadcast_size(a: int, b: int) -> int | None:
 
 def _attend(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,
             scale: float) -> np.ndarray:
+    """:func:`attend_quietly` with the warnings of a row that masks every key silenced."""
+    with np.errstate(invalid="ignore"):
+        return attend_quietly(query, key, value, bias, scale)
+
+
+def attend_quietly(query: np.ndarray, key: np.ndarray, value: np.ndarray, bias: np.ndarray | None,
+                   scale: float) -> np.ndarray:
     """softmax(query key^T scale + bias) value in f64: one batched product each side, the softmax written over the
-    weights (the same values as allocating each step)."""
+    weights (the same values as allocating each step); NumPy warns of a row that masks every key."""
     weights = np.matmul(query.astype(np.float64), np.swapaxes(key.astype(np.float64), -1, -2))
     weights *= scale
     if bias is not None:
-        weights += bias
-    with np.errstate(invalid="ignore"):
-        weights -= np.max(weights, axis=-1, keepdims=True)
-        np.exp(weights, out=weights)
-        weights /= np.sum(weights, axis=-1, keepdims=True)
+        weights += bias  # broadcast by NumPy: the same sums as a broadcast copy's
+    weights -= np.maximum.reduce(weights, axis=-1, keepdims=True)  # np.max's and np.sum's own reductions
+    np.exp(weights, out=weights)
+    weights /= np.add.reduce(weights, axis=-1, keepdims=True)
     return np.matmul(weights, value.astype(np.float64))

@@ -8,7 +8,8 @@ The plain path allocates every output and asks every op to evaluate with its che
 - element-wise steps of static types run as bare ufunc calls compiled together (``ufunc_steps``), and ops with a
   ``bound_evaluate`` for their static types call it;
 - layers that read only static shapes (ShapeOf) are computed with the plan, and what follows from them folds;
-- a model with dynamic inputs gets a plan of its own for feed shapes it is run on again (``specialize``).
+- a model with dynamic inputs gets a plan of its own for feed shapes it is run on again (``specialize``);
+- a stateful LLM's KV cache is appended to in place, and an identity beam_idx Gather returns it (``kv_cache``).
 
 Outputs are bit-identical either way (tests/runtime/test_fast_paths.py runs the model corpus both ways, twice
 each: the second run takes a specialised plan).

@@ -36,14 +36,21 @@ def writes_over_input(op: PlanStep, inputs: Sequence[int], dying: Collection[int
             and inputs[0] not in inputs[1:])
 
 
-def donor(dense: Sequence[Any], inputs: Sequence[int], private: set[int]) -> tuple[np.ndarray] | tuple[()]:
-    """``(array,)`` when input 0 may be written over (the target of the op's ``evaluate_into``), else ``()``."""
+COMPILED_REFERENCES = 4
+"""The same in a compiled run (irgraph.runtime._fast.ufunc_steps): its slot, the step's argument list, ``donor``'s
+local name and ``getrefcount``'s argument."""
+
+
+def donor(dense: Sequence[Any], inputs: Sequence[int], private: set[int],
+          references: int = _INTERPRETER_REFERENCES) -> tuple[np.ndarray] | tuple[()]:
+    """``(array,)`` when input 0 may be written over (the target of the op's ``evaluate_into``), else ``()``;
+    ``references``: how many references to it the caller holds (see ``_INTERPRETER_REFERENCES``)."""
     if inputs[0] not in private:
         return ()
     array = dense[0]
     if type(array) is not np.ndarray or array.base is not None or not array.flags.writeable:
         return ()
-    if sys.getrefcount(array) > _INTERPRETER_REFERENCES:
+    if sys.getrefcount(array) > references:
         return ()
     return (array,)
 

@@ -44,6 +44,7 @@ MAX_ABS_ERROR = 1.0
 RELATIVE_ERROR = 1e-3
 RELATIVE_ERROR_OF_ONE = 1e-4
 """The relative f16 error above which an element counts as out of range: of a tensor, of a one-element Const."""
+CHUNK_ELEMENTS = 1 << 20
 
 DETECTED_WEIGHT_TYPES = COMPRESSED_TYPES - {ElementType.F4E2M1}
 """The stored types of a compressed weight that OpenVINO's DetectCompressedWeights matches: openvino 2026.4.1's
@@ -87,23 +88,38 @@ def f16_value(value: np.ndarray) -> np.ndarray | None:
     """``value`` as OpenVINO writes it compressed, or None when OpenVINO keeps it in its type (module docstring)."""
     if value.size == 0:
         return None
-    wide = value.astype(np.float64)
+    flat = value.reshape(-1)
+    half = np.empty(flat.shape, np.float16)
+    limit = RELATIVE_ERROR_OF_ONE if value.size == 1 else RELATIVE_ERROR
+    out_of_range = 0
+    # In chunks: the f64 work copies would otherwise cost 4-5x a large weight's own size at once.
+    for start in range(0, flat.size, CHUNK_ELEMENTS):
+        count = _compress_chunk(flat[start : start + CHUNK_ELEMENTS], half[start : start + CHUNK_ELEMENTS], limit)
+        if count is None:
+            return None
+        out_of_range += count
+    if out_of_range / value.size >= KEEP_SHARE:
+        return None
+    return half.reshape(value.shape)
+
+
+def _compress_chunk(part: np.ndarray, half: np.ndarray, limit: float) -> int | None:
+    """Write ``part`` in f16 into ``half``; its count of out-of-range elements, None if one is more than
+    MAX_ABS_ERROR away (the whole Const then keeps its type)."""
+    wide = part.astype(np.float64)
     magnitude = np.abs(wide)
     out_of_range = (magnitude < SMALLEST_SUBNORMAL) & (wide != 0)
     out_of_range |= (magnitude > F16_MAX) | np.isnan(wide)
     with np.errstate(over="ignore", invalid="ignore"):
-        half = np.clip(np.nan_to_num(value, nan=F16_MAX), -F16_MAX, F16_MAX).astype(np.float16)
-    if value.dtype == np.float32:
+        half[...] = np.clip(np.nan_to_num(part, nan=F16_MAX), -F16_MAX, F16_MAX)
+    if part.dtype == np.float32:
         in_range = ~out_of_range
         error = np.abs(wide - half.astype(np.float64))
         if np.any(error[in_range] > MAX_ABS_ERROR):
             return None
-        limit = RELATIVE_ERROR_OF_ONE if value.size == 1 else RELATIVE_ERROR
         with np.errstate(divide="ignore", invalid="ignore"):
             out_of_range |= in_range & (wide != 0) & (error / magnitude > limit)
-    if np.count_nonzero(out_of_range) / value.size >= KEEP_SHARE:
-        return None
-    return half
+    return int(np.count_nonzero(out_of_range))
 
 
 def _compress(model: Model, node: Node, half: np.ndarray) -> None:

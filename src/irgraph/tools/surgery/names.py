@@ -71,13 +71,16 @@ def _find_output(model: Model, name: str) -> Node | None:
 
 
 def _check_free(model: Model, name: str, what: str, owner: Node) -> None:
-    """FeedError when ``name`` already names another tensor or layer an input or output answers to."""
+    """FeedError when ``name`` already names another layer, or a tensor an input or output answers to.
+
+    Any layer counts, internal ones too: irgraph's per-layer tools (``--mark``, ``ir-extract``, ``ir-diff``)
+    address layers by name, and two layers of one name would make them ambiguous."""
     for node in model:
         if node is owner:
             continue
         taken = name in node.result_names if node.result_names else False
         taken = taken or any(name in output.tensor_names for output in node.outputs)
-        if taken or (node.name == name and node in (*model.parameters, *model.results)):
+        if taken or node.name == name:
             raise FeedError(f"{what}: {name!r} already names layer {node.name!r} ({node.type_name}) or its tensor")
 
 

@@ -11,8 +11,9 @@ NotCanonical, and the plain path reads the file and says what is wrong.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from irgraph.core.integers import parse_int
@@ -28,14 +29,14 @@ if TYPE_CHECKING:
     from irgraph.graph import RtEntry
 
 __all__ = [
-    "BODIES", "MAPS", "SubGraphReading", "cut_bodies", "cut_maps", "has_bodies", "read_sub_graphs", "section_end",
+    "BODIES", "MAPS", "SubGraphReading", "TagScan", "cut_bodies", "cut_maps", "has_bodies", "read_sub_graphs",
+    "section_end",
 ]
 
 BODIES, MAPS = "\x02", "\x01"
 """What stands for a cut-out run of bodies and of port maps (characters no XML file holds)."""
 
 _TAGS = re.compile(r"<(/?)(body|then_body|else_body|layers)(>|[^>]*>)")
-_MAP_TAGS = (*PORT_MAP_TAGS, "back_edges")
 
 Span = tuple[str, int, int]
 """A body: its tag, and where it starts and ends in the file's text."""
@@ -104,12 +105,64 @@ class SubGraphReading:
 
 def has_bodies(text: str) -> bool:
     """Whether ``text`` may hold sub-graph bodies (else the sections are cut without looking for them)."""
-    return "body>" in text or "body " in text
+    # "body" first: a file without it (most) is searched once, not twice.
+    return "body" in text and ("body>" in text or "body " in text)
 
 
-def section_end(text: str, start: int, bodies: bool) -> tuple[int, list[Span]]:
-    """Where the ``</layers>`` closing the section that starts at ``start`` is, and the bodies at its top level."""
-    if not bodies:
+Tag = tuple[int, int, str, str, str]
+"""A match of ``_TAGS``: where it starts and ends, its '/' (or ''), its tag and what follows the tag."""
+
+
+class TagScan:
+    """The sub-graph tags of a text (``_TAGS``), each found once: a body's section lies inside its parent's, whose
+    scan has found its tags already (each nesting level scanned its sections again before: a sixth of a read of a
+    file with nested If bodies)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: list[Tag] = []
+        self._starts: list[int] = []
+        self._origin: int | None = None
+        """Where the recorded scan began; it found ``_found`` and then stopped at ``_scanned`` (a match's end)."""
+        self._scanned = 0
+
+    def tags(self, start: int) -> Iterator[Tag]:
+        """The matches ``_TAGS.finditer(text, start)`` gives, from the record where it holds them."""
+        position = start
+        if self._origin is None:
+            self._origin = self._scanned = start
+        elif self._origin <= start <= self._scanned:
+            index = bisect.bisect_left(self._starts, start)
+            if index and self._found[index - 1][1] > start:  # ``start`` inside a recorded match: scan afresh
+                yield from self._fresh(start)
+                return
+            while index < len(self._found):  # (the record cannot grow meanwhile: scans run one at a time)
+                yield self._found[index]
+                index += 1
+            position = self._scanned
+        else:
+            yield from self._fresh(start)
+            return
+        for match in _TAGS.finditer(self.text, position):  # the scan goes on where the record stops
+            found = _tag(match)
+            self._found.append(found)
+            self._starts.append(found[0])
+            self._scanned = found[1]
+            yield found
+
+    def _fresh(self, start: int) -> Iterator[Tag]:
+        for match in _TAGS.finditer(self.text, start):
+            yield _tag(match)
+
+
+def _tag(match: re.Match[str]) -> Tag:
+    return match.start(), match.end(), match.group(1), match.group(2), match.group(3)
+
+
+def section_end(text: str, start: int, bodies: TagScan | None) -> tuple[int, list[Span]]:
+    """Where the ``</layers>`` closing the section that starts at ``start`` is, and the bodies at its top level
+    (``bodies``: the text's tags, None when it holds no bodies)."""
+    if bodies is None:
         end = text.find("</layers>", start)
         if end < 0:
             raise NotCanonical
@@ -117,19 +170,18 @@ def section_end(text: str, start: int, bodies: bool) -> tuple[int, list[Span]]:
     spans: list[Span] = []
     depth = 0
     opened = 0
-    for match in _TAGS.finditer(text, start):
-        closing, tag, rest = match.groups()
+    for match_start, match_end, closing, tag, rest in bodies.tags(start):
         if rest != ">":  # attributes, or an empty element: not OpenVINO's layout
             raise NotCanonical
         if tag == "layers":
             if depth == 0:
                 if not closing:
                     raise NotCanonical
-                return match.start(), spans
+                return match_start, spans
             continue
         if not closing:
             if depth == 0:
-                opened = match.start()
+                opened = match_start
             depth += 1
         else:
             depth -= 1
@@ -138,7 +190,7 @@ def section_end(text: str, start: int, bodies: bool) -> tuple[int, list[Span]]:
             if depth == 0:
                 if not text.startswith(f"<{tag}>", opened):
                     raise NotCanonical
-                spans.append((tag, opened, match.end()))
+                spans.append((tag, opened, match_end))
     raise NotCanonical
 
 
@@ -170,8 +222,7 @@ def cut_bodies(section: str, offset: int, spans: list[Span]) -> tuple[str, list[
 def cut_maps(section: str) -> tuple[str, list[list[tuple[str, str]]]]:
     """``section`` with each run of adjacent port maps and back edges replaced by MAPS, and the runs'
     (tag, content) pairs."""
-    # Found with str.find (the tags are rare; a regex would try every position of the section).
-    starts = sorted((position, tag) for tag in _MAP_TAGS for position in _all(section, f"<{tag}>"))
+    starts = _map_starts(section)
     pieces: list[str] = []
     runs: list[list[tuple[str, str]]] = []
     run_start = run_end = 0
@@ -201,6 +252,20 @@ def cut_maps(section: str) -> tuple[str, list[list[tuple[str, str]]]]:
     return "".join(pieces), runs
 
 
+def _map_starts(section: str) -> list[tuple[int, str]]:
+    """Where each port map and back edges start tag (``<port_map>``, ``<then_port_map>``, ``<else_port_map>``,
+    ``<back_edges>``) is in ``section``, in order, with its tag. Found with str.find (the tags are rare; a regex
+    would try every position of the section), the port maps by their common end: two passes over a long section
+    instead of four."""
+    starts = [(position, "back_edges") for position in _all(section, "<back_edges>")]
+    for position in _all(section, "port_map>"):
+        if position >= 1 and section[position - 1] == "<":
+            starts.append((position - 1, "port_map"))
+        elif position >= 6 and section.startswith(("<then_", "<else_"), position - 6):
+            starts.append((position - 6, section[position - 5 : position] + "port_map"))
+    return sorted(starts)
+
+
 def _all(text: str, needle: str) -> list[int]:
     """Every position of ``needle`` in ``text``."""
     found = []
@@ -214,8 +279,13 @@ def _all(text: str, needle: str) -> list[int]:
 def read_sub_graphs(
     maps: list[tuple[str, str]], bodies: list[Span], inputs: dict[str, int], outputs: dict[str, int],
     attributes: Attributes, body_model: Callable[[str, int, int], Model], where: Location,
+    port_maps: dict[tuple[str, tuple, tuple], tuple[PortMapEntry, ...]],
 ) -> tuple[Body, ...]:
-    """A layer's bodies, as ``sub_graphs.read_bodies`` makes them (``body_model`` reads one body's span)."""
+    """A layer's bodies, as ``sub_graphs.read_bodies`` makes them (``body_model`` reads one body's span).
+
+    ``port_maps``: the port maps read so far, by text and the layer's port labels (the entries are immutable, and
+    layers repeating a body, as a detection network's per-level If layers, repeat its port map).
+    """
     found = dict(maps)
     spans = {tag: (start, end) for tag, start, end in bodies}
     if len(found) != len(maps) or len(spans) != len(bodies):  # an element twice
@@ -230,7 +300,12 @@ def read_sub_graphs(
         if span is None:
             continue
         content = found.get(tag[: -len("body")] + "port_map")
-        port_map = None if content is None else tuple(_port_map(content, inputs, outputs, attributes, where))
+        port_map = None
+        if content is not None:
+            key = (content, tuple(inputs.items()), tuple(outputs.items()))
+            port_map = port_maps.get(key)
+            if port_map is None:
+                port_map = port_maps[key] = tuple(_port_map(content, inputs, outputs, attributes, where))
         back_edges = tuple(_back_edges(found["back_edges"], attributes)) if tag == "body" and "back_edges" in found \
             else ()
         made.append(Body(tag, body_model(tag, *span), port_map, back_edges))

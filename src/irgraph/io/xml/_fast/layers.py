@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import Location
 from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.graph import Input, Node, Output, RtEntry
 from irgraph.io.xml.layers import LayerReader
-from irgraph.ops import Const
+from irgraph.ops import Const, Op
 
-__all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor"]
+__all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor", "new_node"]
 
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
@@ -69,6 +71,43 @@ def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
 
 new_shape = fast_constructor(Shape, ("dims",))
 new_tensor_type = fast_constructor(TensorType, ("element_type", "shape"))
+
+_NODE_SLOTS = ("bodies", "extra_attributes", "id", "inputs", "location", "name", "op", "outputs", "result_names",
+               "rt_info")
+
+
+def _new_node(
+    layer_id: int, name: str, op: Op, inputs: list[Input], outputs: list[Output], result_names: list[str] | None,
+    rt_info: tuple[RtEntry, ...], extra_attributes: dict[str, str] | None, location: Location,
+) -> Node:
+    """``Node(layer_id, name, op, inputs, outputs, result_names=..., rt_info=..., extra_attributes=...,
+    location=...)`` for a layer the reader has read (its port records made, a location naming it): what
+    ``Node.__init__`` does with those, as plain slot stores (0.6 us a layer instead of 1.4 with the keywords)."""
+    node = _new(Node)
+    node.id = layer_id
+    node.name = name
+    node.op = op
+    node.inputs = inputs
+    node.outputs = outputs
+    node.result_names = result_names
+    node.rt_info = rt_info
+    node.extra_attributes = {} if extra_attributes is None else extra_attributes
+    node.bodies = ()
+    node.location = location
+    return node
+
+
+def _node_by_init(
+    layer_id: int, name: str, op: Op, inputs: list[Input], outputs: list[Output], result_names: list[str] | None,
+    rt_info: tuple[RtEntry, ...], extra_attributes: dict[str, str] | None, location: Location,
+) -> Node:
+    return Node(layer_id, name, op, inputs, outputs, result_names=result_names, rt_info=rt_info,
+                extra_attributes=extra_attributes, location=location)
+
+
+_new: Callable[[type[Node]], Node] = object.__new__
+# A Node with other slots than these (a field added since) is made by its __init__: nothing is left unset.
+new_node = _new_node if tuple(sorted(Node.__slots__)) == _NODE_SLOTS else _node_by_init
 
 _TENSOR_FIELDS = ("element_type", "shape", "value", "zero_byte_blob")
 _tensor_constructors: dict[type[Const], Callable[[ElementType, tuple[int, ...], np.ndarray], Const] | None] = {}

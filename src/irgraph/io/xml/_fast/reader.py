@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import Input, Model, Node, Output, RtEntry
+from irgraph.graph import Input, Model, Output, RtEntry
 from irgraph.io.xml._fast import bodies as sub_graphs
 from irgraph.io.xml._fast.edges import Placed, connect_edges
-from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_shape, new_tensor_type
+from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_node, new_shape, new_tensor_type
 from irgraph.io.xml._fast.patterns import (
     CLOSE,
     CONST_ATTRIBUTES,
@@ -38,6 +38,7 @@ from irgraph.io.xml._fast.patterns import (
     HEAD,
     LAYER_END,
     LAYER_START,
+    NOT_XML_CHARACTERS,
     OPEN,
     PORT,
     PORT_NAMES,
@@ -81,17 +82,18 @@ def read_fast(reader: ReadContext) -> ReadResult | None:
 
 class _FastReader(sub_graphs.SubGraphReading):
     def __init__(self, reader: ReadContext, data: bytes) -> None:
-        # Carriage returns would change how lines are counted (by newlines). Other characters XML
-        # forbids (controls, U+FFFE, U+FFFF) match none of the patterns below and fail lxml where
-        # it parses rt_info, so such a file is left to the lxml path, which says where they are.
+        # Carriage returns would change how lines are counted (by newlines). Other controls XML forbids
+        # match none of the patterns below and fail lxml where it parses rt_info, and U+FFFE and U+FFFF
+        # are declined here: such a file is left to the lxml path, which says where they are.
         # NUL, \x01 and \x02 stand for cut-out dims, port maps and bodies below (and are not XML).
-        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data:
+        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data \
+                or any(character in data for character in NOT_XML_CHARACTERS):
             raise NotCanonical
         if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
-        self._bodies = sub_graphs.has_bodies(self.text)
+        self._bodies = sub_graphs.TagScan(self.text) if sub_graphs.has_bodies(self.text) else None
         self._depth = 0
         """How many bodies deep the layers being read are."""
         self._counted = (0, 1)
@@ -115,6 +117,7 @@ class _FastReader(sub_graphs.SubGraphReading):
         self._shapes: dict[str, Shape] = {}
         self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
+        self._port_maps: dict[tuple[str, tuple, tuple], tuple[sub_graphs.PortMapEntry, ...]] = {}
         self.v11 = True
 
     def read(self) -> Model:
@@ -194,7 +197,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             location = make_location(file, line, layer_id, name, type_name)
             data = None
             kind = (type_name, version)
-            tensor = tensor_types[kind] if kind in tensor_types else self._tensor_class(type_name, version)
+            if (tensor := tensor_types.get(kind, Op)) is Op:  # (Op: not asked yet; None: no tensor)
+                tensor = self._tensor_class(type_name, version)
             if tensor is not None and (data := DATA.match(body)) is not None:
                 # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
                 key = (type_name, version, body[data.end():])
@@ -231,6 +235,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             if in_rt:
                 inputs = [Input(layer_id, index, declared, in_rt.get(index) or ())
                           for index, declared in enumerate(input_types)]
+            elif count == 0:  # a Const (an empty comprehension costs its frame all the same)
+                inputs = []
             elif count == 1:
                 inputs = [Input(layer_id, 0, input_types[0])]
             elif count == 2:
@@ -265,11 +271,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             else:
                 result_names = None  # and no rt_info: the template said so
             # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
-            node = Node(
-                layer_id, name, op, inputs, outputs, result_names=result_names,
-                rt_info=() if rt_info is None else rt_info, extra_attributes=dict(extras) if extras else None,
-                location=location,
-            )
+            node = new_node(layer_id, name, op, inputs, outputs, result_names, () if rt_info is None else rt_info,
+                            dict(extras) if extras else None, location)
             place(node)
             if has_maps or has_bodies:  # read right after the layer, as the plain path reads them
                 maps = map_runs[map_cursor] if has_maps else []
@@ -277,7 +280,7 @@ class _FastReader(sub_graphs.SubGraphReading):
                 map_cursor, body_cursor = map_cursor + has_maps, body_cursor + has_bodies
                 node.bodies = sub_graphs.read_sub_graphs(
                     maps, bodies, in_labels, out_labels, partial(attributes, escaped=self.escaped),
-                    partial(self._body_model, model), location)
+                    partial(self._body_model, model), location, self._port_maps)
             by_text[id_text] = (layer_id, in_labels, out_labels)
             line += newlines
         if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
