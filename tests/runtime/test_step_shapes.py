@@ -58,3 +58,52 @@ def test_a_remembered_shape_is_still_checked_against_the_limit():
     for _ in range(2):  # computed, then remembered: refused both times before Add allocates
         with pytest.raises(ResourceLimitError, match="output 0 has 200 elements, above the limit of 100"):
             interpreter.run(feeds)
+
+
+def test_an_unknown_output_that_passed_once_is_still_refused_outside_its_type():
+    """UnknownOutputs remembers the last shape each output passed with: a different one is checked again."""
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.errors import EvaluationError
+    from irgraph.core.shapes import Dim, Shape, TensorType
+    from irgraph.runtime.step_shapes import UnknownOutputs
+
+    unknown = UnknownOutputs(((0, TensorType(ElementType.F32, Shape((Dim(2, 6), Dim.dynamic())))),))
+    for _ in range(2):
+        unknown.check([np.zeros((3, 9), np.float32)])
+    with pytest.raises(EvaluationError, match=r"output 0 has shape \[7, 9\] at run time, outside its inferred shape"):
+        unknown.check([np.zeros((7, 9), np.float32)])
+    with pytest.raises(EvaluationError, match=r"output 0 has shape \[3\] at run time"):
+        unknown.check([np.zeros(3, np.float32)])
+    with pytest.raises(EvaluationError, match=r"output 0 has element type float64 at run time"):
+        unknown.check([np.zeros((3, 9), np.float64)])  # the shape passed before; the dtype is checked each time
+
+
+def test_a_value_reading_step_that_never_settles_stops_inferring_and_stays_right(monkeypatch):
+    """A Broadcast of a constant to a computed target (a KV cache's initial value, in openvino 2026.4.1's opset3):
+    inference never settles its shape from the constants, so after UNSETTLED_LIMIT input shapes the step asks
+    only the op's output_shapes, which still answers each run."""
+    import tempfile
+    from pathlib import Path
+
+    import openvino as ov
+    import openvino.opset3 as ov3
+
+    from irgraph.ops.movement.broadcast import Broadcast3
+    from irgraph.runtime.step_shapes import UNSETTLED_LIMIT
+
+    x = ov3.parameter([-1, 1], np.float32, name="x")
+    target = ov3.concat([ov3.shape_of(x), ov3.constant(np.array([3], np.int64))], 0)
+    wide = ov3.broadcast(ov3.constant(np.float32(2.5)), target)
+    model = ov.Model([wide], [x], "b")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "b.xml"
+        ov.save_model(model, str(path), compress_to_fp16=False)
+        interpreter = ir.Interpreter(ir.read_model(str(path)))
+    inferred = []
+    real = Broadcast3.infer
+    monkeypatch.setattr(Broadcast3, "infer", lambda self, *a: inferred.append(1) or real(self, *a))
+    for rows in range(1, UNSETTLED_LIMIT + 6):
+        x_value = np.arange(rows, dtype=np.float32).reshape(rows, 1)
+        out = next(iter(interpreter.run({"x": x_value}).values()))
+        np.testing.assert_array_equal(out, np.full((rows, 1, 3), 2.5, np.float32))
+    assert len(inferred) == UNSETTLED_LIMIT

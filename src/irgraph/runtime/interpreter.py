@@ -43,6 +43,7 @@ from irgraph.runtime.deferred import Joined, dense, join
 from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.plan import Step, StepKind, build_plan
 from irgraph.runtime.state import Variables
+from irgraph.runtime.step_shapes import NOTHING_UNKNOWN
 
 _GENERIC, _SPLIT, _JOIN, _CONST, _STATEFUL, _IN_PLACE = (
     StepKind.GENERIC, StepKind.SPLIT, StepKind.JOIN, StepKind.CONST, StepKind.STATEFUL, StepKind.IN_PLACE)
@@ -325,7 +326,7 @@ class Interpreter:
                         arrays = ()  # type: ignore[assignment]  # no stale reference: in_place counts them
                     if len(produced) > len(outputs) and op.traits.unconnected_extra_outputs:
                         produced = produced[: len(outputs)]
-                    if step.unknown:
+                    if step.unknown is not NOTHING_UNKNOWN:  # an identity test: __bool__ is a Python call a step
                         step.unknown.check(produced)
                     for index, (value, slot) in enumerate(zip(produced, outputs, strict=True)):
                         if kind is not _CONST and value.size > limit:

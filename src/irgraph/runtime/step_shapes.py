@@ -29,6 +29,10 @@ MEMO_LIMIT = 64
 """Input shapes a step remembers the output shapes of; past this a step stops adding (a model fed ever
 new lengths would otherwise grow the plan)."""
 
+UNSETTLED_LIMIT = 8
+"""Input shapes in a row whose output shapes a value-reading op's inference leaves open before a step stops
+trying to remember them (then only the op's ``output_shapes`` is asked)."""
+
 
 class _Settled:
     """Shapes shape inference settled: the same every run."""
@@ -52,7 +56,7 @@ class _Remembered:
         self.known: dict[tuple[object, ...], Shapes] = {}
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
-        key = tuple((x.shape, x.dtype) for x in inputs)
+        key = tuple([(x.shape, x.dtype) for x in inputs])  # a list: faster than a generator
         try:
             return self.known[key]
         except KeyError:
@@ -68,25 +72,33 @@ class _RememberedWhereSettled:
     axes), remembered per input shapes and dtypes when its ``infer`` settles them from those and the step's
     constant inputs alone (the values that vary are then not read); asked of ``op.output_shapes`` otherwise."""
 
-    __slots__ = ("op", "constants", "known")
+    __slots__ = ("op", "constants", "known", "unsettled")
 
     def __init__(self, op: Op, constants: Sequence[np.ndarray | None]) -> None:
         self.op, self.constants = op, list(constants)
         self.known: dict[tuple[object, ...], Shapes] = {}
+        self.unsettled = 0
+        """Input shapes whose output shapes ``infer`` left open in a row: past UNSETTLED_LIMIT it is not asked
+        again (a Broadcast to a computed target never settles, and inferring it cost as much as the step)."""
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
-        key = tuple((x.shape, x.dtype) for x in inputs)
+        key = tuple([(x.shape, x.dtype) for x in inputs])  # a list: faster than a generator
         try:
             return self.known[key]
         except KeyError:
             pass
         shapes = self.op.output_shapes(inputs)  # raises for inputs the op refuses: never remembered
+        if self.unsettled >= UNSETTLED_LIMIT or len(self.known) >= MEMO_LIMIT:
+            return shapes
         try:
             inferred = self.op.infer(static_types(inputs), self.constants)
         except IrError:
             return shapes
-        if len(self.known) < MEMO_LIMIT and all(found.shape.is_static for found in inferred):
+        if all(found.shape.is_static for found in inferred):
             self.known[key] = shapes
+            self.unsettled = 0
+        else:
+            self.unsettled += 1
         return shapes
 
 
@@ -119,7 +131,7 @@ class UnknownOutputs:
     Most such dims are ``?`` and accept any size: the check compares only the rank, the bounded dims and the dtype,
     worked out once (a decode step of an LLM checks ~500 outputs)."""
 
-    __slots__ = ("types", "_checks")
+    __slots__ = ("types", "_checks", "_passed")
 
     def __init__(self, types: tuple[tuple[int, TensorType], ...]) -> None:
         self.types = types
@@ -133,19 +145,24 @@ class UnknownOutputs:
             checks.append((index, None if dims is None else len(dims), bounded,
                            None if element_type.is_dynamic else element_type.numpy_dtype, expected))
         self._checks = tuple(checks)
+        self._passed: list[object] = [None] * len(checks)
+        """The last shape each output passed with: a decoder's outputs mostly keep theirs from step to step."""
 
     def __bool__(self) -> bool:
         return bool(self.types)
 
     def check(self, produced: Sequence[Any]) -> None:
         """Refuse an output whose run-time shape or element type contradicts its inferred partial type."""
-        for index, rank, bounded, dtype, expected in self._checks:
+        passed = self._passed
+        for position, (index, rank, bounded, dtype, expected) in enumerate(self._checks):
             value = produced[index]
             shape = getattr(value, "shape", None)
-            if shape is not None and rank is not None and (len(shape) != rank or any(
-                    shape[axis] < low or (high is not None and shape[axis] > high) for axis, low, high in bounded)):
-                raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its inferred "
-                                      f"shape {expected.shape}")
+            if shape is not None and rank is not None and shape != passed[position]:
+                if len(shape) != rank or any(shape[axis] < low or (high is not None and shape[axis] > high)
+                                             for axis, low, high in bounded):
+                    raise EvaluationError(f"output {index} has shape {list(shape)} at run time, outside its "
+                                          f"inferred shape {expected.shape}")
+                passed[position] = shape
             found = getattr(value, "dtype", None)
             if found is not None and dtype is not None and found != dtype:
                 raise EvaluationError(f"output {index} has element type {found} at run time; shape inference gives "

@@ -136,3 +136,28 @@ def test_a_mask_that_does_not_fit_is_refused_as_openvino_refuses_it(mask):
 def test_partial_shapes_with_a_mask_match_openvino(shapes):
     types = [tt(shape) for shape in shapes]
     assert not check_types(ScaledDotProductAttention(), types, build(False, 4)).refused
+
+
+@pytest.mark.parametrize(("causal", "shapes", "expected"), [
+    (False, [(1, 4, 1, 8), (1, 4, 5, 8), (1, 4, 5, 3), (1, 1, 1, 5)], (1, 4, 1, 3)),  # a decode step's
+    (False, [(2, 1, 1, 8), (1, 3, 5, 8), (1, 3, 5, 8), (4, 5)], (2, 3, 4, 8)),  # the mask's rows broadcast L
+    (True, [(2, 6, 8), (2, 5, 8), (2, 5, 3), (9, 9)], (2, 6, 3)),  # causal: the mask is ignored
+])
+def test_output_shapes_from_the_arrays_agree_with_infer_and_evaluate(causal, shapes, expected):
+    """output_shapes is worked out from the arrays' shapes (not infer, which a decode step would run every
+    step); it must say what infer and evaluate say."""
+    op = ScaledDotProductAttention(causal=causal)
+    arrays = [np.zeros(shape, np.float32) for shape in shapes]
+    assert op.output_shapes(arrays) == [expected]
+    types = [tt(",".join(map(str, shape))) for shape in shapes]
+    assert infer(op, types, [None] * len(types)) == ["[" + ",".join(map(str, expected)) + "]"]
+    assert op.evaluate(arrays)[0].shape == expected
+    assert not ScaledDotProductAttention.shapes_read_values()  # the runtime remembers it per input shapes
+
+
+def test_output_shapes_refuses_what_evaluate_refuses():
+    op = ScaledDotProductAttention(causal=False)
+    with pytest.raises(OpError, match=r"Source sequence length of key and value must match. Got: \[1, 5, 8\] and "
+                                      r"\[1, 4, 8\]"):
+        op.output_shapes([np.zeros((1, 2, 8), np.float32), np.zeros((1, 5, 8), np.float32),
+                          np.zeros((1, 4, 8), np.float32)])

@@ -27,12 +27,13 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
+from irgraph.ops.families.array_broadcast import INCONSISTENT_SHAPES, broadcast_arrays
+from irgraph.ops.memo import remembered
 from irgraph.ops.numeric import convert, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.traits import OpTraits, UfuncCall
 
 AUTO_BROADCAST_MODES = ("none", "numpy", "pdpd")
-INCONSISTENT_SHAPES = "Argument shapes are inconsistent."
 INCONSISTENT_TYPES = "Argument element types are inconsistent."
 
 _WIDENED = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)}
@@ -136,42 +137,6 @@ def broadcast_shapes(a: Shape, b: Shape, mode: str) -> Shape:
     return Shape(tuple(dims))
 
 
-def broadcast_arrays(a: np.ndarray, b: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """The two arrays ready for a NumPy ufunc under ``mode``, and the output shape (nothing copied)."""
-    if mode == "none":
-        if a.shape != b.shape:
-            raise OpError(f"{INCONSISTENT_SHAPES} auto_broadcast 'none' needs equal shapes. Got: "
-                          f"{list(a.shape)} and {list(b.shape)}")
-        return a, b, a.shape
-    if mode == "pdpd":
-        aligned = b.reshape(pdpd_shape(a.shape, b.shape))
-        try:
-            shape = np.broadcast_shapes(a.shape, aligned.shape)
-        except ValueError:
-            failed = f"pdpd broadcast of {list(b.shape)} into {list(a.shape)} fails"
-            raise OpError(f"{INCONSISTENT_SHAPES} {failed}") from None
-        return a, aligned, shape
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise OpError(f"{INCONSISTENT_SHAPES} numpy broadcast of {list(a.shape)} and {list(b.shape)} fails") from None
-    return a, b, shape
-
-
-def pdpd_shape(target: tuple[int, ...], source: tuple[int, ...]) -> tuple[int, ...]:
-    """``source`` as OpenVINO's reference aligns it under pdpd (axis 0): trailing 1s dropped, then
-    padded with 1s to the rank of ``target``."""
-    if len(source) > len(target):
-        raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast needs rank(b) <= rank(a). Got: "
-                      f"{list(target)} and {list(source)}")
-    if any(s > t or (s == 0 and t == 1) for s, t in zip(source, target, strict=False)):
-        raise OpError(f"{INCONSISTENT_SHAPES} pdpd broadcast of {list(source)} into {list(target)} fails")
-    trimmed = list(source)
-    while trimmed and trimmed[-1] == 1:
-        trimmed.pop()
-    return tuple(trimmed) + (1,) * (len(target) - len(trimmed))
-
-
 def widened(compute: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
     """``compute(*arrays)``; f16 and bf16 through f32, rounded back once (OpenVINO's reference)."""
     with np.errstate(all="ignore"):
@@ -238,12 +203,12 @@ class BinaryElementwise(Op):
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"{INCONSISTENT_TYPES} Got: {a.dtype} and {b.dtype}")
-        self.type_rule.check(ElementType.from_numpy(a.dtype))
-        a, b, shape = broadcast_arrays(a, b, self.auto_broadcast)
-        expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
-        ufunc = self.in_place_ufunc()
-        if target is not None and ufunc is not None and fits(target, shape, a.dtype) and expected == a.dtype \
-                and a.dtype not in _WIDENED:
+        # the checks and the broadcast shape depend on the shapes and the dtype alone: worked out once per those
+        # (a decoder runs its element-wise layers on the same shapes at every step, through the general path)
+        shape, aligned, expected, ufunc = remembered(self, (a.shape, b.shape, a.dtype), lambda: self._planned(a, b))
+        if aligned is not None:
+            b = b.reshape(aligned)
+        if target is not None and ufunc is not None and fits(target, shape, a.dtype):
             with np.errstate(all="ignore"):
                 ufunc(a, b, out=target)
             return [target]
@@ -251,6 +216,17 @@ class BinaryElementwise(Op):
         if result.dtype != expected:
             result = result.astype(expected)
         return [result if result.shape == shape else np.broadcast_to(result, shape).copy()]
+
+    def _planned(self, a: np.ndarray, b: np.ndarray
+                 ) -> tuple[tuple[int, ...], tuple[int, ...] | None, np.dtype | None, np.ufunc | None]:
+        """(output shape, the shape ``b`` is aligned to when pdpd reshapes it, the output dtype, the ufunc that
+        writes the output into input 0's array when it may), or OpError for inputs the op refuses."""
+        self.type_rule.check(ElementType.from_numpy(a.dtype))
+        _, aligned, shape = broadcast_arrays(a, b, self.auto_broadcast)
+        expected = self.output_element_type(ElementType.from_numpy(a.dtype)).numpy_dtype
+        ufunc = self.in_place_ufunc()
+        writes_over = ufunc is not None and expected == a.dtype and a.dtype not in _WIDENED
+        return shape, aligned.shape if aligned is not b else None, expected, ufunc if writes_over else None
 
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> Any:
         """The values; members with attributes override this instead of setting ``compute``."""

@@ -43,6 +43,7 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import TypeRule
+from irgraph.ops.memo import remembered, value_key
 from irgraph.ops.numeric import convert, round_float
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, integer_values, shape_text
 
@@ -289,11 +290,20 @@ class Reduction(Op):
               "keep_dims needs data of rank >= 1 to keep an axis of. Got a scalar")
 
     def _axes(self, data: np.ndarray, axes: np.ndarray) -> tuple[int, ...]:
+        """The normalized axes, remembered per the data's rank and the axes' values (asked at every run)."""
+        key = value_key(axes)
+        if key is None:
+            return self._normalized_axes(data.ndim, axes)
+        return remembered(self, (data.ndim, key), lambda: self._normalized_axes(data.ndim, axes))
+
+    def _normalized_axes(self, rank: int, axes: np.ndarray) -> tuple[int, ...]:
         element_type = ElementType.from_numpy(axes.dtype)
-        check(element_type.is_integral, _AXES_TYPE.format(type=element_type))
-        check(axes.ndim <= 1, _AXES_RANK.format(shape=shape_text(axes.shape)))
-        self._check_scalar(data.ndim, axes)
-        return reduction_axes(integer_values(axes, "axes"), data.ndim)
+        if not element_type.is_integral:  # messages formatted only on failure
+            raise OpError(_AXES_TYPE.format(type=element_type))
+        if axes.ndim > 1:
+            raise OpError(_AXES_RANK.format(shape=shape_text(axes.shape)))
+        self._check_scalar(rank, axes)
+        return reduction_axes(integer_values(axes, "axes"), rank)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
         """The reduced shape (an empty reduced axis may make it larger than the data)."""

@@ -13,6 +13,7 @@ from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
 from irgraph.ops.families.convolution import CONVOLUTION_TOLERANCE
 from irgraph.ops.families.convolution_kernels import widen
 from irgraph.ops.families.elementwise import broadcast_dim
+from irgraph.ops.memo import remembered
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
@@ -65,9 +66,10 @@ class MatMul(Op):
         elif self.transpose_b:
             b[-2], b[-1] = b[-1], b[-2]
         # OpenVINO 2026.4.1 compares K only when both are static (1..3 against 4..6 passes).
-        check(not (a[-1].is_static and b[-2].is_static) or a[-1] == b[-2],
-              f"Incompatible MatMul matrix dimension. First input dimension={a[-1]} at COL_INDEX_DIM={len(a) - 1} "
-              f"doesn't match the second input dimension={b[-2]} at ROW_INDEX_DIM={len(b) - 2}")
+        if a[-1].is_static and b[-2].is_static and a[-1] != b[-2]:  # the message built only on failure
+            raise OpError(f"Incompatible MatMul matrix dimension. First input dimension={a[-1]} at "
+                          f"COL_INDEX_DIM={len(a) - 1} doesn't match the second input dimension={b[-2]} at "
+                          f"ROW_INDEX_DIM={len(b) - 2}")
         rank = max(len(a), len(b))
         a_batch = [one] * (rank - len(a)) + a[:-2]
         b_batch = [one] * (rank - len(b)) + b[:-2]
@@ -75,9 +77,9 @@ class MatMul(Op):
         for index, (x, y) in enumerate(zip(a_batch, b_batch, strict=True)):
             dim = broadcast_dim(x, y)
             if dim is None:  # OpenVINO 2026.4.1 refuses two static dims only; 2 against 4.. gives ?
-                check(not (x.is_static and y.is_static), f"Incompatible MatMul batch dimension. Can't merge first "
-                                                         f"input dimension={x} with second input dimension={y} at "
-                                                         f"index={index}")
+                if x.is_static and y.is_static:
+                    raise OpError(f"Incompatible MatMul batch dimension. Can't merge first input dimension={x} with "
+                                  f"second input dimension={y} at index={index}")
                 dim = Dim.dynamic()
             batch.append(dim)
         dims = [*batch] + ([] if a_row else [a[-2]]) + ([] if b_column else [b[-1]])
@@ -115,13 +117,17 @@ class MatMul(Op):
 
         return product if natural == shape else reshaped_product
 
+    def _static_shape(self, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+        return self.output_shape([Dim.static(d) for d in a], [Dim.static(d) for d in b]).to_tuple()
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """``np.matmul`` (BLAS for floats) after the transposes."""
         a, b = inputs
         if a.dtype != b.dtype:
             raise OpError(f"Arguments do not have the same element type (arg0 element type: "
                           f"{ElementType.from_numpy(a.dtype)}, arg1 element type: {ElementType.from_numpy(b.dtype)}).")
-        shape = self.output_shape([Dim.static(d) for d in a.shape], [Dim.static(d) for d in b.shape]).to_tuple()
+        # the shape rule on Dims costs more than a decode step's product: remembered per the operands' shapes
+        shape = remembered(self, (a.shape, b.shape), lambda: self._static_shape(a.shape, b.shape))
         left = a.swapaxes(-1, -2) if self.transpose_a and a.ndim > 1 else a
         right = b.swapaxes(-1, -2) if self.transpose_b and b.ndim > 1 else b
         with np.errstate(all="ignore"):

@@ -12,6 +12,7 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_shapes
+from irgraph.ops.memo import remembered, value_key
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.registry import register
 
@@ -24,8 +25,8 @@ def target_dims(value: np.ndarray | PartialValue) -> list[Dim]:
         except ValueError as err:
             raise OpError(str(err)) from None
     entries = integer_values(value, "target_shape")
-    for entry in entries:
-        check(entry >= 0, f"Broadcast target shape must hold non-negative dims. Got: {shape_text(entries)}")
+    if any(entry < 0 for entry in entries):  # the message built only on failure (a decode step plans ~30)
+        raise OpError(f"Broadcast target shape must hold non-negative dims. Got: {shape_text(entries)}")
     return [Dim.static(v) for v in entries]
 
 
@@ -130,9 +131,17 @@ class _Broadcast(Op):
         return [self._plan(inputs)[1]]
 
     def _plan(self, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(the input reshaped so NumPy broadcasts it, the output shape)."""
+        """(the input reshaped so NumPy broadcasts it, the output shape), remembered per the input's shape and
+        the target's (and axes') values: ``output_shapes`` and ``evaluate`` both ask, at every run."""
+        keys = [value_key(value) for value in inputs[1:]]
+        if None in keys:
+            return self._planned(inputs)
+        return remembered(self, (np.shape(inputs[0]), *keys), lambda: self._planned(inputs))
+
+    def _planned(self, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], tuple[int, ...]]:
         data = inputs[0]
-        check(np.ndim(inputs[1]) == 1, f"Broadcast shape rank must be 1, but has {shape_text(np.shape(inputs[1]))}")
+        if np.ndim(inputs[1]) != 1:
+            raise OpError(f"Broadcast shape rank must be 1, but has {shape_text(np.shape(inputs[1]))}")
         mode = self.mode.lower()
         dims = target_dims(inputs[1])
         axes = None

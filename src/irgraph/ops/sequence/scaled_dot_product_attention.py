@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.ops.families.elementwise import broadcast_dim, broadcast_shapes
-from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
+from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
@@ -51,27 +52,32 @@ class ScaledDotProductAttention(Op):
         query, key, value = inputs[:3]
         element_type = ElementType.DYNAMIC
         for name, tensor in (("query", query), ("key", key), ("value", value)):
-            check(tensor.element_type.is_dynamic or tensor.element_type.is_real,
-                  f"The element type of '{name}' must be a floating-point type. Got: {tensor.element_type}")
-            element_type = checked(element_type.merge(tensor.element_type), "Element types of query, key and value "
-                                   f"must match. Got: {query.element_type}, {key.element_type}, {value.element_type}")
-            check(tensor.shape.rank_is_dynamic or tensor.shape.rank >= 3,
-                  f"Query, key and value inputs must be at least 3D. Got {name}: {tensor.shape}")
+            # messages built only on failure: a decoder's SDPA is inferred at every step (its KV cache grows)
+            if not (tensor.element_type.is_dynamic or tensor.element_type.is_real):
+                raise OpError(f"The element type of '{name}' must be a floating-point type. Got: "
+                              f"{tensor.element_type}")
+            merged = element_type.merge(tensor.element_type)
+            if merged is None:
+                raise OpError("Element types of query, key and value must match. Got: "
+                              f"{query.element_type}, {key.element_type}, {value.element_type}")
+            element_type = merged
+            if not (tensor.shape.rank_is_dynamic or tensor.shape.rank >= 3):
+                raise OpError(f"Query, key and value inputs must be at least 3D. Got {name}: {tensor.shape}")
         if len(inputs) > 3:
             mask = inputs[3].element_type
-            check(mask.is_dynamic or mask is ElementType.BOOLEAN or element_type.merge(mask) is not None,
-                  f"The element type of attention_mask must be boolean or the query's type. Got: {mask}")
+            if not (mask.is_dynamic or mask is ElementType.BOOLEAN or element_type.merge(mask) is not None):
+                raise OpError(f"The element type of attention_mask must be boolean or the query's type. Got: {mask}")
         if len(inputs) > 4:
-            check(element_type.merge(inputs[4].element_type) is not None,
-                  f"The element type of scale must be the query's type. Got: {inputs[4].element_type}")
-            check(inputs[4].shape.rank_is_dynamic or inputs[4].shape.rank <= 1,
-                  f"Scale input must be a scalar. Got: {inputs[4].shape}")
+            if element_type.merge(inputs[4].element_type) is None:
+                raise OpError(f"The element type of scale must be the query's type. Got: {inputs[4].element_type}")
+            if not (inputs[4].shape.rank_is_dynamic or inputs[4].shape.rank <= 1):
+                raise OpError(f"Scale input must be a scalar. Got: {inputs[4].shape}")
         if query.shape.rank_is_dynamic or value.shape.rank_is_dynamic:
             return [TensorType(element_type, Shape(None))]
-        check(key.shape.rank_is_dynamic or key.shape[-1].compatible(query.shape[-1]),
-              f"Embedding dimension of query and key must match. Got: {query.shape} and {key.shape}")
-        check(key.shape.rank_is_dynamic or key.shape[-2].compatible(value.shape[-2]),
-              f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
+        if not (key.shape.rank_is_dynamic or key.shape[-1].compatible(query.shape[-1])):
+            raise OpError(f"Embedding dimension of query and key must match. Got: {query.shape} and {key.shape}")
+        if not (key.shape.rank_is_dynamic or key.shape[-2].compatible(value.shape[-2])):
+            raise OpError(f"Source sequence length of key and value must match. Got: {key.shape} and {value.shape}")
         batch = broadcast_shapes(_batch(query.shape), _batch(value.shape), "numpy")
         batch = broadcast_shapes(batch, _batch(key.shape), "numpy")
         length = query.shape[-2]
@@ -81,10 +87,10 @@ class ScaledDotProductAttention(Op):
             # one-row query under an [L, S] mask gives L rows (the decomposition adds the mask to Q K^T).
             source = key.shape[-2] if not key.shape.rank_is_dynamic else Dim.dynamic()
             merged_length = broadcast_dim(length, mask_shape[-2]) if mask_shape.rank >= 2 else None
-            mismatch = (f"Attention mask input shape not compatible with other inputs. Got: {mask_shape} for query "
-                        f"{query.shape} and key {key.shape}")
-            check(broadcast_dim(source, mask_shape[-1]) is not None, mismatch)
-            length = checked(merged_length, mismatch)
+            if broadcast_dim(source, mask_shape[-1]) is None or merged_length is None:
+                raise OpError(f"Attention mask input shape not compatible with other inputs. Got: {mask_shape} for "
+                              f"query {query.shape} and key {key.shape}")
+            length = merged_length
             batch = broadcast_shapes(batch, _batch(mask_shape), "numpy")  # the mask's batch dims count too
         if batch.dims is None:
             return [TensorType(element_type, Shape(None))]
@@ -97,21 +103,34 @@ class ScaledDotProductAttention(Op):
         shape = inputs[3].shape
         return None if not shape.rank_is_dynamic and shape.rank == 0 else shape
 
+    def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
+        """The shape ``evaluate`` gives, from the arrays' shapes by ``evaluate``'s own checks: a decoder's SDPA
+        meets a new key length at every step, and ``infer`` on static types cost ~10x as much. The element
+        types were checked by ``infer`` when the Interpreter was built (the run keeps them)."""
+        return [self._shape(inputs)[0]]
+
+    @classmethod
+    def shapes_read_values(cls) -> bool:
+        """False: ``output_shapes`` is overridden for speed; the shapes still depend on input shapes alone."""
+        return False
+
     def _shape(self, inputs: Sequence[np.ndarray]) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
         query, key, value = inputs[:3]
         check(min(query.ndim, key.ndim, value.ndim) >= 3, "Query, key and value inputs must be at least 3D")
-        check(query.shape[-1] == key.shape[-1], f"Embedding dimension of query and key must match. Got: "
-              f"{list(query.shape)} and {list(key.shape)}")
-        check(key.shape[-2] == value.shape[-2], f"Source sequence length of key and value must match. Got: "
-              f"{list(key.shape)} and {list(value.shape)}")
+        if query.shape[-1] != key.shape[-1]:  # messages built only on failure: this runs at every decode step
+            raise OpError(f"Embedding dimension of query and key must match. Got: {list(query.shape)} and "
+                          f"{list(key.shape)}")
+        if key.shape[-2] != value.shape[-2]:
+            raise OpError(f"Source sequence length of key and value must match. Got: {list(key.shape)} and "
+                          f"{list(value.shape)}")
         batches = [query.shape[:-2], key.shape[:-2], value.shape[:-2]]
         length = query.shape[-2]
         if not self.causal and len(inputs) > 3 and inputs[3].ndim:
             mask = inputs[3].shape
             merged_length = _broadcast_size(length, mask[-2]) if len(mask) >= 2 else None
-            check(merged_length is not None and _broadcast_size(key.shape[-2], mask[-1]) is not None,
-                  f"Attention mask input shape not compatible with other inputs. Got: {list(mask)} for "
-                  f"query {list(query.shape)} and key {list(key.shape)}")
+            if merged_length is None or _broadcast_size(key.shape[-2], mask[-1]) is None:
+                raise OpError(f"Attention mask input shape not compatible with other inputs. Got: {list(mask)} for "
+                              f"query {list(query.shape)} and key {list(key.shape)}")
             length = merged_length
             batches.append(mask[:-2])
         try:

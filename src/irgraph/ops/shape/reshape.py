@@ -10,6 +10,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
+from irgraph.ops.memo import remembered, value_key
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, shape_text
 from irgraph.ops.plan_step import reshaping
 from irgraph.ops.registry import register
@@ -82,10 +83,8 @@ class Reshape(Op):
                 if source.rank_is_dynamic:
                     dims.append(Dim.dynamic())
                     continue
-                check(
-                    index < source.rank,
-                    f"'0' dimension is out of range. Got: pattern index {index}, input shape {source}",
-                )
+                if index >= source.rank:
+                    raise OpError(f"'0' dimension is out of range. Got: pattern index {index}, input shape {source}")
                 dims.append(source[index])
                 copied.add(index)
             else:
@@ -95,11 +94,9 @@ class Reshape(Op):
             # Stricter than OpenVINO 2026.4.1, which accepts [1,0] -> [0] with special_zero (output [1])
             # and then reads an element the input does not have.
             have, want = math.prod(source.to_tuple()), math.prod(d.value for d in target)
-            check(
-                have == want,
-                f"Requested output shape {shape_text([d.value for d in target])} is incompatible with input shape "
-                f"{source}",
-            )
+            if have != want:  # the message built only on failure: formatting shapes costs more than the check
+                raise OpError(f"Requested output shape {shape_text([d.value for d in target])} is incompatible with "
+                              f"input shape {source}")
         return Shape(tuple(target))
 
     @staticmethod
@@ -132,12 +129,19 @@ class Reshape(Op):
         return Dim(low, high)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]]:
-        """The target shape: the pattern's values resolved against the data's shape."""
+        """The target shape: the pattern's values resolved against the data's shape (remembered per both: a
+        decoder reshapes the same shapes by the same patterns at every step)."""
         data, pattern = inputs
-        check(np.ndim(pattern) <= 1,
-              f"Pattern shape must have rank 1 or be empty. Got: {shape_text(np.shape(pattern))}")
+        key = value_key(pattern)
+        if key is None:
+            return [self._resolved(data, pattern)]
+        return [remembered(self, (np.shape(data), key), lambda: self._resolved(data, pattern))]
+
+    def _resolved(self, data: np.ndarray, pattern: np.ndarray) -> tuple[int, ...]:
+        if np.ndim(pattern) > 1:
+            raise OpError(f"Pattern shape must have rank 1 or be empty. Got: {shape_text(np.shape(pattern))}")
         entries = integer_values(pattern, "shape")
-        return [self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()]
+        return self._target(Shape.static(np.shape(data)), list(entries)).to_tuple()
 
     def bound_evaluate(self, inputs: Sequence[TensorType], constants: Sequence[np.ndarray | None],
                        outputs: Sequence[TensorType]) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]] | None:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, Shape, TensorType
+from irgraph.ops.memo import remembered, value_key
 from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis, shape_text
 from irgraph.ops.plan_step import reshaping
 from irgraph.ops.registry import register
@@ -52,9 +54,19 @@ class Unsqueeze(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """A reshaped view."""
         data, axes = inputs
-        check(np.ndim(axes) <= 1, AXES_RANK.format(shape_text(np.shape(axes))))
-        dims = _inserted([Dim.static(s) for s in np.shape(data)], integer_values(axes, "axes"))
-        return [np.reshape(data, tuple(d.value for d in dims))]
+        key = value_key(axes)
+        if key is None:
+            return [np.reshape(data, self._unsqueezed(np.shape(data), axes))]
+        # remembered per the data's shape and the axes' values: a decoder unsqueezes the same at every step
+        shape = np.shape(data)
+        return [np.reshape(data, remembered(self, (shape, key), lambda: self._unsqueezed(shape, axes)))]
+
+    @staticmethod
+    def _unsqueezed(shape: tuple[int, ...], axes: np.ndarray) -> tuple[int, ...]:
+        if np.ndim(axes) > 1:  # the message formatted only on failure
+            raise OpError(AXES_RANK.format(shape_text(np.shape(axes))))
+        dims = _inserted([Dim.static(s) for s in shape], integer_values(axes, "axes"))
+        return tuple(d.value for d in dims)
 
 
 def _inserted(dims: list[Dim], axes: list[int]) -> list[Dim]:
