@@ -58,6 +58,7 @@ OPS_DIR = ROOT / "src" / "irgraph" / "ops"
 # ops/families/ holds the shared kernels; each is judged by the tests of the ops built on it.
 FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "adaptive_pooling": ("tests/ops/pooling",),
+    "array_broadcast": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/condition"),  # binary ops, Select
     "batch_space": ("tests/ops/movement/test_batch_space.py",),
     "block_rearrange": ("tests/ops/movement/test_rearrange.py",),
     "color_convert": ("tests/ops/image/test_color_convert.py",),
