@@ -92,14 +92,16 @@ CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
     "arithmetic": ("tests/ops/arithmetic",
                    "tests/ops/test_shape_propagation.py::test_a_remainder_across_a_period_of_the_divisor_spans_it"),
 }
+FEEDS_TRACED = "tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through"
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
     # reads_values = False: what it changes (folding ShapeOf of a static input) is tested with the folding
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
     # forwards_values: what it changes (the range of random ids that reach a Gather through it) is tested with the feeds
-    "type/convert.py": ("tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through_a_convert",),
-    "shape/reshape.py": ("tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through_a_reshape",),
+    "type/convert.py": (f"{FEEDS_TRACED}_a_convert",),
+    "shape/reshape.py": (f"{FEEDS_TRACED}_a_reshape",),
+    "shape/unsqueeze.py": (f"{FEEDS_TRACED}_an_unsqueeze",),
 }
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",

@@ -52,3 +52,18 @@ def test_gather_indices_are_traced_back_through_a_reshape() -> None:
     ir.infer_shapes(m)
     _, note = random_feeds(m, {}, 1, 100)
     assert note.endswith("ids i64[1,3] in [0, 4] (indices of Gather 'g', 5 entries)")
+
+
+def test_gather_indices_are_traced_back_through_an_unsqueeze() -> None:
+    """Unsqueeze forwards its input's values: ids [3] made [1,3] still index the table."""
+    from irgraph.ops.shape.unsqueeze import Unsqueeze
+
+    m = ir.Model("g")
+    x = m.parameter("x", [5])
+    ids = m.parameter("ids", [3], "i64")
+    wide = m.add_node(Unsqueeze(), "u", [ids, m.const(np.array([0], np.int64))])
+    gather = m.add_node(Gather8(batch_dims=0), "g", [x, OutputPort(wide.id, 0), m.const(np.int64(0))])
+    m.result(OutputPort(gather.id, 0), name="y")
+    ir.infer_shapes(m)
+    _, note = random_feeds(m, {}, 1, 100)
+    assert note.endswith("ids i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")

@@ -97,3 +97,37 @@ def test_squeeze_evaluate_takes_axes_of_rank_one_on_data_of_any_rank():
     assert Squeeze().evaluate([data, np.array([0], np.int64)])[0].shape == (3, 1)
     with pytest.raises(OpError, match=AXES_OF_RANK_TWO):
         Squeeze().evaluate([data, np.array([[0]], np.int64)])
+
+
+@pytest.mark.parametrize("shape", ["1..3,4", "0..3,4", "?,4", "2..3,4"])
+def test_squeeze_of_an_interval_dim_as_openvino(shape):
+    """Squeeze-1 at axis 0 of an interval dim: one that can be 1 goes, as in openvino 2026.4.1."""
+    check_types(Squeeze(), [tt(shape), tt("1", "i64")], ov1.squeeze, [None, np.array([0], np.int64)])
+
+
+def test_unsqueeze_keeps_the_bounds_of_a_dim_it_carries():
+    """ShapeOf -> Gather -> Unsqueeze -> Broadcast's target: the dim 2..5 reaches Broadcast, as in openvino 2026.4.1."""
+    import openvino as ov
+    import openvino.opset3 as ov3
+    import openvino.opset8 as ov8
+
+    import irgraph as ir
+    from irgraph.core.element_types import ElementType
+    from irgraph.core.shapes import Shape
+    from irgraph.graph import OutputPort
+    from irgraph.ops.movement.broadcast import Broadcast3
+    from irgraph.ops.movement.gather import Gather8
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    m = ir.Model("u")
+    x = m.parameter("x", Shape.parse("2..5,3"))
+    dims = m.add_node(ShapeOf3(output_type=ElementType.I64), "s", [x])
+    first = m.add_node(Gather8(batch_dims=0), "g", [OutputPort(dims.id, 0), m.const(np.int64(0)), m.const(np.int64(0))])
+    one = m.add_node(Unsqueeze(), "u", [OutputPort(first.id, 0), m.const(np.array([0], np.int64))])
+    target = m.add_node(Broadcast3(), "b", [m.const(np.float32(1)), OutputPort(one.id, 0)])
+    ir.infer_shapes(m)
+    p = ov1.parameter(ov.PartialShape("[2..5,3]"), ov.Type.f32)
+    zero = ov1.constant(np.int64(0))
+    theirs = ov3.broadcast(ov1.constant(np.float32(1)), ov1.unsqueeze(
+        ov8.gather(ov3.shape_of(p, "i64"), zero, zero), ov1.constant(np.array([0], np.int64))))
+    assert str(m.output_type(OutputPort(target.id, 0)).shape) == str(theirs.get_output_partial_shape(0)) == "[2..5]"
