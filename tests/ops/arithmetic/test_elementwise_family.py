@@ -84,3 +84,48 @@ def test_equal_zeros_of_either_sign_give_the_first_input(op_class):
     (folded,) = ov_reference(same_op(op)(ov_constant(a), ov_constant(b)))
     (got,) = op.evaluate([a, b])
     assert np.signbit(got).tolist() == np.signbit(folded).tolist() == [False, True, False]
+
+
+def test_bf16_results_are_rounded_as_openvinos_reference_rounds_them():
+    """bf16 1.0 + 0.005859375 is f32 1.005859375 (bits 0x3F80C000): ov::bfloat16::round_to_nearest_even of
+    openvino 2026.4.1 adds half a unit only to an odd last bit, so it gives 1.0 where IEEE rounding gives 1.0078125."""
+    import ml_dtypes
+
+    from tests.ops.differential import ov_constant, ov_reference
+
+    a, b = np.array([1.0], ml_dtypes.bfloat16), np.array([0.005859375], ml_dtypes.bfloat16)
+    (folded,) = ov_reference(same_op(Add())(ov_constant(a), ov_constant(b)))
+    (got,) = Add().evaluate([a, b])
+    assert got.astype(np.float32).tolist() == folded.astype(np.float32).tolist() == [1.0]
+
+
+def test_pdpd_with_an_input_of_unknown_rank_gives_an_unknown_rank():
+    """openvino 2026.4.1 infers [...] for pdpd Add of [2,3] and a tensor of unknown rank, either way round."""
+    from tests.ops.differential import check_types
+
+    op = Add(auto_broadcast="pdpd")
+    check_types(op, [tt("2,3"), tt("...")], same_op(op))
+    check_types(op, [tt("..."), tt("2,3")], same_op(op))
+
+
+def test_bounds_pass_a_division_by_exactly_one():
+    """A dim 3..8 divided by 1 (a positive divisor, known exactly) keeps its bounds."""
+    from irgraph.ops.arithmetic.divide import Divide
+
+    dim = PartialValue(np.array([3], np.int64), np.array([8], np.int64))
+    (found,) = Divide().bounds([tt("1", "i64")] * 2, [dim, PartialValue.exact(np.array([1], np.int64))])
+    assert (found.lower.tolist(), found.upper.tolist()) == ([3], [8])
+
+
+def test_a_plain_unary_member_is_a_ufunc_step_on_floats():
+    """Sqrt's compute is np.sqrt itself on f32 and f64 (the plan calls it directly); not on i32 (rounded)."""
+    assert Sqrt().ufunc_call([tt("2", "f32")]) is not None
+    assert Sqrt().ufunc_call([tt("2", "f64")]) is not None
+    assert Sqrt().ufunc_call([tt("2", "i32")]) is None
+
+
+def test_a_plain_unary_member_writes_floats_into_the_target_it_is_given():
+    """evaluate_into of Sqrt on f32: np.sqrt writes into the target (no new array)."""
+    data = np.array([4, 9, 16], np.float32)
+    (got,) = Sqrt().evaluate_into([data], data)
+    assert got is data and data.tolist() == [2, 3, 4]
