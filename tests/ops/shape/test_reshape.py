@@ -140,6 +140,8 @@ def test_a_pattern_of_rank_two_is_refused_as_openvino_does():
     assert check_types(op, [tt("2,3"), tt("1,2", "i64")], lambda x, p: ov_ops.reshape(x, p, False)).refused
     with pytest.raises(OpError, match=r"^Pattern shape must have rank 1 or be empty\. Got: \[1,2\]$"):
         op.infer([tt("2,3"), tt("1,2", "i64")], [None, None])
+    with pytest.raises(OpError, match=r"^Pattern shape must have rank 1 or be empty\. Got: \[1,2\]$"):
+        op.evaluate([np.zeros((2, 3)), np.array([[3, 2]], np.int64)])  # evaluate, called without infer
 
 
 @pytest.mark.parametrize("pattern", ["2", "?"])

@@ -101,8 +101,11 @@ def test_squeeze_evaluate_takes_axes_of_rank_one_on_data_of_any_rank():
 
 @pytest.mark.parametrize("shape", ["1..3,4", "0..3,4", "?,4", "2..3,4"])
 def test_squeeze_of_an_interval_dim_as_openvino(shape):
-    """Squeeze-1 at axis 0 of an interval dim: one that can be 1 goes, as in openvino 2026.4.1."""
+    """Squeeze at axis 0 of an interval dim, as in openvino 2026.4.1: Squeeze-1 drops one that can be 1."""
     check_types(Squeeze(), [tt(shape), tt("1", "i64")], ov1.squeeze, [None, np.array([0], np.int64)])
+    # allow_axis_skip: a dim that may be 1 or not (1..3, 0..3, ?) makes the rank unknown; 2..3 is kept
+    check_types(Squeeze15(allow_axis_skip=True), [tt(shape), tt("1", "i64")], lambda x, a: ov15.squeeze(x, a, True),
+                [None, np.array([0], np.int64)])
 
 
 def test_unsqueeze_keeps_the_bounds_of_a_dim_it_carries():
