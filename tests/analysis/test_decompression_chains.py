@@ -117,3 +117,29 @@ def test_neighbouring_codes_flip_the_lowest_bit(codes: np.ndarray, expected: obj
     neighbour = neighbouring_codes(codes)
     assert neighbour.dtype == codes.dtype and neighbour.shape == codes.shape
     np.testing.assert_array_equal(neighbour, np.asarray(expected, codes.dtype))
+
+
+def test_a_layer_read_twice_inside_a_chain_is_walked_once_and_its_reader_s_other_inputs_still_are() -> None:
+    """Convert(zp) feeds both the Subtract (first input) and the Multiply: the walk reaches it from the Multiply
+    first, and must still go on to the Subtract's second input, the codes' Convert, to find the weight."""
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.matrix.mat_mul import MatMul
+
+    model = ir.Model("shared_zero_point")
+    x = model.parameter("x", [1, 3])
+
+    def port(op: object, name: str, inputs: list[ir.OutputPort]) -> ir.OutputPort:
+        return ir.OutputPort(model.add_node(op, name, inputs).id, 0)
+
+    codes = model.const(np.arange(12, dtype=np.uint8).reshape(4, 3), name="codes")
+    zero_point = model.const(np.full((4, 1), 8, np.uint8), name="zero_point")
+    zero_point_f16 = port(Convert(destination_type=ir.ElementType.F16), "zero_point_f16", [zero_point])
+    codes_f16 = port(Convert(destination_type=ir.ElementType.F16), "codes_f16", [codes])
+    centred = port(Subtract(), "centred", [zero_point_f16, codes_f16])
+    scaled = port(Multiply(), "scaled", [centred, zero_point_f16])
+    weights = port(Convert(destination_type=ir.ElementType.F32), "weights", [scaled])
+    model.result(port(MatMul(transpose_b=True), "y", [x, weights]), name="y")
+    (chain,) = decompression_chains(model)
+    assert model.node(chain.weight).name == "codes" and _names(model, chain.consts) == {"codes", "zero_point"}
+    assert _names(model, chain.layers) == {"zero_point_f16", "codes_f16", "centred", "scaled", "weights"}

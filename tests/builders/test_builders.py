@@ -225,3 +225,59 @@ def test_a_builders_docstring_gives_its_op_classs_summary():
     assert summary == "std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1."
     assert ir.opset1.relu.__doc__.startswith(f"Add a ReLU-1 layer: {summary}\n")
     assert spec_of(Relu).summary == summary  # the typed stubs' docstring
+
+
+def test_a_builder_s_docstring_is_its_op_s_then_its_inputs_and_attributes_with_their_defaults():
+    # docstring() itself, not the builders' __doc__: a namespace makes its builders once, in whichever test is first
+    from irgraph.builders.builder import docstring
+    from irgraph.ops.activation.elu import Elu
+    from irgraph.ops.registry import lookup
+
+    assert docstring(spec_of(Relu)) == ir.opset16.relu.__doc__ == (
+        "Add a ReLU-1 layer: std::max(x, 0): x < 0 ? 0 : x (NaN stays NaN). Spec: Relu-1.\n\n"
+        "Inputs (OutputPorts or values made Consts): data.\nAttributes (keywords): none.\n"
+        "Returns its OutputPort; the output types are inferred at once.")
+    assert "\nAttributes (keywords): alpha.\n" in docstring(spec_of(Elu))
+    assert ("\nAttributes (keywords): kernel=(), strides=(), pads_begin=(), pads_end=(), exclude_pad=False, "
+            "auto_pad='explicit', rounding_type='floor', dilations=().\n") in docstring(spec_of(lookup("AvgPool",
+                                                                                                      "opset16")))
+
+
+def test_trailing_optional_inputs_may_be_left_out_and_ints_are_taken_for_floats(model):
+    x = model.parameter("x", [2, 1, 3])
+    assert str(model.output_type(ir.opset16.squeeze(x))) == "f32[2,3]"  # no axes: every 1 goes
+    alpha = model.node(ir.opset16.elu(x, alpha=1).node_id).op.alpha
+    assert type(alpha) is float and alpha == 1.0
+
+
+def test_an_attribute_the_op_refuses_is_named_with_the_builder(model):
+    x = model.parameter("x", [2, 1, 3])
+    with pytest.raises(OpError, match=r"^split: Attribute 'num_splits' must be greater than zero\. Got: 0$"):
+        ir.opset16.split(x, 0, num_splits=0)
+
+
+def test_what_a_builder_returns_follows_the_op_s_output_count():
+    """Ops with an output count of their own: a cell's one state, NMS-1/3/4's one output, Result's none. (The specs
+    are read afresh: spec_of keeps the ones a namespace read in whichever test came first.)"""
+    from irgraph.builders.spec import Returns, _read_spec
+    from irgraph.ops.infrastructure.result import Result
+    from irgraph.ops.registry import lookup
+
+    returned = {name: _read_spec(lookup(name, "opset" + version)).returns for name, version in (
+        ("GRUCell", "3"), ("RNNCell", "1"), ("NonMaxSuppression", "1"), ("NonMaxSuppression", "4"), ("Split", "1"))}
+    assert returned == {"GRUCell": Returns.PORT, "RNNCell": Returns.PORT, "NonMaxSuppression": Returns.PORT,
+                        "Split": Returns.PORTS}
+    assert _read_spec(Result).returns == Returns.NODE
+
+
+def test_only_string_attributes_ending_in_type_whose_default_is_an_element_type_name_take_element_types():
+    from irgraph.builders.spec import _read_spec  # afresh, as above
+    from irgraph.ops.registry import lookup
+
+    def names_element_type(type_name: str, attribute: str) -> bool:
+        (found,) = [a for a in _read_spec(lookup(type_name, "opset16")).attributes if a.name == attribute]
+        return found.names_element_type
+
+    assert names_element_type("AdaptiveMaxPool", "index_element_type") is True  # 'i64'
+    assert names_element_type("MaxPool", "rounding_type") is False  # 'floor'
+    assert names_element_type("MulticlassNms", "sort_result_type") is False  # 'none'

@@ -52,3 +52,11 @@ def test_write_writes_each_generated_file_once_then_only_what_changed(tmp_path):
     (tmp_path / first).write_text("stale", encoding="utf-8")
     assert stubgen.write(tmp_path) == [tmp_path / first]
     assert (tmp_path / first).read_text(encoding="utf-8") == generated[first]
+
+
+def test_stub_imports_are_in_isort_s_order_by_module_then_name_case_insensitively_then_exactly():
+    imports = [("irgraph.b", "x", "_x"), ("irgraph.a", "zeta", "_z"), ("irgraph.a", "Alpha", "_a2"),
+               ("irgraph.a", "alpha", "_a1"), ("irgraph.a", "ALPHA", "_a0")]
+    assert stubgen._import_lines(imports) == [
+        "from irgraph.a import ALPHA as _a0", "from irgraph.a import Alpha as _a2",
+        "from irgraph.a import alpha as _a1", "from irgraph.a import zeta as _z", "from irgraph.b import x as _x"]

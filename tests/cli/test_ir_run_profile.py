@@ -113,3 +113,15 @@ def test_openvinos_counters_stand_beside_the_layers_of_the_same_name(capsys) -> 
     assert lines[start + 1].split() == ["irgraph", "ms", "share", "openvino", "ms", "kernel", "step", "type", "layer"]
     assert lines.index("by op type:") == start + 2 + 79 + 1
     assert any(line.startswith("openvino's own nodes (named after no layer): ") for line in lines)
+
+
+@pytest.mark.parametrize(("count", "tail"), [(8, "n7 (Reorder)"), (9, "n7 (Reorder) and 1 more")])
+def test_openvinos_own_nodes_are_named_up_to_eight_then_counted(count: int, tail: str) -> None:
+    from irgraph.tools.backends import PerfCounter
+    from irgraph.tools.profiling import Profile
+
+    profile = Profile(layers=[], reference="openvino 2026.4.1 (CPU, f32)", counters=count,
+                      unmatched=[PerfCounter(f"n{i}", "Reorder", "ref_any", "EXECUTED", 0.001) for i in range(count)])
+    last = profile.format()[-1]
+    assert last.startswith(f"openvino's own nodes (named after no layer): {count}, {count}.000 ms; executed: n0 ")
+    assert last.endswith(f"n6 (Reorder), {tail}")

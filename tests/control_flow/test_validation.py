@@ -137,6 +137,14 @@ def test_concatenated_output_without_start_and_end_takes_openvinos_defaults() ->
     assert [str(output.type.shape) for output in model.nodes[2].outputs] == ["[2,1,3]", "[2,1,3]"]  # |-1 - 0| // 1 = 1
 
 
+def test_a_sliced_input_without_start_and_end_slices_the_whole_axis() -> None:
+    """openvino 2026.4.1 reads this file (``<input axis="1" .../>``, nothing else) as [2,4,3], [2,1,3]: the slicing
+    starts at 0 and ends at -1 (the last part), four iterations of one part."""
+    model = tensor_iterator(replace_entry(0, start=None, end=None, stride=None, part_size=None))
+    ir.infer_shapes(model)
+    assert [str(output.type.shape) for output in model.nodes[2].outputs] == ["[2,4,3]", "[2,1,3]"]
+
+
 def test_part_size_and_stride_must_be_usable() -> None:
     model = tensor_iterator(replace_entry(0, part_size=0, stride=0))
     messages = sub_graph_messages(model)

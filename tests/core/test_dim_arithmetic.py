@@ -50,7 +50,8 @@ def test_dim_difference_clamps_at_zero(a, b, difference):
 @pytest.mark.parametrize(
     ("dim", "amount", "padded", "shifted"),
     [("5", -7, "?", "0"), ("5", 2, "7", "7"), ("3..8", -5, "..3", "..3"), ("2..", -4, "?", "?"),
-     ("4..", -2, "2..", "2.."), ("1..3", -5, "?", "0"), ("?", 0, "?", "?")],
+     ("4..", -2, "2..", "2.."), ("1..3", -5, "?", "0"), ("?", 0, "?", "?"), ("2..5", 1, "3..6", "3..6"),
+     ("4", 1, "5", "5"), ("2..5", 0, "2..5", "2..5")],
 )
 def test_dim_padded_loses_a_bound_below_zero_where_shifted_clamps(dim, amount, padded, shifted):
     assert (str(Dim.parse(dim).padded(amount)), str(Dim.parse(dim).shifted(amount))) == (padded, shifted)
@@ -145,3 +146,9 @@ def test_divisions_are_sound(member, divisor):
         assert quotient.min == multiples[0] // divisor
         if dim.max is not None:
             assert quotient.max == multiples[-1] // divisor
+
+
+@pytest.mark.parametrize(("dim", "written"), [("3", 3), ("0", 0), ("?", -1), ("2..", "2.."), ("..8", "..8"),
+                                              ("2..8", "2..8")])
+def test_a_dim_in_the_tools_json_is_its_size_minus_one_or_its_interval(dim, written):
+    assert Dim.parse(dim).to_json() == written

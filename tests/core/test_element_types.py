@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ml_dtypes
+import numpy as np
+import pytest
+
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrError
 
 
 def test_the_sub_byte_types_are_packed():
@@ -34,3 +39,10 @@ def test_a_whole_byte_type_is_as_wide_as_its_numpy_dtype():
     whole = [e for e in ElementType if e.numpy_dtype is not None and not e.is_packed and e is not ElementType.STRING]
     assert len(whole) == 16
     assert {e.ir_name: e.bitwidth for e in whole} == {e.ir_name: 8 * e.numpy_dtype.itemsize for e in whole}
+
+
+def test_the_dtype_of_a_type_with_values_and_the_refusal_of_dynamic():
+    assert (ElementType.F16.dtype, ElementType.BF16.dtype, ElementType.I64.dtype) == (
+        np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.int64))
+    with pytest.raises(IrError, match=r"^element type dynamic has no values, hence no NumPy dtype$"):
+        ElementType.DYNAMIC.dtype  # noqa: B018  # the property raises

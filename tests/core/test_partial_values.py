@@ -22,3 +22,8 @@ def test_a_shape_from_bounds_refuses_a_negative_lower_bound_with_openvinos_messa
     with pytest.raises(ValueError, match=r"^Value for partial shape evaluation can't be lower than zero\. "
                                          r"Got lower bounds \[-1, 2\]$"):
         bad.shape_dims()
+
+
+def test_bounds_are_exact_when_every_lower_bound_equals_its_upper_bound() -> None:
+    assert PartialValue.exact(np.array([2, 3], np.int64)).is_exact is True
+    assert PartialValue(np.array([2, 3], np.int64), np.array([2, 4], np.int64)).is_exact is False

@@ -79,3 +79,31 @@ def test_a_body_names_its_port_map_tag_and_splits_inputs_from_outputs():
     assert then_body.inputs == [entries[0], entries[2]]
     assert then_body.outputs == [entries[1]]
     assert Body("body", ir.Model(), None).inputs == []
+
+
+def test_connect_all_refuses_an_edge_from_a_missing_layer_and_keeps_plain_handles():
+    model = ir.Model()
+    a = model.parameter("a", [2])
+    node = model.add_node(Result(), "r", [], num_inputs=1)
+    with pytest.raises(GraphError, match=r"^there is no layer with id 99$"):
+        model.connect_all([(OutputPort(99, 0), InputPort(node.id, 0))])
+    assert a.model is model  # a builder's port remembers its model; the graph keeps a plain handle
+    model.connect_all([(a, InputPort(node.id, 0))])
+    kept = model.producer(InputPort(node.id, 0))
+    assert type(kept) is OutputPort and kept.model is None and kept == a
+
+
+def test_results_sharing_one_name_get_numbered_keys_in_order():
+    model = ir.Model()
+    x = model.parameter("x", [2])
+    results = [model.result(x, name="y") for _ in range(3)]
+    assert [model.output_keys()[result.id] for result in results] == ["y", "y#2", "y#3"]
+
+
+def test_an_unknown_name_lists_at_most_five_close_matches():
+    model = ir.Model()
+    for index in range(7):
+        model.parameter(f"input_{index}", [2])
+    with pytest.raises(ExtractError, match=r"^no tensor is called 'input_'; close matches: 'input_6', 'input_5', "
+                                           r"'input_4', 'input_3', 'input_2'$"):  # difflib's closest first
+        resolve_tensor(model, "input_")

@@ -76,3 +76,12 @@ def test_a_well_formed_file_still_loads(model, capsys):
     (iteration,) = polygraphy_json.read_arrays(str(data), 100)
     np.testing.assert_array_equal(iteration["x"], X)
     assert ir_run.main([str(model.xml), "--load-inputs", str(data)]) == 0
+
+
+def test_an_array_with_characters_outside_base64_is_refused_not_read_without_them(model):
+    data = model.directory / "in.json"
+    encoded = json.loads(_array(X))
+    encoded["array"] = encoded["array"][:8] + "*" + encoded["array"][8:]  # base64 without validation skips the '*'
+    data.write_text(json.dumps([{"x": encoded}]), "utf-8")
+    expect_error(lambda: polygraphy_json.read_iterations(str(data)), IrIOError,
+                 "cannot read the Polygraphy JSON file: array 'x' is not valid base64", file=data)

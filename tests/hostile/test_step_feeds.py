@@ -34,6 +34,31 @@ def test_a_step_number_of_5000_digits_is_refused_not_an_internal_error(write_ir,
     assert len(outcome.err) < 400
 
 
+def test_a_step_number_of_18_digits_is_still_read_as_a_number(write_ir, capsys):
+    """18 digits always fit an int64; the refusal by length starts at 19."""
+    files = write_ir(*split_model())
+    feeds = files.directory / "steps.npz"
+    npz.write_npz(str(feeds), {"step1/x": X, "step" + "9" * 18 + "/x": X})
+    expect_cli_error(ir_run.main, [files.xml, "--inputs", feeds], capsys, EXIT_USAGE,
+                     "the inputs give steps 1, 999999999999999999; steps are numbered from 1 without a gap "
+                     "(step1/NAME, step2/NAME, ...): step 2 is missing")
+
+
+def test_a_folder_of_steps_notes_the_files_it_reads_nothing_from(tmp_path):
+    from irgraph.tools.step_feeds import _step_files
+
+    for name in ("step2.npz", "step1.npz"):
+        npz.write_npz(str(tmp_path / name), {"x": X})
+    (tmp_path / "README.txt").write_text("how these were made")
+    notes: list[str] = []
+    assert _step_files(str(tmp_path), notes) == [str(tmp_path / "step1.npz"), str(tmp_path / "step2.npz")]
+    assert notes == [f"{tmp_path}: no input read from what is no .npz file: README.txt"]
+    quiet: list[str] = []
+    _step_files(str(tmp_path), None)
+    (tmp_path / "README.txt").unlink()
+    assert _step_files(str(tmp_path), quiet) and quiet == []
+
+
 def test_more_steps_than_a_run_may_take_are_refused_before_any_is_read(write_ir, capsys, monkeypatch):
     # --steps stops at MAX_STEPS; per-step inputs must not give more (100,001 tiny members make a 20 MB file).
     monkeypatch.setattr(step_feeds, "MAX_STEPS", 3)

@@ -132,7 +132,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "graph": (("src/irgraph/graph/*.py",),
               ("tests/graph", "tests/hostile/test_graph_errors.py",
                "tests/hostile/test_output_names.py", "tests/runtime/test_marking.py",
-               "tests/tools/test_extract.py")),  # graph/names.py resolves the names marking and extraction take
+               "tests/tools/test_extract.py",  # graph/names.py resolves the names marking and extraction take
+               "tests/control_flow/test_validation.py")),  # port maps (graph/subgraph.py) as bodies are checked
     **_op_groups(),
     "builders": (("src/irgraph/builders/**/*.py",),
                  ("tests/builders/test_builders.py", "tests/builders/test_stubs.py")),
@@ -143,7 +144,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "control_flow": (("src/irgraph/control_flow/*.py",),
                      ("tests/control_flow/test_runners.py", "tests/control_flow/test_validation.py",
                       "tests/hostile/test_bodies.py", "tests/hostile/test_body_types.py",
-                      "tests/oracle/test_control_flow_vs_openvino.py")),
+                      "tests/oracle/test_control_flow_vs_openvino.py",
+                      "tests/oracle/test_sub_graph_shapes_vs_openvino.py")),  # inference.py against OpenVINO's
     "runtime": (("src/irgraph/runtime/**/*.py",),
                 ("tests/runtime/test_interpreter.py", "tests/runtime/test_interpreter_reuse.py",
                  "tests/runtime/test_state.py", "tests/runtime/test_marking.py", "tests/runtime/test_in_place.py",
@@ -151,7 +153,11 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/test_seed_examples.py", "tests/hostile/test_run_inputs.py", "tests/hostile/test_outputs.py",
                  "tests/runtime/test_state_openvino.py", "tests/runtime/test_fast_paths.py",
                  "tests/runtime/test_plan.py", "tests/runtime/test_step_shapes.py",
-                 "tests/runtime/test_step_time_hook.py")),
+                 "tests/runtime/test_step_time_hook.py",
+                 "tests/runtime/test_ufunc_steps.py",  # runtime/_fast: the ufunc steps and the plans per shape
+                 "tests/runtime/test_marking_bodies.py", "tests/runtime/test_plan_folding_memory.py",
+                 "tests/runtime/test_keep_weights_compressed.py", "tests/runtime/test_kv_cache.py",
+                 "tests/runtime/test_bound_kernels.py")),
     "io": (("src/irgraph/io/*.py",),
            ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
             "tests/io/test_atomic.py", "tests/hostile/test_special_files.py", "tests/io/test_atomic_edges.py",
@@ -187,7 +193,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                "tests/tools/test_surgery.py", "tests/cli/test_ir_diff_compression.py", "tests/cli/test_ir_diff.py",
                "tests/cli/test_ir_extract.py", "tests/cli/test_ir_run_profile.py",
                "tests/tools/test_extract_names.py", "tests/tools/test_diff_matching.py",
-               "tests/tools/test_feeds_ranges.py")),
+               "tests/tools/test_feeds_ranges.py", "tests/tools/test_tolerances.py", "tests/hostile/test_step_feeds.py",
+               "tests/cli/test_ir_convert_surgery.py")),
     "cli": (("src/irgraph/cli/*.py",),
             ("tests/cli/test_common.py", "tests/cli/test_ir_info.py", "tests/cli/test_ir_validate.py",
              "tests/cli/test_ir_run.py", "tests/cli/test_ir_run_steps.py", "tests/cli/test_ir_convert.py",

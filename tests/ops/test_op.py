@@ -162,3 +162,53 @@ def test_an_op_without_bodies_infers_and_runs_as_itself():
 
     assert op.infer_layer(None, inputs, [None, None], no_body) == [TensorType(ElementType.F32, Shape.static([5]))]
     assert op.plan_step(None, no_body) is op
+
+
+def test_an_opaque_layer_has_the_outputs_its_file_declares_and_names_a_standard_type_as_such():
+    declared = (TensorType(ElementType.F32, Shape.static([2])), TensorType(ElementType.I64, Shape.parse("?")))
+    op = OpaqueOp(op_type="Fancy", op_version="extension", declared_outputs=declared)
+    assert op.output_count([]) == 2 and op.infer([], []) == list(declared)
+    # a catalogued type (what an op module that failed to load leaves): named by its catalogue title
+    assert OpaqueOp(op_type="Relu", op_version="opset1").cannot_run_reason == (
+        "op Relu (version opset1) has no NumPy implementation: ReLU-1 is a standard OpenVINO op irgraph does not "
+        "implement yet")
+
+
+def test_a_plain_step_computing_every_output_runs_as_itself_whichever_outputs_are_read():
+    """Ops and the interpreter's own steps (a Variable's read, a Loop's runner) run as they are by default."""
+    from irgraph.ops.plan_step import PlanStep
+
+    class Twice(PlanStep):
+        def evaluate(self, inputs):
+            return [inputs[0], inputs[0]]
+
+    step, op = Twice(), Split(num_splits=2)
+    assert step.for_outputs([True, False]) is step and op.for_outputs([False, True]) is op
+
+
+def test_a_category_package_that_does_not_exist_has_no_op_module():
+    from irgraph.ops.registry import _module_exists
+
+    assert _module_exists("irgraph.ops.no_such_category.no_such_op") is False
+    assert _module_exists("irgraph.ops.shape.no_such_op") is False
+    assert _module_exists("irgraph.ops.shape.reshape") is True
+
+
+def test_bounds_are_computed_for_outputs_of_at_most_4096_elements():
+    """Shape inference's bounds are for shape vectors: an output above BOUNDS_LIMIT (4096) elements gets none."""
+    from irgraph.core.shapes import PartialValue
+
+    def bounds_of_joined(first: int, second: int):
+        values = [PartialValue(np.zeros(n, np.int64), np.arange(n, dtype=np.int64)) for n in (first, second)]
+        types = [TensorType(ElementType.I64, Shape.static([n])) for n in (first, second)]
+        return Concat(axis=0).bounds(types, values)
+
+    (joined,) = bounds_of_joined(2048, 2048)
+    assert joined.lower.shape == (4096,) and joined.upper[-1] == 2047
+    assert bounds_of_joined(2048, 2049) is None
+
+
+def test_loaded_says_whether_a_type_s_op_module_is_imported():
+    from irgraph.ops.registry import loaded, lookup
+
+    assert lookup("Relu", "opset1") is not None and loaded("Relu") is True

@@ -191,3 +191,17 @@ def test_an_array_held_elsewhere_is_not_written(donations):
         assert interpreter.run({"x": X})["y"].tolist() == (np.arange(6).reshape(2, 3) + 1).tolist()
     np.testing.assert_array_equal(STORED, np.arange(6).reshape(2, 3))
     assert donations == [False, False]  # private by its look, but its reference count gives it away
+
+
+def test_a_chain_of_dynamic_shapes_writes_over_the_fresh_arrays_its_generic_steps_made(donations):
+    """Shapes unknown when the plan is built: no ufunc step, each step's fresh output is tracked at run time."""
+    model = ir.Model("dynamic_chain")
+    x = model.parameter("x", [-1, 3])
+    first = _add(model, x, model.const(np.float32(1)), "a")  # input 0 is the feed: allocates
+    second = _relu(model, first, "r")  # writes over a's fresh output
+    model.result(_add(model, second, model.const(np.float32(-1)), "b"), name="y")
+    feed = X.copy()
+    (y,) = ir.Interpreter(model).run({"x": feed}).values()
+    np.testing.assert_array_equal(y, np.maximum(X + 1, 0) - 1)
+    np.testing.assert_array_equal(feed, X)
+    assert donations == [False, True, True]

@@ -120,3 +120,26 @@ def test_a_generate_loop_is_bit_identical_with_and_without_the_cache_steps(tmp_p
     assert [key for key, _ in fast] == [key for key, _ in plain]
     for (key, mine), (_, theirs) in zip(fast, plain, strict=True):
         assert mine == theirs, key
+
+
+def test_a_buffer_filled_to_its_last_row_is_still_appended_to_in_place():
+    """Six rows take a buffer of 6 + SPARE_ROWS (16) rows; sixteen appends of one row fill it exactly."""
+    step = AppendStep(Concat(axis=2), LIMIT)
+    (value,) = step.evaluate([_rows(5), _rows(1, 100)])
+    buffer = value.base
+    assert step.buffer is not None and step.buffer.shape[2] == 6 + SPARE_ROWS
+    for index in range(SPARE_ROWS):
+        (value,) = step.evaluate([value, _rows(1, index)])
+    assert value.shape[2] == 6 + SPARE_ROWS and value.base is buffer and step.buffer is buffer
+
+
+def test_only_views_of_a_cache_buffer_are_copied_before_a_run_returns_them():
+    from irgraph.runtime._fast.kv_cache import writable_outputs
+
+    step = AppendStep(Concat(axis=2), LIMIT)
+    (cache,) = step.evaluate([_rows(1), _rows(1, 10)])
+    logits = np.ones(3, np.float32)
+    returned = writable_outputs({"cache": cache, "logits": logits}, [step])
+    assert returned["logits"] is logits
+    assert returned["cache"] is not cache and returned["cache"].flags.writeable
+    np.testing.assert_array_equal(returned["cache"], cache)

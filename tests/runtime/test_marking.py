@@ -126,3 +126,18 @@ def test_all_and_names_together_and_clashing_keys() -> None:
     split2.name = "split"  # two layers called 'split': LAYER:PORT would be ambiguous, the id is used
     assert [mark.key for mark in resolve_marks(model, [f"{split2.id}:1"])] == [f"{split2.id}:1"]
     assert [mark.spec for mark in resolve_marks(model, [f"{split2.id}:1"])] == ["split:1"]
+
+
+def test_a_reference_may_name_a_tensor_by_any_of_its_names_or_polygraphy_s_spellings_but_its_key():
+    from irgraph.ops.arithmetic.add import Add
+    from irgraph.runtime.marking import reference_names
+
+    model = ir.Model("aliases")
+    x = model.parameter("x", [2])
+    node = model.add_node(Add(), "add", [x, x])
+    node.outputs[0].tensor_names = ["sum"]
+    total = ir.OutputPort(node.id, 0)
+    model.result(total, name="y")
+    assert reference_names(model, {"sum": total, "x": x}) == {
+        "sum": ["y", "add:0", "sum:0", "y:0", "add"],  # the Result's name, LAYER:PORT, then NAME:0 and NAME
+        "x": ["x:0"]}

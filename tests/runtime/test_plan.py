@@ -114,3 +114,78 @@ def test_a_folded_chain_keeps_only_the_tensors_steps_read_results_return_or_mark
     outputs = interpreter.run({"x": np.ones((1, 3), np.float32)})
     assert outputs["y"].tolist() == [[3.0, 7.5]] and outputs["scaled_copy"].tolist() == [[0.5, 1, 1.5], [2, 2.5, 3]]
     assert outputs["to_f16:0"].tolist() == [[1, 2, 3], [4, 5, 6]]
+
+
+def _matmul_plus_bias(rows: int) -> ir.Model:
+    """y = x @ eye(3) + 1, x f32[rows, 3] (rows -1: dynamic)."""
+    from irgraph.ops.matrix.mat_mul import MatMul
+
+    model = ir.Model("affine")
+    x = model.parameter("x", [rows, 3])
+    product = _port(model, MatMul(), "mm", [x, model.const(np.eye(3, dtype=np.float32))])
+    model.result(_port(model, Add(), "add", [product, model.const(np.ones(3, np.float32))]), name="y")
+    return model
+
+
+def test_an_element_wise_step_after_another_kind_of_step_runs_as_its_one_ufunc_call(monkeypatch):
+    """The Add after a MatMul writes in place (its input 0 dies there) but only a run can tell whether the
+    MatMul's array may be written over: the plan keeps it an in-place step calling np.add directly (no
+    evaluate), and the values are those of the plain path."""
+    monkeypatch.setattr(_fast, "ENABLED", True)
+    interpreter = ir.Interpreter(_matmul_plus_bias(2))
+    assert [(step.node.name, step.kind, step.ufunc, step.direct and step.direct.ufunc) for step in interpreter._plan] \
+        == [("mm", StepKind.GENERIC, None, None), ("add", StepKind.IN_PLACE, None, np.add)]
+    x = np.array([[1.5, -2, 0], [4, 5, -6.25]], np.float32)
+    np.testing.assert_array_equal(interpreter.run({"x": x})["y"], x + 1)
+
+
+def test_steps_of_settled_shapes_within_the_limit_check_no_shape_per_run():
+    """Static shapes within the element limit are checked once, when the plan is built; a dynamic one at every
+    run, before its step allocates."""
+    assert [step.checks_shapes for step in ir.Interpreter(_matmul_plus_bias(2))._plan] == [False, False]
+    assert [step.checks_shapes for step in ir.Interpreter(_matmul_plus_bias(-1))._plan] == [True, True]
+
+
+def _constants_while_planning(monkeypatch, model: ir.Model, last: str) -> dict[str, bool]:
+    """For each Const of ``model``: whether the planner still holds its value when it plans layer ``last``."""
+    from irgraph.runtime import plan
+
+    held: dict[str, bool] = {}
+    add = plan._Planner.add
+
+    def planning(self, node, sources):
+        add(self, node, sources)
+        if node.name == last:
+            held.update((const.name, self.slots.get((const.id, 0)) in self.constants) for const in model
+                        if const.type_name == "Const")
+
+    monkeypatch.setattr(plan._Planner, "add", planning)
+    ir.Interpreter(model)
+    return held
+
+
+def test_a_constant_read_only_by_a_folded_shape_of_is_dropped_while_planning(monkeypatch):
+    """ShapeOf of a static constant is computed from its shape; nothing else reads the constant, so the planner
+    lets it go (a weight's shape read by a Reshape keeps no copy of the weight)."""
+    from irgraph.ops.shape.reshape import Reshape
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    model = ir.Model("shape_of_weights")
+    x = model.parameter("x", [6])
+    weights = model.const(np.zeros((2, 3), np.float32), name="weights")
+    pattern = _port(model, ShapeOf3(), "shape", [weights])
+    model.result(_port(model, Reshape(special_zero=False), "reshape", [x, pattern]), name="y")
+    assert _constants_while_planning(monkeypatch, model, "reshape")["weights"] is False
+
+
+def test_a_folded_layer_drops_each_constant_it_alone_read_whatever_its_other_inputs_are(monkeypatch):
+    """a + b folds once; ``a`` is also returned by a Result (kept), ``b`` is read by the Add alone (dropped)."""
+    model = ir.Model("folded_sum")
+    x = model.parameter("x", [3])
+    a = model.const(np.arange(3, dtype=np.float32), name="a")
+    b = model.const(np.ones(3, np.float32), name="b")
+    folded = _port(model, Add(), "sum", [a, b])
+    model.result(_port(model, Add(), "plus", [x, folded]), name="y")
+    model.result(a, name="a_out")
+    held = _constants_while_planning(monkeypatch, model, "plus")
+    assert (held["a"], held["b"]) == (True, False)

@@ -254,3 +254,37 @@ def test_attention_s_bound_evaluate_gives_evaluate_s_arrays(case):
     (expected,) = op.evaluate(arrays)
     (got,) = bound(arrays)
     assert (got.dtype, got.shape, got.tobytes()) == (expected.dtype, expected.shape, expected.tobytes())
+
+
+def test_past_the_limit_of_shapes_seen_a_new_shape_is_not_counted_but_one_seen_before_gets_its_plan(monkeypatch):
+    monkeypatch.setattr(specialize, "SEEN_LIMIT", 2)
+    specialiser = specialize.Specialiser()
+    built: list[specialize.ShapeKey] = []
+
+    def build(key):
+        built.append(key)
+        return f"plan of {key}"
+
+    keys = [((0, (rows, 6)),) for rows in (1, 2, 3)]
+    assert [specialiser.interpreter_for(key, build) for key in keys] == [None, None, None]
+    assert list(specialiser.seen) == keys[:2]  # the third shape came past the limit
+    assert specialiser.interpreter_for(keys[2], build) is None
+    assert specialiser.interpreter_for(keys[0], build) == f"plan of {keys[0]}"
+    assert built == [keys[0]]
+
+
+def test_a_compiled_segment_runs_its_steps_in_order_and_keeps_the_run_s_private_slots():
+    """Slots: 0 and 1 fed; 2 = 0 + 1 written over slot 0 (which dies there), 3 = exp(2), read next by an in-place
+    step decided at run time, so slot 3 joins the private slots; the freed slots are emptied."""
+    from irgraph.runtime._fast.ufunc_steps import UfuncStep, compile_segment
+
+    segment = compile_segment([(UfuncStep(np.add, (), True, False), (0, 1), 2, (1,)),
+                               (UfuncStep(np.exp, (), False, True), (2,), 3, (0, 2))])
+    first = np.array([0.0, 1.0], np.float32)
+    values: list = [first, np.array([1.0, -1.0], np.float32), None, None]
+    private: set[int] = set()
+    segment(values, private)
+    assert values[:3] == [None, None, None]
+    np.testing.assert_array_equal(values[3], np.exp(np.array([1.0, 0.0], np.float32)))
+    np.testing.assert_array_equal(first, [1.0, 0.0])  # the sum was written over input 0
+    assert private == {3}

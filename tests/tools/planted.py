@@ -41,6 +41,13 @@ def plant(layer: str, scale: float) -> None:
             return outputs
 
         kind.evaluate = evaluate_planted
+        bound_evaluate = kind.bound_evaluate
+
+        def bound_evaluate_planted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            # The planted layer runs through evaluate: a plan-time bound kernel would step around the fault.
+            return None if self is planted else bound_evaluate(self, *args, **kwargs)
+
+        kind.bound_evaluate = bound_evaluate_planted
         return model
 
     irgraph.read_model = read_planted

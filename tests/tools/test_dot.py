@@ -191,3 +191,26 @@ def _body_layer_name() -> str:
     model = read(NESTED)
     outer = {node.name for node in model}
     return next(node.name for node in model.node(2).bodies[0].model if node.name not in outer)
+
+
+def test_a_small_constant_converted_then_reshaped_by_a_constant_pattern_shows_its_values():
+    import numpy as np
+
+    import irgraph as ir
+    from irgraph.ops.arithmetic.add import Add
+    from irgraph.ops.shape.reshape import Reshape
+    from irgraph.ops.type.convert import Convert
+
+    model = ir.Model("reshaped_weight")
+    x = model.parameter("x", [2, 3])
+
+    def port(op, name, inputs):
+        return ir.OutputPort(model.add_node(op, name, inputs).id, 0)
+
+    widened = port(Convert(destination_type=ir.ElementType.F32), "w_f32", [model.const(np.arange(6, dtype=np.float16))])
+    reshaped = port(Reshape(special_zero=False), "w_2x3", [widened, model.const(np.array([2, 3], np.int64))])
+    add = model.add_node(Add(), "add", [x, reshaped])
+    model.result(ir.OutputPort(add.id, 0), name="y")
+    ir.infer_shapes(model)
+    assert Dot(to_dot(model)).nodes[f"n{add.id}"][0][-1] == (
+        "in1: w_2x3 f32[2,3] = Reshape(Convert(Const), Const) = [0, 1, 2, 3, 4, 5]")

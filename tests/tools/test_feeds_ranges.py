@@ -4,13 +4,15 @@ about dynamic dims."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import irgraph as ir
 from irgraph.core.element_types import ElementType
+from irgraph.core.errors import IrIOError
 from irgraph.graph import OutputPort
 from irgraph.ops.movement.gather import Gather8
 from irgraph.ops.type.convert import Convert
-from irgraph.tools.feeds import random_feeds
+from irgraph.tools.feeds import open_sources, random_array, random_feeds
 
 
 def test_gather_indices_are_drawn_within_the_gathered_axis_and_the_note_says_why() -> None:
@@ -67,3 +69,18 @@ def test_gather_indices_are_traced_back_through_an_unsqueeze() -> None:
     ir.infer_shapes(m)
     _, note = random_feeds(m, {}, 1, 100)
     assert note.endswith("ids i64[3] in [0, 4] (indices of Gather 'g', 5 entries)")
+
+
+def test_random_booleans_take_both_values_unless_a_range_holds_one_only() -> None:
+    rng = np.random.default_rng(0)
+    drawn = random_array(rng, ir.ElementType.BOOLEAN, (64,))
+    assert drawn.dtype == np.bool_ and set(drawn.tolist()) == {False, True}
+    assert random_array(rng, ir.ElementType.BOOLEAN, (8,), (1, 5)).tolist() == [True] * 8
+
+
+def test_a_polygraphy_json_file_without_iterations_is_refused_by_name(tmp_path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    with pytest.raises(IrIOError, match=r"cannot read the Polygraphy JSON file: it holds no iteration") as caught:
+        open_sources([], [], 1000, [str(path)])
+    assert caught.value.location.file == str(path)

@@ -3,9 +3,11 @@ escaped, depths, the verdict and the table of tensors (irgraph.tools.report)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from irgraph.io.xml.reader import read_ir
 from irgraph.tools.compare import TensorTolerance, compare_arrays
@@ -55,3 +57,22 @@ def test_names_are_escaped_and_the_divergent_layer_is_named_with_its_place() -> 
     assert page.svgs["plot"] == 1 and "first beyond tolerance" not in page.text("plot")
     assert 'to blame: ...ipt>alert("x")</script>\\u202e' in page.text("plot")  # the name's last 29 characters
     assert "No layer was run on the reference's own inputs." in page.text("own")
+
+
+def test_a_layer_named_in_the_text_links_to_its_own_row_of_the_tensor_table() -> None:
+    """Rows count from 1; the divergent tensor (output1) is row 2, and both links to its layer go there."""
+    report, model = hand_made_report()
+    html = html_report(report, model, source="model.xml").html
+    assert re.findall(r'<span id="t(\d+)">\1</span>', html) == ["1", "2", "3"]
+    assert re.findall(r'<a href="#t(\d+)">', html) == ["2", "2"]
+
+
+def test_the_plot_s_legend_says_where_bit_equal_errors_are_drawn_only_when_there_are_some() -> None:
+    pytest.importorskip("matplotlib", reason="the report extra installs matplotlib")
+    from irgraph.tools.report_plot import PlotPoint, error_plot_svg
+
+    nonzero = error_plot_svg([PlotPoint(1, 0.5), PlotPoint(2, 1e-3, own_error=1e-4)], "t")
+    assert nonzero is not None and "bit-equal" not in nonzero
+    for points in ([PlotPoint(1, 0.0), PlotPoint(2, 1e-3)], [PlotPoint(1, 0.5, own_error=0.0), PlotPoint(2, 1e-3)]):
+        drawn = error_plot_svg(points, "t")
+        assert drawn is not None and "bit-equal (0), drawn at 1e-04" in drawn  # a decade below the smallest

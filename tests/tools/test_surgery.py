@@ -217,3 +217,28 @@ def test_fold_leaves_unreachable_layers_alone() -> None:
     model.add_node(Add(), "dead", [model.const(np.float32(1)), model.const(np.float32(2))])
     surgery.fold_constants(model)
     assert {node.name: node.type_name for node in model}["dead"] == "Add"
+
+
+def test_reshape_finds_a_layer_it_cannot_infer_past_a_diamond_walked_first():
+    """x feeds a Relu -> an opaque 'Fancy' layer, and a diamond (Relu, Exp -> Add) walked before it: the walk,
+    meeting the Add a second time, must go on to the Fancy branch."""
+    from irgraph.ops import OpaqueOp
+    from irgraph.ops.activation.exp import Exp
+    from irgraph.ops.activation.relu import Relu
+
+    model = ir.Model("diamond")
+    x = model.parameter("x", [2])
+
+    def port(op, name, inputs):
+        return ir.OutputPort(model.add_node(op, name, inputs).id, 0)
+
+    fed = port(Relu(), "fed", [x])
+    fancy = port(OpaqueOp(op_type="Fancy", op_version="extension",
+                          declared_outputs=(ir.TensorType(ir.ElementType.F32, Shape.of([2])),)), "fancy", [fed])
+    model.result(fancy, name="odd")
+    joined = port(Add(), "joined", [port(Relu(), "left", [x]), port(Exp(), "right", [x])])
+    model.result(joined, name="y")
+    with pytest.raises(ShapeInferenceError) as caught:
+        surgery.reshape(model, {"x": Shape.of([3])})
+    assert caught.value.message == ("--reshape x[3]: layer 'fancy' is of type Fancy, which irgraph does not "
+                                    "implement, so the shapes after it cannot be re-inferred")

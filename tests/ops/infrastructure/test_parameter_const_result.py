@@ -169,3 +169,11 @@ def test_const_of_refuses_what_is_not_a_number_of_its_type(value, element_type, 
     with pytest.raises(OpError) as raised:
         Const.of(value, element_type)
     assert str(raised.value) == message
+
+
+def test_a_string_constant_may_come_as_an_object_array_but_no_other_object_may():
+    """The writer's round trip of every element type gives strings as an object array (NumPy keeps '' and 'é名')."""
+    words = np.array(["", "a,b", "é名"], dtype=object)
+    assert Const.of(words, "string").value.tolist() == ["", "a,b", "é名"]
+    with pytest.raises(OpError, match=r"^a constant must hold numbers or strings: None is neither$"):
+        Const.of(np.array(["a", None], dtype=object), "string")

@@ -15,6 +15,9 @@ from irgraph.ops.op import Inputs, Op, attribute, check, checked
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
+_CONSTANT_ITEMS = (int, float, np.number, str, bytes)
+"""What an object array given to Const.of may hold: numbers, or the strings of a string constant."""
+
 
 @register
 @dataclass(frozen=True, eq=False)
@@ -67,11 +70,11 @@ class Const(Op):
             array = np.asarray(value)
         except ValueError as err:  # a ragged list: [[1], [1, 2]]
             raise OpError(f"a constant must be a rectangular array of numbers: {err}") from None
-        if array.dtype.kind == "O" and not all(isinstance(item, int | float | np.number) for item in array.flat):
+        if array.dtype.kind == "O" and not all(isinstance(item, _CONSTANT_ITEMS) for item in array.flat):
             # NumPy turns None into nan and keeps other objects; a constant holds numbers or strings only
             raise OpError(f"a constant must hold numbers or strings, not {array.flat[0]!r}" if array.size == 1 else
                           "a constant must hold numbers or strings: " + next(repr(item) for item in array.flat
-                          if not isinstance(item, int | float | np.number)) + " is neither")
+                          if not isinstance(item, _CONSTANT_ITEMS)) + " is neither")
         if element_type is None:
             if array.dtype.kind in "US":
                 element_type = ElementType.STRING
