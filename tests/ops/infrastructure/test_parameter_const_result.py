@@ -177,3 +177,9 @@ def test_a_string_constant_may_come_as_an_object_array_but_no_other_object_may()
     assert Const.of(words, "string").value.tolist() == ["", "a,b", "é名"]
     with pytest.raises(OpError, match=r"^a constant must hold numbers or strings: None is neither$"):
         Const.of(np.array(["a", None], dtype=object), "string")
+
+
+def test_a_parameter_has_no_values_of_its_own():
+    """The interpreter feeds Parameters; evaluating one directly is a programming error, said as such."""
+    with pytest.raises(NotImplementedError, match="^Parameter values come from the feeds$"):
+        Parameter(element_type=ElementType.F32, shape=Shape.parse("2")).evaluate([])
