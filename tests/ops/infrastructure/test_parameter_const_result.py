@@ -163,7 +163,8 @@ def test_const_of_keeps_the_edges_of_each_types_range(value, element_type, held)
     [(None, "f32", "a constant must hold numbers or strings, not None"),  # NumPy's astype makes it nan
      ([1.0, None], "f32", "a constant must hold numbers or strings: None is neither"),
      ("ab", "i64", "a constant of i64 must hold numbers: invalid literal for int() with base 10: np.str_('ab')"),
-     ([2**65], "i64", "the constant value 36893488147419103232 does not fit i64")],
+     ([2**65], "i64", "the constant value 36893488147419103232 does not fit i64"),
+     (np.array([1, 300], object), "u8", "the constant value 300 does not fit u8")],
 )
 def test_const_of_refuses_what_is_not_a_number_of_its_type(value, element_type, message):
     with pytest.raises(OpError) as raised:
