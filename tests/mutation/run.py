@@ -65,7 +65,12 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "convolution": ("tests/ops/convolution",),
     "convolution_kernels": ("tests/ops/convolution",),
     "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise",
-                    "tests/runtime/test_ufunc_steps.py"),  # the plan-time ufunc steps (ufunc_call, in_place_ufunc)
+                    "tests/runtime/test_ufunc_steps.py",  # the plan-time ufunc steps (ufunc_call, in_place_ufunc)
+                    "tests/runtime/test_in_place.py",  # writes_in_place: the steps that write over their input
+                    # BinaryArithmetic.bounds: the dims shape arithmetic computes, against OpenVINO's
+                    "tests/ops/test_shape_propagation.py::test_bounds_do_not_pass_non_monotonic_arithmetic",
+                    "tests/ops/test_shape_propagation.py::test_quotients_and_remainders_by_a_positive_constant",
+                    "tests/ops/test_shape_propagation.py::test_a_remainder_across_a_period_of_the_divisor_spans_it"),
     "embedding": ("tests/ops/sparse",),
     "eps_mode": ("tests/ops/normalization/test_mvn.py", "tests/ops/normalization/test_normalize_l2.py"),
     "fft": ("tests/ops/signals",),
@@ -83,7 +88,11 @@ CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
     "logical": ("tests/ops/comparison",),
     # Select's tests live with the comparison ops' (one file judges Select, Equal, LogicalAnd, BitwiseAnd ...)
     "condition": ("tests/ops/condition", "tests/ops/comparison/test_comparison_logical_bitwise_select.py"),
+    # a remainder's bounds (Mod.remainder) are tested with the shape arithmetic that computes dims
+    "arithmetic": ("tests/ops/arithmetic",
+                   "tests/ops/test_shape_propagation.py::test_a_remainder_across_a_period_of_the_divisor_spans_it"),
 }
+FEEDS_TRACED = "tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through"
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
@@ -92,6 +101,10 @@ MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
                             "tests/ops/pooling/test_max_pool_unread_indices.py"),
     # reads_values = False: what it changes (folding ShapeOf of a static input) is tested with the folding
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
+    # forwards_values: what it changes (the range of random ids that reach a Gather through it) is tested with the feeds
+    "type/convert.py": (f"{FEEDS_TRACED}_a_convert",),
+    "shape/reshape.py": (f"{FEEDS_TRACED}_a_reshape",),
+    "shape/unsqueeze.py": (f"{FEEDS_TRACED}_an_unsqueeze",),
 }
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",

@@ -209,6 +209,30 @@ def test_versions_resolve_by_opset():
     assert lookup("Gelu", "opset1") is None and lookup("Swish", "opset3") is None
 
 
+def test_an_axis_left_out_of_the_ir_is_openvino_s_default():
+    """openvino 2026.4.1 reads a SoftMax-1 without ``axis`` as 0, SoftMax-8 and LogSoftmax-5 as 1 (its IR reader
+    keeps the default-constructed value, as NodeFactory's nodes show)."""
+    from openvino.utils.node_factory import NodeFactory
+
+    from tests.ops.differential import ov_parameter
+
+    for opset, name, op_class in (("opset1", "Softmax", SoftMax1), ("opset8", "Softmax", SoftMax8),
+                                  ("opset5", "LogSoftmax", LogSoftmax)):
+        expected = NodeFactory(opset).create(name, [ov_parameter(tt("2,3"))], {}).get_attributes()["axis"]
+        assert op_class.from_attributes({}).axis == expected == (0 if op_class is SoftMax1 else 1)
+
+
+@pytest.mark.parametrize("op", [SoftMax1(), SoftMax8(), LogSoftmax()], ids=lambda op: op.type_name)
+def test_boolean_data_is_refused(op):
+    """openvino 2026.4.1 builds a boolean SoftMax and its CPU plugin returns all False for [True, False, True] (no
+    folding, no reference kernel): irgraph refuses it, in shape inference and at run time."""
+    message = r"^Arguments cannot have boolean element type \(argument element type: boolean\)\.$"
+    with pytest.raises(OpError, match=message):
+        op.infer([tt("1,3", "boolean")], [None])
+    with pytest.raises(OpError, match=message):
+        op.evaluate([np.array([[True, False, True]])])
+
+
 def test_version_rules_name_themselves():
     with pytest.raises(OpError, match="SoftMax-1 takes no negative axis"):
         SoftMax1(axis=-1).infer([tt("2,3")], [None])

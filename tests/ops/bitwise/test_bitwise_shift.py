@@ -47,6 +47,19 @@ def test_narrow_types_are_promoted_before_shifting():
     assert got.tolist() == [-1, 25]
 
 
+def test_64_bit_right_shifts_are_arithmetic_for_signed_and_logical_for_unsigned():
+    """Hand-worked, C++ >> on x86 (the rule of openvino 2026.4.1's narrower kernels): an i64 shift keeps the sign
+    bit, a u64 shift brings in zeros; with 64 bits no spare high bits of a promotion hide the difference.
+    OpenVINO 2026.4.1 judges nothing here: it neither folds nor evaluates 64-bit shifts, and its CPU plugin
+    gives i64 [-4, -1, 0, 0] and u64 [0, 2**64 - 1, 1] for these inputs, not the C++ rule."""
+    (got,) = BitwiseRightShift().evaluate([np.array([-8, -1, -2**63, 2**62], np.int64),
+                                           np.array([1, 63, 62, 61], np.int64)])
+    assert got.tolist() == [-4, -1, -2, 2]
+    (got,) = BitwiseRightShift().evaluate([np.array([2**63, 2**64 - 1, 2**63 + 8], np.uint64),
+                                           np.array([1, 63, 3], np.uint64)])
+    assert got.tolist() == [2**62, 1, 2**60 + 1]
+
+
 def test_float_inputs_are_refused():
     with pytest.raises(OpError, match="must be integer. Got: f32"):
         BitwiseLeftShift().infer([tt("2"), tt("2")], [None, None])

@@ -25,7 +25,7 @@ from irgraph.ops.logical.logical_not import LogicalNot
 from irgraph.ops.logical.logical_or import LogicalOr
 from irgraph.ops.logical.logical_xor import LogicalXor
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, ov_constant, ov_reference, same_op
 from tests.ops.helpers import tt
 from tests.ops.unary import check_unary
 
@@ -65,6 +65,17 @@ def test_binary_ops_match_openvino(op_class, types, data):
 @given(data=st.data())
 def test_unary_logical_and_bitwise_match_openvino(op, data):
     check_unary(op, data, types=S.ALL)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32])
+def test_logical_not_of_numbers_keeps_their_type(dtype):
+    """openvino 2026.4.1 folds LogicalNot of numbers to 1 where x == 0, else 0, in x's own type (not boolean):
+    ``evaluate`` gives that array itself, before any interpreter cast."""
+    x = np.array([0, 2, 1, 0], dtype)
+    (got,) = LogicalNot().evaluate([x])
+    (folded,) = ov_reference(same_op(LogicalNot())(ov_constant(x)))
+    assert got.dtype == folded.dtype == dtype
+    assert got.tolist() == folded.tolist() == [1, 0, 0, 1]
 
 
 @OP_EXAMPLES
@@ -108,6 +119,26 @@ def test_select_spec_example():
     assert got.tolist() == [[11, 10], [1, 10], [3, 4]]
     (inferred,) = Select().infer([tt("3,2", "boolean"), tt("3,2", "i32"), tt("2", "i32")], [None, None, None])
     assert inferred.shape == Shape.parse("3,2")
+
+
+def test_select_pdpd_broadcasts_the_condition_into_the_branches():
+    """openvino 2026.4.1 folds Select pdpd: then [2,3] and else [2] (aligned from axis 0) make [2,3], and the
+    condition [2] is broadcast into that, row by row; a condition larger than the branches is refused."""
+    cond, then, other = np.array([True, False]), np.arange(6, dtype=np.float32).reshape(2, 3), \
+        np.array([-1, -2], np.float32)
+    op = Select(auto_broadcast="pdpd")
+    assert check_op(op, [cond, then, other], same_op(op)).reference
+    assert op.evaluate([cond, then, other])[0].tolist() == [[0, 1, 2], [-2, -2, -2]]
+    assert op.infer([tt("2", "boolean"), tt("2,3"), tt("2")], [None, None, None])[0].shape == Shape.parse("2,3")
+    big = np.array([[True, False, True], [False, False, True]])
+    assert check_op(op, [big, other, other], same_op(op)).refused
+    with pytest.raises(OpError, match=r"^Argument shapes are inconsistent. pdpd broadcast needs rank\(b\) <= "):
+        op.evaluate([big, other, other])
+
+
+def test_select_refuses_an_unknown_broadcast_mode():
+    with pytest.raises(OpError, match="^Attribute 'auto_broadcast' must be one of none, numpy, pdpd. Got: 'bogus'$"):
+        Select(auto_broadcast="bogus")
 
 
 def test_comparisons_follow_ieee_for_nan():

@@ -50,9 +50,21 @@ def test_subnormals_are_finite():
     assert got.tolist() == [True, True]
 
 
+def test_f64_is_classified_in_f64():
+    """Hand-worked IEEE: 1e300 and 1e-310 are finite f64 values (infinite and zero in f32). openvino 2026.4.1 judges
+    nothing here: it neither folds nor evaluates these ops on f64, and its CPU plugin calls f64 inf finite."""
+    x = np.array([1e300, -1e300, 1e-310, np.inf, -np.inf, np.nan], np.float64)
+    assert IsFinite().evaluate([x])[0].tolist() == [True, True, True, False, False, False]
+    assert IsInf().evaluate([x])[0].tolist() == [False, False, False, True, True, False]
+    assert IsNaN().evaluate([x])[0].tolist() == [False, False, False, False, False, True]
+
+
 def test_integer_input_is_refused():
     """openvino 2026.4.1 refuses IsNaN on i32 too (checked by the differential harness's refusal rule)."""
     with pytest.raises(OpError, match="must be a floating point number. Got: i32"):
         IsNaN().infer([tt("2", "i32")], [None])
     outcome = check_op(IsNaN(), [np.array([1, 2], np.int32)], same_op(IsNaN()))
     assert outcome.refused
+    with pytest.raises(OpError, match="^IsFinite-10: the element type of the input tensor must be a floating point "
+                                      "number. Got: i32$"):
+        IsFinite().evaluate([np.array([1, 2], np.int32)])  # evaluate, called without infer, refuses too

@@ -162,3 +162,48 @@ def test_empty_operands_give_the_empty_sums(data_shape, filter_shape, expected):
     op = Convolution(strides=(1,), dilations=(1,), pads_begin=(0,), pads_end=(0,))
     (result,) = op.evaluate([np.ones(data_shape, np.float32), np.ones(filter_shape, np.float32)])
     np.testing.assert_array_equal(result, np.zeros(expected, np.float32))
+
+
+def test_window_budget_counts_the_output_as_well_as_the_data(monkeypatch):
+    """Beyond WINDOW_COPY_LIMIT the columns may be WINDOW_COPY_FACTOR x (data + output): a 5x5 kernel over an
+    8x8 plane copies 25 x 64 = 1600 column values, more than 16 x 64 of data alone, within 16 x (64 + 128)."""
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1)
+    data = np.arange(64, dtype=np.float32).reshape(1, 1, 8, 8)
+    weights = np.ones((1, 2, 1, 5, 5), np.float32)
+    windows = family.convolve_windows(data, weights, (1, 1), (1, 1), (2, 2), (8, 8))
+    assert windows is not None
+    np.testing.assert_array_equal(windows, family.convolve_taps(data, weights, (1, 1), (1, 1), (2, 2), (8, 8)))
+
+
+def test_a_padded_copy_beyond_the_budget_takes_the_tap_path(monkeypatch):
+    """Stride 1000 with 1000 of end padding: 2 column values, but the padded copy would span 1001 (beyond
+    16 x (1 + 2)), so the window path declines; the taps give x * w, then 0 for the window in the padding."""
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1)
+    data, weights = np.array([[[5.0]]], np.float32), np.array([[[[3.0]]]], np.float32)
+    assert family.convolve_windows(data, weights, (1000,), (1,), (0,), (2,)) is None
+    op = Convolution(strides=(1000,), dilations=(1,), pads_begin=(0,), pads_end=(1000,))
+    (result,) = op.evaluate([data, weights[0]])
+    assert result.tolist() == [[[15.0, 0.0]]]
+
+
+def test_shifted_products_of_exactly_the_limit_are_allowed(monkeypatch):
+    """WINDOW_COPY_LIMIT elements are always allowed: 3 taps x 1 output x 5 positions = 15 products."""
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 15)
+    monkeypatch.setattr(family, "WINDOW_COPY_FACTOR", 1)  # 1 x (10 data + 3 outputs) < 15: the limit decides
+    data = np.arange(10, dtype=np.float32).reshape(1, 2, 5)
+    weights = np.ones((1, 1, 2, 3), np.float32)
+    shifted = family.convolve_shifted(data, weights, (1,), (0,), (3,))
+    assert shifted is not None and shifted.tolist() == [[[21.0, 27.0, 33.0]]]  # 0+1+2 + 5+6+7, ...
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 14)
+    assert family.convolve_shifted(data, weights, (1,), (0,), (3,)) is None
+
+
+def test_flat_budget_counts_every_group_s_outputs(monkeypatch):
+    """Depthwise, 2 groups, a 17-tap kernel over 4 values padded by 8 on each side: 2 x 17 x 4 = 136 column
+    values, more than 16 x 8 of data alone, within 16 x (8 data + 8 outputs)."""
+    monkeypatch.setattr(family, "WINDOW_COPY_LIMIT", 1)
+    data = np.arange(8, dtype=np.float32).reshape(1, 2, 4)
+    weights = np.ones((2, 1, 1, 17), np.float32)
+    flat = family.convolve_flat(data, weights, (1,), (8,), (4,))
+    assert flat is not None
+    assert flat.tolist() == [[[6.0] * 4, [22.0] * 4]]  # every window holds the whole channel

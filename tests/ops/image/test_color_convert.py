@@ -15,7 +15,7 @@ from irgraph.ops.image.i420_to_rgb import I420toRGB
 from irgraph.ops.image.nv12_to_bgr import NV12toBGR
 from irgraph.ops.image.nv12_to_rgb import NV12toRGB
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
 
 OPS = [NV12toRGB(), NV12toBGR(), I420toRGB(), I420toBGR()]
@@ -64,3 +64,39 @@ def test_shapes_and_refusals():
         infer(NV12toRGB(), [tt("1,4,4,1", "u8"), tt("1,3,2,2", "u8")], [None, None])
     with pytest.raises(OpError, match="Input type shall have u8 or floating-point precision"):
         infer(NV12toRGB(), [tt("1,6,4,1", "i32")], [None])
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "expected"),
+    [
+        # A chroma plane of unknown rank says nothing; the next one still sizes Y.
+        (I420toRGB(), ["1,?,?,1", "...", "1,2,3,1"], "[1,4,6,3]"),
+        (NV12toRGB(), ["1,?,?,1"], "[1,?,?,3]"),
+    ],
+)
+def test_partial_shapes_match_openvino(op, shapes, expected):
+    """openvino 2026.4.1's shape inference on Parameters of these shapes agrees, and gives ``expected``."""
+    types = [tt(shape, "u8") for shape in shapes]
+    check_types(op, types, same_op(op))
+    assert infer(op, types, [None] * len(types)) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "message"),
+    [
+        # ... and a plane after one of unknown rank is still checked against Y.
+        (I420toRGB(), ["1,4,4,1", "...", "1,3,2,1"], "Y shape is inconsistent with U and V"),
+        (I420toRGB(), ["1,4,4,1", "1,2,2,1", "1,3,2,1"], "Y shape is inconsistent with U and V"),
+        (NV12toRGB(), ["1,4,4,1", "1,3,2,2"], "Y shape is inconsistent with UV"),
+        (NV12toRGB(), ["1,6,5,1"], "Image width must be even"),
+        (NV12toRGB(), ["1,?,5,1", "..."], "Image width must be even"),
+        (NV12toRGB(), ["1,3,?,1", "..."], "Image height must be even"),
+    ],
+)
+def test_refusals_match_openvino(op, shapes, message):
+    """openvino 2026.4.1 refuses these with the same message (checked here on its side too)."""
+    types = [tt(shape, "u8") for shape in shapes]
+    with pytest.raises(RuntimeError, match=message):
+        same_op(op)(*[ov_parameter(t) for t in types])
+    with pytest.raises(OpError, match=f"^{message}$"):
+        infer(op, types, [None] * len(types))

@@ -103,6 +103,29 @@ def test_const_of_takes_a_type_name_and_keeps_an_array_of_that_type_uncopied():
     assert np.shares_memory(Const.of(array).value, array) and "value" not in repr(Const.of(array))
 
 
+@pytest.mark.parametrize(
+    ("value", "type_name", "first"),
+    [([255, 300, 400], "u8", "300"), ([0, -1], "u32", "-1"), ([-128, 127, 128], "i8", "128"),
+     ([-129, -128], "i8", "-129"), ([2.0, 2.7], "i32", "2.7"), ([np.nan], "i64", "nan"),
+     ([65504.0, 1e40], "f16", "1e+40")],
+)
+def test_const_of_refuses_a_number_its_type_does_not_hold(value, type_name, first):
+    """Hand-worked: NumPy's astype would wrap 300 to u8 44, -1 to u32 4294967295, truncate 2.7 to i32 2 and
+    overflow 1e40 to f16 inf without a word; the message names the first value that changed."""
+    with pytest.raises(OpError, match=f"^the constant value {re.escape(first)} does not fit {type_name}$"):
+        Const.of(value, type_name)
+
+
+def test_const_of_keeps_every_number_its_type_holds_and_rounds_floats():
+    assert Const.of([0, 255], "u8").value.tolist() == [0, 255]
+    assert Const.of([-128, 127], "i8").value.tolist() == [-128, 127]
+    assert Const.of([-3.0, 2.0], "i32").value.tolist() == [-3, 2]
+    assert Const.of(np.array([4000000000], np.uint32), "i64").value.tolist() == [4000000000]
+    # float to float is rounding, not a change: 1.1 as f16 is its nearest f16, NaN and inf stay
+    assert Const.of([1.1, np.inf, 65504.0], "f16").value.tolist() == [np.float16(1.1), np.inf, 65504.0]
+    assert np.isnan(Const.of(np.array([np.nan]), "f32").value).all()
+
+
 def test_const_equality_and_hash():
     f32 = ElementType.F32
     assert Const.of(np.float32(1)).__eq__(1) is NotImplemented and Const.of(np.float32(1)) != 1
@@ -140,7 +163,8 @@ def test_const_of_keeps_the_edges_of_each_types_range(value, element_type, held)
     [(None, "f32", "a constant must hold numbers or strings, not None"),  # NumPy's astype makes it nan
      ([1.0, None], "f32", "a constant must hold numbers or strings: None is neither"),
      ("ab", "i64", "a constant of i64 must hold numbers: invalid literal for int() with base 10: np.str_('ab')"),
-     ([2**65], "i64", "the constant value 36893488147419103232 does not fit i64")],
+     ([2**65], "i64", "the constant value 36893488147419103232 does not fit i64"),
+     (np.array([1, 300], object), "u8", "the constant value 300 does not fit u8")],
 )
 def test_const_of_refuses_what_is_not_a_number_of_its_type(value, element_type, message):
     with pytest.raises(OpError) as raised:
@@ -154,3 +178,9 @@ def test_a_string_constant_may_come_as_an_object_array_but_no_other_object_may()
     assert Const.of(words, "string").value.tolist() == ["", "a,b", "é名"]
     with pytest.raises(OpError, match=r"^a constant must hold numbers or strings: None is neither$"):
         Const.of(np.array(["a", None], dtype=object), "string")
+
+
+def test_a_parameter_has_no_values_of_its_own():
+    """The interpreter feeds Parameters; evaluating one directly is a programming error, said as such."""
+    with pytest.raises(NotImplementedError, match="^Parameter values come from the feeds$"):
+        Parameter(element_type=ElementType.F32, shape=Shape.parse("2")).evaluate([])

@@ -12,7 +12,7 @@ from irgraph.core.errors import OpError
 from irgraph.ops.movement.batch_to_space import BatchToSpace
 from irgraph.ops.movement.space_to_batch import SpaceToBatch
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, same_op
 from tests.ops.helpers import infer, tt
 
 
@@ -102,3 +102,40 @@ def test_interval_dims_and_rank_checks():
         infer(SpaceToBatch(), [tt("4"), tt("1", "i64"), tt("1", "i64"), tt("1", "i64")], [None, [1], [0], [0]])
     with pytest.raises(OpError, match="^block_shape values must be greater than 0"):
         SpaceToBatch().evaluate([np.zeros((1, 4), np.float32), *_vectors([1, 0], [0, 0], [0, 0])])
+
+
+@pytest.mark.parametrize("op", [SpaceToBatch(), BatchToSpace()], ids=lambda op: op.type_name)
+def test_vectors_of_unknown_rank_give_dynamic_dims(op):
+    """openvino 2026.4.1 gives [?,?,?,?] (irgraph raised an internal error building its rank-1 message)."""
+    types = [tt("4,3,5,6"), tt("...", "i64"), tt("...", "i64"), tt("...", "i64")]
+    check_types(op, types, same_op(op))
+    assert infer(op, types, [None] * 4) == ["[?,?,?,?]"]
+
+
+def test_vectors_of_the_wrong_length_are_refused():
+    """Three elements for rank 4: irgraph refuses at once (openvino 2026.4.1 gives [?,?,?,?] while the vectors are
+    not constant; constant ones it reads past their end, refusing with a message of whatever values lie there)."""
+    with pytest.raises(OpError, match=r"^block_shape and pads inputs must have same number of elements as data "
+                                      r"input rank\. Got: 3 and 4$"):
+        infer(SpaceToBatch(), [tt("4,3,5,6"), tt("3", "i64"), tt("3", "i64"), tt("3", "i64")], [None] * 4)
+
+
+@pytest.mark.parametrize(
+    ("data", "vectors", "message"),
+    [
+        (np.zeros(4, np.float32), _vectors([1], [0], [0]),
+         r"^data input must have rank greater or equal than 2\. Got: 1$"),
+        (np.zeros((1, 4), np.float32), _vectors([1, 2, 1], [0, 0, 0], [0, 0, 0]),
+         r"^block_shape, pads_begin and pads_end must be 1D with one element per data dim \(2\); got shapes "
+         r"\[\[3\], \[3\], \[3\]\]$"),
+        (np.zeros((1, 4), np.float32), [np.array([[1, 2]]), np.array([0, 0]), np.array([0, 0])],
+         r"^block_shape, pads_begin and pads_end must be 1D"),
+        (np.zeros((1, 4), np.float32), _vectors([1, 2], [1, 0], [0, 2]),
+         r"^block_shape\[0\] must be 1 and pads_begin\[0\], pads_end\[0\] must be 0\. Got: 1, 1 and 0$"),
+        (np.zeros((1, 4), np.float32), _vectors([1, 2], [0, 2], [3, 0]),
+         r"^block_shape\[0\] must be 1 and pads_begin\[0\], pads_end\[0\] must be 0\. Got: 1, 0 and 3$"),
+    ],
+)
+def test_bad_values_are_refused_at_run_time(data, vectors, message):
+    with pytest.raises(OpError, match=message):
+        SpaceToBatch().evaluate([data, *vectors])

@@ -50,6 +50,23 @@ def test_depth_and_space_partial_shapes(shape):
                 lambda d: ov1.space_to_depth(d, "depth_first", 2))
 
 
+@pytest.mark.parametrize("op_class", [DepthToSpace, SpaceToDepth], ids=lambda c: c.type_name)
+def test_block_size_and_mode_rules(op_class):
+    """A block size left out is the spec's default, 1 (openvino 2026.4.1's default-constructed node holds 0, which
+    its shape inference refuses); 0 and an unknown mode are refused, as OpenVINO refuses them ("The block size must
+    be greater than 0" / "The divisor must not be 0", and '"sideways" is not a member of enum')."""
+    build = ov1.depth_to_space if op_class is DepthToSpace else ov1.space_to_depth
+    assert op_class.from_attributes({"mode": "blocks_first"}).block_size == 1
+    with pytest.raises(OpError, match=r"^The block size must be greater than 0\. Got: 0$"):
+        op_class(mode="blocks_first", block_size=0)
+    with pytest.raises(RuntimeError, match="The block size must be greater than 0|The divisor must not be 0"):
+        build(ov1.parameter([1, 4, 2, 2], np.float32), "blocks_first", 0)
+    with pytest.raises(OpError, match=r"^Mode must be one of blocks_first, depth_first\. Got: 'sideways'$"):
+        op_class(mode="sideways", block_size=2)
+    with pytest.raises(RuntimeError, match="is not a member of enum"):
+        build(ov1.parameter([1, 4, 2, 2], np.float32), "sideways", 2)
+
+
 def test_depth_to_space_refuses_channels_that_do_not_divide():
     with pytest.raises(OpError, match="must be a multiple of divider: 4"):
         DepthToSpace(mode="blocks_first", block_size=2).evaluate([np.zeros((1, 6, 2, 2))])

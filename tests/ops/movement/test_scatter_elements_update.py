@@ -65,6 +65,48 @@ def test_integer_mean_is_exact_where_openvino_rounds():
     assert got.tolist() == [-3717182306025508508]
 
 
+@pytest.mark.parametrize(
+    ("reduction", "init", "data", "indices", "updates", "expected"),
+    [
+        # f16 accumulates in f32 and rounds once: 2048 + 1 + 1 = 2050 (in f16 each + 1 ties back to 2048)
+        ("sum", True, np.array([2048], np.float16), [0, 0], np.array([1, 1], np.float16), [2050.0]),
+        # float mean divides: (1 + 2 + 4) / 3 and (2 + 5) / 2
+        ("mean", True, np.array([1, 2], np.float32), [0, 0, 1], np.array([2, 4, 5], np.float32),
+         [np.float32(7) / np.float32(3), 3.5]),
+        # without the initial value, max starts from -inf and min from +inf (positions no update reaches keep theirs)
+        ("max", False, np.array([1, 2], np.float32), [0, 0], np.array([-5, -3], np.float32), [-3.0, 2.0]),
+        ("min", False, np.array([1, 2], np.float32), [1, 1], np.array([5, 3], np.float32), [1.0, 3.0]),
+    ],
+)
+def test_float_reductions_as_openvino_folds_them(reduction, init, data, indices, updates, expected):
+    """openvino 2026.4.1's folding judges each (checked here), and the values are the hand-worked ones."""
+    op = ScatterElementsUpdate12(reduction, init)
+    args = [data, np.array(indices), updates, np.array(0)]
+    assert check_op(op, args, same_op(op)).reference
+    (got,) = op.evaluate(args)
+    assert got.dtype == data.dtype and got.tolist() == expected
+
+
+def test_u64_indices_are_read_as_int64():
+    """openvino 2026.4.1 folds a u64 index 2^64 - 1 as -1 (the last position) and names 2^63 as
+    -9223372036854775808 in its refusal: the bits read as int64."""
+    op = ScatterElementsUpdate12("sum")
+    args = [np.array([1, 2, 3, 4], np.int32), np.array([2**64 - 1], np.uint64), np.array([4], np.int32), np.array(0)]
+    assert check_op(op, args, same_op(op)).reference
+    assert op.evaluate(args)[0].tolist() == [1, 2, 3, 8]
+    args[1] = np.array([2**63], np.uint64)
+    assert check_op(op, args, same_op(op)).refused
+    with pytest.raises(OpError, match="index -9223372036854775808 is out of bounds for the axis of size 4"):
+        op.evaluate(args)
+
+
+def test_the_first_of_several_bad_indices_is_named():
+    op = ScatterElementsUpdate12("sum")
+    args = [np.array([1, 2, 3, 4], np.int32), np.array([7, 9]), np.array([4, 4], np.int32), np.array(0)]
+    with pytest.raises(OpError, match="^ScatterElementsUpdate index 7 is out of bounds for the axis of size 4$"):
+        op.evaluate(args)
+
+
 @pytest.mark.parametrize("index", [4, -5])
 def test_out_of_range_indices_are_refused_as_openvino_does(index):
     op = ScatterElementsUpdate12("sum")

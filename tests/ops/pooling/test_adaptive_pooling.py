@@ -13,7 +13,7 @@ from irgraph.core.errors import OpError
 from irgraph.ops.pooling.adaptive_avg_pool import AdaptiveAvgPool
 from irgraph.ops.pooling.adaptive_max_pool import AdaptiveMaxPool
 from tests.ops import strategies as S
-from tests.ops.differential import OP_EXAMPLES, check_op, same_op
+from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_parameter, same_op
 from tests.ops.helpers import infer, tt
 
 
@@ -79,3 +79,38 @@ def test_zero_sizes_are_empty_and_negative_sizes_refused():
         AdaptiveAvgPool().evaluate([x, np.array([-1, 2])])
     with pytest.raises(OpError, match="^Output shape must not have negative values. Got: \\[-1, 2\\]"):
         infer(AdaptiveAvgPool(), [tt("1,1,4,4"), tt("2", "i64")], [None, [-1, 2]])
+
+
+@pytest.mark.parametrize(
+    ("shapes", "message"),
+    [
+        (["1,1,2,2,2,2", "4"], "Expected a 3D, 4D or 5D tensor for the input. Got: [1,1,2,2,2,2]"),
+        (["1,1,4,4", "3"], "Output shape for spatial dimension not compatible with data shape."),
+    ],
+)
+def test_shape_refusals_match_openvino(shapes, message):
+    """openvino 2026.4.1 refuses these with this message (checked on its side too)."""
+    types = [tt(shapes[0]), tt(shapes[1], "i64")]
+    with pytest.raises(RuntimeError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        same_op(AdaptiveAvgPool())(*[ov_parameter(t) for t in types])
+    with pytest.raises(OpError, match="^" + message.replace("[", r"\[").replace("]", r"\]")):
+        infer(AdaptiveAvgPool(), types, [None, None])
+
+
+def test_output_shape_of_unknown_length_is_taken():
+    types = [tt("1,1,4,4"), tt("?", "i64")]
+    check_types(AdaptiveAvgPool(), types, same_op(AdaptiveAvgPool()))
+    assert infer(AdaptiveAvgPool(), types, [None, None]) == ["[1,1,?,?]"]
+
+
+def test_an_empty_spatial_dim_pools_only_to_size_zero():
+    """[1, 1, 0, 4] pooled to [0, 2] is empty (openvino 2026.4.1's CPU plugin, the only oracle, agrees); pooled to
+    [1, 2] each window would average nothing, and that plugin returns whatever its output memory held (values
+    such as -3.09e-07 and 3.09e-41 from run to run): irgraph refuses it instead."""
+    x = np.ones((1, 1, 0, 4), np.float32)
+    check_op(AdaptiveAvgPool(), [x, np.array([0, 2], np.int32)], same_op(AdaptiveAvgPool()), constant=(1,))
+    assert AdaptiveAvgPool().evaluate([x, np.array([0, 2])])[0].shape == (1, 1, 0, 2)
+    for op in (AdaptiveAvgPool(), AdaptiveMaxPool()):
+        with pytest.raises(OpError, match=rf"^{op.type_name} elements == 0, must be non-zero \(input \[1, 1, 0, 4\], "
+                                          r"output \[1, 2\]\)$"):
+            op.evaluate([x, np.array([1, 2])])

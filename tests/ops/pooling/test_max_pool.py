@@ -64,6 +64,16 @@ def test_ceil_torch_drops_a_last_window_that_starts_in_the_padding():
     assert infer(MaxPool14(**kwargs, rounding_type="ceil_torch"), [tt("1,1,5")], [None]) == ["[1,1,3]", "[1,1,3]"]
 
 
+def test_ceil_torch_on_data_no_larger_than_the_begin_padding():
+    """One element after one of padding: the second window (start 2) lies past the data and the padding before
+    it (2 > 1 + 1 - 1), so only one window stays; openvino 2026.4.1 agrees."""
+    a = {"strides": [2], "dilations": [1], "pads_begin": [1], "pads_end": [1], "kernel": [2],
+         "rounding_type": "ceil_torch", "auto_pad": "explicit"}
+    op = MaxPool14(**irgraph_attributes(a))
+    check_types(op, [tt("1,1,1")], builder(14, a))
+    assert infer(op, [tt("1,1,1")], [None]) == ["[1,1,1]", "[1,1,1]"]
+
+
 # ------------------------------------------------------------------------------------ differential
 @OP_EXAMPLES
 @given(st.data())
@@ -113,6 +123,7 @@ PLAIN = {"strides": (1,), "pads_begin": (0,), "pads_end": (0,), "kernel": (2,), 
                                  "(dim: 5) at axis 0."),
      ({"strides": (1, 1)}, "1,1,5", "Expected strides size to be equal to input size - 2. Got: 2"),
      ({"pads_end": (0, 0)}, "1,1,5", "Expected pads_end size to be equal to input size - 2. Got: 2"),
+     ({"dilations": (1, 1)}, "1,1,5", "Expected dilations size to be equal to kernel size. Got: 2"),
      ({}, "1,5", "Expected a 3D, 4D or 5D tensor for the input. Got: [1,5]"),
      ({}, "0,1,5", "Batch size is zero."),
      ({}, "1,0,5", "Channel count is zero."),
@@ -123,6 +134,13 @@ def test_refused_configurations_name_the_rule(changes, data, message):
     with pytest.raises(OpError) as refused:
         infer(MaxPool8(**{**PLAIN, **changes}), [tt(data)], [None])
     assert message in str(refused.value)
+
+
+def test_negative_pads_are_refused():
+    """OpenVINO keeps pads as size_t (its Python API refuses -1); irgraph names the rule instead of wrapping."""
+    with pytest.raises(OpError, match=r"^Pads must not be negative \(OpenVINO reads them as unsigned\)\. "
+                                      r"Got: pads_begin \[0\], pads_end \[-1\]$"):
+        MaxPool8(**{**PLAIN, "pads_end": (-1,)})
 
 
 def test_ceil_torch_needs_opset14():
@@ -137,6 +155,19 @@ def test_a_billion_tap_kernel_with_billion_strides_and_pads_runs_its_few_live_ta
     op = MaxPool8(strides=(big,), pads_begin=(big,), pads_end=(big,), kernel=(big,), dilations=(1,))
     values, indices = op.evaluate([np.arange(5, dtype=np.float32).reshape(1, 1, 5)])
     assert values.ravel().tolist() == [np.finfo(np.float32).min, 4.0] and indices.ravel().tolist() == [0, 4]
+
+
+def test_a_dilated_huge_kernel_finds_the_taps_of_each_window():
+    """100 taps 2 apart, 10 of padding before 5 values and stride 1000 (two windows, the second wholly in the end
+    padding): more taps than the windows can meet, so each window's own taps are listed. The first window's live
+    taps are 5, 6, 7 (positions 0, 2, 4: max 4 at index 4); the second's none. openvino 2026.4.1 agrees."""
+    a = {"strides": [1000], "dilations": [2], "pads_begin": [10], "pads_end": [1184], "kernel": [100],
+         "rounding_type": "floor", "auto_pad": "explicit"}
+    op = MaxPool8(**irgraph_attributes(a))
+    data = np.arange(5, dtype=np.float32).reshape(1, 1, 5)
+    values, indices = op.evaluate([data])
+    assert values.ravel().tolist() == [4.0, np.finfo(np.float32).min] and indices.ravel().tolist() == [4, 0]
+    check_op(op, [data], builder(8, a))
 
 
 def test_an_empty_dilations_attribute_means_ones():

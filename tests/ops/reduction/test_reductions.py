@@ -143,6 +143,10 @@ def test_partial_shapes_match_openvino(op_class, data, axes, axes_type):
         # The running f32 total overflows and stays infinite (Kahan's loop adds plainly from then on).
         (ReduceSum(), np.array([3e38, 3e38, -3e38], np.float32), [0], np.inf),
         (ReduceSum(), np.array([3e38, 3e38, -3e38, -np.inf], np.float32), [0], np.nan),
+        # The f32 overflow threshold is exact: a total at the largest float stays finite; one of 2^128 - 2^103
+        # (halfway to 2^128, rounding to even gives inf) overflows, and a later term does not bring it back.
+        (ReduceSum(), np.array([np.finfo(np.float32).max, 0], np.float32), [0], np.finfo(np.float32).max),
+        (ReduceSum(), np.array([2.0**127, 2.0**127 - 2.0**103, -(2.0**127)], np.float32), [0], np.inf),
         (ReduceSum(), np.array([60000, 60000, -60000], np.float16), [0], 60000.0),  # f16 sums in f32
         (ReduceL2(), np.array([1e20], np.float32), [0], np.inf),  # x * x overflows in f32
         (ReduceL2(), np.array([300.0], np.float16), [0], 300.0),  # ... not in f16 (computed in f32)
@@ -166,6 +170,13 @@ def test_bf16_reduces_in_f32():
     data = np.array([256, 1, 1, 1, 1], ml_dtypes.bfloat16)
     assert float(run(ReduceSum(), data, [0])) == 260.0
     assert float(run(ReduceMax(), np.zeros(0, ml_dtypes.bfloat16), [0])) == -np.inf
+
+
+def test_bf16_results_round_as_openvino_rounds():
+    """The f32 total 1 + 3 * 2^-9 rounds to bf16 by ``ov::bfloat16::round_to_nearest_even``, which truncates
+    when the kept last bit is 0: 1.0 in OpenVINO 2026.4.1's folding, where IEEE round-to-nearest gives 1.0078125."""
+    data = np.array([1, 2.0**-8, 2.0**-9], ml_dtypes.bfloat16)
+    assert float(run(ReduceSum(), data, [0])) == 1.0
 
 
 @pytest.mark.parametrize(

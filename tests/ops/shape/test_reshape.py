@@ -132,3 +132,35 @@ def test_a_bounded_dim_beside_minus_one_gives_an_interval_not_a_quotient_of_its_
     ov_x, ov_y = ov1.parameter(ov.PartialShape("2..3"), np.float32), ov1.parameter([12], np.float32)
     ov_pattern = ov1.concat([ov3.shape_of(ov_x), ov1.constant(np.array([-1], np.int64))], 0)
     assert str(ov1.reshape(ov_y, ov_pattern, False).get_output_partial_shape(0)) == "[2..3,4..6]"
+
+
+def test_a_pattern_of_rank_two_is_refused_as_openvino_does():
+    """openvino 2026.4.1 refuses a [1,2] pattern input (a Parameter too); so does infer, with its words."""
+    op = Reshape(special_zero=False)
+    assert check_types(op, [tt("2,3"), tt("1,2", "i64")], lambda x, p: ov_ops.reshape(x, p, False)).refused
+    with pytest.raises(OpError, match=r"^Pattern shape must have rank 1 or be empty\. Got: \[1,2\]$"):
+        op.infer([tt("2,3"), tt("1,2", "i64")], [None, None])
+    with pytest.raises(OpError, match=r"^Pattern shape must have rank 1 or be empty\. Got: \[1,2\]$"):
+        op.evaluate([np.zeros((2, 3)), np.array([[3, 2]], np.int64)])  # evaluate, called without infer
+
+
+@pytest.mark.parametrize("pattern", ["2", "?"])
+def test_a_pattern_of_unknown_values_gives_its_length_in_unknown_dims(pattern):
+    """[2,3] reshaped by an i64[2] pattern of unknown values is [?,?]; by i64[?] of unknown rank, as in openvino
+    2026.4.1."""
+    check_types(Reshape(special_zero=False), [tt("2,3"), tt(pattern, "i64")], lambda x, p: ov_ops.reshape(x, p, False))
+
+
+def test_a_scalar_pattern_of_unknown_value_is_one_unknown_dim():
+    """irgraph's own answer: infer crashed with an IndexError here (openvino 2026.4.1 refuses any rank-0 pattern,
+    "Pattern shape must have rank 1"; irgraph accepts one, see the report of the mutation work)."""
+    assert [str(t) for t in Reshape(special_zero=False).infer([tt("2,3"), tt("", "i64")], [None, None])] == ["f32[?]"]
+
+
+def test_minus_one_that_does_not_divide_the_element_count_is_refused():
+    """[2,3] as [4,-1]: openvino 2026.4.1 refuses it at shape inference, and irgraph with its words."""
+    op = Reshape(special_zero=False)
+    types, values = [tt("2,3"), tt("2", "i64")], [None, np.array([4, -1], np.int64)]
+    assert check_types(op, types, lambda x, p: ov_ops.reshape(x, p, False), values).refused
+    with pytest.raises(OpError, match=r"^Requested output shape \[4,-1\] is incompatible with input shape \[2,3\]$"):
+        op.infer(types, values)

@@ -37,3 +37,26 @@ def test_shape_of_partial_shapes(shape):
 def test_shape_of_refuses_other_output_types():
     with pytest.raises(OpError, match="Output type must be i64 or i32. Got: f32"):
         ShapeOf3(output_type=ElementType.F32)
+
+
+@pytest.mark.parametrize("output_type", ["i64", "i32"])
+def test_bounds_of_each_dim_reach_a_broadcast_as_in_openvino(output_type):
+    """ShapeOf's bounds: each dim's interval, an unbounded one up to the output type's maximum (unknown), so a
+    Broadcast to the shape gets the dims openvino 2026.4.1 infers."""
+    import openvino as ov
+    import openvino.opset3 as ov3
+
+    import irgraph as ir
+    from irgraph.core.shapes import Shape
+    from irgraph.graph import OutputPort
+    from irgraph.ops.movement.broadcast import Broadcast3
+
+    model = ir.Model("bounds")
+    x = model.parameter("x", Shape.parse("2..5,?,3"))
+    shape_of = model.add_node(ShapeOf3(output_type=ElementType.from_ir_name(output_type)), "s", [x])
+    broadcast = model.add_node(Broadcast3(), "b", [model.const(np.float32(1)), OutputPort(shape_of.id, 0)])
+    ir.infer_shapes(model)
+    theirs = ov3.broadcast(ov3.constant(np.float32(1)),
+                           ov3.shape_of(ov3.parameter(ov.PartialShape("[2..5,?,3]"), ov.Type.f32), output_type))
+    assert str(model.output_type(OutputPort(broadcast.id, 0)).shape) == str(theirs.get_output_partial_shape(0)) \
+        == "[2..5,?,3]"

@@ -350,3 +350,31 @@ def test_empty_data_of_rank_three_keeps_the_other_axes(name, shape, axes, expect
     assert out.shape == expected
     assert infer(OPS[name], [tt(",".join(map(str, shape))), tt("1", "i64")], [None, np.array(axes)]) == [
         "[" + ",".join(map(str, expected)) + "]"]
+
+
+@pytest.mark.parametrize(("types", "values", "expected"), [
+    # axes of unknown rank with a 1D signal_size: nothing to compare their lengths with yet
+    ([tt("4,6,2"), tt("...", "i64"), tt("2", "i64")], [None, None, None], "[?,?,2]"),
+    ([tt("4,6,2"), tt("2", "i64"), tt("...", "i64")], [None, None, None], "[?,?,2]"),
+    # signal_size -1 keeps the axis, 1 sets it to 1
+    ([tt("4,6,2"), tt("1", "i64"), tt("1", "i64")], [None, np.array([0]), np.array([-1])], "[4,6,2]"),
+    ([tt("4,6,2"), tt("1", "i64"), tt("1", "i64")], [None, np.array([0]), np.array([1])], "[1,6,2]"),
+])
+def test_signal_size_shapes_match_openvino(types, values, expected):
+    """openvino 2026.4.1's shape inference agrees (check_types), and gives ``expected``."""
+    check_types(DFT(), types, build("DFT"), values)
+    assert infer(DFT(), types, values) == [expected]
+
+
+def test_complex_data_of_rank_one_is_refused_at_run_time():
+    with pytest.raises(OpError, match=r"^The input rank must be greater or equal to 2\. Got shape \[2\]$"):
+        IDFT().evaluate([np.ones(2, np.float32), np.array([0])])
+
+
+def test_a_computed_signal_size_of_exactly_one_sets_its_axis_to_one():
+    """Signal sizes [1, 2..7] (the shape of a [1, 2..7] tensor): the known 1 is a size, not -1's keep-the-axis;
+    openvino 2026.4.1 gives [1,2..7,2] too."""
+    twin = Twin()
+    size = twin.op(ShapeOf3(output_type=ElementType.I64), lambda x: ov16.shape_of(x), twin.parameter("1,2..7"))
+    node = twin.op(DFT(), build("DFT"), twin.parameter("4,6,2"), twin.const([0, 1]), size)
+    assert twin.check(node) == "f32[1,2..7,2]"

@@ -66,6 +66,8 @@ def test_bad_offsets_and_indices_are_refused():
         op.evaluate([table, np.array([0, 1, 2]), np.array([1, 0])])
     with pytest.raises(OpError, match="Index 3 is out of the embedding table's 3 rows"):
         op.evaluate([table, np.array([0, 3]), np.array([0])])
+    with pytest.raises(OpError, match=r"^default_index 3 is out of the embedding table's 3 rows$"):
+        op.evaluate([table, np.array([0, 1]), np.array([0, 1, 1]), np.array(3)])
     with pytest.raises(OpError, match="Per sample weights can only be used in Reduction::SUM mode"):
         EmbeddingBagOffsets(reduction="mean").infer(
             [*(tt(s, t) for s, t in [("3,2", "f32"), ("2", "i64"), ("1", "i64"), ("", "i64"), ("2", "f32")])],
@@ -93,3 +95,10 @@ def test_badly_shaped_inputs_are_refused_as_openvino_refuses_them(shapes, messag
                                 np.int64) for position, shape in enumerate(shapes)]
     with pytest.raises(RuntimeError, match=r"must be 1D\.|must be a scalar\.|shape must be same\."):
         ov3.embedding_bag_offsets_sum(*parameters)
+
+
+def test_the_last_row_can_be_the_default():
+    """default_index rows - 1 fills the empty bag (the second: offsets 1 to 1) with the table's last row."""
+    table = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    (got,) = EmbeddingBagOffsetsSum().evaluate([table, np.array([0, 1]), np.array([0, 1, 1]), np.array(2)])
+    assert got.tolist() == [[1, 2], [5, 6], [3, 4]]

@@ -190,3 +190,31 @@ def test_convert_like_matches_openvino(data):
     x = S.values(source, data.draw(S.shapes()), data.draw(S.seeds))
     like = S.values(target, data.draw(S.shapes(max_rank=2)), data.draw(S.seeds))
     check_op(ConvertLike(), [x, like], lambda a, b: ov_ops.convert_like(a, b))
+
+
+@pytest.mark.parametrize("shape", ["2..5,3", "?,3", "..7,3"])
+@pytest.mark.parametrize("target", ["i32", "i64"])
+def test_bounds_of_a_converted_shape_reach_a_broadcast_as_in_openvino(shape, target):
+    """ShapeOf -> Convert -> Broadcast's target shape: the dims' bounds pass through Convert between integer
+    types, and an unknown upper bound (i64's maximum) stays unknown (the destination's maximum), so irgraph
+    infers the shape openvino 2026.4.1 infers."""
+    import openvino as ov
+    import openvino.opset3 as ov3
+
+    import irgraph as ir
+    from irgraph.core.shapes import Shape
+    from irgraph.graph import OutputPort
+    from irgraph.ops.movement.broadcast import Broadcast3
+    from irgraph.ops.shape.shape_of import ShapeOf3
+
+    model = ir.Model("bounds")
+    x = model.parameter("x", Shape.parse(shape))
+    shape_of = model.add_node(ShapeOf3(output_type=ElementType.I64), "s", [x])
+    convert = model.add_node(Convert(destination_type=ElementType.from_ir_name(target)), "c",
+                             [OutputPort(shape_of.id, 0)])
+    broadcast = model.add_node(Broadcast3(), "b", [model.const(np.float32(1)), OutputPort(convert.id, 0)])
+    ir.infer_shapes(model)
+    theirs = ov3.broadcast(ov3.constant(np.float32(1)), ov3.convert(
+        ov3.shape_of(ov3.parameter(ov.PartialShape(f"[{shape}]"), ov.Type.f32), "i64"), target))
+    assert str(model.output_type(OutputPort(broadcast.id, 0)).shape) == str(theirs.get_output_partial_shape(0)) \
+        == f"[{shape}]"

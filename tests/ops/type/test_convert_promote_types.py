@@ -134,3 +134,14 @@ def test_ir_run_runs_openvinos_convert_promote_types_ir(tmp_path, capsys):
         assert written["a64"].dtype == np.int64 and written["a64"].tolist() == inputs["a"].tolist()
         assert written["b64"].dtype == np.int64 and written["b64"].tolist() == [0, 4000000000, 7]
     assert ir.validate(ir.read_model(xml)) == []
+
+
+def test_defaults_are_openvinos():
+    """openvino 2026.4.1's defaults: promote_unsafe and pytorch_scalar_promotion false, so a scalar i32 and an i8
+    tensor meet in the wider i32 (PyTorch's rule would give the tensor's i8)."""
+    node = ov14.convert_promote_types(ov14.parameter([], ov.Type.i32), ov14.parameter([4], ov.Type.i8))
+    assert node.get_attributes() == {"promote_unsafe": False, "pytorch_scalar_promotion": False,
+                                     "u64_integer_promotion_target": "f32"}
+    inferred = ConvertPromoteTypes().infer([tt("", "i32"), tt("4", "i8")], [None, None])
+    assert [str(t) for t in inferred] == ["i32[]", "i32[4]"]
+    assert str(node.get_output_element_type(0)) == "<Type: 'int32_t'>"

@@ -131,9 +131,43 @@ def test_pack_shapes_follow_openvino(types):
     [tt("2", "i32"), tt("2", "i32"), tt("5", "i8")],  # symbols not u8
     [tt("2", "i32"), tt("3", "i32"), tt("5", "u8")],  # begins and ends of different shapes
     [tt("2", "i32"), tt("2", "i32"), tt("5,1", "u8")],  # symbols not 1D
+    # a dynamic element type matches nothing (irgraph accepted these until a surviving mutant showed it)
+    [tt("2", "dynamic"), tt("2", "i32"), tt("5", "u8")],
+    [tt("2", "i64"), tt("2", "dynamic"), tt("5", "u8")],
+    [tt("2", "dynamic"), tt("2", "dynamic"), tt("5", "u8")],
+    [tt("2", "i32"), tt("2", "i32"), tt("5", "dynamic")],
 ])
 def test_what_openvino_refuses_in_pack_irgraph_refuses(types):
     assert check_types(PACK, types, same_op(PACK)).refused
+
+
+def test_pack_names_both_index_types_when_they_differ():
+    """openvino 2026.4.1's words: "... Got: i32 and i64" (begins' type first)."""
+    with pytest.raises(IrError, match=r"^The element types of the begins and ends input tensors must match and be of "
+                                      r"i32 or i64 type. Got: i32 and i64$"):
+        PACK.infer([tt("2", "i32"), tt("2", "i64"), tt("5", "u8")], [None, None, None])
+
+
+def test_unpack_says_its_output_shapes_before_it_runs():
+    """The shapes a run checks against its limits before allocating (Op.output_shapes): the data's shape twice
+    and the UTF-8 byte count, those of evaluate's outputs."""
+    data = np.array([["ab", "ü"], ["日本", ""]], object)
+    assert UNPACK.output_shapes([data]) == [(2, 2), (2, 2), (10,)]
+    assert [x.shape for x in UNPACK.evaluate([data])] == [(2, 2), (2, 2), (10,)]
+
+
+def test_unpack_refuses_text_its_i32_ends_cannot_hold(monkeypatch):
+    """2**31 bytes or more overflow the i32 ends; the message names the total (the last end). Three strings taken
+    as 2**30 bytes each (a patched encoder: the real text would need 3 GiB)."""
+    from irgraph.ops.type import string_tensor_unpack
+
+    class Claimed(bytes):
+        def __len__(self) -> int:
+            return 2**30
+
+    monkeypatch.setattr(string_tensor_unpack, "utf8", lambda item: Claimed())
+    with pytest.raises(IrError, match=r"^StringTensorUnpack's i32 ends cannot hold 3221225472 bytes of text$"):
+        UNPACK.evaluate([np.array(["a", "b", "c"], object)])
 
 
 @pytest.mark.parametrize("shape", ["2,?", "...", "", "0"])
@@ -147,8 +181,9 @@ def test_unpack_of_known_strings_knows_the_byte_count():
     assert [str(t) for t in UNPACK.infer([tt("2", "string")], values)] == ["i32[2]", "i32[2]", "u8[4]"]
 
 
-def test_unpack_refuses_numbers_as_openvino_does():
-    assert check_types(UNPACK, [tt("2", "f32")], same_op(UNPACK)).refused
+@pytest.mark.parametrize("element_type", ["f32", "dynamic"])
+def test_unpack_refuses_numbers_as_openvino_does(element_type):
+    assert check_types(UNPACK, [tt("2", element_type)], same_op(UNPACK)).refused
 
 
 @pytest.mark.parametrize("begins, ends, message", [

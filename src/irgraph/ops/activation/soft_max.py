@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irgraph.ops.families.softmax import AlongAxis
-from irgraph.ops.op import Tolerance
+from irgraph.ops.op import Tolerance, attribute
 from irgraph.ops.registry import register
 
 
@@ -38,6 +38,8 @@ class SoftMax1(_SoftMax):
 
     introduced = 1
     negative_axes = False
+
+    axis: int = attribute(0)  # openvino 2026.4.1 reads a SoftMax-1 without one as axis 0 (SoftMax-8: 1)
 
 
 @register

@@ -47,7 +47,8 @@ class NonZero(Op):
         """np.nonzero of ``data != 0``, stacked (at most rank x N elements: the input's own size)."""
         data = inputs[0]
         mask = data != 0 if data.dtype != np.bool_ else data
-        if data.ndim == 0:
-            return [np.zeros((0, int(bool(mask))), self.output_type.numpy_dtype)]
+        if data.ndim == 0:  # OpenVINO 2026.4.1's reference: [[0]] for a non-zero scalar, else a [0,0] tensor
+            found = int(bool(mask))
+            return [np.zeros((found, found), self.output_type.numpy_dtype)]
         coordinates = np.nonzero(mask)
         return [np.array(coordinates, dtype=self.output_type.numpy_dtype).reshape(data.ndim, -1)]

@@ -46,8 +46,8 @@ class BatchSpace(Op):
         if same is None:
             raise OpError(f"block_shape, {begin_name} and {end_name} inputs must have the same shape. Got: "
                           f"{block.shape}, {begin.shape} and {end.shape}")
-        check(same.rank_is_dynamic or same.rank == 1,
-              f"block_shape and {kind} inputs must have rank 1. Got: {same.rank}")
+        if not same.rank_is_dynamic and same.rank != 1:  # not check(): the message reads a rank that must be known
+            raise OpError(f"block_shape and {kind} inputs must have rank 1. Got: {same.rank}")
         for vector in (block, begin, end):
             if not vector.element_type.is_dynamic and not vector.element_type.is_integral:
                 raise OpError(f"block_shape and {kind} inputs must have integer element type. Got: "

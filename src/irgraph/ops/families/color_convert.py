@@ -53,6 +53,7 @@ class ColorConvert(Op):
                 dims[1] = (height * 2).divided(3)
         else:
             chroma_channels = 2 if self.planes == 2 else 1
+            chroma_names = "UV" if self.planes == 2 else "U and V"
             for other in inputs[1:]:
                 if other.shape.rank_is_dynamic:
                     continue
@@ -60,7 +61,7 @@ class ColorConvert(Op):
                       f"UV input number of channels should be equal to {chroma_channels}")
                 for axis, factor in ((0, 1), (1, 2), (2, 2)):
                     dims[axis] = checked(dims[axis].merge(other.shape[axis] * factor),
-                                         "Y shape is inconsistent with UV")
+                                         f"Y shape is inconsistent with {chroma_names}")
         for axis, what in ((1, "height"), (2, "width")):
             check(not dims[axis].is_static or dims[axis].value % 2 == 0, f"Image {what} must be even")
         dims[3] = Dim.static(3)

@@ -85,13 +85,13 @@ def _identity(reduction: str, dtype: np.dtype) -> object:
 
 def indices_in_range(indices: np.ndarray, size: int, what: str, negative: bool) -> np.ndarray:
     """``indices`` as int64 in ``[0, size)``; negative ones count from the end where ``negative``; any
-    other value is an error, as OpenVINO's references raise it (they never write out of bounds)."""
-    wide = indices.astype(np.int64) if indices.dtype != np.uint64 else indices
+    other value is an error, as OpenVINO's references raise it (they never write out of bounds). u64 indices
+    are read as int64, as openvino 2026.4.1 reads them: 2^64 - 1 is -1 (the last, where negatives count)."""
+    wide = indices.astype(np.int64)
     bad = (wide >= size) | (wide < (-size if negative else 0))
     if np.any(bad):
         value = wide[bad].reshape(-1)[0]
         raise OpError(f"{what} index {int(value)} is out of bounds for the axis of size {size}")
-    wide = wide.astype(np.int64)
     return np.where(wide < 0, wide + size, wide) if negative else wide
 
 

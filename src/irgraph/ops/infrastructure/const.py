@@ -90,10 +90,11 @@ class Const(Op):
         with np.errstate(over="ignore", invalid="ignore"):
             try:
                 array = array.astype(element_type.numpy_dtype, copy=False)
-            except OverflowError:  # Python ints past 64 bits: [2**65] as i64
-                big = next((item for item in array.flat if isinstance(item, int) and not -(2**63) <= item < 2**64),
-                           "past 64 bits")
-                raise OpError(f"the constant value {big!r} does not fit {element_type}") from None
+            except OverflowError:  # Python ints of an object array: [2**65] as i64, [300] as u8
+                low, high = (_integer_range(element_type) if element_type.is_integral else (-(2**63), 2**64 - 1))
+                big = next((item for item in array.flat if isinstance(item, int) and not low <= item <= high), None)
+                raise OpError(f"the constant value {big!r} does not fit {element_type}" if big is not None else
+                              f"a value of the constant does not fit {element_type}") from None
             except (TypeError, ValueError) as err:  # "ab" as i64
                 raise OpError(f"a constant of {element_type} must hold numbers: {err}") from None
         _check_cast(source, array, element_type)

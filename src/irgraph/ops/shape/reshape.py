@@ -51,10 +51,12 @@ class Reshape(Op):
         )
         value = values[1] if len(values) > 1 else None
         if value is None:
-            if pattern.shape.rank_is_dynamic or pattern.shape[0].is_dynamic:
+            if pattern.shape.rank_is_dynamic:
                 return [TensorType(data.element_type, DYNAMIC_RANK)]
-            if pattern.shape.rank == 0:
+            if pattern.shape.rank == 0:  # before reading its length: a scalar pattern has none (it is one dim)
                 return [TensorType(data.element_type, Shape.dynamic(1))]
+            if pattern.shape[0].is_dynamic:
+                return [TensorType(data.element_type, DYNAMIC_RANK)]
             return [TensorType(data.element_type, Shape.dynamic(pattern.shape[0].value))]
         if isinstance(value, PartialValue):
             lows = [int(v) for v in value.lower.reshape(-1).tolist()]
