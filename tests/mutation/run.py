@@ -62,8 +62,8 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "batch_space": ("tests/ops/movement/test_batch_space.py",),
     "block_rearrange": ("tests/ops/movement/test_rearrange.py",),
     "color_convert": ("tests/ops/image/test_color_convert.py",),
-    "convolution": ("tests/ops/convolution",),
-    "convolution_kernels": ("tests/ops/convolution",),
+    "convolution": ("tests/ops/convolution", "tests/runtime/test_bound_kernels.py"),  # plan-time bound kernels
+    "convolution_kernels": ("tests/ops/convolution", "tests/runtime/test_bound_kernels.py"),
     "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise",
                     "tests/runtime/test_ufunc_steps.py",  # the plan-time ufunc steps (ufunc_call, in_place_ufunc)
                     "tests/runtime/test_in_place.py",  # writes_in_place: the steps that write over their input
@@ -76,7 +76,7 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "fft": ("tests/ops/signals",),
     "pooling": ("tests/ops/pooling",),
     "recurrent": ("tests/ops/sequence",),
-    "reduction": ("tests/ops/reduction",),
+    "reduction": ("tests/ops/reduction", "tests/ops/test_remembered_plans.py"),
     "resampling": ("tests/ops/image/test_interpolate.py",),
     "scatter": ("tests/ops/movement/test_scatter_elements_update.py", "tests/ops/movement/test_scatter_nd_update.py",
                 "tests/ops/movement/test_scatter_update.py"),
@@ -94,6 +94,8 @@ CATEGORY_TESTS: dict[str, tuple[str, ...]] = {
 }
 FEEDS_TRACED = "tests/tools/test_feeds_ranges.py::test_gather_indices_are_traced_back_through"
 # op modules whose own tests span more than test_STEM.py (the module holds several versions of the op)
+REMEMBERED = "tests/ops/test_remembered_plans.py"
+BOUND_KERNELS = "tests/runtime/test_bound_kernels.py"
 MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
     # the two paths to the maxima (fmax per tap, the reference's scan), and the indices nothing reads
@@ -103,13 +105,21 @@ MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
     # forwards_values: what it changes (the range of random ids that reach a Gather through it) is tested with the feeds
     "type/convert.py": (f"{FEEDS_TRACED}_a_convert",),
-    "shape/reshape.py": (f"{FEEDS_TRACED}_a_reshape",),
-    "shape/unsqueeze.py": (f"{FEEDS_TRACED}_an_unsqueeze",),
+    "shape/reshape.py": (f"{FEEDS_TRACED}_a_reshape", REMEMBERED),
+    "shape/unsqueeze.py": (f"{FEEDS_TRACED}_an_unsqueeze", REMEMBERED),
+    # what an op works out per input shapes, remembered (ops/memo.py): the memo's own tests
+    "movement/broadcast.py": (REMEMBERED,),
+    "matrix/mat_mul.py": (REMEMBERED,),
+    "movement/gather.py": (REMEMBERED, BOUND_KERNELS),
+    # plan-time bound evaluates: run by the interpreter, not by evaluate, and judged against it
+    "activation/gelu.py": (BOUND_KERNELS,),
+    "normalization/mvn.py": (BOUND_KERNELS,),
 }
 TOLERANCE_TEST = "tests/ops/test_tolerances.py"
 OPS_BASE_TESTS = ("tests/ops/test_numeric.py", "tests/ops/test_op.py", "tests/ops/test_catalogue.py",
                   "tests/ops/test_layout.py", "tests/ops/test_tolerance.py", "tests/ops/test_unknown_values.py",
-                  "tests/ops/test_shape_ops_from_ir.py", "tests/hostile/test_op_errors.py")
+                  "tests/ops/test_shape_ops_from_ir.py", "tests/hostile/test_op_errors.py",
+                  "tests/ops/test_remembered_plans.py")  # ops/memo.py
 
 
 def _op_groups() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
