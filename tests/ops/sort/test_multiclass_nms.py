@@ -113,6 +113,7 @@ def test_roisnum_shapes_infer_as_openvino(boxes, scores, counts, expected):
     ([tt("2,6,4", "i32"), tt("2,3,6")], "Expected floating point type as element type for the 'boxes' input"),
     ([tt("3,6,4"), tt("3,6,1"), tt("2", "i32")], "Expected a 2D tensor for the 'scores' input"),
     ([tt("3,6,4"), tt("3,6"), tt("2,1", "i32")], "Expected a 1D tensor for the 'roisnum' input"),
+    ([tt("3,6,4"), tt("3,6"), tt("2", "f32")], "Expected integer type as element type for the 'roisnum' input"),
 ])
 def test_refused_as_openvino_refuses(inputs, message):
     op = MulticlassNms()

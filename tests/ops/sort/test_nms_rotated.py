@@ -53,6 +53,16 @@ def test_rotated_iou_against_areas_by_hand():
     np.testing.assert_allclose(rotated_iou(square, others), expected, rtol=1e-6, atol=1e-7)
 
 
+def test_rotated_iou_treats_a_cross_product_of_1e_14_as_parallel():
+    """detectron2's box_iou_rotated (which OpenVINO ports) skips an edge pair whose cross product is <= 1e-14 in
+    magnitude. The 4-long bottom edge of the first box at y = 0 and the 2.5e-15-long sides of the thin box give
+    exactly 4 * 2.5e-15 = 1e-14: no crossing is taken, only the thin box's two upper corners lie in the first box,
+    so the intersection has no area and the IoU is 0 (geometrically 2.5e-15 / 4)."""
+    wide = np.array([0, 0.5, 4, 1, 0])
+    thin = np.array([[0, 0, 2, 2.5e-15, 0]])
+    assert rotated_iou(wide, thin).tolist() == [0.0]
+
+
 def test_spec_style_example():
     """Two boxes of one class overlapping by IoU 1/3 and a far one: with iou_threshold 0.3 the second is
     suppressed; sorted by score."""
