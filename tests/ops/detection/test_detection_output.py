@@ -332,6 +332,15 @@ def test_partial_shapes():
     assert infer(op, [tt("2,24"), tt("2,18"), tt("1,2,24")], [None] * 3) == ["[1,1,30,7]"]
 
 
+def test_prior_count_from_the_additional_class_predictions_alone():
+    """With every other prior dimension unknown, the additional class predictions [?, 8] give 8 / 2 = 4 priors,
+    so 2 images x 4 priors x 3 classes = 24 rows, as openvino 2026.4.1 infers (also with an unknown batch there)."""
+    op = DetectionOutput(num_classes=3, keep_top_k=(-1,), top_k=-1, nms_threshold=0.5, normalized=True)
+    types = [tt("2,?"), tt("2,?"), tt("1,2,?"), tt("?,8"), tt("?,?")]
+    assert infer(op, types, [None] * 5) == ["[1,1,24,7]"]
+    check_types(op, types, same_op(op))
+
+
 def test_refusals_name_the_rule():
     with pytest.raises(OpError, match="code_type must be either"):
         DetectionOutput8(keep_top_k=(1,), nms_threshold=0.5, code_type="corner")
@@ -343,7 +352,9 @@ def test_refusals_name_the_rule():
                            ([tt("1,24", "i32"), tt("1,18", "i32"), tt("1,2,24")], "floating point"),
                            ([tt("1,24"), tt("1,18"), tt("1,3,24")], "second dimension is mismatched"),
                            ([tt("1,20"), tt("1,18"), tt("1,2,24")], "box logits"),
-                           ([tt("2,24"), tt("1,18"), tt("1,2,24")], "batch size")):
+                           ([tt("2,24"), tt("1,18"), tt("1,2,24")], "batch size"),
+                           ([tt("1,24"), tt("1,18", "f16"), tt("1,2,24")],
+                            r"Class predictions' data type must be the same as box logits type \(f32\). Got f16")):
         with pytest.raises(OpError, match=message):
             infer(op, types, [None] * 3)
         check_types(op, types, same_op(op))  # OpenVINO refuses them too

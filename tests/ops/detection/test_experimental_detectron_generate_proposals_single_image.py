@@ -190,3 +190,19 @@ def test_spec_example_shapes():
     types = [tt("3"), tt("201600,4"), tt("12,200,336"), tt("3,200,336")]
     assert infer(op, types, [None] * 4) == ["[1000,4]", "[1000]"]
     check_types(op, types, same_op(op))
+
+
+def test_boxes_that_only_touch_count_as_overlapping():
+    """OpenVINO's reference judges a pair only when the boxes overlap with their edges included (``<=`` on each
+    side): with nms_threshold -1 any IoU, even 0, drops a box. B touches A along y = 2, so A drops it; C, 1 below
+    A, is apart from A and is kept. (The CPU plugin judges every pair by IoU alone and drops C as well.)"""
+    op = Single(min_size=0.0, nms_threshold=-1.0, post_nms_count=4, pre_nms_count=10)
+    anchors = np.array([[0, 0, 2, 2], [0, 2, 2, 4], [0, 3, 2, 5]], F32)
+    inputs = [np.array([100, 100, 1], F32), anchors, np.zeros((4, 1, 3), F32), np.array([[[0.9, 0.8, 0.7]]], F32)]
+    rois, scores = op.evaluate(inputs)
+    assert scores.tolist() == [np.float32(0.9), np.float32(0.7), 0.0, 0.0]
+    assert rois[:2].tolist() == [[0, 0, 2, 2], [0, 3, 2, 5]]
+    for mine, ported in zip((rois, scores), reference_single_image(op, inputs), strict=True):
+        np.testing.assert_array_equal(mine, ported)
+    _, cpu_scores = ov_cpu(same_op(op), inputs, ())
+    assert cpu_scores.tolist() == [np.float32(0.9), 0, 0, 0]  # openvino 2026.4.1's CPU plugin: no edge test, C dropped

@@ -126,6 +126,18 @@ def test_exact_values_on_a_ramp():
     assert_matches_port_and_cpu(op, [rois, ramp])
 
 
+def test_a_sample_on_the_far_edge_reads_the_last_row():
+    """One sample per bin, at the roi's centre: roi (0, 3, 2, 5) puts it at (1, 4), on the 4x4 ramp's far edge
+    y = H, which the reference still reads (as row 3: 1 + 30 = 31); roi (0, 3.5, 2, 5.5) puts it at y = 4.5,
+    past the edge, where it reads 0."""
+    op = Extractor(output_size=1, sampling_ratio=1, pyramid_scales=(1,))
+    ramp = (np.arange(4)[None, :] + 10 * np.arange(4)[:, None]).astype(F32).reshape(1, 1, 4, 4)
+    rois = np.array([[0, 3, 2, 5], [0, 3.5, 2, 5.5]], F32)
+    features, _ = op.evaluate([rois, ramp])
+    assert features.reshape(-1).tolist() == [31.0, 0.0]
+    assert_matches_port_and_cpu(op, [rois, ramp])
+
+
 def test_partial_shapes_and_refusals():
     op = Extractor(output_size=2, sampling_ratio=2, pyramid_scales=(4, 8))
     for types in ([tt("5,4"), tt("1,3,8,8"), tt("1,3,4,4")], [tt("..."), tt("..."), tt("...")],

@@ -71,6 +71,20 @@ def test_attributes_openvino_miscounts_are_refused():
         op.infer([tt("2", "i64"), tt("2", "i64")], [np.array([1, 1]), None])
 
 
+def test_zero_density_refused_as_openvino_refuses():
+    """openvino 2026.4.1's Python API refuses density 0 (its attribute check, a UserInputError) before any node
+    exists; irgraph refuses it when the op is built, naming the values."""
+    import openvino.opset8 as ov8
+    from openvino.exceptions import UserInputError
+
+    attributes = {"fixed_size": [4.0], "density": [0.0], "step": 8.0, "offset": 0.5, "variance": [0.1]}
+    with pytest.raises(UserInputError, match='attribute "density" value does not satisfy provided condition'):
+        ov8.prior_box(ov8.constant(np.array([2, 2], np.int64)), ov8.constant(np.array([16, 16], np.int64)),
+                      attributes)
+    with pytest.raises(OpError, match=r"density values must be positive. Got: \[0.0\]"):
+        PriorBox8(fixed_size=(4.0,), density=(0.0,), step=8.0, offset=0.5, variance=(0.1,))
+
+
 def test_fixed_size_boxes_with_density_and_aspect_ratios_match_openvino():
     """Fixed-size boxes: one per density cell, then one per aspect ratio other than 1 (OpenVINO 2026.4.1)."""
     op = PriorBox8(fixed_size=(8.0,), density=(2.0,), aspect_ratio=(2.0,), flip=True, step=8.0, offset=0.5,

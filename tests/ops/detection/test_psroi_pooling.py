@@ -177,6 +177,11 @@ def test_refused_where_openvino_reads_outside():
         _run(np.ones((2, 4, 4, 0), np.float32), [[0, 0, 0, 1, 1]])
     with pytest.raises(OpError, match="NaN box coordinate"):
         _run(data, [[0, np.nan, 0, 1, 1]])
+    evaluate = PSROIPooling(output_dim=1, spatial_scale=1.0, group_size=2).evaluate
+    for feature_maps, coords in ((data, np.array([[0, 0, 0, 1, 1]], np.int32)),
+                                 (data.astype(np.int32), np.array([[0, 0, 0, 1, 1]], np.float32))):
+        with pytest.raises(OpError, match="Feature maps and coords must be floating point"):
+            evaluate([feature_maps, coords])
     with pytest.raises(OpError, match="Expected 'average' or 'bilinear' mode. Got max"):
         PSROIPooling(output_dim=1, spatial_scale=1.0, mode="max")
 
