@@ -79,9 +79,11 @@ def write_llama(directory: Path, config: LlamaConfig = LlamaConfig(), weights: s
 
     if weights not in WEIGHT_FORMATS:
         raise ValueError(f"weights must be one of {WEIGHT_FORMATS}; got {weights!r}")
-    model = _Builder(config, weights).model()
+    builder = _Builder(config, weights)
+    model = builder.model()
     path = Path(directory) / f"{name}.xml"
     ov.save_model(model, str(path), compress_to_fp16=weights in ("fp16", "mixed"))
+    del builder  # only now: its u4 Constants view the codes it keeps alive
     return path
 
 
@@ -92,6 +94,7 @@ class _Builder:
 
         self.ov, self.ops, self.config, self.weights = ov, ops, config, weights
         self.rng = np.random.default_rng(config.seed)
+        self.kept_alive: list[np.ndarray] = []
 
     # -------------------------------------------------------------------------------- constants and weights
     def i64(self, value: object):
@@ -144,6 +147,9 @@ class _Builder:
             flat = np.append(flat, np.uint8(0))
         packed = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)  # the low nibble holds the first element
         tensor = self.ov.Tensor(packed, self.ov.Shape(list(codes.shape)), self.ov.Type.u4)
+        # The Tensor and its Constant view `packed` without owning it: kept alive until the model is saved, or the
+        # .bin gets whatever reused that memory (the u4 weights then differed from process to process).
+        self.kept_alive.append(packed)
         return self.ops.constant(tensor, name=name)
 
     # -------------------------------------------------------------------------------- layers

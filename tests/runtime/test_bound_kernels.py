@@ -18,6 +18,7 @@ from irgraph.ops.activation.gelu import Gelu2, Gelu7, erf_by_table, gelu_erf
 from irgraph.ops.convolution.binary_convolution import BinaryConvolution
 from irgraph.ops.convolution.convolution import Convolution
 from irgraph.ops.convolution.group_convolution import GroupConvolution
+from irgraph.ops.families import convolution_kernels as kernels
 from irgraph.ops.movement.gather import Gather, Gather8
 from irgraph.ops.normalization.mvn import MVN, MVN6
 from irgraph.runtime._fast import ufunc_steps
@@ -56,6 +57,8 @@ def _normal(*shape: int, scale: float = 1.0) -> np.ndarray:
      [_normal(2, 3, 9, 8), _normal(4, 3, 3, 2)], (1,)),
     (Convolution(strides=(2, 1), dilations=(1, 2), pads_begin=(0, 0), pads_end=(0, 0)),  # not in C order
      [_normal(2, 3, 8, 9).swapaxes(2, 3), _normal(4, 3, 3, 2)], (1,)),
+    (GroupConvolution(strides=(2, 1), dilations=(1, 2), pads_begin=(1, 2), pads_end=(0, 1)),  # batch 2, 3 groups
+     [_normal(2, 6, 9, 10), _normal(3, 2, 2, 3, 2)], (1,)),
     (Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)),  # several bands
      [_normal(1, 4, 600, 600), _normal(2, 4, 3, 3)], (1,)),
 ])
@@ -159,3 +162,76 @@ def test_bound_steps_of_large_outputs_stay_in_the_interpreter_s_loop():
     outputs = interpreter.run({"x": np.ones((2, ufunc_steps.BOUND_OUTPUT_LIMIT), np.float32),
                                "s": np.arange(6, dtype=np.float32).reshape(2, 3)})
     np.testing.assert_array_equal(outputs["small"], np.arange(6, dtype=np.float32).reshape(2, 3)[[1, 0]])
+
+
+def _small_integers(*shape: int) -> np.ndarray:
+    """f32 values in -2..2: every product and sum of them is exact, so any summing order gives the same bits."""
+    return RNG.integers(-2, 3, shape).astype(np.float32)
+
+
+# (data, weights (G, Co, Ci, *K), strides, pads_begin, output sizes, whether the window copy is allowed): the limits
+# of WINDOW_COPY_LIMIT (4 Mi elements, 16 MiB of f32) and WINDOW_COPY_FACTOR (16x the data plus the output).
+WINDOW_LIMIT_CASES = [
+    ((1, 1, 5119), (1, 1, 1, 4096), (1,), (0,), (1024,), True),  # columns 4096 * 1024 = 2^22: the limit itself
+    ((1, 1, 5120), (1, 1, 1, 4097), (1,), (0,), (1024,), False),  # 4097 * 1024 columns: 1024 too many
+    ((1, 2, 4), (1, 1, 2, 2), (2**21 - 2,), (1,), (2,), True),  # a padded copy of 2 * 2^21 = 2^22: the limit
+    ((1, 2, 4), (1, 1, 2, 2), (2**21 - 1,), (1,), (2,), False),  # a padded copy of 2 * (2^21 + 1): 2 too many
+    # 64 * 65 * 1024 columns, above 2^22 but within 16 * (data 64 * 1088 + output 64 * 4 * 1024) = 5308416
+    ((1, 64, 1088), (64, 4, 1, 65), (1,), (0,), (1024,), True),
+]
+
+
+@pytest.mark.parametrize(("data_shape", "weights_shape", "strides", "pads_begin", "out_spatial", "allowed"),
+                         WINDOW_LIMIT_CASES)
+def test_window_copies_stay_within_4_mi_elements_or_16_times_the_data_and_output(
+        data_shape, weights_shape, strides, pads_begin, out_spatial, allowed):
+    """The window kernels refuse (None: the per-tap kernel runs) a copy past the budget and take one up to it; the
+    plan-time kernel decides as the run-time one does, and both give the per-tap kernel's values."""
+    data, weights = _small_integers(*data_shape), _small_integers(*weights_shape)
+    dilations = (1,) * len(strides)
+    windows = kernels.convolve_windows(data, weights, strides, dilations, pads_begin, out_spatial)
+    bound = kernels.bound_windows(data.shape, data.dtype, weights, strides, dilations, pads_begin, out_spatial)
+    assert (windows is not None, bound is not None) == (allowed, allowed)
+    if allowed:
+        expected = kernels.convolve_taps(data, weights, strides, dilations, pads_begin, out_spatial)
+        np.testing.assert_array_equal(windows, expected)
+        np.testing.assert_array_equal(bound(data), expected)
+
+
+# (data, weights (G, Co, Ci, *K), pads_begin, the output columns each band's product has): bands of at most
+# max(COLUMN_CHUNK = 2^18, data + output) column elements, as few as that allows.
+BAND_CASES = [
+    # 2 * 520 * 129 data + 2 * 2 * 520 * 128 output = 400400 elements: 782 rows of 2 * 2 * 128 columns, all 520 rows
+    ((1, 2, 520, 129), (2, 2, 1, 1, 2), (0, 0), [520 * 128]),
+    # 2^18 // (4 * 9 * 100) = 72 rows of 100 positions a band (the data and output, 60000, are fewer)
+    ((1, 4, 100, 100), (1, 2, 4, 3, 3), (1, 1), [72 * 100, 28 * 100]),
+    # 2^18 // (2 * 3 * 2 * 4 * 40) = 136 rows, more than the 48 there are
+    ((2, 6, 49, 41), (3, 2, 2, 2, 2), (0, 0), [48 * 40]),
+]
+
+
+@pytest.mark.parametrize(("data_shape", "weights_shape", "pads_begin", "band_columns"), BAND_CASES)
+def test_window_copies_come_in_as_few_bands_as_the_column_budget_allows(monkeypatch, data_shape, weights_shape,
+                                                                         pads_begin, band_columns):
+    """Checked by the products' widths (the band is invisible in the values); the plan-time kernel takes the
+    layers of one band only and gives their values bit for bit."""
+    data, weights = _normal(*data_shape), _normal(*weights_shape)
+    strides = dilations = (1, 1)
+    out_spatial = tuple(n + 2 * p - k + 1 for n, p, k in zip(data_shape[2:], pads_begin, weights_shape[3:],
+                                                              strict=True))
+    widths = []
+    matmul = np.matmul
+
+    def recording(first, second, **options):
+        widths.append(second.shape[-1])
+        return matmul(first, second, **options)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    expected = kernels.convolve_windows(data, weights, strides, dilations, pads_begin, out_spatial)
+    assert widths == band_columns
+    monkeypatch.setattr(np, "matmul", matmul)
+    bound = kernels.bound_windows(data.shape, data.dtype, weights, strides, dilations, pads_begin, out_spatial)
+    assert (bound is not None) == (len(band_columns) == 1)
+    if bound is not None:
+        got = bound(data)
+        assert (got.dtype, got.shape, got.tobytes()) == (expected.dtype, expected.shape, expected.tobytes())
