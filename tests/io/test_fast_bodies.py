@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -159,3 +160,44 @@ def test_port_map_starts_are_each_tag_found_on_its_own():
     for section in ["".join(combination) for combination in itertools.product(pieces, repeat=3)]:
         expected = sorted((position, tag) for tag in tags for position in _all(section, f"<{tag}>"))
         assert _map_starts(section) == expected
+
+
+@pytest.fixture
+def deep_recursion():
+    """Comparing 256-level rt_info trees (nested dataclasses) needs more than Python's default recursion limit."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    yield
+    sys.setrecursionlimit(limit)
+
+
+def _nested_rt_info(indent: str, levels: int):
+    """An edit giving the ``<rt_info />`` at ``indent`` before ``</net>`` or a ``</body>`` a tree ``levels`` deep."""
+    def edit(text: str) -> str:
+        closing = "</net>" if indent == "\t" else "</body>"
+        empty = f"\n{indent}<rt_info />\n{indent[:-1]}{closing}"
+        assert empty in text, empty
+        tree = "<d>" * levels + "</d>" * levels
+        return text.replace(empty, f"\n{indent}<rt_info>{tree}</rt_info>\n{indent[:-1]}{closing}", 1)
+    return edit
+
+
+def test_the_nets_rt_info_after_bodies_is_read_at_its_depth_in_the_file(tmp_path, deep_recursion):
+    """Reading bodies leaves the fast reader's depth where it was: the net's rt_info (below <net> alone) reaching
+    element 256 is read, one reaching 257 is refused by libxml2 on both paths (no body to parse apart)."""
+    fast, plain, answered = read_both(_case(tmp_path, _nested_rt_info("\t", 256 - 2)))
+    assert fast == plain and answered
+    fast, plain, answered = read_both(_case(tmp_path, _nested_rt_info("\t", 257 - 2)))
+    assert fast == plain and not answered
+    assert plain[0] == "IrParseError" and "Excessive depth in document" in plain[1]
+
+
+def test_a_bodys_own_rt_info_is_read_at_its_depth_in_the_file(tmp_path, deep_recursion):
+    """The outer body's rt_info sits below <net> <layers> <layer> <body>: reaching element 256 the fast reader
+    reads it; at 257 it steps aside and the plain path parses the body apart from the net (and reads it)."""
+    fast, plain, answered = read_both(_case(tmp_path, _nested_rt_info("\t\t\t\t", 256 - 5)))
+    assert fast == plain and answered
+    # read_both's reference parses the whole file first, which libxml2 refuses: only the lazy read detaches bodies
+    fast, _, answered = read_both(_case(tmp_path, _nested_rt_info("\t\t\t\t", 257 - 5)))
+    assert not answered
+    assert str(fast).count("RtEntry(tag='d'") == 252

@@ -7,6 +7,7 @@ variations of the layout, and on 1,500 fuzz-damaged models.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -258,3 +259,51 @@ def test_cutting_dims_out_takes_linear_time_on_hostile_runs():
     started = time.perf_counter()
     assert patterns.DIMS_CUT.split(hostile) == [hostile]
     assert time.perf_counter() - started < 0.5
+
+
+@pytest.fixture
+def deep_recursion():
+    """Comparing 256-level rt_info trees (nested dataclasses) needs more than Python's default recursion limit."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    yield
+    sys.setrecursionlimit(limit)
+
+
+def _nested(levels: int) -> str:
+    return "<d>" * levels + "</d>" * levels
+
+
+PORT_DIMS = '<port id="2" precision="FP32" names="output0">\n' + "".join(f"\t\t\t\t\t<dim>{d}</dim>\n" for d in "1161")
+
+
+@pytest.mark.parametrize(("place", "edit"), [
+    # libxml2 allows 256 nested elements (huge_tree off). Above a net's <rt_info>: <net>; a layer's: <net>
+    # <layers> <layer>; a port's: those, <output> and <port>.
+    ("net", lambda levels: BASE.replace("<rt_info />\n</net>", f"<rt_info>{_nested(levels - 2)}</rt_info>\n</net>")),
+    ("layer", lambda levels: BASE.replace(SPLIT_DATA, SPLIT_DATA + f"<rt_info>{_nested(levels - 4)}</rt_info>", 1)),
+    ("port", lambda levels: BASE.replace(PORT_DIMS, PORT_DIMS + f"<rt_info>{_nested(levels - 6)}</rt_info>", 1)),
+])
+def test_rt_info_at_libxml2s_depth_limit_is_read_by_the_fast_path_and_past_it_refused_alike(
+        tmp_path, place, edit, deep_recursion):
+    """The fast path parses each rt_info alone, padded to the depth it has in the file: a tree reaching
+    element 256 is its to read (one level too many of padding would hand it to lxml), 257 is refused."""
+    assert edit(256).count("<d>") == 256 - {"net": 2, "layer": 4, "port": 6}[place]
+    fast, reference, answered = read_both(write_case(tmp_path, edit(256)))
+    assert fast == reference and answered, place
+    assert len(str(fast)) > 256 * len("RtEntry")  # the tree was read, not dropped
+    fast, reference, answered = read_both(write_case(tmp_path, edit(257)))
+    assert fast == reference and not answered
+    assert reference[0] == "IrParseError" and "Excessive depth in document" in reference[1]
+
+
+def test_a_parsed_document_is_read_from_its_tree_never_by_the_fast_path(tmp_path, monkeypatch):
+    """read_both's reference is the lxml path only because a parsed document skips the fast reader."""
+    path = write_case(tmp_path, BASE)
+    document = load_xml(path, parse=False)
+    assert document.parsed is False
+    document.root  # noqa: B018 (parses)
+    assert document.parsed is True
+    assert load_xml(path, parse=True).parsed is True
+    monkeypatch.setattr(fast_reader, "read_fast", lambda _: pytest.fail("the fast reader was asked"))
+    assert read_ir(path, document=load_xml(path, parse=True)).model.name == "dml_split_axis3"

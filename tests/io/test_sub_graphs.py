@@ -10,6 +10,7 @@ types are those OpenVINO gives after reading the file (case.json).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -313,3 +314,55 @@ def test_an_edit_inside_a_body_makes_the_writer_infer_again(tmp_path: Path) -> N
                                                   "divisible by 'num_splits' attribute value: 2"):
         ir.write_model(model, tmp_path / "after.xml")
     assert not (tmp_path / "after.xml").exists()
+
+
+def test_past_the_line_budget_detached_bodies_count_lines_from_themselves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each body is parsed behind as many newlines as precede it, until those add up to the budget (64 MiB of
+    newlines in all); the bodies after that count their lines from their own start tag (line 1)."""
+    import irgraph.io.xml.sub_graphs
+    from irgraph.core.errors import Location
+    from irgraph.io.xml.sub_graphs import detach_bodies
+
+    text = b"<net>\n<layers>\n<layer>\n<body>\n<x/>\n</body>\n</layer>\n<layer>\n<body>\n<y/>\n</body>\n</layer>\n" \
+           b"<layer>\n<body>\n<z/>\n</body>\n</layer>\n</layers>\n</net>"
+    lines = {}
+    for budget in (1 << 26, 3 + 8, 3):
+        monkeypatch.setattr(irgraph.io.xml.sub_graphs, "_LINE_PREFIX_BUDGET", budget)
+        _, bodies = detach_bodies(text, Location(file="m.xml"))
+        lines[budget] = [(body.sourceline, body[0].sourceline) for body in bodies.values()]
+    assert lines[1 << 26] == [(4, 5), (9, 10), (14, 15)]
+    assert lines[3 + 8] == [(4, 5), (9, 10), (1, 2)]  # 3 newlines before the first body, 8 before the second
+    assert lines[3] == [(4, 5), (1, 2), (1, 2)]
+
+
+def _tensor_iterator_over(outer_shape: str, declared: str) -> ir.Model:
+    """x (``outer_shape``) -> TensorIterator whose body Parameter declares ``declared`` -> y (one iteration)."""
+    inner = ir.Model("body")
+    inner.result(inner.parameter("p", ir.Shape.parse(declared)), name="r")
+    outer = ir.Model("m")
+    x = outer.parameter("x", ir.Shape.parse(outer_shape))
+    node = outer.add_node(TensorIterator(), "ti", [x], num_outputs=1)
+    ports = (PortMapEntry(False, 0, inner.parameters[0].id), PortMapEntry(True, 0, inner.results[0].id))
+    node.bodies = (Body("body", inner, ports),)
+    outer.result(OutputPort(node.id, 0), name="y")
+    return outer
+
+
+@pytest.mark.parametrize(("outer_shape", "declared", "written"), [
+    ("?,2", "1..5,2", "1..5,2"),  # narrower bounds of a dim dynamic both ways: kept (OpenVINO's tighter inference)
+    ("?,2", "1..,2", "1..,2"),
+    ("?,2", "..5,2", "..5,2"),
+    ("2..6,2", "3..5,2", "3..5,2"),
+    ("2..6,2", "1..5,2", "2..6,2"),  # below the outer minimum: the outer type
+    ("2..6,2", "3..,2", "2..6,2"),  # unbounded where the outer input is bounded
+    ("2..6,2", "3..7,2", "2..6,2"),
+    ("?,2", "3,2", "?,2"),  # a static dim where the outer one is dynamic
+    ("3,2", "?,2", "3,2"),
+    ("?,2", "1..5,3", "?,2"),  # a static dim that differs
+    ("?,2", "1..5", "?,2"),  # another rank
+])
+def test_a_body_parameter_keeps_a_declared_shape_only_when_it_narrows_the_outer_bounds(
+        outer_shape: str, declared: str, written: str, tmp_path: Path) -> None:
+    ir.write_model(_tensor_iterator_over(outer_shape, declared), tmp_path / "m.xml")
+    text = (tmp_path / "m.xml").read_text("utf-8")
+    assert re.findall(r'name="p" type="Parameter" version="opset1">\s*<data shape="([^"]*)"', text) == [written]

@@ -116,6 +116,15 @@ def test_cxx_sort_is_libstdcxx_introsort_not_a_stable_sort():
     assert cxx_sort([], key=lambda item: item) == []
 
 
+def test_cxx_sort_picks_the_median_of_three_as_libstdcxx_does_when_two_tie():
+    # 20 items, first + 1 keyed 0, the middle and last - 1 keyed 1: of the tied two, libstdc++'s
+    # __move_median_to_first moves last - 1 to the front. This order is what std::sort gives for these keys
+    # (g++ 12.2.0, -O2, comparing the key only).
+    keys = [1, 0] * 9 + [1, 1]
+    assert cxx_sort(range(20), key=keys.__getitem__) == [1, 3, 5, 17, 7, 9, 15, 11, 13, 19, 0, 18, 16, 14, 12, 10,
+                                                          8, 6, 4, 2]
+
+
 # Keys built with McIlroy's quicksort adversary ("A killer adversary for quicksort", 1999) run against
 # cxx_sort, then halved so that pairs tie: the partitions degenerate and introsort falls back to heap
 # sort on 76 of the 100 elements. HEAP_SORT_ORDER is what libstdc++'s std::sort (g++ 12.2.0, -O2)

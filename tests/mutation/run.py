@@ -182,6 +182,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 "tests/hostile/test_duplicate_elements.py", "tests/io/test_roundtrip_ov.py",
                 "tests/io/test_documented_limits.py", "tests/io/test_v10_losses.py", "tests/io/test_fast_paths.py",
                 "tests/io/test_fast_bodies.py",
+                "tests/io/test_openvino_reads.py",  # rt_info.openvino_rt_info and legacy sections, OpenVINO's verdicts
                 "tests/hostile/test_rt_info_bounds.py::test_the_writer_refuses_rt_info_its_reader_would_refuse")),
     "io/onnx": (("src/irgraph/io/onnx/**/*.py",),
                 ("tests/io/test_onnx_import.py", "tests/io/test_onnx_import_rules.py", "tests/io/test_onnx_export.py",

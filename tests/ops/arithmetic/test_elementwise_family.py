@@ -129,3 +129,21 @@ def test_a_plain_unary_member_writes_floats_into_the_target_it_is_given():
     data = np.array([4, 9, 16], np.float32)
     (got,) = Sqrt().evaluate_into([data], data)
     assert got is data and data.tolist() == [2, 3, 4]
+
+
+@pytest.mark.parametrize(("a", "b", "mode", "message"), [
+    # What evaluate meets past inference (a caller's arrays): refused with the shapes, never broadcast anyway.
+    ((2, 3), (3, 2), "none", "Argument shapes are inconsistent. auto_broadcast 'none' needs equal shapes. "
+                             "Got: [2, 3] and [3, 2]"),
+    ((2, 3), (2,), "none", "Argument shapes are inconsistent. auto_broadcast 'none' needs equal shapes. "
+                           "Got: [2, 3] and [2]"),
+    # pdpd of an empty b into a dim of 1: NumPy would broadcast it to [0, 3]; pdpd aligns b to a and refuses
+    ((1, 3), (0,), "pdpd", "Argument shapes are inconsistent. pdpd broadcast of [0] into [1, 3] fails"),
+    ((1, 3), (0, 3), "pdpd", "Argument shapes are inconsistent. pdpd broadcast of [0, 3] into [1, 3] fails"),
+])
+def test_broadcast_arrays_refuses_shapes_its_mode_does_not_join(a, b, mode, message):
+    from irgraph.ops.families.array_broadcast import broadcast_arrays
+
+    with pytest.raises(OpError) as refused:
+        broadcast_arrays(np.ones(a, np.float32), np.ones(b, np.float32), mode)
+    assert str(refused.value) == message
