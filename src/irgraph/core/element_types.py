@@ -93,6 +93,15 @@ class ElementType(enum.Enum):
         return 0 < self.bitwidth < 8
 
     @property
+    def integer_range(self) -> tuple[int, int]:
+        """Smallest and largest value of an integer type, or of the codes a sub-byte type holds (nf4: 0..15),
+        from its bit width (u3 and u6 codes are held in uint8, whose range is wider)."""
+        bits = self.bitwidth
+        if self.ir_name.startswith("i"):
+            return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return 0, (1 << bits) - 1
+
+    @property
     def is_integral(self) -> bool:
         """True for integer types (signed or unsigned, any width); boolean is not integral."""
         return self.ir_name[0] in "iu"

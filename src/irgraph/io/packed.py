@@ -115,7 +115,7 @@ def packed_codes(array: np.ndarray, element_type: ElementType) -> np.ndarray:
     else:
         if values.dtype.kind not in "biu":
             raise WeightsError(f"{element_type} Const data must be {dtype} or integers, got {values.dtype}")
-        low, high = (-8, 7) if signed else (0, mask)
+        low, high = element_type.integer_range
         if values.size:
             smallest, largest = values.min(), values.max()
             if smallest < low or largest > high:

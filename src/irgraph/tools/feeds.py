@@ -394,12 +394,10 @@ def random_array(rng: np.random.Generator, element_type: ElementType, shape: tup
         low_f, high_f = (-1.0, 1.0) if value_range is None else value_range
         return rng.uniform(low_f, high_f, size=shape).astype(np.float32).astype(dtype)
     # Integers (and nf4/u3/u6 codes): a small range inside the type's range.
-    bits = element_type.bitwidth
-    if element_type.ir_name.startswith("i"):
-        smallest, largest = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    smallest, largest = element_type.integer_range
+    if smallest < 0:
         low, high = max(smallest, -5), min(largest, 5)
     else:
-        smallest, largest = 0, 2**bits - 1
         low, high = 0, min(largest, 9)
     if value_range is not None:
         low = min(max(smallest, math.ceil(value_range[0])), largest)

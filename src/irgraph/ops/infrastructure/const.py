@@ -91,7 +91,7 @@ class Const(Op):
             try:
                 array = array.astype(element_type.numpy_dtype, copy=False)
             except OverflowError:  # Python ints of an object array: [2**65] as i64, [300] as u8
-                low, high = (_integer_range(element_type) if element_type.is_integral else (-(2**63), 2**64 - 1))
+                low, high = element_type.integer_range if element_type.is_integral else (-(2**63), 2**64 - 1)
                 big = next((item for item in array.flat if isinstance(item, int) and not low <= item <= high), None)
                 raise OpError(f"the constant value {big!r} does not fit {element_type}" if big is not None else
                               f"a value of the constant does not fit {element_type}") from None
@@ -132,7 +132,7 @@ def _check_cast(source: np.ndarray, cast: np.ndarray, element_type: ElementType)
     with np.errstate(over="ignore", invalid="ignore"):
         if element_type.is_integral or element_type is ElementType.NF4:
             # The range comes from the type's width, not its NumPy dtype: u3, u6 and nf4 codes are held in uint8.
-            low, high = _integer_range(element_type)
+            low, high = element_type.integer_range
             changed = (source < low) | (source > high)
             if source.dtype.kind == "f":
                 changed |= ~(cast.astype(np.float64) == source)
@@ -144,9 +144,3 @@ def _check_cast(source: np.ndarray, cast: np.ndarray, element_type: ElementType)
         first = np.asarray(source).reshape(-1)[int(np.argmax(np.asarray(changed).reshape(-1)))]
         raise OpError(f"the constant value {first.item()!r} does not fit {element_type}")
 
-
-def _integer_range(element_type: ElementType) -> tuple[int, int]:
-    bits = element_type.bitwidth
-    if element_type.ir_name.startswith("i"):
-        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    return 0, (1 << bits) - 1
