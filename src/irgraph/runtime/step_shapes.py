@@ -62,44 +62,42 @@ class _Remembered:
         except KeyError:
             pass
         shapes = self.op.output_shapes(inputs)  # raises as infer does for inputs the op refuses: never remembered
-        if len(self.known) < MEMO_LIMIT:
+        if len(self.known) < MEMO_LIMIT and self._settled(inputs):
             self.known[key] = shapes
         return shapes
 
+    def _settled(self, inputs: Sequence[np.ndarray]) -> bool:
+        """Whether the shapes just found hold for every input of these shapes and dtypes."""
+        return True
 
-class _RememberedWhereSettled:
+
+class _RememberedWhereSettled(_Remembered):
     """The output shapes of an op whose shapes read input values (Reshape's target, Transpose's order, ReduceMean's
     axes), remembered per input shapes and dtypes when its ``infer`` settles them from those and the step's
     constant inputs alone (the values that vary are then not read); asked of ``op.output_shapes`` otherwise."""
 
-    __slots__ = ("op", "constants", "known", "unsettled")
+    __slots__ = ("constants", "unsettled")
 
     def __init__(self, op: Op, constants: Sequence[np.ndarray | None]) -> None:
-        self.op, self.constants = op, list(constants)
-        self.known: dict[tuple[object, ...], Shapes] = {}
+        super().__init__(op)
+        self.constants = list(constants)
         self.unsettled = 0
         """Input shapes whose output shapes ``infer`` left open in a row: past UNSETTLED_LIMIT it is not asked
         again (a Broadcast to a computed target never settles, and inferring it cost as much as the step)."""
 
-    def __call__(self, inputs: Sequence[np.ndarray]) -> Shapes:
-        key = tuple([(x.shape, x.dtype) for x in inputs])  # a list: faster than a generator
-        try:
-            return self.known[key]
-        except KeyError:
-            pass
-        shapes = self.op.output_shapes(inputs)  # raises for inputs the op refuses: never remembered
-        if self.unsettled >= UNSETTLED_LIMIT or len(self.known) >= MEMO_LIMIT:
-            return shapes
+    def _settled(self, inputs: Sequence[np.ndarray]) -> bool:
+        """Whether ``infer`` settles the output shapes from the input shapes and the constant inputs alone."""
+        if self.unsettled >= UNSETTLED_LIMIT:
+            return False
         try:
             inferred = self.op.infer(static_types(inputs), self.constants)
         except IrError:
-            return shapes
+            return False
         if all(found.shape.is_static for found in inferred):
-            self.known[key] = shapes
             self.unsettled = 0
-        else:
-            self.unsettled += 1
-        return shapes
+            return True
+        self.unsettled += 1
+        return False
 
 
 def _unasked(inputs: Sequence[np.ndarray]) -> Shapes:
