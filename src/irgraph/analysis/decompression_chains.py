@@ -106,39 +106,24 @@ class DecompressionChain(Record):
 
 def decompression_chains(model: Model) -> list[DecompressionChain]:
     """The weight decompression chains of ``model`` (not of its bodies), in the order of their ends."""
-    if not registry.loaded("Convert"):
-        # Every chain widens a Const through a Convert: a model without one (no Convert class loaded) has no
-        # chain, and does not import (and create the classes of) seven op modules it does not use.
-        return []
-    chain_classes = chain_ops()
-    subtract, multiply = chain_classes[1:3]
-    graph = _ChainGraph(model, chain_classes)
     chains: list[DecompressionChain] = []
-    for end in graph.ends():
-        found = _recognise(graph, end)
-        if found is not None:
-            layers, consts, converts, weight, starts = found
-            chains.append(DecompressionChain(
-                end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight,
-                stored=_const(model, weight).element_type, zero_point=_operand(graph, layers, subtract),
-                scale=_operand(graph, layers, multiply), starts=starts,
-                widened=_widened(graph, converts, layers, starts),
-            ))
+    for graph, end, (layers, consts, converts, weight, starts) in _recognised(model):
+        subtract, multiply = graph.chain_classes[1:3]
+        chains.append(DecompressionChain(
+            end=end.id, layers=frozenset(layers), consts=frozenset(consts), weight=weight,
+            stored=_const(model, weight).element_type, zero_point=_operand(graph, layers, subtract),
+            scale=_operand(graph, layers, multiply), starts=starts,
+            widened=_widened(graph, converts, layers, starts),
+        ))
     return chains
 
 
 def widened_layers(model: Model) -> frozenset[int]:
     """Every chain's ``widened`` layers, united: what an Interpreter build asks for (the same recognition as
     :func:`decompression_chains`, without making the chains' other fields)."""
-    if not registry.loaded("Convert"):
-        return frozenset()  # no Convert, no chain (see decompression_chains)
-    graph = _ChainGraph(model, chain_ops())
     widened: set[int] = set()
-    for end in graph.ends():
-        found = _recognise(graph, end)
-        if found is not None:
-            layers, _, converts, _, starts = found
-            widened |= _widened(graph, converts, layers, starts)
+    for graph, _, (layers, _, converts, _, starts) in _recognised(model):
+        widened |= _widened(graph, converts, layers, starts)
     return frozenset(widened)
 
 
@@ -175,7 +160,7 @@ class _ChainGraph:
     ``Model.input_sources`` builds a new list at each call (an int4 LLM: 4 ms per Interpreter build with them)."""
 
     def __init__(self, model: Model, chain_classes: tuple[type[Op], ...]) -> None:
-        self.model = model
+        self.model, self.chain_classes = model, chain_classes
         self.consts: set[int] = set()
         self.sources: dict[int, list[OutputPort | None]] = {}
         """Chain layer id -> the producer of each of its inputs (every one a Const or a chain layer)."""
@@ -240,6 +225,19 @@ def _recognise(graph: _ChainGraph, end: Node) -> Recognised | None:
 
 Converted = tuple["Convert", "Const | None", OutputPort]
 """A chain's Convert to a float type, the Const it converts (None: it converts a layer), and its input."""
+
+
+def _recognised(model: Model) -> Iterator[tuple[_ChainGraph, Node, Recognised]]:
+    """Each chain end of ``model`` with what :func:`_recognise` found there."""
+    if not registry.loaded("Convert"):
+        # Every chain widens a Const through a Convert: a model without one (no Convert class loaded) has no
+        # chain, and does not import (and create the classes of) seven op modules it does not use.
+        return
+    graph = _ChainGraph(model, chain_ops())
+    for end in graph.ends():
+        found = _recognise(graph, end)
+        if found is not None:
+            yield graph, end, found
 
 
 def _converts(graph: _ChainGraph, layers: set[int]) -> dict[int, Converted]:
