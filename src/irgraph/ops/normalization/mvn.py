@@ -57,9 +57,8 @@ def normalizer(axes: tuple[int, ...], shape: tuple[int, ...], dtype: np.dtype, n
                 variance = squares
             if inside:
                 variance += eps
-                scale = np.sqrt(variance, out=variance)
-            else:
-                scale = np.sqrt(variance, out=variance)
+            scale = np.sqrt(variance, out=variance)
+            if not inside:
                 scale += eps
             centered /= scale
         return centered.astype(dtype)
