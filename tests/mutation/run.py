@@ -199,7 +199,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("tests/hostile/test_polygraphy_json.py", "tests/hostile/test_input_archives.py",
                  "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py",
                  "tests/io/test_npy_headers.py", "tests/io/test_npz_files.py", "tests/cli/test_common.py",
-                 "tests/hostile/test_run_inputs.py")),
+                 "tests/hostile/test_run_inputs.py", "tests/io/test_zip_directory.py")),
     "tools": (("src/irgraph/tools/**/*.py",),
               ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
                "tests/tools/test_layerwise.py", "tests/tools/test_local_error.py", "tests/tools/test_progress.py",
