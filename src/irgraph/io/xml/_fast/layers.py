@@ -25,10 +25,11 @@ __all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor", 
 
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field). ``cls`` itself when
-    its fields differ or it checks them in ``__post_init__``."""
-    fields = tuple(field.name for field in dataclasses.fields(cls))
+    """A constructor of the frozen, slotted dataclass (or class written as one: Shape) ``cls`` with exactly the
+    fields ``names``, three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field).
+    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
+    slotted = vars(cls).get("__slots__", ())
+    fields = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else slotted
     if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
     new: Callable[[type], Any] = object.__new__
