@@ -21,7 +21,7 @@ from irgraph.core.errors import GraphError, IrError, Location
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
-from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
+from irgraph.ops import Const, Op, Parameter, Result, VariadicSplit
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -396,6 +396,8 @@ class Model:
         """Split-1: ``num_splits`` equal parts along ``axis`` (an int becomes an i64 scalar Const)."""
         with self._nothing_added_on_error():
             axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+            from irgraph.ops.movement.split import Split  # its class is created when first used
+
             node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
         return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
@@ -415,6 +417,8 @@ class Model:
 
     def concat(self, values: Sequence[OutputPort], axis: int, name: str | None = None) -> OutputPort:
         """Concat-1: join ``values`` along ``axis``."""
+        from irgraph.ops.movement.concat import Concat  # its class is created when first used
+
         return OutputPort(self.add_node(Concat(axis=axis), name, list(values)).id, 0, self)
 
     def result(self, value: OutputPort, name: str | None = None) -> Node:

@@ -487,3 +487,11 @@ def integer_values(array: np.ndarray, what: str) -> list[int]:
     if kind not in "iubf":  # message built only on failure: formatting a dtype is slow
         raise OpError(f"'{what}' input must be numeric. Got dtype {flat.dtype}")
     return [int(v) for v in flat.tolist()]
+
+
+def scalar_integer(value: np.ndarray, what: str) -> int:
+    """The first value of an axis input as a Python int: ``int()`` for an integer scalar (the
+    common case, checked once per run), else :func:`integer_values` with its checks."""
+    if isinstance(value, np.ndarray | np.generic) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value)
+    return integer_values(value, what)[0]
