@@ -49,7 +49,5 @@ def keep_freed_memory() -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # no C library to ask, or one without mallopt
         return
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
     mallopt(M_MMAP_THRESHOLD, HEAP_ARRAYS)
     mallopt(M_TRIM_THRESHOLD, KEPT_FREE)
