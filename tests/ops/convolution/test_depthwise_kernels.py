@@ -118,6 +118,11 @@ def test_other_layers_are_left_to_the_general_kernels(data_shape, dtype, weights
                                      out_spatial) is None
 
 
+def test_negative_pads_are_left_to_the_general_kernels():
+    assert depthwise.bound_depthwise((1, 4, 8, 8), np.dtype(np.float32), WEIGHTS, (1, 1), (1, 1), (-1, 1),
+                                     (6, 8)) is None
+
+
 def test_columns_past_the_budget_are_left_to_the_general_kernels(monkeypatch):
     """The same budget as the window copies: 4 channels * 9 taps * 8 rows * 10 columns = 2880 column elements,
     within max(limit, 16 * (data 256 + output 256)) = 8192 and not within 2879 once the factor is 1/16th."""

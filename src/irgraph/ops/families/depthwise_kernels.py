@@ -57,7 +57,8 @@ def bound_depthwise(
     empty tensors, a single tap, or columns too large: see ``WINDOW_COPY_LIMIT``). Float warnings are the
     caller's to silence."""
     dtype = np.dtype(dtype)
-    if dtype not in _FLOATS or weights.dtype != dtype or len(data_shape) < 3 or any(s != 1 for s in strides):
+    if dtype not in _FLOATS or weights.dtype != dtype or len(data_shape) < 3 or any(s != 1 for s in strides) or \
+            any(p < 0 for p in pads_begin):  # the ops refuse negative pads; the geometry assumes none
         return None
     batch, channels = data_shape[:2]
     groups, multiplier, in_per_group = weights.shape[:3]
