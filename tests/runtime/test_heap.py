@@ -4,6 +4,7 @@ or without a C library that has mallopt. Outputs do not depend on it."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 import subprocess
@@ -33,7 +34,7 @@ def _recording(monkeypatch, platform: str = "linux", fast: bool = True) -> list[
     calls: list[tuple[int, int]] = []
     monkeypatch.setattr(heap, "_settled", False)
     monkeypatch.setattr(heap.sys, "platform", platform)
-    monkeypatch.setattr(heap.ctypes, "CDLL", lambda name: _Libc(calls))
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: _Libc(calls))
     monkeypatch.setattr(_fast, "ENABLED", fast)
     return calls
 
@@ -81,7 +82,7 @@ def test_a_c_library_without_mallopt_is_left_alone(monkeypatch, error):
     def refuse(name):
         raise error
 
-    monkeypatch.setattr(heap.ctypes, "CDLL", refuse)
+    monkeypatch.setattr(ctypes, "CDLL", refuse)
     heap.keep_freed_memory()  # no exception
     assert heap._settled is True
 

@@ -19,7 +19,6 @@ ignores it).
 
 from __future__ import annotations
 
-import ctypes
 import sys
 
 from irgraph.runtime import _fast
@@ -45,6 +44,8 @@ def keep_freed_memory() -> None:
     _settled = True
     if not sys.platform.startswith("linux"):
         return
+    import ctypes  # here, not at import: it costs a cold start about 1.5 ms, and one run never needs it
+
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # no C library to ask, or one without mallopt
