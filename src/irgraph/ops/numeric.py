@@ -70,7 +70,8 @@ def round_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):
         if dtype == np.float64:
             return values.astype(np.float64)
-        return values.astype(np.float32).astype(dtype)
+        # f64 through f32 as OpenVINO does; f32 values (a widened f16 computation's result) rounded in one pass
+        return values.astype(np.float32, copy=False).astype(dtype)
 
 
 def _truncate(values: np.ndarray, bits: int) -> np.ndarray:
