@@ -20,20 +20,17 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
-from irgraph.core.shapes import Dim, Shape, TensorType
+from irgraph.core.shapes import TensorType
 from irgraph.graph import Input, Model, Output, RtEntry
 from irgraph.io.xml._fast import bodies as sub_graphs
 from irgraph.io.xml._fast.edges import Placed, connect_edges
-from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_node, new_shape, new_tensor_type
+from irgraph.io.xml._fast.layers import FastLayerReader, PortTypes, fast_constructor, new_node
 from irgraph.io.xml._fast.patterns import (
     CLOSE,
     CONST_ATTRIBUTES,
     CONST_DATA,
     DATA,
-    DIM,
-    DIMS,
     DIMS_CUT,
     HEAD,
     LAYER_END,
@@ -104,8 +101,8 @@ class _FastReader(sub_graphs.SubGraphReading):
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._templates: dict[int, dict[tuple[str, str, str], tuple]] = {}
         self._shared: dict[tuple[str, str, str], tuple] = {}
-        self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
-        """precision -> run of dims -> (the port type, the run's newlines)."""
+        port_types = PortTypes()
+        self._port_types, self._block_type = port_types.known, port_types.read
         self._rt_infos: dict[tuple[str, int], tuple[tuple[RtEntry, ...], int]] = {}
         """(content, depth in elements) -> the entries and how many elements and attributes they hold."""
         # Its own: a file the lxml path reads after all is counted from zero there.
@@ -116,9 +113,6 @@ class _FastReader(sub_graphs.SubGraphReading):
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
         self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
-        self._dims: dict[str, Dim] = {}
-        self._shapes: dict[str, Shape] = {}
-        self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
         self._placed_tensors: dict[int, dict[str, tuple]] = {}
         self._port_maps: dict[tuple[str, tuple, tuple], tuple[sub_graphs.PortMapEntry, ...]] = {}
@@ -419,32 +413,6 @@ class _FastReader(sub_graphs.SubGraphReading):
             )
             op = self._opaque_ops[output_types_key] = prepared.op
         return op
-
-    def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
-        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines.
-
-        A run's shape is read once for all precisions (a Const's f16 output, its Convert's f32 output).
-        """
-        shape = self._shapes.get(block)
-        if shape is None:
-            if block and DIMS.fullmatch(block) is None:
-                raise NotCanonical
-            dims = []
-            for text in DIM.findall(block) if block else ():
-                dim = self._dims.get(text)
-                if dim is None:
-                    value = int(text)  # canonical digits (at most 18): what parse_int reads
-                    if value < -1:  # the lxml path says what a dim must be
-                        raise NotCanonical
-                    dim = self._dims[text] = Dim.of(value)
-                dims.append(dim)
-            shape = self._shapes[block] = new_shape(tuple(dims))
-        element_type = self._element_types.get(precision)
-        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
-            element_type = self._element_types[precision] = ElementType.from_precision(precision)
-        found = (new_tensor_type(element_type, shape), block.count("\n"))
-        self._port_types.setdefault(precision, {})[block] = found
-        return found
 
     def _ports(
         self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str, dict]]
