@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from irgraph.core.errors import IrError, Location
 from irgraph.core.shapes import TensorType
-from irgraph.graph import Input, Model, Output, RtEntry
+from irgraph.graph import Input, Model, Node, Output, RtEntry
 from irgraph.io.xml._fast import bodies as sub_graphs
 from irgraph.io.xml._fast.edges import Placed, connect_edges
 from irgraph.io.xml._fast.layers import FastLayerReader, PortTypes, fast_constructor, new_node
@@ -181,7 +181,8 @@ class _FastReader(sub_graphs.SubGraphReading):
         # at any depth.
         templates, shared = self._templates.setdefault(self._depth, {}), self._shared.get
         known, tensor_types, block_type = templates.get, self._tensor_types, self._block_type
-        place, make_location = model.place, _location
+        made: list[Node] = []  # placed at the end, all at once
+        place, make_location = made.append, _location
         charge = self._rt_info_reader.charge
         # Per depth, as the templates holding rt_info: body -> ((type, version), template, op, extras, <data> lines)
         placed_tensors: dict[str, tuple] = self._placed_tensors.setdefault(self._depth, {})
@@ -284,7 +285,6 @@ class _FastReader(sub_graphs.SubGraphReading):
                 raise NotCanonical
             else:
                 result_names = None  # and no rt_info: the template said so
-            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
             node = new_node(layer_id, name, op, inputs, outputs, result_names, () if rt_info is None else rt_info,
                             dict(extras) if extras else None, location)
             place(node)
@@ -299,6 +299,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             line += newlines
         if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
             raise NotCanonical
+        # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+        model.place_all(made)
         return by_text, end
 
     @property
