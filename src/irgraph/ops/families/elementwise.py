@@ -215,8 +215,8 @@ class BinaryElementwise(Op):
         if a.dtype == np.float16 and expected == a.dtype and a.shape == shape and a.ndim and \
                 (wide_ufunc := self.in_place_ufunc()) is not None:
             # written a block at a time: not over a target that b's values may still be read from
-            owned = target is not None and fits(target, shape, a.dtype) and not np.may_share_memory(target, b)
-            out = target if owned else np.empty(shape, a.dtype)
+            out = target if target is not None and fits(target, shape, a.dtype) and \
+                not np.may_share_memory(target, b) else np.empty(shape, a.dtype)
             return [f16_through_f32(wide_ufunc, a, b, out)]
         result = widened(self.compute_values, (a, b), a.dtype)
         if result.dtype != expected:
