@@ -1,5 +1,6 @@
-"""(g) Real networks: warm inference of the onnx wheel's light models (ResNet-50, DenseNet-121, ...), converted to
-IR by OpenVINO with its defaults (fp16-compressed weights), against OpenVINO's CPU plugin, onnxruntime and
+"""(g) Real networks: warm inference of the onnx wheel's light models (ResNet-50, DenseNet-121, ...) and of three
+networks generated from code with random weights (generated_networks.py: MobileNet-v3-small, ViT-Ti/16, YOLOv8n),
+converted to IR by OpenVINO with its defaults (fp16-compressed weights), against OpenVINO's CPU plugin, onnxruntime and
 ``onnx.reference`` on the ONNX original, measured side by side in one process; and peak memory, one fresh
 process per backend and network.
 
@@ -43,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import MiB, Row, Section, have, reset_peak, status
+from generated_networks import GENERATED_NETWORKS
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
@@ -54,7 +56,16 @@ from tests.real_networks import SMALL_NETWORKS, convert  # noqa: E402
 THREADS = int(os.environ.get("IRGRAPH_BENCH_THREADS", 0)) or os.cpu_count() or 1
 """Threads for OpenVINO and onnxruntime; ``--threads N`` also sets it for NumPy's BLAS in the workers."""
 CACHE = Path(os.environ.get("IRGRAPH_BENCH_CACHE", Path(tempfile.gettempdir()) / "irgraph-bench-networks"))
-"""Where the converted IR files are kept between runs (converting all six takes a few seconds)."""
+"""Where the converted IR files are kept between runs (converting all nine takes a few seconds)."""
+NETWORKS = SMALL_NETWORKS + GENERATED_NETWORKS
+"""What (g) runs by default: the zoo's light networks, then the generated ones."""
+
+
+def network_files(name: str):  # -> tests.real_networks.RealIR or generated_networks.GeneratedIR
+    """The IR (``.xml``) and ONNX (``.onnx``) files of a zoo or generated network, converted into the cache."""
+    import generated_networks
+
+    return generated_networks.convert(name, CACHE) if name in GENERATED_NETWORKS else convert(name, CACHE)
 
 
 def network_input(xml: Path) -> np.ndarray:
@@ -166,7 +177,7 @@ def worker(backend: str, name: str) -> None:
     Protocol on stdin/stdout, one JSON line each: the worker first prints its memory report; then each
     line ``N`` it reads makes it time N calls and print their durations; an empty line ends it.
     """
-    network = convert(name, CACHE)
+    network = network_files(name)
     x = network_input(network.xml)
     __import__(NEEDS[backend])
     baseline = status("VmRSS")
@@ -238,7 +249,7 @@ class Spinner:
 
 
 # ------------------------------------------------------------------------------ the benchmark
-def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: bool = True,
+def run(quick: bool = False, networks: tuple[str, ...] = NETWORKS, load: bool = True,
         only: tuple[str, ...] = ()) -> Section:
     section = Section()
     backends = [b for b in LOADERS if have(NEEDS[b]) and (not only or b in only or b in ("irgraph", "openvino"))]
@@ -251,7 +262,7 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: b
     summary, load_summary = [], []
     spinner = Spinner() if load else None
     for name in networks:
-        convert(name, CACHE)
+        network_files(name)
         workers = {}
         loaded_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
         idle_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
@@ -351,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-load", action="store_true", help="skip the runs next to a competing process")
     parser.add_argument("--only", default="", help="contenders besides irgraph and OpenVINO, comma-separated "
                         "(e.g. 'onnxruntime'; default: every one installed)")
-    parser.add_argument("networks", nargs="*", default=list(SMALL_NETWORKS))
+    parser.add_argument("networks", nargs="*", default=list(NETWORKS))
     args = parser.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -375,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         command = "python benchmarks/bench_networks.py" + (" --quick" if args.quick else "") + (
             f" --threads {args.threads}" if args.threads else "") + (" --no-load" if args.no_load else "") + (
             f" --only {args.only}" if args.only else "") + (
-            "" if tuple(args.networks) == SMALL_NETWORKS else " " + " ".join(args.networks))
+            "" if tuple(args.networks) == NETWORKS else " " + " ".join(args.networks))
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         block = [
             START,
