@@ -10,8 +10,15 @@ from irgraph.ops.registry import register
 
 
 def _h_swish(x: np.ndarray) -> np.ndarray:
+    # x * min(max(x + 3, 0), 6) / 6, the same calls in the same order, in one array instead of four: on
+    # MobileNet-v3's large maps the temporaries' allocation and page faults cost more than the arithmetic.
     t = x.dtype.type
-    return x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)
+    result = np.add(x, t(3), out=np.empty_like(x))  # an array even for 0-d data
+    np.maximum(result, t(0), out=result)
+    np.minimum(result, t(6), out=result)
+    np.multiply(x, result, out=result)
+    np.divide(result, t(6), out=result)
+    return result
 
 
 @register

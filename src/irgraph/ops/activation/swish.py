@@ -47,7 +47,13 @@ class Swish(Op):
             raise OpError(f"Swish inputs must have the same type but they are: {data.dtype} and {beta.dtype}")
 
         def swish(x: np.ndarray, b: np.ndarray) -> np.ndarray:
+            # x / (1 + exp(-b * x)), the same calls in the same order, in one array instead of four: on YOLOv8n's
+            # large maps the temporaries' allocation and page faults cost more than the arithmetic
             one = x.dtype.type(1)
-            return x / (one + np.exp(-b * x))
+            result = np.multiply(-b, x, out=np.empty_like(x))  # an array even for 0-d data
+            np.exp(result, out=result)
+            np.add(one, result, out=result)
+            np.divide(x, result, out=result)
+            return result
 
         return [widened(swish, (data, beta), data.dtype)]

@@ -125,9 +125,39 @@ class Resize:
         return values.reshape(shape)
 
     def gather(self, tables: dict[int, np.ndarray]) -> np.ndarray:
-        """The data at the given per-axis indices (identity on the other axes), output-shaped."""
-        index = [tables.get(axis, np.arange(self.out_shape[axis])) for axis in range(self.data.ndim)]
-        return self.data[np.ix_(*index)] if index else self.data
+        """The data at the given per-axis indices (identity on the other axes), output-shaped: a new array.
+
+        One fancy index over every axis (``np.ix_``) walks the output element by element; instead the axes
+        whose table is the identity are left alone, an integer upsampling (each source index repeated k times,
+        YOLO's nearest Resize by 2) is one broadcast copy, and other tables take along their axes one by one."""
+        moved = {axis: table for axis, table in tables.items()
+                 if table.size != self.data.shape[axis] or not np.array_equal(table, np.arange(table.size))}
+        if not self.data.ndim:
+            return self.data
+        repeats = {axis: _repeat_factor(table, self.data.shape[axis]) for axis, table in moved.items()}
+        if moved and all(repeats.values()):
+            view_shape: list[int] = []
+            expanded: list[int] = []
+            for axis, length in enumerate(self.data.shape):
+                view_shape.append(length)
+                expanded.append(length)
+                if axis in repeats:
+                    view_shape.append(1)
+                    expanded.append(repeats[axis])
+            spread = np.broadcast_to(self.data.reshape(view_shape), expanded)
+            return np.ascontiguousarray(spread).reshape(self.out_shape)
+        result = self.data
+        for axis, table in moved.items():
+            result = np.take(result, table, axis=axis)
+        return result if moved else self.data.copy()
+
+
+def _repeat_factor(table: np.ndarray, in_len: int) -> int:
+    """k when ``table`` is 0, 0, ..., 1, 1, ... (each source index ``k`` times, in order), else 0."""
+    if not in_len or table.size % in_len:
+        return 0
+    factor = table.size // in_len
+    return factor if np.array_equal(table, np.arange(in_len).repeat(factor)) else 0
 
 
 class TapGather:
