@@ -79,14 +79,14 @@ BuildOv = Callable[..., Any]
 """OpenVINO node outputs -> the node under test (e.g. ``lambda a, b: ov_ops.add(a, b)``)."""
 
 
-ORACLES = ("reference", "evaluate", "reference-widened", "higher-precision", "port", "onnx.reference", "cpu",
-           "cpu-widened", "empty", "refused-by-both", "unjudged-listed", "unjudged")
+ORACLES = ("reference", "evaluate", "reference-widened", "higher-precision", "port", "cpu", "cpu-widened", "empty",
+           "refused-by-both", "unjudged-listed", "unjudged")
 """What judged a configuration: OpenVINO's constant folding; the node's ``evaluate``; either of them on
 inputs carried in a wider type (``ov_widened``); an independent formulation computed in higher precision
-(tests/ops/independent.py), a test's port of OpenVINO's reference kernel (its C++ in Python), or
-``onnx.reference``; the CPU plugin (only where its answer does not depend on
-the instruction set); nothing to judge (every output empty: the dtypes and shapes are the answer); a
-refusal by both; listed in ``UNJUDGED_FILE`` with its reason; nothing (the configuration fails)."""
+(tests/ops/independent.py) or a test's port of OpenVINO's reference kernel (its C++ in Python); the CPU plugin
+(only where its answer does not depend on the instruction set); nothing to judge (every output empty: the
+dtypes and shapes are the answer); a refusal by both; listed in ``UNJUDGED_FILE`` with its reason; nothing (the
+configuration fails)."""
 TALLY: Counter[str] = Counter()
 """Configurations per oracle in this session (printed by tests/ops/conftest.py)."""
 UNLISTED: list[str] = []
@@ -157,7 +157,7 @@ class Independent:
     where it has no answer."""
 
     oracle: str
-    """``higher-precision``, ``port``, ``onnx.reference`` or ``cpu`` (``cpu_judge``)."""
+    """One of ``ORACLES`` (``higher-precision``, ``port``, ``reference``, ``cpu``, ...)."""
     compute: Callable[[Op, list[np.ndarray], list[TensorType]], list[np.ndarray] | None]
     in_output_type: bool = False
     """True when ``compute`` gives the values in the output type as OpenVINO computes them (a port of its
