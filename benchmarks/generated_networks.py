@@ -106,7 +106,10 @@ class Graph:
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in inputs],
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s)) for n, s in outputs],
             self.initializers)
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="irgraph")
+        # IR version 8 is opset 17's (what torch.onnx writes): onnx 1.23.2 would write 14, which onnxruntime 1.31.1
+        # refuses (it reads up to 13)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="irgraph",
+                                 ir_version=8)
 
 
 # ------------------------------------------------------------------------------ MobileNet-v3-small: torchvision
