@@ -64,6 +64,7 @@ FAMILY_TESTS: dict[str, tuple[str, ...]] = {
     "color_convert": ("tests/ops/image/test_color_convert.py",),
     "convolution": ("tests/ops/convolution", "tests/runtime/test_bound_kernels.py"),  # plan-time bound kernels
     "convolution_kernels": ("tests/ops/convolution", "tests/runtime/test_bound_kernels.py"),
+    "depthwise_kernels": ("tests/ops/convolution/test_depthwise_kernels.py",),  # and its differential test
     "elementwise": ("tests/ops/arithmetic", "tests/ops/comparison", "tests/ops/bitwise",
                     "tests/runtime/test_ufunc_steps.py",  # the plan-time ufunc steps (ufunc_call, in_place_ufunc)
                     "tests/runtime/test_in_place.py",  # writes_in_place: the steps that write over their input
