@@ -19,6 +19,9 @@ the contenders taking turns. irgraph's bound from issue 15 is the weights it
 keeps (Consts after folding the f16 -> f32 Converts) plus twice the largest set of tensors alive at once
 during a run (computed from the inferred shapes and the interpreter's schedule).
 
+A network whose warm ratio against OpenVINO misses its 3x target gets irgraph's profile in the notes (its layer
+time by op type over a few warm runs, asked of the irgraph worker after the rounds).
+
 Under load (issue 28): each round also times irgraph and OpenVINO next to a competing CPU-bound process (a
 Python loop spinning on one core, resumed with SIGCONT for the loaded half of the round and stopped with
 SIGSTOP for the idle half), so that idle and loaded calls alternate under the same machine noise. A
@@ -85,7 +88,27 @@ def load_irgraph(xml: Path, onnx_path: Path):
     model = ir.read_model(xml)
     name = model.parameters[0].name
     interpreter = Interpreter(model)
-    return lambda x: next(iter(interpreter.run({name: x}).values()))
+
+    def call(x):
+        return next(iter(interpreter.run({name: x}).values()))
+
+    call.interpreter = interpreter  # for the profile of a miss (the worker's "profile" request)
+    return call
+
+
+PROFILE_RUNS = 5
+"""Warm runs a miss's profile adds up (irgraph.tools.profiling.Profile: every layer timed, the shares by op type)."""
+
+
+def profile_shares(run, x: np.ndarray) -> list[tuple[str, int, float, float]]:
+    """(op type, layers, seconds per run, share of the layers' time) of irgraph's runs, the most time first."""
+    from irgraph.tools.profiling import Profile
+
+    profile = Profile.of(run.interpreter)
+    with profile.attached(run.interpreter):
+        for _ in range(PROFILE_RUNS):
+            run(x)
+    return [(kind.type, kind.layers, kind.seconds / PROFILE_RUNS, kind.share) for kind in profile.by_type()]
 
 
 def load_openvino(xml: Path, onnx_path: Path):
@@ -175,7 +198,8 @@ def worker(backend: str, name: str) -> None:
     """Serve one contender: report the peak memory of loading and a first run, then time calls on request.
 
     Protocol on stdin/stdout, one JSON line each: the worker first prints its memory report; then each
-    line ``N`` it reads makes it time N calls and print their durations; an empty line ends it.
+    line ``N`` it reads makes it time N calls and print their durations, a line ``profile`` (irgraph) makes it
+    print :func:`profile_shares`; an empty line ends it.
     """
     network = network_files(name)
     x = network_input(network.xml)
@@ -196,6 +220,9 @@ def worker(backend: str, name: str) -> None:
     for line in sys.stdin:
         if not line.strip():
             break
+        if line.strip() == "profile":
+            print(json.dumps(profile_shares(run, x)), flush=True)
+            continue
         samples = []
         for _ in range(int(line)):
             begun = time.perf_counter()
@@ -222,6 +249,12 @@ class Worker:
 
     def time(self, calls: int) -> list[float]:
         self.process.stdin.write(f"{calls}\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+        return self._answer()
+
+    def profile(self) -> list[tuple[str, int, float, float]]:
+        """irgraph's worker: :func:`profile_shares`."""
+        self.process.stdin.write("profile\n")  # type: ignore[union-attr]
         self.process.stdin.flush()  # type: ignore[union-attr]
         return self._answer()
 
@@ -259,7 +292,7 @@ def run(quick: bool = False, networks: tuple[str, ...] = NETWORKS, load: bool = 
     rounds, per_round = (3, 3) if quick else (7, 5)
     load_before = os.getloadavg()[0]
     CACHE.mkdir(parents=True, exist_ok=True)
-    summary, load_summary = [], []
+    summary, load_summary, profiles = [], [], []
     spinner = Spinner() if load else None
     for name in networks:
         network_files(name)
@@ -292,6 +325,12 @@ def run(quick: bool = False, networks: tuple[str, ...] = NETWORKS, load: bool = 
                         loaded_of[backend].extend(workers[backend].time(per_round))
                 finally:
                     spinner.off()
+            ratio = statistics.median(a / b for a, b in zip(rounds_of["irgraph"], rounds_of["openvino"], strict=False))
+            if ratio > TARGETS["openvino"]:  # a miss: where irgraph's time goes
+                shares = workers["irgraph"].profile()
+                profiles.append(f"{name} ({ratio:.2f}x): " + ", ".join(
+                    f"{kind} {share:.0%} ({layers} layers, {seconds * 1e3:.2f} ms)"
+                    for kind, layers, seconds, share in shares if share >= 0.01))
         finally:
             for worker_process in workers.values():
                 worker_process.close()
@@ -338,6 +377,11 @@ def run(quick: bool = False, networks: tuple[str, ...] = NETWORKS, load: bool = 
         f"logits, which turns their last-ULP differences into different one-hot rows (tests/io/test_real_networks.py "
         f"compares its logits: within 1e-6). irgraph / OpenVINO "
         f"warm: " + "; ".join(summary))
+    if profiles:
+        section.notes.append(
+            f"(g) profiles of the misses (irgraph / OpenVINO above {TARGETS['openvino']:g}x): irgraph's layer time by "
+            f"op type over {PROFILE_RUNS} warm runs (irgraph.tools.profiling.Profile; types under 1 % left out): "
+            + "; ".join(profiles))
     if load_summary:
         section.notes.append(
             f"(g) under load: in each round irgraph and OpenVINO (order alternating) run "
