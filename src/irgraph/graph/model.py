@@ -114,6 +114,22 @@ class Model:
             self._next_id = node_id + 1
         return node
 
+    def place_all(self, nodes: Sequence[Node]) -> None:
+        """``place`` every node of ``nodes`` in turn (a reader's layers, in document order), at once when no id is
+        taken twice; else one by one, so that the first repeated id raises GraphError as ``place`` says."""
+        table = self._nodes
+        placed = {node.id: node for node in nodes}
+        if len(placed) != len(nodes) or not table.keys().isdisjoint(placed):
+            for node in nodes:
+                self.place(node)
+            return
+        if not placed:
+            return
+        table.update(placed)
+        self._graph = None
+        self._revision += len(placed)
+        self._next_id = max(self._next_id, max(placed) + 1)
+
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
         if source.model is not None or type(source) is not OutputPort:
@@ -174,6 +190,26 @@ class Model:
         finally:
             self._graph = None
             self._revision += connected
+
+    def connect_placed(self, sources: Sequence[OutputPort], targets: Sequence[InputPort]) -> None:
+        """``connect_all`` of a reader's edges, whose ports it made from the placed nodes' own port lists (plain
+        handles of existing nodes and ports): the rule that an input has one producer is all that is left to
+        check, at once for all of them; when it fails, ``connect_all`` connects them and says where."""
+        producers, consumers = self._producers, self._consumers
+        added = {(target.node_id, target.index): source for source, target in zip(sources, targets, strict=True)}
+        if len(added) != len(targets) or not producers.keys().isdisjoint(added):
+            self.connect_all(zip(sources, targets, strict=True))
+            return
+        producers.update(added)
+        for source, target in zip(sources, targets, strict=True):
+            key = (source.node_id, source.index)
+            found = consumers.get(key)
+            if found is None:
+                consumers[key] = [target]
+            else:
+                found.append(target)
+        self._graph = None
+        self._revision += len(targets)
 
     def remove_node(self, node_id: int) -> None:
         """Remove a node and every edge touching it."""

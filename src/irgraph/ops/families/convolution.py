@@ -26,6 +26,7 @@ from irgraph.ops.families.convolution_kernels import (
     convolve_taps,
     convolve_windows,
 )
+from irgraph.ops.families.depthwise_kernels import bound_depthwise
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance, attribute, check, checked
 from irgraph.ops.traits import OpTraits
 
@@ -214,6 +215,13 @@ class ForwardConvolution(ConvolutionFamily):
         begin, _ = self.forward_pads(data.to_tuple()[2:], filters.to_tuple()[self.filter_prefix:])
         fixed = None if constants[1] is None else self.grouped_weights(constants[1])
         dtype = inputs[0].element_type.numpy_dtype
+        if fixed is not None and dtype is not None and (
+                depthwise := bound_depthwise(data.to_tuple(), dtype, fixed, strides, dilations, begin, sizes)):
+
+            def by_depthwise(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+                return [depthwise(arrays[0])]
+
+            return by_depthwise
         if fixed is not None and dtype is not None and not _tries_shifts(fixed, strides) and (
                 windows := bound_windows(data.to_tuple(), dtype, fixed, strides, dilations, begin, sizes)):
 
@@ -237,7 +245,13 @@ def forward(data: np.ndarray, weights: np.ndarray, strides: Sequence[int], dilat
     if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
         result = None
         if _tries_shifts(weights, strides) and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of
-            result = convolve_flat(data, weights, dilations, begin, sizes)  # long rows
+            # long rows; f32 and f64 by the kernel a plan binds, so that a run gives the same bits without the plan
+            bound = bound_depthwise(data.shape, data.dtype, weights, strides, dilations, begin, sizes)
+            if bound is None:
+                result = convolve_flat(data, weights, dilations, begin, sizes)
+            else:
+                with np.errstate(all="ignore"):
+                    result = bound(data)
         elif _tries_shifts(weights, strides):  # half the outputs or fewer: shift
             result = convolve_shifted(data, weights, dilations, begin, sizes)
         if result is None:

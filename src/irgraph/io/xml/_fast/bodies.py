@@ -106,8 +106,9 @@ class SubGraphReading:
 
 def has_bodies(text: str) -> bool:
     """Whether ``text`` may hold sub-graph bodies (else the sections are cut without looking for them)."""
-    # "body" first: a file without it (most) is searched once, not twice.
-    return "body" in text and ("body>" in text or "body " in text)
+    # One pass of SRE's literal-prefix search: twice as fast as str's search for "body" on an IR's text (whose
+    # quotes and slashes defeat its skip table), and a file without bodies (most) is searched once.
+    return re.search("body[> ]", text) is not None
 
 
 Tag = tuple[int, int, str, str, str]
