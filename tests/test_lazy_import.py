@@ -99,6 +99,22 @@ def test_a_run_on_an_npz_adds_only_the_archive_reader():
     assert (loaded - floor) & (NOT_ON_THE_RUN_PATH | ZIPFILE_AND_ITS_IMPORTS) == set()
 
 
+# argparse imports gettext, which imports locale: a plain `ir-run MODEL [--inputs FILE]` line is read without them.
+ARGPARSE_AND_ITS_IMPORTS = {"argparse", "gettext", "locale", "irgraph.cli._parsing", "irgraph.cli._run_parser"}
+
+
+@pytest.mark.parametrize("args", [(), ("--inputs", str(SAMPLE / "inputs.npz"))], ids=["random", "npz"])
+def test_a_plain_command_line_builds_no_argument_parser(args):
+    loaded = _modules_after(_ir_run(*args))
+    assert "irgraph.io.xml._fast.reader" in loaded  # the run did read the model
+    assert loaded & ARGPARSE_AND_ITS_IMPORTS == set()
+
+
+def test_any_other_command_line_goes_to_the_argument_parser():
+    loaded = _modules_after(_ir_run("--seed", "1"))
+    assert ARGPARSE_AND_ITS_IMPORTS <= loaded
+
+
 def test_a_damaged_archive_imports_zipfile_for_its_error():
     """The exceptions stay zipfile's (BadZipFile): imported when one is raised."""
     loaded = _modules_after(

@@ -8,14 +8,13 @@ SIGINT, 129 SIGHUP, 143 SIGTERM), with its temporary files removed. Errors are p
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import math
 import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +26,9 @@ from irgraph.graph import Model, Node
 from irgraph.io import atomic
 from irgraph.io.data import npz
 from irgraph.io.data.npz import Expect, NpzArchive
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -55,68 +57,10 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
-# ------------------------------------------------------------------------------------ parsers
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's formatter, finding the terminal's width as shutil.get_terminal_size does, without importing
-    shutil: argparse makes one per add_argument, so every command would otherwise load shutil at start-up."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
-
-
-def _terminal_columns(fallback: int = 80) -> int:
-    """$COLUMNS when a positive integer, else the width of the terminal on stdout, else ``fallback``."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ is not None else 0
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or fallback
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (``error: ...``) and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"error: {one_line(message)} (see {self.prog} --help)\n")
-        raise SystemExit(EXIT_USAGE)
-
-
-def make_parser(prog: str, description: str, examples: str, parser_class: type[Parser] | None = None
-                ) -> argparse.ArgumentParser:
-    """A parser (``parser_class``, a subclass of this module's) with ``--debug``, ``--version`` and an examples
-    epilog."""
-    parser = (parser_class or Parser)(
-        prog=prog,
-        description=description,
-        epilog="examples:\n" + examples.rstrip() + "\n\nexit codes: 0 ok, 1 invalid model / failed run / mismatch, "
-        "2 usage or I/O error",
-        formatter_class=_Formatter,
-    )
-    parser.add_argument("--debug", action="store_true", help="show a traceback for errors")
-    parser.add_argument("--version", action="version", version=f"%(prog)s (irgraph {irgraph.__version__})")
-    return parser
-
-
-def add_max_elements(parser: argparse.ArgumentParser) -> None:
-    """``--max-elements N``: the budget for any one tensor read, fed or computed."""
-    parser.add_argument(
-        "--max-elements",
-        type=positive_int,
-        default=DEFAULT_ELEMENT_LIMIT,
-        metavar="N",
-        help="largest tensor (in elements) to read, feed or compute (default: 2**31)",
-    )
-
-
 def positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
+    import argparse  # only a parser calls this, and argparse has then been imported
+
     try:
         value = int(text, 0)
     except ValueError:
@@ -128,6 +72,8 @@ def positive_int(text: str) -> int:
 
 def non_negative_float(text: str) -> float:
     """argparse type: a finite float >= 0."""
+    import argparse  # only a parser calls this, and argparse has then been imported
+
     try:
         value = float(text)
     except ValueError:
@@ -140,8 +86,13 @@ def non_negative_float(text: str) -> float:
 # ------------------------------------------------------------------------------------ running
 def run_cli(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace], int], argv: list[str] | None) -> int:
     """Parse ``argv``, run ``body(args)`` and turn every failure into one ``error:`` line and a code."""
+    return run_parsed(lambda: parser.parse_args(argv), body)
+
+
+def run_parsed(parse: Callable[[], argparse.Namespace], body: Callable[[argparse.Namespace], int]) -> int:
+    """:func:`run_cli` with the arguments from ``parse()`` (which may exit as argparse does)."""
     try:
-        args = parser.parse_args(argv)
+        args = parse()
     except SystemExit as stop:  # --help, --version, usage errors
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     debug = bool(getattr(args, "debug", False))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -15,6 +14,8 @@ from irgraph.tools import feeds as feeds_lib
 from irgraph.tools.stats import format_stats_table, tensor_stats
 
 if TYPE_CHECKING:  # a plain run prints the table without loading the comparison
+    import argparse
+
     from irgraph.tools.compare import ComparisonReport
     from irgraph.tools.feeds import Feed
 

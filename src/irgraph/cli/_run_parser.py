@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TypeVar, overload
 
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.cli._run_reference import tolerance_arg
 from irgraph.cli._run_report import add_report_argument
 from irgraph.core.lazy import lazy_pattern
@@ -72,7 +73,7 @@ _VAL_RANGE = "--val-range"
 _N = TypeVar("_N")
 
 
-class _RunParser(common.Parser):
+class _RunParser(parsing.Parser):
     """ir-run's parser: ``--val-range`` takes several ranges (Polygraphy's form), so argparse's greedy ``+`` would
     take the model path of ``--val-range [0,1] model.xml`` as a range; items after ``--val-range`` that are no
     range are moved before the options, where they are the positional arguments they are."""
@@ -107,7 +108,7 @@ class _RunParser(common.Parser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-run argument parser."""
-    parser = common.make_parser("ir-run", DESCRIPTION, EXAMPLES, _RunParser)
+    parser = parsing.make_parser("ir-run", DESCRIPTION, EXAMPLES, _RunParser)
     parser.add_argument("model", metavar="MODEL.xml", help="the IR model to run")
     parser.add_argument("--weights", metavar="BIN", help="weights file (default: MODEL.bin beside the .xml)")
     parser.add_argument("--inputs", metavar="IN.npz", action="append", default=[],
@@ -205,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep compressed weights (fp16, int8, int4 ... decompression chains) in their stored type "
                              "and decompress each one at every step, just before its layer, instead of holding them "
                              "all decompressed to f32: less memory when it is short, slower steps, the same outputs")
-    common.add_max_elements(parser)
+    parsing.add_max_elements(parser)
     return parser
 
 

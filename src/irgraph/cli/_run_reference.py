@@ -6,7 +6,6 @@ The reference is an .npz read member by member as they are compared, or Polygrap
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,8 @@ from irgraph.tools import tolerances as tolerances_lib
 # ir-run imports this module for every run, and most runs compare nothing: the comparison is imported where
 # it is done, so that start-up pays for none of it.
 if TYPE_CHECKING:
+    import argparse
+
     from irgraph.tools.compare import ComparisonReport, ToleranceOverride
     from irgraph.tools.layerwise import LayerwiseReport
     from irgraph.tools.stepwise import SteppedReport
@@ -54,6 +55,8 @@ def tolerance_arg(text: str) -> tuple[str | None, float]:
     """argparse type of --atol/--rtol: ``A`` (the default) or ``NAME:A`` (one tensor; NAME may hold colons)."""
     name, colon, value = text.rpartition(":")
     if colon and not name:  # ":1" names no tensor: a typo, refused like any malformed value
+        import argparse  # only the parser calls this, and argparse has then been imported
+
         raise argparse.ArgumentTypeError(f"expected A or NAME:A, got {text!r} (no NAME before the colon)")
     return (name if colon else None), common.non_negative_float(value if colon else text)
 

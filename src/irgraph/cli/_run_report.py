@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from irgraph.cli import _common as common
@@ -10,6 +9,8 @@ from irgraph.cli._common import CliError
 
 # Every run asks this module about --report; the report's tools load only when one is written.
 if TYPE_CHECKING:
+    import argparse
+
     from irgraph.graph import Model
     from irgraph.tools.layerwise import LayerwiseReport
     from irgraph.tools.profiling import Profile

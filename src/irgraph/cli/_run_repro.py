@@ -3,7 +3,6 @@ irgraph.tools.repro): the checks of the arguments, the bundle written on a misma
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from irgraph.cli import _common as common
@@ -12,6 +11,8 @@ from irgraph.core.errors import InputError, IrError
 
 # Every run checks its arguments here; the comparison tools load only when a comparison is asked for.
 if TYPE_CHECKING:
+    import argparse
+
     from irgraph.tools.layerwise import LayerwiseReport
     from irgraph.tools.stepwise import SteppedReport
 

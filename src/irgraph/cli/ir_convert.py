@@ -9,6 +9,7 @@ import sys
 import irgraph
 from irgraph.analysis.validation import v10_name_collisions
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.cli._common import CliError
 from irgraph.core.diagnostics import Diagnostic
 from irgraph.core.errors import FeedError, GraphError, Location
@@ -54,7 +55,7 @@ _FORMATS = {".xml": "ir", ".onnx": "onnx"}
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-convert argument parser."""
-    parser = common.make_parser("ir-convert", DESCRIPTION, EXAMPLES)
+    parser = parsing.make_parser("ir-convert", DESCRIPTION, EXAMPLES)
     parser.add_argument("source", metavar="SRC", help="model to read (.xml or .onnx)")
     parser.add_argument("destination", metavar="DST", help="file to write (.xml or .onnx)")
     parser.add_argument("--weights", metavar="BIN", help="weights of an IR SRC (default: SRC.bin beside the .xml)")
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "nothing in a quantized or weight-compressed model)")
     parser.add_argument("--explain", action="store_true",
                         help="print each conversion decision (ONNX SRC or ONNX DST)")
-    common.add_max_elements(parser)
+    parsing.add_max_elements(parser)
     return parser
 
 

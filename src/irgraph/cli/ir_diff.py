@@ -9,6 +9,7 @@ import os
 import sys
 
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.core.errors import IrError
 from irgraph.graph import Model
 from irgraph.tools.diff import Difference, ModelDiff, diff_models
@@ -63,7 +64,7 @@ EXAMPLES = """\
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-diff argument parser."""
-    parser = common.make_parser("ir-diff", DESCRIPTION, EXAMPLES)
+    parser = parsing.make_parser("ir-diff", DESCRIPTION, EXAMPLES)
     parser.add_argument("old", metavar="A.xml", help="the first (old) model")
     parser.add_argument("new", metavar="B.xml", help="the second (new) model")
     parser.add_argument("--weights-a", metavar="BIN", help="weights of A (default: A.bin beside A.xml)")
@@ -77,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-generated-names", action="store_true",
                         help="do not match layers by, nor report renames between, generated names (Constant_12)")
     parser.add_argument("--json", action="store_true", help="print a JSON report")
-    common.add_max_elements(parser)
+    parsing.add_max_elements(parser)
     return parser
 
 

@@ -9,6 +9,7 @@ import sys
 
 import irgraph
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.core.errors import printable
 from irgraph.graph import Model
 from irgraph.tools.extract import extract
@@ -41,7 +42,7 @@ EXAMPLES = """\
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-extract argument parser."""
-    parser = common.make_parser("ir-extract", DESCRIPTION, EXAMPLES)
+    parser = parsing.make_parser("ir-extract", DESCRIPTION, EXAMPLES)
     parser.add_argument("model", metavar="MODEL.xml", help="the IR model to cut")
     parser.add_argument("destination", metavar="OUT.xml", help="the IR file to write (weights go to OUT.bin)")
     parser.add_argument("--inputs", metavar="NAMES", action="append",
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--weights", metavar="BIN", help="weights file (default: MODEL.bin beside the .xml)")
     parser.add_argument("--ir-version", type=int, choices=(10, 11), help="IR version to write (default: MODEL's)")
     parser.add_argument("--json", action="store_true", help="print what was written as JSON")
-    common.add_max_elements(parser)
+    parsing.add_max_elements(parser)
     return parser
 
 

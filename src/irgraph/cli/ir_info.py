@@ -11,6 +11,7 @@ from typing import TypedDict
 
 from irgraph.analysis.shape_inference import infer_shapes
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.cli._layer import (
     describe_layer,
     find_layer,
@@ -59,7 +60,7 @@ EXAMPLES = """\
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-info argument parser."""
-    parser = common.make_parser("ir-info", DESCRIPTION, EXAMPLES)
+    parser = parsing.make_parser("ir-info", DESCRIPTION, EXAMPLES)
     parser.add_argument("model", metavar="MODEL.xml", help="the IR model to describe")
     parser.add_argument("--weights", metavar="BIN", help="weights file (default: MODEL.bin beside the .xml)")
     output = parser.add_mutually_exclusive_group()
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--layer", metavar="NAME",
                         help="show one layer in detail (a layer name, else a layer id or a tensor name); "
                              "with --json as JSON")
-    common.add_max_elements(parser)
+    parsing.add_max_elements(parser)
     return parser
 
 

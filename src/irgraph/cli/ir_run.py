@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
 import os
 import sys
 import time
+import types
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from irgraph.core import collector
 
@@ -19,7 +19,6 @@ with collector.permanent_imports():
     from irgraph.cli import _common as common
     from irgraph.cli._common import CliError
     from irgraph.cli._run_output import run_summary, stats_lines
-    from irgraph.cli._run_parser import MAX_STEPS, build_parser  # noqa: F401 - MAX_STEPS: ir_run's public bound
     from irgraph.cli._run_reference import (
         compare_with_reference,
         open_reference,
@@ -29,6 +28,11 @@ with collector.permanent_imports():
     from irgraph.cli._run_report import check_report_argument, save_report
     from irgraph.cli._run_repro import check_debug_arguments, note_a_match, save_bundle
     from irgraph.core.errors import BackendUnavailableError, FeedError
+    from irgraph.core.limits import (
+        DEFAULT_ELEMENT_LIMIT,
+        DEFAULT_ITERATION_LIMIT,
+        MAX_STEPS,  # noqa: F401 - ir_run's public bound
+    )
     from irgraph.io.data import npz
     from irgraph.runtime.decompression import DecompressionPolicy, widened_nodes
     from irgraph.runtime.interpreter import Interpreter
@@ -40,6 +44,8 @@ with collector.permanent_imports():
 # A plain run prints one table: what only --compare, --compare-with, --profile, --json or Polygraphy's files
 # need is imported where those are handled, so that start-up pays for none of it (tests/test_lazy_import.py).
 if TYPE_CHECKING:
+    import argparse
+
     from irgraph.core.shapes import Shape
     from irgraph.graph import Model
     from irgraph.tools.compare import ToleranceOverride
@@ -50,10 +56,53 @@ if TYPE_CHECKING:
 
 def main(argv: list[str] | None = None, *, tty: bool | None = None) -> int:
     """Entry point of ``ir-run``; ``tty`` overrides whether stderr is a terminal (the progress bar)."""
-    code = common.run_cli(build_parser(), functools.partial(_run, tty=tty), argv)
+    code = common.run_parsed(functools.partial(_arguments, argv), functools.partial(_run, tty=tty))
     if argv is None:  # the program's entry point (a caller passing its own arguments goes on after)
         collector.before_exit()
     return code
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The parsed command line: a plain one read directly, any other by the argument parser."""
+    items = sys.argv[1:] if argv is None else argv
+    plain = plain_arguments(items)
+    if plain is not None:
+        return plain
+    from irgraph.cli._run_parser import build_parser  # argparse, gettext and locale: about 3 ms of a start-up
+
+    return build_parser().parse_args(items)
+
+
+def plain_arguments(argv: list[str]) -> argparse.Namespace | None:
+    """``MODEL [--inputs FILE]...`` as the parser reads it (every other option at its default), else None.
+
+    The README's line and the common one: it is read without building argparse's parser, whose import and
+    set-up cost a cold start more than the run of a small model. Any other line (``--help``, an abbreviation,
+    ``--inputs=FILE``, a value or model starting with ``-``) goes to the parser; tests check that both give the
+    same namespace.
+    """
+    models: list[str] = []
+    inputs: list[str] = []
+    position = 0
+    while position < len(argv):
+        item = argv[position]
+        if item == "--inputs" and position + 1 < len(argv) and not argv[position + 1].startswith("-"):
+            inputs.append(argv[position + 1])
+            position += 2
+        elif item.startswith("-"):
+            return None
+        else:
+            models.append(item)
+            position += 1
+    if len(models) != 1:
+        return None
+    # The parser's defaults (tests/cli/test_ir_run_plain_line.py compares them with build_parser()'s).
+    return cast("argparse.Namespace", types.SimpleNamespace(
+        debug=False, model=models[0], weights=None, inputs=inputs, input_files=[], shapes=[], load_inputs=[], seed=0,
+        val_range=[], save_inputs=None, output=None, save_outputs=None, compare=None, atol=[], rtol=[], steps=None,
+        compare_with=None, device="CPU", precision=None, reference_model=None, onnx=None, truth=None, report=None,
+        save_repro=None, mark=[], profile=False, json=False, iteration_limit=DEFAULT_ITERATION_LIMIT, threads=None,
+        decompression=None, keep_weights_compressed=False, max_elements=DEFAULT_ELEMENT_LIMIT))
 
 
 # ------------------------------------------------------------------------------------ the run

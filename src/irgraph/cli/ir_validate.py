@@ -11,6 +11,7 @@ from typing import TypedDict
 
 import irgraph
 from irgraph.cli import _common as common
+from irgraph.cli import _parsing as parsing
 from irgraph.core.diagnostics import CODES, Diagnostic, Severity
 from irgraph.core.errors import IrError, Location
 from irgraph.core.text import counted, plural
@@ -42,7 +43,7 @@ SHOWN_LINES = 8
 
 def build_parser() -> argparse.ArgumentParser:
     """The ir-validate argument parser."""
-    parser = common.make_parser("ir-validate", DESCRIPTION, EXAMPLES)
+    parser = parsing.make_parser("ir-validate", DESCRIPTION, EXAMPLES)
     parser.add_argument("models", metavar="MODEL.xml", nargs="+", help="IR files to check")
     parser.add_argument("--weights", metavar="BIN", help="weights file (one model only; default: MODEL.bin)")
     parser.add_argument("--strict", action="store_true", help="treat warnings as errors (notes stay notes)")
