@@ -23,7 +23,6 @@ Examples per hypothesis test: ``OP_EXAMPLES`` (25; ``IRGRAPH_OP_EXAMPLES=500`` f
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import math
 import os
@@ -453,7 +452,7 @@ def assert_attribute_order(op: Op, node: Any) -> None:
 def cpu_default(tolerance: Tolerance) -> Tolerance:
     """The op's tolerance against the CPU plugin: at least 2 ULP or 1 eps, as the plugin flushes
     subnormals to zero and runs its own vectorised math."""
-    return dataclasses.replace(tolerance, ulp=max(tolerance.ulp, 2), eps=max(tolerance.eps, 1.0))
+    return tolerance.replace(ulp=max(tolerance.ulp, 2), eps=max(tolerance.eps, 1.0))
 
 
 def beyond_f32(arrays: Sequence[np.ndarray]) -> bool:
@@ -836,7 +835,7 @@ def higher_precision_tolerance(tolerance: Tolerance, dtype: np.dtype) -> Toleran
     if dtype not in (np.float16, ml_dtypes.bfloat16) or tolerance.is_exact:
         return tolerance
     scale = float(np.finfo(np.float32).eps) / float(ml_dtypes.finfo(dtype).eps)
-    return dataclasses.replace(tolerance, ulp=max(tolerance.ulp, 1), sum_eps=tolerance.sum_eps * scale)
+    return tolerance.replace(ulp=max(tolerance.ulp, 1), sum_eps=tolerance.sum_eps * scale)
 
 
 def term_magnitudes(op: Op, arrays: Sequence[np.ndarray], count: int) -> list[np.ndarray | None]:

@@ -205,8 +205,7 @@ class AttributeField(Record):
 
 
 # ------------------------------------------------------------------------------------ tolerance
-@dataclass(frozen=True)
-class Tolerance:
+class Tolerance(Record):
     """How far an op's floating-point outputs may be from OpenVINO's reference implementation.
 
     A value passes when it is within ``ulp`` units in the last place of the output element type,
@@ -220,11 +219,21 @@ class Tolerance:
     result would reject. NaN
     matches NaN; infinities match exactly. Integer and boolean outputs are always compared
     exactly. The default is exact (bit for bit, -0.0 and 0.0 apart).
+
+    A Record rather than a frozen dataclass (the same equality, hash, repr and immutability; copies by
+    ``.replace``): every start-up creates this class, and a dataclass compiles its methods when it does.
     """
 
-    ulp: int = 0
-    eps: float = 0.0
-    sum_eps: float = 0.0
+    __slots__ = ("ulp", "eps", "sum_eps")
+
+    ulp: int
+    eps: float
+    sum_eps: float
+
+    def __init__(self, ulp: int = 0, eps: float = 0.0, sum_eps: float = 0.0) -> None:
+        object.__setattr__(self, "ulp", ulp)
+        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "sum_eps", sum_eps)
 
     @property
     def is_exact(self) -> bool:
