@@ -7,17 +7,17 @@ import math
 import re
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
 from irgraph.core.integers import WHITESPACE, ascii_note, parse_int
-from irgraph.core.records import Record
+from irgraph.core.records import DataclassFields, Record
 from irgraph.core.shapes import PartialValue, Shape, TensorType
 from irgraph.ops.plan_step import PlanStep
+from irgraph.ops.tolerance import EXACT, Tolerance
 
 BOUNDS_LIMIT = 4096
 """Largest tensor (in elements) whose bounds shape inference computes (shape vectors are small)."""
@@ -204,62 +204,16 @@ class AttributeField(Record):
         object.__setattr__(self, "required", required)
 
 
-# ------------------------------------------------------------------------------------ tolerance
-class Tolerance(Record):
-    """How far an op's floating-point outputs may be from OpenVINO's reference implementation.
-
-    A value passes when it is within ``ulp`` units in the last place of the output element type,
-    or within ``eps`` machine epsilons of that type absolutely (for results near zero, where a
-    ULP bound means nothing: sin(pi)), or within ``sum_eps`` machine epsilons times the magnitude
-    of the terms the value sums (ops that accumulate: MatMul, convolutions, AvgPool). That
-    magnitude is the op evaluated again in f64 on the absolute values of its floating-point inputs
-    (``sum |a_i * b_i|`` for a dot product), or the op's own ``term_magnitudes(inputs)`` where that
-    is not the sum (a DFT's terms are ``|x_n|`` times twiddles of modulus 1): a sum of terms of both
-    signs may cancel to a value far smaller than its rounding errors, which any ULP bound on the
-    result would reject. NaN
-    matches NaN; infinities match exactly. Integer and boolean outputs are always compared
-    exactly. The default is exact (bit for bit, -0.0 and 0.0 apart).
-
-    A Record rather than a frozen dataclass (the same equality, hash, repr and immutability; copies by
-    ``.replace``): every start-up creates this class, and a dataclass compiles its methods when it does.
-    """
-
-    __slots__ = ("ulp", "eps", "sum_eps")
-
-    ulp: int
-    eps: float
-    sum_eps: float
-
-    def __init__(self, ulp: int = 0, eps: float = 0.0, sum_eps: float = 0.0) -> None:
-        object.__setattr__(self, "ulp", ulp)
-        object.__setattr__(self, "eps", eps)
-        object.__setattr__(self, "sum_eps", sum_eps)
-
-    @property
-    def is_exact(self) -> bool:
-        """True when outputs must be bit for bit OpenVINO's."""
-        return self.ulp == 0 and self.eps == 0.0 and self.sum_eps == 0.0
-
-    def describe(self) -> str:
-        """``exact``, ``4 ULP``, ``4 ULP or 2 eps``, ``1 ULP or 16 eps x sum|terms|`` (docs/tolerances.md)."""
-        if self.is_exact:
-            return "exact"
-        parts = [f"{self.ulp} ULP"] if self.ulp else []
-        if self.eps:
-            parts.append(f"{self.eps:g} eps")
-        if self.sum_eps:
-            parts.append(f"{self.sum_eps:g} eps x sum|terms|")
-        return " or ".join(parts)
-
-
-EXACT = Tolerance()
-
-
 # ------------------------------------------------------------------------------------ base
-@dataclass(frozen=True)
-class Op(PlanStep):
+class Op(DataclassFields, PlanStep):
     """Base of every op: typed attributes, an input spec, a pure shape rule and NumPy evaluation; ``traits``
-    (from PlanStep) says what is special about it for the interpreter, the reader and the graph walk."""
+    (from PlanStep) says what is special about it for the interpreter, the reader and the graph walk.
+
+    Each op class is a frozen dataclass; this base is not one, so that importing it compiles no methods (a cold
+    start imports it). It gives what ``@dataclass(frozen=True)`` gave it and gives a subclass declared with
+    ``eq=False, repr=False`` (the op classes every run creates: no methods compiled for them either): equality
+    and hash by the compared fields, a repr of the printed fields, no assignment to an ``Op()``.
+    """
 
     type_name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
@@ -284,6 +238,20 @@ class Op(PlanStep):
     Squeeze, Unsqueeze): random data for a model input is chosen by what it reaches through them."""
     mask_inputs: ClassVar[tuple[int, ...]] = ()
     """Inputs read as masks (Select's condition): random integers for a model input reaching one are 0 or 1."""
+
+    if TYPE_CHECKING:  # every op class is a dataclass (dataclasses.fields and replace take them)
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    else:  # mypy knows a frozen dataclass's fields; this keeps it from allowing any assignment
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            if type(self) is Op:
+                raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+            object.__setattr__(self, name, value)
+
+        def __delattr__(self, name: str) -> None:
+            if type(self) is Op:
+                raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+            object.__delattr__(self, name)
 
     @property
     def version(self) -> str:

@@ -30,7 +30,7 @@ def closest_type(op_type: str) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # Op's eq, hash and repr, not compiled at every start-up
 class OpaqueOp(Op):
     """An op of unknown ``type``/``version``: attributes kept as text, output types as declared."""
 

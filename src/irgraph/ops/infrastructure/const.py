@@ -20,7 +20,7 @@ _CONSTANT_ITEMS = (int, float, np.number, str, bytes)
 
 
 @register
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)  # Op's repr, not compiled at every start-up
 class Const(Op):
     """A constant tensor. Spec: Constant-1 (IR type ``Const``).
 

@@ -14,7 +14,7 @@ from irgraph.ops.registry import register
 
 
 @register
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # Op's eq, hash and repr, not compiled at every start-up
 class Parameter(Op):
     """A model input of a partial ``shape`` and ``element_type``. Spec: Parameter-1.
 

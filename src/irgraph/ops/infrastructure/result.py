@@ -13,7 +13,7 @@ from irgraph.ops.registry import register
 
 
 @register
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # Op's eq, hash and repr, not compiled at every start-up
 class Result(Op):
     """A model output: passes its input through. Spec: Result-1."""
 

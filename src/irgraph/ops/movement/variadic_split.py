@@ -15,7 +15,7 @@ from irgraph.ops.traits import OpTraits
 
 
 @register
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # Op's eq, hash and repr, not compiled at every start-up
 class VariadicSplit(Op):
     """Split ``data`` along ``axis`` into parts of ``split_lengths``. Spec: VariadicSplit-1.
 

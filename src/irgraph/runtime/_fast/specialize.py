@@ -84,7 +84,7 @@ def with_input_shapes(model: Model, shapes: Mapping[int, Sequence[int]]) -> Mode
     for node in model:
         op = node.op
         if node.id in shapes:
-            op = dataclasses.replace(op, shape=Shape.of(list(shapes[node.id])))  # type: ignore[call-arg]  # a Parameter
+            op = dataclasses.replace(op, shape=Shape.of(list(shapes[node.id])))  # a Parameter
         node_id = node.id
         inputs = [Input(node_id, port.index, port.declared_type, port.rt_info) for port in node.inputs]
         outputs = [Output(node_id, output.index, list(output.tensor_names), output.declared_type, None, output.rt_info)
