@@ -205,6 +205,12 @@ class Interpreter:
         self._program = compiled_program(self._plan)
         """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
         (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
+        skipped, self._initialized = self.state.initializing_layers([step.node for step in self._plan]) if (
+            _fast.ENABLED and not self.marks) else (frozenset(), frozenset())
+        steady = [step for index, step in enumerate(self._plan) if index not in skipped]
+        self._steady = (steady, compiled_program(steady)) if skipped else None
+        """The plan and program without the layers computing only the initial values of ``_initialized``'s
+        variables: what a run executes when they all hold values (Variables.initializing_layers)."""
 
     def _for_shapes(self, key: ShapeKey) -> Interpreter | None:
         """An Interpreter of this model's copy with the input shapes of ``key`` (None when inference refuses
@@ -281,6 +287,8 @@ class Interpreter:
         on_step = self.on_step
         on_step_time = self.on_step_time
         hooked = on_step is not None or on_step_time is not None
+        plan, program = self._steady if self._steady is not None and self.state.hold(self._initialized) else (
+            self._plan, self._program)
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         step: Any = None
@@ -289,7 +297,7 @@ class Interpreter:
             # one context for the run, not one per step.
             with np.errstate(all="ignore"):
                 # With hooks every step goes through this loop (ufunc steps as the ops they are), one at a time.
-                for step in self._plan if hooked else self._program:
+                for step in plan if hooked else program:
                     if type(step) is not Step:  # consecutive ufunc steps, compiled
                         step(values, private)
                         continue
