@@ -106,6 +106,12 @@ def _generate(xml, enabled: bool, monkeypatch) -> list[tuple[str, bytes]]:
         seen += [(f"run {index}: {name}", interpreter.get_state(name).tobytes()) for name in names]
     if enabled:  # not vacuous: the caches were kept as views of their buffers, not copied
         assert all(interpreter.state._values[name].base is not None for name in names)
+        # and the decode steps ran a plan of their own (one token, the mask's length left open), sharing the state
+        plans = [plan for plan in interpreter._specialiser.plans.values() if plan is not None]
+        assert plans and all(plan.state is interpreter.state for plan in plans)
+        held = [step for step in interpreter.state.cache_steps
+                if isinstance(step, AppendStep) and step.buffer is not None]
+        assert len(held) == len(names)  # one buffer a cache: those of the plan that did not run the last step dropped
         interpreter.reset_state()  # and forgetting them frees the buffers
         assert all(step.buffer is None for step in interpreter.state.cache_steps if isinstance(step, AppendStep))
     return seen

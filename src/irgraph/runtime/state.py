@@ -174,6 +174,8 @@ class Variables:
         self._pending.clear()
         for variable_id, value in checked.items():
             self._values[variable_id] = value
+        if len(self.cache_steps) > len(self.declared):  # plans for several feed shapes: one buffer per cache kept
+            kv_cache.release_stale(self.cache_steps, self._values.values())
 
     # ------------------------------------------------------------------------------ the API
     def get(self, variable_id: str) -> np.ndarray:

@@ -23,7 +23,7 @@ output computed from the cache) can be made writeable.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -166,6 +166,16 @@ def owned(value: np.ndarray, steps: Sequence[PlanStep]) -> bool:
     """Whether ``value`` is the view an :class:`AppendStep` of ``steps`` returned last (read-only, its rows never
     written again): a variable may keep it as it is."""
     return any(value is step.last for step in steps if isinstance(step, AppendStep))
+
+
+def release_stale(steps: Sequence[PlanStep], values: Iterable[np.ndarray]) -> None:
+    """Drop the buffer of each :class:`AppendStep` of ``steps`` whose last view no variable holds any more: another
+    plan's step appended this run (a generate loop's decode steps run a plan of their own, see
+    ``_fast.specialize``); that step would copy its past into a new buffer anyway."""
+    held = {id(value) for value in values}
+    for step in steps:
+        if isinstance(step, AppendStep) and step.buffer is not None and id(step.last) not in held:
+            step.release()
 
 
 def writable_outputs(outputs: dict[str, np.ndarray], steps: Sequence[PlanStep]) -> dict[str, np.ndarray]:
