@@ -80,6 +80,11 @@ def test_a_beam_gather_returns_its_data_only_for_every_row_in_order():
         (found,) = gather.evaluate([data, picked, axis])
         assert found is not data
         np.testing.assert_array_equal(found, Gather8(batch_dims=0).evaluate([data, picked, axis])[0])
+    many = np.arange(70 * 3, dtype=np.float32).reshape(70, 3)  # past 64 rows the indices are compared as arrays
+    assert gather.evaluate([many, np.arange(70, dtype=np.int64), axis])[0] is many
+    swapped = np.arange(70, dtype=np.int64)
+    swapped[[68, 69]] = [69, 68]
+    np.testing.assert_array_equal(gather.evaluate([many, swapped, axis])[0], many[swapped])
 
 
 def _generate(xml, enabled: bool, monkeypatch) -> list[tuple[str, bytes]]:
