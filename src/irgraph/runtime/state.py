@@ -165,10 +165,11 @@ class Variables:
     def commit(self) -> None:
         """End a run that succeeded: check every Assign value against its variable, then store them all."""
         checked = {}
+        owned = kv_cache.owned(self.cache_steps) if self.cache_steps else set()
         for variable_id, (node, value) in self._pending.items():
             try:
                 checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes",
-                                                     copy=not kv_cache.owned(value, self.cache_steps))
+                                                     copy=id(value) not in owned)
             except InputError as err:
                 raise EvaluationError(err.message, node.location) from None
         self._pending.clear()

@@ -169,10 +169,10 @@ class AppendStep(PlanStep):
         return None  # evaluate checks the limit itself, before allocating: no inference at every decode step
 
 
-def owned(value: np.ndarray, steps: Sequence[PlanStep]) -> bool:
-    """Whether ``value`` is the view an :class:`AppendStep` of ``steps`` returned last (read-only, its rows never
-    written again): a variable may keep it as it is."""
-    return any(value is step.last for step in steps if isinstance(step, AppendStep))
+def owned(steps: Sequence[PlanStep]) -> set[int]:
+    """The ids of the views the :class:`AppendStep` s of ``steps`` returned last (read-only, their rows never
+    written again): a variable may keep such a value as it is. A set: one look-up a variable, whatever the steps."""
+    return {id(step.last) for step in steps if isinstance(step, AppendStep) and step.last is not None}
 
 
 def release_stale(steps: Sequence[PlanStep], values: Iterable[np.ndarray]) -> None:
