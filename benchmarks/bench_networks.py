@@ -1,5 +1,6 @@
-"""(g) Real networks: warm inference of the onnx wheel's light models (ResNet-50, DenseNet-121, ...), converted to
-IR by OpenVINO with its defaults (fp16-compressed weights), against OpenVINO's CPU plugin, onnxruntime and
+"""(g) Real networks: warm inference of the onnx wheel's light models (ResNet-50, DenseNet-121, ...) and of three
+networks generated from code with random weights (generated_networks.py: MobileNet-v3-small, ViT-Ti/16, YOLOv8n),
+converted to IR by OpenVINO with its defaults (fp16-compressed weights), against OpenVINO's CPU plugin, onnxruntime and
 ``onnx.reference`` on the ONNX original, measured side by side in one process; and peak memory, one fresh
 process per backend and network.
 
@@ -17,6 +18,9 @@ then loads (reads, compiles), runs once and reports VmHWM minus that baseline; t
 the contenders taking turns. irgraph's bound from issue 15 is the weights it
 keeps (Consts after folding the f16 -> f32 Converts) plus twice the largest set of tensors alive at once
 during a run (computed from the inferred shapes and the interpreter's schedule).
+
+A network whose warm ratio against OpenVINO misses its 3x target gets irgraph's profile in the notes (its layer
+time by op type over a few warm runs, asked of the irgraph worker after the rounds).
 
 Under load (issue 28): each round also times irgraph and OpenVINO next to a competing CPU-bound process (a
 Python loop spinning on one core, resumed with SIGCONT for the loaded half of the round and stopped with
@@ -43,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import MiB, Row, Section, have, reset_peak, status
+from generated_networks import GENERATED_NETWORKS
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
@@ -54,7 +59,16 @@ from tests.real_networks import SMALL_NETWORKS, convert  # noqa: E402
 THREADS = int(os.environ.get("IRGRAPH_BENCH_THREADS", 0)) or os.cpu_count() or 1
 """Threads for OpenVINO and onnxruntime; ``--threads N`` also sets it for NumPy's BLAS in the workers."""
 CACHE = Path(os.environ.get("IRGRAPH_BENCH_CACHE", Path(tempfile.gettempdir()) / "irgraph-bench-networks"))
-"""Where the converted IR files are kept between runs (converting all six takes a few seconds)."""
+"""Where the converted IR files are kept between runs (converting all nine takes a few seconds)."""
+NETWORKS = SMALL_NETWORKS + GENERATED_NETWORKS
+"""What (g) runs by default: the zoo's light networks, then the generated ones."""
+
+
+def network_files(name: str):  # -> tests.real_networks.RealIR or generated_networks.GeneratedIR
+    """The IR (``.xml``) and ONNX (``.onnx``) files of a zoo or generated network, converted into the cache."""
+    import generated_networks
+
+    return generated_networks.convert(name, CACHE) if name in GENERATED_NETWORKS else convert(name, CACHE)
 
 
 def network_input(xml: Path) -> np.ndarray:
@@ -74,7 +88,27 @@ def load_irgraph(xml: Path, onnx_path: Path):
     model = ir.read_model(xml)
     name = model.parameters[0].name
     interpreter = Interpreter(model)
-    return lambda x: next(iter(interpreter.run({name: x}).values()))
+
+    def call(x):
+        return next(iter(interpreter.run({name: x}).values()))
+
+    call.interpreter = interpreter  # for the profile of a miss (the worker's "profile" request)
+    return call
+
+
+PROFILE_RUNS = 5
+"""Warm runs a miss's profile adds up (irgraph.tools.profiling.Profile: every layer timed, the shares by op type)."""
+
+
+def profile_shares(run, x: np.ndarray) -> list[tuple[str, int, float, float]]:
+    """(op type, layers, seconds per run, share of the layers' time) of irgraph's runs, the most time first."""
+    from irgraph.tools.profiling import Profile
+
+    profile = Profile.of(run.interpreter)
+    with profile.attached(run.interpreter):
+        for _ in range(PROFILE_RUNS):
+            run(x)
+    return [(kind.type, kind.layers, kind.seconds / PROFILE_RUNS, kind.share) for kind in profile.by_type()]
 
 
 def load_openvino(xml: Path, onnx_path: Path):
@@ -164,9 +198,10 @@ def worker(backend: str, name: str) -> None:
     """Serve one contender: report the peak memory of loading and a first run, then time calls on request.
 
     Protocol on stdin/stdout, one JSON line each: the worker first prints its memory report; then each
-    line ``N`` it reads makes it time N calls and print their durations; an empty line ends it.
+    line ``N`` it reads makes it time N calls and print their durations, a line ``profile`` (irgraph) makes it
+    print :func:`profile_shares`; an empty line ends it.
     """
-    network = convert(name, CACHE)
+    network = network_files(name)
     x = network_input(network.xml)
     __import__(NEEDS[backend])
     baseline = status("VmRSS")
@@ -185,6 +220,9 @@ def worker(backend: str, name: str) -> None:
     for line in sys.stdin:
         if not line.strip():
             break
+        if line.strip() == "profile":
+            print(json.dumps(profile_shares(run, x)), flush=True)
+            continue
         samples = []
         for _ in range(int(line)):
             begun = time.perf_counter()
@@ -214,6 +252,12 @@ class Worker:
         self.process.stdin.flush()  # type: ignore[union-attr]
         return self._answer()
 
+    def profile(self) -> list[tuple[str, int, float, float]]:
+        """irgraph's worker: :func:`profile_shares`."""
+        self.process.stdin.write("profile\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+        return self._answer()
+
     def close(self) -> None:
         self.process.communicate("\n", timeout=60)
 
@@ -238,7 +282,7 @@ class Spinner:
 
 
 # ------------------------------------------------------------------------------ the benchmark
-def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: bool = True,
+def run(quick: bool = False, networks: tuple[str, ...] = NETWORKS, load: bool = True,
         only: tuple[str, ...] = ()) -> Section:
     section = Section()
     backends = [b for b in LOADERS if have(NEEDS[b]) and (not only or b in only or b in ("irgraph", "openvino"))]
@@ -248,10 +292,10 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: b
     rounds, per_round = (3, 3) if quick else (7, 5)
     load_before = os.getloadavg()[0]
     CACHE.mkdir(parents=True, exist_ok=True)
-    summary, load_summary = [], []
+    summary, load_summary, profiles = [], [], []
     spinner = Spinner() if load else None
     for name in networks:
-        convert(name, CACHE)
+        network_files(name)
         workers = {}
         loaded_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
         idle_of: dict[str, list[float]] = {backend: [] for backend in LOADED}
@@ -281,6 +325,12 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: b
                         loaded_of[backend].extend(workers[backend].time(per_round))
                 finally:
                     spinner.off()
+            ratio = statistics.median(a / b for a, b in zip(rounds_of["irgraph"], rounds_of["openvino"], strict=False))
+            if ratio > TARGETS["openvino"]:  # a miss: where irgraph's time goes
+                shares = workers["irgraph"].profile()
+                profiles.append(f"{name} ({ratio:.2f}x): " + ", ".join(
+                    f"{kind} {share:.0%} ({layers} layers, {seconds * 1e3:.2f} ms)"
+                    for kind, layers, seconds, share in shares if share >= 0.01))
         finally:
             for worker_process in workers.values():
                 worker_process.close()
@@ -327,6 +377,11 @@ def run(quick: bool = False, networks: tuple[str, ...] = SMALL_NETWORKS, load: b
         f"logits, which turns their last-ULP differences into different one-hot rows (tests/io/test_real_networks.py "
         f"compares its logits: within 1e-6). irgraph / OpenVINO "
         f"warm: " + "; ".join(summary))
+    if profiles:
+        section.notes.append(
+            f"(g) profiles of the misses (irgraph / OpenVINO above {TARGETS['openvino']:g}x): irgraph's layer time by "
+            f"op type over {PROFILE_RUNS} warm runs (irgraph.tools.profiling.Profile; types under 1 % left out): "
+            + "; ".join(profiles))
     if load_summary:
         section.notes.append(
             f"(g) under load: in each round irgraph and OpenVINO (order alternating) run "
@@ -351,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-load", action="store_true", help="skip the runs next to a competing process")
     parser.add_argument("--only", default="", help="contenders besides irgraph and OpenVINO, comma-separated "
                         "(e.g. 'onnxruntime'; default: every one installed)")
-    parser.add_argument("networks", nargs="*", default=list(SMALL_NETWORKS))
+    parser.add_argument("networks", nargs="*", default=list(NETWORKS))
     args = parser.parse_args(argv)
     if args.worker:
         worker(*args.worker)
@@ -375,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         command = "python benchmarks/bench_networks.py" + (" --quick" if args.quick else "") + (
             f" --threads {args.threads}" if args.threads else "") + (" --no-load" if args.no_load else "") + (
             f" --only {args.only}" if args.only else "") + (
-            "" if tuple(args.networks) == SMALL_NETWORKS else " " + " ".join(args.networks))
+            "" if tuple(args.networks) == NETWORKS else " " + " ".join(args.networks))
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         block = [
             START,

@@ -51,7 +51,8 @@ BENCHES: dict[str, tuple[str, str, str]] = {
           "CPU with the exact hints, one thread each; irgraph folded and with keep_weights_compressed; peak RSS, "
           "logits agreement, a decode profile"),
     "x": ("bench_convert", "run", "convert DenseNet-121 ONNX -> IR against OpenVINO convert_model, and IR -> ONNX"),
-    "g": ("bench_networks", "run", "real networks (the onnx wheel's light models, converted by OpenVINO with fp16 "
+    "g": ("bench_networks", "run", "real networks (the onnx wheel's light models and generated MobileNet-v3-small, "
+          "ViT-Ti/16 and YOLOv8n, converted by OpenVINO with fp16 "
           "weights): warm inference and peak memory against OpenVINO CPU, onnxruntime and onnx.reference"),
 }
 COLUMNS = ("", "what", "irgraph", "compared with", "value", "ratio", "target", "")

@@ -74,6 +74,7 @@ NOT_ON_THE_RUN_PATH = {
     "irgraph.ops.infrastructure.assign", "irgraph.control_flow.if_", "irgraph.control_flow.loop",
     "irgraph.control_flow.tensor_iterator", "irgraph.control_flow.sub_graph_op", "irgraph.ops.type.convert",
     "irgraph.ops.arithmetic.multiply", "irgraph.ops.families.elementwise", "irgraph.ops.shape.squeeze",
+    "irgraph.ops.movement.concat", "irgraph.ops.movement.split",  # seeds no more: the sample has neither
     "threadpoolctl",  # no step multiplies matrices: BLAS's thread count is left alone
     "irgraph.core.diagnostics",  # the reader notes nothing about the sample
 }
@@ -86,10 +87,26 @@ def test_a_run_on_random_data_imports_only_what_it_uses():
     assert (loaded - floor) & NOT_ON_THE_RUN_PATH == set()
 
 
+# zipfile and what it imports (pathlib for zipfile.Path, with urllib.parse and ipaddress; shutil with bz2 and lzma):
+# irgraph lists an archive's members itself (irgraph.io.data.zip_directory) and inflates them itself.
+ZIPFILE_AND_ITS_IMPORTS = {"zipfile", "pathlib", "urllib.parse", "ipaddress", "shutil", "bz2", "lzma"}
+
+
 def test_a_run_on_an_npz_adds_only_the_archive_reader():
-    floor = _modules_after("import numpy, zipfile")  # zipfile imports shutil
+    floor = _modules_after("import numpy, numpy.random")
     loaded = _modules_after(_ir_run("--inputs", str(SAMPLE / "inputs.npz")))
-    assert "zipfile" in loaded and (loaded - floor) & NOT_ON_THE_RUN_PATH == set()
+    assert "irgraph.io.data.zip_directory" in loaded
+    assert (loaded - floor) & (NOT_ON_THE_RUN_PATH | ZIPFILE_AND_ITS_IMPORTS) == set()
+
+
+def test_a_damaged_archive_imports_zipfile_for_its_error():
+    """The exceptions stay zipfile's (BadZipFile): imported when one is raised."""
+    loaded = _modules_after(
+        "import io\nfrom irgraph.io.data.zip_directory import read_directory\n"
+        "try:\n    read_directory(io.BytesIO(b'not a zip file, 22 bytes+'), 25)\n"
+        "except Exception as err:\n    assert type(err).__name__ == 'BadZipFile', err\n"
+        "else:\n    raise AssertionError('read')")
+    assert "zipfile" in loaded
 
 
 def test_a_file_outside_openvinos_layout_still_reads_through_lxml(tmp_path):
@@ -120,5 +137,7 @@ def test_the_registry_says_which_op_types_have_their_module_loaded():
         "from irgraph.ops import registry\n"
         "assert not registry.loaded('Convert') and not registry.loaded('ReadValue', 'Assign')\n"
         "assert registry.lookup('Convert', 'opset1') is not None and registry.loaded('Convert')\n"
-        "assert registry.loaded('Concat') and not registry.loaded('ReadValue', 'Assign')\n")
+        "assert registry.loaded('VariadicSplit') and not registry.loaded('ReadValue', 'Assign')\n"
+        "assert not registry.loaded('Concat') and registry.lookup('Concat', 'opset1') is not None\n"
+        "assert registry.loaded('Concat')\n")
     assert "irgraph.ops.type.convert" in loaded

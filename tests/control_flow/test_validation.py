@@ -7,7 +7,6 @@ wrote and check that OpenVINO refuses it (its verdict is the oracle) while irgra
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +53,7 @@ def tensor_iterator(
 
 def replace_entry(index: int, **changes: object) -> tuple[PortMapEntry, ...]:
     entries = list(tensor_iterator().nodes[2].bodies[0].port_map or ())
-    entries[index] = dataclasses.replace(entries[index], **changes)
+    entries[index] = entries[index].replace(**changes)
     return tuple(entries)
 
 
@@ -229,21 +228,21 @@ def test_a_loop_with_both_special_ports_is_valid_and_its_trip_count_makes_the_ou
 
 
 def test_special_body_port_naming_a_missing_body_layer() -> None:
-    model = loop((dataclasses.replace(ITERATION, internal_layer_id=8), CONDITION))
+    model = loop((ITERATION.replace(internal_layer_id=8), CONDITION))
     assert sub_graph_messages(model) == [
         ("error", "<port_map> port map input (external_port_id -1, internal_layer_id 8): <body> has no layer with id "
          "8; it must name a body Parameter")]
 
 
 def test_execution_condition_naming_a_parameter() -> None:
-    model = loop((ITERATION, dataclasses.replace(CONDITION, internal_layer_id=0)))
+    model = loop((ITERATION, CONDITION.replace(internal_layer_id=0)))
     assert sub_graph_messages(model) == [
         ("error", "<port_map> port map output (external_port_id -1, internal_layer_id 0): body layer 0 ('i') is a "
          "Parameter; it must be a body Result")]
 
 
 def test_special_port_purpose_on_the_wrong_side() -> None:
-    model = loop((dataclasses.replace(ITERATION, purpose="execution_condition"), CONDITION))
+    model = loop((ITERATION.replace(purpose="execution_condition"), CONDITION))
     assert sub_graph_messages(model) == [
         ("error", "<port_map> port map input (external_port_id -1, internal_layer_id 0) has purpose "
          "'execution_condition'; a Loop input special body port is 'current_iteration'")]
@@ -269,8 +268,8 @@ def test_loop_concatenation_on_a_negative_axis_counts_from_the_end() -> None:
     model = loop((ITERATION, CONDITION))
     node = model.nodes[3]
     body = node.bodies[0]
-    entries = tuple(dataclasses.replace(e, axis=-1) if e.sliced else e for e in body.port_map or ())
-    node.bodies = (dataclasses.replace(body, port_map=entries),)
+    entries = tuple(e.replace(axis=-1) if e.sliced else e for e in body.port_map or ())
+    node.bodies = (body.replace(port_map=entries),)
     assert sub_graph_messages(model) == []  # -1 is -rank here: in range for Loop
     ir.infer_shapes(model)
     assert str(node.outputs[0].type.shape) == "[6]"

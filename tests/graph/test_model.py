@@ -185,3 +185,32 @@ def test_a_refused_builder_call_adds_nothing():
             call()
         assert [node.type_name for node in model] == ["Parameter"] and not model.edges()
     assert len(model.split(x, 1, 2)) == 2 and [node.type_name for node in model] == ["Parameter", "Const", "Split"]
+
+
+def test_connect_placed_connects_at_once_and_says_which_input_has_two_producers():
+    model = ir.Model()
+    a = model.parameter("a", [2])
+    b = model.parameter("b", [2])
+    node = model.add_node(Concat(axis=0), "c", [], num_inputs=2)
+    model.connect_placed([OutputPort(a.node_id, 0), OutputPort(b.node_id, 0)],
+                         [InputPort(node.id, 0), InputPort(node.id, 1)])
+    assert model.consumers(a) == [InputPort(node.id, 0)] and model.producer(InputPort(node.id, 1)) == b
+    with pytest.raises(GraphError, match="input 1 of layer 2 has two producers"):
+        model.connect_placed([OutputPort(a.node_id, 0)], [InputPort(node.id, 1)])
+    other = model.add_node(Concat(axis=0), "d", [], num_inputs=1)
+    with pytest.raises(GraphError, match="input 0 of layer 3 has two producers"):  # twice in one call
+        model.connect_placed([OutputPort(a.node_id, 0), OutputPort(b.node_id, 0)],
+                             [InputPort(other.id, 0), InputPort(other.id, 0)])
+
+
+def test_place_all_places_in_order_and_refuses_a_repeated_id():
+    source = ir.Model()
+    x = source.parameter("x", [2])
+    source.result(x, name="y")
+    nodes = list(source)
+    model = ir.Model()
+    model.place_all(nodes)
+    assert [node.id for node in model] == [node.id for node in nodes]
+    assert model.add_node(Result(), "r", [OutputPort(x.node_id, 0)]).id == max(node.id for node in nodes) + 1
+    with pytest.raises(GraphError, match=f"layer id {nodes[0].id} is used twice"):
+        ir.Model().place_all([nodes[0], nodes[1], nodes[0]])

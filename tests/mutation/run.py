@@ -101,7 +101,8 @@ MORE_OWN_TESTS: dict[str, tuple[str, ...]] = {
     "sort/non_max_suppression.py": ("tests/ops/sort/test_non_max_suppression_legacy.py",),  # NMS-1, -3, -4
     # the two paths to the maxima (fmax per tap, the reference's scan), and the indices nothing reads
     "pooling/max_pool.py": ("tests/ops/pooling/test_max_pool_paths.py",
-                            "tests/ops/pooling/test_max_pool_unread_indices.py"),
+                            "tests/ops/pooling/test_max_pool_unread_indices.py",
+                            "tests/ops/pooling/test_pool_unpadded_rows.py"),
     # reads_values = False: what it changes (folding ShapeOf of a static input) is tested with the folding
     "shape/shape_of.py": ("tests/tools/test_surgery.py::test_fold_reads_static_shapes_only",),
     # forwards_values: what it changes (the range of random ids that reach a Gather through it) is tested with the feeds
@@ -171,7 +172,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/runtime/test_ufunc_steps.py",  # runtime/_fast: the ufunc steps and the plans per shape
                  "tests/runtime/test_marking_bodies.py", "tests/runtime/test_plan_folding_memory.py",
                  "tests/runtime/test_keep_weights_compressed.py", "tests/runtime/test_kv_cache.py",
-                 "tests/runtime/test_bound_kernels.py")),
+                 "tests/runtime/test_bound_kernels.py", "tests/runtime/test_heap.py")),
     "io": (("src/irgraph/io/*.py",),
            ("tests/io/test_weights.py", "tests/hostile/test_weights.py", "tests/hostile/test_weights_truncated.py",
             "tests/io/test_atomic.py", "tests/hostile/test_special_files.py", "tests/io/test_atomic_edges.py",
@@ -200,7 +201,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 ("tests/hostile/test_polygraphy_json.py", "tests/hostile/test_input_archives.py",
                  "tests/hostile/test_reference_files.py", "tests/cli/test_ir_run_data_files.py",
                  "tests/io/test_npy_headers.py", "tests/io/test_npz_files.py", "tests/cli/test_common.py",
-                 "tests/hostile/test_run_inputs.py")),
+                 "tests/hostile/test_run_inputs.py", "tests/io/test_zip_directory.py")),
     "tools": (("src/irgraph/tools/**/*.py",),
               ("tests/tools/test_feeds_compare.py", "tests/tools/test_diff.py", "tests/tools/test_extract.py",
                "tests/tools/test_layerwise.py", "tests/tools/test_local_error.py", "tests/tools/test_progress.py",

@@ -14,7 +14,9 @@ import irgraph as ir
 import irgraph.runtime.interpreter as interpreter_module
 from irgraph.core.shapes import TensorType
 from irgraph.ops import Op
+from irgraph.ops.activation.h_swish import HSwish
 from irgraph.ops.activation.relu import Relu
+from irgraph.ops.activation.swish import Swish
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.multiply import Multiply
 from irgraph.ops.op import Inputs, InputSpec
@@ -153,6 +155,36 @@ def test_in_place_relu_keeps_nan_and_negative_zero_as_the_allocating_path():
     assert written is target
     np.testing.assert_array_equal(written, allocated)
     assert np.signbit(written).tolist() == np.signbit(allocated).tolist() == [False, True, False, False, False]
+
+
+@pytest.mark.parametrize("chunk", [65536, 3])  # one chunk; many, the last one short
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_in_place_swish_and_h_swish_are_the_allocating_paths_bit_for_bit(monkeypatch, chunk, dtype):
+    """Swish and HSwish write a chunk at a time (irgraph.ops.activation.swish.in_chunks) into the donated input or a
+    new array: the values, NaN payloads and signed zeros of the allocating whole-array formulas."""
+    import irgraph.ops.activation.swish as swish_module
+
+    monkeypatch.setattr(swish_module, "CHUNK", chunk)
+    payloads = np.array([0x7FC00005, 0xFFC00009], np.uint32).view(np.float32).astype(dtype)
+    data = np.concatenate([payloads, np.array([np.inf, -np.inf, -0.0, 0.0, -3.0, 3.0, -1e30, 88.0, -88.0], dtype),
+                           np.random.default_rng(0).standard_normal(20).astype(dtype) * 4]).reshape(31)
+    one, three, six = dtype(1), dtype(3), dtype(6)
+    with np.errstate(all="ignore"):
+        for beta in (np.ones((), dtype), np.array(-0.75, dtype)):
+            expected = data / (one + np.exp(-beta * data))
+            target = data.copy()
+            (written,) = Swish().evaluate_into([target, beta], target)
+            assert written is target
+            np.testing.assert_array_equal(written.view(np.uint8), expected.view(np.uint8))
+            (allocated,) = Swish().evaluate([data, beta])
+            np.testing.assert_array_equal(allocated.view(np.uint8), expected.view(np.uint8))
+        expected = data * np.minimum(np.maximum(data + three, 0), six) / six
+        target = data.copy()
+        (written,) = HSwish().evaluate_into([target], target)
+        assert written is target
+        np.testing.assert_array_equal(written.view(np.uint8), expected.view(np.uint8))
+        (allocated,) = HSwish().evaluate([data[::2]])  # a strided view: computed from a contiguous copy
+        np.testing.assert_array_equal(allocated.view(np.uint8), expected[::2].copy().view(np.uint8))
 
 
 def test_other_shapes_or_dtypes_are_not_written_into():

@@ -57,3 +57,42 @@ def test_a_folded_constant_a_step_or_a_mark_reads_is_kept():
     assert outputs["relu"].min() == outputs["relu"].max() == 1
     marked = [key for key in outputs if "scale1" in key]
     assert marked and outputs[marked[0]].min() == outputs[marked[0]].max() == 1
+
+
+def _int8_chain_model(rows: int, columns: int) -> tuple[ir.Model, np.ndarray]:
+    """x @ decompressed(w).T, the weight as NNCF stores it (u8 codes -> f16, minus a u8 zero point, times an f16
+    scale per row, -> f32), and the weight the f32 policy folds it to."""
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.matrix.mat_mul import MatMul
+    from irgraph.ops.type.convert import Convert
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 256, (rows, columns), dtype=np.uint8)
+    zero_point = rng.integers(0, 256, (rows, 1), dtype=np.uint8)
+    scale = rng.uniform(0.01, 0.1, (rows, 1)).astype(np.float16)
+    model = ir.Model("int8")
+    x = model.parameter("x", [1, columns])
+
+    def convert(port: ir.OutputPort, to: str, name: str) -> ir.OutputPort:
+        converted = model.add_node(Convert(destination_type=ir.ElementType.from_ir_name(to)), name, [port])
+        return ir.OutputPort(converted.id, 0)
+
+    shifted = model.add_node(Subtract(), "subtract", [convert(model.const(codes), "f16", "codes"),
+                                                      convert(model.const(zero_point), "f16", "zero_point")])
+    scaled = model.add_node(Multiply(), "multiply", [ir.OutputPort(shifted.id, 0), model.const(scale)])
+    weight = convert(ir.OutputPort(scaled.id, 0), "f32", "weight")
+    product = model.add_node(MatMul(transpose_b=True), "matmul", [x, weight])
+    model.result(ir.OutputPort(product.id, 0), name="y")
+    expected = (codes.astype(np.float32) - zero_point.astype(np.float32)) * scale.astype(np.float32)
+    return model, expected
+
+
+def test_a_folded_decompression_chain_allocates_its_weight_once():
+    rows, columns = 1024, 1024
+    model, expected = _int8_chain_model(rows, columns)
+    peak, interpreter = _peak_of_building(model, decompression="f32")
+    # the codes widened to f32, then the Subtract, the Multiply and the closing Convert write over that one array
+    # (the Multiply and the Convert each allocated the weight once more before: 3x)
+    assert peak < 1.3 * 4 * rows * columns
+    x = np.eye(1, columns, 7, dtype=np.float32)
+    assert np.array_equal(interpreter.run({"x": x})["y"][0], expected[:, 7])

@@ -11,6 +11,7 @@ from typing import TypeVar, overload
 from irgraph.cli import _common as common
 from irgraph.cli._run_reference import tolerance_arg
 from irgraph.cli._run_report import add_report_argument
+from irgraph.core.lazy import lazy_pattern
 from irgraph.core.limits import DEFAULT_ITERATION_LIMIT, MAX_STEPS
 from irgraph.runtime.decompression import POLICIES
 from irgraph.tools.hints import PRECISIONS
@@ -65,7 +66,7 @@ EXAMPLES = """\
 """
 
 
-_RANGE = re.compile(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
+_RANGE = lazy_pattern(r"(?:[^\[]*:)?\s*\[[^\]]*\]\s*", re.S)
 """What a --val-range item looks like: ``[LO,HI]`` or ``NAME:[LO,HI]``."""
 _VAL_RANGE = "--val-range"
 _N = TypeVar("_N")

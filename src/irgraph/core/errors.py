@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from irgraph.core.records import Record
 
 MAX_MESSAGE_CHARS = 2000
 """Longest message kept whole; longer ones (a 10 MB attribute quoted back) keep their start and end."""
@@ -45,19 +45,30 @@ def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return f"{text[:head]} ... [{len(text) - head - tail} characters omitted] ... {text[-tail:]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where a problem is: file and line in the XML, and the layer (id, name, type)."""
+class Location(Record):
+    """Where a problem is: file and line in the XML, and the layer (id, name, type). A Record (copied with
+    ``location.replace(line=...)``), not a dataclass: every start-up imports it (see irgraph.core.records)."""
 
-    file: str | None = None
-    line: int | None = None
-    layer_id: int | None = None
-    layer_name: str | None = None
-    layer_type: str | None = None
+    __slots__ = ("file", "line", "layer_id", "layer_name", "layer_type")
+
+    file: str | None
+    line: int | None
+    layer_id: int | None
+    layer_name: str | None
+    layer_type: str | None
+
+    def __init__(self, file: str | None = None, line: int | None = None, layer_id: int | None = None,
+                 layer_name: str | None = None, layer_type: str | None = None) -> None:
+        set_field = object.__setattr__
+        set_field(self, "file", file)
+        set_field(self, "line", line)
+        set_field(self, "layer_id", layer_id)
+        set_field(self, "layer_name", layer_name)
+        set_field(self, "layer_type", layer_type)
 
     def with_file(self, file: str | None) -> Location:
         """Return a copy that names ``file`` (kept when already set)."""
-        return self if self.file or not file else replace(self, file=file)
+        return self if self.file or not file else self.replace(file=file)
 
     def prefix(self) -> str:
         """``FILE:LINE`` (or just FILE); empty when no file is known. The path is printed escaped."""

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import re
 
+from irgraph.core.lazy import lazy_pattern
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 """Largest id, port id, dim, offset, size or attribute value (OpenVINO keeps them in 64 bits)."""
@@ -43,7 +45,7 @@ CANONICAL = "[0-9]{1,18}"
 """A regular-expression piece for the integers OpenVINO writes (ASCII digits, never above int64):
 what the reader's fast path matches before handing the text to :func:`parse_int`."""
 
-_DIGITS = re.compile(r"-?[0-9]+", re.ASCII)
+_DIGITS = lazy_pattern(r"-?[0-9]+", re.ASCII)
 _UNSIGNED_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _INT64_DIGITS = len(str(INT64_MAX))
 

@@ -10,7 +10,8 @@ import math
 import numbers
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
+from typing import Any
 
 import numpy as np
 
@@ -21,16 +22,51 @@ from irgraph.core.integers import INT64_MAX, UNSIGNED, WHITESPACE, ascii_note, p
 _INTERVAL = re.compile(r"([0-9]*)\.\.([0-9]*)", re.ASCII)
 
 
-@dataclass(frozen=True, slots=True)
-class Dim:
+# Dim, Shape, TensorType and PartialValue were frozen dataclasses: they are plain slotted classes with what the
+# dataclasses gave them written out (equality and hash by fields, no assignment, pickling), because compiling a
+# dataclass's methods when the module is imported cost 0.3-0.6 ms each (slots=True builds the class twice), paid
+# by every cold start (issue 28 item 5).
+class _Frozen:
+    """Refuses assignment after ``__init__`` (``object.__setattr__`` sets the slots) and pickles and copies by its
+    slots, as a frozen slotted dataclass does."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(self.__slots__, state, strict=True):
+            object.__setattr__(self, name, value)
+
+
+class Dim(_Frozen):
     """One dimension: the interval ``[min, max]``; ``max is None`` means no upper bound."""
 
-    min: int = 0
-    max: int | None = None
+    __slots__ = ("min", "max")
 
-    def __post_init__(self) -> None:
-        if self.min < 0 or (self.max is not None and self.max < self.min):
-            raise ValueError(f"invalid dimension interval [{self.min}, {self.max}]")
+    min: int
+    max: int | None
+
+    def __init__(self, min: int = 0, max: int | None = None) -> None:  # noqa: A002 - the fields' names
+        if min < 0 or (max is not None and max < min):
+            raise ValueError(f"invalid dimension interval [{min}, {max}]")
+        object.__setattr__(self, "min", min)
+        object.__setattr__(self, "max", max)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is Dim:
+            return self.min == other.min and self.max == other.max
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.min, self.max))
 
     @classmethod
     def static(cls, size: int) -> Dim:
@@ -216,11 +252,23 @@ def _as_dim(value: Dim | int) -> Dim:
     return value if isinstance(value, Dim) else Dim(value, value)
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(_Frozen):
     """A partial shape: a tuple of Dims, or ``dims is None`` for a shape of dynamic rank."""
 
+    __slots__ = ("dims",)
+
     dims: tuple[Dim, ...] | None
+
+    def __init__(self, dims: tuple[Dim, ...] | None) -> None:
+        object.__setattr__(self, "dims", dims)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is Shape:
+            return self.dims == other.dims
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.dims,))
 
     @classmethod
     def of(cls, value: Shape | Iterable[Dim | int | str | None] | str | None) -> Shape:
@@ -356,19 +404,34 @@ DYNAMIC_RANK = Shape(None)
 SCALAR = Shape(())
 
 
-@dataclass(frozen=True, slots=True)
-class TensorType:
+class TensorType(_Frozen):
     """An element type and a partial shape: what flows through one output port."""
+
+    __slots__ = ("element_type", "shape")
 
     element_type: ElementType
     shape: Shape
+
+    def __init__(self, element_type: ElementType, shape: Shape) -> None:
+        object.__setattr__(self, "element_type", element_type)
+        object.__setattr__(self, "shape", shape)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is TensorType:
+            return self.element_type == other.element_type and self.shape == other.shape
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.shape))
+
+    def __repr__(self) -> str:
+        return f"TensorType(element_type={self.element_type!r}, shape={self.shape!r})"
 
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
 
 
-@dataclass(frozen=True, eq=False)
-class PartialValue:
+class PartialValue(_Frozen):
     """What shape inference knows of an integer tensor it cannot compute exactly: element-wise
     lower and upper bounds, as OpenVINO's ``evaluate_lower``/``evaluate_upper`` tensors.
 
@@ -377,8 +440,14 @@ class PartialValue:
     ``ShapeOf`` of ``?`` gives ``[0, max]``. A dim read from a bound pair is ``lower..upper``.
     """
 
+    __slots__ = ("lower", "upper")
+
     lower: np.ndarray
     upper: np.ndarray
+
+    def __init__(self, lower: np.ndarray, upper: np.ndarray) -> None:
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "upper", upper)
 
     @classmethod
     def exact(cls, value: np.ndarray) -> PartialValue:

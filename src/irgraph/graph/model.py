@@ -21,7 +21,7 @@ from irgraph.core.errors import GraphError, IrError, Location
 from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph.node import Node, RtEntry
 from irgraph.graph.ports import InputPort, OutputPort
-from irgraph.ops import Concat, Const, Op, Parameter, Result, Split, VariadicSplit
+from irgraph.ops import Const, Op, Parameter, Result, VariadicSplit
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -114,6 +114,22 @@ class Model:
             self._next_id = node_id + 1
         return node
 
+    def place_all(self, nodes: Sequence[Node]) -> None:
+        """``place`` every node of ``nodes`` in turn (a reader's layers, in document order), at once when no id is
+        taken twice; else one by one, so that the first repeated id raises GraphError as ``place`` says."""
+        table = self._nodes
+        placed = {node.id: node for node in nodes}
+        if len(placed) != len(nodes) or not table.keys().isdisjoint(placed):
+            for node in nodes:
+                self.place(node)
+            return
+        if not placed:
+            return
+        table.update(placed)
+        self._graph = None
+        self._revision += len(placed)
+        self._next_id = max(self._next_id, max(placed) + 1)
+
     def connect(self, source: OutputPort, target: InputPort) -> None:
         """Add the edge ``source -> target``; an input port has at most one producer."""
         if source.model is not None or type(source) is not OutputPort:
@@ -174,6 +190,26 @@ class Model:
         finally:
             self._graph = None
             self._revision += connected
+
+    def connect_placed(self, sources: Sequence[OutputPort], targets: Sequence[InputPort]) -> None:
+        """``connect_all`` of a reader's edges, whose ports it made from the placed nodes' own port lists (plain
+        handles of existing nodes and ports): the rule that an input has one producer is all that is left to
+        check, at once for all of them; when it fails, ``connect_all`` connects them and says where."""
+        producers, consumers = self._producers, self._consumers
+        added = {(target.node_id, target.index): source for source, target in zip(sources, targets, strict=True)}
+        if len(added) != len(targets) or not producers.keys().isdisjoint(added):
+            self.connect_all(zip(sources, targets, strict=True))
+            return
+        producers.update(added)
+        for source, target in zip(sources, targets, strict=True):
+            key = (source.node_id, source.index)
+            found = consumers.get(key)
+            if found is None:
+                consumers[key] = [target]
+            else:
+                found.append(target)
+        self._graph = None
+        self._revision += len(targets)
 
     def remove_node(self, node_id: int) -> None:
         """Remove a node and every edge touching it."""
@@ -396,6 +432,8 @@ class Model:
         """Split-1: ``num_splits`` equal parts along ``axis`` (an int becomes an i64 scalar Const)."""
         with self._nothing_added_on_error():
             axis_port = axis if isinstance(axis, OutputPort) else self.const(np.int64(axis))
+            from irgraph.ops.movement.split import Split  # its class is created when first used
+
             node = self.add_node(Split(num_splits=num_splits), name, [data, axis_port])
         return tuple(OutputPort(node.id, i, self) for i in range(node.num_outputs))
 
@@ -415,6 +453,8 @@ class Model:
 
     def concat(self, values: Sequence[OutputPort], axis: int, name: str | None = None) -> OutputPort:
         """Concat-1: join ``values`` along ``axis``."""
+        from irgraph.ops.movement.concat import Concat  # its class is created when first used
+
         return OutputPort(self.add_node(Concat(axis=axis), name, list(values)).id, 0, self)
 
     def result(self, value: OutputPort, name: str | None = None) -> Node:

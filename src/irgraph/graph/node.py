@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from irgraph.core.errors import GraphError, Location
+from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
 from irgraph.graph.ports import InputPort, OutputPort
 from irgraph.graph.subgraph import Body
@@ -15,15 +15,24 @@ from irgraph.ops import Op
 OpT = TypeVar("OpT", bound=Op)
 
 
-@dataclass(frozen=True, slots=True)
-class RtEntry:
+class RtEntry(Record):
     """One rt_info element kept verbatim: its tag, attributes in order, children, and text (legacy
-    ``<quantization_parameters>`` hold ``<config>TEXT</config>``; None when there is none)."""
+    ``<quantization_parameters>`` hold ``<config>TEXT</config>``; None when there is none). A Record (copied with
+    ``entry.replace(tag=...)``), not a dataclass: every start-up imports it (see irgraph.core.records)."""
+
+    __slots__ = ("tag", "attributes", "children", "text")
 
     tag: str
-    attributes: tuple[tuple[str, str], ...] = ()
-    children: tuple[RtEntry, ...] = ()
-    text: str | None = None
+    attributes: tuple[tuple[str, str], ...]
+    children: tuple[RtEntry, ...]
+    text: str | None
+
+    def __init__(self, tag: str, attributes: tuple[tuple[str, str], ...] = (), children: tuple[RtEntry, ...] = (),
+                 text: str | None = None) -> None:
+        object.__setattr__(self, "tag", tag)
+        object.__setattr__(self, "attributes", attributes)
+        object.__setattr__(self, "children", children)
+        object.__setattr__(self, "text", text)
 
 
 class Output(OutputPort):

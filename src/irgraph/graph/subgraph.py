@@ -17,8 +17,9 @@ Model keys its nodes by), as OpenVINO's IR does:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from irgraph.core.records import MutableRecord, Record
 
 if TYPE_CHECKING:
     from irgraph.graph.model import Model
@@ -29,9 +30,13 @@ PURPOSES = {False: CURRENT_ITERATION, True: EXECUTION_CONDITION}
 """The Loop special body port an input (False) or output (True) entry may name with ``purpose``."""
 
 
-@dataclass(frozen=True, slots=True)
-class PortMapEntry:
+# The three records are plain slotted Record classes, not dataclasses: compiling a dataclass's methods at import cost
+# every start-up 0.4-0.6 ms each (slots=True builds the class twice). Copy one with ``record.replace(field=...)``.
+class PortMapEntry(Record):
     """One ``<input>``/``<output>`` of a port map. Slicing fields are None where the file leaves them out."""
+
+    __slots__ = ("output", "external_port", "internal_layer_id", "axis", "start", "end", "stride", "part_size",
+                 "purpose")
 
     output: bool
     """True for an ``<output>`` entry (outer output <- body Result), False for ``<input>``."""
@@ -39,12 +44,26 @@ class PortMapEntry:
     """Index of the outer input (input entries) or outer output (output entries); -1 for none."""
     internal_layer_id: int
     """Id of the body Parameter (input entries) or body Result (output entries)."""
-    axis: int | None = None
-    start: int | None = None
-    end: int | None = None
-    stride: int | None = None
-    part_size: int | None = None
-    purpose: str | None = None
+    axis: int | None
+    start: int | None
+    end: int | None
+    stride: int | None
+    part_size: int | None
+    purpose: str | None
+
+    def __init__(self, output: bool, external_port: int, internal_layer_id: int, axis: int | None = None,
+                 start: int | None = None, end: int | None = None, stride: int | None = None,
+                 part_size: int | None = None, purpose: str | None = None) -> None:
+        set_field = object.__setattr__
+        set_field(self, "output", output)
+        set_field(self, "external_port", external_port)
+        set_field(self, "internal_layer_id", internal_layer_id)
+        set_field(self, "axis", axis)
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "stride", stride)
+        set_field(self, "part_size", part_size)
+        set_field(self, "purpose", purpose)
 
     @property
     def sliced(self) -> bool:
@@ -59,23 +78,36 @@ class PortMapEntry:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class BackEdge:
+class BackEdge(Record):
     """A body Result (``from_layer``) whose value feeds a body Parameter (``to_layer``) at the next iteration."""
+
+    __slots__ = ("from_layer", "to_layer")
 
     from_layer: int
     to_layer: int
 
+    def __init__(self, from_layer: int, to_layer: int) -> None:
+        object.__setattr__(self, "from_layer", from_layer)
+        object.__setattr__(self, "to_layer", to_layer)
 
-@dataclass(slots=True)
-class Body:
+
+class Body(MutableRecord):
     """One sub-graph of a layer: its tag (``body``, ``then_body``, ``else_body``), its Model and port map."""
+
+    __slots__ = ("tag", "model", "port_map", "back_edges")
 
     tag: str
     model: Model
-    port_map: tuple[PortMapEntry, ...] | None = ()
+    port_map: tuple[PortMapEntry, ...] | None
     """Entries in file order (inputs, outputs and special ports interleaved as read); None: no port map element."""
-    back_edges: tuple[BackEdge, ...] = ()
+    back_edges: tuple[BackEdge, ...]
+
+    def __init__(self, tag: str, model: Model, port_map: tuple[PortMapEntry, ...] | None = (),
+                 back_edges: tuple[BackEdge, ...] = ()) -> None:
+        self.tag = tag
+        self.model = model
+        self.port_map = port_map
+        self.back_edges = back_edges
 
     @property
     def port_map_tag(self) -> str:

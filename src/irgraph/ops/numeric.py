@@ -70,7 +70,33 @@ def round_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):
         if dtype == np.float64:
             return values.astype(np.float64)
-        return values.astype(np.float32).astype(dtype)
+        # f64 through f32 as OpenVINO does; f32 values (a widened f16 computation's result) rounded in one pass
+        return values.astype(np.float32, copy=False).astype(dtype)
+
+
+_F32_CHUNK = 1 << 14
+"""Elements per pass of ``f16_through_f32``: its f32 buffer (64 KiB) stays in cache and off fresh pages."""
+
+
+def f16_through_f32(ufunc: np.ufunc, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``ufunc(a, b)`` of f16 arrays as ``widened`` computes it (in f32, rounded once to f16: the same cast as
+    ``round_float``'s), written into ``out`` (of ``a``'s shape; ``a`` itself may be it), a block of rows at a time
+    through a small f32 buffer: no f32 copy of the whole of ``a`` or of the result (on the weights of a folded int8
+    or int4 decompression chain, those fresh arrays cost more than the arithmetic)."""
+    rows = a.shape[0]
+    per_row = max(1, a.size // rows) if rows else 1
+    step = max(1, _F32_CHUNK // per_row)
+    if b.ndim == a.ndim and b.shape[0] == rows and rows > 1:
+        whole_b = None  # cut with a's rows
+    else:
+        whole_b = b.astype(np.float32)  # broadcast along a's rows (a scale of shape (1, N), a scalar)
+    with np.errstate(all="ignore"):
+        for start in range(0, rows, step):
+            stop = start + step
+            wide = a[start:stop].astype(np.float32)
+            ufunc(wide, b[start:stop].astype(np.float32) if whole_b is None else whole_b, out=wide)
+            np.copyto(out[start:stop], wide, casting="unsafe")
+    return out
 
 
 def _truncate(values: np.ndarray, bits: int) -> np.ndarray:

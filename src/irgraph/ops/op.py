@@ -173,6 +173,15 @@ CODECS: dict[Any, Codec] = {
 }
 
 
+_ANNOTATED: dict[str, Any] = {
+    "int": int, "bool": bool, "float": float, "str": str, "tuple[int, ...]": tuple[int, ...],
+    "tuple[float, ...]": tuple[float, ...], "tuple[str, ...]": tuple[str, ...], "Shape": Shape,
+    "ElementType": ElementType,
+}
+"""The codecs' types by the annotation texts ops write (``from __future__ import annotations`` leaves them text):
+``typing.get_type_hints`` evaluates every annotation of the class and its bases, 0.1-0.2 ms per op class read."""
+
+
 def attribute(default: Any = dataclasses.MISSING, *, ir_name: str | None = None) -> Any:
     """Declare an op attribute: one declaration drives XML read, XML write, equality and repr."""
     return dataclasses.field(default=default, metadata={"ir_name": ir_name, "attribute": True})
@@ -284,16 +293,19 @@ class Op(PlanStep):
         cached = cls.__dict__.get("_attribute_fields")
         if cached is not None:
             return cached
-        hints = typing.get_type_hints(cls)
+        declared = [f for f in dataclasses.fields(cls) if f.metadata.get("attribute")]
+        types = [_ANNOTATED.get(f.type) if isinstance(f.type, str) else f.type for f in declared]
+        if not all(t in CODECS for t in types):  # an annotation spelt otherwise: evaluate them all
+            hints = typing.get_type_hints(cls)
+            types = [hints[f.name] for f in declared]
         found = tuple(
             AttributeField(
                 name=f.name,
                 ir_name=f.metadata.get("ir_name") or f.name,
-                codec=CODECS[hints[f.name]],
+                codec=CODECS[t],
                 required=f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
             )
-            for f in dataclasses.fields(cls)
-            if f.metadata.get("attribute")
+            for f, t in zip(declared, types, strict=True)
         )
         if cls.attribute_order:
             found = tuple(sorted(found, key=lambda field: cls.attribute_order.index(field.name)))
@@ -475,3 +487,11 @@ def integer_values(array: np.ndarray, what: str) -> list[int]:
     if kind not in "iubf":  # message built only on failure: formatting a dtype is slow
         raise OpError(f"'{what}' input must be numeric. Got dtype {flat.dtype}")
     return [int(v) for v in flat.tolist()]
+
+
+def scalar_integer(value: np.ndarray, what: str) -> int:
+    """The first value of an axis input as a Python int: ``int()`` for an integer scalar (the
+    common case, checked once per run), else :func:`integer_values` with its checks."""
+    if isinstance(value, np.ndarray | np.generic) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value)
+    return integer_values(value, what)[0]

@@ -109,3 +109,14 @@ def _small_codes_to_f16(op: PlanStep, arguments: Sequence[np.ndarray]) -> bool:
 
     return isinstance(op, Convert) and op.destination_type is ElementType.F16 and bool(arguments) and \
         arguments[0].dtype.kind in "iuV" and _element_type(arguments[0].dtype) in SMALL_INTEGERS
+
+
+def already_f32(op: PlanStep, arguments: Sequence[np.ndarray]) -> bool:
+    """Whether ``op`` converts to f32 an array that is f32 already: the Convert closing a decompression chain the
+    f32 policy computed in f32. Folding it may keep its argument as it is (the copy a Convert makes has the same
+    values), so a folded weight is not allocated twice."""
+    if not registry.loaded("Convert") or len(arguments) != 1 or arguments[0].dtype != np.float32:
+        return False
+    from irgraph.ops.type.convert import Convert
+
+    return isinstance(op, Convert) and op.destination_type is ElementType.F32

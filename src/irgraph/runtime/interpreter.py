@@ -33,7 +33,7 @@ from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
 from irgraph.runtime import _fast
-from irgraph.runtime._fast import in_place
+from irgraph.runtime._fast import heap, in_place
 from irgraph.runtime._fast.kv_cache import writable_outputs
 from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
 from irgraph.runtime._fast.ufunc_steps import compiled_program
@@ -270,6 +270,7 @@ class Interpreter:
                 collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
+        heap.keep_freed_memory()  # from the second run on, its arrays reuse the first one's pages
         outputs = {key: self._output(position, values[slot]) for position, (key, slot) in enumerate(self._results)}
         for key, slot in self._marked:  # a deferred Concat is written here, for this marked output only
             outputs[key] = dense(values[slot])

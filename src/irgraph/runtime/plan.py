@@ -24,7 +24,7 @@ from irgraph.ops.traits import UfuncCall, WritesInPlace
 from irgraph.runtime import _fast, _pages
 from irgraph.runtime._fast import in_place, ufunc_steps
 from irgraph.runtime._fast.ufunc_steps import UfuncStep
-from irgraph.runtime.decompression import WidenedStep, chain_nodes, widen, widened_nodes
+from irgraph.runtime.decompression import WidenedStep, already_f32, chain_nodes, widen, widened_nodes
 from irgraph.runtime.marking import Mark
 from irgraph.runtime.plan_records import Plan, PortKey, Slot, Step, StepKind
 from irgraph.runtime.state import Variables
@@ -201,8 +201,11 @@ class _Planner(MutableRecord):
             shapes = op.output_shapes(arguments)
             if shapes is not None and any(math.prod(shape) > self.element_limit for shape in shapes):
                 return False
-            if arguments and op.traits.writes_in_place and (arguments[0] is not stored[0] or self._dying(inputs)):
-                # widen's f32 copy of input 0, or a fold's result only this layer reads: the result may take its place
+            # widen's f32 copy of input 0, or a fold's result only this layer reads: the result may take its place
+            owned = bool(arguments) and (arguments[0] is not stored[0] or self._dying(inputs))
+            if already_f32(op, arguments):
+                produced = list(arguments)  # a widened chain's end: its f32 weight, not a copy of it
+            elif owned and op.traits.writes_in_place:
                 produced = cast(WritesInPlace, op).evaluate_into(arguments, arguments[0])  # so its traits say
             else:
                 produced = op.evaluate(arguments)
@@ -212,7 +215,11 @@ class _Planner(MutableRecord):
             return False
         for index, (slot, value) in enumerate(zip(outputs, produced, strict=True)):
             self.constants[slot] = value
-            if type(value) is np.ndarray and value.base is None and not any(value is a for a in arguments):
+            # written over an owned input 0, a result is as fresh as it was: the next layer of a chain (Subtract,
+            # then Multiply) writes over it in turn instead of allocating the weight once more
+            if type(value) is np.ndarray and value.base is None and (
+                    not any(value is a for a in stored) if not owned else
+                    not any(value is a for a in stored[1:]) and not any(value is a for a in arguments[1:])):
                 self.fresh[slot] = (node.id, index)
         for argument in stored:  # f16 weights read through the .bin mapping: converted, no longer resident
             _pages.release(argument)

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from irgraph.core.errors import FeedError, IrIOError, Location, printable
+from irgraph.core.lazy import lazy_pattern
 from irgraph.core.limits import MAX_STEPS
 from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import Shape
@@ -33,7 +34,7 @@ from irgraph.tools.feeds import Feed, FeedSource
 __all__ = ["StepFeeds", "load_step_feeds", "open_step_sources"]
 
 _STEP_KEY = re.compile(r"step([0-9]+)/(.+)", re.S)
-_NUMBER = re.compile(r"[0-9]+")
+_NUMBER = lazy_pattern(r"[0-9]+")
 _MAX_STEP_DIGITS = 18
 """A step number longer than this is refused before it is read (there are never that many steps)."""
 

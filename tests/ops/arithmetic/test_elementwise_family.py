@@ -147,3 +147,42 @@ def test_broadcast_arrays_refuses_shapes_its_mode_does_not_join(a, b, mode, mess
     with pytest.raises(OpError) as refused:
         broadcast_arrays(np.ones(a, np.float32), np.ones(b, np.float32), mode)
     assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("shape_a", "shape_b"), [
+    ((2816 // 8, 8, 128), (2816 // 8, 8, 1)),  # a grouped int4 chain's zero point and scale: rows cut together
+    ((40000, 3), (3,)),  # b broadcast along a's rows, several blocks of rows
+    ((3, 70000), (1, 70000)),  # rows wider than a block
+    ((5, 4), ()),  # a scalar
+    ((0, 7), (7,)),  # nothing to compute
+])
+def test_f16_arithmetic_in_blocks_is_the_f32_round_trip_bit_for_bit(shape_a, shape_b):
+    """f16 Add, Subtract, Multiply and Maximum go through f32 a block of rows at a time (numeric.f16_through_f32),
+    into input 0's array when asked: the values of the whole-array f32 round trip (``widened``), bit for bit,
+    NaN, infinities and signed zeros included."""
+    from irgraph.ops.arithmetic.maximum import Maximum
+    from irgraph.ops.arithmetic.multiply import Multiply
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.families.elementwise import widened
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shape_a).astype(np.float16) * np.float16(300)
+    b = rng.standard_normal(shape_b).astype(np.float16)
+    if a.size:
+        a.flat[:4] = [np.nan, np.inf, -0.0, 65504]
+    for op in (Add(), Subtract(), Multiply(), Maximum()):
+        expected = widened(op.compute_values, (a, b), a.dtype)  # the whole-array round trip
+        (made,) = op.evaluate([a, b])
+        target = a.copy()
+        (into,) = op.evaluate_into([target, b], target)
+        assert (into is target) == (op.in_place_ufunc() is not None)  # Maximum's own NaN rule: a new array
+        for found in (made, into):
+            assert found.dtype == np.float16 and found.shape == a.shape
+            assert found.view(np.uint16).tobytes() == expected.view(np.uint16).tobytes()
+
+
+def test_f16_arithmetic_does_not_write_over_a_target_its_other_input_views():
+    a = np.arange(12, dtype=np.float16).reshape(6, 2)
+    (found,) = Add().evaluate_into([a, a[::-1]], a)  # b reads rows of a that a block written first would change
+    assert found is not a
+    assert found.tolist() == (np.arange(12).reshape(6, 2) + np.arange(12).reshape(6, 2)[::-1]).tolist()

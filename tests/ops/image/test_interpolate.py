@@ -195,6 +195,20 @@ def test_nearest_modes_on_one_axis():
     assert results["simple"] == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
+@pytest.mark.parametrize("factors", [(2, 2), (3, 1), (1, 5), (8, 4)])  # 8 x 4 copies: one broadcast copy
+def test_nearest_integer_upsampling_repeats_each_value(factors):
+    """YOLO's nearest Resize (floor, asymmetric): each source value repeated by the factor of its axis, the path that
+    copies the data once per combination of copies; a NaN's payload is copied as it is."""
+    data = np.arange(2 * 3 * 4, dtype=np.float32).reshape(1, 2, 3, 4)
+    data[0, 1, 2, 3] = np.array(0x7FC00005, np.uint32).view(np.float32)
+    sizes = np.array([3 * factors[0], 4 * factors[1]], np.int64)
+    got = _run11(data, sizes, np.array([2, 3], np.int64), mode="nearest", nearest_mode="floor",
+                 coordinate_transformation_mode="asymmetric")
+    expected = data.repeat(factors[0], axis=2).repeat(factors[1], axis=3)
+    assert got.flags.c_contiguous and not np.shares_memory(got, data)
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
 def test_linear_onnx_align_corners_doubles_a_ramp():
     data = np.array([[0.0, 3.0]], np.float32)
     out = _run11(data, np.array([1, 4], np.int64), mode="linear_onnx", coordinate_transformation_mode="align_corners")

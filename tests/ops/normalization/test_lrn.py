@@ -61,6 +61,19 @@ def test_small_windows_add_in_the_reference_order_bit_for_bit(axes, size):
     np.testing.assert_allclose(prefix, expected, rtol=2e-6)  # the large-window path: the exact sum, rounded
 
 
+@pytest.mark.parametrize("length", [1, 2, 3, 7])
+@pytest.mark.parametrize("size", [1, 5, 7, 15])
+def test_one_axis_windows_longer_or_shorter_than_the_axis_add_in_the_reference_order(length, size):
+    """One axis (LRN across channels) copies each position's first term: windows reaching past both ends of a
+    short axis (size 15 on 1 to 7 channels), batch 2, the axis first and last."""
+    rng = np.random.default_rng(length * 100 + size)
+    squares = (10.0 ** rng.uniform(-3, 3, (2, length, 3))).astype(np.float32)
+    for axis, data in ((1, squares), (0, np.moveaxis(squares, 1, 0).copy()), (2, np.moveaxis(squares, 1, 2).copy())):
+        expected = _reference_sums(data, [axis], size)
+        np.testing.assert_array_equal(ordered_window_sums(data, [axis], size).view(np.uint32),
+                                      expected.view(np.uint32))
+
+
 @pytest.mark.parametrize(("axes", "size"), [([1], 5), ([1], 4), ([2, 3], 3), ([1, 2, 3], 4), ([1, 2, 3], 5)])
 def test_small_windows_reach_evaluate_in_the_reference_order(axes, size):
     """Windows of up to 64 terms give evaluate the reference's f32 sums, bit for bit (size 4 spans 3 elements a

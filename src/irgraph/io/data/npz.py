@@ -4,10 +4,10 @@ before it is read or inflated.
 DESIGN.md section 7. A ``.npy`` header is read with a bounded length and checked (no Python
 objects, the element budget, and, through ``expect``, the Parameter it feeds) before any data is
 read. An ``.npz`` is opened as a regular file without reading past its reported size; its member
-count is bounded before ``zipfile`` lists the members, names must be unique, and a member is only
-inflated once its header has been checked: the decompressor is driven with ``max_length`` so that
-no more than the declared bytes are ever inflated (``zipfile`` itself inflates a bzip2 or lzma
-chunk of 4 KiB to whatever it expands to, gigabytes for a bomb).
+count is bounded before the members are listed (by ``zip_directory``, as ``zipfile`` lists them), names
+must be unique, and a member is only inflated once its header has been checked: the decompressor is
+driven with ``max_length`` so that no more than the declared bytes are ever inflated (``zipfile`` itself
+inflates a bzip2 or lzma chunk of 4 KiB to whatever it expands to, gigabytes for a bomb).
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, IrIOError, Location, ResourceLimitError, printable
 from irgraph.core.lazy import lazy_module
 from irgraph.io import atomic
+from irgraph.io.data.zip_directory import ZIP_BZIP2, ZIP_DEFLATED, ZIP_LZMA, ZIP_STORED, ZipMember, read_directory
 from irgraph.io.regular_file import NotARegularFileError, SizedReader
 
-# Imported when an archive is opened or written: a run without .npz files needs none of them.
+# Imported when an archive is written, damaged or compressed with bzip2 or lzma: reading a plain one needs none
+# of them (irgraph.io.data.zip_directory lists its members).
 if TYPE_CHECKING:
     import bz2
     import lzma
@@ -165,9 +167,8 @@ class NpzArchive(Mapping[str, np.ndarray]):
         self._stream = io.BufferedReader(SizedReader.open(path))
         try:
             _check_member_count(self._stream, self._stream.raw.size)
-            self._zip = zipfile.ZipFile(self._stream)
-            members: dict[str, zipfile.ZipInfo] = {}
-            for info in self._zip.infolist():
+            members: dict[str, ZipMember] = {}
+            for info in read_directory(self._stream, self._stream.raw.size):
                 if info.is_dir():
                     continue
                 if not info.filename.endswith(".npy"):
@@ -216,13 +217,13 @@ class NpzArchive(Mapping[str, np.ndarray]):
 
 
 def _check_member_count(stream: IO[bytes], size: int) -> None:
-    """Refuse an archive with more than MAX_NPZ_MEMBERS members before ``zipfile`` lists them."""
+    """Refuse an archive with more than MAX_NPZ_MEMBERS members before they are listed."""
     tail_size = min(size, (1 << 16) + 22)
     stream.seek(size - tail_size)
     tail = stream.read(tail_size)
     at = tail.rfind(b"PK\x05\x06")
     if at < 0 or len(tail) - at < 22:
-        return  # not a zip file: zipfile says so
+        return  # not a zip file: read_directory says so
     count, directory_size, directory_offset = struct.unpack("<HII", tail[at + 10 : at + 20])
     locator = tail[at - 20 : at] if at >= 20 else b""
     if locator[:4] == b"PK\x06\x07":  # zip64: the real fields are in the zip64 end record
@@ -244,7 +245,7 @@ def _check_member_count(stream: IO[bytes], size: int) -> None:
 class _MemberReader(io.RawIOBase):
     """The inflated bytes of one member, never more than asked for (``max_length``), CRC checked by ``finish``."""
 
-    def __init__(self, archive: IO[bytes], info: zipfile.ZipInfo) -> None:
+    def __init__(self, archive: IO[bytes], info: ZipMember) -> None:
         super().__init__()
         archive.seek(info.header_offset)
         local = archive.read(30)
@@ -260,13 +261,13 @@ class _MemberReader(io.RawIOBase):
         self._pending = b""  # compressed bytes given to zlib that it has not consumed yet
         # zlib's object (typeshed's private name: the class is not exposed) or bzip2's or lzma's.
         self._decompressor: zlib._Decompress | bz2.BZ2Decompressor | lzma.LZMADecompressor | None
-        if self._method == zipfile.ZIP_STORED:
+        if self._method == ZIP_STORED:
             self._decompressor = None
-        elif self._method == zipfile.ZIP_DEFLATED:
+        elif self._method == ZIP_DEFLATED:
             self._decompressor = zlib.decompressobj(-15)
-        elif self._method == zipfile.ZIP_BZIP2:
+        elif self._method == ZIP_BZIP2:
             self._decompressor = bz2.BZ2Decompressor()
-        elif self._method == zipfile.ZIP_LZMA:
+        elif self._method == ZIP_LZMA:
             self._decompressor = self._lzma()
         else:
             raise NotImplementedError(f"compression method {self._method} of member {info.filename!r}")

@@ -16,14 +16,13 @@ pickle is ever loaded and the element budget holds.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from irgraph.core.errors import IrIOError, Location
-from irgraph.core.lazy import lazy_module
+from irgraph.core.lazy import lazy_module, lazy_pattern
 from irgraph.io import atomic
 from irgraph.io.data import npz
 from irgraph.io.regular_file import SizedReader
@@ -92,7 +91,7 @@ MAX_JSON_BYTES = 2**30
 """Largest Polygraphy JSON file read (1 GiB, checked before reading): base64 text costs 4/3 of the data and the
 parsed document several times its size; larger data belongs in an .npz."""
 
-_JSON_START = re.compile(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*[\[{][ \t\r\n]*[\[{\"\]}]")
+_JSON_START = lazy_pattern(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*[\[{][ \t\r\n]*[\[{\"\]}]")
 """How every Polygraphy JSON file starts: a list or object, then a list, object, key or its end."""
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -129,7 +128,7 @@ def _from_error(err: IrError, name: str) -> Diagnostic:
     code = next((code for kind, code in _CODES if isinstance(err, kind)), "error")
     location = err.location.with_file(name)
     if location.line is None:  # a problem of the whole file (empty, unreadable, no <net>): its first line
-        location = replace(location, line=1)
+        location = location.replace(line=1)
     return Diagnostic(code, Severity.ERROR, err.message, location)
 
 

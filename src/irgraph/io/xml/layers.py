@@ -6,7 +6,6 @@ directly, caches parsed port types and shares equal attribute-only ops (ops are 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import TYPE_CHECKING, TypedDict
 
@@ -396,7 +395,7 @@ class LayerReader:
 
     def _at(self, element: etree._Element, location: Location) -> Location:
         """``location`` moved to ``element``'s own line."""
-        return dataclasses.replace(location, line=self.reader.document.line(element))
+        return location.replace(line=self.reader.document.line(element))
 
     def port_type(
         self, precision: str | None, dims: list[str], outputs: bool, port: etree._Element | None, location: Location

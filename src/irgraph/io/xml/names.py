@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+from irgraph.core.lazy import lazy_pattern
+
+_UNESCAPED_COMMA = lazy_pattern(r"(?<!\\),")
 
 
 def split_names(text: str | None) -> list[str]:

@@ -301,9 +301,7 @@ def _restore_controls(model: Model) -> None:
     for node in model:
         node.name = fix(node.name)
         where = node.location
-        node.location = dataclasses.replace(
-            where, layer_name=fix(where.layer_name or ""), layer_type=fix(where.layer_type or "")
-        )
+        node.location = where.replace(layer_name=fix(where.layer_name or ""), layer_type=fix(where.layer_type or ""))
         for output in node.outputs:
             output.tensor_names = [fix(name) for name in output.tensor_names]
             output.rt_info = entries(output.rt_info) or ()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from irgraph.core.errors import IrParseError, Location, ResourceLimitError
@@ -171,7 +170,7 @@ def openvino_rt_info(rt_info: tuple[RtEntry, ...] | None, legacy: tuple[RtEntry,
         if section.tag == "meta_data":
             for child in section.children:
                 tag = "conversion_parameters" if child.tag == "cli_parameters" else child.tag
-                found[tag] = dataclasses.replace(as_value(child), tag=tag)
+                found[tag] = as_value(child).replace(tag=tag)
         elif section.tag == "quantization_parameters":
             optimization.extend(as_value(c) for c in section.children)
     found["optimization"] = RtEntry("optimization", (), tuple(sorted(optimization, key=lambda e: e.tag)))

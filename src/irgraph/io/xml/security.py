@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from irgraph.core.errors import IrIOError, IrParseError, Location, ResourceLimitError
+from irgraph.core.lazy import lazy_pattern
 from irgraph.core.records import MutableRecord
 from irgraph.io.regular_file import NotARegularFileError, open_regular
 from irgraph.io.xml.lazy_etree import etree
@@ -40,7 +41,7 @@ _LXML_LINE_CAP = 65535  # libxml2 stores element lines in 16 bits unless XML_PAR
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([^"']*)["']""")
 _UTF8 = ("utf-8", "utf8")
 _LATE_DECLARATION = re.compile(rb"[ \t\r\n]+(<\?xml[ \t\r\n][^>]*\?>)")
-_CONTROL_REF = re.compile(
+_CONTROL_REF = lazy_pattern(
     rb"&#(?:0*([1-8]|1[124-9]|2[0-9]|3[01])|[xX]0*([1-8bBcCeEfF]|1[0-9a-fA-F]));"
 )  # references to characters XML 1.0 forbids (every control character but tab, newline, carriage return)
 _STAND_IN = 0x10FF00

@@ -10,11 +10,11 @@ would refuse is still read, so ``ir-validate`` can say what is wrong with it.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from irgraph.core.errors import GraphError, IrParseError, Location, ResourceLimitError
 from irgraph.core.integers import parse_int
+from irgraph.core.lazy import lazy_pattern
 from irgraph.core.limits import MAX_BODY_DEPTH
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["detach_bodies", "read_bodies"]
 
 # What the cutter must see as libxml2 does: body tags, and the markup that can hold text looking like one.
-_MARKUP = re.compile(rb"<(?:!--|!\[CDATA\[|\?|(/?)(body|then_body|else_body)(?=[\s/>]))")
+_MARKUP = lazy_pattern(rb"<(?:!--|!\[CDATA\[|\?|(/?)(body|then_body|else_body)(?=[\s/>]))")
 _MARKUP_ENDS = {b"<!--": b"-->", b"<![CDATA[": b"]]>", b"<?": b"?>"}
-_TAG_REST = re.compile(rb"""(?:[^<>"']|"[^"<]*"|'[^'<]*')*>""")  # a tag's attributes (quoted '>' too) and end
+_TAG_REST = lazy_pattern(rb"""(?:[^<>"']|"[^"<]*"|'[^'<]*')*>""")  # a tag's attributes (quoted '>' too) and end
 _LINE_PREFIX_BUDGET = 1 << 26  # bytes of newlines spent keeping detached bodies' line numbers exact
 
 _SLICING = ("axis", "start", "end", "stride", "part_size")

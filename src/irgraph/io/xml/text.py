@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-_SPECIAL = re.compile(r'[&<"\x00-\x1f]')
+from irgraph.core.lazy import lazy_pattern
+
+_SPECIAL = lazy_pattern(r'[&<"\x00-\x1f]')
 _ESCAPES = {"&": "&amp;", "<": "&lt;", '"': "&quot;"}
 _ESCAPES.update({chr(code): f"&#{code // 10}{code % 10};" for code in range(32)})
 

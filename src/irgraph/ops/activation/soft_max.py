@@ -15,8 +15,11 @@ def softmax(x: np.ndarray, axis: int) -> np.ndarray:
     """exp(x - max) / sum(exp(x - max)) along ``axis`` (OpenVINO's reference order of operations)."""
     if x.size == 0:
         return x.copy()
-    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+    # the same calls in the same order, in one array instead of three (YOLOv8n's DFL: 537,600 values)
+    shifted = np.subtract(x, np.max(x, axis=axis, keepdims=True), out=np.empty_like(x))
+    np.exp(shifted, out=shifted)
+    np.divide(shifted, np.sum(shifted, axis=axis, keepdims=True), out=shifted)
+    return shifted
 
 
 @dataclass(frozen=True)

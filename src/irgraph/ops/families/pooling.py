@@ -87,7 +87,11 @@ def separable_reduce(data: np.ndarray, geometry: Geometry, combine: np.ufunc, fi
             continue
         taps = spatial.live_taps(kernel, dilation, in_size, out_size, stride, pad)
         first_covers = bool(taps) and len(range(out_size)[taps[0][1]]) == out_size
-        if axis < last_axis and first_covers:  # no padding on this axis: start from the first tap's values
+        if axis < last_axis and first_covers and len(taps) > 1 and len(range(out_size)[taps[1][1]]) == out_size:
+            # no padding on this axis: the first two taps combined make the result (no copy of the first)
+            result = combine(reduced[(*before, taps[0][2])], reduced[(*before, taps[1][2])])
+            taps = taps[2:]
+        elif axis < last_axis and first_covers:  # no padding on this axis: start from the first tap's values
             result = np.array(reduced[(*before, taps[0][2])])
             taps = taps[1:]
         else:

@@ -125,9 +125,53 @@ class Resize:
         return values.reshape(shape)
 
     def gather(self, tables: dict[int, np.ndarray]) -> np.ndarray:
-        """The data at the given per-axis indices (identity on the other axes), output-shaped."""
-        index = [tables.get(axis, np.arange(self.out_shape[axis])) for axis in range(self.data.ndim)]
-        return self.data[np.ix_(*index)] if index else self.data
+        """The data at the given per-axis indices (identity on the other axes), output-shaped: a new array.
+
+        One fancy index over every axis (``np.ix_``) walks the output element by element; instead the axes
+        whose table is the identity are left alone, an integer upsampling (each source index repeated k times,
+        YOLO's nearest Resize by 2) is a few strided copies, and other tables take along their axes one by one."""
+        moved = {axis: table for axis, table in tables.items()
+                 if table.size != self.data.shape[axis] or not np.array_equal(table, np.arange(table.size))}
+        if not self.data.ndim:
+            return self.data
+        repeats = {axis: _repeat_factor(table, self.data.shape[axis]) for axis, table in moved.items()}
+        if moved and all(repeats.values()):
+            return self._upsampled(repeats)
+        result = self.data
+        for axis, table in moved.items():
+            result = np.take(result, table, axis=axis)
+        return result if moved else self.data.copy()
+
+    def _upsampled(self, repeats: dict[int, int]) -> np.ndarray:
+        """The data with each index of the axes of ``repeats`` repeated that many times: the output seen with each
+        such axis split in (source index, copy) takes the data once per combination of copies, a strided copy
+        of whole source rows (an element-wise broadcast copy with the copies innermost took twice as long)."""
+        split_shape: list[int] = []
+        copy_positions: list[int] = []
+        for axis, length in enumerate(self.data.shape):
+            split_shape.append(length)
+            if axis in repeats:
+                split_shape.append(repeats[axis])
+                copy_positions.append(len(split_shape) - 1)
+        result = np.empty(self.out_shape, self.data.dtype)
+        split = result.reshape(split_shape)
+        if math.prod(repeats.values()) > 16:  # large factors: one broadcast copy, not many small ones
+            split[...] = self.data.reshape([1 if i in copy_positions else n for i, n in enumerate(split_shape)])
+            return result
+        for copies in itertools.product(*(range(repeats[axis]) for axis in sorted(repeats))):
+            index: list[int | slice] = [slice(None)] * len(split_shape)
+            for position, copy in zip(copy_positions, copies, strict=True):
+                index[position] = copy
+            split[tuple(index)] = self.data
+        return result
+
+
+def _repeat_factor(table: np.ndarray, in_len: int) -> int:
+    """k when ``table`` is 0, 0, ..., 1, 1, ... (each source index ``k`` times, in order), else 0."""
+    if not in_len or table.size % in_len:
+        return 0
+    factor = table.size // in_len
+    return factor if np.array_equal(table, np.arange(in_len).repeat(factor)) else 0
 
 
 class TapGather:

@@ -10,8 +10,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import DYNAMIC_RANK, Shape, TensorType
-from irgraph.ops.movement.split import scalar_integer
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, normalize_axis, shape_text
+from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, checked, normalize_axis, scalar_integer, shape_text
 from irgraph.ops.registry import register
 
 

@@ -9,7 +9,17 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Shape, TensorType
-from irgraph.ops.op import Inputs, InputSpec, Op, attribute, check, integer_values, normalize_axis, shape_text
+from irgraph.ops.op import (
+    Inputs,
+    InputSpec,
+    Op,
+    attribute,
+    check,
+    integer_values,
+    normalize_axis,
+    scalar_integer,
+    shape_text,
+)
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 
@@ -93,10 +103,3 @@ class Split(Op):
         head = (slice(None),) * index
         return [data[(*head, slice(i * step, (i + 1) * step))] for i in range(self.num_splits)]
 
-
-def scalar_integer(value: np.ndarray, what: str) -> int:
-    """The first value of an axis input as a Python int: ``int()`` for an integer scalar (the
-    common case, checked once per run), else :func:`integer_values` with its checks."""
-    if isinstance(value, np.ndarray | np.generic) and value.ndim == 0 and value.dtype.kind in "iu":
-        return int(value)
-    return integer_values(value, what)[0]

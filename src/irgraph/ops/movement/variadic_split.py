@@ -9,8 +9,7 @@ import numpy as np
 
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.ops.movement.split import scalar_integer
-from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis
+from irgraph.ops.op import Inputs, InputSpec, Op, check, integer_values, normalize_axis, scalar_integer
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
 

@@ -35,8 +35,11 @@ def window_sums(values: np.ndarray, axis: int, size: int) -> np.ndarray:
 def ordered_window_sums(values: np.ndarray, axes: Sequence[int], size: int) -> np.ndarray:
     """The window sums of :func:`window_sums` on every axis of ``axes``, added as OpenVINO's reference adds
     them: from 0, each term of the window in row-major order, in the data's precision. One slice add per
-    window offset, each over the positions whose term at that offset lies inside the tensor."""
+    window offset, each over the positions whose term at that offset lies inside the tensor. ``values`` hold no
+    -0.0 (LRN passes squares), so on one axis each position's first term is copied instead of added to 0."""
     half = (size - 1) // 2
+    if len(axes) == 1:
+        return _ordered_sums_on(values, axes[0], half)
     sums = np.zeros_like(values)
     every = [slice(None)] * values.ndim
     for offsets in itertools.product(range(-half, half + 1), repeat=len(axes)):
@@ -47,6 +50,25 @@ def ordered_window_sums(values: np.ndarray, axes: Sequence[int], size: int) -> n
             source[axis] = slice(max(0, offset), min(length, length + offset))
         window = sums[tuple(target)]
         window += values[tuple(source)]
+    return sums
+
+
+def _ordered_sums_on(values: np.ndarray, axis: int, half: int) -> np.ndarray:
+    """:func:`ordered_window_sums` on one axis (LRN across channels): each position's first term is copied, not
+    added to 0 (the same value: the terms are squares, never -0.0), then the later terms are added in order."""
+    length = values.shape[axis]
+    sums = np.empty_like(values)
+    before = (slice(None),) * axis
+    started = length  # positions [started, length) hold a partial sum
+    for offset in range(-half, half + 1):
+        low, high = max(0, -offset), min(length, length - offset)
+        fresh = min(started, high)
+        if low < fresh:  # the first term of these positions
+            sums[(*before, slice(low, fresh))] = values[(*before, slice(low + offset, fresh + offset))]
+        if started < high:
+            window = sums[(*before, slice(started, high))]
+            window += values[(*before, slice(started + offset, high + offset))]
+        started = min(started, low)
     return sums
 
 
@@ -105,5 +127,9 @@ class LRN(Op):
                     squares = window_sums(squares, axis, self.size)
             kind = values.dtype.type
             scale = kind(self.alpha) / kind(float(self.size) ** len(found))
-            result = values / np.power(kind(self.bias) + scale * squares, kind(self.beta))
-        return [np.asarray(result).astype(data.dtype)]
+            # values / (bias + scale * sums) ** beta, each step written over the sums (an array of this call's own)
+            np.multiply(scale, squares, out=squares)
+            np.add(kind(self.bias), squares, out=squares)
+            np.power(squares, kind(self.beta), out=squares)
+            np.divide(values, squares, out=squares)
+        return [squares.astype(data.dtype, copy=False)]

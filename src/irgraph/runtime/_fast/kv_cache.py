@@ -29,7 +29,7 @@ import numpy as np
 
 from irgraph.core.errors import IrError, ResourceLimitError
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.ops import Concat, Op, registry
+from irgraph.ops import Op, registry
 from irgraph.ops.plan_step import PlanStep
 
 SPARE_ROWS = 16
@@ -64,6 +64,15 @@ def _gather_classes() -> tuple[type[Op], ...]:
     return Gather, Gather7
 
 
+def _concat_classes() -> tuple[type[Op], ...]:
+    """Concat's class, or none while its module is not loaded (then no layer is a Concat)."""
+    if not registry.loaded("Concat"):
+        return ()
+    from irgraph.ops.movement.concat import Concat
+
+    return (Concat,)
+
+
 def beam_gather(model: Model, node: Node, op: Op, constants: Sequence[np.ndarray | None]) -> PlanStep | None:
     """A :class:`BeamGather` for a Gather of a variable's value along axis 0; None for any other layer."""
     if not isinstance(op, _gather_classes()) or len(constants) < 3 or _variable_read(model, node) is None:
@@ -75,7 +84,7 @@ def cache_append(model: Model, node: Node, op: Op, element_limit: int) -> PlanSt
     """An :class:`AppendStep` for a Concat whose input 0 is a variable's value (directly or through a Gather
     along axis 0) and whose output that variable's Assign writes back; None for any other layer."""
     sources = model.input_sources(node)
-    if not isinstance(op, Concat) or len(sources) < 2 or sources[0] is None:
+    if not isinstance(op, _concat_classes()) or len(sources) < 2 or sources[0] is None:
         return None
     past = model.node(sources[0].node_id)
     variable = _variable_read(model, node)

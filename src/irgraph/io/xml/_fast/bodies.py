@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from irgraph.core.integers import parse_int
+from irgraph.core.lazy import lazy_pattern
 from irgraph.graph import BackEdge, Body, Model, PortMapEntry
 from irgraph.graph.subgraph import BODY_TAGS, PORT_MAP_TAGS
 from irgraph.io.xml import sub_graphs as plain
@@ -36,7 +37,7 @@ __all__ = [
 BODIES, MAPS = "\x02", "\x01"
 """What stands for a cut-out run of bodies and of port maps (characters no XML file holds)."""
 
-_TAGS = re.compile(r"<(/?)(body|then_body|else_body|layers)(>|[^>]*>)")
+_TAGS = lazy_pattern(r"<(/?)(body|then_body|else_body|layers)(>|[^>]*>)")
 
 Span = tuple[str, int, int]
 """A body: its tag, and where it starts and ends in the file's text."""
@@ -105,8 +106,9 @@ class SubGraphReading:
 
 def has_bodies(text: str) -> bool:
     """Whether ``text`` may hold sub-graph bodies (else the sections are cut without looking for them)."""
-    # "body" first: a file without it (most) is searched once, not twice.
-    return "body" in text and ("body>" in text or "body " in text)
+    # One pass of SRE's literal-prefix search: twice as fast as str's search for "body" on an IR's text (whose
+    # quotes and slashes defeat its skip table), and a file without bodies (most) is searched once.
+    return re.search("body[> ]", text) is not None
 
 
 Tag = tuple[int, int, str, str, str]

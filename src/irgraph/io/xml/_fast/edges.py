@@ -31,4 +31,4 @@ def connect_edges(model: Model, section: str, by_text: dict[str, Placed]) -> Non
     except KeyError:
         raise NotCanonical from None
     # Two producers for one input raise GraphError here: the lxml path then reports it with lines.
-    model.connect_all(zip(sources, targets, strict=True))
+    model.connect_placed(sources, targets)

@@ -18,17 +18,19 @@ from irgraph.core.element_types import ElementType
 from irgraph.core.errors import Location
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import Input, Node, Output, RtEntry
+from irgraph.io.xml._fast.patterns import DIM, DIMS, NotCanonical
 from irgraph.io.xml.layers import LayerReader
 from irgraph.ops import Const, Op
 
-__all__ = ["FastLayerReader", "checked_tensor_constructor", "fast_constructor", "new_node"]
+__all__ = ["FastLayerReader", "PortTypes", "checked_tensor_constructor", "fast_constructor", "new_node"]
 
 
 def fast_constructor(cls: type, names: tuple[str, ...]) -> Callable[..., Any]:
-    """A constructor of the frozen, slotted dataclass ``cls`` with exactly the fields ``names``,
-    three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field). ``cls`` itself when
-    its fields differ or it checks them in ``__post_init__``."""
-    fields = tuple(field.name for field in dataclasses.fields(cls))
+    """A constructor of the frozen, slotted dataclass (or class written as one: Shape) ``cls`` with exactly the
+    fields ``names``, three times cheaper than its ``__init__`` (which calls ``object.__setattr__`` per field).
+    ``cls`` itself when its fields differ or it checks them in ``__post_init__``."""
+    slotted = vars(cls).get("__slots__", ())
+    fields = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else slotted
     if fields != names or not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
     new: Callable[[type], Any] = object.__new__
@@ -152,3 +154,40 @@ class FastLayerReader(LayerReader):
     def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
         made: TensorType = new_tensor_type(element_type, new_shape(dims))
         return made
+
+
+class PortTypes:
+    """The types ports declare, each distinct run of ``<dim>`` elements read once (for every precision: a Const's f16
+    output, its Convert's f32 output) and each (precision, run) made into a type once."""
+
+    __slots__ = ("known", "_dims", "_shapes", "_element_types")
+
+    def __init__(self) -> None:
+        self.known: dict[str, dict[str, tuple[TensorType | None, int]]] = {}
+        """precision -> run of dims -> (the port type, the run's newlines)."""
+        self._dims: dict[str, Dim] = {}
+        self._shapes: dict[str, Shape] = {}
+        self._element_types: dict[str, ElementType] = {}
+
+    def read(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
+        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines."""
+        shape = self._shapes.get(block)
+        if shape is None:
+            if block and DIMS.fullmatch(block) is None:
+                raise NotCanonical
+            dims = []
+            for text in DIM.findall(block) if block else ():
+                dim = self._dims.get(text)
+                if dim is None:
+                    value = int(text)  # canonical digits (at most 18): what parse_int reads
+                    if value < -1:  # the lxml path says what a dim must be
+                        raise NotCanonical
+                    dim = self._dims[text] = Dim.of(value)
+                dims.append(dim)
+            shape = self._shapes[block] = new_shape(tuple(dims))
+        element_type = self._element_types.get(precision)
+        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
+            element_type = self._element_types[precision] = ElementType.from_precision(precision)
+        found = (new_tensor_type(element_type, shape), block.count("\n"))
+        self.known.setdefault(precision, {})[block] = found
+        return found

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from irgraph.core.integers import CANONICAL
+from irgraph.core.lazy import lazy_pattern
 from irgraph.io.xml.rt_info import MAX_ATTRIBUTES
 
 _SPACE = r"[ \t\n]*"  # no carriage returns: lines are counted by newlines
@@ -50,16 +51,16 @@ DIMS_CUT = re.compile(r"(<dim>[^<]*</dim>(?:[ \t\n]*<dim>[^<]*</dim>)*)")
 DIMS = re.compile(rf"<dim>-?{_INT}</dim>(?:{_SPACE}<dim>-?{_INT}</dim>)*")
 SECTIONS = re.compile(rf"</layers>{_SPACE}<edges>")
 # Sub-graphs: a body's start, a port map's entries, a back edge (see bodies.py).
-BODY_LAYERS = re.compile(rf"<(?:body|then_body|else_body)>{_SPACE}<layers>")
-PORT_MAP_ENTRY = re.compile(rf'{_SPACE}<(input|output)((?: {_NAME}="{_VALUE}")*) />')
-BACK_EDGE = re.compile(rf'{_SPACE}<edge((?: {_NAME}="{_VALUE}")*) />')
+BODY_LAYERS = lazy_pattern(rf"<(?:body|then_body|else_body)>{_SPACE}<layers>")
+PORT_MAP_ENTRY = lazy_pattern(rf'{_SPACE}<(input|output)((?: {_NAME}="{_VALUE}")*) />')
+BACK_EDGE = lazy_pattern(rf'{_SPACE}<edge((?: {_NAME}="{_VALUE}")*) />')
 SUB_GRAPH_MARK = {False: re.compile(rf"{_SPACE}\x01"), True: re.compile(rf"{_SPACE}\x02")}
 """The stand-ins of a layer's cut-out port maps (before its ports) and bodies (after them)."""
 EDGE_START = re.compile(
     rf'<edge from-layer="({_INT})" from-port="({_INT})" to-layer="({_INT})" to-port="({_INT})" />'
 )
 TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}</net>{_SPACE}", re.DOTALL)
-BODY_TAIL = re.compile(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}", re.DOTALL)  # before </body>
+BODY_TAIL = lazy_pattern(rf"{_SPACE}(?:<rt_info>(.*)</rt_info>|(<rt_info />))?{_SPACE}", re.DOTALL)  # before </body>
 
 # libxml2 (huge_tree off) refuses a start tag, attribute value or text node past 10,000,000 bytes,
 # counted from where its input buffer starts, which moves with the parse. Every such piece lies

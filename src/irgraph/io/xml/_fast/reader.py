@@ -20,20 +20,17 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, Location
-from irgraph.core.shapes import Dim, Shape, TensorType
-from irgraph.graph import Input, Model, Output, RtEntry
+from irgraph.core.shapes import TensorType
+from irgraph.graph import Input, Model, Node, Output, RtEntry
 from irgraph.io.xml._fast import bodies as sub_graphs
 from irgraph.io.xml._fast.edges import Placed, connect_edges
-from irgraph.io.xml._fast.layers import FastLayerReader, fast_constructor, new_node, new_shape, new_tensor_type
+from irgraph.io.xml._fast.layers import FastLayerReader, PortTypes, fast_constructor, new_node
 from irgraph.io.xml._fast.patterns import (
     CLOSE,
     CONST_ATTRIBUTES,
     CONST_DATA,
     DATA,
-    DIM,
-    DIMS,
     DIMS_CUT,
     HEAD,
     LAYER_END,
@@ -86,13 +83,16 @@ class _FastReader(sub_graphs.SubGraphReading):
         # match none of the patterns below and fail lxml where it parses rt_info, and U+FFFE and U+FFFF
         # are declined here: such a file is left to the lxml path, which says where they are.
         # NUL, \x01 and \x02 stand for cut-out dims, port maps and bodies below (and are not XML).
-        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data \
-                or any(character in data for character in NOT_XML_CHARACTERS):
+        if b"\r" in data or b"\x00" in data or b"\x01" in data or b"\x02" in data:
             raise NotCanonical
         if has_long_run(data):  # near libxml2's size limits: the lxml path says what it refuses
             raise NotCanonical
         self.reader = reader
         self.text = data.decode("utf-8")
+        # Looked for in the text, not the bytes: a one-character search, none at all in a text of Latin-1 (an
+        # ASCII IR file: 0.8 ms less per read of a 650 kB file than two three-byte searches of its bytes)
+        if not self.text.isascii() and any(character.decode() in self.text for character in NOT_XML_CHARACTERS):
+            raise NotCanonical
         self._bodies = sub_graphs.TagScan(self.text) if sub_graphs.has_bodies(self.text) else None
         self._depth = 0
         """How many bodies deep the layers being read are."""
@@ -101,8 +101,8 @@ class _FastReader(sub_graphs.SubGraphReading):
         self.escaped = b"&" in data  # no '&' anywhere: no value needs unescaping
         self._templates: dict[int, dict[tuple[str, str, str], tuple]] = {}
         self._shared: dict[tuple[str, str, str], tuple] = {}
-        self._port_types: dict[str, dict[str, tuple[TensorType, int]]] = {}
-        """precision -> run of dims -> (the port type, the run's newlines)."""
+        port_types = PortTypes()
+        self._port_types, self._block_type = port_types.known, port_types.read
         self._rt_infos: dict[tuple[str, int], tuple[tuple[RtEntry, ...], int]] = {}
         """(content, depth in elements) -> the entries and how many elements and attributes they hold."""
         # Its own: a file the lxml path reads after all is counted from zero there.
@@ -113,10 +113,8 @@ class _FastReader(sub_graphs.SubGraphReading):
         self._opaque_ops: dict[tuple, Op] = {}
         self._where = Location(reader.file)
         self._tensor_types: dict[tuple[str, str], type[Op] | None] = {}
-        self._dims: dict[str, Dim] = {}
-        self._shapes: dict[str, Shape] = {}
-        self._element_types: dict[str, ElementType] = {}
         self._tensors: dict[tuple[str, str, str], tuple[Const, dict[str, str]]] = {}
+        self._placed_tensors: dict[int, dict[str, tuple]] = {}
         self._port_maps: dict[tuple[str, tuple, tuple], tuple[sub_graphs.PortMapEntry, ...]] = {}
         self.v11 = True
 
@@ -183,8 +181,11 @@ class _FastReader(sub_graphs.SubGraphReading):
         # at any depth.
         templates, shared = self._templates.setdefault(self._depth, {}), self._shared.get
         known, tensor_types, block_type = templates.get, self._tensor_types, self._block_type
-        place, make_location = model.place, _location
+        made: list[Node] = []  # placed at the end, all at once
+        place, make_location = made.append, _location
         charge = self._rt_info_reader.charge
+        # Per depth, as the templates holding rt_info: body -> ((type, version), template, op, extras, <data> lines)
+        placed_tensors: dict[str, tuple] = self._placed_tensors.setdefault(self._depth, {})
         by_text: dict[str, Placed] = {}
         cursor = block_cursor = map_cursor = body_cursor = 0
         for id_text, name, type_name, version, output_names, body in zip(
@@ -195,26 +196,40 @@ class _FastReader(sub_graphs.SubGraphReading):
                 output_names = None if output_names is None else unescape(output_names)
             layer_id = int(id_text)  # canonical digits: what non_negative reads
             location = make_location(file, line, layer_id, name, type_name)
-            data = None
+            data = placed = None
             kind = (type_name, version)
             if (tensor := tensor_types.get(kind, Op)) is Op:  # (Op: not asked yet; None: no tensor)
                 tensor = self._tensor_class(type_name, version)
-            if tensor is not None and (data := DATA.match(body)) is not None:
-                # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
-                key = (type_name, version, body[data.end():])
+            if tensor is not None and (placed := placed_tensors.get(body)) is not None and placed[0] == kind:
+                # A Const placed before with this very body (OpenVINO writes shared weights once: a third of an
+                # LLM export's Consts): its template, op and lines, without matching its <data> again.
+                template = placed[1]
+                if template[-1]:
+                    charge(template[-1])
             else:
-                key = (type_name, version, body)
-            template = shared(key) or known(key)
-            if template is None:
-                template = self._template(type_name, version, key[2], location, data is not None)
-                (templates if template[-1] else self._shared)[key] = template
-            elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
-                charge(template[-1])
+                placed = None
+                if tensor is not None and (data := DATA.match(body)) is not None:
+                    # A Const's <data> (type, shape, offset, size) is its own; the rest of its body repeats.
+                    key = (type_name, version, body[data.end():])
+                else:
+                    key = (type_name, version, body)
+                template = shared(key) or known(key)
+                if template is None:
+                    template = self._template(type_name, version, key[2], location, data is not None)
+                    (templates if template[-1] else self._shared)[key] = template
+                elif template[-1]:  # each layer's rt_info counts against the file's total, shared or not
+                    charge(template[-1])
             (op, _, _, in_types, out_types, extras, rt_info, in_rt, out_rt, is_result, slots,
              dim_slots, newlines, in_labels, out_labels, (has_maps, has_bodies), _) = template
-            if data is not None and tensor is not None:  # (data is matched for tensor layers only)
+            if placed is not None:
+                _, _, op, extras, data_lines = placed
+                newlines += data_lines
+            elif data is not None and tensor is not None:  # (data is matched for tensor layers only)
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
-                newlines += body.count("\n", 0, data.end())  # the template counted the lines after <data> only
+                data_lines = body.count("\n", 0, data.end())  # the template counted the lines after <data> only
+                newlines += data_lines
+                if op.value is not None:  # (a Const without its weights is counted per layer: see _tensor)
+                    placed_tensors[body] = (kind, template, op, extras, data_lines)
             input_types, output_types = list(in_types), list(out_types)
             if dim_slots:
                 count = len(dim_slots)
@@ -270,7 +285,6 @@ class _FastReader(sub_graphs.SubGraphReading):
                 raise NotCanonical
             else:
                 result_names = None  # and no rt_info: the template said so
-            # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
             node = new_node(layer_id, name, op, inputs, outputs, result_names, () if rt_info is None else rt_info,
                             dict(extras) if extras else None, location)
             place(node)
@@ -285,6 +299,8 @@ class _FastReader(sub_graphs.SubGraphReading):
             line += newlines
         if map_cursor != len(map_runs) or body_cursor != len(body_runs):  # port maps or bodies off their layers
             raise NotCanonical
+        # A repeated id (also when written differently, as 01 and 1) raises GraphError: the lxml path reports it.
+        model.place_all(made)
         return by_text, end
 
     @property
@@ -399,32 +415,6 @@ class _FastReader(sub_graphs.SubGraphReading):
             )
             op = self._opaque_ops[output_types_key] = prepared.op
         return op
-
-    def _block_type(self, outputs: bool, precision: str, block: str) -> tuple[TensorType | None, int]:
-        """The type a port declares with this precision and run of ``<dim>`` elements, and the run's newlines.
-
-        A run's shape is read once for all precisions (a Const's f16 output, its Convert's f32 output).
-        """
-        shape = self._shapes.get(block)
-        if shape is None:
-            if block and DIMS.fullmatch(block) is None:
-                raise NotCanonical
-            dims = []
-            for text in DIM.findall(block) if block else ():
-                dim = self._dims.get(text)
-                if dim is None:
-                    value = int(text)  # canonical digits (at most 18): what parse_int reads
-                    if value < -1:  # the lxml path says what a dim must be
-                        raise NotCanonical
-                    dim = self._dims[text] = Dim.of(value)
-                dims.append(dim)
-            shape = self._shapes[block] = new_shape(tuple(dims))
-        element_type = self._element_types.get(precision)
-        if element_type is None:  # an unknown precision raises: the lxml path reports or notes it
-            element_type = self._element_types[precision] = ElementType.from_precision(precision)
-        found = (new_tensor_type(element_type, shape), block.count("\n"))
-        self._port_types.setdefault(precision, {})[block] = found
-        return found
 
     def _ports(
         self, body: str, position: int, outputs: bool, dim_slots: list[tuple[bool, int, str, dict]]
