@@ -80,6 +80,11 @@ def test_a_beam_gather_returns_its_data_only_for_every_row_in_order():
         (found,) = gather.evaluate([data, picked, axis])
         assert found is not data
         np.testing.assert_array_equal(found, Gather8(batch_dims=0).evaluate([data, picked, axis])[0])
+    many = np.arange(70 * 3, dtype=np.float32).reshape(70, 3)  # past 64 rows the indices are compared as arrays
+    assert gather.evaluate([many, np.arange(70, dtype=np.int64), axis])[0] is many
+    swapped = np.arange(70, dtype=np.int64)
+    swapped[[68, 69]] = [69, 68]
+    np.testing.assert_array_equal(gather.evaluate([many, swapped, axis])[0], many[swapped])
 
 
 def _generate(xml, enabled: bool, monkeypatch) -> list[tuple[str, bytes]]:
@@ -106,6 +111,12 @@ def _generate(xml, enabled: bool, monkeypatch) -> list[tuple[str, bytes]]:
         seen += [(f"run {index}: {name}", interpreter.get_state(name).tobytes()) for name in names]
     if enabled:  # not vacuous: the caches were kept as views of their buffers, not copied
         assert all(interpreter.state._values[name].base is not None for name in names)
+        # and the decode steps ran a plan of their own (one token, the mask's length left open), sharing the state
+        plans = [plan for plan in interpreter._specialiser.plans.values() if plan is not None]
+        assert plans and all(plan.state is interpreter.state for plan in plans)
+        held = [step for step in interpreter.state.cache_steps
+                if isinstance(step, AppendStep) and step.buffer is not None]
+        assert len(held) == len(names)  # one buffer a cache: those of the plan that did not run the last step dropped
         interpreter.reset_state()  # and forgetting them frees the buffers
         assert all(step.buffer is None for step in interpreter.state.cache_steps if isinstance(step, AppendStep))
     return seen

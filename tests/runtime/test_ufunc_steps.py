@@ -19,9 +19,11 @@ from irgraph.ops.activation.relu import Relu
 from irgraph.ops.arithmetic.add import Add
 from irgraph.ops.arithmetic.divide import Divide
 from irgraph.ops.arithmetic.multiply import Multiply
+from irgraph.ops.arithmetic.power import Power
 from irgraph.ops.comparison.less import Less
 from irgraph.ops.matrix.mat_mul import MatMul
 from irgraph.ops.movement.transpose import Transpose
+from irgraph.ops.reduction.reduce_mean import ReduceMean
 from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.runtime import _fast
@@ -97,7 +99,11 @@ def test_step_hooks_see_every_layer_of_a_compiled_chain():
     (Add(auto_broadcast="pdpd"), [tt("2,3"), tt("2")], None),
     (Add(), [tt("?,3"), tt("3")], None),  # a shape the run settles
     (Add(), [tt(""), tt("")], None),  # a ufunc of 0-d arrays returns a scalar
-    (Divide(), [tt("2,3"), tt("2,3")], None),  # Divide's own rules
+    (Divide(), [tt("2,3"), tt("2,3")], np.divide),  # floats divide as IEEE does: the ufunc as it is
+    (Divide(), [tt("2,3", "i32"), tt("2,3", "i32")], None),  # integers: Divide's own rules (floor, zero divisor)
+    (Power(), [tt("1,1,8"), tt("")], np.power),
+    (Power(), [tt("2,3", "i32"), tt("2,3", "i32")], None),  # integers through f64, truncated
+    (Power(), [tt("2,3", "f16"), tt("2,3", "f16")], None),  # computed in f32 and rounded once
     (Exp(), [tt("4")], np.exp),
     (Exp(), [tt("4", "i32")], None),  # integers truncate through f64
 ])
@@ -121,6 +127,9 @@ def test_relu_is_maximum_with_zero_first_keeping_nan_and_negative_zero():
     (Transpose(), [np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.array([2, 0, 1])], 1),
     (Reshape(special_zero=True), [np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.array([0, -1])], 1),
     (Unsqueeze(), [np.arange(6, dtype=np.float32).reshape(2, 3), np.array([0, -1])], 1),
+    (ReduceMean(keep_dims=True), [np.linspace(-3, 5, 24, dtype=np.float32).reshape(1, 2, 12), np.array([-1])], 1),
+    (ReduceMean(), [np.arange(24, dtype=np.float16).reshape(2, 3, 4), np.array([0, 2])], 1),  # rounded to f16
+    (ReduceMean(), [np.arange(-12, 12, dtype=np.int32).reshape(2, 3, 4), np.array([1])], 1),  # truncated
 ])
 def test_a_bound_evaluate_gives_evaluate_s_arrays(op, arrays, constant):
     types = [TensorType(ElementType.from_numpy(a.dtype), Shape.of(list(a.shape))) for a in arrays]
@@ -138,6 +147,9 @@ def test_a_bound_evaluate_is_not_offered_for_what_the_run_must_check():
     assert Transpose().bound_evaluate([tt("2,3"), tt("2", "i64")], [None, np.array([0, 0])], [tt("3,2")]) is None
     assert MatMul().bound_evaluate([tt("2,3", "f16"), tt("3,2", "f16")], [None, None], [tt("2,2", "f16")]) is None
     assert Reshape(special_zero=False).bound_evaluate([tt("?,3"), tt("2", "i64")], [None, None], [tt("?,3")]) is None
+    assert ReduceMean().bound_evaluate([tt("2,3"), tt("1", "i64")], [None, None], [tt("?")]) is None  # axes unknown
+    assert ReduceMean().bound_evaluate([tt("?,3"), tt("1", "i64")], [None, np.array([1])], [tt("?")]) is None
+    assert ReduceMean().bound_evaluate([tt("2,3"), tt("1", "i64")], [None, np.array([2])], [tt("2")]) is None  # refused
 
 
 def _dynamic_model() -> ir.Model:

@@ -108,6 +108,8 @@ class Interpreter:
     the static shapes then.
     """
 
+    _shared_state: Variables | None = None  # a plan for some feed shapes shares its Interpreter's (_for_shapes)
+
     def __init__(
         self,
         model: Model,
@@ -176,7 +178,7 @@ class Interpreter:
         self._kept: dict[int, np.ndarray] = {}
         self._run_states: dict[int, Any] = {}
         """Per node id, the state an op that keeps one (RandomUniform) starts its next run from."""
-        self.state = Variables(model, self.element_limit)
+        self.state = self._shared_state or Variables(model, self.element_limit)
         """The variables of a stateful model (ReadValue/Assign) and their values, kept across runs."""
         self._schedule()
 
@@ -199,25 +201,35 @@ class Interpreter:
         self._slots = plan.slots
         """(node id, output index) -> slot: where a body's Parameters and Results live."""
         self._specialiser = Specialiser() if (
-            _fast.ENABLED and not self.marks and not self._runs_bodies and not self.state.declared
+            _fast.ENABLED and not self.marks and not self._runs_bodies and self._shared_state is None
             and not all(parameter.op.shape.is_static for parameter, _ in self._parameters)) else None  # type: ignore[attr-defined]  # Parameters' ops
         """Plans for the shapes of repeated feeds (see irgraph.runtime._fast.specialize); None: never."""
         self._program = compiled_program(self._plan)
         """The plan as a run without hooks executes it: consecutive ufunc steps compiled into one function each
         (irgraph.runtime._fast.ufunc_steps), the other steps as they are."""
+        skipped, self._initialized = self.state.initializing_layers([step.node for step in self._plan]) if (
+            _fast.ENABLED and not self.marks) else (frozenset(), frozenset())
+        steady = [step for index, step in enumerate(self._plan) if index not in skipped]
+        self._steady = (steady, compiled_program(steady)) if skipped else None
+        """The plan and program without the layers computing only the initial values of ``_initialized``'s
+        variables: what a run executes when they all hold values (Variables.initializing_layers)."""
 
     def _for_shapes(self, key: ShapeKey) -> Interpreter | None:
         """An Interpreter of this model's copy with the input shapes of ``key`` (None when inference refuses
         them), sharing this one's constants and options."""
-        shapes = {parameter.id: dict(key)[slot] for parameter, slot in self._parameters}
+        shapes = {parameter.id: [parameter.op.shape[index] if size == -1 else size  # type: ignore[attr-defined]  # a Parameter: ? keeps its bounds
+                                 for index, size in enumerate(dict(key)[slot])] for parameter, slot in self._parameters}
         copy = with_input_shapes(self.model, shapes)
         if copy is None:
             return None
-        specialised = Interpreter(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,
-                                  iteration_limit=self.iteration_limit, threads=self._threads.count,
-                                  decompression=self.decompression,
-                                  keep_weights_compressed=self.keep_weights_compressed,
-                                  known_constants=folded_constants(self._slots, self._template))
+        initial = dict(self.state._constant_initial)  # the copy may fold an initial value the model computes in a run
+        specialised = Interpreter.__new__(Interpreter)
+        specialised._shared_state = self.state  # one set of variables, whichever plan runs
+        specialised.__init__(copy, element_limit=self.element_limit, reuse_outputs=self.reuse_outputs,  # type: ignore[misc]  # made with __new__ to share the state
+                             iteration_limit=self.iteration_limit, threads=self._threads.count,
+                             decompression=self.decompression, keep_weights_compressed=self.keep_weights_compressed,
+                             known_constants=folded_constants(self._slots, self._template))
+        self.state._constant_initial = initial
         specialised._kept = self._kept  # outputs kept for reuse_outputs are the model's, whichever plan wrote them
         return specialised
 
@@ -242,6 +254,7 @@ class Interpreter:
         """Execute the model; returns every output keyed as DESIGN.md section 6 says."""
         if self._specialiser is not None and self.on_step is None and self.on_step_time is None and (
                 shapes := shape_key(feeds, self._feeds, len(self._parameters))) is not None and (
+                not self.state.declared or (shapes := self._specialiser.loop_key(shapes)) is not None) and (
                 specialised := self._specialiser.interpreter_for(shapes, self._for_shapes)) is not None:
             return specialised.run(feeds)
         for mapping in self._mappings:
@@ -282,6 +295,8 @@ class Interpreter:
         on_step = self.on_step
         on_step_time = self.on_step_time
         hooked = on_step is not None or on_step_time is not None
+        plan, program = self._steady if self._steady is not None and self.state.hold(self._initialized) else (
+            self._plan, self._program)
         started = 0.0
         private: set[int] = set()  # slots whose arrays an in-place step may write over (see in_place)
         step: Any = None
@@ -290,7 +305,7 @@ class Interpreter:
             # one context for the run, not one per step.
             with np.errstate(all="ignore"):
                 # With hooks every step goes through this loop (ufunc steps as the ops they are), one at a time.
-                for step in self._plan if hooked else self._program:
+                for step in plan if hooked else program:
                     if type(step) is not Step:  # consecutive ufunc steps, compiled
                         step(values, private)
                         continue

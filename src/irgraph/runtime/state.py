@@ -32,7 +32,7 @@ from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
 from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
-from irgraph.graph import Model, Node
+from irgraph.graph import Model, Node, OutputPort
 from irgraph.ops import Op, registry
 from irgraph.ops.op import shape_text
 from irgraph.ops.plan_step import PlanStep
@@ -120,6 +120,44 @@ class Variables:
             return step
         return op
 
+    def initializing_layers(self, nodes: Sequence[Node]) -> tuple[frozenset[int], frozenset[str]]:
+        """Of the planned layers ``nodes``, the positions of those whose outputs only ReadValues' initial values
+        read (directly, or through other such layers), and the variables of those ReadValues.
+
+        A run that starts with every one of those variables holding a value may leave the layers out: each such
+        ReadValue then reads its variable, not its input. A KV cache's zeros of ``[batch, heads, 0, size]`` are
+        such a sub-graph, rerun at every decode step otherwise. OpenVINO's CPU plugin does the same (its
+        MoveReadValueInputsToSubgraph pass moves them into the ReadValue, run after a reset only).
+        """
+        if self._state_ops is None or not self.declared:
+            return frozenset(), frozenset()
+        read_value_base = self._state_ops[0]
+        position = {node.id: index for index, node in enumerate(nodes)}
+        feeds: dict[int, frozenset[str]] = {}  # an initializing layer's id -> the variables it initializes
+        for node in reversed(nodes):
+            if node.op.traits.keeps_run_state or isinstance(node.op, (read_value_base, self._state_ops[1])):
+                continue
+            variables: set[str] = set()
+            readers = [port for index in range(len(node.outputs))
+                       for port in self.model.consumers(OutputPort(node.id, index))]
+            for port in readers:
+                reader = self.model.node(port.node_id)
+                if isinstance(reader.op, read_value_base) and port.index == 0:
+                    variables.add(reader.op.variable_id)
+                elif reader.id in feeds:
+                    variables.update(feeds[reader.id])
+                else:
+                    break
+            else:
+                if readers:
+                    feeds[node.id] = frozenset(variables)
+        return (frozenset(position[node_id] for node_id in feeds),
+                frozenset(variable for variables in feeds.values() for variable in variables))
+
+    def hold(self, variables: frozenset[str]) -> bool:
+        """Whether every one of ``variables`` has a value (a run reads those, not the initial values)."""
+        return all(variable in self._values for variable in variables)
+
     def begin(self) -> None:
         """Start a run: Assign values of a failed run before are dropped."""
         self._pending.clear()
@@ -127,15 +165,18 @@ class Variables:
     def commit(self) -> None:
         """End a run that succeeded: check every Assign value against its variable, then store them all."""
         checked = {}
+        owned = kv_cache.owned(self.cache_steps) if self.cache_steps else set()
         for variable_id, (node, value) in self._pending.items():
             try:
                 checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes",
-                                                     copy=not kv_cache.owned(value, self.cache_steps))
+                                                     copy=id(value) not in owned)
             except InputError as err:
                 raise EvaluationError(err.message, node.location) from None
         self._pending.clear()
         for variable_id, value in checked.items():
             self._values[variable_id] = value
+        if len(self.cache_steps) > len(self.declared):  # plans for several feed shapes: one buffer per cache kept
+            kv_cache.release_stale(self.cache_steps, self._values.values())
 
     # ------------------------------------------------------------------------------ the API
     def get(self, variable_id: str) -> np.ndarray:

@@ -34,6 +34,7 @@ class Divide(BinaryArithmetic):
     )
 
     m_pythondiv: bool = attribute(True)
+    float_ufunc = np.divide
 
     def compute_values(self, a: np.ndarray, b: np.ndarray) -> Any:
         """Float division, or integer division (a zero divisor is an error, as in OpenVINO's reference)."""

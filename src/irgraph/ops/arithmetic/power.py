@@ -26,4 +26,5 @@ class Power(BinaryArithmetic):
     type_name = "Power"
     introduced = 1
     compute = staticmethod(_power)
+    float_ufunc = np.power
     tolerance = Tolerance(ulp=2)

@@ -238,19 +238,28 @@ class BinaryElementwise(Op):
         """The values; members with attributes override this instead of setting ``compute``."""
         return type(self).compute(a, b)
 
+    float_ufunc: ClassVar[np.ufunc | None] = None
+    """The ufunc ``compute_values`` calls as it is on floats, in members that compute other types otherwise (Power,
+    Divide): a step of static float types then runs as that one call too (``ufunc_call``)."""
+
     def ufunc_call(self, inputs: Sequence[TensorType]) -> UfuncCall | None:
         """``compute`` itself when ``evaluate`` would call it as it is on such inputs: static shapes (numpy
         broadcast, or none on equal shapes), one element type computed in its own width, a result of the output
         element type and rank (a ufunc of 0-d arrays returns a scalar)."""
         ufunc = self.in_place_ufunc()
         a, b = inputs
-        if ufunc is None or not (a.shape.is_static and b.shape.is_static) or a.element_type != b.element_type:
+        if (ufunc is None and self.float_ufunc is None) or not (a.shape.is_static and b.shape.is_static) or \
+                a.element_type != b.element_type:
             return None
         if self.auto_broadcast == "pdpd" or (self.auto_broadcast == "none" and a.shape != b.shape):
             return None
         dtype = a.element_type.numpy_dtype if not a.element_type.is_dynamic else None
         if dtype is None or dtype.kind not in "biuf" or dtype in _WIDENED or max(a.shape.rank, b.shape.rank) == 0:
             return None
+        if ufunc is None:  # a member computing floats by one ufunc and other types otherwise
+            ufunc = self.float_ufunc if dtype.kind == "f" else None
+            if ufunc is None:
+                return None
         try:
             made = ufunc.resolve_dtypes((dtype, dtype, None))[-1]
         except (TypeError, ValueError):  # no loop for this dtype: evaluate says so at run time

@@ -191,10 +191,10 @@ class ScaledDotProductAttention(Op):
             1.0 / np.sqrt(np.float64(query.shape[-1]))
         bias = self._bias(inputs, length, source, batch)
         result = np.empty(shape, dtype)
-        q = np.broadcast_to(query, (*batch, length, query.shape[-1]))
-        k = np.broadcast_to(key, (*batch, *key.shape[-2:]))
-        v = np.broadcast_to(value, (*batch, *value.shape[-2:]))
-        b = None if bias is None else np.broadcast_to(bias, (*batch, length, source))
+        q = _spread(query, (*batch, length, query.shape[-1]))
+        k = _spread(key, (*batch, *key.shape[-2:]))
+        v = _spread(value, (*batch, *value.shape[-2:]))
+        b = None if bias is None else _spread(bias, (*batch, length, source))
         matrices = int(np.prod(batch, dtype=np.int64))
         if matrices * length * source <= WEIGHTS_PER_STEP:
             result[...] = _attend(q, k, v, b, scale)
@@ -228,6 +228,12 @@ class ScaledDotProductAttention(Op):
         except ValueError:
             check(False, f"attention_mask {list(mask.shape)} must broadcast to {[*batch, length, source]}")
         return bias
+
+
+def _spread(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``array`` broadcast to ``shape``; itself when it has that shape (broadcast_to costs microseconds of Python, and
+    a decode step's query, key and value have theirs already)."""
+    return array if array.shape == shape else np.broadcast_to(array, shape)
 
 
 def _broadcast_size(a: int, b: int) -> int | None:

@@ -23,7 +23,7 @@ output computed from the cache) can be made writeable.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -109,12 +109,19 @@ class BeamGather(PlanStep):
         data, indices = inputs[0], inputs[1]
         if (type(data) is np.ndarray and type(indices) is np.ndarray and indices.ndim == 1 and data.ndim >= 1
                 and indices.shape[0] == data.shape[0] and indices.dtype.kind in "iu"
-                and np.array_equal(indices, np.arange(indices.shape[0]))):
+                and _in_order(indices)):
             return [data]
         return self.gather.evaluate(inputs)
 
     def output_shapes(self, inputs: Sequence[np.ndarray]) -> list[tuple[int, ...]] | None:
         return self.gather.output_shapes(inputs)
+
+
+def _in_order(indices: np.ndarray) -> bool:
+    """Whether the 1-D integer ``indices`` are ``0, 1, ..., n-1``: compared as Python ints for a beam's few rows
+    (a fifth of ``np.array_equal``'s time), as arrays past that."""
+    count = indices.shape[0]
+    return indices.tolist() == list(range(count)) if count <= 64 else np.array_equal(indices, np.arange(count))
 
 
 class AppendStep(PlanStep):
@@ -171,10 +178,20 @@ class AppendStep(PlanStep):
         return None  # evaluate checks the limit itself, before allocating: no inference at every decode step
 
 
-def owned(value: np.ndarray, steps: Sequence[PlanStep]) -> bool:
-    """Whether ``value`` is the view an :class:`AppendStep` of ``steps`` returned last (read-only, its rows never
-    written again): a variable may keep it as it is."""
-    return any(value is step.last for step in steps if isinstance(step, AppendStep))
+def owned(steps: Sequence[PlanStep]) -> set[int]:
+    """The ids of the views the :class:`AppendStep` s of ``steps`` returned last (read-only, their rows never
+    written again): a variable may keep such a value as it is. A set: one look-up a variable, whatever the steps."""
+    return {id(step.last) for step in steps if isinstance(step, AppendStep) and step.last is not None}
+
+
+def release_stale(steps: Sequence[PlanStep], values: Iterable[np.ndarray]) -> None:
+    """Drop the buffer of each :class:`AppendStep` of ``steps`` whose last view no variable holds any more: another
+    plan's step appended this run (a generate loop's decode steps run a plan of their own, see
+    ``_fast.specialize``); that step would copy its past into a new buffer anyway."""
+    held = {id(value) for value in values}
+    for step in steps:
+        if isinstance(step, AppendStep) and step.buffer is not None and id(step.last) not in held:
+            step.release()
 
 
 def writable_outputs(outputs: dict[str, np.ndarray], steps: Sequence[PlanStep]) -> dict[str, np.ndarray]:

@@ -9,7 +9,10 @@ that copy runs those feeds from then on. The copy shares the ops, the Const arra
 Interpreter folded (f16 weights converted once, not once per shape). The outputs are the same arrays the general
 plan computes: the same ops run on the same values; only checks move to plan time.
 
-Only plain models are specialised: no variables, no control-flow bodies, no marked tensors, no step hooks.
+Only models without control-flow bodies or marked tensors are specialised, and runs without step hooks. A stateful
+model's plan is built for the shapes its runs share (:func:`general_key`): a generate loop's decode steps feed an
+attention mask one token longer each time, so that dim stays ``?`` and the rest (one token, the hidden sizes) is
+settled. That Interpreter shares the first one's variables: the same values, whichever plan runs.
 """
 
 from __future__ import annotations
@@ -52,6 +55,20 @@ def shape_key(feeds: Mapping[str, Any], slots: Mapping[str, tuple[Node, int]], c
     return tuple(found)
 
 
+def general_key(key: ShapeKey, last: ShapeKey | None) -> ShapeKey:
+    """``key`` with each dim that differs from ``last``'s as -1 (``?``): the shapes the runs of a generate loop share
+    (the attention mask grows by a token each step, the rest stays), which a stateful model's plan is built for."""
+    if last is None or len(last) != len(key):
+        return key
+    general = []
+    for (slot, shape), (last_slot, last_shape) in zip(key, last, strict=True):
+        if slot != last_slot or len(shape) != len(last_shape):
+            return key
+        general.append((slot, tuple(size if size == before else -1 for size, before in zip(shape, last_shape,
+                                                                                          strict=True))))
+    return tuple(general)
+
+
 class Specialiser:
     """Counts an Interpreter's feed shapes and keeps the Interpreters of the copies built for them."""
 
@@ -60,6 +77,16 @@ class Specialiser:
         self.plans: dict[ShapeKey, Any] = {}
         """Per feed shapes, the Interpreter of the copy (None: the copy failed, the general plan runs them); Any:
         the Interpreter's module imports this one."""
+        self.last: tuple[ShapeKey | None, ShapeKey | None] = (None, None)
+        """A stateful model's feed shapes of the run before, and their :meth:`loop_key`."""
+
+    def loop_key(self, key: ShapeKey) -> ShapeKey | None:
+        """A stateful model's ``key`` generalised against the run before's (:func:`general_key`); None (the general
+        plan runs) until two runs in a row agree on it, unless a plan is built for it already."""
+        last, before = self.last
+        general = general_key(key, last)
+        self.last = (key, general)
+        return general if general == before or general in self.plans else None
 
     def interpreter_for(self, key: ShapeKey, build: Callable[[ShapeKey], Any]) -> Any:
         """The Interpreter for ``key``, built by ``build(key)`` on the second sight; None until then."""
@@ -76,7 +103,7 @@ class Specialiser:
 
 
 def with_input_shapes(model: Model, shapes: Mapping[int, Sequence[int]]) -> Model | None:
-    """A copy of ``model`` whose Parameters (by node id) have the static ``shapes``, its shapes inferred; None when
+    """A copy of ``model`` whose Parameters (by node id) have the ``shapes`` (-1: ``?``), its shapes inferred; None when
     inference refuses them (the general plan then reports the run's error). Ops, Const arrays and locations are
     shared."""
     copy = Model(model.name, ir_version=model.ir_version)
