@@ -157,3 +157,10 @@ def test_the_registry_says_which_op_types_have_their_module_loaded():
         "assert not registry.loaded('Concat') and registry.lookup('Concat', 'opset1') is not None\n"
         "assert registry.loaded('Concat')\n")
     assert "irgraph.ops.type.convert" in loaded
+
+
+def test_a_file_without_nested_bodies_loads_no_bisect():
+    """The fast reader's tag scan bisects only when it rescans a nested body (random data would load it anyway,
+    through numpy.random)."""
+    loaded = _modules_after(_ir_run("--inputs", str(SAMPLE / "inputs.npz")))
+    assert "irgraph.io.xml._fast.bodies" in loaded and "bisect" not in loaded

@@ -11,7 +11,6 @@ NotCanonical, and the plain path reads the file and says what is wrong.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -134,6 +133,8 @@ class TagScan:
         if self._origin is None:
             self._origin = self._scanned = start
         elif self._origin <= start <= self._scanned:
+            import bisect  # here: a file without nested bodies never rescans, and _bisect is a shared library to load
+
             index = bisect.bisect_left(self._starts, start)
             if index and self._found[index - 1][1] > start:  # ``start`` inside a recorded match: scan afresh
                 yield from self._fresh(start)
