@@ -13,7 +13,6 @@ import numpy as np
 
 from irgraph.cli import _common as common
 from irgraph.graph import Model
-from irgraph.io.data import polygraphy_json
 from irgraph.io.data.reference import Reference
 from irgraph.runtime.interpreter import Interpreter
 from irgraph.tools import tolerances as tolerances_lib
@@ -46,6 +45,8 @@ def compare_with_reference(model: Model, interpreter: Interpreter, stored: Mappi
 def open_reference(path: str, element_limit: int) -> Reference:
     """The reference of --compare: an .npz read member by member, or Polygraphy's run results (.json)."""
     if path.lower().endswith(".json"):
+        from irgraph.io.data import polygraphy_json  # a Polygraphy reference only
+
         iterations = polygraphy_json.read_arrays(path, element_limit)
         return Reference(None, iterations[0] if iterations else {})
     return Reference(common.open_npz(path, element_limit))

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import numpy as np
 
-from irgraph.analysis.decompression_chains import decompression_chains, widened_layers
 from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError
@@ -44,6 +43,8 @@ def widened_nodes(model: Model) -> frozenset[int]:
     compressed type, the layers above the Convert from f16 to f32 that closes it. A chain whose values something
     else reads is no chain, so the rest of the model sees what the IR says.
     """
+    from irgraph.analysis.decompression_chains import widened_layers  # the "f32" policy only (a plan asks for it)
+
     ensure_shapes(model)
     return widened_layers(model)
 
@@ -52,6 +53,8 @@ def chain_nodes(model: Model) -> frozenset[int]:
     """Every computing layer of the weight decompression chains of ``model`` (fp16 weights' Converts too, and each
     chain's end): the layers an Interpreter built with ``keep_weights_compressed=True`` runs at every run instead of
     folding them once."""
+    from irgraph.analysis.decompression_chains import decompression_chains  # keep_weights_compressed only
+
     ensure_shapes(model)
     return frozenset(layer for chain in decompression_chains(model) for layer in chain.layers)
 

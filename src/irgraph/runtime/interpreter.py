@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from irgraph.analysis.shape_inference import ensure_shapes
-from irgraph.control_flow.bodies import collecting_marks, marked_values, run_budget
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
@@ -34,7 +33,6 @@ from irgraph.graph import Model, Node
 from irgraph.ops import Parameter
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import heap, in_place
-from irgraph.runtime._fast.kv_cache import writable_outputs
 from irgraph.runtime._fast.specialize import ShapeKey, Specialiser, folded_constants, shape_key, with_input_shapes
 from irgraph.runtime._fast.ufunc_steps import compiled_program
 from irgraph.runtime._threads import BlasThreads
@@ -265,9 +263,17 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), (
-                run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
-                collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()) as in_bodies:
+        budget: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        collecting: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        if self._runs_bodies or self._body_marks:  # only a model with sub-graph bodies imports their machinery
+            from irgraph.control_flow.bodies import collecting_marks, run_budget
+
+            if self._runs_bodies:
+                budget = run_budget(self.iteration_limit)
+            if self._body_marks:
+                collecting = collecting_marks(self.element_limit)
+        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), budget, \
+                collecting as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         heap.keep_freed_memory()  # from the second run on, its arrays reuse the first one's pages
@@ -276,7 +282,11 @@ class Interpreter:
             outputs[key] = dense(values[slot])
         if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
             outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
-        return writable_outputs(outputs, self.state.cache_steps) if self.state.cache_steps else outputs
+        if not self.state.cache_steps:
+            return outputs
+        from irgraph.runtime._fast.kv_cache import writable_outputs  # imported already: it planned the cache steps
+
+        return writable_outputs(outputs, self.state.cache_steps)
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
         """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""
@@ -284,9 +294,12 @@ class Interpreter:
         for slot, value in zip(slots, bound, strict=True):
             values[slot] = value
         self._execute(values)
-        if self._handed and (collected := marked_values()) is not None:
-            for key, slot in self._handed:
-                collected.add(key, dense(values[slot]))
+        if self._handed:
+            from irgraph.control_flow.bodies import marked_values  # a body's interpreter: imported already
+
+            if (collected := marked_values()) is not None:
+                for key, slot in self._handed:
+                    collected.add(key, dense(values[slot]))
         return [dense(values[slot]) for slot in wanted]
 
     def _execute(self, values: list[Any]) -> None:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgraph.control_flow.bodies import run_budget
 from irgraph.core.errors import EvaluationError, InputError, Location, ResourceLimitError
 from irgraph.core.records import Record
 from irgraph.core.shapes import TensorType
@@ -37,7 +36,6 @@ from irgraph.ops import Op, registry
 from irgraph.ops.op import shape_text
 from irgraph.ops.plan_step import PlanStep
 from irgraph.runtime import _fast
-from irgraph.runtime._fast import kv_cache
 
 if TYPE_CHECKING:
     from irgraph.ops.infrastructure.assign import AssignBase
@@ -114,8 +112,14 @@ class Variables:
             return _ReadStep(self, op, self.declared[op.variable_id])
         if isinstance(op, assign_base):
             return _AssignStep(self, node, op)
-        if self.declared and _fast.ENABLED and isinstance(op, Op) and (step := kv_cache.plan_step(
-                self.model, node, op, [constants.get(slot) for slot in inputs], self.element_limit)) is not None:
+        if not (self.declared and _fast.ENABLED and isinstance(op, Op)):
+            return op
+        # Only a stateful model imports the KV-cache planner: cache_steps stays empty otherwise, and the
+        # other uses of kv_cache below run only when it is not.
+        from irgraph.runtime._fast import kv_cache
+
+        if (step := kv_cache.plan_step(self.model, node, op, [constants.get(slot) for slot in inputs],
+                                       self.element_limit)) is not None:
             self.cache_steps.append(step)
             return step
         return op
@@ -165,7 +169,11 @@ class Variables:
     def commit(self) -> None:
         """End a run that succeeded: check every Assign value against its variable, then store them all."""
         checked = {}
-        owned = kv_cache.owned(self.cache_steps) if self.cache_steps else set()
+        owned: set[int] = set()
+        if self.cache_steps:
+            from irgraph.runtime._fast import kv_cache  # imported already: plan_step planned the cache steps
+
+            owned = kv_cache.owned(self.cache_steps)
         for variable_id, (node, value) in self._pending.items():
             try:
                 checked[variable_id] = self._checked(variable_id, value, f"the value Assign {node.name!r} writes",
@@ -176,6 +184,8 @@ class Variables:
         for variable_id, value in checked.items():
             self._values[variable_id] = value
         if len(self.cache_steps) > len(self.declared):  # plans for several feed shapes: one buffer per cache kept
+            from irgraph.runtime._fast import kv_cache
+
             kv_cache.release_stale(self.cache_steps, self._values.values())
 
     # ------------------------------------------------------------------------------ the API
@@ -196,6 +206,8 @@ class Variables:
         """Forget the value of one variable (or of all): the next run reads the initial value."""
         if variable_id is None:
             self._values.clear()
+            from irgraph.runtime._fast import kv_cache  # imported already: by plan_step, or by this line
+
             for step in self.cache_steps:  # their buffers hold the caches just forgotten
                 if isinstance(step, kv_cache.AppendStep):
                     step.release()
@@ -299,6 +311,8 @@ def run_steps(interpreter: Interpreter, feeds: Mapping[str, np.ndarray] | Sequen
         return interpreter.run(each[0])
     outputs: dict[str, np.ndarray] = {}
     total, limit = 0, interpreter.element_limit
+    from irgraph.control_flow.bodies import run_budget  # several steps only: one run needs no shared budget
+
     with run_budget(interpreter.iteration_limit):  # the steps share one budget of body executions
         for step in range(1, steps + 1):
             for name, value in interpreter.run(each[step - 1]).items():

@@ -24,7 +24,7 @@ from irgraph.core.errors import FeedError, InputError, IrIOError, IrParseError, 
 from irgraph.core.records import MutableRecord
 from irgraph.core.shapes import Dim, Shape
 from irgraph.graph import Model, Node, OutputPort
-from irgraph.io.data import npz, polygraphy_json
+from irgraph.io.data import npz
 from irgraph.io.data.npz import NpzArchive
 from irgraph.ops import Parameter
 from irgraph.ops.op import shape_text
@@ -209,6 +209,8 @@ def open_sources(
             npz.require_file(path, "input file")
             add(FeedSource(name, path))
         for path in json_files:
+            from irgraph.io.data import polygraphy_json  # Polygraphy's files only: a plain run feeds .npz files
+
             iterations = polygraphy_json.read_iterations(path)
             if not iterations:
                 raise IrIOError("cannot read the Polygraphy JSON file: it holds no iteration", Location(file=path))
@@ -248,7 +250,9 @@ def load_feeds(sources: Sequence[FeedSource], model: Model, shapes: Mapping[int,
         expect = functools.partial(_check_header, source, parameter, shapes.get(parameter.id), element_limit)
         if source.archive is not None:
             array = npz.load_member(source.archive, source.member or source.name, element_limit, expect)
-        elif source.data is not None:
+        elif source.data is not None:  # read from a Polygraphy file by open_sources, which imported the module
+            from irgraph.io.data import polygraphy_json
+
             array = polygraphy_json.decode_array(source.path, source.name, source.data, element_limit, expect)
         else:
             array = npz.load_npy(source.path, element_limit, expect)
@@ -467,6 +471,8 @@ def save_inputs(path: str, feeds: Sequence[Feed]) -> None:
     """Write the feeds a run used, atomically: Polygraphy's JSON for a ``.json`` path, else an ``.npz``."""
     arrays = {feed.name: npz.for_storage(feed.array) for feed in feeds}
     if path.lower().endswith(".json"):
+        from irgraph.io.data import polygraphy_json
+
         polygraphy_json.write_inputs(path, [arrays])
     else:
         npz.write_npz(path, arrays)
