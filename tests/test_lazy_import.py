@@ -77,6 +77,10 @@ NOT_ON_THE_RUN_PATH = {
     "irgraph.ops.movement.concat", "irgraph.ops.movement.split",  # seeds no more: the sample has neither
     "threadpoolctl",  # no step multiplies matrices: BLAS's thread count is left alone
     "irgraph.core.diagnostics",  # the reader notes nothing about the sample
+    # No body to run or mark, no variable (so no KV cache), no --decompression f32 or kept weights, no Polygraphy
+    # file; and the signal handlers are set through _signal, without the signal module's enum classes.
+    "irgraph.control_flow", "irgraph.control_flow.bodies", "irgraph.runtime._fast.kv_cache",
+    "irgraph.analysis.decompression_chains", "irgraph.io.data.polygraphy_json", "signal",
 }
 
 
@@ -164,3 +168,13 @@ def test_a_file_without_nested_bodies_loads_no_bisect():
     through numpy.random)."""
     loaded = _modules_after(_ir_run("--inputs", str(SAMPLE / "inputs.npz")))
     assert "irgraph.io.xml._fast.bodies" in loaded and "bisect" not in loaded
+
+
+def test_a_run_builds_the_catalogue_entries_of_its_model_s_types_only():
+    # The sample's four types (and OpaqueOp's look-ups): not the ~240 entries, nor module_name's look-behind patterns
+    loaded = _modules_after(
+        _ir_run("--seed", "1") + "\nfrom irgraph.ops import catalogue\n"
+        "assert 0 < len(catalogue._OF_TYPE) < 10, sorted(catalogue._OF_TYPE)\n"
+        "assert catalogue._word_patterns.cache_info().currsize == 0\n"
+        "assert catalogue.all_versions.cache_info().currsize == 0\n")
+    assert "irgraph.ops.catalogue" in loaded

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import keyword
+import random
 import re
 import sys
 
@@ -21,6 +23,25 @@ from irgraph.ops.catalogue import Kind, classify, find, module_name
 )
 def test_module_name_rule(type_name, expected):
     assert module_name(type_name) == expected
+
+
+def _module_name_by_patterns(type_name: str) -> str:
+    word_start, to = catalogue._word_patterns()
+    name = word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def test_module_names_without_the_patterns_are_the_patterns_names():
+    # module_name skips compiling its patterns for plain camel case (Parameter, VariadicSplit): the same names
+    names = {spelled for entry in catalogue.all_versions() for spelled in (entry.type_name, entry.ir_name)}
+    generator = random.Random(28)
+    alphabet = "AaBbTtOoZz09_-é"
+    names |= {"".join(generator.choice(alphabet) for _ in range(generator.randrange(1, 9))) for _ in range(5000)}
+    names |= {"If", "Loop", "Tile", "TopK", "AtoB", "Ato", "toA", "A1B", "a1B", "AB", "Ab", "aB", "Ab2Cd", "Cto2"}
+    special = set(catalogue._MODULE_NAMES)
+    assert sum(catalogue._plain_words(name) for name in names - special) > 100  # both ways are exercised
+    for name in sorted(names - special):
+        assert module_name(name) == _module_name_by_patterns(name), name
 
 
 def test_the_catalogue_covers_opsets_1_to_16():

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -29,6 +28,11 @@ from irgraph.io.data.npz import Expect, NpzArchive
 
 if TYPE_CHECKING:
     import argparse
+    import signal as _signal
+else:
+    # The signal module wraps _signal's functions to hand back enums: building its three enum classes was 0.4 ms
+    # of every start-up, and the handlers below need only the numbers (_signal.signal takes back what it returns).
+    import _signal
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -37,7 +41,9 @@ EXIT_INTERRUPTED = 130
 
 
 
-_STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+_STOPPING_SIGNAL_NAMES: dict[int, str] = {
+    getattr(_signal, name): name for name in ("SIGTERM", "SIGHUP") if hasattr(_signal, name)}
+_STOPPING_SIGNALS = tuple(_STOPPING_SIGNAL_NAMES)
 """Signals that end a command as Ctrl-C does (``timeout`` sends SIGTERM, a closed terminal SIGHUP)."""
 
 
@@ -45,7 +51,7 @@ class Stopped(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the program is, so every ``finally`` and cleanup runs as for Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(_STOPPING_SIGNAL_NAMES[signum])
         self.signum = signum
 
 
@@ -154,23 +160,23 @@ def _stopped_by_signals() -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         if atomic.signal_deferred(signum):  # between making a temporary file and listing it: raised after
             return
-        if signum == signal.SIGINT:
+        if signum == _signal.SIGINT:
             raise KeyboardInterrupt
         for number in _STOPPING_SIGNALS:
-            signal.signal(number, signal.SIG_IGN)
+            _signal.signal(number, _signal.SIG_IGN)
         raise Stopped(signum)
 
     previous = {}
     try:
-        for number in (signal.SIGINT, *_STOPPING_SIGNALS):
-            previous[number] = signal.signal(number, stop)
+        for number in (_signal.SIGINT, *_STOPPING_SIGNALS):
+            previous[number] = _signal.signal(number, stop)
     except ValueError:  # not the main thread
         pass
     try:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            _signal.signal(number, handler)
 
 
 def report(message: str, code: int, debug: bool = False) -> int:

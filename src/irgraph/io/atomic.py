@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import BinaryIO
@@ -151,6 +150,8 @@ def signals_held() -> Iterator[None]:
         _held["depth"] -= 1
         pending, _held["pending"] = _held["pending"], 0
         if pending and not _held["depth"]:
+            import signal  # a signal came: rare enough not to import the module at every start-up
+
             signal.raise_signal(pending)  # its handler raises now, outside the block
 
 

@@ -53,9 +53,21 @@ def module_name(type_name: str) -> str:
     """
     if type_name in _MODULE_NAMES:
         return _MODULE_NAMES[type_name]
-    word_start, to = _word_patterns()
-    name = word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
+    if _plain_words(type_name):  # the patterns' result, without compiling them (most types: every start-up's)
+        name = "".join("_" + char if position and char.isupper() else char
+                       for position, char in enumerate(type_name)).lower()
+    else:
+        word_start, to = _word_patterns()
+        name = word_start.sub("_", to.sub("_to_", type_name)).replace("__", "_").lower()
     return name + "_" if keyword.iskeyword(name) else name  # If -> if_
+
+
+def _plain_words(type_name: str) -> bool:
+    """Whether ``type_name`` is ASCII letters and digits without "to" or two capitals in a row: the patterns of
+    module_name then start a word at every capital but the first (each follows a lower-case letter or digit)."""
+    pairs = zip(type_name[:-1], type_name[1:], strict=True)
+    return (type_name.isascii() and type_name.isalnum() and "to" not in type_name
+            and not any(first.isupper() and second.isupper() for first, second in pairs))
 
 
 CONTROL_FLOW = frozenset({"If", "Loop", "TensorIterator"})
@@ -156,19 +168,39 @@ class OpVersion(Record):
         return (self.module,) if spelled == self.module else (self.module, spelled)
 
 
+def _type_then_version(entry: OpVersion) -> tuple[str, int]:
+    return entry.type_name, entry.introduced
+
+
 @functools.cache
 def all_versions() -> tuple[OpVersion, ...]:
     """Every catalogued op version, sorted by type and version (MaxPool-8 before MaxPool-14)."""
-    entries = (OpVersion(t, v, c, _spans(o)) for t, v, c, o in _data.OPS)
-    return tuple(sorted(entries, key=lambda entry: (entry.type_name, entry.introduced)))
+    entries = (entry for key in _rows_by_type() for entry in _of_type(key))
+    return tuple(sorted(entries, key=_type_then_version))
 
 
 @functools.cache
-def _by_type() -> dict[str, tuple[OpVersion, ...]]:
-    found: dict[str, list[OpVersion]] = {}
-    for entry in all_versions():
-        found.setdefault(entry.type_name.lower(), []).append(entry)
-    return {key: tuple(entries) for key, entries in found.items()}
+def _rows_by_type() -> dict[str, list[tuple[str, str, str, str]]]:
+    found: dict[str, list[tuple[str, str, str, str]]] = {}
+    for row in _data.OPS:
+        found.setdefault(row[0].lower(), []).append(row)
+    return found
+
+
+_OF_TYPE: dict[str, tuple[OpVersion, ...]] = {}
+"""The entries of each type looked up so far, by lower-case name: a run builds those of its model's few types,
+not all ~240 (about 0.4 ms of every start-up)."""
+
+
+def _of_type(key: str) -> tuple[OpVersion, ...]:
+    found = _OF_TYPE.get(key)
+    if found is None:
+        rows = _rows_by_type().get(key)
+        if rows is None:
+            return ()  # not kept: a file's unknown type names would grow the table without bound
+        entries = (OpVersion(t, v, c, _spans(o)) for t, v, c, o in rows)
+        found = _OF_TYPE[key] = tuple(sorted(entries, key=_type_then_version))
+    return found
 
 
 def versions_of(type_name: str) -> tuple[OpVersion, ...]:
@@ -177,7 +209,7 @@ def versions_of(type_name: str) -> tuple[OpVersion, ...]:
         type_name = "Constant"
     elif type_name.lower() == "const":
         return ()  # OpenVINO reads "Const" only in this exact spelling ("Constant" in any case)
-    return _by_type().get(type_name.lower(), ())
+    return _of_type(type_name.lower())
 
 
 def find(type_name: str, version: str) -> OpVersion | None:
