@@ -19,7 +19,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from irgraph.analysis.shape_inference import ensure_shapes
 from irgraph.core.collector import paused_collector
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import EvaluationError, GraphError, InputError, IrError, Location, OpError, ResourceLimitError
+from irgraph.core.lazy import lazy_module
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT, DEFAULT_ITERATION_LIMIT
 from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.graph import Model, Node
@@ -42,6 +43,11 @@ from irgraph.runtime.marking import Mark, body_marks, resolve_marks
 from irgraph.runtime.plan import Step, StepKind, build_plan
 from irgraph.runtime.state import Variables
 from irgraph.runtime.step_shapes import NOTHING_UNKNOWN
+
+if TYPE_CHECKING:
+    from irgraph.control_flow import bodies
+else:  # only a model with sub-graph bodies imports them
+    bodies = lazy_module("irgraph.control_flow.bodies")
 
 _GENERIC, _SPLIT, _JOIN, _CONST, _STATEFUL, _IN_PLACE = (
     StepKind.GENERIC, StepKind.SPLIT, StepKind.JOIN, StepKind.CONST, StepKind.STATEFUL, StepKind.IN_PLACE)
@@ -169,10 +175,8 @@ class Interpreter:
                     parameter.location,
                 )
         if not model.results:
-            raise GraphError(
-                f"model {model.name!r} has no Result layers: there is nothing to compute",
-                Location(file=model.source, line=model.source_line),
-            )
+            raise GraphError(f"model {model.name!r} has no Result layers: there is nothing to compute",
+                             Location(file=model.source, line=model.source_line))
         self._kept: dict[int, np.ndarray] = {}
         self._run_states: dict[int, Any] = {}
         """Per node id, the state an op that keeps one (RandomUniform) starts its next run from."""
@@ -263,17 +267,10 @@ class Interpreter:
         except IrError as err:  # feeds that no Parameter takes, or none at all, are located at the model's file
             raise err.locate(Location(file=self.model.source)) from None
         self.state.begin()
-        budget: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-        collecting: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-        if self._runs_bodies or self._body_marks:  # only a model with sub-graph bodies imports their machinery
-            from irgraph.control_flow.bodies import collecting_marks, run_budget
-
-            if self._runs_bodies:
-                budget = run_budget(self.iteration_limit)
-            if self._body_marks:
-                collecting = collecting_marks(self.element_limit)
-        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), budget, \
-                collecting as in_bodies:
+        with self._threads.limit() if self._sets_blas_threads else contextlib.nullcontext(), (
+                bodies.run_budget(self.iteration_limit) if self._runs_bodies else contextlib.nullcontext()), (
+                bodies.collecting_marks(self.element_limit) if self._body_marks else contextlib.nullcontext()
+        ) as in_bodies:
             self._execute(values)
         self.state.commit()  # Assign values land only once the whole run succeeded
         heap.keep_freed_memory()  # from the second run on, its arrays reuse the first one's pages
@@ -282,11 +279,8 @@ class Interpreter:
             outputs[key] = dense(values[slot])
         if in_bodies is not None:  # keyed OWNER/iterK/...: no key of the model's own has that form
             outputs.update((key, value) for key, value in in_bodies.values.items() if key not in outputs)
-        if not self.state.cache_steps:
-            return outputs
-        from irgraph.runtime._fast.kv_cache import writable_outputs  # imported already: it planned the cache steps
-
-        return writable_outputs(outputs, self.state.cache_steps)
+        # cache_steps: planned by runtime._fast.kv_cache (see state.py), which only a model with variables imports
+        return _fast.kv_cache.writable_outputs(outputs, self.state.cache_steps) if self.state.cache_steps else outputs
 
     def _run_slots(self, slots: Sequence[int], bound: Sequence[Any], wanted: Sequence[int]) -> list[np.ndarray]:
         """Run with ``bound[i]`` in ``slots[i]`` (a body's Parameters, unchecked); the ``wanted`` slots' arrays."""
@@ -294,12 +288,9 @@ class Interpreter:
         for slot, value in zip(slots, bound, strict=True):
             values[slot] = value
         self._execute(values)
-        if self._handed:
-            from irgraph.control_flow.bodies import marked_values  # a body's interpreter: imported already
-
-            if (collected := marked_values()) is not None:
-                for key, slot in self._handed:
-                    collected.add(key, dense(values[slot]))
+        if self._handed and (collected := bodies.marked_values()) is not None:
+            for key, slot in self._handed:
+                collected.add(key, dense(values[slot]))
         return [dense(values[slot]) for slot in wanted]
 
     def _execute(self, values: list[Any]) -> None:
@@ -500,9 +491,8 @@ def check_feed_type(
         )
     size = math.prod(shape)
     if size > element_limit:
-        raise ResourceLimitError(
-            f"input {name!r} has {size} elements, above the limit of {element_limit}", parameter.location
-        )
+        raise ResourceLimitError(f"input {name!r} has {size} elements, above the limit of {element_limit}",
+                                 parameter.location)
 
 
 def run(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
