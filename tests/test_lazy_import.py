@@ -81,6 +81,7 @@ NOT_ON_THE_RUN_PATH = {
     # file; and the signal handlers are set through _signal, without the signal module's enum classes.
     "irgraph.control_flow", "irgraph.control_flow.bodies", "irgraph.runtime._fast.kv_cache",
     "irgraph.analysis.decompression_chains", "irgraph.io.data.polygraphy_json", "signal",
+    "irgraph.io.atomic",  # nothing is written: the output-file checks and atomic writes are imported when needed
 }
 
 

@@ -19,17 +19,20 @@ import numpy as np
 
 import irgraph
 from irgraph.core.errors import IrError, IrIOError, Location, MissingDependencyError, printable
+from irgraph.core.lazy import lazy_module
 from irgraph.core.limits import DEFAULT_ELEMENT_LIMIT
 from irgraph.core.shapes import TensorType
 from irgraph.graph import Model, Node
-from irgraph.io import atomic
 from irgraph.io.data import npz
 from irgraph.io.data.npz import Expect, NpzArchive
 
 if TYPE_CHECKING:
     import argparse
     import signal as _signal
+
+    from irgraph.io import atomic
 else:
+    atomic = lazy_module("irgraph.io.atomic")  # a command that writes a file (a plain ir-run writes none)
     # The signal module wraps _signal's functions to hand back enums: building its three enum classes was 0.4 ms
     # of every start-up, and the handlers below need only the numbers (_signal.signal takes back what it returns).
     import _signal
@@ -158,7 +161,10 @@ def _stopped_by_signals() -> Iterator[None]:
     main thread (a tool called from a thread) handlers cannot be set and nothing changes.
     """
     def stop(signum: int, frame: object) -> None:
-        if atomic.signal_deferred(signum):  # between making a temporary file and listing it: raised after
+        # Between making a temporary file and listing it, the signal is raised after. Nothing is written before
+        # irgraph.io.atomic is imported, and a signal handler does not import it.
+        writing = sys.modules.get("irgraph.io.atomic")
+        if writing is not None and writing.signal_deferred(signum):
             return
         if signum == _signal.SIGINT:
             raise KeyboardInterrupt

@@ -26,7 +26,6 @@ import numpy as np
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import IrError, IrIOError, Location, ResourceLimitError, printable
 from irgraph.core.lazy import lazy_module
-from irgraph.io import atomic
 from irgraph.io.data.zip_directory import ZIP_BZIP2, ZIP_DEFLATED, ZIP_LZMA, ZIP_STORED, ZipMember, read_directory
 from irgraph.io.regular_file import NotARegularFileError, SizedReader
 
@@ -36,8 +35,11 @@ if TYPE_CHECKING:
     import bz2
     import lzma
     import zipfile
+
+    from irgraph.io import atomic
 else:
     bz2, lzma, zipfile = lazy_module("bz2"), lazy_module("lzma"), lazy_module("zipfile")
+    atomic = lazy_module("irgraph.io.atomic")
 
 __all__ = [
     "MAX_NPY_HEADER_BYTES", "MAX_NPZ_MEMBERS", "ByteSource", "Expect", "NpzArchive", "decode_stored", "for_storage",
