@@ -82,6 +82,7 @@ NOT_ON_THE_RUN_PATH = {
     "irgraph.control_flow", "irgraph.control_flow.bodies", "irgraph.runtime._fast.kv_cache",
     "irgraph.analysis.decompression_chains", "irgraph.io.data.polygraphy_json", "signal",
     "irgraph.io.atomic",  # nothing is written: the output-file checks and atomic writes are imported when needed
+    "heapq",  # the sample's layers are in topological order already: Model.topological_order does not sort
 }
 
 

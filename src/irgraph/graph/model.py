@@ -9,7 +9,6 @@ type with its attribute values; *OutputPort*/*InputPort* are (node id, index) ha
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -295,6 +294,8 @@ class Model:
         # the sort below returns, as the ready node inserted first always goes first: skip the sort.
         if all(position[source.node_id] < position[target_id] for (target_id, _), source in self._producers.items()):
             return list(self._nodes.values())
+        import heapq  # here: a model read from a file (a start-up) is already in order, and never sorts
+
         waiting = {node_id: 0 for node_id in self._nodes}
         for target_id, _ in self._producers:
             waiting[target_id] += 1
