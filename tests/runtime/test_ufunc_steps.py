@@ -204,6 +204,39 @@ def test_the_specialised_plan_shares_the_constants_folded_once():
     assert any(value is folded[0] for value in specialised._template)
 
 
+def test_the_specialised_plan_binds_a_compressed_weight_without_folding_its_chain_again(monkeypatch):
+    # u8 -> Convert -> Subtract -> Multiply, as an int8 export writes a weight: the general plan keeps only the
+    # chain's end (its intermediates are dropped once folded), so a plan for other shapes must bind that end and not
+    # plan the chain at all; folding it again cost an int4 LLM's fourth decode step 2 s and a second copy of its
+    # weights.
+    from irgraph.ops.arithmetic.subtract import Subtract
+    from irgraph.ops.type.convert import Convert
+    from irgraph.runtime import plan
+
+    model = ir.Model("compressed")
+    x = model.parameter("x", [-1, 3])
+    codes = model.const(np.array([[1, 2], [3, 4], [5, 250]], dtype=np.uint8))
+    widened = _port(model, Convert(destination_type=ElementType.F32), "widen", [codes])
+    centred = _port(model, Subtract(), "centre", [widened, model.const(np.float32(128))])
+    scaled = _port(model, Multiply(), "scale", [centred, model.const(np.float32(0.5))])
+    model.result(_port(model, MatMul(), "product", [x, scaled]), name="y")
+    interpreter = ir.Interpreter(model)
+    (general_weight,) = [value for value in interpreter._template if isinstance(value, np.ndarray)
+                         and value.shape == (3, 2)]
+    folds: list[str] = []
+    folding = plan._Planner._fold
+    monkeypatch.setattr(plan._Planner, "_fold", lambda self, node, *rest: folds.append(node.name) or folding(
+        self, node, *rest))
+    feeds = {"x": np.ones((2, 3), np.float32)}
+    outputs = [interpreter.run(feeds)["y"] for _ in range(3)]
+    (specialised,) = interpreter._specialiser.plans.values()
+    assert specialised is not None and folds == []
+    assert [value is general_weight for value in specialised._template].count(True) == 1
+    expected = np.ones((2, 3), np.float32) @ ((np.array([[1, 2], [3, 4], [5, 250]], np.float32) - 128) * 0.5)
+    for found in outputs:
+        np.testing.assert_array_equal(found, expected)
+
+
 def test_models_with_marks_or_without_dynamic_inputs_are_never_specialised():
     assert ir.Interpreter(_chain([2, 6]))._specialiser is None
     assert ir.Interpreter(_dynamic_model(), mark="add")._specialiser is None

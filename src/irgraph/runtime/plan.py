@@ -153,8 +153,9 @@ class _Planner(MutableRecord):
             return StepKind.STATEFUL  # new numbers every run, even from constant inputs: never folded
         if node.id in self.unfolded:
             return StepKind.GENERIC  # weights kept compressed: decompressed at every run, freed after their reader
-        if inputs and all(slot in self.constants for slot in inputs) and (
-                self._bind_known(node, outputs) or self._fold(node, op, inputs, outputs)):
+        if self._bind_known(node, outputs):
+            return None  # computed by the plan this one was made beside (what led to it is not planned at all)
+        if inputs and all(slot in self.constants for slot in inputs) and self._fold(node, op, inputs, outputs):
             return None  # a constant sub-graph (f16 weights -> Convert): computed once, here, not per run
         if op.traits.joins_inputs:
             return StepKind.JOIN
@@ -256,7 +257,7 @@ def build_plan(
     parameters = [(parameter, planner.slot(parameter.id, 0)) for parameter in model.parameters]
     feeds = {name: (parameter, planner.slots[(parameter.id, 0)]) for name, parameter in model.input_index().items()}
     marks = list(marks)  # read twice: what may be dropped, then the marked slots
-    needed = model.reachable_from_results()
+    needed = _needed(model, known or {})
     order = [node for node in model.topological_order() if node.id in needed]
     sources = {node.id: model.input_sources(node) for node in order}
     planner.unfolded_readers = _droppable_readers(order, sources, marks)
@@ -275,6 +276,26 @@ def build_plan(
         if slot in read:  # the inputs of folded sub-graphs (f16 weights) are not kept
             template[slot] = value
     return Plan(steps, planner.slots, parameters, feeds, results, marked, template, planner.runs_bodies)
+
+
+def _needed(model: Model, known: Mapping[PortKey, np.ndarray]) -> set[int]:
+    """Ids of the layers a run needs: those a Result or sink depends on, not looking past a layer whose outputs were
+    all computed before (``known``). A plan for particular shapes binds those outputs, so what led to them (an
+    int4 weight's Convert, Subtract, Multiply) is neither folded again nor held twice."""
+    if not known:
+        return model.reachable_from_results()
+    seen: set[int] = set()
+    stack = [node.id for node in model.results] + [node.id for node in model if node.op.traits.is_sink]
+    while stack:
+        node_id = stack.pop()
+        if node_id in seen:
+            continue
+        seen.add(node_id)
+        node = model.node(node_id)
+        outputs = node.num_outputs  # a Result or an Assign has none: nothing of theirs is known
+        if not outputs or not all((node_id, index) in known for index in range(outputs)):
+            stack.extend(source.node_id for source in model.input_sources(node) if source)
+    return seen
 
 
 def _droppable_readers(order: list[Node], sources: dict[int, list[OutputPort | None]], marks: Iterable[Mark]
