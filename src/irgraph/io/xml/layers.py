@@ -21,6 +21,7 @@ from irgraph.io.xml.lazy_etree import etree
 from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import attribute_items
 from irgraph.ops import Const, Op, OpaqueOp, Parameter, Result, lookup
+from irgraph.ops.infrastructure.const import holds_value
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -323,25 +324,27 @@ class LayerReader:
         op = self._placed_consts.get(placed)
         if op is None:  # Consts sharing their bytes in the .bin (OpenVINO deduplicates) share one op
             dtype = element_type.dtype if element_type in _PLAIN_TYPES else None
-            value: np.ndarray | None
+            value: np.ndarray | None = None
             try:
                 data = self.reader.weights().view(offset, size)
-                # Byte-aligned numbers: what decode_tensor does, without re-checking the shape the op checked.
-                value = (
-                    decode_tensor(data, element_type, shape) if dtype is None
-                    else np.frombuffer(data, dtype=dtype, count=math.prod(shape)).reshape(shape)
-                )
+                if dtype is None and element_type.is_packed and needed:
+                    op = self.unpacked_later(op_class, element_type, shape, data)
+                if op is None:  # Byte-aligned numbers: what decode_tensor does, without re-checking the shape
+                    value = (
+                        decode_tensor(data, element_type, shape) if dtype is None
+                        else np.frombuffer(data, dtype=dtype, count=math.prod(shape)).reshape(shape)
+                    )
             except (WeightsError, IrIOError) as err:
                 if not self.reader.weights_optional:
                     raise
                 self.reader.without_data(err)
                 value = dtype = None
-            if size == 0 and needed == 0 and op_class is Const:  # written from a zero-byte tensor: kept so
+            if op is None and size == 0 and needed == 0 and op_class is Const:  # from a zero-byte tensor: kept so
                 op = Const(element_type=element_type, shape=shape, value=value, zero_byte_blob=True)
-            else:
+            elif op is None:
                 op = self.new_tensor_op(op_class, element_type, shape, value, checked=dtype is not None)
             self._placed_consts[placed] = op
-        elif op.value is None:
+        elif not holds_value(op):
             self.reader.without_data()  # counted per layer, as ir-info counts them, not per shared placement
         return op
 
@@ -352,6 +355,12 @@ class LayerReader:
         """``op_class(element_type, shape, value)``. ``checked``: ``value`` was just made of the dtype and shape
         that the op's own checks passed (``from_attributes`` or the op's codecs in ``_const``)."""
         return op_class(element_type=element_type, shape=shape, value=value)
+
+    def unpacked_later(
+        self, op_class: type[Const], element_type: ElementType, shape: tuple[int, ...], data: memoryview
+    ) -> Const | None:
+        """A Const of packed ``data`` (enough bytes) that unpacks its value on first read, or None: unpack now."""
+        return None
 
     def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
         """The type a port declares (made once per distinct declaration)."""

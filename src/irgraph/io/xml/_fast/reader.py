@@ -56,6 +56,7 @@ from irgraph.io.xml.names import split_names
 from irgraph.io.xml.rt_info import RtInfoReader
 from irgraph.io.xml.security import hardened_parser
 from irgraph.ops import Const, Op, OpaqueOp
+from irgraph.ops.infrastructure.const import holds_value
 
 if TYPE_CHECKING:
     from irgraph.io.xml.context import ReadContext
@@ -228,7 +229,7 @@ class _FastReader(sub_graphs.SubGraphReading):
                 op, extras = self._tensor(tensor, type_name, version, data.group(1), location)
                 data_lines = body.count("\n", 0, data.end())  # the template counted the lines after <data> only
                 newlines += data_lines
-                if op.value is not None:  # (a Const without its weights is counted per layer: see _tensor)
+                if holds_value(op):  # (a Const without its weights is counted per layer: see _tensor)
                     placed_tensors[body] = (kind, template, op, extras, data_lines)
             input_types, output_types = list(in_types), list(out_types)
             if dim_slots:
@@ -340,7 +341,7 @@ class _FastReader(sub_graphs.SubGraphReading):
                 attrs = dict(zip(CONST_ATTRIBUTES, plain.groups(), strict=True))
                 found = (layers.tensor_op(op_class, attrs, location), layers.unknown_attributes(op_class, attrs))
             self._tensors[key] = found
-        elif found[0].value is None:
+        elif not holds_value(found[0]):
             # Counted per layer (as ir-info counts Consts), not once per shared placement.
             self._layer_reader.reader.without_data()
         return found
