@@ -9,7 +9,7 @@ type with its attribute values; *OutputPort*/*InputPort* are (node id, index) ha
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -344,8 +344,9 @@ class Model:
         first = self.node(cycle[0][0])
         return GraphError(f"the graph has a cycle through layers {path}", first.location)
 
-    def reachable_from_results(self) -> set[int]:
-        """Ids of nodes some Result or sink (Assign) depends on (iteratively, no recursion)."""
+    def reachable_from_results(self, stop_at: Container[int] = frozenset()) -> set[int]:
+        """Ids of nodes some Result or sink (Assign) depends on (iteratively, no recursion), not looking past the
+        nodes of ``stop_at`` (their inputs are not followed)."""
         seen: set[int] = set()
         stack = [node.id for node in self.results] + [node.id for node in self if node.op.traits.is_sink]
         while stack:
@@ -353,7 +354,8 @@ class Model:
             if node_id in seen:
                 continue
             seen.add(node_id)
-            stack.extend(source.node_id for source in self.input_sources(self.node(node_id)) if source)
+            if node_id not in stop_at:
+                stack.extend(source.node_id for source in self.input_sources(self.node(node_id)) if source)
         return seen
 
     # ------------------------------------------------------------------------------ names

@@ -282,20 +282,9 @@ def _needed(model: Model, known: Mapping[PortKey, np.ndarray]) -> set[int]:
     """Ids of the layers a run needs: those a Result or sink depends on, not looking past a layer whose outputs were
     all computed before (``known``). A plan for particular shapes binds those outputs, so what led to them (an
     int4 weight's Convert, Subtract, Multiply) is neither folded again nor held twice."""
-    if not known:
-        return model.reachable_from_results()
-    seen: set[int] = set()
-    stack = [node.id for node in model.results] + [node.id for node in model if node.op.traits.is_sink]
-    while stack:
-        node_id = stack.pop()
-        if node_id in seen:
-            continue
-        seen.add(node_id)
-        node = model.node(node_id)
-        outputs = node.num_outputs  # a Result or an Assign has none: nothing of theirs is known
-        if not outputs or not all((node_id, index) in known for index in range(outputs)):
-            stack.extend(source.node_id for source in model.input_sources(node) if source)
-    return seen
+    computed = {node_id for node_id, _ in known
+                if all((node_id, index) in known for index in range(model.node(node_id).num_outputs))}
+    return model.reachable_from_results(stop_at=computed)
 
 
 def _droppable_readers(order: list[Node], sources: dict[int, list[OutputPort | None]], marks: Iterable[Mark]
