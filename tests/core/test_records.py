@@ -142,3 +142,18 @@ def test_the_op_classes_of_every_run_compare_and_print_as_their_dataclass_twins(
     assert Op() == Op() and hash(Op()) == hash(()) and repr(Op()) == "Op()"
     with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'x'"):
         Op().x = 1  # type: ignore[attr-defined]  # the assignment a frozen dataclass refuses
+
+
+class OtherPair(Record):
+    __slots__ = ("left", "right")
+    left: int
+    right: object
+
+    def __init__(self, left: int, right: object = None) -> None:
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+
+def test_records_of_different_classes_with_the_same_values_differ_as_dataclasses_do():
+    assert Pair(1, 2) != OtherPair(1, 2) and OtherPair(1, 2) != Pair(1, 2)
+    assert Pair(1, 2).__eq__(OtherPair(1, 2)) is NotImplemented

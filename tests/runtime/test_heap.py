@@ -112,3 +112,25 @@ def test_freed_memory_stays_resident_after_the_setting_in_a_fresh_process():
     assert done.returncode == 0, done.stderr
     default, kept = map(int, done.stdout.split())
     assert default >= 15 and kept <= 1  # MiB given back on free: with glibc's defaults, then with the setting
+
+
+def test_a_fresh_process_sets_the_thresholds_after_its_first_run():
+    # Not through the tests' reset of ``_settled``: a process starts unsettled by itself.
+    script = (
+        "import ctypes, numpy as np, irgraph as ir\n"
+        "from irgraph.ops.activation.relu import Relu\n"
+        "calls = []\n"
+        "class Libc:\n"
+        "    def mallopt(self, parameter, value):\n"
+        "        calls.append((parameter, value)); return 1\n"
+        "ctypes.CDLL = lambda name: Libc()\n"
+        "model = ir.Model('m')\n"
+        "x = model.parameter('x', [2])\n"
+        "model.result(ir.OutputPort(model.add_node(Relu(), 'relu', [x]).id, 0), name='y')\n"
+        "ir.Interpreter(model).run({'x': np.zeros(2, np.float32)})\n"
+        "print(calls)\n")
+    environment = {key: value for key, value in os.environ.items() if key != "IRGRAPH_NO_FAST"}
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment,
+                           check=True).stdout.strip()
+    expected = [(heap.M_MMAP_THRESHOLD, heap.HEAP_ARRAYS), (heap.M_TRIM_THRESHOLD, heap.KEPT_FREE)]
+    assert found == (str(expected) if sys.platform.startswith("linux") else "[]")
