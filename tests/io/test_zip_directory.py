@@ -69,6 +69,28 @@ def _with_zip64_end_records(data: bytes) -> bytes:
     return data[:end] + record + locator + saturated
 
 
+def _with_zip64_extra_fields(data: bytes) -> bytes:
+    """``data`` (no archive comment) with every central entry's sizes and local header offset saturated and given in
+    a zip64 extra field instead (zipfile writes that field only for members past 4 GiB)."""
+    end = len(data) - 22
+    size, offset = struct.unpack("<II", data[end + 12 : end + 20])
+    entries, position = [], offset
+    while position < offset + size:
+        fixed = bytearray(data[position : position + 46])
+        compress_size, file_size, name_length, extra_length, comment_length = struct.unpack("<IIHHH", fixed[20:34])
+        (header_offset,) = struct.unpack("<I", fixed[42:46])
+        zip64 = struct.pack("<HHQQQ", 1, 24, file_size, compress_size, header_offset)
+        fixed[20:28] = struct.pack("<II", 0xFFFF_FFFF, 0xFFFF_FFFF)
+        fixed[30:32] = struct.pack("<H", extra_length + len(zip64))
+        fixed[42:46] = struct.pack("<I", 0xFFFF_FFFF)
+        variable = data[position + 46 : position + 46 + name_length + extra_length + comment_length]
+        entries.append(bytes(fixed) + variable[:name_length] + zip64 + variable[name_length:])
+        position += 46 + len(variable)
+    directory = b"".join(entries)
+    record = data[end : end + 12] + struct.pack("<II", len(directory), offset) + data[end + 20 :]
+    return data[:offset] + directory + record
+
+
 def _valid_archives(tmp_path) -> dict[str, bytes]:
     np.savez(tmp_path / "plain.npz", a=np.arange(3), b=np.ones((2, 2)))
     np.savez_compressed(tmp_path / "compressed.npz", a=np.arange(3))
@@ -84,6 +106,7 @@ def _valid_archives(tmp_path) -> dict[str, bytes]:
         "zip64 members": _archive(zip64=True),
         "zip64 end records": _with_zip64_end_records(_archive(zip64=True)),
         "zip64 end records, data before": b"junk" + _with_zip64_end_records(_archive()),
+        "zip64 extra fields": _with_zip64_extra_fields(_archive()),
         "deflated, with a comment": _archive(zipfile.ZIP_DEFLATED, comment=b"a comment PK"),
         "lzma": _archive(zipfile.ZIP_LZMA),
         "data before the archive": b"#!/bin/sh\nexit 0\n" + _archive(),
@@ -110,7 +133,7 @@ def test_a_cp437_name_decodes_as_zipfile_decodes_it() -> None:
 
 
 @pytest.mark.parametrize("kind", ["savez", "zip64 members", "zip64 end records", "zip64 end records, data before",
-                                  "deflated, with a comment", "data before the archive"])
+                                  "zip64 extra fields", "deflated, with a comment", "data before the archive"])
 def test_every_byte_of_the_tail_overwritten_gives_zipfiles_outcome(tmp_path, kind) -> None:
     """Each byte from the central directory on (its entries, the zip64 records, the end record, the comment) set to
     0x00, 0x01, 0x7f, 0x80 and 0xff in turn: read_directory lists or refuses the archive exactly as zipfile does."""
