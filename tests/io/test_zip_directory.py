@@ -69,7 +69,7 @@ def _with_zip64_end_records(data: bytes) -> bytes:
     return data[:end] + record + locator + saturated
 
 
-def _with_zip64_extra_fields(data: bytes) -> bytes:
+def _with_zip64_extra_fields(data: bytes, values: int = 3) -> bytes:
     """``data`` (no archive comment) with every central entry's sizes and local header offset saturated and given in
     a zip64 extra field instead (zipfile writes that field only for members past 4 GiB)."""
     end = len(data) - 22
@@ -79,7 +79,7 @@ def _with_zip64_extra_fields(data: bytes) -> bytes:
         fixed = bytearray(data[position : position + 46])
         compress_size, file_size, name_length, extra_length, comment_length = struct.unpack("<IIHHH", fixed[20:34])
         (header_offset,) = struct.unpack("<I", fixed[42:46])
-        zip64 = struct.pack("<HHQQQ", 1, 24, file_size, compress_size, header_offset)
+        zip64 = struct.pack(f"<HH{values}Q", 1, 8 * values, *(file_size, compress_size, header_offset)[:values])
         fixed[20:28] = struct.pack("<II", 0xFFFF_FFFF, 0xFFFF_FFFF)
         fixed[30:32] = struct.pack("<H", extra_length + len(zip64))
         fixed[42:46] = struct.pack("<I", 0xFFFF_FFFF)
@@ -96,6 +96,9 @@ def _valid_archives(tmp_path) -> dict[str, bytes]:
     np.savez_compressed(tmp_path / "compressed.npz", a=np.arange(3))
     empty = io.BytesIO()
     zipfile.ZipFile(empty, "w").close()
+    empty_with_comment = io.BytesIO()
+    with zipfile.ZipFile(empty_with_comment, "w") as archive:
+        archive.comment = b"c"  # the end record found by the comment search, at the first byte searched
     directory = io.BytesIO()
     with zipfile.ZipFile(directory, "w") as archive:
         archive.writestr("folder/", b"")
@@ -113,6 +116,8 @@ def _valid_archives(tmp_path) -> dict[str, bytes]:
         "UTF-8 and cp437 names, a NUL in one": _archive(names=("n\u00e9.npy", "a\0b.npy")).replace(
             b"n\xc3\xa9.npy", b"n\xe9x.npy", 1),  # the first name's local header only: the directory keeps UTF-8
         "empty": empty.getvalue(),
+        "empty, with a comment": empty_with_comment.getvalue(),
+        "empty, zip64 end records": _with_zip64_end_records(empty.getvalue()),  # its zip64 record at byte 0
         "a directory entry": directory.getvalue(),
     }
 
@@ -178,3 +183,39 @@ def test_zip64_records_that_disagree_or_span_disks_are_refused_as_zipfile_refuse
     assert outcomes["two disks"] == outcomes["disk 1"] == (
         "BadZipFile", "zipfiles that span multiple disks are not supported")
     assert outcomes["no record before the locator"] == ("BadZipFile", "File is not a zip file")
+
+
+@pytest.mark.parametrize("version", [20, 63, 64, 255])
+def test_an_entry_needing_a_later_zip_version_is_refused_as_zipfile_refuses_it(version) -> None:
+    data = _archive()
+    at = data.find(b"PK\x01\x02") + 6  # the version needed to extract, of the first central entry
+    changed = data[:at] + bytes([version]) + data[at + 1 :]
+    expected = _zipfile(changed)
+    assert _ours(changed) == expected
+    assert isinstance(expected, list) == (version <= 63)
+
+
+@pytest.mark.parametrize("values", [0, 1, 2])
+def test_a_zip64_extra_field_short_of_the_saturated_values_is_refused_as_zipfile_refuses_it(values) -> None:
+    damaged = _with_zip64_extra_fields(_archive(), values)
+    expected = _zipfile(damaged)
+    assert expected[0] == "BadZipFile" and _ours(damaged) == expected
+
+
+def test_an_end_record_holding_the_end_signature_in_its_fields_is_read_as_zipfile_reads_it() -> None:
+    # zipfile takes the last 22 bytes as the end record when they have no comment; a search for the signature
+    # would find the copy in the directory size field instead
+    data = _archive()
+    damaged = data[:-10] + b"PK\x05\x06" + data[-6:]
+    assert _ours(damaged) == _zipfile(damaged)
+
+
+@pytest.mark.parametrize("length", [23, 24, 25, 26, 28])
+def test_an_extra_field_longer_than_what_is_left_is_refused_as_zipfile_refuses_it(length) -> None:
+    data = _with_zip64_extra_fields(_archive())
+    at = data.find(b"PK\x01\x02")
+    at += 46 + struct.unpack("<H", data[at + 28 : at + 30])[0] + 2  # the first entry's zip64 field's length
+    damaged = data[:at] + struct.pack("<H", length) + data[at + 2 :]
+    expected = _zipfile(damaged)
+    assert _ours(damaged) == expected
+    assert (expected[0] == "BadZipFile") == (length != 24), expected  # 23: the header offset cut short
