@@ -22,6 +22,15 @@ __all__ = ["DataclassFields", "MutableRecord", "Record"]
 _R = TypeVar("_R", bound="Record")
 
 
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The attributes ``names`` of an instance, in order, as one tuple (one C call for any count but one)."""
+    if not names:
+        return lambda _: ()
+    getter = attrgetter(*names)
+    return getter if len(names) > 1 else lambda instance: (getter(instance),)
+
+
+
 class Record:
     """Compares, hashes and prints by ``__slots__`` (in order) and refuses assignment, as a
     ``@dataclass(frozen=True)`` does by its fields; fields named in ``_unprinted`` are left out of the repr
@@ -34,9 +43,7 @@ class Record:
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
-        names = cls._names()
-        getter = attrgetter(*names) if names else (lambda _: ())
-        cls._values = staticmethod(getter if len(names) != 1 else (lambda record: (getter(record),)))
+        cls._values = staticmethod(_values_of(cls._names()))
 
     @classmethod
     def _names(cls) -> tuple[str, ...]:
@@ -119,20 +126,11 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
 
 
-def _field_values(cls: type, keep: Callable[[dataclasses.Field[Any]], bool]) -> Callable[[Any], tuple[Any, ...]]:
-    """The values of ``cls``'s dataclass fields that ``keep`` selects, in order, as one tuple (one C call)."""
-    names = tuple(f.name for f in _fields(cls) if keep(f))
-    if not names:
-        return lambda _: ()
-    getter = attrgetter(*names)
-    return getter if len(names) > 1 else lambda instance: (getter(instance),)
-
-
 def _compared(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     """What a dataclass's ``__eq__`` compares: the fields with ``compare=True``."""
     found = _COMPARED.get(cls)
     if found is None:
-        found = _COMPARED[cls] = _field_values(cls, lambda f: f.compare)
+        found = _COMPARED[cls] = _values_of(tuple(f.name for f in _fields(cls) if f.compare))
     return found
 
 
@@ -140,7 +138,8 @@ def _hashed(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     """What a frozen dataclass's ``__hash__`` hashes: the fields with ``hash=True``, or ``hash=None`` and compared."""
     found = _HASHED.get(cls)
     if found is None:
-        found = _HASHED[cls] = _field_values(cls, lambda f: f.compare if f.hash is None else bool(f.hash))
+        found = _HASHED[cls] = _values_of(tuple(f.name for f in _fields(cls)
+                                                if (f.compare if f.hash is None else f.hash)))
     return found
 
 
