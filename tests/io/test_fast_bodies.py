@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -160,15 +159,6 @@ def test_port_map_starts_are_each_tag_found_on_its_own():
     for section in ["".join(combination) for combination in itertools.product(pieces, repeat=3)]:
         expected = sorted((position, tag) for tag in tags for position in _all(section, f"<{tag}>"))
         assert _map_starts(section) == expected
-
-
-@pytest.fixture
-def deep_recursion():
-    """Comparing 256-level rt_info trees (nested dataclasses) needs more than Python's default recursion limit."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    yield
-    sys.setrecursionlimit(limit)
 
 
 def _nested_rt_info(indent: str, levels: int):

@@ -7,7 +7,6 @@ variations of the layout, and on 1,500 fuzz-damaged models.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -259,15 +258,6 @@ def test_cutting_dims_out_takes_linear_time_on_hostile_runs():
     started = time.perf_counter()
     assert patterns.DIMS_CUT.split(hostile) == [hostile]
     assert time.perf_counter() - started < 0.5
-
-
-@pytest.fixture
-def deep_recursion():
-    """Comparing 256-level rt_info trees (nested dataclasses) needs more than Python's default recursion limit."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    yield
-    sys.setrecursionlimit(limit)
 
 
 def _nested(levels: int) -> str:

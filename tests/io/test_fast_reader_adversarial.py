@@ -7,7 +7,6 @@ same model and findings, or the same error.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import pytest
@@ -426,15 +425,6 @@ CASES = [
     pytest.param(chain(sub(LAYER_END, "</layer>" + "\n" * 70_000, 2), sub("<dim>6</dim>", "<dim>x</dim>", 2)),
                  id="error-past-line-65535"),
 ]
-
-
-@pytest.fixture
-def deep_recursion():
-    """Comparing 256-level rt_info trees (nested dataclasses) needs more than Python's default recursion limit."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    yield
-    sys.setrecursionlimit(limit)
 
 
 @pytest.mark.parametrize("edit", CASES)
