@@ -160,11 +160,11 @@ def test_in_place_relu_keeps_nan_and_negative_zero_as_the_allocating_path():
 @pytest.mark.parametrize("chunk", [65536, 3])  # one chunk; many, the last one short
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_in_place_swish_and_h_swish_are_the_allocating_paths_bit_for_bit(monkeypatch, chunk, dtype):
-    """Swish and HSwish write a chunk at a time (irgraph.ops.activation.swish.in_chunks) into the donated input or a
-    new array: the values, NaN payloads and signed zeros of the allocating whole-array formulas."""
-    import irgraph.ops.activation.swish as swish_module
+    """Swish and HSwish write a chunk at a time (irgraph.ops.numeric.in_chunks) into the donated input or a new
+    array: the values, NaN payloads and signed zeros of the allocating whole-array formulas."""
+    from irgraph.ops import numeric
 
-    monkeypatch.setattr(swish_module, "CHUNK", chunk)
+    monkeypatch.setattr(numeric, "CHUNK", chunk)
     payloads = np.array([0x7FC00005, 0xFFC00009], np.uint32).view(np.float32).astype(dtype)
     data = np.concatenate([payloads, np.array([np.inf, -np.inf, -0.0, 0.0, -3.0, 3.0, -1e30, 88.0, -88.0], dtype),
                            np.random.default_rng(0).standard_normal(20).astype(dtype) * 4]).reshape(31)

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from irgraph.ops.activation.swish import in_chunks
 from irgraph.ops.families.elementwise import UnaryMath
+from irgraph.ops.numeric import in_chunks
 from irgraph.ops.op import Tolerance
 from irgraph.ops.registry import register
 
@@ -19,7 +19,7 @@ def _h_swish(x: np.ndarray) -> np.ndarray:
 
 def _h_swish_into(x: np.ndarray, target: np.ndarray) -> np.ndarray:
     # x * min(max(x + 3, 0), 6) / 6, the same calls in the same order, a chunk at a time through one scratch array
-    # (irgraph.ops.activation.swish.in_chunks): on MobileNet-v3's large maps the temporaries' allocation and page
+    # (irgraph.ops.numeric.in_chunks): on MobileNet-v3's large maps the temporaries' allocation and page
     # faults cost more than the arithmetic
     t = x.dtype.type
     three, zero, six = t(3), t(0), t(6)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,30 +10,10 @@ import numpy as np
 from irgraph.core.errors import OpError
 from irgraph.core.shapes import TensorType
 from irgraph.ops.families.elementwise import REAL, fits, widened
+from irgraph.ops.numeric import in_chunks
 from irgraph.ops.op import Inputs, InputSpec, Op, Tolerance
 from irgraph.ops.registry import register
 from irgraph.ops.traits import OpTraits
-
-CHUNK = 65536
-"""Values an activation of several passes computes at a time (:func:`in_chunks`): its scratch array (256 KiB of
-f32) stays in the core's cache and no temporary of the whole size is allocated. YOLOv8n's largest Swish
-(1x16x320x320) took 3.1 ms in four whole-array passes with one temporary and 1.8 ms in chunks of 65,536 (16,384:
-2.4 ms, 262,144: 2.3 ms; AMD EPYC, NumPy 2.4.6)."""
-
-ChunkKernel = Callable[[np.ndarray, np.ndarray, np.ndarray], object]
-"""(data part, scratch part, output part): writes the values of the data part into the output part."""
-
-
-def in_chunks(kernel: ChunkKernel, data: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """``kernel`` over ``CHUNK`` values at a time of ``data`` into ``target`` (same shape and dtype, possibly
-    ``data`` itself: each part is read before its output part is written). Element-wise kernels give the values
-    of one pass over the whole. Both must be C-contiguous (flat views), which the callers check."""
-    flat, out = data.reshape(-1), target.reshape(-1)
-    scratch = np.empty(min(CHUNK, flat.size), data.dtype)
-    for start in range(0, flat.size, CHUNK):
-        part = flat[start:start + CHUNK]
-        kernel(part, scratch[:part.size], out[start:start + CHUNK])
-    return target
 
 
 def _contiguous(data: np.ndarray) -> np.ndarray:
