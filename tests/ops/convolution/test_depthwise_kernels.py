@@ -98,7 +98,8 @@ def test_the_bound_kernel_gives_evaluate_s_bits_and_the_taps_sums(case, dtype):
 
 def test_the_taps_sums_follow_the_kernel_s_order_within_a_phase():
     """Unit strides: one sum-of-products call over all the taps, in the kernel's row-major order, one rounding per
-    product and per sum: the bits of a multiply and an add per tap (values whose sums round)."""
+    product and per sum: the bits of a multiply and an add per tap (values whose sums round). NumPy 2.4's einsum
+    loops are its baseline SIMD (x86-64-v2 in its wheels: no fused multiply-add on any CPU)."""
     data = RNG.standard_normal((1, 5, 6, 7)).astype(np.float32)
     weights = RNG.standard_normal((5, 1, 1, 3, 3)).astype(np.float32)
     bound = depthwise.bound_depthwise(data.shape, data.dtype, weights, (1, 1), (1, 1), (1, 1), (6, 7))

@@ -13,9 +13,10 @@ of tiny matrices:
   channels)``: the last output axis and the channels make one contiguous run, and the weights, tiled along
   that run at plan time, match it element for element;
 - ``np.einsum`` sums each such view's products with its weights in one call (NumPy's sum-of-products loop:
-  the products of the taps, in row-major order, added one tap after the other; measured to give the same
-  bits as a multiply and an add per tap), the phases' partial sums are added in phase order, and the sum,
-  channels last, is copied into the output in NCHW order.
+  the products of the taps, in row-major order, added one tap after the other: the bits of a multiply and an
+  add per tap, the loop being NumPy's baseline SIMD, which on x86-64 has no fused multiply-add, whatever the
+  CPU), the phases' partial sums are added in phase order, and the sum, channels last, is copied into the
+  output in NCHW order.
 
 Each output is then the kernel's taps' products summed in a fixed order, one rounding per product and per sum:
 within the Convolution tolerance of any other order (docs/tolerances.md), and exact on exact sums.
