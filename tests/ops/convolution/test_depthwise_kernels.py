@@ -40,12 +40,13 @@ CASES = [
     ((1, 2, 3, 2), (2, 1, 1, 3, 5), (1, 1), (1, 2), (1, 2)),  # rows 2 wide, taps reaching 2 past each end
     ((1, 3, 5, 4), (3, 1, 1, 3, 3), (1, 1), (2, 2), (0, 0)),  # all the padding before
     ((1, 3, 5, 4), (3, 1, 1, 3, 3), (1, 1), (0, 0), (2, 2)),  # all the padding after
+    ((2, 3, 6, 6), (3, 2, 1, 3, 3), (1, 1), (0, 1), (2, 0)),  # two outputs per channel, narrower: padded rows
 ]
 # (data shape, filters, strides, dilations, pads_begin, pads_end): strides above 1 read the stride phases
 STRIDED = [
     ((1, 6, 14, 14), (6, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1)),  # MobileNet's and ShuffleNet's, small
     ((2, 5, 9, 7), (5, 1, 1, 5, 5), (2, 2), (1, 1), (2, 2), (2, 2)),  # 5x5, odd sizes: phases of unequal lengths
-    ((1, 4, 11, 10), (4, 2, 1, 3, 2), (3, 2), (1, 1), (0, 1), (2, 0)),  # two outputs per channel, stride 3
+    ((1, 4, 11, 10), (4, 1, 1, 3, 2), (3, 2), (1, 1), (0, 1), (2, 0)),  # stride 3 by 2, asymmetric pads
     ((1, 3, 13, 12), (3, 1, 1, 3, 3), (2, 2), (2, 3), (2, 0), (1, 3)),  # dilation 2 on stride 2: one phase a row
     ((1, 4, 11), (4, 1, 1, 4), (2,), (3,), (3,), (0,)),  # 1-D, dilation 3 on stride 2
     ((1, 3, 5, 6, 7), (3, 1, 1, 2, 3, 2), (2, 1, 2), (1, 2, 1), (1, 0, 1), (0, 2, 1)),  # 3-D
@@ -112,6 +113,19 @@ def test_the_taps_sums_follow_the_kernel_s_order_within_a_phase():
     np.testing.assert_array_equal(bound(data), expected)
 
 
+def test_one_output_per_channel_reads_the_phases_and_several_the_copied_columns():
+    """Several outputs per channel (unit strides only) keep the column kernels, measured faster for them; those
+    of outputs as wide as their data write the product straight into the output (1-D and 2-D)."""
+    kinds = [depthwise.bound_depthwise(case[0], np.dtype(np.float32), np.ones(case[1], np.float32), case[2], case[3],
+                                       case[4], _out_spatial(case[0], case[1], *case[3:], case[2]))
+             for case in ALL_CASES]
+    names = [kind.__qualname__.split(".")[0] for kind in kinds if kind is not None]
+    expected = ["_same_width" if case[1][1] > 1 and case[0][-1] == _out_spatial(case[0], case[1], *case[3:])[-1]
+                and len(case[0]) <= 4 else "_padded_rows" if case[1][1] > 1 else "_by_phases" for case in ALL_CASES]
+    assert names == expected
+    assert (expected.count("_same_width"), expected.count("_padded_rows")) == (2, 1)
+
+
 def test_data_that_are_a_view_give_the_same_values():
     weights = RNG.standard_normal((4, 1, 1, 3, 3)).astype(np.float32)
     data = RNG.standard_normal((1, 4, 10, 7)).astype(np.float32)[:, :, ::2]  # not in C order
@@ -126,6 +140,8 @@ WEIGHTS = RNG.standard_normal((4, 1, 1, 3, 3)).astype(np.float32)
 
 @pytest.mark.parametrize(("data_shape", "dtype", "weights", "strides"), [
     ((1, 8, 8, 8), np.float32, RNG.standard_normal((4, 1, 2, 3, 3)).astype(np.float32), (1, 1)),  # 2 per group
+    ((1, 4, 8, 8), np.float32, RNG.standard_normal((4, 2, 1, 3, 3)).astype(np.float32), (2, 2)),  # 2 outputs each,
+    # strides above 1: bound_windows
     ((1, 4, 8, 8), np.float16, WEIGHTS.astype(np.float16), (1, 1)),  # f16 computes in f32: convolve_flat
     ((1, 4, 8, 8), np.int32, WEIGHTS.astype(np.int32), (1, 1)),  # integers wrap: convolve_flat
     ((1, 4, 8, 8), np.float32, WEIGHTS.astype(np.float64), (1, 1)),  # mixed dtypes
