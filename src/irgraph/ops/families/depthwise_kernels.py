@@ -41,9 +41,10 @@ strides, ``bound_windows``' window copy for strides 2): 136x28x28 3x3 550 -> 275
 of large planes (16x112x112, 72x56x56, 112x56x56) about the same. Measured and not kept: the same sums as one
 multiply and one add per tap (NumPy passes: 1.2-2x slower than ``einsum``'s one call, the calls' overhead
 dominating on 7x7 and 14x14 planes), the same in NCHW order over the padded rows (rows 7-28 long: slower still),
-``einsum`` writing into the output's NCHW order (its loops then run along the short rows: 1.5-3x slower), and
-``einsum`` in NCHW order over flat padded rows (the taps become the inner loop: 4-10x slower); for the earlier
-kernels' own measurements see benchmarks/RESULTS.md (branch h-perf-group).
+``einsum`` writing into the output's NCHW order (its loops then run along the short rows: 1.5-3x slower),
+``einsum`` in NCHW order over flat padded rows (the taps become the inner loop: 4-10x slower, with the weights
+broadcast along the rows as well), and zeroing only the padding instead of the whole buffer (no faster); for the
+earlier kernels' own measurements see benchmarks/RESULTS.md (branch h-perf-group).
 """
 
 from __future__ import annotations
