@@ -126,13 +126,16 @@ def test_one_output_per_channel_reads_the_phases_and_several_the_copied_columns(
     assert (expected.count("_same_width"), expected.count("_padded_rows")) == (2, 1)
 
 
-def test_data_that_are_a_view_give_the_same_values():
-    weights = RNG.standard_normal((4, 1, 1, 3, 3)).astype(np.float32)
+@pytest.mark.parametrize(("multiplier", "strides", "out_spatial"), [(1, (1, 1), (5, 7)), (1, (2, 2), (3, 4)),
+                                                                   (2, (1, 1), (5, 7))])
+def test_data_that_are_a_view_give_the_same_values(multiplier, strides, out_spatial):
+    weights = RNG.standard_normal((4, multiplier, 1, 3, 3)).astype(np.float32)
     data = RNG.standard_normal((1, 4, 10, 7)).astype(np.float32)[:, :, ::2]  # not in C order
-    bound = depthwise.bound_depthwise(data.shape, data.dtype, weights, (1, 1), (1, 1), (1, 1), (5, 7))
+    bound = depthwise.bound_depthwise(data.shape, data.dtype, weights, strides, (1, 1), (1, 1), out_spatial)
     assert bound is not None
     expected = bound(np.ascontiguousarray(data))
     np.testing.assert_array_equal(bound(data), expected)
+    np.testing.assert_array_equal(bound(np.asfortranarray(data)), expected)
 
 
 WEIGHTS = RNG.standard_normal((4, 1, 1, 3, 3)).astype(np.float32)
