@@ -166,10 +166,11 @@ def _by_phases(data_shape: tuple[int, ...], dtype: np.dtype, kernel: np.ndarray,
         buffer = np.zeros(buffer_shape, dtype)
         for target, source in copies:
             buffer[target] = np.moveaxis(data[source], 1, -1)
-        total = np.zeros(0, dtype)
-        for index, (offset, shape, view_strides, weights) in enumerate(views):
-            part = np.einsum(subscripts, np.ndarray(shape, dtype, buffer, offset, view_strides), weights)
-            total = part if index == 0 else np.add(total, part, out=total)  # the phases' sums in order
+        sums = (np.einsum(subscripts, np.ndarray(shape, dtype, buffer, offset, view_strides), weights)
+                for offset, shape, view_strides, weights in views)
+        total = next(sums)
+        for later in sums:  # the phases' sums added in order
+            np.add(total, later, out=total)
         result = np.empty(out_shape, dtype)
         np.copyto(result, total.reshape(sum_shape).transpose(order))
         return result  # an array of its own (base None): later steps may write over it
