@@ -41,6 +41,8 @@ CASES = [
     ((1, 3, 5, 4), (3, 1, 1, 3, 3), (1, 1), (2, 2), (0, 0)),  # all the padding before
     ((1, 3, 5, 4), (3, 1, 1, 3, 3), (1, 1), (0, 0), (2, 2)),  # all the padding after
     ((2, 3, 6, 6), (3, 2, 1, 3, 3), (1, 1), (0, 1), (2, 0)),  # two outputs per channel, narrower: padded rows
+    ((1, 3, 10), (3, 2, 1, 3), (1,), (1,), (1,)),  # 1-D, two outputs per channel: one row, no row padding
+    ((2, 2, 7), (2, 3, 1, 4), (2,), (4,), (2,)),  # 1-D, three outputs, dilated, asymmetric pads
 ]
 # (data shape, filters, strides, dilations, pads_begin, pads_end): strides above 1 read the stride phases
 STRIDED = [
@@ -123,7 +125,7 @@ def test_one_output_per_channel_reads_the_phases_and_several_the_copied_columns(
     expected = ["_same_width" if case[1][1] > 1 and case[0][-1] == _out_spatial(case[0], case[1], *case[3:])[-1]
                 and len(case[0]) <= 4 else "_padded_rows" if case[1][1] > 1 else "_by_phases" for case in ALL_CASES]
     assert names == expected
-    assert (expected.count("_same_width"), expected.count("_padded_rows")) == (2, 1)
+    assert (expected.count("_same_width"), expected.count("_padded_rows")) == (4, 1)
 
 
 @pytest.mark.parametrize(("multiplier", "strides", "out_spatial"), [(1, (1, 1), (5, 7)), (1, (2, 2), (3, 4)),
@@ -174,6 +176,20 @@ def test_buffers_past_the_budget_are_left_to_the_general_kernels(monkeypatch):
     monkeypatch.setattr(depthwise, "WINDOW_COPY_FACTOR", 1)
     assert depthwise.bound_depthwise(*args) is not None
     monkeypatch.setattr(depthwise, "WINDOW_COPY_LIMIT", 543)
+    assert depthwise.bound_depthwise(*args) is None
+
+
+def test_columns_past_the_budget_are_left_to_the_general_kernels(monkeypatch):
+    """Several outputs per channel: the copied columns of 4 channels x 9 taps x 8 output rows of the padded
+    width 10 make 2880 elements, within max(limit, 16 * (data 256 + output 512)) and within a limit of 2880 once
+    the factor is 1, not within 2879."""
+    weights = RNG.standard_normal((4, 2, 1, 3, 3)).astype(np.float32)
+    args = ((1, 4, 8, 8), np.dtype(np.float32), weights, (1, 1), (1, 1), (1, 1), (8, 8))
+    assert depthwise.bound_depthwise(*args) is not None
+    monkeypatch.setattr(depthwise, "WINDOW_COPY_FACTOR", 1)
+    monkeypatch.setattr(depthwise, "WINDOW_COPY_LIMIT", 2880)
+    assert depthwise.bound_depthwise(*args) is not None
+    monkeypatch.setattr(depthwise, "WINDOW_COPY_LIMIT", 2879)
     assert depthwise.bound_depthwise(*args) is None
 
 
