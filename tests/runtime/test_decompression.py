@@ -125,6 +125,18 @@ def test_a_chain_value_read_elsewhere_keeps_f16() -> None:
     assert not widened_nodes(model) & {multiply.id}
 
 
+def test_the_chains_of_a_model_without_types_are_found_after_inference() -> None:
+    """Whether a Convert widens f16 is read from its input's type: a model whose ports declare none (as a model
+    built in code) is inferred first, so it finds the same layers as the file's declared types."""
+    model = ir.read_model(DATA / "int8_sym.xml")
+    from_file = widened_nodes(model)
+    for node in model:
+        for output in node.outputs:
+            output.type = output.declared_type = None
+    assert len(from_file) == 6
+    assert widened_nodes(model) == from_file
+
+
 def test_unknown_policy_is_refused() -> None:
     with pytest.raises(ir.IrError, match="decompression must be one of ir, f32; got 'f16'"):
         ir.Interpreter(ir.read_model(DATA / "int8_sym.xml"), decompression="f16")  # type: ignore[arg-type]

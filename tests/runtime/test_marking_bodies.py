@@ -56,6 +56,9 @@ def test_a_body_tensor_is_marked_by_its_layer_and_name():
     with pytest.raises(InputError) as caught:
         ir.Interpreter(squaring_loop(), mark="loop/nothing")
     assert "cannot mark 'loop/nothing': no body of layer 'loop' has a tensor or layer 'nothing'" in str(caught.value)
+    with pytest.raises(InputError) as caught:  # nothing after the slash: a name of the model, which has none such
+        ir.Interpreter(squaring_loop(), mark="loop/")
+    assert "no tensor is called 'loop/'; close matches: 'loop'" in str(caught.value)
 
 
 def test_the_branch_an_if_takes_is_named():

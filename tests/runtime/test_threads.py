@@ -4,6 +4,8 @@ library's count."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
@@ -112,6 +114,22 @@ def test_free_cores_leave_out_the_other_running_tasks(monkeypatch, tmp_path):
 def test_this_process_counts_itself_running():
     assert _threads._own_running_threads() >= 1  # the thread reading its own state is running
     assert 1 <= _threads.free_cores() <= _threads.usable_cores()
+
+
+def test_the_running_threads_are_the_tasks_in_state_r(monkeypatch):
+    """The state follows the last ')' of "pid (comm) S": a comm holding ") R" is not read as the state, and a task
+    that ended between the listing and the read is skipped."""
+    stats = {"10": b"10 (python) R 1 10", "11": b"11 (blas (x) R) S 10 10", "12": b"12 (worker) R 10 10"}
+
+    def read_stat(path, mode):
+        task = path.split("/")[-2]
+        if task not in stats:
+            raise FileNotFoundError(path)
+        return io.BytesIO(stats[task])
+
+    monkeypatch.setattr(_threads.os, "listdir", lambda path: [*stats, "13"])
+    monkeypatch.setattr(_threads, "open", read_stat, raising=False)
+    assert _threads._own_running_threads() == 2
 
 
 def test_threads_must_be_positive():

@@ -28,6 +28,7 @@ from irgraph.ops.shape.reshape import Reshape
 from irgraph.ops.shape.unsqueeze import Unsqueeze
 from irgraph.runtime import _fast
 from irgraph.runtime._fast import specialize
+from irgraph.runtime._fast.ufunc_steps import compile_segment
 from irgraph.runtime.plan import Step
 
 SPECIALS = np.array([[np.nan, -0.0, 0.0, -1.5, 2.5, np.inf], [-np.inf, 1e-30, -1e-30, 3.0, -3.0, 0.5]], np.float32)
@@ -79,6 +80,12 @@ def test_element_wise_steps_of_static_types_run_as_one_compiled_function(monkeyp
     expected = np.exp(np.maximum(0, SPECIALS + 1) * 3)
     np.testing.assert_array_equal(fast_outputs["grown"], expected)
     np.testing.assert_array_equal(fast_outputs["small"], expected < 10)
+
+
+def test_a_segment_of_no_steps_compiles_to_a_function_that_changes_nothing():
+    values = [np.float32(1), None]
+    compile_segment([], "empty")(values, set())
+    assert values == [np.float32(1), None]
 
 
 def test_step_hooks_see_every_layer_of_a_compiled_chain():
