@@ -196,6 +196,52 @@ def test_relu_probe_refuses_a_maximum_that_is_not_the_reference_selection(monkey
     assert relu_module._maximum_selects(np.dtype(np.float16)) is False  # NumPy's f16 maximum turns -0.0 into +0
 
 
+def test_clamp_refuses_a_min_above_its_max():
+    with pytest.raises(OpError) as caught:
+        Clamp(min=2.0, max=1.0)
+    assert str(caught.value) == "Attribute 'min' must be less or equal than 'max'. Got: 2.0 and 1.0"
+    assert Clamp(min=1.0, max=1.0).compute_values(np.array([0.0, 2.0], np.float32)).tolist() == [1.0, 1.0]
+
+
+def test_the_erf_table_is_within_half_an_ulp_of_one_of_libm_between_its_nodes():
+    """erf_by_table's Taylor expansions at the nodes k / 256 (5th order, from the Hermite polynomials' recurrence)
+    against libm's erf (Python's math.erf) on a fine grid and at the midpoints between nodes, the farthest from
+    them: within 1.2e-16 absolutely, as its docstring says (a wrong 3rd-order coefficient is 1e-9 off there)."""
+    import math
+
+    from irgraph.ops.activation.gelu import erf_by_table, erf_taylor_table
+
+    erf_taylor_table.cache_clear()  # built here again: the table under test, not one an earlier test made
+    points = np.concatenate([np.linspace(-7.0, 7.0, 20001), (np.arange(1536) + 0.5) / 256])
+    expected = np.array([math.erf(point) for point in points])
+    assert np.abs(erf_by_table(points.copy()) - expected).max() <= 1.2e-16
+
+
+def test_swish_in_a_run_writes_over_the_array_of_the_step_before(monkeypatch):
+    """Swish declares it writes in place: a run hands it the intermediate array it alone reads, and the values are
+    the allocating formula's bits."""
+    import irgraph as ir
+    from irgraph.ops.arithmetic.add import Add
+
+    written_over: list[bool] = []
+    original = Swish.evaluate_into
+
+    def spy(self, inputs, target):
+        written_over.append(target is inputs[0])
+        return original(self, inputs, target)
+
+    monkeypatch.setattr(Swish, "evaluate_into", spy)
+    model = ir.Model("swish")
+    x = model.parameter("x", [2, 3])
+    added = ir.OutputPort(model.add_node(Add(), "a", [x, model.const(np.float32(1))]).id, 0)
+    model.result(ir.OutputPort(model.add_node(Swish(), "s", [added]).id, 0), name="y")
+    data = np.array([[-2.0, -1.0, 0.5], [1.0, -0.0, 3.0]], np.float32)
+    (got,) = ir.run(model, {"x": data}).values()
+    (expected,) = Swish().evaluate([data + np.float32(1)])
+    assert written_over == [True]
+    assert (got.dtype, got.tobytes()) == (expected.dtype, expected.tobytes())
+
+
 def test_integer_clamp_rounds_bounds_inward():
     """Clamp-1 spec: for integer inputs min is ceil(min) and max is floor(max)."""
     (got,) = Clamp(min=-2.5, max=3.7).evaluate([np.array([-5, -2, 3, 9], np.int32)])
