@@ -75,6 +75,9 @@ def test_zero_sizes_are_empty_and_negative_sizes_refused():
     x = np.ones((1, 1, 4, 4), np.float32)
     (pooled,) = AdaptiveAvgPool().evaluate([x, np.array([0, 2])])
     assert pooled.shape == (1, 1, 0, 2)
+    for sizes, shape in (([2, 0], (1, 1, 2, 0)), ([0, 2], (1, 1, 0, 2))):  # openvino 2026.4.1 infers these too
+        values, indices = AdaptiveMaxPool().evaluate([x, np.array(sizes)])
+        assert (values.shape, values.dtype, indices.shape, indices.dtype) == (shape, x.dtype, shape, np.int64)
     with pytest.raises(OpError, match="must give one non-negative size per spatial dim"):
         AdaptiveAvgPool().evaluate([x, np.array([-1, 2])])
     with pytest.raises(OpError, match="^Output shape must not have negative values. Got: \\[-1, 2\\]"):

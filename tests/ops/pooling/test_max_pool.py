@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import OpError
+from irgraph.core.shapes import Dim
 from irgraph.ops.pooling.max_pool import MaxPool, MaxPool8, MaxPool14
 from tests.ops import strategies as S
 from tests.ops.differential import OP_EXAMPLES, check_op, check_types, ov_ops
@@ -177,3 +178,47 @@ def test_an_empty_dilations_attribute_means_ones():
     ones = MaxPool8(strides=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), kernel=(2, 2), dilations=(1, 1))
     assert bare.window_dilations == (1, 1)
     assert [x.tolist() for x in bare.evaluate([data])] == [x.tolist() for x in ones.evaluate([data])]
+
+
+def test_ceil_torch_drops_a_window_starting_past_a_one_element_axis_as_openvino_does():
+    """One element, no begin padding, stride 2 and one end pad: the second window would start at 2, past the data,
+    so ceil_torch keeps one (openvino 2026.4.1's MaxPool-14 infers [1,1,1]; five elements keep three)."""
+    op = MaxPool14(strides=(2,), dilations=(1,), pads_begin=(0,), pads_end=(1,), kernel=(1,),
+                   rounding_type="ceil_torch")
+    for size, expected in ((1, [1, 1, 1]), (5, [1, 1, 3])):
+        node = ov_ops.max_pool(ov_ops.parameter([1, 1, size]), [2], [1], [0], [1], [1], "ceil_torch")
+        assert list(node.get_output_partial_shape(0).to_shape()) == expected
+        assert infer(op, [tt(f"1,1,{size}")], [None]) == [str(expected).replace(" ", "")] * 2
+    values, indices = op.evaluate([np.array([[[7.0]]], np.float32)])
+    assert (values.tolist(), indices.tolist()) == ([[[7.0]]], [[[0]]])
+
+
+def test_same_padding_leaves_a_dynamic_axis_unpadded():
+    """auto_pad same_* pads the static axes by the kernel; a dynamic one gets no padding until its size is known."""
+    op = MaxPool14(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), kernel=(3, 3),
+                   auto_pad="same_upper")
+    assert op.pads_for((Dim.dynamic(), Dim.static(5))) == ([0, 1], [0, 1])
+    assert op.pads_for((Dim.static(5), Dim.dynamic())) == ([1, 0], [1, 0])
+
+
+@pytest.mark.parametrize(("width", "end_to_end"), [(13, True), (30, False)])
+def test_short_rows_are_pooled_laid_end_to_end(monkeypatch, width, end_to_end):
+    """The last axis of a unit stride runs over the rows laid end to end when a padded row is at most SHORT_ROW
+    (24) long (a 13x13 map with a 3x3 kernel: 15), row by row beyond; the same values either way."""
+    from irgraph.ops.families import pooling as family
+
+    calls: list[int] = []
+    original = family._last_axis_unit_stride
+
+    def spy(reduced, *arguments):
+        calls.append(reduced.shape[-1])
+        return original(reduced, *arguments)
+
+    monkeypatch.setattr(family, "_last_axis_unit_stride", spy)
+    data = np.arange(2 * width * width, dtype=np.float32).reshape(1, 2, width, width) % 17
+    op = MaxPool(strides=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), kernel=(3, 3))  # no indices: separable
+    (values,) = op.evaluate([data])
+    padded = np.pad(data, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    expected = np.max([padded[:, :, r:r + width, c:c + width] for r in range(3) for c in range(3)], axis=0)
+    np.testing.assert_array_equal(values, expected)
+    assert calls == ([width] if end_to_end else [])
