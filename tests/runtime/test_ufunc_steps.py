@@ -113,6 +113,7 @@ def test_step_hooks_see_every_layer_of_a_compiled_chain():
     (Power(), [tt("2,3", "f16"), tt("2,3", "f16")], None),  # computed in f32 and rounded once
     (Exp(), [tt("4")], np.exp),
     (Exp(), [tt("4", "i32")], None),  # integers truncate through f64
+    (Exp(), [tt("")], None),  # a ufunc of a 0-d array returns a scalar
 ])
 def test_which_ops_are_one_ufunc_call(op, types, expected):
     call = op.ufunc_call(types)

@@ -186,3 +186,11 @@ def test_f16_arithmetic_does_not_write_over_a_target_its_other_input_views():
     (found,) = Add().evaluate_into([a, a[::-1]], a)  # b reads rows of a that a block written first would change
     assert found is not a
     assert found.tolist() == (np.arange(12).reshape(6, 2) + np.arange(12).reshape(6, 2)[::-1]).tolist()
+
+
+def test_a_unary_op_on_integers_gives_integers_of_the_data_s_type():
+    """Integer data give integers of their own type (perfect squares: the same values whichever way a
+    conversion from floats would round)."""
+    data = np.array([0, 1, 4, 9, 16, 1 << 30], np.int32)
+    (got,) = Sqrt().evaluate([data])
+    assert (got.dtype, got.tolist()) == (np.dtype(np.int32), [0, 1, 2, 3, 4, 32768])
