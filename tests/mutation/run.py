@@ -218,7 +218,9 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
              "tests/cli/test_ir_run_conventions.py", "tests/cli/test_ir_run_profile.py",
              "tests/cli/test_ir_run_data_files.py", "tests/cli/test_onnx_sniffing.py",
              "tests/cli/test_cli_entry_points.py", "tests/cli/test_ir_validate_grouping.py",
-             "tests/cli/test_ir_info_unknown.py", "tests/cli/test_ir_run_plain_line.py", "tests/cli/test_parsing.py")),
+             "tests/cli/test_ir_info_unknown.py", "tests/cli/test_ir_run_plain_line.py", "tests/cli/test_parsing.py",
+             "tests/cli/test_ir_convert_surgery.py", "tests/cli/test_ir_diff_compression.py",
+             "tests/cli/test_ir_run_bodies.py")),
 }
 SKIPPED_MODULES = ("__init__.py",)  # package imports only
 DIRECT_RUNS = 3  # a module with at most this many mutants to run runs its tests directly, not traced first
