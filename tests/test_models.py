@@ -80,7 +80,9 @@ def test_the_stateful_gpt2_generates_as_openvino_2026_4_1_cpu_does():
         theirs = request.infer(feeds)
         (logits,) = interpreter.run(feeds).values()
         np.testing.assert_allclose(logits, theirs[request.model_outputs[0]], **TOLERANCE, err_msg=f"step {step}")
-        for state in request.query_state():
+        states = request.query_state()
+        assert len(states) == 4, [state.name for state in states]  # a key and a value cache for each of 2 layers
+        for state in states:
             np.testing.assert_allclose(interpreter.get_state(state.name), state.state.data, **TOLERANCE,
                                        err_msg=f"{state.name} at step {step}")
 

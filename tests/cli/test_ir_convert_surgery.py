@@ -209,9 +209,18 @@ def test_fold_constants_keeps_fp16_decompression(small: Path, tmp_path: Path, ca
     plain_model = ir.read_model(plain)
     assert not any(node.type_name == "Convert" for node in plain_model)
     source = {node.name: node for node in ir.read_model(half)}
-    for node in plain_model:
-        if node.name in ("w", "b", "fc_w"):
-            np.testing.assert_array_equal(node.op.value, source[f"{node.name}_compressed"].op.value.astype(np.float32))
+
+    def stored(name: str) -> np.ndarray:
+        return source[f"{name}_compressed"].op.value.astype(np.float32)
+
+    # Each weight chain is one f32 Const named after its last layer (the loop this replaces looked for 'w' and 'b',
+    # which no longer exist once folded, and so compared fc_w alone).
+    folded = {node.name: node.op.value for node in plain_model if node.type_name == "Const"
+              and node.name in ("w_scaled", "bias", "fc_w")}
+    assert folded.keys() == {"w_scaled", "bias", "fc_w"}
+    np.testing.assert_array_equal(folded["fc_w"], stored("fc_w"), strict=True)
+    np.testing.assert_array_equal(folded["w_scaled"], stored("w") * stored("w_scale"), strict=True)
+    np.testing.assert_array_equal(folded["bias"], stored("b") + stored("one"), strict=True)
     x = feeds_for((1, 3, 8, 8), seed=2)
     (got,), (expected,) = outputs(read(plain), {"data": x}), outputs(constant_folded(half), {"data": x})
     np.testing.assert_array_equal(got, expected)

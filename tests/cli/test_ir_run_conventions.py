@@ -15,11 +15,9 @@ import pytest
 
 import irgraph as ir
 from irgraph.cli import ir_convert, ir_info, ir_run
-from irgraph.ops import registry
 from irgraph.ops.arithmetic.sqrt import Sqrt
-from irgraph.ops.catalogue import OpVersion, all_versions, find
-from irgraph.ops.registry import known_ops
 from tests.cli.helpers import REPO, SAMPLES, load, split_xml
+from tests.helpers import unimplemented_standard_op
 
 MODELS = REPO / "tests" / "data" / "models"
 
@@ -110,18 +108,6 @@ def _chain(types: list[tuple[str, str]]) -> str:
     edges.append(f'<edge from-layer="{last - 1}" from-port="1" to-layer="{last}" to-port="0"/>')
     return ('<?xml version="1.0"?>\n<net name="blocked" version="11">\n<layers>\n' + "\n".join(layers)
             + "\n</layers>\n<edges>\n" + "\n".join(edges) + "\n</edges>\n</net>\n")
-
-
-def unimplemented_standard_op(monkeypatch) -> OpVersion:
-    """A catalogued op version irgraph does not run: one not implemented yet, or (now that irgraph runs every
-    catalogued version) NMSRotated-13 hidden from the registry for the test."""
-    runnable = set(known_ops())
-    found = next((entry for entry in all_versions() if entry.title not in runnable), None)
-    if found is None:
-        found = find("NMSRotated", "opset13")
-        assert found is not None
-        monkeypatch.setattr(registry, "_CLASSES", {k: v for k, v in registry._CLASSES.items() if k != found})
-    return found
 
 
 def test_every_layer_that_cannot_run_is_named_with_the_closest_type(write_ir, capsys, monkeypatch) -> None:

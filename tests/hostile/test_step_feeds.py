@@ -65,5 +65,17 @@ def test_more_steps_than_a_run_may_take_are_refused_before_any_is_read(write_ir,
     files = write_ir(*split_model())
     feeds = files.directory / "steps.npz"
     npz.write_npz(str(feeds), {f"step{number}/x": X for number in range(1, 5)})
+    read: list[str] = []
+    real = npz.read_npy
+
+    def counted(stream, available, what, *args, **kwargs):
+        read.append(what)
+        return real(stream, available, what, *args, **kwargs)
+
+    monkeypatch.setattr(npz, "read_npy", counted)
     expect_cli_error(ir_run.main, [files.xml, "--inputs", feeds], capsys, EXIT_USAGE,
                      "the inputs give 4 steps, more than the 3 a run may take")
+    assert read == []  # refused from the members' names: not one array read (the message alone could not say)
+    monkeypatch.setattr(step_feeds, "MAX_STEPS", 4)  # and the counter sees the reads when the steps are taken
+    assert ir_run.main([str(files.xml), "--inputs", str(feeds)]) == 0
+    assert sorted(read) == [f"array 'step{number}/x'" for number in range(1, 5)]

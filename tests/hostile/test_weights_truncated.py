@@ -13,7 +13,19 @@ import numpy as np
 
 import irgraph as ir
 from irgraph.core.errors import WeightsError
-from tests.hostile.conftest import EXIT_FAILURE, expect_error, good_inputs, split_model
+from tests.hostile.conftest import (
+    EXIT_FAILURE,
+    const,
+    edge,
+    expect_error,
+    good_inputs,
+    layer,
+    net,
+    parameter,
+    port,
+    result,
+    split_model,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,3 +75,44 @@ def test_preparing_a_run_checks_before_folding_constants(write_ir):
     model = ir.read_model(files.xml)
     os.truncate(files.bin, 0)
     expect_error(lambda: ir.Interpreter(model), WeightsError, "shrank to 0 bytes while in use", file=files.bin)
+
+
+def u4_model() -> tuple[str, bytes]:
+    """x f32[8] + Convert(Const u4[8]) -> y: the u4 Const is one the fast reader keeps packed until first read."""
+    xml = net(
+        [
+            parameter(0, shape=(8,)),
+            const(1, "codes", "u4", (8,), 0, 4, "U4"),
+            layer(2, "widen", "Convert", data={"destination_type": "f32"}, inputs=[port(0, (8,), "U4")],
+                  outputs=[port(1, (8,))]),
+            layer(3, "add", "Add", inputs=[port(0, (8,)), port(1, (8,))], outputs=[port(2, (8,), names="y")]),
+            result(4, "out", (8,)),
+        ],
+        [edge(0, 0, 3, 0), edge(1, 0, 2, 0), edge(2, 1, 3, 1), edge(3, 2, 4, 0)],
+    )
+    return xml, bytes([0x21, 0x43, 0x65, 0x87])
+
+
+# Read the model, truncate its .bin, then prepare a run: the packed Const is unpacked (its mapped bytes read) then.
+TRUNCATED_BEFORE_UNPACKING = """
+import os, sys
+import irgraph as ir
+model = ir.read_model(sys.argv[1])
+os.truncate(sys.argv[1][:-len(".xml")] + ".bin", 0)
+try:
+    ir.Interpreter(model)
+except ir.IrError as err:
+    print(err)
+"""
+
+
+def test_a_packed_const_checks_its_mapping_before_it_is_unpacked(write_ir):
+    files = write_ir(*u4_model())
+    runner = ir.Interpreter(ir.read_model(files.xml))
+    np.testing.assert_array_equal(runner.run({"x": np.zeros(8, np.float32)})["y"], np.arange(1, 9, dtype=np.float32))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", TRUNCATED_BEFORE_UNPACKING, str(files.xml)], env=env, text=True,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr)  # -7 was SIGBUS: the codes read from a truncated map
+    assert done.stdout == (f"{files.bin}: the weights file shrank to 0 bytes while in use (irgraph maps its first 4); "
+                           "irgraph stops rather than read past its end (which would kill the process with SIGBUS)\n")

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 import irgraph as ir
 from irgraph.core.errors import ConversionError
-from tests.real_networks import SMALL_NETWORKS, onnx_test_data
+from tests.real_networks import SMALL_NETWORKS, seeded_onnx
 
 F = TensorProto.FLOAT
 
@@ -146,9 +146,15 @@ def test_what_ir_cannot_hold_is_refused_naming_the_node(nodes, message):
                               [init("s", weights(4))]))
 
 
+@pytest.fixture(scope="module")
+def light_models(tmp_path_factory) -> Path:
+    """Where the seeded copies of the onnx wheel's light models are written (tests/real_networks.py says why)."""
+    return tmp_path_factory.mktemp("light-seeded")
+
+
 @pytest.mark.parametrize("name", SMALL_NETWORKS)
-def test_the_onnx_model_zoo_converts_and_runs_as_onnxruntime_runs_it(name):
-    path = onnx_test_data() / "light" / f"light_{name}.onnx"
+def test_the_onnx_model_zoo_converts_and_runs_as_onnxruntime_runs_it(light_models, name):
+    path = seeded_onnx(name, light_models)
     converted = ir.convert_onnx(str(path))
     assert [d for d in ir.validate(converted) if d.is_error] == []
     (parameter,) = converted.parameters
@@ -285,12 +291,12 @@ def test_gru_linear_before_reset_agrees_with_onnxruntime_1_31_1():
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("name", ["squeezenet", "densenet121", "bert-tiny", "gpt2-tiny"])
-def test_irgraphs_ir_runs_in_openvino_as_openvinos_own_conversion(tmp_path, name):
+def test_irgraphs_ir_runs_in_openvino_as_openvinos_own_conversion(light_models, tmp_path, name):
     """ONNX -> IR by irgraph, written and read by OpenVINO 2026.4.1, computes what OpenVINO's own convert_model
     of the same ONNX file computes (CPU plugin, f32 hint): the two IRs differ in layer names and patterns only."""
     import openvino as ov
 
-    path = MODEL_ONNX / f"{name}.onnx" if name.endswith("tiny") else onnx_test_data() / "light" / f"light_{name}.onnx"
+    path = MODEL_ONNX / f"{name}.onnx" if name.endswith("tiny") else seeded_onnx(name, light_models)
     ir.write_model(ir.convert_onnx(str(path)), tmp_path / "model.xml")
     core, config = ov.Core(), {"INFERENCE_PRECISION_HINT": "f32"}
     ours = core.compile_model(core.read_model(str(tmp_path / "model.xml")), "CPU", config)

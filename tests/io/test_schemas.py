@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import etree
@@ -43,8 +44,14 @@ def _readable_golden() -> list[Path]:
     return found
 
 
-def _conformance() -> list[Path]:
-    return sorted(CONFORMANCE.rglob("model.xml")) if CONFORMANCE.is_dir() else []
+def _conformance() -> list[Any]:
+    """The shared conformance corpus's models; where the machine has none, one skip that says so (an empty list
+    fails at collection: pyproject's empty_parameter_set_mark)."""
+    if not CONFORMANCE.is_dir():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CONFORMANCE} is not on this machine"))]
+    found = sorted(CONFORMANCE.rglob("model.xml"))
+    assert found, f"{CONFORMANCE} holds no model.xml"
+    return found
 
 
 def test_schema_files_are_in_the_package_and_at_the_top_level():
@@ -64,7 +71,8 @@ def test_golden_files_openvino_reads_are_valid(schemas, path):
     assert not errors, [f"{e.line}: {e.message}" for e in errors]
 
 
-@pytest.mark.parametrize("path", _conformance(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+@pytest.mark.parametrize("path", _conformance(),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}" if p else "absent")
 def test_conformance_files_are_valid(schemas, path):
     # ov-invalid cases are rejected by OpenVINO's shape inference, not structurally: they are valid too.
     errors = _validate(schemas, path.read_bytes())

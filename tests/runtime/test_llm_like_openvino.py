@@ -49,7 +49,9 @@ def test_the_llama_like_decoder_generates_as_openvino_2026_4_1_cpu(tmp_path, con
         assert logits.shape == (2, feeds["input_ids"].shape[1], config.vocab)
         np.testing.assert_allclose(logits, theirs["logits"], **TOLERANCE, err_msg=f"step {index}")
         np.testing.assert_array_equal(kept.run(feeds)["logits"], logits, err_msg=f"step {index}")
-        for state in request.query_state():
+        states = request.query_state()
+        assert len(states) == 2 * config.layers, [state.name for state in states]  # each layer's key and value
+        for state in states:
             np.testing.assert_allclose(folded.get_state(state.name), state.state.data, **TOLERANCE,
                                        err_msg=f"step {index}: {state.name}")
     assert folded.get_state("past_key_values.0.keypresent.0.key").shape == (2, config.kv, 7, config.head)

@@ -169,6 +169,19 @@ def test_rename_output_by_a_second_tensor_name() -> None:
     assert list(ir.run(model, {"x": np.zeros((1, 2), np.float32)})) == ["scores", "y1"]
 
 
+@pytest.mark.parametrize("new", ["scores", "zz"])
+def test_a_renamed_output_keeps_its_key_in_the_file_written(tmp_path: Path, new: str) -> None:
+    """The writer sorts names as OpenVINO's writer does but keeps the first first, as it is the output's key: NEW
+    sorting after the other name ('zz' > 'y0') once made ir-convert --rename-output write a file keyed 'y0' again."""
+    model = _split_model()
+    sum0 = {node.name: node for node in model}["sum0"]
+    sum0.outputs[0].tensor_names = ["y0", "alias"]
+    surgery.rename_output(model, "alias", new)
+    ir.write_model(model, tmp_path / "renamed.xml")
+    again = ir.read_model(tmp_path / "renamed.xml")
+    assert list(ir.run(again, {"x": np.zeros((1, 2), np.float32)})) == [new, "y1"]
+
+
 def test_rename_input_keeps_answering_to_nothing_old() -> None:
     model = _split_model()
     surgery.rename_input(model, "x", "pixels")

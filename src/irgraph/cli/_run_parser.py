@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "thousands)")
     parser.add_argument("--threads", type=common.positive_int, metavar="N",
                         help="threads of NumPy's BLAS during the run (default: the cores free when it starts, at most "
-                             "the library's own count)")
+                             "the library's own count; fix it for bit-reproducible outputs: a product split over "
+                             "another count may differ in its last bits)")
     parser.add_argument("--decompression", choices=POLICIES, default=None,
                         help="precision of weight decompression chains (u8/u4/i4/nf4 Const -> Convert f16 -> Subtract "
                              "-> Multiply -> Convert f32): 'ir' rounds each step to f16 as the IR's types and "

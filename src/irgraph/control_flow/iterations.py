@@ -112,6 +112,18 @@ class _Sliced:
         return count, lambda i: value[(*head, slice(size - (i + 1) * step, size - i * step))]
 
 
+def _constant_true(body: Body, result_id: int) -> bool:
+    """Whether body Result ``result_id`` gives a one-element Const true: such a body condition never stops a Loop,
+    which then runs as many iterations as its trip count says (and is refused before the first when they are too
+    many, not after the iteration limit's worth)."""
+    source = body.model.input_sources(body.model.node(result_id))[0]
+    if source is None:
+        return False
+    op = body.model.node(source.node_id).op
+    value = getattr(op, "value", None) if op.traits.carries_tensor else None
+    return isinstance(value, np.ndarray) and value.size == 1 and bool(value.reshape(-1)[0])
+
+
 class Iterations(PlanStep):
     """TensorIterator-1 and Loop-5: the port map worked out once; ``evaluate`` runs the iterations."""
 
@@ -182,7 +194,7 @@ class Iterations(PlanStep):
         for entry in body.outputs:
             slot = program.result(entry.internal_layer_id)
             if entry.purpose == EXECUTION_CONDITION:
-                if self.loop:
+                if self.loop and not _constant_true(body, entry.internal_layer_id):
                     self.condition = want(wanted, slot)
             elif entry.external_port < 0:
                 continue

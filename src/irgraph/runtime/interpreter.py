@@ -93,9 +93,9 @@ class Interpreter:
     ``mark`` names intermediate tensors (or ``"all"``) that ``run`` returns after the outputs, keyed
     as :mod:`irgraph.runtime.marking` says (``self.marks``); marking keeps them alive, nothing else changes.
 
-    ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None
-    takes the cores free when the run starts, at most the library's count (one per core): a thread
-    on a busy core makes every product wait for it (see :mod:`irgraph.runtime._threads`).
+    ``threads`` sets how many threads NumPy's BLAS uses during each run (restored after it); None takes
+    the cores free when the run starts, at most the library's count (one per core), and a product split
+    over another count may differ in its last bits: fix it for bit-reproducible runs (:mod:`irgraph.runtime._threads`).
 
     ``decompression`` is the precision of weight decompression chains (Const u8/u4/... -> Convert f16 -> Subtract
     -> Multiply -> Convert f32): ``"ir"`` rounds each step to f16 as the IR's types and OpenVINO's reference do;

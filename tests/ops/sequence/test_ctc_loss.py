@@ -195,16 +195,20 @@ def test_what_openvino_refuses_irgraph_refuses(types):
     assert check_types(op, types, same_op(op)).refused
 
 
-@pytest.mark.parametrize("logit_length, label_length, labels, blank", [
-    ([6], [2], [[0, 1, 0, 0, 0]], None),  # a logit length past the frames
-    ([2], [3], [[0, 1, 0, 0, 0]], None),  # a label longer than its logits
-    ([-1], [0], [[0, 1, 0, 0, 0]], None),
-    ([5], [2], [[0, 7, 0, 0, 0]], None),  # a label past the classes (the reference reads out of bounds)
-    ([5], [2], [[0, 1, 0, 0, 0]], 4),  # a blank past the classes
+LENGTHS = "Logit or label length cannot greater than max sequence length"
+
+
+@pytest.mark.parametrize("logit_length, label_length, labels, blank, message", [
+    ([6], [2], [[0, 1, 0, 0, 0]], None, f"{LENGTHS}.* Logit len: 6; Label len: 2"),  # a logit length past the frames
+    ([2], [3], [[0, 1, 0, 0, 0]], None, f"{LENGTHS}.* Logit len: 2; Label len: 3"),  # a label longer than its logits
+    ([-1], [0], [[0, 1, 0, 0, 0]], None, f"{LENGTHS}.* Logit len: -1; Label len: 0"),
+    # a label past the classes (the reference reads out of bounds)
+    ([5], [2], [[0, 7, 0, 0, 0]], None, r"labels must be in \[0, 4\) .*Got: \[0, 7\]"),
+    ([5], [2], [[0, 1, 0, 0, 0]], 4, r"blank_index must be in \[0, 4\) .*Got: 4"),  # a blank past the classes
 ])
-def test_bad_lengths_labels_and_blanks_are_refused_at_run_time(logit_length, label_length, labels, blank):
+def test_bad_lengths_labels_and_blanks_are_refused_at_run_time(logit_length, label_length, labels, blank, message):
     inputs = make_inputs(np.zeros((1, 5, 4), np.float32), logit_length, labels, label_length, blank)
-    with pytest.raises(IrError):
+    with pytest.raises(IrError, match=message):  # each for its own reason, not the first check's
         CTCLoss().evaluate(inputs)
 
 

@@ -80,7 +80,7 @@ def test_ir_run_runs_openvinos_topk_rois_ir(tmp_path, capsys):
     code = ir_run.main([str(xml), "--inputs", str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz")])
     out, err = capsys.readouterr()
     assert (code, err) == (0, ""), out + err
-    compiled = ov.Core().compile_model(xml, "CPU")
+    compiled = ov.Core().compile_model(xml, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     with np.load(tmp_path / "out.npz") as written:
         np.testing.assert_array_equal(written["top"], compiled(feeds)[compiled.output(0)])
         assert written["top"][:, 0].tolist() == [20, 16, 8, 0]

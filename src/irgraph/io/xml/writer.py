@@ -29,7 +29,7 @@ from irgraph.core.shapes import Shape, TensorType
 from irgraph.graph import Body, Model, Node, OutputPort, PortMapEntry, RtEntry
 from irgraph.io.atomic import Writer, check_destination, replace_files, same_file
 from irgraph.io.weights import WeightsWriter, encode_tensor
-from irgraph.io.xml.names import join_names
+from irgraph.io.xml.names import join_key_first
 from irgraph.io.xml.reader import SUPPORTED_VERSIONS
 from irgraph.io.xml.rt_info import check_rt_info_size, write_legacy_sections, write_rt_info
 from irgraph.io.xml.security import check_bytes, check_parse_size
@@ -187,7 +187,7 @@ class _Serializer:
         _, type_and_version, is_result = kind
         head = f'\t\t<layer id="{index}" name="{name}{type_and_version}'
         if is_result and v11 and node.result_names:
-            head += f' output_names="{escape_attribute(join_names(node.result_names))}"'
+            head += f' output_names="{escape_attribute(join_key_first(node.result_names))}"'
         bodies = self._bodies(node) if node.bodies else ()
         data = self._data(node)
         rt_info = node.rt_info if v11 else ()
@@ -234,7 +234,7 @@ class _Serializer:
                     self._port_with_rt_info(port_id, text, names, output.rt_info)
                 elif names:
                     out.append(
-                        f'{heads[port_id]}{text.precision} names="{escape_attribute(join_names(names))}"'
+                        f'{heads[port_id]}{text.precision} names="{escape_attribute(join_key_first(names))}"'
                         f"{text.rest}"
                     )
                 else:
@@ -331,7 +331,7 @@ class _Serializer:
         out = self.out
         out.append(self._port_heads[port_id] + text.precision)
         if names:
-            out.append(f' names="{escape_attribute(join_names(names))}"')
+            out.append(f' names="{escape_attribute(join_key_first(names))}"')
         out.append(">\n" + text.body)
         write_rt_info(out, rt_info, 5)
         out.append("\t\t\t\t</port>\n")

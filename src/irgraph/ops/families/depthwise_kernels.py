@@ -1,39 +1,59 @@
-"""Depthwise convolutions (one input channel per group) with unit strides, bound at plan time: ShuffleNet's and
-MobileNet's 3x3 layers.
+"""Depthwise convolutions (one input channel per group), bound at plan time: ShuffleNet's and MobileNet's 3x3 and
+5x5 layers, of any strides and dilations.
 
-A depthwise layer's products are trivial (each output sums ``taps`` products); its cost is moving the data. The
-kernels here are :func:`irgraph.ops.families.convolution_kernels.convolve_flat`'s with the geometry worked out
-once per layer of static shapes. The data go into one flat buffer per channel, laid out so that every kernel tap
-reads one contiguous run of it; those runs, copied, are the columns ``(groups, taps, positions)`` of one batched
-matrix product with the weights ``(groups, multiplier, taps)``:
+A depthwise layer's products are trivial (each output sums ``taps`` products); its cost is moving the data. Layers
+of one output per channel (``_by_phases``) sum the taps' products over views of the data, all channels at once,
+with no window copy and no product of tiny matrices:
 
-- ``_same_width``: a 1-D or 2-D layer whose output is as wide as its data ("same" padding of the last axis:
-  ShuffleNet's and MobileNet's 3x3 layers). The rows are kept unpadded, positions are numbered over the output
-  itself and the product is written straight into it. A tap reading past a row's start or end reads the
-  neighbouring row there instead of padding: those entries of the copied columns are zeroed;
-- ``_padded_rows``, the others: positions are numbered over the padded extent's rows (every column of a row),
-  tap ``t`` of position ``p`` reads flat element ``p + offset(t)``, and the columns past an output row's end
-  are cut in the copy to the output (``convolve_flat``'s arrays and product).
+- the data are copied once, channels last, into a zeroed buffer of the padded extent split into its stride
+  phases (an axis of stride 2 is two interleaved halves), so that every tap reads a unit-stride view of one
+  phase, for any stride and dilation (tap ``i`` of output ``o`` reads padded position ``o * s + i * d``:
+  phase ``(i * d) % s``, offset ``(i * d) // s``);
+- the taps that read one phase, at regular offsets, are one strided view ``(taps..., rows..., columns x
+  channels)``: the last output axis and the channels make one contiguous run, and the weights, tiled along
+  that run at plan time, match it element for element;
+- ``np.einsum`` sums each such view's products with its weights in one call (NumPy's sum-of-products loop:
+  the products of the taps, in row-major order, added one tap after the other: the bits of a multiply and an
+  add per tap, the loop being NumPy's baseline SIMD, which on x86-64 has no fused multiply-add, whatever the
+  CPU), the phases' partial sums are added in phase order, and the sum, channels last, is copied into the
+  output in NCHW order.
 
-Each output is BLAS's dot of length ``taps`` of the same terms in the kernel's row-major tap order, so the kernels
-agree with the other convolution kernels within a few ULPs (BLAS may use other instructions for other column
-counts) and exactly on exact sums. ``forward`` takes the same kernel for f32 and f64 depthwise layers when no plan
-binds it, so a run gives the same bits with and without the fast paths. On ShuffleNet v1 (13 such layers, 7x7 to
-28x28 planes, 136 to 544 channels) they take 4.3 ms a run against ``convolve_flat``'s 5.8 ms.
+Each output is then the kernel's taps' products summed in a fixed order, one rounding per product and per sum:
+within the Convolution tolerance of any other order (docs/tolerances.md), and exact on exact sums.
+``forward`` takes the same kernel for f32 and f64 depthwise layers when no plan binds it, so a run gives the same
+bits with and without the fast paths.
 
-Measured and not kept (ShuffleNet v1 in the network, 2026-11-27, load 1.5-4 on 2 cores): a buffer kept per layer
-is slower than a fresh one each run (malloc hands back memory another layer just freed, still in cache; a kept
-buffer is evicted by the rest of the network between runs); the columns' product made in channel blocks that fit
-the cache was no faster; summing the taps as element-wise multiply-adds (9 products and 8 sums over the output,
-in NCHW or channels-last order) and products of banded (Toeplitz) weight matrices were slower; for strides above
-1 a copy of the padded data split into stride phases, read at unit stride, was slower than ``bound_windows``'
-window copy, which those layers keep.
+Layers of several outputs per channel and unit strides keep the earlier kernels (measured faster for them: 4
+channels x 8 outputs at 56x56, 43 against 279 us; the phase buffer would hold every input M times), which are
+:func:`irgraph.ops.families.convolution_kernels.convolve_flat`'s with the geometry worked out once per layer: the
+data go into one flat buffer per channel, laid out so that every kernel tap reads one contiguous run of it; those
+runs, copied, are the columns ``(groups, taps, positions)`` of one batched product with the weights ``(groups,
+multiplier, taps)``: ``_same_width`` for a 1-D or 2-D layer whose output is as wide as its data (rows unpadded,
+the product written straight into the output, the entries a tap reads across a row's end zeroed), ``_padded_rows``
+for the others (positions numbered over the padded rows, the columns past an output row's end cut in the copy to
+the output). Their outputs are BLAS's dots of the same terms, within a few ULPs of the other kernels. Strides
+above 1 with several outputs per channel are left to ``bound_windows``.
+
+Measured per layer (ShuffleNet v1's and MobileNet-v3-small's depthwise layers, f32, batch 1, 2026-11-27, load
+2.5 on 2 cores, medians): 2-5x faster than the earlier kernels (batched products of copied columns for unit
+strides, ``bound_windows``' window copy for strides 2): 136x28x28 3x3 550 -> 275 us, 544x7x7 3x3 130 -> 60 us,
+240x14x14 5x5 850 -> 200 us, 576x7x7 5x5 680 -> 130 us, 288x14x14 5x5 stride 2 380 -> 115 us; the stride-2 layers
+of large planes (16x112x112, 72x56x56, 112x56x56) about the same. Measured and not kept: the same sums as one
+multiply and one add per tap (NumPy passes: 1.2-2x slower than ``einsum``'s one call, the calls' overhead
+dominating on 7x7 and 14x14 planes), the same in NCHW order over the padded rows (rows 7-28 long: slower still),
+``einsum`` writing into the output's NCHW order (its loops then run along the short rows: 1.5-3x slower),
+``einsum`` in NCHW order over flat padded rows (the taps become the inner loop: 4-10x slower, with the weights
+broadcast along the rows as well), and zeroing only the padding instead of the whole buffer (no faster); for the
+earlier kernels' own measurements see benchmarks/RESULTS.md (branch h-perf-group).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import product
+from string import ascii_lowercase
+from typing import Any
 
 import numpy as np
 
@@ -52,12 +72,12 @@ def bound_depthwise(
     out_spatial: Sequence[int],
 ) -> Callable[[np.ndarray], np.ndarray] | None:
     """The forward convolution of f32 or f64 data of ``data_shape`` with the constant depthwise ``weights``
-    (G, M, 1, *K), G the data's channels, with unit strides, as a function of the data (see the module
-    docstring); None for other layers (more than one input channel per group, strides above 1, other dtypes,
-    empty tensors, a single tap, or columns too large: see ``WINDOW_COPY_LIMIT``). Float warnings are the
-    caller's to silence."""
+    (G, M, 1, *K), G the data's channels, as a function of the data (see the module docstring); None for other
+    layers (more than one input channel per group, other dtypes, empty tensors, a single tap, several outputs per
+    channel with strides above 1, or a phase buffer or columns too large: see ``WINDOW_COPY_LIMIT``). Float
+    warnings are the caller's to silence."""
     dtype = np.dtype(dtype)
-    if dtype not in _FLOATS or weights.dtype != dtype or len(data_shape) < 3 or any(s != 1 for s in strides) or \
+    if dtype not in _FLOATS or weights.dtype != dtype or len(data_shape) < 3 or \
             any(p < 0 for p in pads_begin):  # the ops refuse negative pads; the geometry assumes none
         return None
     batch, channels = data_shape[:2]
@@ -68,17 +88,94 @@ def bound_depthwise(
     if in_per_group != 1 or channels != groups or taps < 2 or 0 in data_shape or 0 in out_spatial or \
             weights.size == 0 or len(kernel) != len(in_spatial):
         return None
-    # The columns hold at most one padded row per output row more than the output: the budget of the window copies.
-    extent = [o + (k - 1) * d for o, k, d in zip(out_spatial, kernel, dilations, strict=True)]
-    length = out_spatial[0] * math.prod(extent[1:])
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_spatial, strides, kernel, dilations, strict=True)]
+    phases = [-(-e // s) for e, s in zip(extent, strides, strict=True)]
     outputs = batch * groups * multiplier * math.prod(out_spatial)
-    if batch * channels * taps * length > max(WINDOW_COPY_LIMIT,
-                                              WINDOW_COPY_FACTOR * (math.prod(data_shape) + outputs)):
+    budget = max(WINDOW_COPY_LIMIT, WINDOW_COPY_FACTOR * (math.prod(data_shape) + outputs))
+    if multiplier == 1:
+        buffered = batch * math.prod(strides) * math.prod(phases) * channels + taps * out_spatial[-1] * channels
+        return None if buffered > budget else _by_phases(data_shape, dtype, weights.reshape(channels, *kernel),
+                                                         strides, dilations, pads_begin, out_spatial)
+    if any(s != 1 for s in strides):
+        return None
+    # The columns hold at most one padded row per output row more than the output.
+    length = out_spatial[0] * math.prod(extent[1:])
+    if batch * channels * taps * length > budget:
         return None
     matrix = np.ascontiguousarray(weights.reshape(groups, multiplier, taps))
     same_width = len(kernel) <= 2 and out_spatial[-1] == in_spatial[-1]
     return (_same_width if same_width else _padded_rows)(data_shape, dtype, matrix, kernel, dilations, pads_begin,
                                                          out_spatial)
+
+
+def _by_phases(data_shape: tuple[int, ...], dtype: np.dtype, kernel: np.ndarray, strides: Sequence[int],
+               dilations: Sequence[int], pads_begin: Sequence[int], out_spatial: Sequence[int],
+               ) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`bound_depthwise` of one output per channel, ``kernel`` (channels, *K): the phase buffer's copies, the
+    taps' views grouped by phase with their tiled weights, and the sum (see the module docstring)."""
+    batch, channels, *in_spatial = data_shape
+    sizes = kernel.shape[1:]
+    count = len(sizes)
+    extent = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(out_spatial, strides, sizes, dilations, strict=True)]
+    phase_extent = [-(-e // s) for e, s in zip(extent, strides, strict=True)]
+    buffer_shape = (batch, *strides, *phase_extent, channels)
+    item = dtype.itemsize
+    pitch = [item * math.prod(buffer_shape[axis + 1:]) for axis in range(len(buffer_shape))]
+    phase_pitch, position_pitch = pitch[1:1 + count], pitch[1 + count:1 + 2 * count]
+
+    # The copies into the phases: along each axis, phase b holds the data positions y with (y + pad) % s == b.
+    per_axis = []
+    for n, s, p, e in zip(in_spatial, strides, pads_begin, extent, strict=True):
+        pieces = []
+        for phase in range(s):
+            first = (phase - p) % s
+            held = len(range(first, min(n, e - p), s))
+            if held:
+                start = (first + p) // s
+                pieces.append((phase, slice(start, start + held), slice(first, first + (held - 1) * s + 1, s)))
+        per_axis.append(pieces)
+    copies: list[tuple[tuple[Any, ...], tuple[slice, ...]]] = []  # (where in the buffer, what of the data)
+    for combined in product(*per_axis):
+        target = (slice(None), *(phase for phase, _, _ in combined), *(held for _, held, _ in combined), slice(None))
+        copies.append((target, (slice(None), slice(None), *(source for _, _, source in combined))))
+
+    # The taps reading one phase: along each axis, every step-th tap from a first one.
+    steps = [s // math.gcd(s, d) for s, d in zip(strides, dilations, strict=True)]
+    run = out_spatial[-1] * channels
+    letters = ascii_lowercase[:count], ascii_lowercase[count:2 * count - 1]
+    subscripts = f"z{letters[0]}{letters[1]}y,{letters[0]}y->z{letters[1]}y"
+    views = []
+    for firsts in product(*(range(min(step, k)) for step, k in zip(steps, sizes, strict=True))):
+        picked = tuple(range(first, k, step) for first, k, step in zip(firsts, sizes, steps, strict=True))
+        offset = sum(pp * ((f * d) % s) + qp * ((f * d) // s) for pp, qp, f, d, s in zip(
+            phase_pitch, position_pitch, firsts, dilations, strides, strict=True))
+        shape = (batch, *(len(p) for p in picked), *out_spatial[:-1], run)
+        view_strides = (pitch[0], *(qp * (step * d // s) for qp, step, d, s in zip(position_pitch, steps, dilations,
+                                                                                    strides, strict=True)),
+                        *position_pitch[:-1], item)
+        picked_weights = kernel[np.ix_(list(range(channels)), *(list(p) for p in picked))]
+        # (taps..., channels) repeated along the last output axis: a weight for each element of the view's runs
+        by_tap = np.moveaxis(picked_weights, 0, -1)[..., None, :]
+        tiled = np.ascontiguousarray(np.broadcast_to(by_tap, (*by_tap.shape[:-2], out_spatial[-1], channels)))
+        views.append((offset, shape, view_strides, tiled.reshape(*tiled.shape[:-2], run)))
+    sum_shape = (batch, *out_spatial, channels)
+    order = (0, count + 1, *range(1, count + 1))  # channels last -> NCHW
+    out_shape = (batch, channels, *out_spatial)
+
+    def depthwise(data: np.ndarray) -> np.ndarray:
+        buffer = np.zeros(buffer_shape, dtype)
+        for target, source in copies:
+            buffer[target] = np.moveaxis(data[source], 1, -1)
+        sums = (np.einsum(subscripts, np.ndarray(shape, dtype, buffer, offset, view_strides), weights)
+                for offset, shape, view_strides, weights in views)
+        total = next(sums)
+        for later in sums:  # the phases' sums added in order
+            np.add(total, later, out=total)
+        result = np.empty(out_shape, dtype)
+        np.copyto(result, total.reshape(sum_shape).transpose(order))
+        return result  # an array of its own (base None): later steps may write over it
+
+    return depthwise
 
 
 def _padded_rows(data_shape: tuple[int, ...], dtype: np.dtype, matrix: np.ndarray, kernel: Sequence[int],

@@ -17,6 +17,7 @@ import numpy as np
 
 from irgraph.core.element_types import ElementType
 from irgraph.core.errors import Location
+from irgraph.core.mappings import check_mapping, mapping_of
 from irgraph.core.shapes import Dim, Shape, TensorType
 from irgraph.graph import Input, Node, Output, RtEntry
 from irgraph.io.weights import decode_tensor
@@ -161,11 +162,20 @@ class FastLayerReader(LayerReader):
         # them, and unpacking them here cost 1.5-2 ms of an 8-layer export's 19 ms read.
         if checked_tensor_constructor(op_class) is None:  # other fields than a Const's: made with its checks
             return None
-        return const_unpacked_later(op_class, element_type, shape, partial(decode_tensor, data, element_type, shape))
+        return const_unpacked_later(op_class, element_type, shape, partial(_unpack, data, element_type, shape))
 
     def new_type(self, element_type: ElementType, dims: tuple[Dim, ...]) -> TensorType:
         made: TensorType = new_tensor_type(element_type, new_shape(dims))
         return made
+
+
+def _unpack(data: memoryview, element_type: ElementType, shape: tuple[int, ...]) -> np.ndarray:
+    """The codes of a packed Const, first read maybe long after the file was: its mapping's size is checked
+    before its bytes are read (a page past the end of a truncated file kills the process with SIGBUS)."""
+    mapping = mapping_of(data)
+    if mapping is not None:
+        check_mapping(mapping)
+    return decode_tensor(data, element_type, shape)
 
 
 class PortTypes:
