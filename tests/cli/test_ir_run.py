@@ -645,7 +645,7 @@ def test_two_options_writing_one_file_are_refused_before_the_run(split_model, tm
     target = tmp_path / "both.npz"
     code, _, err = run(capsys, split_model.xml, "--output", target, "--save-inputs", target)
     assert (code, assert_one_error_line(err)) == (
-        2, f"error: {target}: is the file of --output {target}, which this command reads; refusing to overwrite it")
+        2, f"error: {target}: --save-inputs names the file --output writes; give each its own file")
     assert not target.exists()
 
 
