@@ -240,3 +240,28 @@ def test_weights_and_element_budget_options(split_model, tmp_path: Path, capsys)
     assert not (tmp_path / "s.xml").exists()
     code, _, err = run(capsys, split_model.xml, tmp_path / "x.xml", "--weights", moved, "--max-elements", "0")
     assert code == 2 and "expected an integer >= 1" in err
+
+
+def test_a_model_whose_names_collide_in_ir_v10_is_not_written_and_the_other_collisions_are_counted(
+        tmp_path: Path, capsys) -> None:
+    """Two collisions (as tests/analysis/test_v10_names.py finds them): the first is named, the other counted."""
+    import irgraph as ir
+
+    model = ir.Model()
+    x = model.parameter("x", [4])
+    model.node(x.node_id).outputs[0].tensor_names = ["sp.1"]
+    first, second = model.split(x, 0, 2, name="sp")
+    model.result(first, name="o0")
+    model.result(second, name="o1")
+    model.result(model.concat([first], axis=0, name="c"), name="o2")
+    y = model.parameter("y", [4])
+    model.node(y.node_id).outputs[0].tensor_names = ["c"]
+    model.result(model.concat([y], axis=0, name="d"), name="o3")
+    ir.write_model(model, tmp_path / "model.xml")
+    destination = tmp_path / "v10.xml"
+    code, _, err = run(capsys, tmp_path / "model.xml", destination, "--ir-version", "10")
+    assert code == 1
+    assert err.endswith("IR v10: output name 'sp.1' is also the name of another input or output tensor, so OpenVINO "
+                        "refuses the model (\"Model operation names have collisions with tensor names\"); write it "
+                        "as IR v11 (1 more like it)\n")
+    assert err.count("\n") == 1 and not destination.exists()

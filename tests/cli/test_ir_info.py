@@ -280,3 +280,20 @@ def test_the_layer_view_escapes_names_from_the_file(tmp_path: Path, capsys) -> N
     code, out, _ = run(capsys, tmp_path / "model.xml", "--layer", "3")
     assert code == 0 and "\x1b" not in out and "\u202e" not in out
     assert out.startswith(f"layer 3 'sp\\u202elit\\x1b[31m' (VariadicSplit-1) at {tmp_path / 'model.xml'}:29\n")
+
+
+def test_layers_show_the_values_of_a_const_of_up_to_eight_elements(capsys, tmp_path) -> None:
+    import irgraph as ir
+
+    model = ir.Model("consts")
+    x = model.parameter("x", [9], np.float32)
+    eight = ir.ops.constant(np.arange(8, dtype=np.float32), model=model, name="eight")
+    nine = ir.ops.constant(np.arange(9, dtype=np.float32), model=model, name="nine")
+    ir.ops.result(ir.ops.add(x, nine), name="y")
+    ir.ops.result(ir.ops.add(ir.ops.slice(x, [0], [8], [1]), eight), name="z")
+    ir.write_model(model, tmp_path / "model.xml")
+    code, out, err = run(capsys, "--layers", tmp_path / "model.xml")
+    assert code == 0, err
+    rows = {line.split()[1]: line.split()[2:] for line in out.splitlines()[1:]}
+    assert rows["eight"] == ["Const-1", "-", "f32[8]", "=", "[0,", "1,", "2,", "3,", "4,", "5,", "6,", "7]"]
+    assert rows["nine"] == ["Const-1", "-", "f32[9]"]

@@ -595,6 +595,67 @@ def test_internal_errors_are_one_line_unless_debug(split_model, monkeypatch, cap
     assert "Traceback" in err
 
 
+def test_running_out_of_memory_is_one_line_and_a_traceback_only_with_debug(split_model, monkeypatch,
+                                                                            capsys) -> None:
+    def exhausted(self, feeds):  # type: ignore[no-untyped-def]
+        raise MemoryError
+
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", exhausted)
+    message = "error: the data does not fit in the memory available to this process (see --max-elements)"
+    code, _, err = run(capsys, split_model.xml)
+    assert (code, assert_one_error_line(err)) == (1, message)
+    code, _, err = run(capsys, split_model.xml, "--debug")
+    lines = err.splitlines()  # after the warning that the inputs are random
+    assert code == 1 and lines[1] == "Traceback (most recent call last):" and lines[-2:] == ["MemoryError", message]
+
+
+def test_a_report_that_cannot_be_written_is_a_warning_and_the_comparison_stays_the_verdict(split_model, tmp_path,
+                                                                                         monkeypatch, capsys) -> None:
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+
+    def no_space(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("irgraph.tools.report.write_report", no_space)
+    page = tmp_path / "report.html"
+    code, _, err = run(capsys, split_model.xml, "--compare-with", "openvino", "--report", page)
+    assert code == 0
+    assert f"warning: {page}: the report could not be written: No space left on device" in err.splitlines()
+    assert not page.exists()
+
+
+def test_a_repro_bundle_directory_must_be_new_or_empty_before_anything_runs(split_model, tmp_path, monkeypatch,
+                                                                              capsys) -> None:
+    def never(self, feeds):  # type: ignore[no-untyped-def]
+        raise AssertionError("the model ran")
+
+    monkeypatch.setattr("irgraph.runtime.interpreter.Interpreter.run", never)
+    full, plain_file = tmp_path / "full", tmp_path / "file"
+    full.mkdir()
+    (full / "model.xml").write_text("mine")
+    plain_file.write_text("mine")
+    for bundle, message in ((full, f"--save-repro '{full}' is not empty: give a new or empty directory"),
+                            (plain_file, f"--save-repro '{plain_file}' is not a directory")):
+        code, _, err = run(capsys, split_model.xml, "--compare-with", "openvino", "--save-repro", bundle)
+        assert (code, assert_one_error_line(err)) == (2, f"error: {message}")
+    assert (full / "model.xml").read_text() == "mine" and plain_file.read_text() == "mine"
+
+
+def test_two_options_writing_one_file_are_refused_before_the_run(split_model, tmp_path, capsys) -> None:
+    target = tmp_path / "both.npz"
+    code, _, err = run(capsys, split_model.xml, "--output", target, "--save-inputs", target)
+    assert (code, assert_one_error_line(err)) == (
+        2, f"error: {target}: --save-inputs names the file --output writes; give each its own file")
+    assert not target.exists()
+
+
+def test_no_decompression_note_for_a_model_without_decompression_chains(split_model, capsys) -> None:
+    """tests/runtime/test_decompression.py has the note for a model with chains (15 layers)."""
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    code, _, err = run(capsys, split_model.xml, "--compare-with", "openvino")
+    assert code == 0 and "decompression" not in err and "note:" not in err
+
+
 def test_keyboard_interrupt_exits_130(split_model, monkeypatch, capsys) -> None:
     def stop(self, feeds):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt

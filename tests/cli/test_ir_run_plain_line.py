@@ -58,3 +58,21 @@ def test_any_other_line_is_left_to_the_parser(argv):
 def test_the_parser_still_reads_what_the_plain_reader_declines(capsys):
     assert ir_run.main(["a.xml", "b.xml"]) == 2
     assert "error: unrecognized arguments: b.xml (see ir-run --help)" in capsys.readouterr().err
+
+
+def test_the_parser_given_no_list_reads_the_command_line_after_the_program_name(monkeypatch):
+    """As argparse does: sys.argv[0] is the program, not the model."""
+    monkeypatch.setattr("sys.argv", ["ir-run", "model.xml", "--val-range", "[0,1]", "--seed", "3"])
+    parsed = build_parser().parse_args()
+    assert (parsed.model, parsed.val_range, parsed.seed) == ("model.xml", ["[0,1]"], 3)
+
+
+def test_steps_are_taken_up_to_the_limit_and_refused_past_it(capsys):
+    from irgraph.core.limits import MAX_STEPS
+
+    assert MAX_STEPS == 100_000  # the README's "`--steps` takes at most 100,000 runs"
+    assert build_parser().parse_args(["m.xml", "--steps", "100000"]).steps == 100_000
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["m.xml", "--steps", "100001"])
+    assert stopped.value.code == 2
+    assert "error: argument --steps: expected at most 100000 steps, got 100001" in capsys.readouterr().err

@@ -162,3 +162,17 @@ def test_one_steps_data_for_one_input_from_a_npy_file(kv_files, capsys, tmp_path
     assert code == 0, err
     with np.load(out_file) as saved:
         assert saved["step2/present"][0, :, 0].tolist() == [3, 3, 6, 6]
+
+
+@pytest.mark.oracle
+def test_one_step_of_a_stateful_model_compares_as_a_plain_run_its_variables_among_the_tensors(kv_files, capsys):
+    """The step-by-step comparison with openvino 2026.4.1, reported as one run (no per-step list)."""
+    pytest.importorskip("openvino", reason="the test extra installs openvino")
+    code, out, err = run(capsys, kv_files, "--inputs", kv_files.parent / "in.npz", "--compare-with", "openvino",
+                         "--json")
+    assert code == 0, err
+    report = json.loads(out)["compare_with"]
+    assert sorted(report) == ["atol", "compared", "first_divergence", "first_local_divergence", "not_compared",
+                              "passed", "reference", "rtol", "tensors"]
+    assert [tensor["key"] for tensor in report["tensors"]] == ["present", "variable:kv"]
+    assert (report["passed"], report["compared"]) == (True, 2)

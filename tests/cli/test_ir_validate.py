@@ -95,6 +95,16 @@ def test_missing_file_is_exit_2_even_among_valid_ones(split_model, tmp_path: Pat
     assert err.strip() == f"error: {tmp_path / 'nope.xml'}: no such model file"
 
 
+def test_an_unreadable_file_in_the_json_report_counts_no_diagnostics_and_gives_the_reason(tmp_path: Path,
+                                                                                           capsys) -> None:
+    missing = tmp_path / "nope.xml"
+    code, out, _ = run(capsys, "--json", missing)
+    assert code == 2
+    assert json.loads(out)["files"] == [{"file": str(missing), "valid": False, "unreadable": True, "errors": 0,
+                                         "warnings": 0, "notes": 0, "diagnostics": [],
+                                         "reason": f"{missing}: no such model file"}]
+
+
 def test_directory_is_exit_2(tmp_path: Path, capsys) -> None:
     code, _, err = run(capsys, tmp_path)
     assert code == 2 and "not a regular file" in err

@@ -46,3 +46,11 @@ def test_the_dtype_of_a_type_with_values_and_the_refusal_of_dynamic():
         np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.int64))
     with pytest.raises(IrError, match=r"^element type dynamic has no values, hence no NumPy dtype$"):
         ElementType.DYNAMIC.dtype  # noqa: B018  # the property raises
+
+
+@pytest.mark.parametrize(("element_type", "smallest", "largest"), [
+    (ElementType.I8, -128, 127), (ElementType.U8, 0, 255), (ElementType.I4, -8, 7), (ElementType.U4, 0, 15),
+    (ElementType.NF4, 0, 15), (ElementType.U1, 0, 1), (ElementType.U3, 0, 7), (ElementType.U6, 0, 63),
+    (ElementType.I64, -(2**63), 2**63 - 1), (ElementType.U64, 0, 2**64 - 1)])
+def test_the_integer_range_follows_the_bit_width_and_the_sign(element_type, smallest, largest):
+    assert element_type.integer_range == (smallest, largest)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import FrozenInstanceError
 
+import numpy as np
 import pytest
 
 from irgraph.core.errors import IrParseError
@@ -121,3 +123,28 @@ def test_shape_coercion_merge_and_bounds():
     assert Shape.parse("0,?").element_count_bound() == 0 and Shape.parse("1,?").element_count_bound() is None
     assert Shape.parse("...").element_count_bound() is None and Shape.parse("").element_count_bound() == 1
     assert Shape.dynamic(2) == two_by_any.replace(0, Dim.dynamic())
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(False), 2.5, np.float32(3.0)])
+def test_a_dim_is_not_made_from_a_bool_or_a_float(value):
+    """int() would make True a 1 and 2.5 a 2 without a word."""
+    with pytest.raises(IrParseError, match=re.escape(f"a dimension is an int, None, '?' or a range like '1..8', "
+                                                     f"got {value!r}")):
+        Dim.of(value)
+    assert Dim.of(np.int64(3)) == Dim.static(3)
+
+
+def test_a_shape_in_the_tools_json_lists_its_dims_and_a_dynamic_rank_is_null():
+    assert Shape.parse("1,?,1..8,2..").to_json() == [1, -1, "1..8", "2.."]
+    assert Shape.parse("").to_json() == [] and Shape.dynamic_rank().to_json() is None
+
+
+def test_dims_and_shapes_refuse_assignment_and_deletion_as_frozen_dataclasses_do():
+    dim, shape = Dim(1, 2), Shape.parse("2,3")
+    with pytest.raises(FrozenInstanceError, match=re.escape("cannot assign to field 'max'")):
+        dim.max = 5  # type: ignore[misc]  # the assignment is what is tested
+    with pytest.raises(FrozenInstanceError, match=re.escape("cannot assign to field 'dims'")):
+        shape.dims = None  # type: ignore[misc]  # the assignment is what is tested
+    with pytest.raises(FrozenInstanceError, match=re.escape("cannot delete field 'min'")):
+        del dim.min  # type: ignore[misc]  # the deletion is what is tested
+    assert (dim, shape) == (Dim(1, 2), Shape.parse("2,3"))

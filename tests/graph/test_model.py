@@ -214,3 +214,42 @@ def test_place_all_places_in_order_and_refuses_a_repeated_id():
     assert model.add_node(Result(), "r", [OutputPort(x.node_id, 0)]).id == max(node.id for node in nodes) + 1
     with pytest.raises(GraphError, match=f"layer id {nodes[0].id} is used twice"):
         ir.Model().place_all([nodes[0], nodes[1], nodes[0]])
+
+
+def test_placing_a_node_at_the_next_free_id_moves_the_next_id_past_it():
+    source = ir.Model()
+    x = source.parameter("x", [2])
+    model = ir.Model()
+    model.place(source.node(x.node_id))  # id 0, the id add_node would have given
+    assert model.add_node(Result(), "r", [OutputPort(x.node_id, 0)]).id == 1
+    assert [node.id for node in model] == [0, 1]
+
+
+def test_every_structural_change_moves_the_revision_forward():
+    """ensure_shapes trusts a model whose revision is the one it inferred (with the same ops and types): a
+    revision that went back could meet an old one again after other edits."""
+    source = ir.Model()
+    x = source.parameter("x", [2])
+    y = source.parameter("y", [2])
+    model = ir.Model()
+    seen = [model._revision]
+
+    def changed() -> None:
+        seen.append(model._revision)
+
+    model.place(source.node(x.node_id))
+    changed()
+    model.place_all([source.node(y.node_id)])
+    changed()
+    concat = model.add_node(Concat(axis=0), "c", [], num_inputs=2)
+    changed()
+    model.connect_all([(OutputPort(x.node_id, 0), InputPort(concat.id, 0))])
+    changed()
+    result = model.add_node(Result(), "r", [], num_inputs=1)
+    changed()
+    model.connect_placed([OutputPort(y.node_id, 0), OutputPort(concat.id, 0)],
+                         [InputPort(concat.id, 1), InputPort(result.id, 0)])
+    changed()
+    model.remove_node(result.id)
+    changed()
+    assert seen == sorted(set(seen)), seen

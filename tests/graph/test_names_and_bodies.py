@@ -107,3 +107,14 @@ def test_an_unknown_name_lists_at_most_five_close_matches():
     with pytest.raises(ExtractError, match=r"^no tensor is called 'input_'; close matches: 'input_6', 'input_5', "
                                            r"'input_4', 'input_3', 'input_2'$"):  # difflib's closest first
         resolve_tensor(model, "input_")
+
+
+def test_connect_all_refuses_a_negative_port_index_as_connect_does():
+    model = ir.Model()
+    a = model.parameter("a", [2])
+    node = model.add_node(Result(), "r", [], num_inputs=1)
+    with pytest.raises(GraphError, match=r"^layer 1 'r' \(Result\): layer 0 has no output port -1 \(it has 1\)$"):
+        model.connect_all([(OutputPort(a.node_id, -1), InputPort(node.id, 0))])
+    with pytest.raises(GraphError, match=r"^layer 1 'r' \(Result\): layer 1 has no input port -1 \(it has 1\)$"):
+        model.connect_all([(a, InputPort(node.id, -1))])
+    assert model.edges() == []

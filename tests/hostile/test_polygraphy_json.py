@@ -55,15 +55,17 @@ def test_a_json_file_over_the_size_bound_is_refused_before_it_is_read(model, cap
                      "bytes; irgraph reads Polygraphy JSON files of at most 100 bytes")
 
 
-@pytest.mark.parametrize("where", ["feeds", "array"])
+@pytest.mark.parametrize("where", ["feeds", "after another key", "array"])
 def test_a_key_twice_in_one_object_is_refused(where, model, capsys):
     data = model.directory / "in.json"
     if where == "feeds":  # two feeds for x: json would keep the second
         text = '[{"x": ' + _array(X) + ', "x": ' + _array(X + 1) + "}]"
+    elif where == "after another key":  # the repeated key is named, not the object's first
+        text = '[{"w": ' + _array(X) + ', "x": ' + _array(X) + ', "x": ' + _array(X + 1) + "}]"
     else:  # two encodings inside one array object
         text = '[{"x": ' + _array(X)[:-1] + ', "array": "AAAA"}}]'
     data.write_text(text, "utf-8")
-    message = ("cannot read the JSON file: the key 'x' appears twice in one object" if where == "feeds" else
+    message = ("cannot read the JSON file: the key 'x' appears twice in one object" if where != "array" else
                "cannot read the JSON file: the key 'array' appears twice in one object")
     expect_error(lambda: polygraphy_json.read_iterations(str(data)), IrIOError, message, file=data)
     expect_cli_error(ir_run.main, [model.xml, "--load-inputs", data], capsys, EXIT_USAGE, message)

@@ -107,6 +107,27 @@ def test_the_files_rt_info_total_is_bounded_counting_every_shared_block(write_ir
     assert len(ir.read_model(files.xml)) == 32
 
 
+def test_equal_rt_info_in_layers_of_different_types_counts_once_per_layer(write_ir, both_paths, monkeypatch, capsys):
+    """Relu and Sigmoid layers alternating, all with the same rt_info: the fast reader parses it once and the
+    other type's layers reuse that parse, each use charged (8 items a layer, 240 in all)."""
+    text = relu_chain(30, lambda i: attributes(0, 2))
+    for i in range(2, 31, 2):
+        text = text.replace(f'name="r{i}" type="Relu"', f'name="r{i}" type="Sigmoid"')
+    files = write_ir(text)
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_TOTAL", 239)
+    line = text.count("\n", 0, text.index("<rt_info>", text.index('<layer id="30"'))) + 1
+    message = "the file's rt_info holds more than 239 elements and attributes; irgraph reads at most that many"
+
+    def check() -> None:
+        expect_error(lambda: ir.read_model(files.xml), ResourceLimitError, message, file=files.xml, line=line,
+                     layer_id=30)
+
+    both_paths(check)
+    monkeypatch.setattr(xml_rt_info, "MAX_RT_INFO_TOTAL", 240)
+    both_paths(lambda: ir.read_model(files.xml))
+    assert [node.type_name for node in ir.read_model(files.xml)][1:5] == ["ReLU", "Sigmoid", "ReLU", "Sigmoid"]
+
+
 def test_equal_rt_info_entries_are_shared_and_read_verbatim(write_ir, both_paths):
     text = relu_chain(3, lambda i: attributes(i, 2))
     files = write_ir(text)

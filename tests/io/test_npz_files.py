@@ -109,3 +109,26 @@ def test_a_member_read_of_zero_bytes_gives_nothing_and_leaves_the_member_whole(t
     reader = npz._MemberReader(archive._stream, archive._members["x"])
     assert reader.read(0) == b""
     assert reader.read(6) == b"\x93NUMPY"
+
+
+def test_an_archive_of_exactly_the_member_limit_is_listed_and_one_more_is_refused(tmp_path: Path) -> None:
+    """The count in the end record and the member records counted are both held to MAX_NPZ_MEMBERS (10,000)."""
+    assert npz.MAX_NPZ_MEMBERS == 10_000
+    for count in (10_000, 10_001):
+        with zipfile.ZipFile(tmp_path / f"{count}.npz", "w") as archive:
+            for index in range(count):
+                archive.writestr(f"a{index}.npy", b"")
+    assert len(npz.open_npz(str(tmp_path / "10000.npz"), 10**6)) == 10_000
+    with pytest.raises(IrIOError, match=r"it has 10001 members; irgraph reads at most 10000$"):
+        npz.open_npz(str(tmp_path / "10001.npz"), 10**6)
+
+
+def test_a_member_reader_is_a_readable_raw_stream_a_buffered_reader_can_wrap(tmp_path: Path) -> None:
+    """io.BufferedReader asks its raw stream readable() (io.RawIOBase's default says False)."""
+    import io
+
+    np.savez_compressed(tmp_path / "x.npz", x=np.arange(4.0))
+    archive = npz.open_npz(str(tmp_path / "x.npz"), 10**6)
+    reader = npz._MemberReader(archive._stream, archive._members["x"])
+    assert reader.readable() is True
+    assert io.BufferedReader(reader).read(6) == b"\x93NUMPY"

@@ -139,6 +139,14 @@ def test_legacy_sections_read_as_openvino_2026_4_1_reads_them(tmp_path, rt_info)
     assert again[again.index("\t<rt_info"):again.index("</net>")] == theirs
 
 
+_DATA_RESULT = ('\t\t<layer id="6" name="copy" type="Result" version="opset1">\n\t\t\t<input>\n'
+                '\t\t\t\t<port id="0" precision="FP32">\n'
+                + "".join(f"\t\t\t\t\t<dim>{d}</dim>\n" for d in (6, 12, 10, 24))
+                + "\t\t\t\t</port>\n\t\t\t</input>\n\t\t</layer>\n\t</layers>")
+_DATA_EDGE = '\t\t<edge from-layer="0" from-port="0" to-layer="6" to-port="0" />\n\t</edges>'
+"""A Result reading the input directly (layer 6) and its edge, for the v10 cases."""
+
+
 # IR v10: OpenVINO 2026.4.1 names a v10 model's inputs and outputs after their layers too, and refuses the file
 # when such a name is already another edge tensor's name. Each case: the change to the sample, and whether
 # OpenVINO 2026.4.1 reads the file (tests/io/test_openvino_reads.py::test_openvino_2026_4_1_v10_verdicts).
@@ -152,6 +160,14 @@ V10_NAME_CASES = {
     "input-tensor-named-like-an-output": ((('names="data"', 'names="split.1"'),), False),
     "unnamed-input-and-an-output-named-like-it": (((' names="data"', ""), ('names="part2"', 'names="data"')), False),
     "output-tensor-named-like-another-output": ((('names="part2"', 'names="split.0"'),), False),
+    # an input layer named as an output is named (port 1 of "split")
+    "input-layer-named-like-an-output": ((('name="data"', 'name="split.1"'),), False),
+    # a Result reading the input: its output tensor takes the input's tensor names, on a tensor of its own
+    "input-read-by-a-result-too": ((("\t</layers>", _DATA_RESULT), ("\t</edges>", _DATA_EDGE)), False),
+    "input-named-x-read-by-a-result-too": ((('names="data"', 'names="x"'), ("\t</layers>", _DATA_RESULT),
+                                            ("\t</edges>", _DATA_EDGE)), False),
+    "unnamed-input-read-by-a-result-too": (((' names="data"', ""), ("\t</layers>", _DATA_RESULT),
+                                            ("\t</edges>", _DATA_EDGE)), True),
 }
 
 
@@ -172,6 +188,11 @@ def test_v10_operation_and_tensor_name_collisions_are_refused_as_openvino_refuse
     else:
         (error,) = errors
         assert error.code == "name-collision"
+        if "read-by-a-result" in name:  # OpenVINO's check of tensor names, before the operation names'
+            assert error.message == ("IR v10: output tensor 'data' is also an input's tensor, so OpenVINO refuses the "
+                                     "model (\"Model tensor names have collisions\"); write it as IR v11").replace(
+                                         "'data'", "'x'" if "named-x" in name else "'data'")
+            return
         assert error.message.startswith("IR v10: ") and error.message.endswith(
             "is also the name of another input or output tensor, so OpenVINO refuses the model (\"Model operation "
             "names have collisions with tensor names\"); write it as IR v11")

@@ -24,3 +24,18 @@ def test_reads_and_seeks_within_the_opened_size(tmp_path: Path) -> None:
         assert refused.value.errno == errno.EINVAL
         with pytest.raises(ValueError, match="invalid whence 7"):
             reader.seek(0, 7)
+
+
+def test_closing_marks_the_reader_closed_once_and_its_descriptor_is_released(tmp_path: Path) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"0123456789")
+    reader = SizedReader.open(path)
+    descriptor = reader.fileno()
+    reader.close()
+    assert reader.closed
+    reader.close()  # a second close does nothing (it would close a descriptor another file may hold by now)
+    with pytest.raises(ValueError, match="^I/O operation on closed file$"):
+        reader.read(1)  # never a pread of a descriptor number the process may have given to another file
+    with pytest.raises(OSError) as gone:
+        os.fstat(descriptor)
+    assert gone.value.errno == errno.EBADF

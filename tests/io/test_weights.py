@@ -110,6 +110,17 @@ def test_scalar_string_and_unicode_array_input():
     assert encode_tensor(np.array(["ab", "", "xyz"]), E.STRING) == STRINGS_25
 
 
+def test_string_offsets_up_to_the_int32_maximum_are_written_and_one_more_byte_is_refused(monkeypatch):
+    """The end offsets are int32: the last may be INT32_MAX itself. 2 GiB of text is too much for a test, so the
+    bound is lowered to 10 bytes (the rule, not the number, is what is checked)."""
+    import irgraph.io.weights
+
+    monkeypatch.setattr(irgraph.io.weights, "_INT32_MAX", 10)
+    assert encode_tensor(strings("abcde", "fghij"), E.STRING) == struct.pack("<4i", 2, 0, 5, 10) + b"abcdefghij"
+    with pytest.raises(WeightsError, match=r"^string Const too large for int32 offsets: 2 strings, 11 bytes of text$"):
+        encode_tensor(strings("abcde", "fghijk"), E.STRING)
+
+
 # --- byte_size ------------------------------------------------------------------------------------
 
 

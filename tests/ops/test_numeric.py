@@ -57,6 +57,33 @@ def test_floats_beyond_the_signed_range_convert_to_the_wide_unsigned_and_64_bit_
     assert converted([3e9, 4294967295.0], ElementType.F64, ElementType.U32) == [3000000000, 4294967295]
 
 
+def test_negative_floats_below_the_signed_range_convert_to_u64_as_int64s_minimum():
+    """openvino 2026.4.1's reference Convert (Model.evaluate) gives 2**63 (int64's minimum, as unsigned) for f32
+    -1e19 and -1e30 and wraps -3.5 to 2**64 - 3."""
+    got = convert(np.array([-1e19, -1e30, -3.5], np.float32), ElementType.F32, ElementType.U64)
+    assert got.tolist() == [2**63, 2**63, 2**64 - 3]
+
+
+def test_exact_bf16_values_stay_exact_odd_last_bit_or_even():
+    """f32 values bf16 holds exactly (last mantissa bit odd or even) come back unchanged, as ov::bfloat16's
+    round_to_nearest_even (bits + ((bits & 0x10000) >> 1)) >> 16 keeps them."""
+    exact = np.array([1 + 2**-7, 1 + 2**-6, -(3 + 2**-6), 2**-120 * (1 + 2**-7)], np.float32)
+    rounded = round_float(exact, np.dtype(ml_dtypes.bfloat16))
+    assert rounded.astype(np.float32).tolist() == exact.tolist()
+
+
+def test_f16_arithmetic_through_f32_handles_rows_longer_than_its_f32_block():
+    """A row of more than _F32_CHUNK (16,384) values is still one block of rows (at least one row a block)."""
+    from irgraph.ops.numeric import f16_through_f32
+
+    a = np.tile(np.array([1.0, 2.5, -4.0, 0.5], np.float16), (3, 5000))  # 3 rows of 20,000
+    b = np.full((1, 20000), 2.0, np.float16)
+    out = np.empty_like(a)
+    f16_through_f32(np.multiply, a, b, out)
+    assert out.dtype == np.float16 and out[:, :4].tolist() == [[2.0, 5.0, -8.0, 1.0]] * 3
+    np.testing.assert_array_equal(out, a * np.float16(2))
+
+
 def test_integers_convert_in_their_own_width_not_through_f32():
     """2**24 + 1 has no f32: to f64 it stays exact (as openvino 2026.4.1's reference Convert gives it)."""
     values = np.array([16777217, -16777217], np.int32)

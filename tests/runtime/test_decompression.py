@@ -172,3 +172,18 @@ def test_compare_with_openvino_takes_the_cpu_policy(tmp_path: Path, capsys: pyte
     assert ir_run.main([model, "--inputs", str(tmp_path / "in.npz"), "--compare-with", "openvino", "--mark", "all",
                         "--decompression", "ir"]) == 1
     assert "decompression chains" not in capsys.readouterr().err
+
+
+def test_a_chain_shaped_walk_from_an_input_or_a_missing_input_is_no_chain() -> None:
+    """Convert f16 -> f32 then Multiply by a scale is a chain only from a Const: from a Parameter it is the
+    model's arithmetic, and a Convert with its input unconnected (a model being built) is none either."""
+    from irgraph.analysis.decompression_chains import decompression_chains
+    from irgraph.ops import Convert
+
+    model = ir.Model()
+    x = model.parameter("x", [2, 2], "f16")
+    widened = ir.ops.convert(x, destination_type=np.float32)
+    ir.ops.result(ir.ops.multiply(widened, np.full((2, 2), 0.5, np.float32)), name="y")
+    assert decompression_chains(model) == [] and widened_nodes(model) == frozenset()
+    model.add_node(Convert(destination_type=ir.ElementType.F32), "loose", [], num_inputs=1)
+    assert decompression_chains(model) == []

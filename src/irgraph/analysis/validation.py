@@ -123,7 +123,9 @@ def v10_name_collisions(model: Model) -> list[tuple[Node, str]]:
     producers' names (``conv.1`` for port 1 of a multi-output ``conv``) as extra tensor names, and
     refuses the model when such a name already names another input or output tensor
     (``model_reader.cpp``: "Model operation names have collisions with tensor names"). Only the
-    tensors at the model's edges take part.
+    tensors at the model's edges take part. Before that it refuses an output whose tensor names an input's
+    tensor holds too ("Model tensor names have collisions"): a Result reading a named Parameter directly, as
+    the output is the Result's own tensor, which takes its input's names.
     """
     owner: dict[str, tuple[int, int] | None] = {}  # name -> the tensor holding it; None: an added name
     added: dict[tuple[int, int], set[str]] = {}
@@ -145,6 +147,13 @@ def v10_name_collisions(model: Model) -> list[tuple[Node, str]]:
     parameters = [parameter for parameter in model.parameters if parameter.num_outputs]  # damaged files have none
     # Two edge tensors sharing a tensor name pass: OpenVINO 2026.4.1 reads such a file (its reader
     # resolves the duplicate before this check), so only the operation names are checked.
+    inputs = {(parameter.id, 0) for parameter in parameters}
+    for result, tensor in outputs:
+        names = model.node(tensor[0]).outputs[tensor[1]].tensor_names
+        if tensor in inputs and names:
+            found.append((result, f"IR v10: output tensor {sorted(names)[0]!r} is also an input's tensor, so "
+                                  "OpenVINO refuses the model (\"Model tensor names have collisions\"); write it as "
+                                  "IR v11"))
     for parameter in parameters:
         for name in parameter.outputs[0].tensor_names:
             owner.setdefault(name, (parameter.id, 0))

@@ -159,9 +159,11 @@ def _check_destinations(args: argparse.Namespace, npz_files: list[str], npy_file
     reads += [(path, "the input file") for path in [*npz_files, *args.load_inputs]]
     reads += [(path, "the input file") for _, path in npy_files]
     reads += [(path, "the reference file") for path in (args.compare, args.reference_model, args.onnx) if path]
-    for flag, path in writes:
+    for index, (flag, path) in enumerate(writes):
         common.check_output(path, reads)
-        reads.append((path, f"the file of {flag}"))
+        for earlier_flag, earlier in writes[:index]:
+            if common.atomic.same_file(path, earlier):
+                raise CliError(f"{path}: {flag} names the file {earlier_flag} writes; give each its own file")
 
 
 def _run(args: argparse.Namespace, tty: bool | None = None) -> int:

@@ -131,6 +131,8 @@ class SizedReader(io.RawIOBase):
         return self._descriptor
 
     def readinto(self, buffer) -> int:
+        if self.closed:  # as io's files say; a pread would read whatever file now holds the descriptor's number
+            raise ValueError("I/O operation on closed file")
         view = memoryview(buffer).cast("B")
         count = min(len(view), self._size - self._position)
         if count <= 0:
