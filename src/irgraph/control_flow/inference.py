@@ -97,7 +97,9 @@ def scalar_value(values: Sequence[np.ndarray | None], index: int) -> np.ndarray 
     return None if value is None or np.size(value) != 1 else np.asarray(value).reshape(-1)
 
 
-def _const_value(model: Model, result: Node) -> np.ndarray | None:
+def result_constant(model: Model, result: Node) -> np.ndarray | None:
+    """The one-element Const that body Result ``result`` gives, flattened, else None (a computed value, or more
+    elements than a condition has)."""
     source = model.producer(InputPort(result.id, 0))
     value = model.constant_value(source)
     return None if value is None or np.size(value) != 1 else np.asarray(value).reshape(-1)
@@ -203,7 +205,7 @@ def _loop_iterations(body: Body, input_values: Sequence[np.ndarray | None]) -> i
     if not conditions:
         return -1
     result = body_node(body, conditions[0].internal_layer_id, Result, conditions[0])
-    value = _const_value(body.model, result)
+    value = result_constant(body.model, result)
     if value is None:
         # Const(true) -> Loop input -> body Parameter -> the condition Result
         source = body.model.producer(InputPort(result.id, 0))

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from irgraph.control_flow.bodies import MakeInterpreter, Program, check_type, current_budget, in_body, one_element, want
+from irgraph.control_flow.inference import result_constant
 from irgraph.core.errors import EvaluationError, IrError, OpError, ResourceLimitError
 from irgraph.graph import Body, Node, PortMapEntry
 from irgraph.graph.subgraph import CURRENT_ITERATION, EXECUTION_CONDITION
@@ -116,12 +117,8 @@ def _constant_true(body: Body, result_id: int) -> bool:
     """Whether body Result ``result_id`` gives a one-element Const true: such a body condition never stops a Loop,
     which then runs as many iterations as its trip count says (and is refused before the first when they are too
     many, not after the iteration limit's worth)."""
-    source = body.model.input_sources(body.model.node(result_id))[0]
-    if source is None:
-        return False
-    op = body.model.node(source.node_id).op
-    value = getattr(op, "value", None) if op.traits.carries_tensor else None
-    return isinstance(value, np.ndarray) and value.size == 1 and bool(value.reshape(-1)[0])
+    value = result_constant(body.model, body.model.node(result_id))
+    return value is not None and bool(value[0])
 
 
 class Iterations(PlanStep):
