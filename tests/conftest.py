@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,10 @@ def _bodies_cut_as_one_parse_reads_them(monkeypatch: pytest.MonkeyPatch) -> None
         return root, bodies
 
     monkeypatch.setattr(reader, "detach_bodies", checked)
+
+
+@pytest.fixture(scope="session")
+def real_networks_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the seeded zoo networks (tests/real_networks.py) and their conversions, shared by every test
+    module that uses them: each seeded file and each IR is written once a session (ResNet-50's alone is ~100 MB)."""
+    return tmp_path_factory.mktemp("real-networks")

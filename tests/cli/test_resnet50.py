@@ -14,8 +14,8 @@ pytestmark = pytest.mark.oracle
 
 
 @pytest.fixture(scope="module")
-def resnet50(tmp_path_factory) -> RealIR:
-    return convert("resnet50", tmp_path_factory.mktemp("resnet50"))
+def resnet50(real_networks_folder) -> RealIR:
+    return convert("resnet50", real_networks_folder)
 
 
 def run(capsys, main, *argv):

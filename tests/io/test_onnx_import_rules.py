@@ -147,9 +147,9 @@ def test_what_ir_cannot_hold_is_refused_naming_the_node(nodes, message):
 
 
 @pytest.fixture(scope="module")
-def light_models(tmp_path_factory) -> Path:
+def light_models(real_networks_folder: Path) -> Path:
     """Where the seeded copies of the onnx wheel's light models are written (tests/real_networks.py says why)."""
-    return tmp_path_factory.mktemp("light-seeded")
+    return real_networks_folder
 
 
 @pytest.mark.parametrize("name", SMALL_NETWORKS)

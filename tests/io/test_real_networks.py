@@ -19,9 +19,9 @@ VARIANTS = [(name, True) for name in SMALL_NETWORKS] + [("squeezenet", False), (
 
 
 @pytest.fixture(scope="session")
-def networks(tmp_path_factory) -> dict[tuple[str, bool], RealIR]:
-    directory = tmp_path_factory.mktemp("real-networks")
-    return {(name, compressed): convert(name, directory, compress_to_fp16=compressed) for name, compressed in VARIANTS}
+def networks(real_networks_folder) -> dict[tuple[str, bool], RealIR]:
+    return {(name, compressed): convert(name, real_networks_folder, compress_to_fp16=compressed)
+            for name, compressed in VARIANTS}
 
 
 def _id(variant: tuple[str, bool]) -> str:
