@@ -244,14 +244,15 @@ def forward(data: np.ndarray, weights: np.ndarray, strides: Sequence[int], dilat
     ``sizes``: the kernel that suits the shapes (see irgraph.ops.families.convolution_kernels)."""
     if 0 not in sizes and 0 not in data.shape and 0 not in weights.shape:
         result = None
+        depthwise = weights.shape[2] == 1
         # depthwise f32 and f64: the kernel a plan binds, so that a run gives the same bits without the plan
-        depthwise = bound_depthwise(data.shape, data.dtype, weights, strides, dilations, begin, sizes) if \
-            weights.shape[2] == 1 else None
-        if depthwise is not None:
+        bound = bound_depthwise(data.shape, data.dtype, weights, strides, dilations, begin, sizes) if depthwise \
+            else None
+        if bound is not None:
             with np.errstate(all="ignore"):
-                result = depthwise(data)
-        elif _tries_shifts(weights, strides) and weights.shape[2] == 1:  # depthwise: the copy is the cost, made of
-            result = convolve_flat(data, weights, dilations, begin, sizes)  # long rows
+                result = bound(data)
+        elif depthwise and _tries_shifts(weights, strides):  # the copy is the cost, made of long rows
+            result = convolve_flat(data, weights, dilations, begin, sizes)
         elif _tries_shifts(weights, strides):  # half the outputs or fewer: shift
             result = convolve_shifted(data, weights, dilations, begin, sizes)
         if result is None:
